@@ -1,0 +1,53 @@
+"""Errors raised at the Python edge. The CLI turns each into one line on stderr and exit 1/2.
+
+Every class is a ``ValueError`` subclass so library users can catch them broadly.
+"""
+
+
+class McsimError(ValueError):
+    """Base class of all mcsim input errors (one-line message, no traceback in the CLI)."""
+
+
+class UnknownGameError(McsimError):
+    """A game id that is not in the registry; the message lists the valid ids."""
+
+
+class UnknownPolicyError(McsimError):
+    """A policy name (or policy parameter) the game does not have."""
+
+
+class UnknownVariantError(McsimError):
+    """A variant name or value the game does not have."""
+
+
+class ConfigError(McsimError):
+    """An impossible option combination (player count, game count, workers, ...)."""
+
+
+class DataFileError(McsimError):
+    """A malformed component data file (tiles, maps, cards); names the entry and the rule."""
+
+
+class InvalidRecordError(McsimError):
+    """A game record that is not valid JSON or not of the documented shape."""
+
+
+class IllegalMoveError(McsimError):
+    """A record move that is illegal in the position reached.
+
+    Attributes
+    ----------
+    ply : int
+        0-based index of the offending move in the record.
+    move : str
+        The move as written in the record.
+    legal : list[str]
+        The legal moves in that position.
+    """
+
+    def __init__(self, ply, move, legal):
+        self.ply = ply
+        self.move = move
+        self.legal = list(legal)
+        shown = ", ".join(self.legal[:60]) + (" ..." if len(self.legal) > 60 else "")
+        super().__init__(f"illegal move {move!r} at ply {ply}; legal moves: {shown or '(none)'}")

@@ -1,0 +1,218 @@
+"""Game specs and the game-module protocol shared by every game.
+
+Each ``mcsim/games/<game>.py`` defines a frozen ``SPEC = GameSpec(...)`` and these functions
+(the runner, stats and CLI call nothing else):
+
+``prepare(config: RunConfig) -> Prepared``
+    Validate the config, load and validate data files, build the kernel tables. Raises
+    ``mcsim.errors`` exceptions for bad input. The result must be picklable (it is sent to
+    worker processes) and hold only numpy arrays, numbers, strings, dicts and lists.
+``play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: int) -> dict``
+    Play games ``first_game_index .. first_game_index + n_games - 1`` in a Numba kernel and
+    return column arrays, one row per game. Required keys: ``"score"`` (``[n, seats]``, points)
+    and ``"length"`` (``int32[n]``, plies). Optional ``"win_share"`` (``float64[n, seats]``,
+    rows sum to 1; default: seats with the top score share the win equally). Any other 1-D array
+    becomes a column of that name; a 2-D ``[n, seats]`` array becomes columns ``name_0 ..``.
+    Game *i* must depend only on ``(root_seed, i)`` (``kernels.rng.game_seed``).
+``summarize(games: pandas.DataFrame, prep: Prepared) -> dict``
+    The game-specific block of the summary (put under ``SPEC.summary_key``).
+``record_games(prep, root_seed, game_indices) -> list[dict]``  (optional)
+    JSON-ready records of the given games; replaying one gives the same result as the run.
+``replay(record: dict) -> dict``  (optional)
+    Validate a record move by move; raise ``InvalidRecordError`` / ``IllegalMoveError``.
+``perft(depth: int, variant: dict) -> int``  (optional)
+``format_replay(result: dict) -> str``  (optional) readable text for ``mcsim replay``.
+
+Policies are an integer id plus a float64 parameter vector; ``PolicySpec`` names both.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mcsim.errors import ConfigError, UnknownPolicyError, UnknownVariantError
+
+
+@dataclass(frozen=True)
+class VariantSpec:
+    """One rule reading a user can switch: ``--variant name=value``.
+
+    ``choices[0]`` need not be the default; ``default`` is. Values are strings on the command
+    line; ``code(value)`` is the integer the kernel receives (the index in ``choices``).
+    """
+
+    name: str
+    choices: tuple[str, ...]
+    default: str
+    help: str
+    source: str = ""  # e.g. "shared/rules/sacred_hill.md §3.2"
+
+    def code(self, value: str) -> int:
+        return self.choices.index(value)
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One numeric policy parameter (``--policy name:param=value``)."""
+
+    name: str
+    default: float
+    help: str
+    low: float = -np.inf
+    high: float = np.inf
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """A policy: its kernel id, its numeric parameters and a one-line description."""
+
+    name: str
+    id: int
+    help: str
+    params: tuple[ParamSpec, ...] = ()
+
+    def vector(self, overrides: dict[str, float] | None = None) -> np.ndarray:
+        """The float64 parameter vector in ``params`` order, defaults overridden by name."""
+        overrides = dict(overrides or {})
+        out = np.empty(len(self.params), dtype=np.float64)
+        for k, p in enumerate(self.params):
+            v = overrides.pop(p.name, p.default)
+            if not (p.low <= v <= p.high):
+                raise UnknownPolicyError(
+                    f"policy {self.name!r}: parameter {p.name}={v} is outside [{p.low}, {p.high}]")
+            out[k] = v
+        if overrides:
+            known = ", ".join(p.name for p in self.params) or "(none)"
+            raise UnknownPolicyError(
+                f"policy {self.name!r} has no parameter {next(iter(overrides))!r}; it has: {known}")
+        return out
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Facts about one game, as data (OpenSpiel's GameType)."""
+
+    id: str
+    long_name: str
+    rules: str  # "shared/rules/<game>.md"
+    min_players: int
+    max_players: int
+    default_players: int
+    variants: tuple[VariantSpec, ...]
+    policies: tuple[PolicySpec, ...]
+    summary_key: str  # e.g. "sacred_hill"
+    max_plies: int
+    description: str = ""
+
+    def policy(self, name: str) -> PolicySpec:
+        for p in self.policies:
+            if p.name == name:
+                return p
+        valid = ", ".join(p.name for p in self.policies)
+        raise UnknownPolicyError(f"unknown policy {name!r} for {self.id}; choose from: {valid}")
+
+    def variant_spec(self, name: str) -> VariantSpec:
+        for v in self.variants:
+            if v.name == name:
+                return v
+        valid = ", ".join(v.name for v in self.variants) or "(none)"
+        raise UnknownVariantError(f"unknown variant {name!r} for {self.id}; variants: {valid}")
+
+    def resolve_variant(self, given: dict[str, str] | None) -> dict[str, str]:
+        """All variants with defaults filled in; raises ``UnknownVariantError``."""
+        out = {v.name: v.default for v in self.variants}
+        for name, value in (given or {}).items():
+            spec = self.variant_spec(name)
+            value = str(value).lower() if isinstance(value, bool) else str(value)
+            if value not in spec.choices:
+                raise UnknownVariantError(
+                    f"variant {name}={value!r} is not one of: {'|'.join(spec.choices)}")
+            out[name] = value
+        return out
+
+    def variant_codes(self, resolved: dict[str, str]) -> np.ndarray:
+        """int64 vector of variant codes in ``variants`` order (for the kernel)."""
+        return np.array([v.code(resolved[v.name]) for v in self.variants], dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class PolicyChoice:
+    """A policy as chosen for one seat: spec name plus parameter overrides."""
+
+    name: str
+    params: dict[str, float] = field(default_factory=dict)
+
+    def label(self) -> str:
+        if not self.params:
+            return self.name
+        return self.name + ":" + ",".join(f"{k}={v:g}" for k, v in sorted(self.params.items()))
+
+
+def parse_policy(text: str) -> PolicyChoice:
+    """Parse ``name`` or ``name:param=value,param=value`` (values are numbers).
+
+    >>> parse_policy("greedy:eps=0.1")
+    PolicyChoice(name='greedy', params={'eps': 0.1})
+    """
+    name, _, rest = text.strip().partition(":")
+    params: dict[str, float] = {}
+    if rest:
+        for item in rest.split(","):
+            key, eq, val = item.partition("=")
+            if not eq:
+                raise UnknownPolicyError(f"policy parameter {item!r} must be written name=value")
+            try:
+                params[key.strip()] = float(val)
+            except ValueError:
+                raise UnknownPolicyError(f"policy parameter {key.strip()}={val!r} is not a number")
+    return PolicyChoice(name.strip(), params)
+
+
+@dataclass
+class RunConfig:
+    """What a run asks for, after the CLI or ``mcsim.simulate`` parsed it."""
+
+    game: str
+    players: int
+    policies: list[PolicyChoice]  # one per seat
+    variant: dict[str, str]  # resolved: every variant with its value
+    options: dict[str, Any] = field(default_factory=dict)  # game-specific (e.g. tiles=FILE)
+
+
+@dataclass
+class Prepared:
+    """Everything a worker needs to play games of one configuration (picklable).
+
+    ``tables`` are the game's kernel arrays; ``policy_ids`` int64[seats];
+    ``policy_params`` float64[seats, max_params] (unused entries 0); ``variant_codes``
+    int64[n_variants]; ``info`` goes into the summary as is (e.g. ``{"tileset": {...}}``);
+    ``notices`` are one-line messages printed above the summary (e.g. a reconstructed tile set).
+    """
+
+    config: RunConfig
+    policy_ids: np.ndarray
+    policy_params: np.ndarray
+    variant_codes: np.ndarray
+    tables: dict[str, Any] = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
+    notices: list[str] = field(default_factory=list)
+
+
+def policy_arrays(spec: GameSpec, policies: list[PolicyChoice]) -> tuple[np.ndarray, np.ndarray]:
+    """``(policy_ids int64[seats], policy_params float64[seats, max_params])`` for the kernel."""
+    specs = [spec.policy(p.name) for p in policies]
+    width = max([len(s.params) for s in spec.policies] + [1])
+    ids = np.array([s.id for s in specs], dtype=np.int64)
+    params = np.zeros((len(specs), width), dtype=np.float64)
+    for k, (s, p) in enumerate(zip(specs, policies)):
+        vec = s.vector(p.params)
+        params[k, : len(vec)] = vec
+    return ids, params
+
+
+def check_players(spec: GameSpec, players: int) -> None:
+    if not (spec.min_players <= players <= spec.max_players):
+        raise ConfigError(
+            f"{spec.id} is for {spec.min_players}-{spec.max_players} players, not {players}")
