@@ -25,9 +25,21 @@ def get_game(game_id: str) -> ModuleType:
     if game_id not in REGISTRY:
         raise UnknownGameError(
             f"unknown game {game_id!r}; choose from: {', '.join(REGISTRY)}")
-    return importlib.import_module(f"mcsim.games.{REGISTRY[game_id]}")
+    name = f"mcsim.games.{REGISTRY[game_id]}"
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name != name:
+            raise
+        raise UnknownGameError(f"game {game_id!r} is not implemented yet") from None
 
 
 def all_games() -> list[ModuleType]:
-    """Every registered game module, in registry order."""
-    return [get_game(g) for g in REGISTRY]
+    """Every registered and implemented game module, in registry order."""
+    out = []
+    for g in REGISTRY:
+        try:
+            out.append(get_game(g))
+        except UnknownGameError:
+            pass
+    return out

@@ -1,0 +1,285 @@
+"""mcsim command line: argument parsing and printing only (the work is in ``mcsim``)."""
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from pathlib import Path
+
+import click
+
+import mcsim
+from mcsim import errors
+from mcsim.games import REGISTRY, all_games, get_game
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+GAME_IDS = list(REGISTRY)
+
+# errors that are about the options given (exit 2) vs about files and data (exit 1)
+_USAGE_ERRORS = (errors.UnknownGameError, errors.UnknownPolicyError, errors.UnknownVariantError,
+                 errors.ConfigError)
+
+
+def friendly_errors(fn):
+    """Turn mcsim errors into one line on stderr and a non-zero exit, never a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except click.ClickException:
+            raise
+        except _USAGE_ERRORS as e:
+            raise click.UsageError(str(e)) from None
+        except errors.McsimError as e:
+            raise click.ClickException(str(e)) from None
+        except OSError as e:
+            raise click.ClickException(f"{e.strerror or e}: {e.filename or ''}".rstrip(": ")) from None
+        except KeyboardInterrupt:
+            raise click.Abort() from None
+
+    return wrapper
+
+
+def parse_variants(values) -> dict:
+    out = {}
+    for v in values:
+        name, eq, val = v.partition("=")
+        if not eq or not name.strip() or not val.strip():
+            raise click.BadParameter(f"{v!r} must be written name=value", param_hint="--variant")
+        out[name.strip()] = val.strip()
+    return out
+
+
+def game_argument(fn):
+    return click.argument("game", metavar="GAME", type=click.Choice(GAME_IDS))(fn)
+
+
+def run_options(fn):
+    """Options shared by the commands that play games."""
+    for deco in reversed([
+        click.option("--games", "-n", type=int, default=10_000, show_default=True,
+                     help="Number of games to play."),
+        click.option("--seed", "-s", type=int, default=0, show_default=True,
+                     help="Root seed; game i depends only on (seed, i)."),
+        click.option("--policy", "-p", "policies", multiple=True, metavar="NAME[:k=v,...]",
+                     help="Policy per seat, in seat order; one value = all seats "
+                          "(default random). Parameters: greedy:eps=0.1,w_kingdoms=2."),
+        click.option("--variant", "variants", multiple=True, metavar="NAME=VALUE",
+                     help="A rule reading, e.g. transition=web2014 (see `mcsim games`)."),
+        click.option("--players", type=int, default=None,
+                     help="Number of seats (default: one per --policy, else the game's default)."),
+        click.option("--workers", "-w", type=int, default=None,
+                     help="Worker processes (default: all cores). Results do not depend on it."),
+        click.option("--chunk-size", type=int, default=None, help="Games per work chunk."),
+        click.option("--tiles", type=click.Path(dir_okay=False), default=None,
+                     help="Don Quixote: a tile-set file to use instead of the shipped one."),
+        click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object."),
+        click.option("--quiet", "-q", is_flag=True, help="No progress bar or notices on stderr."),
+    ]):
+        fn = deco(fn)
+    return fn
+
+
+class OneLineErrorGroup(click.Group):
+    """A click group whose errors are exactly one line on stderr (``Error: ...``) and a
+    non-zero exit: 2 for bad options, 1 for bad files and data, 1 after Ctrl-C."""
+
+    def main(self, *args, standalone_mode=True, **kwargs):
+        try:
+            rv = super().main(*args, standalone_mode=False, **kwargs)
+        except click.ClickException as e:
+            click.echo(f"Error: {e.format_message()}", err=True)
+            sys.exit(e.exit_code)
+        except (click.Abort, KeyboardInterrupt):
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+@click.group(cls=OneLineErrorGroup, context_settings=CONTEXT)
+@click.version_option(mcsim.__version__, prog_name="mcsim")
+def mcsim_cli():
+    """Monte Carlo analyzer for Sacred Hill, Don Quixote, El Grande, Carcassonne and Thurn and Taxis."""
+
+
+@mcsim_cli.command("games")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@friendly_errors
+def games_cmd(as_json):
+    """List the games, their variants (with defaults) and their policies (with parameters).
+
+    \b
+    Example:
+        mcsim games
+    """
+    rows = []
+    for module in all_games():
+        s = module.SPEC
+        rows.append({
+            "id": s.id, "name": s.long_name, "players": [s.min_players, s.max_players],
+            "default_players": s.default_players, "rules": s.rules,
+            "variants": [{"name": v.name, "values": list(v.choices), "default": v.default,
+                          "help": v.help} for v in s.variants],
+            "policies": [{"name": p.name, "help": p.help,
+                          "params": {q.name: q.default for q in p.params}} for p in s.policies],
+        })
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for r in rows:
+        lo, hi = r["players"]
+        seats = f"{lo}" if lo == hi else f"{lo}-{hi}"
+        click.echo(f"{r['id']}  ({r['name']}, {seats} players; rules: {r['rules']})")
+        for v in r["variants"]:
+            vals = "|".join(v["values"])
+            click.echo(f"  variant  {v['name']}={vals}  (default {v['default']}): {v['help']}")
+        for p in r["policies"]:
+            click.echo(f"  policy   {p['name']}: {p['help']}")
+            if p["params"]:
+                click.echo("           " + ", ".join(f"{k}={v:g}" for k, v in p["params"].items()))
+        click.echo()
+
+
+def format_summary(summary: dict, module) -> str:
+    """Readable text of a summary (the table printed by ``simulate``)."""
+    var = " ".join(f"{k}={v}" for k, v in summary["variant"].items()) or "-"
+    lines = [
+        f"{module.SPEC.long_name}: {summary['games']:,} games, seed {summary['seed']}, "
+        f"{summary['players']} players, variant {var}",
+        f"{'seat':>4}  {'policy':<22} {'win rate [95% CI]':<28} {'mean score [95% CI]':<28}"
+        f"{'sd':>7} {'min':>6} {'p50':>6} {'max':>6}",
+    ]
+    for s in summary["seats"]:
+        w, sc = s["win_rate"], s["score"]
+        wr = f"{w['estimate']:.4f} [{w['low']:.4f}, {w['high']:.4f}]"
+        ms = f"{sc['mean']:.3f} [{sc['low']:.3f}, {sc['high']:.3f}]"
+        lines.append(f"{s['seat']:>4}  {s['policy']:<22} {wr:<28} {ms:<28}{sc['sd']:>7.3f} "
+                     f"{sc['min']:>6g} {sc['p50']:>6g} {sc['max']:>6g}")
+    ln = summary["length"]
+    gps = summary.get("games_per_second") or 0
+    lines.append(f"length: mean {ln['mean']:.2f} plies (min {ln['min']}, max {ln['max']}); "
+                 f"{summary['elapsed_seconds']:.2f} s, {gps:,.0f} games/s")
+    block = summary.get(module.SPEC.summary_key)
+    if block is not None:
+        if hasattr(module, "format_summary"):
+            lines.append(module.format_summary(block))
+        else:
+            lines.append(json.dumps(block, default=str))
+    return "\n".join(lines)
+
+
+@mcsim_cli.command("simulate")
+@game_argument
+@run_options
+@click.option("--out", "-o", type=click.Path(dir_okay=False), default=None,
+              help="Write the per-game table here (.parquet or .csv) plus OUT.manifest.json.")
+@click.option("--record", "record", type=int, default=0, show_default=True,
+              help="Also write the records of the first K games.")
+@click.option("--record-out", type=click.Path(dir_okay=False), default=None,
+              help="File for --record (JSON: one record, or a list when K > 1).")
+@friendly_errors
+def simulate_cmd(game, games, seed, policies, variants, players, workers, chunk_size, tiles,
+                 as_json, quiet, out, record, record_out):
+    """Play N complete games and print the summary (win rate and score per seat, ...).
+
+    \b
+    Examples:
+        mcsim simulate sacred-hill --games 1000000 --seed 1
+        mcsim simulate sacred-hill -n 100000 -p tactician -p random --variant transition=web2014
+        mcsim simulate sacred-hill -n 10000 --out games.parquet --record 5 --record-out rec.json
+    """
+    if out and Path(out).suffix.lower() not in (".parquet", ".csv"):
+        raise click.BadParameter("must end in .parquet or .csv", param_hint="--out")
+    if record and not record_out:
+        raise click.UsageError("--record K needs --record-out FILE")
+    if record_out and not record:
+        raise click.UsageError("--record-out needs --record K (K > 0)")
+    for p, name in ((out, "--out"), (record_out, "--record-out")):
+        if p and not Path(p).resolve().parent.is_dir():
+            raise click.BadParameter(f"directory {Path(p).parent} does not exist", param_hint=name)
+    options = {"tiles": tiles} if tiles else {}
+    result = mcsim.simulate(game, games=games, seed=seed, policies=policies or None,
+                            variant=parse_variants(variants), players=players, workers=workers,
+                            chunk_size=chunk_size, options=options, record=record,
+                            progress=not quiet)
+    from mcsim.runner import manifest_for, to_json, write_atomic, write_games_table
+
+    if out:
+        write_games_table(result.games, out, manifest_for(result.summary))
+    if record:
+        recs = result.records if len(result.records) > 1 else result.records[0]
+        text = json.dumps(recs, indent=1)
+        write_atomic(record_out, lambda tmp: Path(tmp).write_text(text + "\n"))
+    if not quiet:
+        for line in result.prepared.notices:
+            click.echo(f"note: {line}", err=True)
+    if as_json:
+        click.echo(to_json(result.summary))
+    else:
+        click.echo(format_summary(result.summary, get_game(game)))
+
+
+@mcsim_cli.command("replay")
+@game_argument
+@click.argument("record_file", metavar="FILE", type=click.Path(exists=True, dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@friendly_errors
+def replay_cmd(game, record_file, as_json):
+    """Validate a game record move by move and print the position or scores reached.
+
+    An illegal move exits with status 1 and names its ply index, the move and the legal moves.
+
+    \b
+    Example:
+        mcsim replay sacred-hill game.json --json
+    """
+    module = get_game(game)
+    if not hasattr(module, "replay"):
+        raise errors.ConfigError(f"{game} has no replay yet")
+    try:
+        record = json.loads(Path(record_file).read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise errors.InvalidRecordError(f"{record_file} is not valid JSON ({e})") from None
+    if isinstance(record, list):
+        if len(record) != 1:
+            raise errors.InvalidRecordError(
+                f"{record_file} holds {len(record)} records; replay takes one")
+        record = record[0]
+    result = module.replay(record)
+    from mcsim.runner import to_json
+
+    if as_json:
+        click.echo(to_json(result))
+    elif hasattr(module, "format_replay"):
+        click.echo(module.format_replay(result))
+    else:
+        click.echo(json.dumps(result, indent=2))
+
+
+@mcsim_cli.command("perft")
+@game_argument
+@click.option("--depth", "-d", type=click.IntRange(0, 12), required=True,
+              help="Number of plies.")
+@click.option("--variant", "variants", multiple=True, metavar="NAME=VALUE", help="A rule reading.")
+@friendly_errors
+def perft_cmd(game, depth, variants):
+    """Count the move sequences of length D from the start (a move-generation check).
+
+    \b
+    Example:
+        mcsim perft sacred-hill --depth 3      # 9632
+    """
+    module = get_game(game)
+    if not hasattr(module, "perft"):
+        raise errors.ConfigError(f"{game} has no perft")
+    click.echo(module.perft(depth, parse_variants(variants)))
+
+
+def main():
+    """Console-script entry point."""
+    mcsim_cli(prog_name="mcsim")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,389 @@
+"""Sacred Hill (Murray Heasman, Tailten Games): 2 players, 45 hills, Manoeuvres then Battle.
+
+Rules: ``shared/rules/sacred_hill.md``. Kernel: ``kernels.sacred_hill``.
+
+Variants
+--------
+============  ==========================  =========  ==============================================
+name          values                      default    meaning
+============  ==========================  =========  ==============================================
+transition    box | web2014               box        §3.2: after one player enters Battle, the other
+                                                     makes one more Manoeuvre if able (box, the Czech
+                                                     rulebook) or enters Battle at once (designer's
+                                                     web rules of 12 Feb 2014)
+zone          knight12 | chebyshev8       knight12   §2, §7 A2: hills "closer than a knight's move"
+                                                     (8 around + 4 straight two-steps) or only the
+                                                     8 surrounding hills
+============  ==========================  =========  ==============================================
+
+Policies
+--------
+``random`` uniform over legal moves; ``greedy`` a 1-ply kingdom/territory evaluation (§6.2, B1);
+``tactician`` the Manoeuvre and safe-connection advice (§6.1-6.5: M1+M2, B1-B3). Both heuristics
+share one parameter vector (see ``HEURISTIC_PARAMS``) and break ties uniformly at random.
+
+Seats: seat 0 moves first. Points are the rulebook's (§3.5): the winner scores 2 + the kingdom
+(or territory) difference, the loser 0.
+
+Matches (§3.6): with the same policy in both seats, games 2j and 2j+1 form match j (the player
+who starts game 2j starts second in game 2j+1). With different policies each game i is paired
+with a mirror game (same index, policies swapped, independent policy random numbers), so
+``match_points_<k>`` is the match total of the policy that sits in seat k in the main game.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import kernels.sacred_hill as K
+from kernels.rng import STREAM_POLICY
+from mcsim import stats
+from mcsim.errors import ConfigError, IllegalMoveError, InvalidRecordError
+from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
+                              check_players, policy_arrays)
+
+DEFAULT_TRANSITION = "box"
+DEFAULT_ZONE = "knight12"
+CHUNK_SIZE = 50_000
+MIRROR_STREAM = STREAM_POLICY + 2
+
+_P = ParamSpec
+#: parameter vector shared by ``greedy`` and ``tactician`` (kernel order, ``kernels.sacred_hill.P_*``)
+HEURISTIC_PARAMS = (
+    ("eps", "probability of a uniformly random move instead of the evaluated best", 0.0, 1.0),
+    ("w_kingdoms", "weight of (enemy kingdoms - own kingdoms) change (B1)", None, None),
+    ("w_territory", "weight of the territory margin change (B4)", None, None),
+    ("w_suicide", "penalty for a lone fort on a hill the opponent besieges (§3.3.3)", None, None),
+    ("w_atari", "bonus per enemy lone fort left with one free neighbour (B2)", None, None),
+    ("w_block", "bonus per enemy fort next to the build (B2)", None, None),
+    ("w_safe_fill", "penalty for filling a hill you already besiege (B3, safe connection)", None, None),
+    ("w_manoeuvres", "penalty per own Manoeuvre still available afterwards (M1)", None, None),
+    ("w_spread", "bonus per empty hill inside own proximity zones (M2)", None, None),
+)
+
+
+def _params(defaults):
+    out = []
+    for (name, help_, lo, hi), d in zip(HEURISTIC_PARAMS, defaults):
+        out.append(_P(name, d, help_, lo if lo is not None else -np.inf,
+                      hi if hi is not None else np.inf))
+    return tuple(out)
+
+
+SPEC = GameSpec(
+    id="sacred-hill",
+    long_name="Sacred Hill",
+    rules="shared/rules/sacred_hill.md",
+    min_players=2,
+    max_players=2,
+    default_players=2,
+    variants=(
+        VariantSpec("transition", ("box", "web2014"), DEFAULT_TRANSITION,
+                    "phase switch: box = one grace Manoeuvre for the opponent; web2014 = none",
+                    "shared/rules/sacred_hill.md §3.2"),
+        VariantSpec("zone", ("knight12", "chebyshev8"), DEFAULT_ZONE,
+                    "forbidden zone around own forts in Manoeuvres: 12 hills or the 8 around",
+                    "shared/rules/sacred_hill.md §2, §7 A2"),
+    ),
+    policies=(
+        PolicySpec("random", K.POLICY_RANDOM, "uniform over legal moves"),
+        PolicySpec("greedy", K.POLICY_GREEDY,
+                   "1-ply kingdom/territory evaluation (§6 B1), avoids suicide builds",
+                   _params((0.0, 1.0, 0.25, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0))),
+        PolicySpec("tactician", K.POLICY_TACTICIAN,
+                   "Manoeuvre and safe-connection advice (§6: M1+M2, B1-B3)",
+                   _params((0.0, 1.0, 0.25, 2.0, 0.5, 0.25, 0.75, 1.0, 0.1))),
+    ),
+    summary_key="sacred_hill",
+    max_plies=K.MAX_PLIES,
+    description="2 players; who gets fewer kingdoms (then more territory) on 45 hills",
+)
+
+
+# ---------------------------------------------------------------- names
+def format_move(move: int) -> str:
+    """``"D4"`` for a cell index, ``"pass"`` for ``MOVE_PASS``."""
+    return "pass" if move == K.MOVE_PASS else K.CELL_NAMES[int(move)]
+
+
+_BY_NAME = {name: i for i, name in K.CELL_NAMES.items()}
+
+
+def parse_move(text: str) -> int:
+    """Cell index of a hill name (``"d4"`` or ``"D4"``) or ``MOVE_PASS`` for ``"pass"``.
+
+    Raises
+    ------
+    InvalidRecordError
+        Not a hill of the 45 (e.g. ``"A1"``, a removed corner) and not ``pass``.
+    """
+    t = str(text).strip()
+    if t.lower() == "pass":
+        return K.MOVE_PASS
+    i = _BY_NAME.get(t.upper())
+    if i is None:
+        raise InvalidRecordError(f"{text!r} is not a hill (A1..G7 without the corners) or 'pass'")
+    return i
+
+
+def zone_table(variant: dict) -> np.ndarray:
+    return K.BB_ZONE_KNIGHT12 if variant["zone"] == "knight12" else K.BB_ZONE_CHEBYSHEV8
+
+
+def _transition(variant: dict) -> int:
+    return K.TRANSITION_BOX if variant["transition"] == "box" else K.TRANSITION_WEB2014
+
+
+# ---------------------------------------------------------------- protocol
+def prepare(config: RunConfig) -> Prepared:
+    """Resolve policies and variants into kernel arrays. Raises ``ConfigError`` for options
+    this game does not take."""
+    check_players(SPEC, config.players)
+    if config.options.get("tiles"):
+        raise ConfigError("--tiles is a Don Quixote option; sacred-hill has no tile set")
+    ids, params = policy_arrays(SPEC, config.policies)
+    labels = [p.label() for p in config.policies]
+    return Prepared(config=config, policy_ids=ids, policy_params=params,
+                    variant_codes=SPEC.variant_codes(config.variant),
+                    tables={"zone": zone_table(config.variant),
+                            "transition": _transition(config.variant),
+                            "mirror": labels[0] != labels[1]})
+
+
+def _run_kernel(prep: Prepared, first: int, n: int, seed: int, stream: int, ids, params,
+                n_record: int = 0):
+    out = {
+        "points": np.zeros((n, 2), np.int16), "plies": np.zeros(n, np.int16),
+        "kingdoms": np.zeros((n, 2), np.int16), "territory": np.zeros((n, 2), np.int16),
+        "captures": np.zeros((n, 2), np.int16), "manoeuvre_forts": np.zeros((n, 2), np.int16),
+        "passes": np.zeros(n, np.int16), "decided_by": np.zeros(n, np.int8),
+        "record": np.full((n_record, K.MAX_PLIES), -1, np.int16),
+    }
+    K.play_batch(first, n, np.uint64(seed), stream, ids, params, prep.tables["transition"],
+                 prep.tables["zone"], out["points"], out["plies"], out["kingdoms"],
+                 out["territory"], out["captures"], out["manoeuvre_forts"], out["passes"],
+                 out["decided_by"], out["record"])
+    return out
+
+
+def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: int) -> dict:
+    """Play games ``first_game_index ..`` and return the per-game columns.
+
+    Returns
+    -------
+    dict
+        ``score`` int16[n, 2] points (§3.5); ``length`` int16[n] plies; ``kingdoms``,
+        ``territory``, ``captures``, ``manoeuvre_forts`` int16[n, 2]; ``passes`` int16[n];
+        ``decided_by_kingdoms`` bool[n]; with different policies also ``match_points``
+        int16[n, 2] (§3.6, see the module docstring).
+    """
+    o = _run_kernel(prep, first_game_index, n_games, root_seed, STREAM_POLICY,
+                    prep.policy_ids, prep.policy_params)
+    cols = {"score": o["points"], "length": o["plies"], "kingdoms": o["kingdoms"],
+            "territory": o["territory"], "captures": o["captures"],
+            "manoeuvre_forts": o["manoeuvre_forts"], "passes": o["passes"],
+            "decided_by_kingdoms": o["decided_by"] == 1}
+    if prep.tables["mirror"]:
+        m = _run_kernel(prep, first_game_index, n_games, root_seed, MIRROR_STREAM,
+                        prep.policy_ids[::-1].copy(), prep.policy_params[::-1].copy())
+        # the policy of seat k in the main game sits in seat 1-k in the mirror game
+        cols["match_points"] = (o["points"] + m["points"][:, ::-1]).astype(np.int16)
+    return cols
+
+
+def _match_points(games) -> np.ndarray:
+    """Match totals ``[n_matches, 2]`` per player (player k = seat k of the main game)."""
+    if "match_points_0" in games:
+        return games[["match_points_0", "match_points_1"]].to_numpy()
+    s = games[["score_0", "score_1"]].to_numpy()
+    n = (len(s) // 2) * 2
+    a, b = s[0:n:2], s[1:n:2]
+    # player A starts game 2j (seat 0) and sits in seat 1 in game 2j+1
+    return np.stack([a[:, 0] + b[:, 1], a[:, 1] + b[:, 0]], axis=1)
+
+
+def summarize(games, prep: Prepared) -> dict:
+    """The ``"sacred_hill"`` summary block.
+
+    ``balance`` is seat 0's win rate minus seat 1's (the first-player advantage, -1..1);
+    ``decided_by_territory`` the share of games with equal kingdoms (§3.5);
+    ``captures_per_game`` the mean captures by both seats; ``manoeuvre_forts``, ``kingdoms``,
+    ``territory`` means per seat; ``match_win_rate`` per player with Wilson 95% intervals
+    (a drawn match counts 1/2), ``match_draw_rate`` and ``matches`` (§3.6).
+    """
+    n = len(games)
+    w0 = float(games["win_share_0"].mean())
+    w1 = float(games["win_share_1"].mean())
+    mp = _match_points(games)
+    n_m = len(mp)
+    wins_a = float((mp[:, 0] > mp[:, 1]).sum() + 0.5 * (mp[:, 0] == mp[:, 1]).sum())
+    draws = float((mp[:, 0] == mp[:, 1]).sum())
+    return {
+        "balance": w0 - w1,
+        "decided_by_territory": float(1.0 - games["decided_by_kingdoms"].mean()),
+        "captures_per_game": float((games["captures_0"] + games["captures_1"]).mean()),
+        "manoeuvre_forts": [float(games[f"manoeuvre_forts_{k}"].mean()) for k in range(2)],
+        "kingdoms": [float(games[f"kingdoms_{k}"].mean()) for k in range(2)],
+        "territory": [float(games[f"territory_{k}"].mean()) for k in range(2)],
+        "match_win_rate": [stats.proportion(wins_a, n_m), stats.proportion(n_m - wins_a, n_m)]
+        if n_m else [],
+        "match_draw_rate": draws / n_m if n_m else None,
+        "matches": n_m,
+        "games": n,
+    }
+
+
+def format_summary(block: dict) -> str:
+    """Readable lines for the ``"sacred_hill"`` block."""
+    lines = [
+        f"first-player balance (win rate seat 0 - seat 1): {block['balance']:+.4f}",
+        f"decided by territory: {block['decided_by_territory']:.1%}   "
+        f"captures per game: {block['captures_per_game']:.2f}",
+        "mean per seat (0 / 1): kingdoms {:.2f} / {:.2f}, territory {:.2f} / {:.2f}, "
+        "Manoeuvre forts {:.2f} / {:.2f}".format(*block["kingdoms"], *block["territory"],
+                                                 *block["manoeuvre_forts"]),
+    ]
+    if block["match_win_rate"]:
+        a, b = block["match_win_rate"]
+        lines.append(f"matches ({block['matches']:,}, each player starts once): player A "
+                     f"{a['estimate']:.4f} [{a['low']:.4f}, {a['high']:.4f}], player B "
+                     f"{b['estimate']:.4f}; drawn {block['match_draw_rate']:.2%}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- records
+def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
+    """Records of the given games of a run (each replays to the run's result).
+
+    Record format (README, "Records")::
+
+        {"game": "sacred-hill", "variant": {"transition": "box", "zone": "knight12"},
+         "moves": ["D4", "B3", ..., "pass"], "seed": S, "game_index": i,
+         "policies": [...], "points": [a, b]}
+    """
+    out = []
+    for i in game_indices:
+        o = _run_kernel(prep, int(i), 1, root_seed, STREAM_POLICY, prep.policy_ids,
+                        prep.policy_params, n_record=1)
+        moves = [format_move(m) for m in o["record"][0] if m >= 0]
+        out.append({"game": SPEC.id, "variant": dict(prep.config.variant), "moves": moves,
+                    "seed": int(root_seed), "game_index": int(i),
+                    "policies": [p.label() for p in prep.config.policies],
+                    "points": [int(x) for x in o["points"][0]]})
+    return out
+
+
+def _legal_names(state) -> list[str]:
+    moves, kind = K.legal_moves(state)
+    if kind == K.KIND_PASS:
+        return ["pass"]
+    names = []
+    m = int(moves)
+    while m:
+        low = m & -m
+        names.append(format_move(low.bit_length() - 1))
+        m ^= low
+    return names
+
+
+def replay(record: dict) -> dict:
+    """Validate a record move by move and describe the position reached.
+
+    Returns
+    -------
+    dict
+        ``{"finished", "to_move", "plies", "kingdoms", "territory", "points", "winner"}``
+        (``points`` and ``winner`` are None unless finished; ``winner`` is a seat).
+
+    Raises
+    ------
+    InvalidRecordError
+        Not a Sacred Hill record, unknown variant, or a move that is not a hill name.
+    IllegalMoveError
+        A move that is illegal in the position reached (with its ply index and the legal moves).
+    """
+    if not isinstance(record, dict) or record.get("game") != SPEC.id:
+        raise InvalidRecordError('not a sacred-hill record (expected {"game": "sacred-hill", ...})')
+    moves = record.get("moves")
+    if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+        raise InvalidRecordError('"moves" must be a list of hill names or "pass"')
+    try:
+        variant = SPEC.resolve_variant(record.get("variant") or {})
+    except ValueError as e:
+        raise InvalidRecordError(str(e)) from None
+    zone = zone_table(variant)
+    transition = _transition(variant)
+    state = np.zeros(K.S_SIZE, np.uint64)
+    for ply, text in enumerate(moves):
+        try:
+            mv = parse_move(text)
+        except InvalidRecordError as e:
+            raise InvalidRecordError(f"move at ply {ply}: {e}") from None
+        legal, kind = K.legal_moves(state)
+        ok = (kind == K.KIND_PASS and mv == K.MOVE_PASS) or (
+            kind not in (K.KIND_PASS, K.KIND_TERMINAL) and mv != K.MOVE_PASS
+            and (int(legal) >> mv) & 1)
+        if not ok:
+            raise IllegalMoveError(ply, text, _legal_names(state) if kind != K.KIND_TERMINAL else [])
+        K.apply_move(state, mv, kind, transition, zone)
+    return describe(state)
+
+
+def describe(state) -> dict:
+    """Replay summary of a kernel state (see ``replay``)."""
+    finished = bool(K.is_terminal(state))
+    pts = np.zeros(2, np.int64)
+    points = winner = None
+    if finished:
+        K.score_final(state, pts)
+        points = [int(pts[0]), int(pts[1])]
+        winner = int(np.argmax(pts)) if pts[0] != pts[1] else None
+    return {"finished": finished, "to_move": int(state[K.S_TO_MOVE]),
+            "plies": int(state[K.S_PLIES]),
+            "kingdoms": [int(K.count_kingdoms(state[K.S_FORTS + s])) for s in range(2)],
+            "territory": [bin(int(state[K.S_FORTS + s])).count("1") for s in range(2)],
+            "points": points, "winner": winner}
+
+
+def board_ascii(state) -> str:
+    """The board as text, row 7 on top: ``R``/``B`` forts of seat 0/1, ``.`` empty."""
+    f0, f1 = int(state[K.S_FORTS]), int(state[K.S_FORTS + 1])
+    rows = []
+    for r in range(6, -1, -1):
+        cells = []
+        for c in range(7):
+            i = 8 * r + c
+            if i not in K.CELL_NAMES:
+                cells.append(" ")
+            elif (f0 >> i) & 1:
+                cells.append("R")
+            elif (f1 >> i) & 1:
+                cells.append("B")
+            else:
+                cells.append(".")
+        rows.append(f"{r + 1} " + " ".join(cells))
+    rows.append("  " + " ".join(K.COL_NAMES))
+    return "\n".join(rows)
+
+
+def format_replay(result: dict) -> str:
+    lines = [f"plies played: {result['plies']}; seat to move: {result['to_move']}",
+             f"kingdoms: {result['kingdoms'][0]} / {result['kingdoms'][1]}   "
+             f"territory: {result['territory'][0]} / {result['territory'][1]}"]
+    if result["finished"]:
+        w = "draw" if result["winner"] is None else f"seat {result['winner']} wins"
+        lines.append(f"finished: points {result['points'][0]} / {result['points'][1]} ({w})")
+    else:
+        lines.append("not finished")
+    return "\n".join(lines)
+
+
+def perft(depth: int, variant: dict | None = None) -> int:
+    """Number of move sequences of length ``depth`` from the empty board.
+
+    >>> perft(3)
+    9632
+    """
+    if depth < 0:
+        raise ConfigError(f"--depth must be 0 or more, not {depth}")
+    v = SPEC.resolve_variant(variant)
+    return int(K.perft(np.zeros(K.S_SIZE, np.uint64), depth, _transition(v), zone_table(v)))

@@ -1,0 +1,127 @@
+"""Statistics over per-game results: Wilson intervals, score summaries, paired differences.
+
+Everything here takes pandas/numpy data and returns plain floats/dicts ready for JSON.
+Proportions get Wilson 95% intervals; means get a Student-t 95% interval; paired differences
+get the t interval of the per-game differences (``shared/DESIGN.md``, Summary).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy import stats as _st
+
+Z95 = 1.959963984540054  # standard normal 97.5% quantile
+
+
+def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a proportion ``successes / n``.
+
+    ``successes`` may be fractional (a shared win counts 1/k). Returns ``(low, high)``;
+    ``(nan, nan)`` for ``n == 0``.
+
+    >>> [round(x, 4) for x in wilson_interval(50, 100)]
+    [0.4038, 0.5962]
+    """
+    if n <= 0:
+        return (math.nan, math.nan)
+    p = successes / n
+    denom = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def proportion(successes: float, n: int) -> dict:
+    """``{"estimate", "low", "high"}`` with a Wilson 95% interval."""
+    lo, hi = wilson_interval(successes, n)
+    return {"estimate": (successes / n) if n else math.nan, "low": lo, "high": hi}
+
+
+def mean_interval(values) -> dict:
+    """Mean with a Student-t 95% interval: ``{"mean", "low", "high", "sd", "n"}``."""
+    x = np.asarray(values, dtype=np.float64)
+    n = x.size
+    if n == 0:
+        return {"mean": math.nan, "low": math.nan, "high": math.nan, "sd": math.nan, "n": 0}
+    m = float(x.mean())
+    sd = float(x.std(ddof=1)) if n > 1 else 0.0
+    half = float(_st.t.ppf(0.975, n - 1)) * sd / math.sqrt(n) if n > 1 else math.nan
+    return {"mean": m, "low": m - half, "high": m + half, "sd": sd, "n": int(n)}
+
+
+def score_summary(values) -> dict:
+    """Score summary of one seat: mean with 95% interval, sd, min, median, max (points)."""
+    x = np.asarray(values, dtype=np.float64)
+    mi = mean_interval(x)
+    return {"mean": mi["mean"], "low": mi["low"], "high": mi["high"], "sd": mi["sd"],
+            "min": float(x.min()), "p50": float(np.median(x)), "max": float(x.max())}
+
+
+def paired_difference(a, b) -> dict:
+    """Mean of ``a - b`` over paired games with a t 95% interval (common random numbers)."""
+    return mean_interval(np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64))
+
+
+def ranks_and_shares(scores: np.ndarray, win_share: np.ndarray | None = None):
+    """Ranks (1 = best, ties share the best rank) and win shares from a score matrix.
+
+    Parameters
+    ----------
+    scores : array[n_games, n_seats]
+        Points.
+    win_share : float64[n_games, n_seats] or None
+        The game's own win shares (e.g. after a tie-break); by default seats with the top
+        score share the win equally (1/k each).
+
+    Returns
+    -------
+    rank : int8[n_games, n_seats], win_share : float64[n_games, n_seats], winner : int8[n_games]
+        ``winner`` is the winning seat, or -1 when the win is shared.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    n, k = s.shape
+    rank = np.ones((n, k), dtype=np.int8)
+    for j in range(k):
+        rank[:, j] += (s > s[:, j:j + 1]).sum(axis=1).astype(np.int8)
+    if win_share is None:
+        top = s == s.max(axis=1, keepdims=True)
+        win_share = top / top.sum(axis=1, keepdims=True)
+    else:
+        win_share = np.asarray(win_share, dtype=np.float64)
+    winner = np.where(win_share.max(axis=1) >= 1.0 - 1e-9, win_share.argmax(axis=1), -1)
+    return rank, win_share, winner.astype(np.int8)
+
+
+def long_seats(games: pd.DataFrame, players: int, policy_labels: list[str]) -> pd.DataFrame:
+    """The tidy per-seat view: ``game_index, seat, policy, score, rank, won`` (one row per seat)."""
+    parts = []
+    for k in range(players):
+        parts.append(pd.DataFrame({
+            "game_index": games["game_index"].to_numpy(),
+            "seat": np.full(len(games), k, dtype=np.int8),
+            "policy": pd.Categorical([policy_labels[k]] * len(games), categories=sorted(set(policy_labels))),
+            "score": games[f"score_{k}"].to_numpy(),
+            "rank": games[f"rank_{k}"].to_numpy(),
+            "won": games[f"win_share_{k}"].to_numpy(),
+        }))
+    return pd.concat(parts, ignore_index=True).sort_values(["game_index", "seat"], kind="stable",
+                                                           ignore_index=True)
+
+
+def seat_summaries(games: pd.DataFrame, players: int, policy_labels: list[str]) -> list[dict]:
+    """Per seat: win rate (Wilson 95%; a tie counts 1/k) and score summary."""
+    n = len(games)
+    out = []
+    for k in range(players):
+        wins = float(games[f"win_share_{k}"].sum())
+        out.append({"seat": k, "policy": policy_labels[k],
+                    "win_rate": proportion(wins, n),
+                    "score": score_summary(games[f"score_{k}"].to_numpy())})
+    return out
+
+
+def length_summary(lengths) -> dict:
+    x = np.asarray(lengths)
+    return {"mean": float(x.mean()), "min": int(x.min()), "max": int(x.max())}
