@@ -1,0 +1,1268 @@
+"""Thurn and Taxis kernel: state layout, legal decisions, apply, scoring, policies, play_batch.
+
+Rule source: ``shared/rules/thurn_und_taxis.md`` (§3 setup, §4 turn, §5 end and score, §6
+officials, §7 ambiguity defaults). Numba only; never imports ``mcsim``.
+
+State layout
+------------
+One game is one ``int64`` vector ``st`` of length ``ST_SIZE`` (offsets ``S_*`` below). Cities are
+0..21 in the order of the rules file §1.1; a set of cities is a 22-bit mask in an int64 (bit =
+city id). Seats are 0..n-1, seat 0 starts, play runs in seat order (§3.4).
+
+The deck is ``st[S_DECK : S_DECK+66]``; the next card is ``st[S_DECK + st[S_DECK_TOP]]`` and the
+deck holds ``st[S_DECK_END] - st[S_DECK_TOP]`` cards. The discard pile is a stack
+``st[S_DISC : S_DISC + st[S_DISC_N]]``. The display has 6 slots (-1 = empty). Hands are counts
+per city. A route is stored in a 44-slot window per seat, cities ``[lo, hi)``; extending at the
+left end decrements ``lo`` (§4B).
+
+A turn is a sequence of decisions (phases ``PH_*``); every phase has at least one legal action,
+so the loop is always ``legal_actions`` -> choose -> ``apply_action``. Actions (``A_*``):
+
+==============  =====================================================================
+0 / 1           no / yes (use the official offered in this phase; do not close; pass)
+2 + c           draw the display card of city c            (phase draw)
+24              draw the top card of the deck              (phase draw)
+32 + c          play c at the left end of the route        (phase play)
+64 + c          play c at the right end of the route       (phase play)
+96 + c          start a new route with c (route empty)     (phase play)
+128 + c         discard the open route, start anew with c  (phase play)
+160 / 161       close the route / close with the Cartwright (phase close)
+170             houses: one per region on the route        (phase house mode, §4C.1 i)
+171 + r         houses: every route city of region r       (phase house mode, §4C.1 ii)
+192 + c         place a house in c                          (phase house pick)
+214             place no house for this region (houses short, §7.5)
+224 + c         discard a card of city c from hand          (phase trim, §4C.4)
+==============  =====================================================================
+
+Tables (``tab``, int64, offsets ``T_*``) are built by ``mcsim.games.thurn_and_taxis`` from the
+data files; variants (``var``, int64) are indexed ``V_*``.
+"""
+import numpy as np
+from numba import njit
+
+from kernels.rng import STREAM_DEAL, STREAM_POLICY, new_state, randint, random_float, shuffle
+
+N_CITIES = 22
+N_REGIONS = 9
+N_CARDS = 66
+DISPLAY = 6
+MAX_SEATS = 4
+HOUSES = 20
+N_STACKS = 10
+MAX_TILES = 4  # per stack
+MAX_ACTIONS = 128
+
+# bonus stacks (§2.2), fixed order
+STK_ROUTE5 = 0
+STK_ROUTE6 = 1
+STK_ROUTE7 = 2
+STK_BAIERN = 3
+STK_BOEHMEN_SALZBURG = 4
+STK_BADEN = 5
+STK_WUERTT_HOHENZ = 6
+STK_SCHWEIZ_TYROL = 7
+STK_ALL_REGIONS = 8
+STK_GAME_END = 9
+
+# officials (§6)
+OFF_NONE = 0
+OFF_POSTMASTER = 1
+OFF_ADMINISTRATOR = 2
+OFF_POSTAL_CARRIER = 3
+OFF_CARTWRIGHT = 4
+
+# phases
+PH_ADMIN = 0
+PH_DRAW1 = 1
+PH_PM = 2
+PH_DRAW2 = 3
+PH_PLAY1 = 4
+PH_PC = 5
+PH_PLAY2 = 6
+PH_CLOSE = 7
+PH_HOUSE_MODE = 8
+PH_HOUSE_PICK = 9
+PH_TRIM = 10
+PH_OVER = 11
+
+# actions
+A_NO = 0
+A_YES = 1
+A_DRAW_DISPLAY = 2
+A_DRAW_DECK = 24
+A_LEFT = 32
+A_RIGHT = 64
+A_START = 96
+A_RESTART = 128
+A_CLOSE = 160
+A_CLOSE_CART = 161
+A_MODE_EACH = 170
+A_MODE_REGION = 171
+A_HOUSE = 192
+A_HOUSE_SKIP = 214
+A_TRIM = 224
+
+# end reasons
+END_NONE = -1
+END_CARRIAGE = 0
+END_HOUSES = 1
+END_CAP = 2
+
+# variants
+V_ALL_REGIONS_BAIERN = 0  # 0: 8 non-Baiern regions (default), 1: all 9 regions (§7.1)
+V_CASCADE = 1  # 0: route tile falls back to lower stacks (default), 1: no fallback (§7.3)
+V_HAND_LIMIT = 2  # 0: trim to 3 only after closing (default), 1: at the end of every turn (§7.7)
+V_MAX_TURNS = 3  # safety cap on turns per game (the game is then ended, reason END_CAP)
+N_VARIANT_SLOTS = 4
+
+# tables
+T_ADJ = 0  # [22] neighbour mask per city
+T_REGION = 22  # [22] region of each city
+T_REGMASK = 44  # [9] city mask of each region
+T_GROUP = 53  # [10] city mask a region-group stack needs (0 for other stacks)
+T_STACK_N = 63  # [10] initial tile count per stack
+T_STACK_VAL = 73  # [10 * 4] tile values, top first
+T_CARR_VP = 113  # [8] points of the carriage of value v (index v, 3..7)
+T_ALL_REG = 121  # [2] region mask the all-regions tile needs: [without Baiern, with Baiern]
+T_ROUTE_LEN = 123  # [3] route length of stacks route5, route6, route7
+TAB_SIZE = 126
+
+# state offsets
+S_NP = 0
+S_CUR = 1
+S_PHASE = 2
+S_OFFICIAL = 3
+S_FORCED = 4
+S_TURN = 5
+S_OVER = 6
+S_END_SEAT = 7  # who took the game-end tile (-1)
+S_END_REASON = 8
+S_DECK_TOP = 9
+S_DECK_END = 10
+S_DISC_N = 11
+S_CLOSE_LEN = 12
+S_PENDING = 13  # house pick: region mask still to serve (mode i) or region (mode ii)
+S_PICK_MODE = 14  # 0 = one per region, 1 = whole region
+S_ERROR = 15  # replay: a scripted reshuffle was not a permutation of the discard pile
+S_SCRIPT_POS = 16
+S_ALOG_N = 17
+S_SLOG_N = 18
+S_PLAYS = 19
+S_DECK = 24
+S_DISC = S_DECK + N_CARDS
+S_DISPLAY = S_DISC + N_CARDS
+S_HAND = S_DISPLAY + DISPLAY  # [4 * 22]
+S_HAND_N = S_HAND + MAX_SEATS * N_CITIES
+S_ROUTE = S_HAND_N + MAX_SEATS  # [4 * 44]
+S_RLO = S_ROUTE + MAX_SEATS * 44
+S_RHI = S_RLO + MAX_SEATS
+S_RMASK = S_RHI + MAX_SEATS
+S_HOUSES = S_RMASK + MAX_SEATS  # mask of own houses
+S_HOUSES_LEFT = S_HOUSES + MAX_SEATS
+S_CARRIAGE = S_HOUSES_LEFT + MAX_SEATS  # highest carriage value (0 = none)
+S_TILE_PTS = S_CARRIAGE + MAX_SEATS
+S_GROUPS = S_TILE_PTS + MAX_SEATS  # mask of region stacks taken (bit = stack id)
+S_STACK = S_GROUPS + MAX_SEATS  # [10] tiles left per stack
+S_N_OFFICIAL = S_STACK + N_STACKS  # [4 * 5] officials used per seat (index OFF_*)
+S_N_FORCED = S_N_OFFICIAL + MAX_SEATS * 5
+S_N_CLOSED = S_N_FORCED + MAX_SEATS
+S_ROUTE_HIST = S_N_CLOSED + MAX_SEATS  # [23] closed routes by length
+S_TILES_TAKEN = S_ROUTE_HIST + 23  # [10] tiles taken per stack
+S_N_DISCARDED = S_TILES_TAKEN + N_STACKS  # routes discarded (restart) per seat
+S_CLOSED_LEN_SUM = S_N_DISCARDED + MAX_SEATS
+ST_SIZE = S_CLOSED_LEN_SUM + MAX_SEATS
+
+
+@njit(cache=True)
+def _popcount(x):
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _lowbit(x):
+    k = 0
+    while (x >> k) & 1 == 0:
+        k += 1
+    return k
+
+
+# ----------------------------------------------------------------------------- cards
+
+
+@njit(cache=True)
+def _reshuffle(st, rng, script, slog):
+    """Discard pile -> new deck (§4A). From ``script`` when replaying, else shuffled by ``rng``."""
+    k = st[S_DISC_N]
+    if k == 0:
+        return
+    for i in range(k):
+        st[S_DECK + i] = st[S_DISC + i]
+    st[S_DECK_TOP] = 0
+    st[S_DECK_END] = k
+    st[S_DISC_N] = 0
+    if script.shape[0] > 0:
+        pos = st[S_SCRIPT_POS]
+        cnt = np.zeros(N_CITIES, dtype=np.int64)
+        for i in range(k):
+            cnt[st[S_DECK + i]] += 1
+        if pos + k > script.shape[0]:
+            st[S_ERROR] = 1
+            return
+        for i in range(k):
+            c = script[pos + i]
+            if c < 0 or c >= N_CITIES or cnt[c] == 0:
+                st[S_ERROR] = 1
+                return
+            cnt[c] -= 1
+            st[S_DECK + i] = c
+        st[S_SCRIPT_POS] = pos + k
+    else:
+        shuffle(rng, st[S_DECK : S_DECK + k])
+    if slog.shape[0] > 1:
+        n = st[S_SLOG_N]
+        if n + k <= slog.shape[0]:
+            for i in range(k):
+                slog[n + i] = st[S_DECK + i]
+            st[S_SLOG_N] = n + k
+
+
+@njit(cache=True)
+def _deck_card(st, rng, script, slog):
+    """Take the top deck card (reshuffling the discard pile if the deck is empty); -1 if none."""
+    if st[S_DECK_TOP] == st[S_DECK_END]:
+        _reshuffle(st, rng, script, slog)
+        if st[S_DECK_TOP] == st[S_DECK_END]:
+            return -1
+    c = st[S_DECK + st[S_DECK_TOP]]
+    st[S_DECK_TOP] += 1
+    return c
+
+
+@njit(cache=True)
+def _refill_display(st, rng, script, slog):
+    for i in range(DISPLAY):
+        if st[S_DISPLAY + i] < 0:
+            st[S_DISPLAY + i] = _deck_card(st, rng, script, slog)
+
+
+@njit(cache=True)
+def _discard(st, c):
+    st[S_DISC + st[S_DISC_N]] = c
+    st[S_DISC_N] += 1
+
+
+@njit(cache=True)
+def init_state(st, n_players, deck):
+    """Set up a game (§3): ``deck`` int64[66] city ids in deal order; the first 6 form the display.
+
+    Parameters
+    ----------
+    st : int64[ST_SIZE]
+        Filled in place.
+    n_players : int
+        2..4.
+    deck : int64[66]
+        The shuffled city cards, deal order (first card dealt first).
+
+    Notes
+    -----
+    jit-compiled; caller validates. Seat 0 starts (§3.4). The bonus stacks are set by
+    ``init_stacks`` (they depend on the tables).
+    """
+    st[:] = 0
+    st[S_NP] = n_players
+    st[S_END_SEAT] = -1
+    st[S_END_REASON] = END_NONE
+    for i in range(N_CARDS):
+        st[S_DECK + i] = deck[i]
+    st[S_DECK_TOP] = DISPLAY
+    st[S_DECK_END] = N_CARDS
+    for i in range(DISPLAY):
+        st[S_DISPLAY + i] = deck[i]
+    for p in range(MAX_SEATS):
+        st[S_RLO + p] = 22
+        st[S_RHI + p] = 22
+        st[S_HOUSES_LEFT + p] = HOUSES
+    _begin_turn(st)
+
+
+@njit(cache=True)
+def init_stacks(st, tab):
+    """Fill the bonus stacks from the tables (§2.2, all 30 tiles for every player count, §7.6)."""
+    for s in range(N_STACKS):
+        st[S_STACK + s] = tab[T_STACK_N + s]
+
+
+@njit(cache=True)
+def _begin_turn(st):
+    p = st[S_CUR]
+    st[S_OFFICIAL] = OFF_NONE
+    st[S_FORCED] = 0
+    st[S_PLAYS] = 0
+    if st[S_HAND_N + p] == 0:
+        # forced Postmaster (§4A): two draws, no other official this turn
+        st[S_OFFICIAL] = OFF_POSTMASTER
+        st[S_FORCED] = 1
+        st[S_N_OFFICIAL + p * 5 + OFF_POSTMASTER] += 1
+        st[S_N_FORCED + p] += 1
+        st[S_PHASE] = PH_DRAW1
+    else:
+        st[S_PHASE] = PH_ADMIN
+
+
+@njit(cache=True)
+def _end_turn(st, var):
+    p = st[S_CUR]
+    n = st[S_NP]
+    st[S_TURN] += 1
+    if st[S_END_SEAT] >= 0 and p == n - 1:
+        st[S_OVER] = 1
+        st[S_PHASE] = PH_OVER
+        return
+    if st[S_TURN] >= var[V_MAX_TURNS]:
+        st[S_OVER] = 1
+        st[S_PHASE] = PH_OVER
+        if st[S_END_REASON] == END_NONE:
+            st[S_END_REASON] = END_CAP
+        return
+    st[S_CUR] = (p + 1) % n
+    _begin_turn(st)
+
+
+@njit(cache=True)
+def _after_turn_body(st, var):
+    """End of the optional close phase: every-turn hand limit variant, then next turn."""
+    p = st[S_CUR]
+    if var[V_HAND_LIMIT] == 1 and st[S_HAND_N + p] > 3:
+        st[S_PHASE] = PH_TRIM
+        return
+    _end_turn(st, var)
+
+
+# ----------------------------------------------------------------------------- legal actions
+
+
+@njit(cache=True)
+def _draw_options(st, out, n):
+    seen = 0
+    for i in range(DISPLAY):
+        c = st[S_DISPLAY + i]
+        if c >= 0 and (seen >> c) & 1 == 0:
+            seen |= 1 << c
+            out[n] = A_DRAW_DISPLAY + c
+            n += 1
+    if st[S_DECK_END] > st[S_DECK_TOP] or st[S_DISC_N] > 0:
+        out[n] = A_DRAW_DECK
+        n += 1
+    if n == 0:
+        out[n] = A_NO  # nothing to draw (§7.10): the draw is skipped
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _play_options(st, tab, out, n):
+    p = st[S_CUR]
+    hn = st[S_HAND_N + p]
+    if hn == 0:
+        out[n] = A_NO
+        return n + 1
+    lo = st[S_RLO + p]
+    hi = st[S_RHI + p]
+    h = S_HAND + p * N_CITIES
+    if hi == lo:
+        for c in range(N_CITIES):
+            if st[h + c] > 0:
+                out[n] = A_START + c
+                n += 1
+        return n
+    rmask = st[S_RMASK + p]
+    left = st[S_ROUTE + p * 44 + lo]
+    right = st[S_ROUTE + p * 44 + hi - 1]
+    ladj = tab[T_ADJ + left] & ~rmask
+    radj = tab[T_ADJ + right] & ~rmask
+    for c in range(N_CITIES):
+        if st[h + c] > 0:
+            if hi - lo > 1 and (ladj >> c) & 1:
+                out[n] = A_LEFT + c
+                n += 1
+            if (radj >> c) & 1:
+                out[n] = A_RIGHT + c
+                n += 1
+    for c in range(N_CITIES):
+        if st[h + c] > 0:
+            out[n] = A_RESTART + c
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _pick_candidates(st, tab):
+    """Route cities of the region being served that still lack an own house."""
+    p = st[S_CUR]
+    if st[S_PICK_MODE] == 0:
+        r = _lowbit(st[S_PENDING])
+    else:
+        r = st[S_PENDING]
+    return st[S_RMASK + p] & tab[T_REGMASK + r] & ~st[S_HOUSES + p]
+
+
+@njit(cache=True)
+def legal_actions(st, tab, out):
+    """Write the legal actions of the position into ``out`` (int64[>= MAX_ACTIONS]); return count.
+
+    Parameters
+    ----------
+    st : int64[ST_SIZE]
+    tab : int64[TAB_SIZE]
+    out : int64[MAX_ACTIONS]
+
+    Returns
+    -------
+    int
+        Number of actions written (>= 1 unless the game is over, then 0).
+
+    Notes
+    -----
+    jit-compiled. Rules: shared/rules/thurn_und_taxis.md §4 (phases A-C) and §6 (officials).
+    """
+    ph = st[S_PHASE]
+    p = st[S_CUR]
+    n = 0
+    if ph == PH_ADMIN:
+        out[0] = A_NO
+        out[1] = A_YES
+        return 2
+    if ph == PH_DRAW1 or ph == PH_DRAW2:
+        return _draw_options(st, out, 0)
+    if ph == PH_PM or ph == PH_PC:
+        out[0] = A_NO
+        out[1] = A_YES
+        return 2
+    if ph == PH_PLAY1 or ph == PH_PLAY2:
+        return _play_options(st, tab, out, 0)
+    if ph == PH_CLOSE:
+        out[0] = A_NO
+        out[1] = A_CLOSE
+        n = 2
+        if st[S_OFFICIAL] == OFF_NONE:
+            out[2] = A_CLOSE_CART
+            n = 3
+        return n
+    if ph == PH_HOUSE_MODE:
+        out[0] = A_MODE_EACH
+        n = 1
+        rm = st[S_RMASK + p]
+        for r in range(N_REGIONS):
+            if rm & tab[T_REGMASK + r]:
+                out[n] = A_MODE_REGION + r
+                n += 1
+        return n
+    if ph == PH_HOUSE_PICK:
+        cand = _pick_candidates(st, tab)
+        while cand:
+            c = _lowbit(cand)
+            cand &= cand - 1
+            out[n] = A_HOUSE + c
+            n += 1
+        if st[S_PICK_MODE] == 0 and st[S_HOUSES_LEFT + p] < _popcount(st[S_PENDING]):
+            out[n] = A_HOUSE_SKIP
+            n += 1
+        return n
+    if ph == PH_TRIM:
+        h = S_HAND + p * N_CITIES
+        for c in range(N_CITIES):
+            if st[h + c] > 0:
+                out[n] = A_TRIM + c
+                n += 1
+        return n
+    return 0
+
+
+# ----------------------------------------------------------------------------- apply
+
+
+@njit(cache=True)
+def _take(st, tab, p, s):
+    """Top tile of stack s to seat p; returns its value (0 if the stack is empty)."""
+    left = st[S_STACK + s]
+    if left == 0:
+        return 0
+    v = tab[T_STACK_VAL + s * MAX_TILES + tab[T_STACK_N + s] - left]
+    st[S_STACK + s] = left - 1
+    st[S_TILE_PTS + p] += v
+    st[S_TILES_TAKEN + s] += 1
+    return v
+
+
+@njit(cache=True)
+def _trigger_end(st, tab, p, reason):
+    if st[S_END_SEAT] < 0:
+        st[S_END_SEAT] = p
+        st[S_END_REASON] = reason
+        _take(st, tab, p, STK_GAME_END)
+
+
+@njit(cache=True)
+def _score_close(st, tab, var):
+    """§4C steps 2-4 after the houses are placed: tiles, carriage, discard, trim."""
+    p = st[S_CUR]
+    L = st[S_CLOSE_LEN]
+    # route tile with cascade (§4C.2, §7.3)
+    s = -1
+    for k in range(2, -1, -1):
+        if L >= tab[T_ROUTE_LEN + k]:
+            s = k
+            break
+    while s >= 0:
+        if st[S_STACK + s] > 0:
+            _take(st, tab, p, s)
+            break
+        if var[V_CASCADE] == 1:
+            break
+        s -= 1
+    # region groups, one tile per group per player
+    hm = st[S_HOUSES + p]
+    for g in range(N_STACKS):
+        gm = tab[T_GROUP + g]
+        if gm != 0 and (st[S_GROUPS + p] >> g) & 1 == 0 and (hm & gm) == gm:
+            if st[S_STACK + g] > 0:
+                st[S_GROUPS + p] |= 1 << g
+                _take(st, tab, p, g)
+    # all regions (outside Baiern by default)
+    if (st[S_GROUPS + p] >> STK_ALL_REGIONS) & 1 == 0 and st[S_STACK + STK_ALL_REGIONS] > 0:
+        need = tab[T_ALL_REG + var[V_ALL_REGIONS_BAIERN]]
+        ok = True
+        for r in range(N_REGIONS):
+            if (need >> r) & 1 and (hm & tab[T_REGMASK + r]) == 0:
+                ok = False
+                break
+        if ok:
+            st[S_GROUPS + p] |= 1 << STK_ALL_REGIONS
+            _take(st, tab, p, STK_ALL_REGIONS)
+    # carriage: strictly the next one; Cartwright counts the route as 2 longer (§4C.3)
+    nxt = 3 if st[S_CARRIAGE + p] == 0 else st[S_CARRIAGE + p] + 1
+    if nxt <= 7:
+        eff = L + 2 if st[S_OFFICIAL] == OFF_CARTWRIGHT else L
+        if eff >= nxt:
+            st[S_CARRIAGE + p] = nxt
+            if nxt == 7:
+                _trigger_end(st, tab, p, END_CARRIAGE)
+    if st[S_HOUSES_LEFT + p] == 0:
+        _trigger_end(st, tab, p, END_HOUSES)
+    # route cards to the discard pile
+    base = S_ROUTE + p * 44
+    for i in range(st[S_RLO + p], st[S_RHI + p]):
+        _discard(st, st[base + i])
+    st[S_RLO + p] = 22
+    st[S_RHI + p] = 22
+    st[S_RMASK + p] = 0
+    st[S_N_CLOSED + p] += 1
+    st[S_CLOSED_LEN_SUM + p] += L
+    st[S_ROUTE_HIST + min(L, 22)] += 1
+    if st[S_HAND_N + p] > 3:
+        st[S_PHASE] = PH_TRIM
+    else:
+        _end_turn(st, var)
+
+
+@njit(cache=True)
+def _place(st, p, c):
+    st[S_HOUSES + p] |= 1 << c
+    st[S_HOUSES_LEFT + p] -= 1
+
+
+@njit(cache=True)
+def _draw_done(st):
+    ph = st[S_PHASE]
+    if ph == PH_DRAW1:
+        if st[S_OFFICIAL] == OFF_POSTMASTER:
+            st[S_PHASE] = PH_DRAW2
+        elif st[S_OFFICIAL] == OFF_NONE:
+            st[S_PHASE] = PH_PM
+        else:
+            st[S_PHASE] = PH_PLAY1
+    else:
+        st[S_PHASE] = PH_PLAY1
+
+
+@njit(cache=True)
+def _play_done(st, var):
+    p = st[S_CUR]
+    st[S_PLAYS] += 1
+    if st[S_PHASE] == PH_PLAY1 and st[S_OFFICIAL] == OFF_NONE and st[S_HAND_N + p] > 0:
+        st[S_PHASE] = PH_PC
+    else:
+        _to_close(st, var)
+
+
+@njit(cache=True)
+def _to_close(st, var):
+    p = st[S_CUR]
+    if st[S_RHI + p] - st[S_RLO + p] >= 3:
+        st[S_PHASE] = PH_CLOSE
+    else:
+        _after_turn_body(st, var)
+
+
+@njit(cache=True)
+def _pick_next(st, tab, var):
+    """Advance the house-pick phase: skip regions with nothing to place; finish when done."""
+    p = st[S_CUR]
+    if st[S_PICK_MODE] == 0:
+        while st[S_PENDING] != 0 and st[S_HOUSES_LEFT + p] > 0:
+            if _pick_candidates(st, tab) != 0:
+                return
+            st[S_PENDING] &= st[S_PENDING] - 1
+    else:
+        if st[S_HOUSES_LEFT + p] > 0 and _pick_candidates(st, tab) != 0:
+            return
+    _score_close(st, tab, var)
+
+
+@njit(cache=True)
+def apply_action(st, tab, var, a, rng, script, slog):
+    """Apply legal action ``a`` (see the module docstring) to ``st`` in place.
+
+    Parameters
+    ----------
+    st : int64[ST_SIZE]
+    tab : int64[TAB_SIZE]
+    var : int64[N_VARIANT_SLOTS]
+    a : int
+        Must be one of ``legal_actions`` (not checked here).
+    rng : uint64[4]
+        Deal stream, used only to reshuffle the discard pile (§4A).
+    script : int64[k]
+        Replay: concatenated reshuffle orders (empty array: shuffle with ``rng``).
+    slog : int64[m]
+        Reshuffle log (size <= 1: no logging).
+
+    Notes
+    -----
+    jit-compiled; caller validates. shared/rules/thurn_und_taxis.md §4-§6.
+    """
+    ph = st[S_PHASE]
+    p = st[S_CUR]
+    h = S_HAND + p * N_CITIES
+    if ph == PH_ADMIN:
+        if a == A_YES:
+            st[S_OFFICIAL] = OFF_ADMINISTRATOR
+            st[S_N_OFFICIAL + p * 5 + OFF_ADMINISTRATOR] += 1
+            for i in range(DISPLAY):
+                if st[S_DISPLAY + i] >= 0:
+                    _discard(st, st[S_DISPLAY + i])
+                    st[S_DISPLAY + i] = -1
+            _refill_display(st, rng, script, slog)
+        st[S_PHASE] = PH_DRAW1
+        return
+    if ph == PH_DRAW1 or ph == PH_DRAW2:
+        if a == A_DRAW_DECK:
+            c = _deck_card(st, rng, script, slog)
+            if c >= 0:
+                st[h + c] += 1
+                st[S_HAND_N + p] += 1
+        elif a >= A_DRAW_DISPLAY and a < A_DRAW_DISPLAY + N_CITIES:
+            c = a - A_DRAW_DISPLAY
+            for i in range(DISPLAY):
+                if st[S_DISPLAY + i] == c:
+                    st[S_DISPLAY + i] = -1
+                    break
+            st[h + c] += 1
+            st[S_HAND_N + p] += 1
+            _refill_display(st, rng, script, slog)
+        _draw_done(st)
+        return
+    if ph == PH_PM:
+        if a == A_YES:
+            st[S_OFFICIAL] = OFF_POSTMASTER
+            st[S_N_OFFICIAL + p * 5 + OFF_POSTMASTER] += 1
+            st[S_PHASE] = PH_DRAW2
+        else:
+            st[S_PHASE] = PH_PLAY1
+        return
+    if ph == PH_PC:
+        if a == A_YES:
+            st[S_OFFICIAL] = OFF_POSTAL_CARRIER
+            st[S_N_OFFICIAL + p * 5 + OFF_POSTAL_CARRIER] += 1
+            st[S_PHASE] = PH_PLAY2
+        else:
+            _to_close(st, var)
+        return
+    if ph == PH_PLAY1 or ph == PH_PLAY2:
+        if a == A_NO:
+            _to_close(st, var)
+            return
+        base = S_ROUTE + p * 44
+        if a >= A_RESTART:
+            c = a - A_RESTART
+            for i in range(st[S_RLO + p], st[S_RHI + p]):
+                _discard(st, st[base + i])
+            st[S_N_DISCARDED + p] += 1
+            st[S_RLO + p] = 22
+            st[S_RHI + p] = 23
+            st[base + 22] = c
+            st[S_RMASK + p] = 1 << c
+        elif a >= A_START:
+            c = a - A_START
+            st[S_RLO + p] = 22
+            st[S_RHI + p] = 23
+            st[base + 22] = c
+            st[S_RMASK + p] = 1 << c
+        elif a >= A_RIGHT:
+            c = a - A_RIGHT
+            st[base + st[S_RHI + p]] = c
+            st[S_RHI + p] += 1
+            st[S_RMASK + p] |= 1 << c
+        else:
+            c = a - A_LEFT
+            st[S_RLO + p] -= 1
+            st[base + st[S_RLO + p]] = c
+            st[S_RMASK + p] |= 1 << c
+        st[h + c] -= 1
+        st[S_HAND_N + p] -= 1
+        _play_done(st, var)
+        return
+    if ph == PH_CLOSE:
+        if a == A_NO:
+            _after_turn_body(st, var)
+            return
+        if a == A_CLOSE_CART:
+            st[S_OFFICIAL] = OFF_CARTWRIGHT
+            st[S_N_OFFICIAL + p * 5 + OFF_CARTWRIGHT] += 1
+        st[S_CLOSE_LEN] = st[S_RHI + p] - st[S_RLO + p]
+        if st[S_HOUSES_LEFT + p] > 0:
+            st[S_PHASE] = PH_HOUSE_MODE
+        else:
+            _score_close(st, tab, var)
+        return
+    if ph == PH_HOUSE_MODE:
+        rm = st[S_RMASK + p]
+        if a == A_MODE_EACH:
+            pend = 0
+            for r in range(N_REGIONS):
+                if rm & tab[T_REGMASK + r]:
+                    pend |= 1 << r
+            st[S_PICK_MODE] = 0
+            st[S_PENDING] = pend
+            st[S_PHASE] = PH_HOUSE_PICK
+            _pick_next(st, tab, var)
+        else:
+            r = a - A_MODE_REGION
+            cand = rm & tab[T_REGMASK + r] & ~st[S_HOUSES + p]
+            if _popcount(cand) <= st[S_HOUSES_LEFT + p]:
+                while cand:
+                    _place(st, p, _lowbit(cand))
+                    cand &= cand - 1
+                _score_close(st, tab, var)
+            else:
+                st[S_PICK_MODE] = 1
+                st[S_PENDING] = r
+                st[S_PHASE] = PH_HOUSE_PICK
+        return
+    if ph == PH_HOUSE_PICK:
+        if a != A_HOUSE_SKIP:
+            _place(st, p, a - A_HOUSE)
+        if st[S_PICK_MODE] == 0:
+            st[S_PENDING] &= st[S_PENDING] - 1
+        _pick_next(st, tab, var)
+        return
+    if ph == PH_TRIM:
+        c = a - A_TRIM
+        st[h + c] -= 1
+        st[S_HAND_N + p] -= 1
+        _discard(st, c)
+        if st[S_HAND_N + p] <= 3:
+            _end_turn(st, var)
+        return
+
+
+# ----------------------------------------------------------------------------- scoring
+
+
+@njit(cache=True)
+def score_final(st, tab, scores):
+    """Final scores (§5): best carriage VP + bonus tiles - houses not placed.
+
+    Parameters
+    ----------
+    st : int64[ST_SIZE]
+    tab : int64[TAB_SIZE]
+    scores : int64[>= n_players]
+        Written in place (points).
+    """
+    for p in range(st[S_NP]):
+        scores[p] = tab[T_CARR_VP + st[S_CARRIAGE + p]] + st[S_TILE_PTS + p] - st[S_HOUSES_LEFT + p]
+
+
+@njit(cache=True)
+def winner_of(st, scores):
+    """Winning seat under the tie-break of §5: among the tied leaders, the game-end tile holder,
+    else the first tied leader clockwise after the holder. -1 (shared) only if nobody holds it
+    (a game stopped by the turn cap)."""
+    n = st[S_NP]
+    best = scores[0]
+    for p in range(1, n):
+        if scores[p] > best:
+            best = scores[p]
+    holder = st[S_END_SEAT]
+    if holder < 0:
+        cnt = 0
+        w = -1
+        for p in range(n):
+            if scores[p] == best:
+                cnt += 1
+                w = p
+        return w if cnt == 1 else -1
+    for d in range(n):
+        p = (holder + d) % n
+        if scores[p] == best:
+            return p
+    return -1
+
+
+@njit(cache=True)
+def is_terminal(st):
+    return st[S_OVER] == 1
+
+
+# ----------------------------------------------------------------------------- policies
+
+POL_RANDOM = 0
+POL_ROUTE = 1
+
+# route-planner parameters (index into the policy parameter vector)
+P_CLOSE_LEN = 0  # close a route once it has this many cards
+P_W_REGION = 1  # weight of a card in a region group the player still needs
+P_W_HOUSE = 2  # weight of a card where the player has no house yet
+P_W_OPEN = 3  # weight per free neighbour of the new route end (room to grow)
+P_W_HAND = 4  # weight per hand card that can follow the new end
+P_DECK_VALUE = 5  # value of the blind deck draw relative to display cards
+P_ADMIN_BELOW = 6  # use the Administrator when the best display card is worth less than this
+P_PM_HAND_MAX = 7  # use the Postmaster while the hand has at most this many cards
+P_CART = 8  # 1: keep the official for the Cartwright when it buys the next carriage
+N_PARAMS = 9
+
+
+@njit(cache=True)
+def _city_value(st, tab, p, c, prm):
+    """How much seat p wants city c on a route (regions and houses still needed)."""
+    v = 1.0
+    hm = st[S_HOUSES + p]
+    if (hm >> c) & 1 == 0:
+        v += prm[P_W_HOUSE]
+        r = tab[T_REGION + c]
+        for g in range(N_STACKS):
+            gm = tab[T_GROUP + g]
+            if gm != 0 and (gm >> c) & 1 and (st[S_GROUPS + p] >> g) & 1 == 0 and st[S_STACK + g] > 0:
+                missing = _popcount(gm & ~hm)
+                v += prm[P_W_REGION] / missing
+        if (hm & tab[T_REGMASK + r]) == 0:
+            v += 0.5 * prm[P_W_REGION]
+    return v
+
+
+@njit(cache=True)
+def _end_value(st, tab, p, end, rmask, prm):
+    """Growth prospects at a route end: free neighbours and hand cards that can follow."""
+    free = tab[T_ADJ + end] & ~rmask
+    v = prm[P_W_OPEN] * _popcount(free)
+    h = S_HAND + p * N_CITIES
+    while free:
+        c = _lowbit(free)
+        free &= free - 1
+        if st[h + c] > 0:
+            v += prm[P_W_HAND]
+    return v
+
+
+@njit(cache=True)
+def _hand_extensions(st, tab, p):
+    """Number of hand cards that can extend the open route now."""
+    lo = st[S_RLO + p]
+    hi = st[S_RHI + p]
+    if hi == lo:
+        return st[S_HAND_N + p]
+    rmask = st[S_RMASK + p]
+    m = (tab[T_ADJ + st[S_ROUTE + p * 44 + lo]] | tab[T_ADJ + st[S_ROUTE + p * 44 + hi - 1]]) & ~rmask
+    n = 0
+    h = S_HAND + p * N_CITIES
+    while m:
+        c = _lowbit(m)
+        m &= m - 1
+        if st[h + c] > 0:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _draw_value(st, tab, p, c, prm):
+    """Value of drawing city c: a card that extends the route now, or helps one in hand."""
+    lo = st[S_RLO + p]
+    hi = st[S_RHI + p]
+    v = 0.0
+    if hi > lo:
+        rmask = st[S_RMASK + p]
+        if (rmask >> c) & 1:
+            return 0.0
+        ends = tab[T_ADJ + st[S_ROUTE + p * 44 + lo]] | tab[T_ADJ + st[S_ROUTE + p * 44 + hi - 1]]
+        if (ends >> c) & 1:
+            v += 2.0 + _city_value(st, tab, p, c, prm)
+        else:
+            # neighbour of a hand card that extends the route: one step away
+            h = S_HAND + p * N_CITIES
+            m = ends & ~rmask
+            near = False
+            while m:
+                d = _lowbit(m)
+                m &= m - 1
+                if st[h + d] > 0 and (tab[T_ADJ + d] >> c) & 1:
+                    near = True
+                    break
+            if near:
+                v += 1.0 + 0.5 * _city_value(st, tab, p, c, prm)
+    else:
+        v += 0.5 * _city_value(st, tab, p, c, prm)
+        h = S_HAND + p * N_CITIES
+        m = tab[T_ADJ + c]
+        while m:
+            d = _lowbit(m)
+            m &= m - 1
+            if st[h + d] > 0:
+                v += 0.5
+    return v
+
+
+@njit(cache=True)
+def _want_close(st, tab, p, prm):
+    L = st[S_RHI + p] - st[S_RLO + p]
+    if L < 3:
+        return False
+    if L >= prm[P_CLOSE_LEN]:
+        return True
+    if st[S_END_SEAT] >= 0:
+        return True  # last round: take what there is
+    # stuck: no hand card extends the route
+    if _hand_extensions(st, tab, p) == 0:
+        return True
+    return False
+
+
+@njit(cache=True)
+def _cart_pays(st, p, L):
+    nxt = 3 if st[S_CARRIAGE + p] == 0 else st[S_CARRIAGE + p] + 1
+    return nxt <= 7 and L < nxt <= L + 2
+
+
+@njit(cache=True)
+def _house_option_value(st, tab, p, a, prm):
+    """Houses placed + tile values completed for house mode a (approximate for mode i)."""
+    hm = st[S_HOUSES + p]
+    rm = st[S_RMASK + p]
+    add = 0
+    if a == A_MODE_EACH:
+        for r in range(N_REGIONS):
+            cand = rm & tab[T_REGMASK + r] & ~hm
+            if cand:
+                add |= cand & (~cand + 1)
+    else:
+        add = rm & tab[T_REGMASK + a - A_MODE_REGION] & ~hm
+    k = _popcount(add)
+    left = st[S_HOUSES_LEFT + p]
+    if k > left:
+        k = left
+    v = float(k)
+    new = hm | add
+    for g in range(N_STACKS):
+        gm = tab[T_GROUP + g]
+        if gm != 0 and (st[S_GROUPS + p] >> g) & 1 == 0 and st[S_STACK + g] > 0:
+            if (new & gm) == gm:
+                v += tab[T_STACK_VAL + g * MAX_TILES + tab[T_STACK_N + g] - st[S_STACK + g]]
+    return v
+
+
+@njit(cache=True)
+def _route_policy(st, tab, acts, n, prm, rng):
+    """Route-planning heuristic (issue §3): draw and play towards long routes through needed
+    regions, close at a length threshold, use officials when they pay."""
+    ph = st[S_PHASE]
+    p = st[S_CUR]
+    if n == 1:
+        return acts[0]
+    L = st[S_RHI + p] - st[S_RLO + p]
+    if ph == PH_ADMIN:
+        best = 0.0
+        for i in range(DISPLAY):
+            c = st[S_DISPLAY + i]
+            if c >= 0:
+                v = _draw_value(st, tab, p, c, prm)
+                if v > best:
+                    best = v
+        if best < prm[P_ADMIN_BELOW] and _hand_extensions(st, tab, p) <= 1:
+            return A_YES
+        return A_NO
+    if ph == PH_DRAW1 or ph == PH_DRAW2:
+        best_a = acts[0]
+        best = -1e9
+        for i in range(n):
+            a = acts[i]
+            if a == A_DRAW_DECK:
+                v = prm[P_DECK_VALUE]
+            else:
+                v = _draw_value(st, tab, p, a - A_DRAW_DISPLAY, prm)
+            v += 1e-3 * random_float(rng)
+            if v > best:
+                best = v
+                best_a = a
+        return best_a
+    if ph == PH_PM:
+        # keep the official for the Cartwright if the next play could buy the next carriage
+        if prm[P_CART] > 0 and _cart_pays(st, p, L + 1) and L + 1 >= 3 and _hand_extensions(st, tab, p) > 0:
+            return A_NO
+        if st[S_HAND_N + p] <= prm[P_PM_HAND_MAX]:
+            return A_YES
+        return A_NO
+    if ph == PH_PC:
+        if _hand_extensions(st, tab, p) > 0 and L < prm[P_CLOSE_LEN]:
+            if not (prm[P_CART] > 0 and _cart_pays(st, p, L) and L >= 3):
+                return A_YES
+        return A_NO
+    if ph == PH_PLAY1 or ph == PH_PLAY2:
+        best_a = acts[0]
+        best = -1e9
+        rmask = st[S_RMASK + p]
+        lo = st[S_RLO + p]
+        hi = st[S_RHI + p]
+        for i in range(n):
+            a = acts[i]
+            if a >= A_RESTART:
+                c = a - A_RESTART
+                v = -5.0 - 2.0 * L + _city_value(st, tab, p, c, prm) + _end_value(st, tab, p, c, 1 << c, prm)
+            elif a >= A_START:
+                c = a - A_START
+                v = _city_value(st, tab, p, c, prm) + 2.0 * _end_value(st, tab, p, c, 1 << c, prm)
+            elif a >= A_RIGHT:
+                c = a - A_RIGHT
+                other = st[S_ROUTE + p * 44 + lo]
+                nm = rmask | (1 << c)
+                v = 10.0 + _city_value(st, tab, p, c, prm) + _end_value(st, tab, p, c, nm, prm)
+                v += 0.5 * _end_value(st, tab, p, other, nm, prm)
+            else:
+                c = a - A_LEFT
+                other = st[S_ROUTE + p * 44 + hi - 1]
+                nm = rmask | (1 << c)
+                v = 10.0 + _city_value(st, tab, p, c, prm) + _end_value(st, tab, p, c, nm, prm)
+                v += 0.5 * _end_value(st, tab, p, other, nm, prm)
+            v += 1e-3 * random_float(rng)
+            if v > best:
+                best = v
+                best_a = a
+        return best_a
+    if ph == PH_CLOSE:
+        if _want_close(st, tab, p, prm):
+            if n == 3 and prm[P_CART] > 0 and _cart_pays(st, p, L):
+                return A_CLOSE_CART
+            return A_CLOSE
+        return A_NO
+    if ph == PH_HOUSE_MODE:
+        best_a = acts[0]
+        best = -1e9
+        for i in range(n):
+            v = _house_option_value(st, tab, p, acts[i], prm) + 1e-3 * random_float(rng)
+            if v > best:
+                best = v
+                best_a = acts[i]
+        return best_a
+    if ph == PH_HOUSE_PICK:
+        best_a = acts[0]
+        best = -1e9
+        for i in range(n):
+            a = acts[i]
+            if a == A_HOUSE_SKIP:
+                v = -1.0
+            else:
+                v = _city_value(st, tab, p, a - A_HOUSE, prm)
+            v += 1e-3 * random_float(rng)
+            if v > best:
+                best = v
+                best_a = a
+        return best_a
+    if ph == PH_TRIM:
+        # drop the card with the fewest neighbours among the other hand cards (duplicates first)
+        h = S_HAND + p * N_CITIES
+        best_a = acts[0]
+        best = 1e9
+        for i in range(n):
+            c = acts[i] - A_TRIM
+            v = _city_value(st, tab, p, c, prm) + 0.5 * _popcount(tab[T_ADJ + c])
+            m = tab[T_ADJ + c]
+            while m:
+                d = _lowbit(m)
+                m &= m - 1
+                if st[h + d] > 0:
+                    v += 1.0
+            if st[h + c] > 1:
+                v -= 3.0
+            v += 1e-3 * random_float(rng)
+            if v < best:
+                best = v
+                best_a = acts[i]
+        return best_a
+    return acts[randint(rng, n)]
+
+
+@njit(cache=True)
+def choose_action(st, tab, acts, n, pol_id, prm, rng):
+    """Policy decision: ``acts[:n]`` legal; returns one of them."""
+    if pol_id == POL_ROUTE:
+        return _route_policy(st, tab, acts, n, prm, rng)
+    if n == 1:
+        return acts[0]
+    ph = st[S_PHASE]
+    if (ph == PH_PLAY1 or ph == PH_PLAY2) and acts[0] < A_START:
+        # random: uniform over the extensions; the route is discarded only when none exists
+        k = 0
+        while k < n and acts[k] < A_START:
+            k += 1
+        return acts[randint(rng, k)]
+    return acts[randint(rng, n)]
+
+
+# ----------------------------------------------------------------------------- games
+
+
+@njit(cache=True)
+def deal_deck(deal_rng, deck):
+    """The shuffled 66-card deck (3 cards per city, §2) from the deal stream."""
+    for c in range(N_CITIES):
+        for k in range(3):
+            deck[3 * c + k] = c
+    shuffle(deal_rng, deck)
+
+
+@njit(cache=True)
+def play_game(st, tab, var, n_players, game_index, root_seed, policy_ids, policy_params,
+              alog, slog, deck):
+    """Play one game from the deal to the end; ``st`` holds the final state.
+
+    ``alog`` (int64[m], m > 1 to log) receives the actions; ``st[S_ALOG_N]`` is their count.
+    Returns the number of decisions (plies).
+    """
+    deal_rng = new_state(root_seed, game_index, STREAM_DEAL)
+    deal_deck(deal_rng, deck)
+    init_state(st, n_players, deck)
+    init_stacks(st, tab)
+    prngs = np.empty((MAX_SEATS, 4), dtype=np.uint64)
+    for p in range(n_players):
+        prngs[p, :] = new_state(root_seed, game_index, STREAM_POLICY + p)
+    acts = np.empty(MAX_ACTIONS, dtype=np.int64)
+    script = np.empty(0, dtype=np.int64)
+    plies = 0
+    logging = alog.shape[0] > 1
+    while st[S_OVER] == 0:
+        n = legal_actions(st, tab, acts)
+        p = st[S_CUR]
+        a = choose_action(st, tab, acts, n, policy_ids[p], policy_params[p], prngs[p])
+        if logging and plies < alog.shape[0]:
+            alog[plies] = a
+        apply_action(st, tab, var, a, deal_rng, script, slog)
+        plies += 1
+    st[S_ALOG_N] = plies
+    return plies
+
+
+@njit(cache=True)
+def play_batch(first_game_index, n_games, root_seed, n_players, policy_ids, policy_params, var,
+               tab):
+    """Play games ``first_game_index .. + n_games - 1``; one row per game in each output.
+
+    Parameters
+    ----------
+    first_game_index, n_games, root_seed : int
+    n_players : int
+        2..4.
+    policy_ids : int64[n_players]
+    policy_params : float64[n_players, >= N_PARAMS]
+    var : int64[N_VARIANT_SLOTS]
+    tab : int64[TAB_SIZE]
+
+    Returns
+    -------
+    score : int64[n, n_players]  final points (§5)
+    win : float64[n, n_players]  1 for the tie-break winner (§5), shared equally if no holder
+    plies : int32[n]             decisions taken
+    turns : int32[n]             turns played
+    end_reason : int8[n]         END_CARRIAGE / END_HOUSES / END_CAP
+    end_seat : int8[n]           seat that took the game-end tile (-1)
+    officials : int32[n, n_players, 5]  officials used (index OFF_*; forced Postmaster included)
+    forced : int32[n, n_players]        forced Postmaster turns
+    carriage : int8[n, n_players]       highest carriage (0 = none)
+    houses_left : int8[n, n_players]
+    tile_pts : int16[n, n_players]
+    closed : int16[n, n_players]        routes closed
+    closed_len : int32[n, n_players]    sum of closed route lengths
+    route_hist : int32[n, 23]           closed routes by length (index = length)
+    tiles_taken : int8[n, 10]           tiles taken per stack
+    """
+    score = np.zeros((n_games, n_players), dtype=np.int64)
+    win = np.zeros((n_games, n_players), dtype=np.float64)
+    plies = np.zeros(n_games, dtype=np.int32)
+    turns = np.zeros(n_games, dtype=np.int32)
+    end_reason = np.zeros(n_games, dtype=np.int8)
+    end_seat = np.zeros(n_games, dtype=np.int8)
+    officials = np.zeros((n_games, n_players, 5), dtype=np.int32)
+    forced = np.zeros((n_games, n_players), dtype=np.int32)
+    carriage = np.zeros((n_games, n_players), dtype=np.int8)
+    houses_left = np.zeros((n_games, n_players), dtype=np.int8)
+    tile_pts = np.zeros((n_games, n_players), dtype=np.int16)
+    closed = np.zeros((n_games, n_players), dtype=np.int16)
+    closed_len = np.zeros((n_games, n_players), dtype=np.int32)
+    route_hist = np.zeros((n_games, 23), dtype=np.int32)
+    tiles_taken = np.zeros((n_games, N_STACKS), dtype=np.int8)
+    st = np.zeros(ST_SIZE, dtype=np.int64)
+    alog = np.zeros(1, dtype=np.int64)
+    slog = np.zeros(1, dtype=np.int64)
+    deck = np.empty(N_CARDS, dtype=np.int64)
+    sc = np.zeros(MAX_SEATS, dtype=np.int64)
+    for g in range(n_games):
+        gi = first_game_index + g
+        plies[g] = play_game(st, tab, var, n_players, gi, root_seed, policy_ids, policy_params,
+                             alog, slog, deck)
+        score_final(st, tab, sc)
+        w = winner_of(st, sc)
+        if w >= 0:
+            win[g, w] = 1.0
+        else:
+            best = sc[0]
+            for p in range(1, n_players):
+                best = max(best, sc[p])
+            k = 0
+            for p in range(n_players):
+                if sc[p] == best:
+                    k += 1
+            for p in range(n_players):
+                if sc[p] == best:
+                    win[g, p] = 1.0 / k
+        turns[g] = st[S_TURN]
+        end_reason[g] = st[S_END_REASON]
+        end_seat[g] = st[S_END_SEAT]
+        for p in range(n_players):
+            score[g, p] = sc[p]
+            for o in range(5):
+                officials[g, p, o] = st[S_N_OFFICIAL + p * 5 + o]
+            forced[g, p] = st[S_N_FORCED + p]
+            carriage[g, p] = st[S_CARRIAGE + p]
+            houses_left[g, p] = st[S_HOUSES_LEFT + p]
+            tile_pts[g, p] = st[S_TILE_PTS + p]
+            closed[g, p] = st[S_N_CLOSED + p]
+            closed_len[g, p] = st[S_CLOSED_LEN_SUM + p]
+        for k in range(23):
+            route_hist[g, k] = st[S_ROUTE_HIST + k]
+        for s in range(N_STACKS):
+            tiles_taken[g, s] = st[S_TILES_TAKEN + s]
+    return (score, win, plies, turns, end_reason, end_seat, officials, forced, carriage,
+            houses_left, tile_pts, closed, closed_len, route_hist, tiles_taken)

@@ -1,0 +1,429 @@
+"""Thurn and Taxis (Karen & Andreas Seyfarth, Hans im Glück 2006), 2-4 players.
+
+Rule source: ``shared/rules/thurn_und_taxis.md`` (§1 map, §2 components, §3 setup, §4 turn,
+§5 end and score, §6 officials, §7 ambiguities). Component data: ``mcsim/data/thurn_and_taxis/``
+(``map.json``: 22 cities, 9 regions, 45 roads; ``carriages.json``: carriage points, MEDIUM
+confidence; ``bonus_tiles.json``: the 30 tiles by stack). Run options ``carriages=FILE`` and
+``bonus_tiles=FILE`` replace those two files (same format).
+
+Variants (``--variant name=value``; rules §7):
+
+================================  ======================  ==========  =========================
+name                              values                  default     meaning
+================================  ======================  ==========  =========================
+all_regions_includes_baiern       false | true            false       §7.1: the all-regions tile
+                                                                      needs the 8 non-Baiern
+                                                                      regions (false) or all 9
+route_tile_cascade                true | false            true        §7.3: an empty route stack
+                                                                      falls back to lower ones
+hand_limit                        after_close | every_turn after_close §7.7: trim to 3 cards only
+                                                                      after closing, or at the
+                                                                      end of every turn
+================================  ======================  ==========  =========================
+
+Policies: ``random`` (uniform over the legal decisions of each phase of a turn) and ``route``
+(route planner, parameters below). Seat 0 starts (§3.4).
+
+Kernel encoding: ``kernels.thurn_and_taxis`` (state vector, phases, action codes). Human notation
+of records: see ``record_games``.
+"""
+from __future__ import annotations
+
+import json
+import math
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from kernels import thurn_and_taxis as K
+from mcsim.errors import (ConfigError, DataFileError, IllegalMoveError, InvalidRecordError)
+from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
+                              check_players, policy_arrays)
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "thurn_and_taxis"
+RULES = "shared/rules/thurn_und_taxis.md"
+DEFAULT_MAX_TURNS = 2000  # safety cap; random games end far earlier
+
+STACK_IDS = ("route5", "route6", "route7", "baiern", "boehmen_salzburg", "baden",
+             "wuerttemberg_hohenzollern", "schweiz_tyrol", "all_regions", "game_end")
+STACK_COUNTS = (2, 3, 4, 4, 3, 3, 3, 3, 4, 1)  # §2.2 (counts: high confidence)
+OFFICIALS = ("postmaster", "administrator", "postal_carrier", "cartwright")  # K.OFF_* 1..4
+END_REASONS = {K.END_CARRIAGE: "carriage7", K.END_HOUSES: "houses", K.END_CAP: "turn_cap"}
+
+ROUTE_PARAMS = (
+    ParamSpec("close_len", 5.0, "close a route once it has this many cards", 3, 22),
+    ParamSpec("w_region", 2.0, "weight of a city in a region group still needed", 0, 100),
+    ParamSpec("w_house", 1.0, "weight of a city without an own house", 0, 100),
+    ParamSpec("w_open", 0.3, "weight per free neighbour of a route end", 0, 100),
+    ParamSpec("w_hand", 1.0, "weight per hand card that can follow a route end", 0, 100),
+    ParamSpec("deck_value", 1.5, "value of a blind deck draw against display cards", -100, 100),
+    ParamSpec("admin_below", 1.0, "use the Administrator if no display card is worth this", -100, 100),
+    ParamSpec("pm_hand_max", 6.0, "use the Postmaster while the hand has at most this many cards", 0, 66),
+    ParamSpec("cartwright", 1.0, "1: save the turn's official for the Cartwright when it buys the "
+              "next carriage; 0: never", 0, 1),
+)
+
+SPEC = GameSpec(
+    id="thurn-and-taxis",
+    long_name="Thurn and Taxis",
+    rules=RULES,
+    min_players=2,
+    max_players=4,
+    default_players=3,
+    variants=(
+        VariantSpec("all_regions_includes_baiern", ("false", "true"), "false",
+                    "the all-regions tile also needs a house in Baiern", RULES + " §7.1"),
+        VariantSpec("route_tile_cascade", ("true", "false"), "true",
+                    "an empty route-length stack falls back to the next lower one", RULES + " §7.3"),
+        VariantSpec("hand_limit", ("after_close", "every_turn"), "after_close",
+                    "when the hand is trimmed to 3 cards", RULES + " §7.7"),
+    ),
+    policies=(
+        PolicySpec("random", K.POL_RANDOM, "uniform over the legal decisions of each turn phase"),
+        PolicySpec("route", K.POL_ROUTE, "route planner: extends towards needed regions, closes "
+                   "at close_len, uses officials when they pay", ROUTE_PARAMS),
+    ),
+    summary_key="thurn_and_taxis",
+    max_plies=DEFAULT_MAX_TURNS * 40,
+    description="postal routes across southern Germany; officials, carriages and bonus tiles",
+)
+
+
+# ----------------------------------------------------------------------------- data
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except FileNotFoundError:
+        raise DataFileError(f"{path}: file not found")
+    except json.JSONDecodeError as e:
+        raise DataFileError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})")
+
+
+def _need(obj: Any, key: str, typ: type, where: str) -> Any:
+    if not isinstance(obj, dict) or key not in obj:
+        raise DataFileError(f"{where}: missing field {key!r}")
+    val = obj[key]
+    if typ is int and (isinstance(val, bool) or not isinstance(val, int)):
+        raise DataFileError(f"{where}: field {key!r} must be an integer, not {val!r}")
+    if typ is not int and not isinstance(val, typ):
+        raise DataFileError(f"{where}: field {key!r} must be a {typ.__name__}")
+    return val
+
+
+def load_map(path: Path | None = None) -> dict:
+    """Load and validate the map (§1): 22 cities, 9 regions, 45 roads, connected, degrees.
+
+    Returns
+    -------
+    dict
+        ``regions`` (list of 9 names), ``cities`` (list of dicts with ``id, name, region``),
+        ``edges`` (list of 45 ``(a, b)`` city-id pairs, a < b), ``adj`` (list of neighbour sets).
+
+    Raises
+    ------
+    DataFileError
+        One line naming the entry and the broken rule.
+
+    >>> m = load_map(); len(m["cities"]), len(m["edges"])
+    (22, 45)
+    """
+    path = Path(path) if path else DATA_DIR / "map.json"
+    d = _read_json(path)
+    w = path.name
+    regions = _need(d, "regions", list, w)
+    if len(regions) != K.N_REGIONS or len(set(regions)) != K.N_REGIONS:
+        raise DataFileError(f"{w}: 'regions' must list {K.N_REGIONS} distinct names")
+    cities = _need(d, "cities", list, w)
+    if len(cities) != K.N_CITIES:
+        raise DataFileError(f"{w}: {len(cities)} cities, expected {K.N_CITIES} (§1.1)")
+    names: dict[str, int] = {}
+    out_cities = []
+    for i, c in enumerate(cities):
+        where = f"{w}: city #{i}"
+        cid = _need(c, "id", int, where)
+        name = _need(c, "name", str, where)
+        region = _need(c, "region", str, where)
+        if cid != i:
+            raise DataFileError(f"{where} ({name}): id {cid} must equal its position {i}")
+        if name in names:
+            raise DataFileError(f"{where}: duplicate city name {name!r}")
+        if region not in regions:
+            raise DataFileError(f"{where} ({name}): unknown region {region!r}")
+        names[name] = i
+        out_cities.append({"id": i, "name": name, "region": region,
+                           "degree": c.get("degree"),
+                           "xy": (c.get("board_x_mm"), c.get("board_y_mm"))})
+    for r in regions:
+        if not any(c["region"] == r for c in out_cities):
+            raise DataFileError(f"{w}: region {r!r} has no city")
+    expected = _need(d, "expected_road_count", int, w)
+    roads = _need(d, "roads", list, w)
+    edges: set[tuple[int, int]] = set()
+    for k, e in enumerate(roads):
+        where = f"{w}: road #{k}"
+        if not (isinstance(e, list) and len(e) == 2 and all(isinstance(x, str) for x in e)):
+            raise DataFileError(f"{where}: must be a pair of city names")
+        for x in e:
+            if x not in names:
+                raise DataFileError(f"{where} {e}: unknown city {x!r}")
+        a, b = sorted((names[e[0]], names[e[1]]))
+        if a == b:
+            raise DataFileError(f"{where} {e}: a road must join two different cities")
+        if (a, b) in edges:
+            raise DataFileError(f"{where} {e}: duplicate road")
+        edges.add((a, b))
+    if len(edges) != expected or expected != 45:
+        raise DataFileError(f"{w}: {len(edges)} roads, expected 45 (§1.2)")
+    adj = [set() for _ in range(K.N_CITIES)]
+    for a, b in edges:
+        adj[a].add(b)
+        adj[b].add(a)
+    for c in out_cities:
+        if c["degree"] is not None and c["degree"] != len(adj[c["id"]]):
+            raise DataFileError(f"{w}: city {c['name']}: {len(adj[c['id']])} roads, listed degree "
+                                f"{c['degree']} (§1.1)")
+    seen = {0}
+    todo = deque([0])
+    while todo:
+        x = todo.popleft()
+        for y in adj[x] - seen:
+            seen.add(y)
+            todo.append(y)
+    if len(seen) != K.N_CITIES:
+        lost = sorted(out_cities[i]["name"] for i in set(range(K.N_CITIES)) - seen)
+        raise DataFileError(f"{w}: road network is not connected (unreachable: {', '.join(lost)})")
+    cards = _need(d, "city_cards_per_city", int, w)
+    if cards * K.N_CITIES != K.N_CARDS:
+        raise DataFileError(f"{w}: city_cards_per_city={cards} gives {cards * K.N_CITIES} cards, "
+                            f"expected {K.N_CARDS} (§2)")
+    return {"regions": list(regions), "cities": out_cities, "edges": sorted(edges), "adj": adj,
+            "names": names}
+
+
+def load_carriages(path: Path | None = None) -> dict[int, int]:
+    """Carriage points by value 3..7 (§2.1, MEDIUM confidence; edit ``carriages.json``).
+
+    Raises
+    ------
+    DataFileError
+        A value missing or repeated, points negative or decreasing with the value.
+
+    >>> load_carriages()
+    {3: 2, 4: 3, 5: 5, 6: 7, 7: 10}
+    """
+    path = Path(path) if path else DATA_DIR / "carriages.json"
+    d = _read_json(path)
+    w = path.name
+    rows = _need(d, "carriages", list, w)
+    vp: dict[int, int] = {}
+    for k, r in enumerate(rows):
+        where = f"{w}: carriage #{k}"
+        v = _need(r, "value", int, where)
+        p = _need(r, "points", int, where)
+        if v not in range(3, 8):
+            raise DataFileError(f"{where}: value {v} must be 3..7 (§2.1)")
+        if v in vp:
+            raise DataFileError(f"{where}: value {v} listed twice")
+        if p < 0:
+            raise DataFileError(f"{where} (value {v}): points {p} must be >= 0")
+        if "copies" in r and _need(r, "copies", int, where) < K.MAX_SEATS:
+            raise DataFileError(f"{where} (value {v}): needs at least {K.MAX_SEATS} copies (§2)")
+        vp[v] = p
+    for v in range(3, 8):
+        if v not in vp:
+            raise DataFileError(f"{w}: carriage value {v} is missing (§2.1)")
+        if v > 3 and vp[v] < vp[v - 1]:
+            raise DataFileError(f"{w}: carriage {v} scores {vp[v]}, less than carriage {v - 1}")
+    return dict(sorted(vp.items()))
+
+
+def load_bonus_tiles(regions: list[str], path: Path | None = None) -> list[dict]:
+    """The 10 bonus stacks in ``STACK_IDS`` order (§2.2), values top first, 30 tiles in all.
+
+    Raises
+    ------
+    DataFileError
+        Unknown or missing stack, wrong tile count, values increasing towards the top, a region
+        group that does not match §1 (groups must partition the 8 regions other than Polen).
+    """
+    path = Path(path) if path else DATA_DIR / "bonus_tiles.json"
+    d = _read_json(path)
+    w = path.name
+    stacks = _need(d, "stacks", list, w)
+    by_id = {}
+    for k, s in enumerate(stacks):
+        sid = _need(s, "id", str, f"{w}: stack #{k}")
+        where = f"{w}: stack {sid!r}"
+        if sid not in STACK_IDS:
+            raise DataFileError(f"{where}: unknown stack id (expected one of {', '.join(STACK_IDS)})")
+        if sid in by_id:
+            raise DataFileError(f"{where}: listed twice")
+        vals = _need(s, "values", list, where)
+        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in vals):
+            raise DataFileError(f"{where}: values must be non-negative integers")
+        want = STACK_COUNTS[STACK_IDS.index(sid)]
+        if len(vals) != want:
+            raise DataFileError(f"{where}: {len(vals)} tiles, expected {want} (§2.2)")
+        if any(vals[i] < vals[i + 1] for i in range(len(vals) - 1)):
+            raise DataFileError(f"{where}: values must be listed top first, highest on top (§2.2)")
+        by_id[sid] = dict(s)
+    for sid in STACK_IDS:
+        if sid not in by_id:
+            raise DataFileError(f"{w}: stack {sid!r} is missing (§2.2)")
+    total = sum(len(s["values"]) for s in by_id.values())
+    if total != 30 or d.get("total_tiles", 30) != 30:
+        raise DataFileError(f"{w}: {total} tiles, expected 30 (§2.2)")
+    for k, sid in enumerate(("route5", "route6", "route7")):
+        if _need(by_id[sid], "length", int, f"{w}: stack {sid!r}") != 5 + k:
+            raise DataFileError(f"{w}: stack {sid!r}: length must be {5 + k}")
+    covered: list[str] = []
+    for sid in STACK_IDS[3:8]:
+        regs = _need(by_id[sid], "regions", list, f"{w}: stack {sid!r}")
+        for r in regs:
+            if r not in regions:
+                raise DataFileError(f"{w}: stack {sid!r}: unknown region {r!r}")
+        covered += regs
+    others = sorted(set(regions) - {"Polen"})
+    if sorted(covered) != others:
+        raise DataFileError(f"{w}: region groups must cover each region except Polen exactly once "
+                            f"(§1)")
+    if by_id["all_regions"].get("excluded_region", "Baiern") != "Baiern":
+        raise DataFileError(f"{w}: stack 'all_regions': excluded_region must be Baiern (§7.1)")
+    return [by_id[sid] for sid in STACK_IDS]
+
+
+def load_data(options: dict | None = None) -> dict:
+    """All component data, validated (``options`` may name ``carriages`` / ``bonus_tiles`` files)."""
+    options = options or {}
+    m = load_map(options.get("map"))
+    m["carriage_vp"] = load_carriages(options.get("carriages"))
+    m["stacks"] = load_bonus_tiles(m["regions"], options.get("bonus_tiles"))
+    return m
+
+
+def build_tables(data: dict) -> np.ndarray:
+    """The kernel table ``int64[TAB_SIZE]`` (layout ``kernels.thurn_and_taxis.T_*``)."""
+    tab = np.zeros(K.TAB_SIZE, dtype=np.int64)
+    regions = data["regions"]
+    for c in data["cities"]:
+        i = c["id"]
+        tab[K.T_ADJ + i] = sum(1 << j for j in data["adj"][i])
+        r = regions.index(c["region"])
+        tab[K.T_REGION + i] = r
+        tab[K.T_REGMASK + r] |= 1 << i
+    for s, st in enumerate(data["stacks"]):
+        tab[K.T_STACK_N + s] = len(st["values"])
+        for k, v in enumerate(st["values"]):
+            tab[K.T_STACK_VAL + s * K.MAX_TILES + k] = v
+        if st["kind"] == "region_group" or s in range(3, 8):
+            for r in st["regions"]:
+                tab[K.T_GROUP + s] |= tab[K.T_REGMASK + regions.index(r)]
+    for v, p in data["carriage_vp"].items():
+        tab[K.T_CARR_VP + v] = p
+    allm = (1 << K.N_REGIONS) - 1
+    tab[K.T_ALL_REG + 0] = allm & ~(1 << regions.index("Baiern"))
+    tab[K.T_ALL_REG + 1] = allm
+    for k in range(3):
+        tab[K.T_ROUTE_LEN + k] = data["stacks"][k]["length"]
+    return tab
+
+
+_DATA_CACHE: dict = {}
+
+
+def default_data() -> dict:
+    """The shipped data, loaded once."""
+    if "d" not in _DATA_CACHE:
+        _DATA_CACHE["d"] = load_data()
+    return _DATA_CACHE["d"]
+
+
+def variant_vector(spec_codes: np.ndarray, max_turns: int = DEFAULT_MAX_TURNS) -> np.ndarray:
+    """Kernel variant vector ``int64[N_VARIANT_SLOTS]`` from ``SPEC.variant_codes``."""
+    var = np.zeros(K.N_VARIANT_SLOTS, dtype=np.int64)
+    var[: len(spec_codes)] = spec_codes
+    var[K.V_MAX_TURNS] = max_turns
+    return var
+
+
+# ----------------------------------------------------------------------------- protocol
+
+
+def prepare(config: RunConfig) -> Prepared:
+    """Validate the config, load the data, build the tables (see ``mcsim.games.base``).
+
+    Raises
+    ------
+    ConfigError, UnknownPolicyError, UnknownVariantError, DataFileError
+    """
+    check_players(SPEC, config.players)
+    if len(config.policies) != config.players:
+        raise ConfigError(f"{len(config.policies)} policies given for {config.players} players")
+    resolved = SPEC.resolve_variant(config.variant)
+    opts = dict(config.options or {})
+    unknown = set(opts) - {"carriages", "bonus_tiles", "map", "max_turns"}
+    if unknown:
+        raise ConfigError(f"unknown option {sorted(unknown)[0]!r} for thurn-and-taxis; options: "
+                          "carriages=FILE, bonus_tiles=FILE, map=FILE, max_turns=N")
+    data = load_data(opts) if any(k in opts for k in ("carriages", "bonus_tiles", "map")) \
+        else default_data()
+    try:
+        max_turns = int(opts.get("max_turns", DEFAULT_MAX_TURNS))
+    except (TypeError, ValueError):
+        raise ConfigError(f"option max_turns={opts.get('max_turns')!r} is not an integer")
+    if max_turns < 1:
+        raise ConfigError("option max_turns must be >= 1")
+    ids, params = policy_arrays(SPEC, config.policies)
+    if params.shape[1] < K.N_PARAMS:
+        params = np.hstack([params, np.zeros((params.shape[0], K.N_PARAMS - params.shape[1]))])
+    codes = SPEC.variant_codes(resolved)
+    config = RunConfig(config.game, config.players, config.policies, resolved, opts)
+    return Prepared(
+        config=config, policy_ids=ids, policy_params=params, variant_codes=codes,
+        tables={"tab": build_tables(data), "var": variant_vector(codes, max_turns),
+                "cities": [c["name"] for c in data["cities"]], "regions": data["regions"],
+                "carriage_vp": {str(k): v for k, v in data["carriage_vp"].items()}},
+        info={"carriage_points": {str(k): v for k, v in data["carriage_vp"].items()},
+              "carriage_points_confidence": "medium"},
+    )
+
+
+def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: int) -> dict:
+    """Play a chunk of games in the kernel; column arrays, one row per game.
+
+    Returns ``score`` int64[n, seats], ``win_share`` float64[n, seats] (tie-break §5: the
+    winner gets 1), ``length`` int32[n] (decisions), and game columns: ``turns``, ``rounds``,
+    ``end_reason`` (0 carriage7, 1 houses, 2 turn cap), ``end_seat``, per seat
+    ``used_<official>``, ``forced_postmaster``, ``carriage``, ``houses_left``, ``tile_points``,
+    ``routes_closed``, ``route_cards_closed``; per game ``closed_len_<L>`` (L = 3..9, 10 = 10+)
+    and ``tiles_<stack>``.
+    """
+    t = prep.tables
+    n = prep.config.players
+    (score, win, plies, turns, end_reason, end_seat, officials, forced, carriage, houses_left,
+     tile_pts, closed, closed_len, route_hist, tiles_taken) = K.play_batch(
+        np.int64(first_game_index), np.int64(n_games), np.int64(root_seed), np.int64(n),
+        prep.policy_ids, prep.policy_params, t["var"], t["tab"])
+    out = {"score": score, "win_share": win, "length": plies, "turns": turns,
+           "rounds": ((turns + n - 1) // n).astype(np.int32),
+           "end_reason": end_reason, "end_seat": end_seat}
+    for k, name in enumerate(OFFICIALS):
+        out[f"used_{name}"] = np.ascontiguousarray(officials[:, :, k + 1])
+    out["forced_postmaster"] = forced
+    out["carriage"] = carriage
+    out["houses_left"] = houses_left
+    out["tile_points"] = tile_pts
+    out["routes_closed"] = closed
+    out["route_cards_closed"] = closed_len
+    for L in range(3, 10):
+        out[f"closed_len_{L}"] = route_hist[:, L].copy()
+    out["closed_len_10"] = route_hist[:, 10:].sum(axis=1).astype(np.int32)
+    for s, sid in enumerate(STACK_IDS):
+        out[f"tiles_{sid}"] = tiles_taken[:, s].copy()
+    return out
