@@ -281,11 +281,13 @@ def apply_move(state, move, kind, transition, zone):
 
 
 @njit(cache=True)
-def score_final(state, out_points):
-    """Final points (§3.5) into ``out_points`` (int64[2]); returns 1 if kingdoms decided it,
-    0 if territory did, -1 for a draw (impossible on 45 hills, scored 0-0, §7 A7)."""
-    k0 = count_kingdoms(state[S_FORTS])
-    k1 = count_kingdoms(state[S_FORTS + 1])
+def points_from(k0, k1, t0, t1, out_points):
+    """Points of both seats from kingdoms ``k0, k1`` and territory ``t0, t1`` (§3.5).
+
+    Fewer kingdoms wins 2 + |K0 - K1|; equal kingdoms: more territory wins 2 + |T0 - T1|; the
+    loser scores 0. Writes int64[2] ``out_points``; returns 1 if kingdoms decided, 0 if
+    territory did, -1 for a draw (impossible on 45 hills, scored 0-0, §7 A7).
+    """
     out_points[0] = 0
     out_points[1] = 0
     if k0 != k1:
@@ -294,8 +296,6 @@ def score_final(state, out_points):
         else:
             out_points[1] = 2 + k0 - k1
         return 1
-    t0 = popcount(state[S_FORTS])
-    t1 = popcount(state[S_FORTS + 1])
     if t0 > t1:
         out_points[0] = 2 + t0 - t1
     elif t1 > t0:
@@ -303,6 +303,14 @@ def score_final(state, out_points):
     else:
         return -1
     return 0
+
+
+@njit(cache=True)
+def score_final(state, out_points):
+    """Final points of a finished game (§3.5) into ``out_points`` (int64[2]); see
+    ``points_from`` for the return value."""
+    return points_from(count_kingdoms(state[S_FORTS]), count_kingdoms(state[S_FORTS + 1]),
+                       popcount(state[S_FORTS]), popcount(state[S_FORTS + 1]), out_points)
 
 
 # ---------------------------------------------------------------- policies (§6)

@@ -310,21 +310,16 @@ def replay(record: dict) -> dict:
         variant = SPEC.resolve_variant(record.get("variant") or {})
     except ValueError as e:
         raise InvalidRecordError(str(e)) from None
-    zone = zone_table(variant)
-    transition = _transition(variant)
     state = np.zeros(K.S_SIZE, np.uint64)
     for ply, text in enumerate(moves):
         try:
-            mv = parse_move(text)
+            parse_move(text)
         except InvalidRecordError as e:
             raise InvalidRecordError(f"move at ply {ply}: {e}") from None
-        legal, kind = K.legal_moves(state)
-        ok = (kind == K.KIND_PASS and mv == K.MOVE_PASS) or (
-            kind not in (K.KIND_PASS, K.KIND_TERMINAL) and mv != K.MOVE_PASS
-            and (int(legal) >> mv) & 1)
-        if not ok:
-            raise IllegalMoveError(ply, text, _legal_names(state) if kind != K.KIND_TERMINAL else [])
-        K.apply_move(state, mv, kind, transition, zone)
+        try:
+            play(state, text, variant)
+        except IllegalMoveError as e:
+            raise IllegalMoveError(ply, text, e.legal) from None
     return describe(state)
 
 
@@ -342,6 +337,48 @@ def describe(state) -> dict:
             "kingdoms": [int(K.count_kingdoms(state[K.S_FORTS + s])) for s in range(2)],
             "territory": [bin(int(state[K.S_FORTS + s])).count("1") for s in range(2)],
             "points": points, "winner": winner}
+
+
+_PHASES = {"manoeuvre": K.PHASE_MANOEUVRE, "grace": K.PHASE_GRACE, "battle": K.PHASE_BATTLE}
+
+
+def position(red=(), blue=(), to_move: int = 0, phases=("battle", "battle"),
+             variant: dict | None = None) -> np.ndarray:
+    """A kernel state (uint64[S_SIZE]) with the given forts, for tests and notebooks.
+
+    ``red`` are seat 0's hills, ``blue`` seat 1's (names like ``"D4"``); ``phases`` per seat,
+    each ``"manoeuvre"``, ``"grace"`` or ``"battle"``.
+
+    >>> K.legal_moves(position(red=["D4"], phases=("manoeuvre", "manoeuvre")))[1] == K.KIND_MANOEUVRE
+    True
+    """
+    v = SPEC.resolve_variant(variant)
+    zone = zone_table(v)
+    state = np.zeros(K.S_SIZE, np.uint64)
+    for seat, cells in enumerate((red, blue)):
+        for name in cells:
+            state[K.S_FORTS + seat] |= np.uint64(1 << parse_move(name))
+        K._recompute_unions(state, seat, zone)
+        state[K.S_PHASE + seat] = _PHASES[phases[seat]]
+    state[K.S_TO_MOVE] = to_move
+    return state
+
+
+def legal_move_names(state) -> list[str]:
+    """The legal moves of the player to move, as hill names (or ``["pass"]``)."""
+    return [] if K.legal_moves(state)[1] == K.KIND_TERMINAL else _legal_names(state)
+
+
+def play(state, move: str, variant: dict | None = None) -> None:
+    """Play one move given by name on ``state`` (checked; raises ``IllegalMoveError``)."""
+    v = SPEC.resolve_variant(variant)
+    mv = parse_move(move)
+    legal, kind = K.legal_moves(state)
+    if not ((kind == K.KIND_PASS and mv == K.MOVE_PASS) or (
+            kind not in (K.KIND_PASS, K.KIND_TERMINAL) and mv != K.MOVE_PASS
+            and (int(legal) >> mv) & 1)):
+        raise IllegalMoveError(int(state[K.S_PLIES]), move, legal_move_names(state))
+    K.apply_move(state, mv, kind, _transition(v), zone_table(v))
 
 
 def board_ascii(state) -> str:
