@@ -1,0 +1,132 @@
+"""The command line: every command, and bad input ending in one line and a non-zero exit."""
+import json
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from cli import mcsim_cli
+
+
+@pytest.fixture
+def run():
+    runner = CliRunner()
+
+    def _run(*args):
+        return runner.invoke(mcsim_cli, [str(a) for a in args])
+
+    return _run
+
+
+def one_error_line(result, code, text):
+    assert result.exit_code == code, result.output
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith("Error: ") and text in lines[0], lines[0]
+    assert "Traceback" not in result.output
+
+
+def test_help_and_version(run):
+    r = run("--help")
+    assert r.exit_code == 0 and "simulate" in r.output and "replay" in r.output
+    for cmd in ("games", "simulate", "replay", "perft"):
+        r = run(cmd, "--help")
+        assert r.exit_code == 0 and "Example" in r.output
+    assert run("--version").output.strip() == "mcsim, version 0.1.0"
+
+
+def test_games_lists_variants_and_policies(run):
+    r = run("games")
+    assert r.exit_code == 0
+    assert "transition=box|web2014  (default box)" in r.output
+    assert "zone=knight12|chebyshev8  (default knight12)" in r.output
+    assert "policy   tactician" in r.output
+    data = json.loads(run("games", "--json").output)
+    sh = next(g for g in data if g["id"] == "sacred-hill")
+    assert [p["name"] for p in sh["policies"]] == ["random", "greedy", "tactician"]
+
+
+def test_simulate_text_and_json(run):
+    r = run("simulate", "sacred-hill", "-n", 500, "--seed", 3, "-q")
+    assert r.exit_code == 0
+    assert "Sacred Hill: 500 games, seed 3" in r.output and "first-player balance" in r.output
+    r = run("simulate", "sacred-hill", "-n", 500, "--seed", 3, "--json", "-p", "greedy",
+            "-p", "random", "--variant", "transition=web2014")
+    s = json.loads(r.output)
+    assert s["games"] == 500 and s["policies"] == ["greedy", "random"]
+    assert s["variant"]["transition"] == "web2014"
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv"])
+def test_simulate_out_and_records(run, tmp_path, suffix):
+    out = tmp_path / f"games{suffix}"
+    rec = tmp_path / "rec.json"
+    r = run("simulate", "sacred-hill", "-n", 300, "--seed", 2, "-q", "--out", out,
+            "--record", 3, "--record-out", rec)
+    assert r.exit_code == 0, r.output
+    df = pd.read_parquet(out) if suffix == ".parquet" else pd.read_csv(out)
+    assert len(df) == 300 and {"game_index", "score_0", "score_1", "length_plies"} <= set(df)
+    manifest = json.loads((tmp_path / f"games{suffix}.manifest.json").read_text())
+    assert manifest["run"]["seed"] == 2 and "numba" in manifest["versions"]
+    records = json.loads(rec.read_text())
+    assert len(records) == 3
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps(records[1]))
+    r = run("replay", "sacred-hill", one, "--json")
+    assert r.exit_code == 0
+    got = json.loads(r.output)
+    assert got["finished"] and got["points"] == [int(df.score_0[1]), int(df.score_1[1])]
+    r = run("replay", "sacred-hill", one)
+    assert r.exit_code == 0 and "finished: points" in r.output
+
+
+def test_perft(run):
+    assert run("perft", "sacred-hill", "--depth", 3).output.strip() == "9632"
+    r = run("perft", "sacred-hill", "-d", 2, "--variant", "zone=chebyshev8")
+    assert r.output.strip() == "1980"
+
+
+@pytest.mark.parametrize("args,code,text", [
+    (["simulate", "chess"], 2, "'chess' is not one of"),
+    (["simulate", "sacred-hill", "-n", "-5"], 2, "--games must be a positive"),
+    (["simulate", "sacred-hill", "-n", "0"], 2, "--games must be a positive"),
+    (["simulate", "sacred-hill", "-n", "ten"], 2, "'ten' is not a valid integer"),
+    (["simulate", "sacred-hill", "-p", "alphazero"], 2, "unknown policy 'alphazero'"),
+    (["simulate", "sacred-hill", "--variant", "zone=hex"], 2, "knight12|chebyshev8"),
+    (["simulate", "sacred-hill", "--variant", "speed=fast"], 2, "unknown variant 'speed'"),
+    (["simulate", "sacred-hill", "--variant", "zone"], 2, "name=value"),
+    (["simulate", "sacred-hill", "--workers", "0"], 2, "--workers"),
+    (["simulate", "sacred-hill", "--out", "x.txt"], 2, ".parquet or .csv"),
+    (["simulate", "sacred-hill", "--record", "2"], 2, "--record-out"),
+    (["simulate", "sacred-hill", "--bogus"], 2, "No such option"),
+    (["perft", "sacred-hill"], 2, "--depth"),
+    (["perft", "sacred-hill", "-d", "2", "--variant", "zone=x"], 2, "zone"),
+    (["replay", "sacred-hill", "/no/such/file.json"], 2, "does not exist"),
+])
+def test_bad_input_one_line(run, args, code, text):
+    one_error_line(run(*args), code, text)
+
+
+def test_bad_output_dir_leaves_nothing(run, tmp_path):
+    r = run("simulate", "sacred-hill", "-n", 10, "--out", tmp_path / "nodir" / "x.parquet")
+    one_error_line(r, 2, "does not exist")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_failed_run_writes_no_output(run, tmp_path):
+    out = tmp_path / "g.parquet"
+    r = run("simulate", "sacred-hill", "-n", 10, "-p", "nope", "--out", out)
+    assert r.exit_code == 2 and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("content,text", [
+    ("{not json", "is not valid JSON"),
+    ('{"game": "sacred-hill", "moves": ["D4", "D4"]}', "illegal move 'D4' at ply 1"),
+    ('{"game": "sacred-hill", "moves": ["D4", "Q7"]}', "move at ply 1"),
+    ('{"game": "sacred-hill", "moves": "D4"}', '"moves" must be a list'),
+    ('[{"game": "sacred-hill", "moves": []}, {"game": "sacred-hill", "moves": []}]', "holds 2 records"),
+])
+def test_replay_bad_records(run, tmp_path, content, text):
+    f = tmp_path / "r.json"
+    f.write_text(content)
+    one_error_line(run("replay", "sacred-hill", f), 1, text)
