@@ -223,11 +223,13 @@ def _reshuffle(st, rng, script, slog):
     else:
         shuffle(rng, st[S_DECK : S_DECK + k])
     if slog.shape[0] > 1:
+        # log: the pile size, then the new deck order
         n = st[S_SLOG_N]
-        if n + k <= slog.shape[0]:
+        if n + k + 1 <= slog.shape[0]:
+            slog[n] = k
             for i in range(k):
-                slog[n + i] = st[S_DECK + i]
-            st[S_SLOG_N] = n + k
+                slog[n + 1 + i] = st[S_DECK + i]
+            st[S_SLOG_N] = n + k + 1
 
 
 @njit(cache=True)

@@ -427,3 +427,641 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     for s, sid in enumerate(STACK_IDS):
         out[f"tiles_{sid}"] = tiles_taken[:, s].copy()
     return out
+
+
+# ----------------------------------------------------------------------------- stepping
+
+
+class Game:
+    """One game stepped from Python through the kernel (replay, tests, records).
+
+    Parameters
+    ----------
+    players : int
+        2..4.
+    deck : sequence of int
+        The 66 city ids in deal order (first 6 form the display, §3.2).
+    variant : dict, optional
+        Variant values by name (defaults of ``SPEC``).
+    reshuffles : list of list of int, optional
+        Replay: the deck order after each reshuffle of the discard pile. ``None``: reshuffle
+        with a fixed-seed generator (tests).
+    data : dict, optional
+        ``load_data()`` result (default: the shipped data).
+    max_turns : int
+        Turn cap (the game is stopped, end reason ``turn_cap``).
+    """
+
+    def __init__(self, players: int, deck, variant: dict | None = None, reshuffles=None,
+                 data: dict | None = None, max_turns: int = DEFAULT_MAX_TURNS):
+        self.data = data or default_data()
+        self.tab = build_tables(self.data)
+        self.variant = SPEC.resolve_variant(variant)
+        self.var = variant_vector(SPEC.variant_codes(self.variant), max_turns)
+        self.st = np.zeros(K.ST_SIZE, dtype=np.int64)
+        K.init_state(self.st, players, np.asarray(deck, dtype=np.int64))
+        K.init_stacks(self.st, self.tab)
+        if reshuffles is None:
+            self.script = np.empty(0, dtype=np.int64)
+        else:
+            flat = [c for order in reshuffles for c in order]
+            self.script = np.array(flat + [-1], dtype=np.int64)
+        from kernels.rng import new_state
+        self.rng = new_state(0, 0, 0)
+        self.slog = np.zeros(1, dtype=np.int64)
+        self._buf = np.empty(K.MAX_ACTIONS, dtype=np.int64)
+
+    # --- views
+    @property
+    def players(self) -> int:
+        return int(self.st[K.S_NP])
+
+    @property
+    def current(self) -> int:
+        return int(self.st[K.S_CUR])
+
+    @property
+    def phase(self) -> int:
+        return int(self.st[K.S_PHASE])
+
+    @property
+    def over(self) -> bool:
+        return bool(self.st[K.S_OVER])
+
+    def route(self, p: int) -> list[int]:
+        lo, hi = self.st[K.S_RLO + p], self.st[K.S_RHI + p]
+        return [int(x) for x in self.st[K.S_ROUTE + p * 44 + lo: K.S_ROUTE + p * 44 + hi]]
+
+    def hand(self, p: int) -> list[int]:
+        h = self.st[K.S_HAND + p * K.N_CITIES: K.S_HAND + (p + 1) * K.N_CITIES]
+        return [c for c in range(K.N_CITIES) for _ in range(int(h[c]))]
+
+    def houses(self, p: int) -> set[int]:
+        m = int(self.st[K.S_HOUSES + p])
+        return {c for c in range(K.N_CITIES) if (m >> c) & 1}
+
+    def display(self) -> list[int]:
+        return [int(x) for x in self.st[K.S_DISPLAY: K.S_DISPLAY + K.DISPLAY]]
+
+    def get(self, offset: int, p: int = 0) -> int:
+        return int(self.st[offset + p])
+
+    def scores(self) -> list[int]:
+        sc = np.zeros(K.MAX_SEATS, dtype=np.int64)
+        K.score_final(self.st, self.tab, sc)
+        return [int(x) for x in sc[: self.players]]
+
+    def winner(self) -> int:
+        sc = np.zeros(K.MAX_SEATS, dtype=np.int64)
+        K.score_final(self.st, self.tab, sc)
+        return int(K.winner_of(self.st, sc))
+
+    # --- setters for constructed positions (tests)
+    def set_hand(self, p: int, cities) -> None:
+        base = K.S_HAND + p * K.N_CITIES
+        self.st[base: base + K.N_CITIES] = 0
+        for c in cities:
+            self.st[base + c] += 1
+        self.st[K.S_HAND_N + p] = len(list(cities))
+
+    def set_route(self, p: int, cities) -> None:
+        cities = list(cities)
+        base = K.S_ROUTE + p * 44
+        self.st[K.S_RLO + p] = 22
+        self.st[K.S_RHI + p] = 22 + len(cities)
+        m = 0
+        for k, c in enumerate(cities):
+            self.st[base + 22 + k] = c
+            m |= 1 << c
+        self.st[K.S_RMASK + p] = m
+
+    def set_houses(self, p: int, cities) -> None:
+        cities = set(cities)
+        self.st[K.S_HOUSES + p] = sum(1 << c for c in cities)
+        self.st[K.S_HOUSES_LEFT + p] = K.HOUSES - len(cities)
+
+    def set_phase(self, phase: int, official: int = K.OFF_NONE) -> None:
+        self.st[K.S_PHASE] = phase
+        self.st[K.S_OFFICIAL] = official
+
+    # --- moves
+    def legal(self) -> list[int]:
+        n = K.legal_actions(self.st, self.tab, self._buf)
+        return [int(a) for a in self._buf[:n]]
+
+    def apply(self, a: int) -> None:
+        """Apply action ``a``; raises ``IllegalMoveError`` if it is not legal here."""
+        legal = self.legal()
+        if a not in legal:
+            raise IllegalMoveError(int(self.st[K.S_TURN]), action_name(self, a),
+                                   [action_name(self, x) for x in legal])
+        K.apply_action(self.st, self.tab, self.var, np.int64(a), self.rng, self.script, self.slog)
+        if self.st[K.S_ERROR]:
+            raise InvalidRecordError("a reshuffle of the discard pile is missing from the record "
+                                     "or is not a permutation of the pile")
+
+    def play(self, *actions: int) -> None:
+        for a in actions:
+            self.apply(a)
+
+    def city(self, name: str) -> int:
+        try:
+            return self.data["names"][name]
+        except KeyError:
+            raise InvalidRecordError(f"unknown city {name!r}") from None
+
+
+def action_name(game: Game, a: int) -> str:
+    """Human name of kernel action ``a`` in ``game``'s current phase (record notation)."""
+    names = [c["name"] for c in game.data["cities"]]
+    ph = game.phase
+    if ph in (K.PH_ADMIN, K.PH_PM, K.PH_PC):
+        off = {K.PH_ADMIN: "administrator", K.PH_PM: "postmaster", K.PH_PC: "postal_carrier"}[ph]
+        return off if a == K.A_YES else f"no {off}"
+    if ph in (K.PH_DRAW1, K.PH_DRAW2):
+        if a == K.A_DRAW_DECK:
+            return "deck"
+        if K.A_DRAW_DISPLAY <= a < K.A_DRAW_DISPLAY + K.N_CITIES:
+            return "display:" + names[a - K.A_DRAW_DISPLAY]
+        return "none"
+    if ph in (K.PH_PLAY1, K.PH_PLAY2):
+        for base, word in ((K.A_RESTART, "restart"), (K.A_START, "new"), (K.A_RIGHT, "right"),
+                           (K.A_LEFT, "left")):
+            if base <= a < base + K.N_CITIES:
+                return f"{word}:{names[a - base]}"
+        return "none"
+    if ph == K.PH_CLOSE:
+        return {K.A_NO: "no close", K.A_CLOSE: "close", K.A_CLOSE_CART: "close cartwright"}.get(a, "?")
+    if ph == K.PH_HOUSE_MODE:
+        if a == K.A_MODE_EACH:
+            return "mode:each"
+        return "mode:region:" + game.data["regions"][a - K.A_MODE_REGION]
+    if ph == K.PH_HOUSE_PICK:
+        return "skip" if a == K.A_HOUSE_SKIP else "house:" + names[a - K.A_HOUSE]
+    if ph == K.PH_TRIM:
+        return "trim:" + names[a - K.A_TRIM]
+    return f"action {a}"
+
+
+# ----------------------------------------------------------------------------- records
+
+
+def _kernel_game(prep: Prepared, root_seed: int, game_index: int):
+    """Play one game with logging: (final state, actions, deal, reshuffle orders)."""
+    n = prep.config.players
+    st = np.zeros(K.ST_SIZE, dtype=np.int64)
+    cap = prep.tables["var"][K.V_MAX_TURNS] * 60 + 100
+    alog = np.full(int(cap), -1, dtype=np.int64)
+    slog = np.zeros(200_000, dtype=np.int64)
+    deck = np.empty(K.N_CARDS, dtype=np.int64)
+    plies = K.play_game(st, prep.tables["tab"], prep.tables["var"], np.int64(n),
+                        np.int64(game_index), np.int64(root_seed), prep.policy_ids,
+                        prep.policy_params, alog, slog, deck)
+    reshuffles = []
+    k = 0
+    while k < st[K.S_SLOG_N]:
+        m = int(slog[k])
+        reshuffles.append([int(x) for x in slog[k + 1: k + 1 + m]])
+        k += m + 1
+    return st, [int(a) for a in alog[:plies]], [int(x) for x in deck], reshuffles
+
+
+def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
+    """JSON-ready records of the given games of a run; each replays to the run's result.
+
+    Record format::
+
+        {"game": "thurn-and-taxis", "players": 3, "variant": {...}, "seed": S, "game_index": i,
+         "policies": [...],
+         "deal": [66 city names],        # deck order; the first 6 cards form the display
+         "reshuffles": [[names], ...],   # new deck order after each reshuffle, in order
+         "turns": [{"seat": 0,
+                    "official": null | "postmaster" | "administrator" | "postal_carrier"
+                                | "cartwright",
+                    "draws": ["display:Ulm", "deck"],   # "none" if nothing could be drawn
+                    "plays": ["new:Ulm"],   # new: | restart: (discard route) | left: | right:
+                    "close": null | {"mode": "each" | "region", "region": "Baiern" (mode
+                              region), "houses": ["Ulm", ...]},   # houses in placement order
+                    "trim": ["Basel"]}, ...],   # cards discarded down to 3 (§4C.4)
+         "scores": [...], "winner": seat, "end_reason": "carriage7" | "houses" | "turn_cap"}
+
+    A forced Postmaster (empty hand, §4A) is written as ``"official": "postmaster"``.
+    """
+    names = prep.tables["cities"]
+    out = []
+    for i in game_indices:
+        st, actions, deck, reshuffles = _kernel_game(prep, int(root_seed), int(i))
+        g = Game(prep.config.players, deck, prep.config.variant, reshuffles=reshuffles,
+                 max_turns=int(prep.tables["var"][K.V_MAX_TURNS]))
+        turns = []
+        cur = None
+        for a in actions:
+            if cur is None or g.get(K.S_TURN) != cur["_t"]:
+                cur = {"_t": g.get(K.S_TURN), "seat": g.current,
+                       "official": "postmaster" if g.get(K.S_FORCED) else None,
+                       "draws": [], "plays": [], "close": None, "trim": []}
+                turns.append(cur)
+            ph = g.phase
+            text = action_name(g, a)
+            if ph == K.PH_ADMIN and a == K.A_YES:
+                cur["official"] = "administrator"
+            elif ph == K.PH_PM and a == K.A_YES:
+                cur["official"] = "postmaster"
+            elif ph == K.PH_PC and a == K.A_YES:
+                cur["official"] = "postal_carrier"
+            elif ph in (K.PH_DRAW1, K.PH_DRAW2):
+                cur["draws"].append(text)
+            elif ph in (K.PH_PLAY1, K.PH_PLAY2):
+                cur["plays"].append(text)
+            elif ph == K.PH_CLOSE and a != K.A_NO:
+                cur["close"] = {"mode": "each", "houses": []}
+                if a == K.A_CLOSE_CART:
+                    cur["official"] = "cartwright"
+            elif ph == K.PH_HOUSE_MODE:
+                if a != K.A_MODE_EACH:
+                    cur["close"]["mode"] = "region"
+                    cur["close"]["region"] = prep.tables["regions"][a - K.A_MODE_REGION]
+            elif ph == K.PH_TRIM:
+                cur["trim"].append(names[a - K.A_TRIM])
+            before = g.houses(g.current)
+            p = g.current
+            g.apply(a)
+            if ph in (K.PH_HOUSE_MODE, K.PH_HOUSE_PICK):
+                new = g.houses(p) - before
+                if ph == K.PH_HOUSE_PICK and a != K.A_HOUSE_SKIP:
+                    cur["close"]["houses"].append(names[a - K.A_HOUSE])
+                elif ph == K.PH_HOUSE_MODE and a != K.A_MODE_EACH:
+                    cur["close"]["houses"] += [names[c] for c in sorted(new)]
+        for t in turns:
+            del t["_t"]
+        same = np.ones(K.ST_SIZE, dtype=bool)
+        same[[K.S_SCRIPT_POS, K.S_ALOG_N, K.S_SLOG_N]] = False  # bookkeeping only
+        assert g.over and bool(np.array_equal(g.st[same], st[same])), "record diverged from kernel"
+        out.append({"game": SPEC.id, "players": prep.config.players,
+                    "variant": dict(prep.config.variant), "seed": int(root_seed),
+                    "game_index": int(i), "policies": [p.label() for p in prep.config.policies],
+                    "deal": [names[c] for c in deck],
+                    "reshuffles": [[names[c] for c in r] for r in reshuffles],
+                    "turns": turns, "scores": g.scores(), "winner": g.winner(),
+                    "end_reason": END_REASONS.get(g.get(K.S_END_REASON), "none")})
+    return out
+
+
+def _parse_draw(g: Game, text: str) -> int:
+    if text == "deck":
+        return K.A_DRAW_DECK
+    if text == "none":
+        return K.A_NO
+    kind, _, name = text.partition(":")
+    if kind != "display":
+        raise InvalidRecordError(f"draw {text!r} must be 'deck', 'display:CITY' or 'none'")
+    return K.A_DRAW_DISPLAY + g.city(name)
+
+
+def _parse_play(g: Game, text: str) -> int:
+    if text == "none":
+        return K.A_NO
+    kind, _, name = text.partition(":")
+    base = {"new": K.A_START, "restart": K.A_RESTART, "left": K.A_LEFT, "right": K.A_RIGHT}.get(kind)
+    if base is None:
+        raise InvalidRecordError(f"play {text!r} must be new:|restart:|left:|right: + CITY")
+    return base + g.city(name)
+
+
+def replay(record: dict) -> dict:
+    """Validate a record turn by turn and return the result.
+
+    Returns
+    -------
+    dict
+        ``{"finished", "turns", "scores", "winner", "end_reason", "carriages", "houses_left",
+        "tile_points"}`` (scores and winner also for unfinished records: the score so far).
+
+    Raises
+    ------
+    InvalidRecordError
+        Not a thurn-and-taxis record, a malformed field, a reshuffle that is not a permutation of
+        the discard pile, or scores that differ from the record's ``scores``.
+    IllegalMoveError
+        An entry illegal in the position reached; ``ply`` is the turn index.
+    """
+    if not isinstance(record, dict) or record.get("game") != SPEC.id:
+        raise InvalidRecordError('not a thurn-and-taxis record (expected {"game": '
+                                 '"thurn-and-taxis", ...})')
+    players = record.get("players")
+    if not isinstance(players, int) or not 2 <= players <= 4:
+        raise InvalidRecordError('"players" must be 2, 3 or 4')
+    try:
+        variant = SPEC.resolve_variant(record.get("variant") or {})
+    except ValueError as e:
+        raise InvalidRecordError(str(e)) from None
+    data = default_data()
+    names = data["names"]
+    deal = record.get("deal")
+    if not isinstance(deal, list) or len(deal) != K.N_CARDS:
+        raise InvalidRecordError('"deal" must list the 66 city cards in deck order')
+    try:
+        deck = [names[x] for x in deal]
+        reshuffles = [[names[x] for x in r] for r in record.get("reshuffles", [])]
+    except (KeyError, TypeError) as e:
+        raise InvalidRecordError(f"unknown city {e} in deal/reshuffles") from None
+    if sorted(deck) != sorted(c for c in range(K.N_CITIES) for _ in range(3)):
+        raise InvalidRecordError('"deal" must hold each city exactly 3 times (§2)')
+    turns = record.get("turns")
+    if not isinstance(turns, list):
+        raise InvalidRecordError('"turns" must be a list')
+    g = Game(players, deck, variant, reshuffles=reshuffles)
+    for t_index, turn in enumerate(turns):
+        if g.over:
+            raise InvalidRecordError(f"turn {t_index}: the game is already over")
+        if not isinstance(turn, dict):
+            raise InvalidRecordError(f"turn {t_index}: must be an object")
+        if turn.get("seat", g.current) != g.current:
+            raise IllegalMoveError(t_index, f"seat {turn.get('seat')}", [f"seat {g.current}"])
+        official = turn.get("official")
+        if official not in (None,) + OFFICIALS:
+            raise InvalidRecordError(f"turn {t_index}: unknown official {official!r}")
+        draws = list(turn.get("draws", []))
+        plays = list(turn.get("plays", []))
+        close = turn.get("close")
+        trim = list(turn.get("trim", []))
+        houses = list(close.get("houses", [])) if isinstance(close, dict) else []
+        used = "postmaster" if g.get(K.S_FORCED) else None
+        while not g.over and g.get(K.S_TURN) == t_index:
+            ph = g.phase
+            legal = g.legal()
+            if ph == K.PH_ADMIN:
+                a = K.A_YES if official == "administrator" else K.A_NO
+            elif ph == K.PH_PM:
+                a = K.A_YES if official == "postmaster" and used is None else K.A_NO
+            elif ph == K.PH_PC:
+                a = K.A_YES if official == "postal_carrier" else K.A_NO
+            elif ph in (K.PH_DRAW1, K.PH_DRAW2):
+                if not draws:
+                    raise IllegalMoveError(t_index, "(no draw)", [action_name(g, x) for x in legal])
+                a = _parse_draw(g, draws.pop(0))
+            elif ph in (K.PH_PLAY1, K.PH_PLAY2):
+                if not plays:
+                    raise IllegalMoveError(t_index, "(no play)", [action_name(g, x) for x in legal])
+                a = _parse_play(g, plays.pop(0))
+            elif ph == K.PH_CLOSE:
+                if close is None:
+                    a = K.A_NO
+                elif not isinstance(close, dict):
+                    raise InvalidRecordError(f"turn {t_index}: 'close' must be null or an object")
+                else:
+                    a = K.A_CLOSE_CART if official == "cartwright" else K.A_CLOSE
+            elif ph == K.PH_HOUSE_MODE:
+                mode = close.get("mode")
+                if mode == "each":
+                    a = K.A_MODE_EACH
+                elif mode == "region":
+                    reg = close.get("region")
+                    if reg not in data["regions"]:
+                        raise InvalidRecordError(f"turn {t_index}: unknown region {reg!r}")
+                    a = K.A_MODE_REGION + data["regions"].index(reg)
+                    cand = g.get(K.S_RMASK, g.current) & int(g.tab[K.T_REGMASK + a - K.A_MODE_REGION]) \
+                        & ~g.get(K.S_HOUSES, g.current)
+                    if bin(cand).count("1") <= g.get(K.S_HOUSES_LEFT, g.current):
+                        want = sorted(c for c in range(K.N_CITIES) if (cand >> c) & 1)
+                        if sorted(g.city(h) for h in houses) != want:
+                            raise IllegalMoveError(t_index, f"houses {houses}",
+                                                   [", ".join(data["cities"][c]["name"] for c in want)])
+                        houses = []
+                else:
+                    raise InvalidRecordError(f"turn {t_index}: close mode must be 'each' or 'region'")
+            elif ph == K.PH_HOUSE_PICK:
+                a = K.A_HOUSE_SKIP
+                if houses and K.A_HOUSE + g.city(houses[0]) in legal:
+                    a = K.A_HOUSE + g.city(houses.pop(0))
+                elif K.A_HOUSE_SKIP not in legal:
+                    shown = houses[0] if houses else "(no house)"
+                    raise IllegalMoveError(t_index, f"house:{shown}", [action_name(g, x) for x in legal])
+            elif ph == K.PH_TRIM:
+                if not trim:
+                    raise IllegalMoveError(t_index, "(no trim)", [action_name(g, x) for x in legal])
+                a = K.A_TRIM + g.city(trim.pop(0))
+            else:
+                raise InvalidRecordError(f"turn {t_index}: unexpected phase {ph}")
+            if a not in legal:
+                raise IllegalMoveError(t_index, action_name(g, a), [action_name(g, x) for x in legal])
+            if (ph == K.PH_ADMIN and a == K.A_YES):
+                used = "administrator"
+            elif ph == K.PH_PM and a == K.A_YES:
+                used = "postmaster"
+            elif ph == K.PH_PC and a == K.A_YES:
+                used = "postal_carrier"
+            elif ph == K.PH_CLOSE and a == K.A_CLOSE_CART:
+                used = "cartwright"
+            g.apply(a)
+        left = draws or plays or houses or trim
+        if left:
+            raise InvalidRecordError(f"turn {t_index}: entries not used by the turn: {left}")
+        if used != official:
+            raise InvalidRecordError(f"turn {t_index}: official {official!r} recorded, but the "
+                                     f"turn used {used!r}")
+    result = {"finished": g.over, "turns": len(turns), "scores": g.scores(),
+              "winner": g.winner() if g.over else None,
+              "end_reason": END_REASONS.get(g.get(K.S_END_REASON), None),
+              "carriages": [g.get(K.S_CARRIAGE, p) for p in range(players)],
+              "houses_left": [g.get(K.S_HOUSES_LEFT, p) for p in range(players)],
+              "tile_points": [g.get(K.S_TILE_PTS, p) for p in range(players)]}
+    if g.over and "scores" in record and list(record["scores"]) != result["scores"]:
+        raise InvalidRecordError(f"record says scores {record['scores']}, replay gives "
+                                 f"{result['scores']}")
+    return result
+
+
+def format_replay(result: dict) -> str:
+    """Readable text for ``mcsim replay``."""
+    lines = [f"turns: {result['turns']}; finished: {'yes' if result['finished'] else 'no'}"
+             + (f" ({result['end_reason']})" if result["end_reason"] else "")]
+    for p, s in enumerate(result["scores"]):
+        lines.append(f"seat {p}: {s:3d} points  (carriage {result['carriages'][p] or '-'}, "
+                     f"tiles {result['tile_points'][p]}, houses left {result['houses_left'][p]})")
+    if result["winner"] is not None:
+        lines.append(f"winner: seat {result['winner']} (tie-break: game-end tile, then clockwise)")
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- summary
+
+
+def summarize(games: pd.DataFrame, prep: Prepared) -> dict:
+    """The Thurn and Taxis block of the summary (issue §4).
+
+    Keys: ``by_players`` (win rate with Wilson 95% interval and mean score with t interval per
+    seat, under the run's player count), ``end`` (share of games ended by the 7-carriage, by the
+    last house, by the turn cap; rounds played), ``officials`` (mean uses per game and per
+    player, forced Postmasters, and the win rate of players by how often they used each
+    official), ``closed_routes`` (count, mean length, share by length), ``bonus_tiles`` (mean
+    tiles taken per game and share of games a stack ran out, by stack), ``carriages`` (share of
+    players reaching each highest carriage).
+    """
+    from mcsim import stats
+
+    n = len(games)
+    k = prep.config.players
+    labels = [p.label() for p in prep.config.policies]
+    seats = []
+    for s in range(k):
+        seats.append({"seat": s, "policy": labels[s],
+                      "win_rate": stats.proportion(float(games[f"win_share_{s}"].sum()), n),
+                      "score": stats.mean_interval(games[f"score_{s}"].to_numpy())})
+    out: dict[str, Any] = {"by_players": {str(k): seats}}
+    reasons = games["end_reason"].to_numpy()
+    out["end"] = {name: stats.proportion(float((reasons == code).sum()), n)
+                  for code, name in END_REASONS.items()}
+    out["end"]["rounds"] = stats.mean_interval(games["rounds"].to_numpy())
+    out["end"]["rounds_quantiles"] = {q: float(games["rounds"].quantile(float(q) / 100))
+                                      for q in ("5", "50", "95")}
+    off: dict[str, Any] = {}
+    won = np.concatenate([games[f"win_share_{s}"].to_numpy() for s in range(k)])
+    for name in OFFICIALS:
+        uses = np.concatenate([games[f"used_{name}_{s}"].to_numpy() for s in range(k)])
+        per_game = sum(games[f"used_{name}_{s}"].to_numpy() for s in range(k))
+        bins = {}
+        edges = [0, 1, 2, 3, 5, 10, 20, 10**9]
+        for lo, hi in zip(edges[:-1], edges[1:]):
+            m = (uses >= lo) & (uses < hi)
+            if m.sum() == 0:
+                continue
+            label = str(lo) if hi == lo + 1 else (f"{lo}-{hi - 1}" if hi < 10**9 else f"{lo}+")
+            bins[label] = {"players": int(m.sum()), "win_rate": stats.proportion(float(won[m].sum()),
+                                                                                 int(m.sum()))}
+        off[name] = {"per_game": stats.mean_interval(per_game),
+                     "per_player": float(uses.mean()), "win_rate_by_uses": bins}
+    forced = np.concatenate([games[f"forced_postmaster_{s}"].to_numpy() for s in range(k)])
+    off["postmaster"]["forced_per_player"] = float(forced.mean())
+    out["officials"] = off
+    lens = list(range(3, 11))
+    counts = np.array([games[f"closed_len_{L}"].sum() for L in lens], dtype=np.float64)
+    total = counts.sum()
+    cards = sum(games[f"route_cards_closed_{s}"].sum() for s in range(k))
+    out["closed_routes"] = {
+        "per_game": float(total / n) if n else math.nan,
+        "mean_length": float(cards / total) if total else math.nan,
+        "share_by_length": {(str(L) if L < 10 else "10+"): (float(c / total) if total else math.nan)
+                            for L, c in zip(lens, counts)},
+    }
+    tiles = {}
+    for s, sid in enumerate(STACK_IDS):
+        col = games[f"tiles_{sid}"].to_numpy()
+        size = STACK_COUNTS[s]
+        tiles[sid] = {"mean_taken": float(col.mean()),
+                      "ran_out": stats.proportion(float((col >= size).sum()), n)}
+    out["bonus_tiles"] = tiles
+    carr = np.concatenate([games[f"carriage_{s}"].to_numpy() for s in range(k)])
+    out["carriages"] = {("none" if v == 0 else str(v)): float((carr == v).mean())
+                        for v in (0, 3, 4, 5, 6, 7)}
+    out["carriages"]["mean_highest"] = float(carr.mean())
+    return out
+
+
+# ----------------------------------------------------------------------------- naive scorer
+
+
+def naive_score_record(record: dict, data: dict | None = None) -> dict:
+    """Recompute a finished record's scores with plain Python, independently of the kernel.
+
+    Follows the record's plays to rebuild each closed route, then applies §4C (route tile with
+    cascade, region groups once per player, all-regions tile, strict carriage order with the
+    Cartwright's +2), the end trigger (§5) and the final score and tie-break (§5). Used by the
+    tests as a second implementation; it checks route legality and house rules on the way
+    (``AssertionError`` if violated).
+
+    Returns
+    -------
+    dict
+        ``{"scores": [...], "winner": seat, "carriages": [...], "tiles": [[values], ...]}``
+    """
+    data = data or default_data()
+    names = data["names"]
+    adj = data["adj"]
+    region_of = {c["id"]: c["region"] for c in data["cities"]}
+    variant = SPEC.resolve_variant(record.get("variant"))
+    n = record["players"]
+    stacks = {s["id"]: list(s["values"]) for s in data["stacks"]}
+    vp = data["carriage_vp"]
+    route = [[] for _ in range(n)]
+    houses = [set() for _ in range(n)]
+    carriage = [0] * n
+    tiles: list[list[int]] = [[] for _ in range(n)]
+    taken_groups = [set() for _ in range(n)]
+    end_holder = None
+    groups = {s["id"]: {c for c in range(22) if region_of[c] in s["regions"]}
+              for s in data["stacks"] if s["kind"] == "region_group"}
+    need_regions = set(data["regions"]) - ({"Baiern"} if variant["all_regions_includes_baiern"]
+                                           == "false" else set())
+    for turn in record["turns"]:
+        p = turn["seat"]
+        for text in turn["plays"]:
+            kind, _, name = text.partition(":")
+            if kind == "none":
+                continue
+            c = names[name]
+            r = route[p]
+            if kind in ("new", "restart"):
+                assert (kind == "new") == (len(r) == 0)
+                route[p] = [c]
+            else:
+                assert c not in r and len(r) >= 1
+                end = r[0] if kind == "left" else r[-1]
+                assert c in adj[end], (text, r)
+                if kind == "left":
+                    r.insert(0, c)
+                else:
+                    r.append(c)
+        close = turn["close"]
+        if close is None:
+            continue
+        r = route[p]
+        L = len(r)
+        assert L >= 3
+        placed = [names[h] for h in close["houses"]]
+        assert len(set(placed)) == len(placed) and all(h in r and h not in houses[p] for h in placed)
+        if close["mode"] == "each":
+            regs = [region_of[h] for h in placed]
+            assert len(set(regs)) == len(regs)
+        else:
+            assert all(region_of[h] == close["region"] for h in placed)
+        houses[p] |= set(placed)
+        assert len(houses[p]) <= 20
+        # route tile, cascading down (§4C.2, §7.3)
+        want = "route7" if L >= 7 else "route6" if L == 6 else "route5" if L == 5 else None
+        order = ["route7", "route6", "route5"]
+        if want:
+            cands = order[order.index(want):]
+            if variant["route_tile_cascade"] == "false":
+                cands = cands[:1]
+            for sid in cands:
+                if stacks[sid]:
+                    tiles[p].append(stacks[sid].pop(0))
+                    break
+        for sid, cities in groups.items():
+            if sid not in taken_groups[p] and cities <= houses[p] and stacks[sid]:
+                taken_groups[p].add(sid)
+                tiles[p].append(stacks[sid].pop(0))
+        regs_with_house = {region_of[h] for h in houses[p]}
+        if "all" not in taken_groups[p] and need_regions <= regs_with_house and stacks["all_regions"]:
+            taken_groups[p].add("all")
+            tiles[p].append(stacks["all_regions"].pop(0))
+        nxt = carriage[p] + 1 if carriage[p] else 3
+        bonus = 2 if turn["official"] == "cartwright" else 0
+        if nxt <= 7 and L + bonus >= nxt:
+            carriage[p] = nxt
+        if end_holder is None and (carriage[p] == 7 or len(houses[p]) == 20):
+            end_holder = p
+            tiles[p].append(stacks["game_end"].pop(0))
+        route[p] = []
+    scores = [(vp[carriage[p]] if carriage[p] else 0) + sum(tiles[p]) - (20 - len(houses[p]))
+              for p in range(n)]
+    best = max(scores)
+    winner = None
+    if end_holder is not None:
+        for d in range(n):
+            q = (end_holder + d) % n
+            if scores[q] == best:
+                winner = q
+                break
+    return {"scores": scores, "winner": winner, "carriages": carriage, "tiles": tiles}
