@@ -19,7 +19,10 @@ Each ``mcsim/games/<game>.py`` defines a frozen ``SPEC = GameSpec(...)`` and the
 ``record_games(prep, root_seed, game_indices) -> list[dict]``  (optional)
     JSON-ready records of the given games; replaying one gives the same result as the run.
 ``replay(record: dict) -> dict``  (optional)
-    Validate a record move by move; raise ``InvalidRecordError`` / ``IllegalMoveError``.
+    Validate a record move by move; raise ``InvalidRecordError`` / ``IllegalMoveError``. The
+    result has at least ``"finished"`` (bool) and ``"points"`` (final points per seat, a list,
+    or None when unfinished); ``tests/test_all_games.py`` replays ``record_games`` output and
+    compares ``"points"`` with the run's ``score_<k>``.
 ``perft(depth: int, variant: dict) -> int``  (optional)
 ``format_replay(result: dict) -> str``  (optional) readable text for ``mcsim replay``.
 
