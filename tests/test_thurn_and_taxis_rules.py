@@ -1,0 +1,402 @@
+"""Thurn and Taxis rules: worked examples E1-E8, officials, bonus tiles, end and tie-break.
+
+Rule source: shared/rules/thurn_und_taxis.md (§3-§8). Positions are built with
+``mcsim.games.thurn_and_taxis.Game`` and its setters, then stepped through the kernel.
+"""
+import numpy as np
+import pytest
+
+import kernels.thurn_and_taxis as K
+from mcsim.errors import IllegalMoveError
+from mcsim.games import thurn_and_taxis as T
+
+DATA = T.default_data()
+C = DATA["names"]  # city name -> id
+R = {r: i for i, r in enumerate(DATA["regions"])}
+DECK = [c for c in range(22) for _ in range(3)]
+
+
+def c(*names):
+    return [C[n] for n in names]
+
+
+def game(players=3, variant=None, deck=DECK):
+    return T.Game(players, deck, variant)
+
+
+def closing(g, route, seat=0, official=K.OFF_NONE, hand=()):
+    """Seat ``seat`` about to decide whether to close ``route`` (phase C)."""
+    g.st[K.S_CUR] = seat
+    g.set_route(seat, c(*route))
+    g.set_hand(seat, c(*hand))
+    g.set_phase(K.PH_CLOSE, official)
+    return g
+
+
+E1_ROUTE = ("Sigmaringen", "Stuttgart", "Nuernberg", "Regensburg", "Ingolstadt", "Augsburg")
+
+
+class TestWorkedExamples:
+    def test_s8_e1_option_i_one_house_per_region(self):
+        """shared/rules/thurn_und_taxis.md §8 E1: option (i) places 3 houses; 6-tile 3 VP; 3-carriage."""
+        g = closing(game(), E1_ROUTE, hand=("Basel", "Lodz", "Linz", "Passau", "Ulm"))
+        g.play(K.A_CLOSE, K.A_MODE_EACH)
+        # regions served in table order: Wuerttemberg, Hohenzollern, Baiern
+        assert set(g.legal()) == {K.A_HOUSE + C["Stuttgart"]}
+        g.play(K.A_HOUSE + C["Stuttgart"], K.A_HOUSE + C["Sigmaringen"])
+        assert set(g.legal()) == {K.A_HOUSE + x for x in c("Nuernberg", "Regensburg", "Ingolstadt", "Augsburg")}
+        g.apply(K.A_HOUSE + C["Ingolstadt"])
+        assert g.get(K.S_HOUSES_LEFT) == 17
+        assert g.houses(0) == set(c("Sigmaringen", "Stuttgart", "Ingolstadt"))
+        assert g.get(K.S_TILE_PTS) == 3  # top of the 6-stack, no region tile
+        assert g.get(K.S_STACK + K.STK_ROUTE6) == 2
+        assert g.get(K.S_CARRIAGE) == 3  # the 3, not the 6 (no skipping)
+        assert g.route(0) == []
+        # hand of 5 trimmed to 3 after closing
+        assert g.phase == K.PH_TRIM
+        g.play(K.A_TRIM + C["Lodz"], K.A_TRIM + C["Basel"])
+        assert len(g.hand(0)) == 3 and g.current == 1
+
+    @pytest.mark.parametrize("region, left", [("Baiern", 16), ("Hohenzollern", 19), ("Wuerttemberg", 19)])
+    def test_s8_e1_option_ii_whole_region(self, region, left):
+        """shared/rules/thurn_und_taxis.md §8 E1: option (ii) Baiern 4 houses (16 left), else 1."""
+        g = closing(game(), E1_ROUTE)
+        g.play(K.A_CLOSE, K.A_MODE_REGION + R[region])
+        assert g.get(K.S_HOUSES_LEFT) == left
+        assert g.get(K.S_TILE_PTS) == 3 and g.get(K.S_CARRIAGE) == 3
+
+    def test_s8_e2_extension_only_at_either_end(self):
+        """shared/rules/thurn_und_taxis.md §8 E2: legal plays on Carlsruhe-Stuttgart-Nuernberg-Regensburg."""
+        g = game()
+        g.set_route(0, c("Carlsruhe", "Stuttgart", "Nuernberg", "Regensburg"))
+        g.set_hand(0, c("Innsbruck", "Wuerzburg", "Stuttgart", "Mannheim", "Freiburg", "Ingolstadt",
+                        "Muenchen", "Passau", "Pilsen", "Nuernberg"))
+        g.set_phase(K.PH_PLAY1)
+        ext = {T.action_name(g, a) for a in g.legal() if a < K.A_START}
+        assert ext == {"left:Mannheim", "left:Freiburg", "right:Ingolstadt", "right:Muenchen",
+                       "right:Passau", "right:Pilsen"}
+        for bad in (K.A_LEFT + C["Innsbruck"], K.A_RIGHT + C["Innsbruck"], K.A_RIGHT + C["Wuerzburg"],
+                    K.A_LEFT + C["Stuttgart"], K.A_RIGHT + C["Nuernberg"]):
+            with pytest.raises(IllegalMoveError):
+                g.apply(bad)
+        g.apply(K.A_LEFT + C["Mannheim"])
+        assert g.route(0) == c("Mannheim", "Carlsruhe", "Stuttgart", "Nuernberg", "Regensburg")
+
+    def test_s8_e3_carriages_in_strict_order(self):
+        """shared/rules/thurn_und_taxis.md §8 E3: 3 -> 3-carriage; 5 -> 4; 4 -> none; 5 needs >= 5."""
+        g = game()
+        for route, want in [(("Carlsruhe", "Mannheim", "Stuttgart"), 3),
+                            (("Basel", "Freiburg", "Zuerich", "Kempten", "Ulm"), 4),
+                            (("Linz", "Salzburg", "Passau", "Regensburg"), 4),
+                            (("Innsbruck", "Augsburg", "Muenchen", "Passau", "Linz"), 5)]:
+            closing(g, route)
+            g.play(K.A_CLOSE, K.A_MODE_EACH)
+            while g.phase == K.PH_HOUSE_PICK:
+                g.apply(g.legal()[0])
+            assert g.get(K.S_CARRIAGE) == want, route
+            g.st[K.S_TURN] = 0
+
+    def test_s8_e4_cartwright_buys_the_seven(self):
+        """shared/rules/thurn_und_taxis.md §8 E4: 6-carriage + 5-card route + Cartwright -> 7,
+        game-end tile (+1), route tile from the 5-stack (2)."""
+        g = closing(game(), ("Basel", "Freiburg", "Zuerich", "Kempten", "Ulm"))
+        g.st[K.S_CARRIAGE] = 6
+        assert K.A_CLOSE_CART in g.legal()
+        g.play(K.A_CLOSE_CART, K.A_MODE_REGION + R["Baiern"])
+        assert g.get(K.S_CARRIAGE) == 7
+        assert g.get(K.S_END_SEAT) == 0 and g.get(K.S_END_REASON) == K.END_CARRIAGE
+        assert g.get(K.S_TILE_PTS) == 2 + 1
+        assert g.get(K.S_STACK + K.STK_ROUTE5) == 1 and g.get(K.S_STACK + K.STK_ROUTE7) == 4
+        assert g.get(K.S_N_OFFICIAL + K.OFF_CARTWRIGHT) == 1
+
+    def test_s8_e5_wuerttemberg_hohenzollern_tile(self):
+        """shared/rules/thurn_und_taxis.md §8 E5: house in Stuttgart + Ulm + Sigmaringen -> W/H tile 3."""
+        g = closing(game(), ("Ulm", "Sigmaringen", "Stuttgart"))
+        g.set_houses(0, c("Stuttgart"))
+        g.play(K.A_CLOSE, K.A_MODE_EACH, K.A_HOUSE + C["Ulm"], K.A_HOUSE + C["Sigmaringen"])
+        assert g.get(K.S_TILE_PTS) == 3
+        assert g.get(K.S_STACK + K.STK_WUERTT_HOHENZ) == 2
+        assert g.get(K.S_HOUSES_LEFT) == 17
+
+    def test_s8_e6_final_score(self):
+        """shared/rules/thurn_und_taxis.md §8 E6: carriage 7 VP + tiles 17 - 4 unplaced = 20."""
+        g = game()
+        g.st[K.S_CARRIAGE] = 6
+        g.st[K.S_TILE_PTS] = 17
+        g.st[K.S_HOUSES_LEFT] = 4
+        assert g.scores()[0] == 20
+
+    def test_s8_e7_route_tile_cascade(self):
+        """shared/rules/thurn_und_taxis.md §8 E7: L=8 with 7-stack empty -> 6-stack, then 5, then none."""
+        route = ("Basel", "Freiburg", "Zuerich", "Sigmaringen", "Ulm", "Augsburg", "Innsbruck", "Muenchen")
+        expect = [(K.STK_ROUTE6, 3), (K.STK_ROUTE5, 2), (None, 0)]
+        for emptied, (stack, pts) in zip(([K.STK_ROUTE7], [K.STK_ROUTE7, K.STK_ROUTE6],
+                                          [K.STK_ROUTE7, K.STK_ROUTE6, K.STK_ROUTE5]), expect):
+            g = closing(game(), route)
+            g.set_houses(0, range(22))  # nothing to place, no region tile possible
+            g.st[K.S_GROUPS] = (1 << K.N_STACKS) - 1
+            g.st[K.S_HOUSES_LEFT] = 5
+            for s in emptied:
+                g.st[K.S_STACK + s] = 0
+            g.play(K.A_CLOSE, K.A_MODE_EACH)
+            assert g.get(K.S_TILE_PTS) == pts
+
+    def test_s7_3_no_cascade_variant(self):
+        """shared/rules/thurn_und_taxis.md §7.3: route_tile_cascade=false gives nothing."""
+        g = closing(game(variant={"route_tile_cascade": "false"}),
+                    ("Basel", "Freiburg", "Zuerich", "Sigmaringen", "Ulm", "Augsburg", "Innsbruck"))
+        g.st[K.S_STACK + K.STK_ROUTE7] = 0
+        g.play(K.A_CLOSE, K.A_MODE_REGION + R["Schweiz"])
+        assert g.get(K.S_TILE_PTS) == 0
+
+    def test_s8_e8_tie_break_clockwise_from_holder(self):
+        """shared/rules/thurn_und_taxis.md §8 E8: seat 2 holds the end tile, seats 0 and 3 tie -> 3."""
+        g = game(players=4)
+        g.st[K.S_END_SEAT] = 2
+        for p, (carr, tiles, left) in enumerate([(6, 10, 0), (5, 5, 0), (5, 8, 0), (6, 10, 0)]):
+            g.st[K.S_CARRIAGE + p] = carr
+            g.st[K.S_TILE_PTS + p] = tiles
+            g.st[K.S_HOUSES_LEFT + p] = left
+        assert g.scores() == [17, 10, 13, 17]
+        assert g.winner() == 3
+
+    def test_s5_tie_break_holder_among_tied_wins(self):
+        """shared/rules/thurn_und_taxis.md §5: the game-end tile holder wins a tie it is part of."""
+        g = game(players=3)
+        g.st[K.S_END_SEAT] = 1
+        for p in range(3):
+            g.st[K.S_CARRIAGE + p] = 5
+            g.st[K.S_HOUSES_LEFT + p] = 0
+        assert g.winner() == 1
+        g.st[K.S_TILE_PTS + 0] = 1
+        assert g.winner() == 0
+
+
+class TestOfficials:
+    def test_s4a_forced_postmaster_on_empty_hand(self):
+        """shared/rules/thurn_und_taxis.md §4A: an empty hand at turn start forces 2 draws, no other official."""
+        g = game()
+        assert g.phase == K.PH_DRAW1 and g.get(K.S_FORCED) == 1
+        assert g.get(K.S_OFFICIAL) == K.OFF_POSTMASTER
+        g.apply(K.A_DRAW_DECK)
+        assert g.phase == K.PH_DRAW2
+        g.apply(K.A_DRAW_DECK)
+        assert len(g.hand(0)) == 2
+        assert g.phase == K.PH_PLAY1
+        g.apply(g.legal()[0])
+        assert g.current == 1  # no Postal Carrier offered, route too short to close
+        assert g.get(K.S_N_OFFICIAL + K.OFF_POSTMASTER) == 1 and g.get(K.S_N_FORCED) == 1
+
+    def test_s6_postmaster_second_draw_and_no_other_official(self):
+        """shared/rules/thurn_und_taxis.md §6: Postmaster draws a 2nd card; then no Postal Carrier/Cartwright."""
+        g = game()
+        g.set_hand(0, c("Ulm", "Augsburg"))
+        g.set_route(0, c("Stuttgart", "Carlsruhe"))
+        g.set_phase(K.PH_ADMIN)
+        g.play(K.A_NO, K.A_DRAW_DECK)
+        assert g.phase == K.PH_PM
+        g.play(K.A_YES, K.A_DRAW_DECK)
+        assert len(g.hand(0)) == 4
+        g.apply(K.A_LEFT + C["Ulm"])
+        assert g.phase == K.PH_CLOSE  # no Postal Carrier phase
+        assert K.A_CLOSE_CART not in g.legal()
+
+    def test_s6_administrator_replaces_display(self):
+        """shared/rules/thurn_und_taxis.md §6: Administrator discards the 6 display cards, deals 6 new."""
+        g = game()
+        g.set_hand(0, c("Ulm"))
+        g.set_phase(K.PH_ADMIN)
+        before = g.display()
+        top = g.get(K.S_DECK_TOP)
+        g.apply(K.A_YES)
+        assert g.get(K.S_DISC_N) == 6
+        assert [int(x) for x in g.st[K.S_DISC:K.S_DISC + 6]] == before
+        assert g.display() == [int(x) for x in g.st[K.S_DECK + top:K.S_DECK + top + 6]]
+        g.apply(K.A_DRAW_DECK)
+        assert g.phase == K.PH_PLAY1  # no Postmaster after the Administrator
+
+    def test_s6_postal_carrier_plays_two_cards(self):
+        """shared/rules/thurn_und_taxis.md §6: Postal Carrier puts a 2nd card on the route."""
+        g = game()
+        g.set_hand(0, c("Ulm", "Augsburg"))
+        g.set_route(0, c("Stuttgart"))
+        g.set_phase(K.PH_PLAY1)
+        g.apply(K.A_RIGHT + C["Ulm"])
+        assert g.phase == K.PH_PC
+        g.play(K.A_YES, K.A_RIGHT + C["Augsburg"])
+        assert g.route(0) == c("Stuttgart", "Ulm", "Augsburg")
+        assert g.phase == K.PH_CLOSE and K.A_CLOSE_CART not in g.legal()
+
+    def test_s4b_discard_route_and_restart(self):
+        """shared/rules/thurn_und_taxis.md §4B: discarding the route counts as the play."""
+        g = game()
+        g.set_hand(0, c("Lodz"))
+        g.set_route(0, c("Basel", "Zuerich"))
+        g.set_phase(K.PH_PLAY1)
+        assert g.legal() == [K.A_RESTART + C["Lodz"]]
+        g.apply(K.A_RESTART + C["Lodz"])
+        assert g.route(0) == c("Lodz") and g.get(K.S_DISC_N) == 2
+        assert g.current == 1
+
+    def test_s4c_close_needs_three_cards(self):
+        """shared/rules/thurn_und_taxis.md §4C: closing only with >= 3 cards."""
+        g = game()
+        g.set_hand(0, c("Ulm", "Lodz"))
+        g.set_route(0, c("Stuttgart"))
+        g.set_phase(K.PH_PLAY1)
+        g.play(K.A_RIGHT + C["Ulm"], K.A_NO)
+        assert g.current == 1  # 2 cards: no close phase
+
+
+class TestBonusAndEnd:
+    def test_s4c2_one_region_tile_per_group_per_player(self):
+        """shared/rules/thurn_und_taxis.md §4C.2: a region tile once per group per player."""
+        g = closing(game(), ("Carlsruhe", "Mannheim", "Stuttgart"))
+        g.set_houses(0, c("Freiburg"))
+        g.play(K.A_CLOSE, K.A_MODE_REGION + R["Baden"])
+        assert g.get(K.S_TILE_PTS) == 3 and g.get(K.S_STACK + K.STK_BADEN) == 2
+        closing(g, ("Freiburg", "Carlsruhe", "Mannheim"))
+        g.play(K.A_CLOSE, K.A_MODE_EACH)
+        assert g.get(K.S_TILE_PTS) == 3 and g.get(K.S_STACK + K.STK_BADEN) == 2
+        # another player takes the next tile (2)
+        closing(g, ("Carlsruhe", "Mannheim", "Stuttgart"), seat=1)
+        g.set_houses(1, c("Freiburg"))
+        g.play(K.A_CLOSE, K.A_MODE_REGION + R["Baden"])
+        assert g.get(K.S_TILE_PTS, 1) == 2
+
+    @pytest.mark.parametrize("with_baiern, expect", [("false", 6), ("true", 0)])
+    def test_s7_1_all_regions_tile(self, with_baiern, expect):
+        """shared/rules/thurn_und_taxis.md §7.1: the all-regions tile needs the 8 non-Baiern regions
+        (default) or all 9 (all_regions_includes_baiern=true)."""
+        g = closing(game(variant={"all_regions_includes_baiern": with_baiern}),
+                    ("Budweis", "Pilsen", "Lodz"))
+        g.set_houses(0, c("Carlsruhe", "Stuttgart", "Sigmaringen", "Basel", "Innsbruck", "Linz", "Pilsen"))
+        g.play(K.A_CLOSE, K.A_MODE_REGION + R["Polen"])
+        assert g.get(K.S_TILE_PTS) == expect
+
+    def test_s4c2_several_tiles_in_one_closing(self):
+        """shared/rules/thurn_und_taxis.md §4C.2: route tile + region tiles in one closing."""
+        g = closing(game(), ("Linz", "Budweis", "Pilsen", "Regensburg", "Passau"))
+        g.set_houses(0, c("Salzburg"))
+        g.play(K.A_CLOSE, K.A_MODE_EACH, K.A_HOUSE + C["Passau"], K.A_HOUSE + C["Linz"],
+               K.A_HOUSE + C["Budweis"])
+        assert g.get(K.S_TILE_PTS) == 2  # route 5 only; Pilsen missing
+        g = closing(game(), ("Linz", "Budweis", "Pilsen", "Regensburg", "Passau"))
+        g.set_houses(0, c("Salzburg", "Linz"))
+        g.play(K.A_CLOSE, K.A_MODE_REGION + R["Boehmen"])
+        assert g.get(K.S_TILE_PTS) == 2 + 4  # route 5 + Boehmen/Salzburg
+
+    def test_s7_5_houses_short(self):
+        """shared/rules/thurn_und_taxis.md §7.5: place as many houses as left (player's choice)."""
+        g = closing(game(), E1_ROUTE)
+        g.set_houses(0, range(0, 18))  # 18 placed, then free the E1 cities again
+        g.st[K.S_HOUSES] &= ~sum(1 << x for x in c(*E1_ROUTE))
+        g.st[K.S_HOUSES_LEFT] = 2
+        g.play(K.A_CLOSE, K.A_MODE_REGION + R["Baiern"])
+        assert g.phase == K.PH_HOUSE_PICK
+        g.play(K.A_HOUSE + C["Augsburg"], K.A_HOUSE + C["Nuernberg"])
+        assert g.get(K.S_HOUSES_LEFT) == 0
+        assert g.get(K.S_END_SEAT) == 0 and g.get(K.S_END_REASON) == K.END_HOUSES
+        # with 1 house and mode (i), the player may skip a region
+        g = closing(game(), E1_ROUTE)
+        g.st[K.S_HOUSES_LEFT] = 1
+        g.apply(K.A_CLOSE)
+        g.apply(K.A_MODE_EACH)
+        assert K.A_HOUSE_SKIP in g.legal()
+        g.play(K.A_HOUSE_SKIP, K.A_HOUSE_SKIP, K.A_HOUSE + C["Augsburg"])
+        assert g.get(K.S_HOUSES_LEFT) == 0
+
+    def test_s5_end_trigger_finishes_the_round(self):
+        """shared/rules/thurn_und_taxis.md §5: the round is finished; the last seat ends the game."""
+        g = closing(game(), ("Basel", "Freiburg", "Zuerich", "Kempten", "Ulm"), seat=1)
+        g.st[K.S_CARRIAGE + 1] = 6
+        g.play(K.A_CLOSE_CART, K.A_MODE_REGION + R["Baiern"])
+        assert g.get(K.S_END_SEAT) == 1 and not g.over and g.current == 2
+        # seat 2 plays its turn, then the game is over
+        while g.current == 2 and not g.over:
+            g.apply(g.legal()[0])
+        assert g.over
+        # a trigger on the last seat's turn ends at once
+        g = closing(game(), ("Basel", "Freiburg", "Zuerich", "Kempten", "Ulm"), seat=2)
+        g.st[K.S_CARRIAGE + 2] = 6
+        g.play(K.A_CLOSE_CART, K.A_MODE_REGION + R["Baiern"])
+        assert g.over
+
+    def test_s5_only_first_trigger_gets_end_tile(self):
+        """shared/rules/thurn_und_taxis.md §5: one game-end tile, for the first trigger only."""
+        g = closing(game(), ("Basel", "Freiburg", "Zuerich", "Kempten", "Ulm"), seat=0)
+        g.st[K.S_CARRIAGE + 0] = 6
+        g.play(K.A_CLOSE_CART, K.A_MODE_REGION + R["Baiern"])
+        closing(g, ("Basel", "Freiburg", "Zuerich", "Kempten", "Ulm"), seat=1)
+        g.st[K.S_CARRIAGE + 1] = 6
+        g.play(K.A_CLOSE_CART, K.A_MODE_REGION + R["Baiern"])
+        assert g.get(K.S_CARRIAGE, 1) == 7
+        assert g.get(K.S_TILE_PTS, 0) == 3 and g.get(K.S_TILE_PTS, 1) == 1  # 5-stack 2 then 1
+
+    def test_s4a_display_refill_and_reshuffle(self):
+        """shared/rules/thurn_und_taxis.md §4A: display refilled at once; empty deck -> reshuffle discards."""
+        g = game()
+        g.set_hand(0, c("Ulm"))
+        g.set_phase(K.PH_ADMIN)
+        g.apply(K.A_NO)
+        first = g.display()[0]
+        nxt = g.get(K.S_DECK + g.get(K.S_DECK_TOP))
+        g.apply(K.A_DRAW_DISPLAY + first)
+        assert g.display()[0] == nxt
+        # empty the deck; put 3 cards on the discard pile
+        g.st[K.S_DECK_TOP] = g.st[K.S_DECK_END]
+        for k, x in enumerate(c("Lodz", "Lodz", "Basel")):
+            g.st[K.S_DISC + k] = x
+        g.st[K.S_DISC_N] = 3
+        g.set_phase(K.PH_DRAW2, K.OFF_POSTMASTER)
+        g.apply(K.A_DRAW_DECK)
+        assert g.get(K.S_DISC_N) == 0 and g.get(K.S_DECK_END) == 3 and g.get(K.S_DECK_TOP) == 1
+        assert sorted(g.hand(0)) in (sorted(c("Ulm", "Lodz") + [first]), sorted(c("Ulm", "Basel") + [first]))
+
+    def test_s7_10_nothing_to_draw_skips(self):
+        """shared/rules/thurn_und_taxis.md §7.10: deck, discard and display empty -> the draw is skipped."""
+        g = game()
+        g.set_hand(0, c("Ulm"))
+        g.st[K.S_DECK_TOP] = g.st[K.S_DECK_END]
+        g.st[K.S_DISPLAY:K.S_DISPLAY + 6] = -1
+        g.set_phase(K.PH_DRAW1, K.OFF_ADMINISTRATOR)
+        assert g.legal() == [K.A_NO]
+        g.apply(K.A_NO)
+        assert g.phase == K.PH_PLAY1
+
+    def test_s7_7_every_turn_hand_limit_variant(self):
+        """shared/rules/thurn_und_taxis.md §7.7: hand_limit=every_turn trims at the end of each turn."""
+        g = game(variant={"hand_limit": "every_turn"})
+        g.set_hand(0, c("Ulm", "Lodz", "Basel", "Linz", "Passau"))
+        g.set_phase(K.PH_PLAY1)
+        g.apply(K.A_START + C["Ulm"])
+        g.apply(K.A_NO)  # no Postal Carrier
+        assert g.phase == K.PH_TRIM
+        g.play(K.A_TRIM + C["Lodz"])
+        assert g.current == 1
+        g2 = game()
+        g2.set_hand(0, c("Ulm", "Lodz", "Basel", "Linz", "Passau"))
+        g2.set_phase(K.PH_PLAY1)
+        g2.play(K.A_START + C["Ulm"], K.A_NO)
+        assert g2.current == 1 and len(g2.hand(0)) == 4
+
+
+def test_s4_random_games_respect_invariants():
+    """shared/rules/thurn_und_taxis.md §2-§5: card conservation and house counts in random games."""
+    rng = np.random.default_rng(3)
+    for n in (2, 3, 4):
+        deck = rng.permutation(DECK)
+        g = game(players=n, deck=deck)
+        steps = 0
+        while not g.over:
+            legal = g.legal()
+            assert legal
+            g.apply(int(rng.choice(legal)) if rng.random() < 0.9 or len(legal) == 1 else legal[0])
+            steps += 1
+            cards = (g.get(K.S_DECK_END) - g.get(K.S_DECK_TOP) + g.get(K.S_DISC_N)
+                     + sum(x >= 0 for x in g.display())
+                     + sum(len(g.hand(p)) + len(g.route(p)) for p in range(n)))
+            assert cards == 66
+            for p in range(n):
+                assert len(g.houses(p)) + g.get(K.S_HOUSES_LEFT, p) == 20
+        assert g.get(K.S_END_SEAT) >= 0 or g.get(K.S_END_REASON) == K.END_CAP
