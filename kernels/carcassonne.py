@@ -1,0 +1,1607 @@
+"""Carcassonne (base game, C2/C3, farmers) + The Gifts: Numba kernel.
+
+Rule source: ``shared/rules/carcassonne.md`` (§1 tile model, §3 base rules, §4 The Gifts, §6 readings).
+Python (``mcsim.games.carcassonne``) loads and validates the tile data and builds the tables below;
+this module never imports ``mcsim``.
+
+Layout
+------
+* Board: a fixed ``BOARD_W x BOARD_W`` array, cell = ``y * BOARD_W + x``; the start tile sits on
+  ``CENTER_CELL``; at most 72 tiles are placed, so no coordinate leaves the array (±71 plus one
+  frontier ring). Human coordinates are ``(x - CENTER, y - CENTER)``, y grows southwards (§5).
+* Sides ``N=0, E=1, S=2, W=3``; edge codes ``EDGE_CITY=0, EDGE_ROAD=1, EDGE_FIELD=2``; field ports
+  0..7 clockwise from the north-west corner; ``partner(p)`` across the side (§1.1).
+* Tile tables per (type, rotation): ``edge[t, r, side]``, ``side_seg[t, r, side]`` (segment on a
+  city/road side, -1 on a field side), ``port_seg[t, r, port]`` (field segment, -1 on a city side).
+  Segment data per type: ``seg_kind[t, s]`` (``KIND_CITY/ROAD/FIELD/CLOISTER``),
+  ``seg_nsides``, ``seg_pen`` (pennants), ``seg_adj[t, s, 2]`` (city segments a field touches).
+* ``fit[t, pattern]``: uint8 mask of legal rotations of type ``t`` in a cell whose neighbour
+  requirements are ``pattern`` (2 bits per side: 0 = empty, 1 + edge code otherwise).
+* Features: union-find over nodes ``tile_index * MAX_SEG + segment`` (tile index = placement
+  order). Per root: open half-edges, pennants, meeples per player, and the set of distinct tiles as
+  a 128-bit bitboard (two uint64 words), so a feature passing twice through one tile counts it once.
+* Meeples: ``mnode[player, k]`` = node the k-th meeple stands on, -1 = in supply.
+
+Decisions go through one place per kind (open a gift, gift target, Take 2 choice, placement,
+meeple), so the same loop plays policies (``MODE_PLAY``, optionally writing the turn log) and
+validates a record (``MODE_REPLAY``): the turn log is the record's move list in integer form.
+
+Turn log row (``LOG_COLS`` int32 columns): player, tile type placed, gift opened (-1), gift args
+a, b, c, d, x, y, rotation, meeple segment (-1), gift received (-1). Gift args: Synod (x, y) of the
+monastery; Road Sweeper / Cash Out (x, y, segment); Change Position (x, y, from, to); Take 2: a =
+the tile type kept. -99 = the gift had no effect.
+"""
+import numpy as np
+from numba import njit
+
+from kernels.bitboard import popcount
+from kernels.rng import STREAM_DEAL, STREAM_POLICY, new_state, randint, random_float
+
+BOARD_W = 147
+CENTER = 73
+CENTER_CELL = CENTER * BOARD_W + CENTER
+MAX_TILES = 72
+MAX_SEG = 8
+MAX_NODES = MAX_TILES * MAX_SEG
+MAX_PLAYERS = 5
+MAX_MEEPLES = 7
+MAX_FRONT = 400
+MAX_OPT = 2048
+STREAM_GIFTS = STREAM_DEAL + 1  # gift deck draws and the Take 2 shuffle-back: keeps the tile order common
+
+EDGE_CITY, EDGE_ROAD, EDGE_FIELD = 0, 1, 2
+KIND_CITY, KIND_ROAD, KIND_FIELD, KIND_CLOISTER = 0, 1, 2, 3
+
+# score categories (breakdown columns)
+CAT_ROAD, CAT_CITY, CAT_MONASTERY, CAT_FARM, CAT_GIFT = 0, 1, 2, 3, 4
+N_CAT = 5
+
+# gift card types (order of mcsim/data/carcassonne/gifts.json)
+GIFT_SYNOD, GIFT_SWEEPER, GIFT_CASHOUT, GIFT_CHANGE, GIFT_TAKE2 = 0, 1, 2, 3, 4
+N_GIFT = 5
+NO_EFFECT = -99
+
+# variant vector indices (order of SPEC.variants in mcsim.games.carcassonne)
+V_GIFTS, V_FARMS, V_TINY_CITY, V_GIFT_SHARED, V_GIFT_COMPLETED, V_CASH_OUT, V_CHANGE_COMPLETED, \
+    V_TAKE2_OTHER = 0, 1, 2, 3, 4, 5, 6, 7
+FARMS_V3, FARMS_V2, FARMS_V1, FARMS_NONE = 0, 1, 2, 3
+
+# points table indices (mcsim/data/carcassonne/scoring.json)
+P_ROAD, P_CITY_TILE, P_CITY_PEN, P_CITY_END_TILE, P_CITY_END_PEN, P_TINY_CITY, P_MON_COMPLETE, \
+    P_MON_END_BASE, P_MON_END_NEIGHBOUR, P_FARM, P_FARM_V1, P_MEEPLES, P_GIFT_UNOPENED = range(13)
+
+POLICY_RANDOM, POLICY_HEURISTIC = 0, 1
+# heuristic parameter indices (ParamSpec order in mcsim.games.carcassonne)
+H_W_OPP, H_POT, H_OPEN_PEN, H_MEEPLE, H_SCARCITY, H_FARM, H_FARM_TURN, H_MON, H_HOLD, H_TAKE2 = range(10)
+
+MODE_PLAY, MODE_REPLAY = 0, 1
+
+LOG_COLS = 12
+L_PLAYER, L_TILE, L_OPEN, L_GA, L_GB, L_GC, L_GD, L_X, L_Y, L_ROT, L_MEEPLE, L_RECEIVED = range(12)
+
+# scalar state slots (sc[...])
+S_NPLACED, S_NFRONT, S_PILE_POS, S_PILE_N, S_CUR, S_NPLAYERS, S_TURN, S_DRAWN, S_GDRAWN, \
+    S_ERR, S_ERR_TURN, S_ERR_KIND, S_NOPT = range(13)
+N_SC = 16
+
+# replay error kinds
+ERR_NONE, ERR_DRAW, ERR_OPEN, ERR_GIFT_ARG, ERR_PLACE, ERR_MEEPLE, ERR_GIFT_DRAW, ERR_LENGTH = range(8)
+
+_DX = np.array([0, 1, 0, -1], dtype=np.int64)
+_DY = np.array([-1, 0, 1, 0], dtype=np.int64)
+_OFF = np.array([-BOARD_W, 1, BOARD_W, -1], dtype=np.int64)
+_PARTNER = np.array([5, 4, 7, 6, 1, 0, 3, 2], dtype=np.int64)
+_OFF8 = np.array([-BOARD_W - 1, -BOARD_W, -BOARD_W + 1, -1, 1, BOARD_W - 1, BOARD_W, BOARD_W + 1],
+                 dtype=np.int64)
+_ONE = np.uint64(1)
+
+
+# --------------------------------------------------------------------------------------------
+# state
+# --------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def new_game_state():
+    """Allocate one game state (a tuple of arrays, reused for every game of a batch)."""
+    ww = BOARD_W * BOARD_W
+    board = np.full(ww, -1, dtype=np.int32)
+    pat = np.zeros(ww, dtype=np.int32)
+    nb8 = np.zeros(ww, dtype=np.int32)
+    fpos = np.full(ww, -1, dtype=np.int32)
+    front = np.zeros(MAX_FRONT, dtype=np.int32)
+    tinfo = np.zeros((MAX_TILES, 3), dtype=np.int32)  # type, rotation, cell
+    parent = np.arange(MAX_NODES).astype(np.int32)
+    fsize = np.ones(MAX_NODES, dtype=np.int32)
+    lo = np.zeros(MAX_NODES, dtype=np.uint64)
+    hi = np.zeros(MAX_NODES, dtype=np.uint64)
+    fint = np.zeros((MAX_NODES, 5), dtype=np.int32)  # open, pennants, meeple total, done, field-city adjacencies
+    fmee = np.zeros((MAX_NODES, MAX_PLAYERS), dtype=np.int32)
+    mnode = np.full((MAX_PLAYERS, MAX_MEEPLES), -1, dtype=np.int32)
+    score = np.zeros(MAX_PLAYERS, dtype=np.int32)
+    brk = np.zeros((MAX_PLAYERS, N_CAT), dtype=np.int32)
+    pile = np.zeros(128, dtype=np.int32)
+    avail = np.zeros(32, dtype=np.int32)  # tiles of each type still in the draw pile
+    hand = np.zeros((MAX_PLAYERS, N_GIFT), dtype=np.int32)
+    gdeck = np.zeros(N_GIFT, dtype=np.int32)
+    gdisc = np.zeros(N_GIFT, dtype=np.int32)
+    # per-game statistics: [player, what]: 0 turns, 1 unplaceable drawn, 2+k received k, 7+k opened k,
+    # 12+k points from gift k
+    gst = np.zeros((MAX_PLAYERS, 17), dtype=np.int32)
+    sc = np.zeros(N_SC, dtype=np.int64)
+    opt = np.zeros((MAX_OPT, 4), dtype=np.int32)
+    scratch = np.zeros(64, dtype=np.int64)
+    return (board, pat, nb8, fpos, front, tinfo, parent, fsize, lo, hi, fint, fmee, mnode, score, brk,
+            pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch)
+
+
+F_OPEN, F_PEN, F_MTOT, F_DONE, F_ADJ = 0, 1, 2, 3, 4
+
+
+@njit(cache=True)
+def _reset(S):
+    (board, pat, nb8, fpos, front, tinfo, parent, fsize, lo, hi, fint, fmee, mnode, score, brk,
+     pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch) = S
+    for i in range(sc[S_NPLACED]):
+        c = tinfo[i, 2]
+        board[c] = -1
+        for k in range(8):
+            d = c + _OFF8[k]
+            nb8[d] = 0
+            pat[d] = 0
+            fpos[d] = -1
+        nb8[c] = 0
+        pat[c] = 0
+        fpos[c] = -1
+    mnode[:, :] = -1
+    score[:] = 0
+    brk[:, :] = 0
+    hand[:, :] = 0
+    gst[:, :] = 0
+    sc[:] = 0
+
+
+@njit(cache=True)
+def find(parent, x):
+    """Root of node ``x`` (path halving)."""
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+@njit(cache=True)
+def _union(S, a, b):
+    parent, fsize, lo, hi, fint, fmee = S[6], S[7], S[8], S[9], S[10], S[11]
+    ra = find(parent, a)
+    rb = find(parent, b)
+    if ra == rb:
+        return ra
+    if fsize[ra] < fsize[rb]:
+        ra, rb = rb, ra
+    parent[rb] = ra
+    fsize[ra] += fsize[rb]
+    lo[ra] |= lo[rb]
+    hi[ra] |= hi[rb]
+    for k in range(5):
+        if k != F_DONE:
+            fint[ra, k] += fint[rb, k]
+    for p in range(MAX_PLAYERS):
+        fmee[ra, p] += fmee[rb, p]
+    return ra
+
+
+@njit(cache=True)
+def feature_tiles(S, r):
+    """Number of distinct tiles of the feature with root ``r``."""
+    return popcount(S[8][r]) + popcount(S[9][r])
+
+
+@njit(cache=True)
+def place_tile(S, T, t, rot, cell, conn):
+    """Put tile type ``t`` with rotation ``rot`` on ``cell`` (legality checked by the caller).
+
+    Merges its segments into the features on the board (§1.2), updates the frontier and the
+    8-neighbour counts. ``conn[s]`` is set to 1 for each city/road segment that joined a feature
+    already on the board ("extended", §4.2). Returns the new tile index.
+    """
+    (board, pat, nb8, fpos, front, tinfo, parent, fsize, lo, hi, fint, fmee, mnode, score, brk,
+     pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch) = S
+    edge, side_seg, port_seg, nseg, seg_kind, seg_nsides, seg_pen, seg_adj = T[0], T[1], T[2], T[3], T[4], T[5], T[6], T[7]
+    idx = sc[S_NPLACED]
+    base = idx * MAX_SEG
+    w = idx >> 6
+    b = _ONE << np.uint64(idx & 63)
+    for s in range(nseg[t]):
+        n = base + s
+        parent[n] = n
+        fsize[n] = 1
+        if w == 0:
+            lo[n] = b
+            hi[n] = 0
+        else:
+            lo[n] = 0
+            hi[n] = b
+        k = seg_kind[t, s]
+        fint[n, F_OPEN] = seg_nsides[t, s] if k <= KIND_ROAD else 0
+        fint[n, F_PEN] = seg_pen[t, s]
+        fint[n, F_MTOT] = 0
+        fint[n, F_DONE] = 0
+        fint[n, F_ADJ] = 0
+        if k == KIND_FIELD:
+            fint[n, F_ADJ] = (seg_adj[t, s, 0] >= 0) + (seg_adj[t, s, 1] >= 0)
+        fmee[n, :] = 0
+        conn[s] = 0
+    for d in range(4):
+        nc = cell + _OFF[d]
+        j = board[nc]
+        if j < 0:
+            continue
+        tj = tinfo[j, 0]
+        rj = tinfo[j, 1]
+        e = edge[t, rot, d]
+        od = (d + 2) & 3
+        if e != EDGE_FIELD:
+            s = side_seg[t, rot, d]
+            r = _union(S, base + s, j * MAX_SEG + side_seg[tj, rj, od])
+            fint[r, F_OPEN] -= 2
+            conn[s] = 1
+        for q in range(2):
+            p = 2 * d + q
+            fa = port_seg[t, rot, p]
+            fb = port_seg[tj, rj, _PARTNER[p]]
+            if fa >= 0 and fb >= 0:
+                _union(S, base + fa, j * MAX_SEG + fb)
+    board[cell] = idx
+    tinfo[idx, 0] = t
+    tinfo[idx, 1] = rot
+    tinfo[idx, 2] = cell
+    sc[S_NPLACED] = idx + 1
+    # frontier
+    k = fpos[cell]
+    if k >= 0:
+        last = sc[S_NFRONT] - 1
+        lc = front[last]
+        front[k] = lc
+        fpos[lc] = k
+        fpos[cell] = -1
+        sc[S_NFRONT] = last
+    for d in range(4):
+        nc = cell + _OFF[d]
+        if board[nc] < 0:
+            pat[nc] |= (edge[t, rot, d] + 1) << (2 * ((d + 2) & 3))
+            if fpos[nc] < 0:
+                fpos[nc] = sc[S_NFRONT]
+                front[sc[S_NFRONT]] = nc
+                sc[S_NFRONT] += 1
+    for k in range(8):
+        nb8[cell + _OFF8[k]] += 1
+    return idx
+
+
+# --------------------------------------------------------------------------------------------
+# scoring
+# --------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _award(S, r, pts, cat, gift_kind):
+    """Give ``pts`` to every player with the most meeples in feature ``r`` (ties score in full)."""
+    fmee, score, brk, gst = S[11], S[13], S[14], S[20]
+    n = S[21][S_NPLAYERS]
+    mx = 0
+    for p in range(n):
+        if fmee[r, p] > mx:
+            mx = fmee[r, p]
+    if mx == 0 or pts == 0:
+        return
+    for p in range(n):
+        if fmee[r, p] == mx:
+            score[p] += pts
+            brk[p, cat] += pts
+            if gift_kind >= 0:
+                gst[p, 12 + gift_kind] += pts
+
+
+@njit(cache=True)
+def _return_meeples(S, r):
+    """Every meeple in feature ``r`` goes back to its owner's supply (§3.2 step 3)."""
+    parent, fint, fmee, mnode = S[6], S[10], S[11], S[12]
+    n = S[21][S_NPLAYERS]
+    if fint[r, F_MTOT] == 0:
+        return
+    for p in range(n):
+        if fmee[r, p] == 0:
+            continue
+        for k in range(MAX_MEEPLES):
+            m = mnode[p, k]
+            if m >= 0 and find(parent, m) == r:
+                mnode[p, k] = -1
+        fmee[r, p] = 0
+    fint[r, F_MTOT] = 0
+
+
+@njit(cache=True)
+def road_city_points(S, T, r, kind, complete, variant):
+    """Points of the road/city with root ``r`` (§3.3): completed during play or at game end."""
+    pts = T[10]
+    tiles = feature_tiles(S, r)
+    pen = S[10][r, F_PEN]
+    if kind == KIND_ROAD:
+        return tiles * pts[P_ROAD]
+    if complete:
+        if tiles == 2 and variant[V_TINY_CITY] == 1:
+            return pts[P_TINY_CITY]
+        return tiles * pts[P_CITY_TILE] + pen * pts[P_CITY_PEN]
+    return tiles * pts[P_CITY_END_TILE] + pen * pts[P_CITY_END_PEN]
+
+
+@njit(cache=True)
+def _score_completed(S, T, idx, variant):
+    """Step 3 of §3.2 for the tile just placed: completed roads, cities, monasteries."""
+    board, nb8, tinfo, parent, fint = S[0], S[2], S[5], S[6], S[10]
+    nseg, seg_kind, cl_seg, pts = T[3], T[4], T[9], T[10]
+    t = tinfo[idx, 0]
+    cell = tinfo[idx, 2]
+    for s in range(nseg[t]):
+        k = seg_kind[t, s]
+        if k > KIND_ROAD:
+            continue
+        r = find(parent, idx * MAX_SEG + s)
+        if fint[r, F_OPEN] == 0 and fint[r, F_DONE] == 0:
+            fint[r, F_DONE] = 1
+            _award(S, r, road_city_points(S, T, r, k, True, variant),
+                   CAT_ROAD if k == KIND_ROAD else CAT_CITY, -1)
+            _return_meeples(S, r)
+    for k in range(9):
+        c = cell + (_OFF8[k] if k < 8 else 0)
+        j = board[c]
+        if j < 0:
+            continue
+        cs = cl_seg[tinfo[j, 0]]
+        if cs < 0 or nb8[c] < 8:
+            continue
+        n = j * MAX_SEG + cs
+        if fint[n, F_DONE] == 0:
+            fint[n, F_DONE] = 1
+            _award(S, n, pts[P_MON_COMPLETE], CAT_MONASTERY, -1)
+            _return_meeples(S, n)
+
+
+@njit(cache=True)
+def score_final(S, T, variant):
+    """End-of-game scoring (§3.3, §4.5): incomplete roads/cities/monasteries, farms, unopened gifts.
+
+    Farms by ``variant[V_FARMS]``: v3 = 3 per completed adjacent city, each field on its own
+    (current rule); v2 = same but each city at most once per player; v1 = city-centric, 4 per
+    city to the majority over all fields touching it; none = no farm points.
+    """
+    (board, pat, nb8, fpos, front, tinfo, parent, fsize, lo, hi, fint, fmee, mnode, score, brk,
+     pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch) = S
+    nseg, seg_kind, seg_adj, cl_seg, pts = T[3], T[4], T[7], T[9], T[10]
+    npl = sc[S_NPLAYERS]
+    nplaced = sc[S_NPLACED]
+    ncity = 0
+    for i in range(nplaced):
+        t = tinfo[i, 0]
+        for s in range(nseg[t]):
+            n = i * MAX_SEG + s
+            if parent[n] != n:
+                continue
+            k = seg_kind[t, s]
+            if k <= KIND_ROAD:
+                if fint[n, F_OPEN] == 0:
+                    if k == KIND_CITY:
+                        fsize[n] = -1 - ncity  # completed city id (fsize no longer needed)
+                        ncity += 1
+                elif fint[n, F_MTOT] > 0:
+                    _award(S, n, road_city_points(S, T, n, k, False, variant),
+                           CAT_ROAD if k == KIND_ROAD else CAT_CITY, -1)
+            elif k == KIND_CLOISTER:
+                if fint[n, F_DONE] == 0 and fint[n, F_MTOT] > 0:
+                    _award(S, n, pts[P_MON_END_BASE] + pts[P_MON_END_NEIGHBOUR] * nb8[tinfo[i, 2]],
+                           CAT_MONASTERY, -1)
+    farms = variant[V_FARMS]
+    if farms != FARMS_NONE and ncity > 0:
+        # field root -> uint64 mask of adjacent completed city ids (lo[] reused as the mask)
+        for i in range(nplaced):
+            t = tinfo[i, 0]
+            for s in range(nseg[t]):
+                n = i * MAX_SEG + s
+                if seg_kind[t, s] == KIND_FIELD and parent[n] == n:
+                    lo[n] = 0
+        for i in range(nplaced):
+            t = tinfo[i, 0]
+            for s in range(nseg[t]):
+                if seg_kind[t, s] != KIND_FIELD:
+                    continue
+                fr = find(parent, i * MAX_SEG + s)
+                if fint[fr, F_MTOT] == 0:
+                    continue
+                for q in range(2):
+                    c = seg_adj[t, s, q]
+                    if c < 0:
+                        continue
+                    cr = find(parent, i * MAX_SEG + c)
+                    if fint[cr, F_OPEN] == 0:
+                        lo[fr] |= _ONE << np.uint64(-1 - fsize[cr])
+        if farms == FARMS_V3:
+            for i in range(nplaced):
+                t = tinfo[i, 0]
+                for s in range(nseg[t]):
+                    n = i * MAX_SEG + s
+                    if seg_kind[t, s] == KIND_FIELD and parent[n] == n and fint[n, F_MTOT] > 0:
+                        _award(S, n, pts[P_FARM] * popcount(lo[n]), CAT_FARM, -1)
+        elif farms == FARMS_V2:
+            pm = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+            for i in range(nplaced):
+                t = tinfo[i, 0]
+                for s in range(nseg[t]):
+                    n = i * MAX_SEG + s
+                    if seg_kind[t, s] == KIND_FIELD and parent[n] == n and fint[n, F_MTOT] > 0:
+                        mx = 0
+                        for p in range(npl):
+                            mx = max(mx, fmee[n, p])
+                        for p in range(npl):
+                            if fmee[n, p] == mx:
+                                pm[p] |= lo[n]
+            for p in range(npl):
+                v = pts[P_FARM] * popcount(pm[p])
+                score[p] += v
+                brk[p, CAT_FARM] += v
+        else:  # v1: per city, farmers summed over all fields touching it
+            cnt = np.zeros((64, MAX_PLAYERS), dtype=np.int32)
+            for i in range(nplaced):
+                t = tinfo[i, 0]
+                for s in range(nseg[t]):
+                    n = i * MAX_SEG + s
+                    if seg_kind[t, s] == KIND_FIELD and parent[n] == n and fint[n, F_MTOT] > 0:
+                        m = lo[n]
+                        for c in range(ncity):
+                            if (m >> np.uint64(c)) & _ONE:
+                                for p in range(npl):
+                                    cnt[c, p] += fmee[n, p]
+            for c in range(ncity):
+                mx = 0
+                for p in range(npl):
+                    mx = max(mx, cnt[c, p])
+                if mx > 0:
+                    for p in range(npl):
+                        if cnt[c, p] == mx:
+                            score[p] += pts[P_FARM_V1]
+                            brk[p, CAT_FARM] += pts[P_FARM_V1]
+    if variant[V_GIFTS] == 1:
+        for p in range(npl):
+            for g in range(N_GIFT):
+                v = pts[P_GIFT_UNOPENED] * hand[p, g]
+                score[p] += v
+                brk[p, CAT_GIFT] += v
+                gst[p, 12 + g] += v
+
+
+# --------------------------------------------------------------------------------------------
+# move generation
+# --------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def placements(S, T, t, distinct, out):
+    """Legal placements of tile type ``t``: rows (cell, rotation) into ``out``; returns the count.
+
+    ``distinct``: skip rotations that give the same oriented tile as a smaller one (symmetric
+    tiles), so a uniform choice is uniform over distinct placements (§3.2 step 1).
+    """
+    pat, front, sc = S[1], S[4], S[21]
+    fit, rot_ok = T[8], T[11]
+    m_ok = rot_ok[t] if distinct else 15
+    n = 0
+    for i in range(sc[S_NFRONT]):
+        c = front[i]
+        m = fit[t, pat[c]] & m_ok
+        while m:
+            r = 0
+            while not (m >> r) & 1:
+                r += 1
+            m &= ~(1 << r)
+            out[n, 0] = c
+            out[n, 1] = r
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def placeable(S, T, t):
+    pat, front, sc = S[1], S[4], S[21]
+    fit = T[8]
+    for i in range(sc[S_NFRONT]):
+        if fit[t, pat[front[i]]]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def meeple_options(S, T, idx, player, out):
+    """Segments of tile ``idx`` a meeple may go on (§3.2 step 2); ``out[0] = -1`` (no meeple)."""
+    tinfo, parent, fint, mnode = S[5], S[6], S[10], S[12]
+    nseg, seg_kind = T[3], T[4]
+    out[0] = -1
+    n = 1
+    have = False
+    for k in range(MAX_MEEPLES):
+        if mnode[player, k] == -1:
+            have = True
+            break
+    if not have:
+        return n
+    t = tinfo[idx, 0]
+    for s in range(nseg[t]):
+        if seg_kind[t, s] == KIND_CLOISTER or fint[find(parent, idx * MAX_SEG + s), F_MTOT] == 0:
+            out[n] = s
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _put_meeple(S, node, player):
+    parent, fint, fmee, mnode = S[6], S[10], S[11], S[12]
+    for k in range(MAX_MEEPLES):
+        if mnode[player, k] == -1:
+            mnode[player, k] = node
+            r = find(parent, node)
+            fmee[r, player] += 1
+            fint[r, F_MTOT] += 1
+            return True
+    return False
+
+
+@njit(cache=True)
+def supply(S, player):
+    c = 0
+    for k in range(MAX_MEEPLES):
+        if S[12][player, k] == -1:
+            c += 1
+    return c
+
+
+# --------------------------------------------------------------------------------------------
+# gifts
+# --------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def gift_earned(S, T, idx, player, conn, variant):
+    """§4.2: does the tile just placed extend a road/city that belongs to someone else?
+
+    Evaluated after the merge and before the meeple step (§6 #3, #4). Default (§6 #1, #2): a gift
+    when the feature has meepless and ``player`` is not among the players with the most;
+    ``variant[V_GIFT_SHARED] == 1``: also when the player only shares the majority.
+    ``variant[V_GIFT_COMPLETED] == 1``: features completed by this tile give no gift.
+    """
+    tinfo, parent, fint, fmee = S[5], S[6], S[10], S[11]
+    nseg, seg_kind = T[3], T[4]
+    npl = S[21][S_NPLAYERS]
+    t = tinfo[idx, 0]
+    for s in range(nseg[t]):
+        if seg_kind[t, s] > KIND_ROAD or conn[s] == 0:
+            continue
+        r = find(parent, idx * MAX_SEG + s)
+        if fint[r, F_MTOT] == 0:
+            continue
+        if variant[V_GIFT_COMPLETED] == 1 and fint[r, F_OPEN] == 0:
+            continue
+        mx = 0
+        for p in range(npl):
+            mx = max(mx, fmee[r, p])
+        mine = fmee[r, player]
+        if mine < mx:
+            return True
+        if variant[V_GIFT_SHARED] == 1:
+            for p in range(npl):
+                if p != player and fmee[r, p] == mx:
+                    return True
+    return False
+
+
+@njit(cache=True)
+def _draw_gift_card(S, grng, mode, gscript, gpos):
+    """Top card of the gift deck (reshuffling the discards when empty); -1 = none left.
+
+    Drawing a uniform card from the remaining multiset is the same as drawing the top card of a
+    shuffled deck. In replay mode the card comes from ``gscript`` (validated: must be in the deck).
+    """
+    gdeck, gdisc, sc = S[18], S[19], S[21]
+    tot = 0
+    for g in range(N_GIFT):
+        tot += gdeck[g]
+    if tot == 0:
+        for g in range(N_GIFT):
+            gdeck[g] = gdisc[g]
+            gdisc[g] = 0
+            tot += gdeck[g]
+    if tot == 0:
+        return -1
+    if mode == MODE_REPLAY:
+        if gpos >= gscript.shape[0]:
+            return -2
+        g = gscript[gpos]
+        if g < 0 or g >= N_GIFT or gdeck[g] == 0:
+            return -2
+        gdeck[g] -= 1
+        return g
+    k = randint(grng, tot)
+    for g in range(N_GIFT):
+        if k < gdeck[g]:
+            gdeck[g] -= 1
+            return g
+        k -= gdeck[g]
+    return -1
+
+
+@njit(cache=True)
+def unfinished_monasteries(S, T, out):
+    """Nodes of the monasteries on the board that are not complete (Synod targets, §4.4.1)."""
+    tinfo, nb8, fint, sc = S[5], S[2], S[10], S[21]
+    cl_seg = T[9]
+    n = 0
+    for i in range(sc[S_NPLACED]):
+        cs = cl_seg[tinfo[i, 0]]
+        if cs >= 0 and nb8[tinfo[i, 2]] < 8:
+            out[n] = i * MAX_SEG + cs
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def unfinished_roads(S, T, out):
+    """Root nodes of the unfinished roads (Road Sweeper targets, §4.4.2)."""
+    tinfo, parent, fint, sc = S[5], S[6], S[10], S[21]
+    nseg, seg_kind = T[3], T[4]
+    n = 0
+    for i in range(sc[S_NPLACED]):
+        t = tinfo[i, 0]
+        for s in range(nseg[t]):
+            nd = i * MAX_SEG + s
+            if seg_kind[t, s] == KIND_ROAD and parent[nd] == nd and fint[nd, F_OPEN] > 0:
+                out[n] = nd
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def own_meeples(S, player, out):
+    """Distinct nodes holding a meeple of ``player`` (Cash Out / Change Position sources)."""
+    mnode = S[12]
+    n = 0
+    for k in range(MAX_MEEPLES):
+        m = mnode[player, k]
+        if m < 0:
+            continue  # -1 in supply, -2 not in the game
+        dup = False
+        for q in range(n):
+            if out[q] == m:
+                dup = True
+        if not dup:
+            out[n] = m
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def change_targets(S, T, node, variant, out):
+    """Segments of the same tile a meeple on ``node`` may switch to (§4.4.4, §6 #8, #9)."""
+    tinfo, parent, nb8, fint = S[5], S[6], S[2], S[10]
+    nseg, seg_kind = T[3], T[4]
+    idx = node // MAX_SEG
+    s0 = node % MAX_SEG
+    t = tinfo[idx, 0]
+    lying = seg_kind[t, s0] == KIND_FIELD
+    n = 0
+    for s in range(nseg[t]):
+        k = seg_kind[t, s]
+        if lying == (k == KIND_FIELD):
+            continue
+        if lying and variant[V_CHANGE_COMPLETED] == 0:
+            if k == KIND_CLOISTER:
+                if nb8[tinfo[idx, 2]] == 8:
+                    continue
+            elif fint[find(parent, idx * MAX_SEG + s), F_OPEN] == 0:
+                continue
+        out[n] = s
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _move_meeple(S, player, frm, to):
+    parent, fint, fmee, mnode = S[6], S[10], S[11], S[12]
+    for k in range(MAX_MEEPLES):
+        if mnode[player, k] == frm:
+            r = find(parent, frm)
+            fmee[r, player] -= 1
+            fint[r, F_MTOT] -= 1
+            if to < 0:
+                mnode[player, k] = -1
+            else:
+                mnode[player, k] = to
+                r2 = find(parent, to)
+                fmee[r2, player] += 1
+                fint[r2, F_MTOT] += 1
+            return
+
+
+@njit(cache=True)
+def cash_out_points(S, node, player, variant):
+    """Cash Out (§4.4.3, §6 #7): 2 per meeple in the feature (all players', or own only)."""
+    r = find(S[6], node)
+    if variant[V_CASH_OUT] == 0:
+        return 2 * S[10][r, F_MTOT]
+    return 2 * S[11][r, player]
+
+
+@njit(cache=True)
+def road_sweep(S, T, root):
+    """Road Sweeper (§4.4.2): score the road as at game end by majority, return all its meeples."""
+    _award(S, root, feature_tiles(S, root) * T[10][P_ROAD], CAT_GIFT, GIFT_SWEEPER)
+    _return_meeples(S, root)
+
+
+# --------------------------------------------------------------------------------------------
+# heuristic evaluation
+# --------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _meeple_cost(S, player, params):
+    return params[H_MEEPLE] + params[H_SCARCITY] * (MAX_MEEPLES - supply(S, player)) / MAX_MEEPLES
+
+
+@njit(cache=True)
+def _util(kind, complete, opn, tiles, pen, adj, mee, cur, npl, params, pot, mcost, progress):
+    """Heuristic worth of one feature to ``cur`` (points-like units); ``mee[p]`` meeples per player.
+
+    Value V: city 2/tile+2/pennant when complete, else (tiles+pennants)(1+pot) - open_pen*open;
+    road tiles (+pot if open); field farm*adjacent-city-segments*progress; monastery
+    1+neighbours+pot*(8-neighbours) (``tiles`` carries the neighbour count), 9 when complete.
+    Worth = V if cur has the majority, minus w_opp*V if an opponent has it; a completed feature
+    also gives back cur's meeples (``mcost`` each).
+    """
+    mx = 0
+    for p in range(npl):
+        if mee[p] > mx:
+            mx = mee[p]
+    if mx == 0:
+        return 0.0
+    if kind == KIND_CITY:
+        if complete:
+            v = 2.0 * tiles + 2.0 * pen
+        else:
+            v = (tiles + pen) * (1.0 + pot) - params[H_OPEN_PEN] * opn
+    elif kind == KIND_ROAD:
+        v = float(tiles)
+        if not complete:
+            v += pot
+    elif kind == KIND_FIELD:
+        v = params[H_FARM] * adj * progress
+    else:
+        if complete:
+            v = 9.0
+        else:
+            v = 1.0 + tiles + pot * (8 - tiles)
+        v *= params[H_MON]
+    u = 0.0
+    if mee[cur] == mx:
+        u += v
+    for p in range(npl):
+        if p != cur and mee[p] == mx:
+            u -= params[H_W_OPP] * v
+            break
+    if complete:
+        u += mcost * mee[cur]
+    return u
+
+
+@njit(cache=True)
+def _root_util(S, r, kind, cur, params, pot, mcost, progress, extra_me, mee):
+    fint, fmee = S[10], S[11]
+    npl = S[21][S_NPLAYERS]
+    for p in range(npl):
+        mee[p] = fmee[r, p]
+    mee[cur] += extra_me
+    return _util(kind, fint[r, F_OPEN] == 0 and kind <= KIND_ROAD, fint[r, F_OPEN],
+                 feature_tiles(S, r), fint[r, F_PEN], fint[r, F_ADJ], mee, cur, npl, params, pot,
+                 mcost, progress)
+
+
+@njit(cache=True)
+def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
+    """Heuristic value of placing ``t``/``rot`` on ``cell`` for ``cur``; returns (value, best segment).
+
+    Simulates the merge without changing the state ("virtual merge"): per new segment the set of
+    neighbouring feature roots, grouped when two segments reach the same root.
+    ``H`` = (roots int64[8, 8], nroots int64[8], conn int64[8], grp int64[8], mee int64[5]).
+    Best segment -1 = no meeple.
+    """
+    board, nb8, tinfo, parent, lo, hi, fint, fmee, sc = S[0], S[2], S[5], S[6], S[8], S[9], S[10], S[11], S[21]
+    edge, side_seg, port_seg, nseg, seg_kind, seg_nsides, seg_pen, seg_adj, cl_seg = \
+        T[0], T[1], T[2], T[3], T[4], T[5], T[6], T[7], T[9]
+    roots, nr, conn, grp, mee = H
+    npl = sc[S_NPLAYERS]
+    nplaced = sc[S_NPLACED]
+    remaining = sc[S_PILE_N]
+    pot = params[H_POT] * remaining / 71.0
+    progress = nplaced / 72.0
+    mcost = _meeple_cost(S, cur, params)
+    have_meeple = supply(S, cur) > 0
+    farm_ok = nplaced >= params[H_FARM_TURN]
+    ns = nseg[t]
+    for s in range(ns):
+        nr[s] = 0
+        conn[s] = 0
+        grp[s] = s
+    for d in range(4):
+        nc = cell + _OFF[d]
+        j = board[nc]
+        if j < 0:
+            continue
+        tj = tinfo[j, 0]
+        rj = tinfo[j, 1]
+        od = (d + 2) & 3
+        if edge[t, rot, d] != EDGE_FIELD:
+            s = side_seg[t, rot, d]
+            r = find(parent, j * MAX_SEG + side_seg[tj, rj, od])
+            conn[s] += 1
+            dup = False
+            for q in range(nr[s]):
+                if roots[s, q] == r:
+                    dup = True
+            if not dup:
+                roots[s, nr[s]] = r
+                nr[s] += 1
+        for q2 in range(2):
+            p = 2 * d + q2
+            fa = port_seg[t, rot, p]
+            fb = port_seg[tj, rj, _PARTNER[p]]
+            if fa >= 0 and fb >= 0:
+                r = find(parent, j * MAX_SEG + fb)
+                dup = False
+                for q in range(nr[fa]):
+                    if roots[fa, q] == r:
+                        dup = True
+                if not dup:
+                    roots[fa, nr[fa]] = r
+                    nr[fa] += 1
+    # group segments of the new tile that reach a common root
+    for s1 in range(ns):
+        for s2 in range(s1 + 1, ns):
+            if seg_kind[t, s1] != seg_kind[t, s2] or grp[s1] == grp[s2]:
+                continue
+            share = False
+            for a in range(nr[s1]):
+                for b in range(nr[s2]):
+                    if roots[s1, a] == roots[s2, b]:
+                        share = True
+            if share:
+                g_old = grp[s2]
+                g_new = grp[s1]
+                for s3 in range(ns):
+                    if grp[s3] == g_old:
+                        grp[s3] = g_new
+    idx_bit_w = nplaced >> 6
+    bitv = _ONE << np.uint64(nplaced & 63)
+    total = 0.0
+    best_extra = 0.0
+    best_seg = -1
+    for g in range(ns):
+        k = seg_kind[t, g]
+        if grp[g] != g or k == KIND_CLOISTER:
+            continue
+        # distinct roots of the group, their old worth, the merged stats
+        opn = 0
+        pen = 0
+        adj = 0
+        ml = np.uint64(0)
+        mh = np.uint64(0)
+        if idx_bit_w == 0:
+            ml = bitv
+        else:
+            mh = bitv
+        for p in range(npl):
+            mee[p] = 0
+        old = 0.0
+        nroot_seen = 0
+        for s in range(ns):
+            if grp[s] != g:
+                continue
+            if k <= KIND_ROAD:
+                opn += seg_nsides[t, s] - 2 * conn[s]
+            pen += seg_pen[t, s]
+            if k == KIND_FIELD:
+                adj += (seg_adj[t, s, 0] >= 0) + (seg_adj[t, s, 1] >= 0)
+            for q in range(nr[s]):
+                r = roots[s, q]
+                dup = False
+                for s0 in range(s):
+                    if grp[s0] == g:
+                        for q0 in range(nr[s0]):
+                            if roots[s0, q0] == r:
+                                dup = True
+                for q0 in range(q):
+                    if roots[s, q0] == r:
+                        dup = True
+                if dup:
+                    continue
+                nroot_seen += 1
+                opn += fint[r, F_OPEN]
+                pen += fint[r, F_PEN]
+                adj += fint[r, F_ADJ]
+                ml |= lo[r]
+                mh |= hi[r]
+                if fint[r, F_MTOT] > 0:
+                    old += _root_util(S, r, k, cur, params, pot, mcost, progress, 0, H[4])
+                    for p in range(npl):
+                        mee[p] += fmee[r, p]
+        tiles = popcount(ml) + popcount(mh)
+        complete = k <= KIND_ROAD and opn == 0
+        mtot = 0
+        for p in range(npl):
+            mtot += mee[p]
+        new = _util(k, complete, opn, tiles, pen, adj, mee, cur, npl, params, pot, mcost, progress)
+        total += new - old
+        if mtot == 0 and have_meeple and (k != KIND_FIELD or farm_ok):
+            mee[cur] = 1
+            withm = _util(k, complete, opn, tiles, pen, adj, mee, cur, npl, params, pot, mcost,
+                          progress)
+            mee[cur] = 0
+            extra = withm - new
+            if not complete:
+                extra -= mcost
+            if extra > best_extra:
+                best_extra = extra
+                best_seg = g
+    # monastery on the new tile
+    cs = cl_seg[t]
+    if cs >= 0 and have_meeple:
+        n8 = nb8[cell]
+        for p in range(npl):
+            mee[p] = 0
+        mee[cur] = 1
+        extra = _util(KIND_CLOISTER, n8 == 8, 0, n8, 0, 0, mee, cur, npl, params, pot, mcost,
+                      progress)
+        if n8 < 8:
+            extra -= mcost
+        if extra > best_extra:
+            best_extra = extra
+            best_seg = cs
+    # neighbouring monasteries gain a neighbour
+    for k8 in range(8):
+        c = cell + _OFF8[k8]
+        j = board[c]
+        if j < 0:
+            continue
+        cs2 = cl_seg[tinfo[j, 0]]
+        if cs2 < 0:
+            continue
+        nd = j * MAX_SEG + cs2
+        if fint[nd, F_MTOT] == 0 or fint[nd, F_DONE] == 1:
+            continue
+        n8 = nb8[c]
+        for p in range(npl):
+            mee[p] = fmee[nd, p]
+        before = _util(KIND_CLOISTER, False, 0, n8, 0, 0, mee, cur, npl, params, pot, mcost, progress)
+        after = _util(KIND_CLOISTER, n8 + 1 == 8, 0, n8 + 1, 0, 0, mee, cur, npl, params, pot, mcost,
+                      progress)
+        total += after - before
+    return total + best_extra, best_seg
+
+
+@njit(cache=True)
+def best_placement(S, T, t, cur, params, variant, H, opts):
+    """Heuristic best (cell, rotation, segment, value) for tile ``t``; value -1e18 if none."""
+    n = placements(S, T, t, True, opts)
+    bv = -1e18
+    bc = -1
+    br = -1
+    bs = -1
+    for i in range(n):
+        v, s = evaluate_placement(S, T, t, opts[i, 1], opts[i, 0], cur, params, variant, H)
+        if v > bv:
+            bv = v
+            bc = opts[i, 0]
+            br = opts[i, 1]
+            bs = s
+    return bc, br, bs, bv
+
+
+@njit(cache=True)
+def _gift_gain(S, T, H, cur, g, t, params, variant, opts):
+    """Heuristic gain of opening gift ``g`` now (before placing ``t``): (gain, node, segment)."""
+    parent, fint, fmee, tinfo, nb8, sc = S[6], S[10], S[11], S[5], S[2], S[21]
+    seg_kind = T[4]
+    npl = sc[S_NPLAYERS]
+    pot = params[H_POT] * sc[S_PILE_N] / 71.0
+    progress = sc[S_NPLACED] / 72.0
+    mcost = _meeple_cost(S, cur, params)
+    mee = H[4]
+    best = -1e18
+    bn = -1
+    bs = -1
+    if g == GIFT_SYNOD:
+        if supply(S, cur) == 0:
+            return best, bn, bs
+        n = unfinished_monasteries(S, T, opts[:, 3])
+        for i in range(n):
+            nd = opts[i, 3]
+            n8 = nb8[tinfo[nd // MAX_SEG, 2]]
+            for p in range(npl):
+                mee[p] = fmee[nd, p]
+            before = _util(KIND_CLOISTER, False, 0, n8, 0, 0, mee, cur, npl, params, pot, mcost, progress)
+            mee[cur] += 1
+            after = _util(KIND_CLOISTER, False, 0, n8, 0, 0, mee, cur, npl, params, pot, mcost, progress)
+            v = after - before - mcost
+            if v > best:
+                best = v
+                bn = nd
+    elif g == GIFT_SWEEPER:
+        n = unfinished_roads(S, T, opts[:, 3])
+        for i in range(n):
+            r = opts[i, 3]
+            if fint[r, F_MTOT] == 0:
+                continue
+            tiles = feature_tiles(S, r)
+            mx = 0
+            for p in range(npl):
+                mx = max(mx, fmee[r, p])
+            now = 0.0
+            if fmee[r, cur] == mx:
+                now += tiles
+            for p in range(npl):
+                if p != cur and fmee[r, p] == mx:
+                    now -= params[H_W_OPP] * tiles
+                    break
+            now += mcost * fmee[r, cur]
+            for p in range(npl):
+                if p != cur:
+                    now -= params[H_W_OPP] * params[H_MEEPLE] * fmee[r, p]
+            v = now - _root_util(S, r, KIND_ROAD, cur, params, pot, mcost, progress, 0, mee)
+            if v > best:
+                best = v
+                bn = r
+    elif g == GIFT_CASHOUT:
+        n = own_meeples(S, cur, opts[:, 3])
+        for i in range(n):
+            nd = opts[i, 3]
+            r = find(parent, nd)
+            k = seg_kind[tinfo[nd // MAX_SEG, 0], nd % MAX_SEG]
+            before = _root_util(S, r, k, cur, params, pot, mcost, progress, 0, mee)
+            after = _root_util(S, r, k, cur, params, pot, mcost, progress, -1, mee)
+            v = cash_out_points(S, nd, cur, variant) + mcost + after - before
+            if v > best:
+                best = v
+                bn = nd
+    elif g == GIFT_TAKE2:
+        if sc[S_PILE_N] > 0:
+            c, r, s, v = best_placement(S, T, t, cur, params, variant, H, opts)
+            if v < params[H_TAKE2]:
+                best = params[H_HOLD] + 1.0
+    return best, bn, bs
+
+
+@njit(cache=True)
+def _draw_tile(S, drng, mode, tscript, tlog):
+    """Next tile of the draw pile; -1 when empty, -2 = replay record invalid (§3.2 step 1)."""
+    pile, avail, sc = S[15], S[16], S[21]
+    if sc[S_PILE_N] == 0:
+        return -1
+    if mode == MODE_REPLAY:
+        k = sc[S_DRAWN]
+        if k >= tscript.shape[0]:
+            return -2
+        t = tscript[k]
+        if t < 0 or t >= avail.shape[0] or avail[t] == 0:
+            return -2
+    else:
+        t = pile[sc[S_PILE_POS]]
+        sc[S_PILE_POS] += 1
+    avail[t] -= 1
+    sc[S_PILE_N] -= 1
+    if sc[S_DRAWN] < tlog.shape[0]:
+        tlog[sc[S_DRAWN]] = t
+    sc[S_DRAWN] += 1
+    return t
+
+
+@njit(cache=True)
+def _return_tile(S, t, grng, mode):
+    """Take 2: shuffle tile ``t`` back into the draw pile at a uniform position (§4.4.5, §6 #10)."""
+    pile, avail, sc = S[15], S[16], S[21]
+    if mode == MODE_PLAY:
+        pos = sc[S_PILE_POS]
+        n = sc[S_PILE_N]
+        k = randint(grng, n + 1)
+        for i in range(pos + n, pos + k, -1):
+            pile[i] = pile[i - 1]
+        pile[pos + k] = t
+    avail[t] += 1
+    sc[S_PILE_N] += 1
+
+
+@njit(cache=True)
+def _xy(cell):
+    return cell % BOARD_W - CENTER, cell // BOARD_W - CENTER
+
+
+@njit(cache=True)
+def _cell(x, y):
+    """Cell of human coordinates (x, y); -1 when off the board."""
+    if x < -CENTER + 1 or x > CENTER - 1 or y < -CENTER + 1 or y > CENTER - 1:
+        return -1
+    return (y + CENTER) * BOARD_W + (x + CENTER)
+
+
+@njit(cache=True)
+def _node_at(S, T, x, y, s):
+    """Node of segment ``s`` of the tile at (x, y); -1 when there is none."""
+    c = _cell(x, y)
+    if c < 0:
+        return -1
+    j = S[0][c]
+    if j < 0 or s < 0 or s >= T[3][S[5][j, 0]]:
+        return -1
+    return j * MAX_SEG + s
+
+
+@njit(cache=True)
+def _fail(S, kind, turn):
+    S[21][S_ERR] = kind
+    S[21][S_ERR_TURN] = turn
+
+
+@njit(cache=True)
+def play_game(S, T, H, game_index, root_seed, npl, pol_ids, pol_params, variant, mode,
+              tscript, gscript, rscript, log, tlog, glog):
+    """Play (``MODE_PLAY``) or validate (``MODE_REPLAY``) one game; results stay in ``S``.
+
+    Parameters
+    ----------
+    S : tuple
+        State from ``new_game_state()`` (reset here).
+    T : tuple
+        Tile tables built by ``mcsim.games.carcassonne.build_tables``.
+    H : tuple
+        Heuristic scratch arrays (``new_scratch()``).
+    game_index, root_seed : int
+        The deal is drawn from ``STREAM_DEAL``, the gift deck and Take 2 shuffle-backs from
+        ``STREAM_GIFTS``, seat k's choices from ``STREAM_POLICY + k``.
+    npl : int
+        Players, 2..5.
+    pol_ids : int64[npl]; pol_params : float64[npl, n_params]
+    variant : int64[n_variants]
+        Codes in ``SPEC.variants`` order (``V_*``).
+    mode : int
+        ``MODE_PLAY`` or ``MODE_REPLAY``.
+    tscript, gscript : int32[k]
+        Replay only: tile types in draw order, gift cards in draw order.
+    rscript : int32[n_turns, LOG_COLS]
+        Replay only: the turn rows (see module docstring).
+    log : int32[>= 72, LOG_COLS]; tlog, glog : int32[256]
+        Written in both modes when non-empty: turn rows, tiles drawn, gift cards drawn.
+
+    Notes
+    -----
+    jit-compiled; the caller validates inputs. In replay mode an illegal record sets
+    ``sc[S_ERR]`` (``ERR_*``), ``sc[S_ERR_TURN]`` and leaves the legal options in ``opt`` rows
+    ``0 .. sc[S_NOPT]-1`` and stops.
+    Rules: ``shared/rules/carcassonne.md`` §3 (base game), §4 (The Gifts).
+    """
+    (board, pat, nb8, fpos, front, tinfo, parent, fsize, lo, hi, fint, fmee, mnode, score, brk,
+     pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch) = S
+    nseg, seg_kind, cl_seg, pts, counts = T[3], T[4], T[9], T[10], T[12]
+    start_t = T[13][0]
+    gift_counts = T[14]
+    _reset(S)
+    sc[S_NPLAYERS] = npl
+    gifts = variant[V_GIFTS] == 1
+    drng = new_state(root_seed, game_index, STREAM_DEAL)
+    grng = new_state(root_seed, game_index, STREAM_GIFTS)
+    prng = np.empty((npl, 4), dtype=np.uint64)
+    for p in range(npl):
+        prng[p, :] = new_state(root_seed, game_index, STREAM_POLICY + p)
+    nmee = min(pts[P_MEEPLES], MAX_MEEPLES)
+    for p in range(npl):
+        for k in range(nmee, MAX_MEEPLES):
+            mnode[p, k] = -2  # not in the game (fewer meeples than slots)
+    conn = scratch[0:8]
+    mopts = scratch[8:24]
+    # start tile (§3.1)
+    place_tile(S, T, start_t, 0, CENTER_CELL, conn)
+    n = 0
+    for t in range(counts.shape[0]):
+        c = counts[t] - (1 if t == start_t else 0)
+        avail[t] = c
+        for _ in range(c):
+            pile[n] = t
+            n += 1
+    sc[S_PILE_N] = n
+    sc[S_PILE_POS] = 0
+    if mode == MODE_PLAY:
+        for i in range(n - 1, 0, -1):
+            j = randint(drng, i + 1)
+            tmp = pile[i]
+            pile[i] = pile[j]
+            pile[j] = tmp
+    for g in range(N_GIFT):
+        gdeck[g] = gift_counts[g] if gifts else 0
+        gdisc[g] = 0
+    cur = 0
+    turn = 0
+    nlog = log.shape[0]
+    while True:
+        # ---- step 1a: draw until placeable (§3.2.1, §6 #14)
+        t = _draw_tile(S, drng, mode, tscript, tlog)
+        while t >= 0 and not placeable(S, T, t):
+            gst[cur, 1] += 1
+            t = _draw_tile(S, drng, mode, tscript, tlog)
+        if t == -2:
+            _fail(S, ERR_DRAW, turn)
+            return
+        if t < 0:
+            break
+        if mode == MODE_REPLAY and turn >= rscript.shape[0]:
+            _fail(S, ERR_LENGTH, turn)
+            return
+        pid = pol_ids[cur]
+        params = pol_params[cur]
+        rng = prng[cur]
+        row = turn if turn < nlog else nlog - 1
+        if nlog > 0:
+            log[row, :] = -1
+            log[row, L_PLAYER] = cur
+            log[row, L_GA:L_GD + 1] = NO_EFFECT
+        # ---- gift opening (§4.3)
+        opened = -1
+        nheld = 0
+        if gifts:
+            for g in range(N_GIFT):
+                nheld += hand[cur, g]
+        planned_c = -1
+        planned_r = -1
+        planned_s = -2
+        if nheld > 0:
+            if mode == MODE_REPLAY:
+                opened = rscript[turn, L_OPEN]
+                if opened != -1 and (opened < 0 or opened >= N_GIFT or hand[cur, opened] == 0):
+                    opt[0, 0] = -1
+                    k = 1
+                    for g in range(N_GIFT):
+                        if hand[cur, g] > 0:
+                            opt[k, 0] = g
+                            k += 1
+                    sc[S_NOPT] = k
+                    _fail(S, ERR_OPEN, turn)
+                    return
+            elif pid == POLICY_RANDOM:
+                cnt = 0  # none or one of the held types, uniformly
+                for g in range(N_GIFT):
+                    if hand[cur, g] > 0:
+                        cnt += 1
+                k = randint(rng, cnt + 1) - 1
+                if k >= 0:
+                    for g in range(N_GIFT):
+                        if hand[cur, g] > 0:
+                            if k == 0:
+                                opened = g
+                                break
+                            k -= 1
+            else:
+                bestg = -1e18
+                for g in range(N_GIFT):
+                    if hand[cur, g] > 0:
+                        v, _a, _b = _gift_gain(S, T, H, cur, g, t, params, variant, opt)
+                        if v > bestg:
+                            bestg = v
+                            if v > params[H_HOLD]:
+                                opened = g
+        elif mode == MODE_REPLAY and rscript[turn, L_OPEN] != -1:
+            opt[0, 0] = -1
+            sc[S_NOPT] = 1
+            _fail(S, ERR_OPEN, turn)
+            return
+        if opened >= 0:
+            hand[cur, opened] -= 1
+            gst[cur, 7 + opened] += 1
+            if nlog > 0:
+                log[row, L_OPEN] = opened
+            if opened == GIFT_SYNOD or opened == GIFT_SWEEPER or opened == GIFT_CASHOUT:
+                if opened == GIFT_SYNOD:
+                    no = unfinished_monasteries(S, T, opt[:, 3]) if supply(S, cur) > 0 else 0
+                elif opened == GIFT_SWEEPER:
+                    no = unfinished_roads(S, T, opt[:, 3])
+                else:
+                    no = own_meeples(S, cur, opt[:, 3])
+                target = -1
+                if no > 0:
+                    if mode == MODE_REPLAY:
+                        if opened == GIFT_SYNOD:
+                            c = _cell(rscript[turn, L_GA], rscript[turn, L_GB])
+                            nd = -1
+                            if c >= 0 and board[c] >= 0 and cl_seg[tinfo[board[c], 0]] >= 0:
+                                nd = board[c] * MAX_SEG + cl_seg[tinfo[board[c], 0]]
+                        else:
+                            nd = _node_at(S, T, rscript[turn, L_GA], rscript[turn, L_GB],
+                                          rscript[turn, L_GC])
+                        if nd >= 0 and opened == GIFT_SWEEPER:
+                            nd = find(parent, nd)
+                        for i in range(no):
+                            if opt[i, 3] == nd:
+                                target = nd
+                        if target < 0:
+                            sc[S_NOPT] = no
+                            _fail(S, ERR_GIFT_ARG, turn)
+                            return
+                    elif pid == POLICY_RANDOM:
+                        target = opt[randint(rng, no), 3]
+                    else:
+                        v, target, _b = _gift_gain(S, T, H, cur, opened, t, params, variant, opt)
+                        if target < 0:
+                            target = opt[0, 3]
+                elif mode == MODE_REPLAY and rscript[turn, L_GA] != NO_EFFECT:
+                    sc[S_NOPT] = 0
+                    _fail(S, ERR_GIFT_ARG, turn)
+                    return
+                if target >= 0:
+                    if nlog > 0:
+                        x, y = _xy(tinfo[target // MAX_SEG, 2])
+                        log[row, L_GA] = x
+                        log[row, L_GB] = y
+                        if opened != GIFT_SYNOD:
+                            log[row, L_GC] = target % MAX_SEG
+                    if opened == GIFT_SYNOD:
+                        _put_meeple(S, target, cur)
+                    elif opened == GIFT_SWEEPER:
+                        road_sweep(S, T, target)
+                    else:
+                        v = cash_out_points(S, target, cur, variant)
+                        score[cur] += v
+                        brk[cur, CAT_GIFT] += v
+                        gst[cur, 12 + GIFT_CASHOUT] += v
+                        _move_meeple(S, cur, target, -1)
+            elif opened == GIFT_CHANGE:
+                nm = own_meeples(S, cur, mopts)
+                no = 0
+                for i in range(nm):
+                    k = change_targets(S, T, mopts[i], variant, conn)
+                    for q in range(k):
+                        opt[no, 0] = mopts[i]
+                        opt[no, 1] = conn[q]
+                        no += 1
+                choice = -1
+                if no > 0:
+                    if mode == MODE_REPLAY:
+                        nd = _node_at(S, T, rscript[turn, L_GA], rscript[turn, L_GB], rscript[turn, L_GC])
+                        for i in range(no):
+                            if opt[i, 0] == nd and opt[i, 1] == rscript[turn, L_GD]:
+                                choice = i
+                        if choice < 0:
+                            sc[S_NOPT] = no
+                            _fail(S, ERR_GIFT_ARG, turn)
+                            return
+                    else:
+                        choice = randint(rng, no)  # the heuristic never opens it
+                elif mode == MODE_REPLAY and rscript[turn, L_GA] != NO_EFFECT:
+                    sc[S_NOPT] = 0
+                    _fail(S, ERR_GIFT_ARG, turn)
+                    return
+                if choice >= 0:
+                    frm = opt[choice, 0]
+                    to = (frm // MAX_SEG) * MAX_SEG + opt[choice, 1]
+                    if nlog > 0:
+                        x, y = _xy(tinfo[frm // MAX_SEG, 2])
+                        log[row, L_GA] = x
+                        log[row, L_GB] = y
+                        log[row, L_GC] = frm % MAX_SEG
+                        log[row, L_GD] = opt[choice, 1]
+                    _move_meeple(S, cur, frm, to)
+            elif opened == GIFT_TAKE2:
+                t2 = _draw_tile(S, drng, mode, tscript, tlog)
+                while t2 >= 0 and not placeable(S, T, t2):
+                    gst[cur, 1] += 1
+                    t2 = _draw_tile(S, drng, mode, tscript, tlog)
+                if t2 == -2:
+                    _fail(S, ERR_DRAW, turn)
+                    return
+                if t2 >= 0:
+                    keep = t
+                    if mode == MODE_REPLAY:
+                        keep = rscript[turn, L_GA]
+                        if keep != t and keep != t2:
+                            opt[0, 0] = t
+                            opt[1, 0] = t2
+                            sc[S_NOPT] = 2
+                            _fail(S, ERR_GIFT_ARG, turn)
+                            return
+                    elif pid == POLICY_RANDOM:
+                        if randint(rng, 2) == 1:
+                            keep = t2
+                    else:
+                        c1, r1, s1, v1 = best_placement(S, T, t, cur, params, variant, H, opt)
+                        c2, r2, s2, v2 = best_placement(S, T, t2, cur, params, variant, H, opt)
+                        if v2 > v1:
+                            keep = t2
+                            planned_c, planned_r, planned_s = c2, r2, s2
+                        else:
+                            planned_c, planned_r, planned_s = c1, r1, s1
+                    other = t2 if keep == t else t
+                    t = keep
+                    if nlog > 0:
+                        log[row, L_GA] = keep
+                    if variant[V_TAKE2_OTHER] == 0:
+                        _return_tile(S, other, grng, mode)
+        # ---- step 1b: place (§3.2.1)
+        if mode == MODE_REPLAY:
+            if rscript[turn, L_TILE] != t:
+                opt[0, 0] = t
+                sc[S_NOPT] = 1
+                _fail(S, ERR_PLACE, turn)
+                return
+            c = _cell(rscript[turn, L_X], rscript[turn, L_Y])
+            r = rscript[turn, L_ROT]
+            if c < 0 or fpos[c] < 0 or r < 0 or r > 3 or not (T[8][t, pat[c]] >> r) & 1:
+                sc[S_NOPT] = placements(S, T, t, False, opt)
+                _fail(S, ERR_PLACE, turn)
+                return
+        elif planned_s != -2:
+            c = planned_c
+            r = planned_r
+        elif pid == POLICY_RANDOM:
+            no = placements(S, T, t, True, opt)
+            k = randint(rng, no)
+            c = opt[k, 0]
+            r = opt[k, 1]
+        else:
+            c, r, planned_s, v = best_placement(S, T, t, cur, params, variant, H, opt)
+        idx = place_tile(S, T, t, r, c, conn)
+        if nlog > 0:
+            x, y = _xy(c)
+            log[row, L_TILE] = t
+            log[row, L_X] = x
+            log[row, L_Y] = y
+            log[row, L_ROT] = r
+        # ---- receiving a gift (§4.2), before the meeple step
+        if gifts and gift_earned(S, T, idx, cur, conn, variant):
+            g = _draw_gift_card(S, grng, mode, gscript, sc[S_GDRAWN])
+            if g == -2:
+                _fail(S, ERR_GIFT_DRAW, turn)
+                return
+            if g >= 0:
+                hand[cur, g] += 1
+                gst[cur, 2 + g] += 1
+                if sc[S_GDRAWN] < glog.shape[0]:
+                    glog[sc[S_GDRAWN]] = g
+                sc[S_GDRAWN] += 1
+                if nlog > 0:
+                    log[row, L_RECEIVED] = g
+        # ---- step 2: meeple
+        nm = meeple_options(S, T, idx, cur, mopts)
+        if mode == MODE_REPLAY:
+            s = rscript[turn, L_MEEPLE]
+            ok = False
+            for i in range(nm):
+                if mopts[i] == s:
+                    ok = True
+            if not ok:
+                for i in range(nm):
+                    opt[i, 0] = mopts[i]
+                sc[S_NOPT] = nm
+                _fail(S, ERR_MEEPLE, turn)
+                return
+        elif pid == POLICY_RANDOM:
+            s = mopts[randint(rng, nm)]
+        else:
+            s = -1
+            for i in range(nm):
+                if mopts[i] == planned_s:
+                    s = planned_s
+        if s >= 0:
+            _put_meeple(S, idx * MAX_SEG + s, cur)
+        if nlog > 0:
+            log[row, L_MEEPLE] = s
+        # ---- step 3: score completed features
+        _score_completed(S, T, idx, variant)
+        gst[cur, 0] += 1
+        turn += 1
+        sc[S_TURN] = turn
+        cur = (cur + 1) % npl
+    if mode == MODE_REPLAY and turn != rscript.shape[0]:
+        _fail(S, ERR_LENGTH, turn)
+        return
+    score_final(S, T, variant)
+
+
+@njit(cache=True)
+def new_scratch():
+    """Scratch arrays of the heuristic (see ``evaluate_placement``)."""
+    return (np.zeros((8, 8), dtype=np.int64), np.zeros(8, dtype=np.int64),
+            np.zeros(8, dtype=np.int64), np.zeros(8, dtype=np.int64),
+            np.zeros(MAX_PLAYERS, dtype=np.int64))
+
+
+@njit(cache=True)
+def play_batch(first_game_index, n_games, root_seed, npl, pol_ids, pol_params, variant, T):
+    """Play games ``first_game_index .. + n_games - 1``; one row of results per game.
+
+    Parameters
+    ----------
+    first_game_index, n_games, root_seed : int
+    npl : int
+        Players (2..5).
+    pol_ids : int64[npl]; pol_params : float64[npl, n_params]
+    variant : int64[n_variants]
+    T : tuple
+        Tile tables (``mcsim.games.carcassonne.build_tables``).
+
+    Returns
+    -------
+    score : int32[n_games, npl]
+        Final scores (points).
+    brk : int32[n_games, npl, N_CAT]
+        Points by road, city, monastery, farm, gift (Road Sweeper, Cash Out, unopened cards).
+    gst : int32[n_games, npl, 17]
+        Per seat: turns (tiles placed), unplaceable tiles drawn, gifts received by type (5),
+        opened by type (5), points credited to each gift type (5).
+    held : int32[n_games, npl, N_GIFT]
+        Unopened gift cards at the end, by type.
+    length : int32[n_games]
+        Turns played (= tiles placed after the start tile).
+    """
+    S = new_game_state()
+    H = new_scratch()
+    score = np.zeros((n_games, npl), dtype=np.int32)
+    brk = np.zeros((n_games, npl, N_CAT), dtype=np.int32)
+    gst = np.zeros((n_games, npl, 17), dtype=np.int32)
+    held = np.zeros((n_games, npl, N_GIFT), dtype=np.int32)
+    length = np.zeros(n_games, dtype=np.int32)
+    e1 = np.zeros(1, dtype=np.int32)
+    e2 = np.zeros((1, LOG_COLS), dtype=np.int32)
+    log = np.zeros((0, LOG_COLS), dtype=np.int32)
+    tl = np.zeros(0, dtype=np.int32)
+    for i in range(n_games):
+        play_game(S, T, H, first_game_index + i, root_seed, npl, pol_ids, pol_params, variant,
+                  MODE_PLAY, e1, e1, e2, log, tl, tl)
+        for p in range(npl):
+            score[i, p] = S[13][p]
+            brk[i, p, :] = S[14][p, :]
+            gst[i, p, :] = S[20][p, :]
+            held[i, p, :] = S[17][p, :]
+        length[i] = S[21][S_TURN]
+    return score, brk, gst, held, length
+
+
+@njit(cache=True)
+def record_game(game_index, root_seed, npl, pol_ids, pol_params, variant, T):
+    """Play one game and return its record arrays: (turn rows, tiles drawn, gifts drawn, scores)."""
+    S = new_game_state()
+    H = new_scratch()
+    log = np.zeros((80, LOG_COLS), dtype=np.int32)
+    tlog = np.zeros(256, dtype=np.int32)
+    glog = np.zeros(256, dtype=np.int32)
+    e1 = np.zeros(1, dtype=np.int32)
+    e2 = np.zeros((1, LOG_COLS), dtype=np.int32)
+    play_game(S, T, H, game_index, root_seed, npl, pol_ids, pol_params, variant, MODE_PLAY,
+              e1, e1, e2, log, tlog, glog)
+    sc = S[21]
+    return (log[:sc[S_TURN]].copy(), tlog[:sc[S_DRAWN]].copy(), glog[:sc[S_GDRAWN]].copy(),
+            S[13][:npl].copy(), S[14][:npl].copy())
+
+
+@njit(cache=True)
+def replay_game(npl, variant, T, tscript, gscript, rscript):
+    """Validate a record (integer form). Returns (error kind, error turn, options[k, 4], scores,
+    breakdown, turn rows as replayed); error kind 0 = valid."""
+    S = new_game_state()
+    H = new_scratch()
+    log = np.zeros((80, LOG_COLS), dtype=np.int32)
+    tlog = np.zeros(256, dtype=np.int32)
+    glog = np.zeros(256, dtype=np.int32)
+    pid = np.zeros(npl, dtype=np.int64)
+    pp = np.zeros((npl, 10), dtype=np.float64)
+    play_game(S, T, H, 0, 0, npl, pid, pp, variant, MODE_REPLAY, tscript, gscript, rscript,
+              log, tlog, glog)
+    sc = S[21]
+    nopt = sc[S_NOPT] if sc[S_ERR] != ERR_NONE else 0
+    return (sc[S_ERR], sc[S_ERR_TURN], S[22][:nopt].copy(), S[13][:npl].copy(),
+            S[14][:npl].copy(), log[:min(sc[S_TURN] + 1, 80)].copy(), sc[S_DRAWN], sc[S_GDRAWN])

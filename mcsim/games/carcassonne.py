@@ -1,0 +1,526 @@
+"""Carcassonne (base game C2/C3 with farmers, 2-5 players) and the mini-expansion The Gifts.
+
+Rules: ``shared/rules/carcassonne.md``. Kernel: ``kernels.carcassonne``. Data:
+``mcsim/data/carcassonne/tiles.json`` (the 72-tile table of §2, checked against its checksums on
+load), ``gifts.json`` (the 25 gift cards, §4.1), ``scoring.json`` (point values of §3.3, §4.5 and
+the 7 meeples per player; change them there only).
+
+Variants (``--variant name=value``; readings of the ambiguity table §6)
+--------------------------------------------------------------------
+=====================  ======================  =========  =========================================
+name                   values                  default    meaning
+=====================  ======================  =========  =========================================
+gifts                  false | true            false      §4: play with The Gifts
+farms                  v3 | v2 | v1 | none     v3         §3.3, §6 #18: farm rule (v3 current: 3 per
+                                                          completed city per field; v2: each city
+                                                          once per player; v1: 4 per city to the
+                                                          farmer majority of all its fields)
+tiny_city              false | true            false      §6 #17: a completed 2-tile city scores 2
+                                                          (old rule) instead of 4
+gift_shared_majority   no_gift | gift          no_gift    §6 #1: a gift when you only share the
+                                                          majority of the extended feature
+gift_on_completion     gift | no_gift          gift       §6 #3: does a feature completed by the
+                                                          tile still give a gift
+cash_out_counts        all | own               all        §6 #7: Cash Out counts all players'
+                                                          meeples in the feature, or only yours
+change_to_completed    disallow | allow        disallow   §6 #8: Change Position may stand a farmer
+                                                          up on a completed feature of its tile
+take2_other            shuffle | discard       shuffle    §6 #10: the Take 2 tile not chosen goes
+                                                          back into the pile (random place) or out
+=====================  ======================  =========  =========================================
+
+Fixed readings: gift check after the merge and before the meeple step (§6 #2-#4); Synod / Road
+Sweeper / Cash Out / Change Position may be opened without effect (#5, #6); unplaceable draws are
+removed before any gift decision (#14); Take 2 is the turn's single gift (#15); the gift deck is
+reshuffled from the discards when empty (#12); monasteries with several monks score by majority
+(#19); tiles of a feature are counted once (#16); seat 0 starts (#20). Policies see only the count
+of an opponent's gift cards (§6 #13): neither policy looks at opponents' hands.
+
+Policies
+--------
+``random``: uniform over distinct legal placements (symmetric rotations counted once), then
+uniform over the meeple choices (none included), then uniform over the gift decisions (open none
+or one held type; uniform target). ``heuristic``: one-ply evaluation of every placement and meeple
+choice by immediate points plus potential of open features and farms, a meeple cost that grows as
+the supply shrinks, and gift opening when the estimated gain beats keeping the card (2 points).
+
+Coordinates: the start tile D is at (0, 0) with its city to the north; x grows east, y south
+(§5). Rotation r = r quarter turns clockwise from the canonical orientation of §2. Segments of a
+tile are named ``city0..``, ``road0..``, ``field0..``, ``cloister`` in the order of §2.
+"""
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+import kernels.carcassonne as K
+from mcsim.errors import ConfigError, DataFileError, IllegalMoveError, InvalidRecordError
+from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
+                              check_players, policy_arrays)
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "carcassonne"
+SIDES = "NESW"
+EDGE_CODE = {"C": K.EDGE_CITY, "R": K.EDGE_ROAD, "F": K.EDGE_FIELD}
+KIND_NAMES = ("city", "road", "field", "cloister")
+GIFT_IDS = ("synod", "road_sweeper", "cash_out", "change_position", "take_2")
+CATEGORIES = ("road", "city", "monastery", "farm", "gift")
+SCORING_KEYS = ("road_per_tile", "city_complete_per_tile", "city_complete_per_pennant",
+                "city_end_per_tile", "city_end_per_pennant", "tiny_city_points",
+                "monastery_complete", "monastery_end_base", "monastery_end_per_neighbour",
+                "farm_per_city", "farm_v1_per_city", "meeples_per_player")
+CHUNK_SIZE = 2_000
+DEFAULT_GIFTS = "false"
+DEFAULT_FARMS = "v3"
+
+_src = "shared/rules/carcassonne.md"
+VARIANTS = (
+    VariantSpec("gifts", ("false", "true"), DEFAULT_GIFTS, "play with The Gifts", f"{_src} §4"),
+    VariantSpec("farms", ("v3", "v2", "v1", "none"), DEFAULT_FARMS,
+                "farm rule: v3 current, v2 once per player, v1 city-centric, none", f"{_src} §3.3, §6 #18"),
+    VariantSpec("tiny_city", ("false", "true"), "false", "a completed 2-tile city scores 2",
+                f"{_src} §6 #17"),
+    VariantSpec("gift_shared_majority", ("no_gift", "gift"), "no_gift",
+                "gift when the player only shares the majority", f"{_src} §6 #1"),
+    VariantSpec("gift_on_completion", ("gift", "no_gift"), "gift",
+                "gift when the extended feature is completed by the tile", f"{_src} §6 #3"),
+    VariantSpec("cash_out_counts", ("all", "own"), "all", "meeples Cash Out pays for",
+                f"{_src} §6 #7"),
+    VariantSpec("change_to_completed", ("disallow", "allow"), "disallow",
+                "Change Position onto a completed feature", f"{_src} §6 #8"),
+    VariantSpec("take2_other", ("shuffle", "discard"), "shuffle",
+                "what happens to the Take 2 tile not chosen", f"{_src} §6 #10"),
+)
+
+HEURISTIC_PARAMS = (
+    ParamSpec("w_opp", 0.6, "weight of points going to an opponent (subtracted)", 0.0, 5.0),
+    ParamSpec("pot", 0.5, "potential factor of open features (scaled by tiles left / 71)", 0.0, 5.0),
+    ParamSpec("open_pen", 0.3, "penalty per open city edge (risk of not completing)", 0.0, 5.0),
+    ParamSpec("meeple", 1.5, "cost of a meeple locked in an open feature (points)", 0.0, 20.0),
+    ParamSpec("scarcity", 2.0, "extra meeple cost when the supply is empty (linear)", 0.0, 20.0),
+    ParamSpec("farm", 2.5, "farmer worth per adjacent city segment at the end", 0.0, 10.0),
+    ParamSpec("farm_turn", 15.0, "no farmers before this many tiles are placed", 0.0, 72.0),
+    ParamSpec("mon", 1.0, "weight of monastery worth", 0.0, 5.0),
+    ParamSpec("hold", 2.0, "open a gift only when its estimated gain exceeds this (an unopened "
+              "card is worth 2)", -100.0, 100.0),
+    ParamSpec("take2", 1.0, "open Take 2 when the best placement of the drawn tile is worth less",
+              -100.0, 100.0),
+)
+
+SPEC = GameSpec(
+    id="carcassonne",
+    long_name="Carcassonne (base game, farmers) with The Gifts",
+    rules=_src,
+    min_players=2,
+    max_players=5,
+    default_players=2,
+    variants=VARIANTS,
+    policies=(
+        PolicySpec("random", K.POLICY_RANDOM,
+                   "uniform over distinct placements, then meeple choices, then gift decisions"),
+        PolicySpec("heuristic", K.POLICY_HEURISTIC,
+                   "immediate points + potential of open features/farms, meeple economy, gifts "
+                   "when they pay", HEURISTIC_PARAMS),
+    ),
+    summary_key="carcassonne",
+    max_plies=72,
+    description="72 land tiles, roads/cities/monasteries/fields, 7 meeples; The Gifts as a variant",
+)
+
+
+# --------------------------------------------------------------------------------------------
+# data
+# --------------------------------------------------------------------------------------------
+
+def _fail(path: Path, entry: str, rule: str):
+    raise DataFileError(f"{path.name}: {entry}: {rule}")
+
+
+def _read_json(path: Path):
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except FileNotFoundError:
+        raise DataFileError(f"{path}: file not found")
+    except json.JSONDecodeError as e:
+        raise DataFileError(f"{path.name}: not valid JSON (line {e.lineno}: {e.msg})")
+
+
+def _int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def validate_tiles(doc, path: Path = DATA_DIR / "tiles.json") -> list[dict]:
+    """Check the tile table (§1.1, §2) and its checksums; return the tile list.
+
+    Raises
+    ------
+    DataFileError
+        One line naming the tile (or checksum) and the broken rule.
+    """
+    if not isinstance(doc, dict) or not isinstance(doc.get("tiles"), list):
+        _fail(path, "top level", "must be an object with a 'tiles' list")
+    tiles = doc["tiles"]
+    seen = set()
+    for k, t in enumerate(tiles):
+        name = f"tile #{k}"
+        if not isinstance(t, dict):
+            _fail(path, name, "must be an object")
+        letter = t.get("letter")
+        if not isinstance(letter, str) or not letter:
+            _fail(path, name, "needs a 'letter'")
+        name = f"tile {letter}"
+        if letter in seen:
+            _fail(path, name, "letter appears twice")
+        seen.add(letter)
+        if not _int(t.get("count")) or t["count"] < 1:
+            _fail(path, name, "'count' must be a positive integer")
+        edges = t.get("edges")
+        if not isinstance(edges, str) or len(edges) != 4 or any(c not in "CRF" for c in edges):
+            _fail(path, name, "'edges' must be 4 letters of C/R/F (sides N E S W)")
+        for key in ("cities", "roads", "fields"):
+            if not isinstance(t.get(key), list):
+                _fail(path, name, f"'{key}' must be a list")
+        if not isinstance(t.get("cloister"), bool):
+            _fail(path, name, "'cloister' must be true or false")
+        for kind, letter_code, segs in (("city", "C", [c.get("sides") if isinstance(c, dict) else None
+                                                         for c in t["cities"]]),
+                                        ("road", "R", t["roads"])):
+            covered = []
+            for j, sides in enumerate(segs):
+                if not isinstance(sides, str) or not sides or any(c not in SIDES for c in sides):
+                    _fail(path, name, f"{kind} segment {j} must name sides from NESW")
+                for c in sides:
+                    if edges[SIDES.index(c)] != letter_code:
+                        _fail(path, name, f"{kind} segment {j} uses side {c}, which is not {letter_code}")
+                    covered.append(c)
+            want = sorted(SIDES[i] for i in range(4) if edges[i] == letter_code)
+            if sorted(covered) != want:
+                _fail(path, name, f"every {letter_code} side must be in exactly one {kind} segment")
+        for j, c in enumerate(t["cities"]):
+            if not _int(c.get("pennants")) or c["pennants"] < 0:
+                _fail(path, name, f"city segment {j}: 'pennants' must be an integer >= 0")
+        ports = []
+        for j, f in enumerate(t["fields"]):
+            if not isinstance(f, dict) or not isinstance(f.get("ports"), str) or not f["ports"] \
+                    or any(c not in "01234567" for c in f["ports"]):
+                _fail(path, name, f"field segment {j}: 'ports' must be digits 0-7")
+            cs = f.get("cities")
+            if not isinstance(cs, list) or len(cs) > 2 or any(
+                    not _int(c) or not 0 <= c < len(t["cities"]) for c in cs):
+                _fail(path, name, f"field segment {j}: 'cities' must list at most 2 city segments of this tile")
+            ports += [int(c) for c in f["ports"]]
+        want = sorted(p for p in range(8) if edges[p // 2] != "C")
+        if sorted(ports) != want:
+            _fail(path, name, "every port of a road/field side (and none of a city side) must be in exactly one field")
+        nseg = len(t["cities"]) + len(t["roads"]) + len(t["fields"]) + int(t["cloister"])
+        if nseg > K.MAX_SEG:
+            _fail(path, name, f"at most {K.MAX_SEG} segments per tile")
+    start = doc.get("start_tile")
+    if start not in seen:
+        _fail(path, "start_tile", "must be the letter of a tile in the table")
+    sums = {
+        "tiles": sum(t["count"] for t in tiles),
+        "types": len(tiles),
+        "cloisters": sum(t["count"] for t in tiles if t["cloister"]),
+        "pennants": sum(t["count"] * sum(c["pennants"] for c in t["cities"]) for t in tiles),
+        "city_edges": sum(t["count"] * t["edges"].count("C") for t in tiles),
+        "road_edges": sum(t["count"] * t["edges"].count("R") for t in tiles),
+        "field_edges": sum(t["count"] * t["edges"].count("F") for t in tiles),
+        "tiles_with_road": sum(t["count"] for t in tiles if "R" in t["edges"]),
+        "tiles_with_city": sum(t["count"] for t in tiles if "C" in t["edges"]),
+    }
+    declared = doc.get("checksums")
+    if not isinstance(declared, dict):
+        _fail(path, "checksums", "missing")
+    for key, value in declared.items():
+        if key not in sums:
+            _fail(path, f"checksums.{key}", "unknown checksum")
+        if sums[key] != value:
+            _fail(path, f"checksums.{key}", f"table gives {sums[key]}, declared {value}")
+    if sums["tiles"] > K.MAX_TILES:
+        _fail(path, "checksums.tiles", f"at most {K.MAX_TILES} tiles fit the board")
+    return tiles
+
+
+def validate_gifts(doc, path: Path = DATA_DIR / "gifts.json") -> dict:
+    """Check the gift cards (§4.1): the five kernel types in order, counts >= 0."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("cards"), list):
+        _fail(path, "top level", "must be an object with a 'cards' list")
+    ids = tuple(c.get("id") if isinstance(c, dict) else None for c in doc["cards"])
+    if ids != GIFT_IDS:
+        _fail(path, "cards", f"must be exactly {', '.join(GIFT_IDS)} in this order")
+    for c in doc["cards"]:
+        if not _int(c.get("count")) or c["count"] < 0:
+            _fail(path, f"card {c['id']}", "'count' must be an integer >= 0")
+    if not _int(doc.get("unopened_points")) or doc["unopened_points"] < 0:
+        _fail(path, "unopened_points", "must be an integer >= 0")
+    return doc
+
+
+def validate_scoring(doc, path: Path = DATA_DIR / "scoring.json") -> dict:
+    """Check the point values (§3.3) and the meeple count (§3.1)."""
+    if not isinstance(doc, dict):
+        _fail(path, "top level", "must be an object")
+    for key in SCORING_KEYS:
+        if not _int(doc.get(key)) or doc[key] < 0:
+            _fail(path, key, "must be an integer >= 0")
+    if not 1 <= doc["meeples_per_player"] <= K.MAX_MEEPLES:
+        _fail(path, "meeples_per_player", f"must be 1..{K.MAX_MEEPLES}")
+    return doc
+
+
+@lru_cache(maxsize=4)
+def load_data(data_dir: str | None = None) -> dict:
+    """Load and validate ``tiles.json``, ``gifts.json`` and ``scoring.json``.
+
+    >>> d = load_data()
+    >>> sum(t["count"] for t in d["tiles"]), d["start_tile"]
+    (72, 'D')
+
+    Raises
+    ------
+    DataFileError
+        A malformed file (one line naming the entry and the rule).
+    """
+    base = Path(data_dir) if data_dir else DATA_DIR
+    tdoc = _read_json(base / "tiles.json")
+    tiles = validate_tiles(tdoc, base / "tiles.json")
+    gifts = validate_gifts(_read_json(base / "gifts.json"), base / "gifts.json")
+    scoring = validate_scoring(_read_json(base / "scoring.json"), base / "scoring.json")
+    return {"tiles": tiles, "start_tile": tdoc["start_tile"], "gifts": gifts, "scoring": scoring}
+
+
+def segment_names(tile: dict) -> list[str]:
+    """Names of a tile's segments in kernel order: ``city0.., road0.., field0.., cloister``."""
+    out = [f"city{i}" for i in range(len(tile["cities"]))]
+    out += [f"road{i}" for i in range(len(tile["roads"]))]
+    out += [f"field{i}" for i in range(len(tile["fields"]))]
+    if tile["cloister"]:
+        out.append("cloister")
+    return out
+
+
+def _rotation_signature(tile: dict, r: int):
+    segs = []
+    for c in tile["cities"]:
+        segs.append(("C", frozenset((SIDES.index(s) + r) % 4 for s in c["sides"]), c["pennants"]))
+    for rd in tile["roads"]:
+        segs.append(("R", frozenset((SIDES.index(s) + r) % 4 for s in rd), 0))
+    for f in tile["fields"]:
+        adj = frozenset(segs[c][1] for c in f["cities"])
+        segs.append(("F", frozenset((int(p) + 2 * r) % 8 for p in f["ports"]), adj))
+    return frozenset(segs), tile["cloister"]
+
+
+def build_tables(data: dict) -> tuple:
+    """Kernel tables from validated data (see ``kernels.carcassonne`` for the layout).
+
+    Returns the tuple ``T``: edge int64[nt, 4, 4], side_seg int64[nt, 4, 4], port_seg
+    int64[nt, 4, 8], nseg int64[nt], seg_kind/seg_nsides/seg_pen int64[nt, 8], seg_adj
+    int64[nt, 8, 2], fit uint8[nt, 256], cl_seg int64[nt], pts int64[13], rot_ok int64[nt],
+    counts int64[nt], start int64[1], gift_counts int64[5].
+    """
+    tiles = data["tiles"]
+    nt = len(tiles)
+    edge = np.zeros((nt, 4, 4), dtype=np.int64)
+    side_seg = np.full((nt, 4, 4), -1, dtype=np.int64)
+    port_seg = np.full((nt, 4, 8), -1, dtype=np.int64)
+    nseg = np.zeros(nt, dtype=np.int64)
+    seg_kind = np.full((nt, K.MAX_SEG), -1, dtype=np.int64)
+    seg_nsides = np.zeros((nt, K.MAX_SEG), dtype=np.int64)
+    seg_pen = np.zeros((nt, K.MAX_SEG), dtype=np.int64)
+    seg_adj = np.full((nt, K.MAX_SEG, 2), -1, dtype=np.int64)
+    cl_seg = np.full(nt, -1, dtype=np.int64)
+    rot_ok = np.zeros(nt, dtype=np.int64)
+    counts = np.array([t["count"] for t in tiles], dtype=np.int64)
+    for i, t in enumerate(tiles):
+        e0 = [EDGE_CODE[c] for c in t["edges"]]
+        ss0 = [-1] * 4
+        ps0 = [-1] * 8
+        s = 0
+        for c in t["cities"]:
+            for side in c["sides"]:
+                ss0[SIDES.index(side)] = s
+            seg_kind[i, s] = K.KIND_CITY
+            seg_nsides[i, s] = len(c["sides"])
+            seg_pen[i, s] = c["pennants"]
+            s += 1
+        for rd in t["roads"]:
+            for side in rd:
+                ss0[SIDES.index(side)] = s
+            seg_kind[i, s] = K.KIND_ROAD
+            seg_nsides[i, s] = len(rd)
+            s += 1
+        for f in t["fields"]:
+            for p in f["ports"]:
+                ps0[int(p)] = s
+            seg_kind[i, s] = K.KIND_FIELD
+            for q, c in enumerate(f["cities"]):
+                seg_adj[i, s, q] = c  # city segments come first, so index == segment
+            s += 1
+        if t["cloister"]:
+            seg_kind[i, s] = K.KIND_CLOISTER
+            cl_seg[i] = s
+            s += 1
+        nseg[i] = s
+        sigs = []
+        for r in range(4):
+            for d in range(4):
+                edge[i, r, (d + r) % 4] = e0[d]
+                side_seg[i, r, (d + r) % 4] = ss0[d]
+            for p in range(8):
+                port_seg[i, r, (p + 2 * r) % 8] = ps0[p]
+            sig = _rotation_signature(t, r)
+            if sig not in sigs:
+                rot_ok[i] |= 1 << r
+            sigs.append(sig)
+    fit = np.zeros((nt, 256), dtype=np.uint8)
+    for i in range(nt):
+        for pat in range(256):
+            m = 0
+            for r in range(4):
+                ok = True
+                for d in range(4):
+                    req = (pat >> (2 * d)) & 3
+                    if req and req - 1 != edge[i, r, d]:
+                        ok = False
+                        break
+                if ok:
+                    m |= 1 << r
+            fit[i, pat] = m
+    sc = data["scoring"]
+    pts = np.array([sc[k] for k in SCORING_KEYS[:11]] + [sc["meeples_per_player"],
+                                                          data["gifts"]["unopened_points"]],
+                   dtype=np.int64)
+    letters = [t["letter"] for t in tiles]
+    start = np.array([letters.index(data["start_tile"])], dtype=np.int64)
+    gift_counts = np.array([c["count"] for c in data["gifts"]["cards"]], dtype=np.int64)
+    return (edge, side_seg, port_seg, nseg, seg_kind, seg_nsides, seg_pen, seg_adj, fit, cl_seg,
+            pts, rot_ok, counts, start, gift_counts)
+
+
+@lru_cache(maxsize=4)
+def default_tables() -> tuple:
+    """``build_tables(load_data())``, cached."""
+    return build_tables(load_data())
+
+
+# --------------------------------------------------------------------------------------------
+# protocol
+# --------------------------------------------------------------------------------------------
+
+def prepare(config: RunConfig) -> Prepared:
+    """Validate the configuration, load the data, build the kernel tables.
+
+    ``config.options["data_dir"]`` (optional) points to another directory with the three data
+    files. Raises ``ConfigError``, ``UnknownPolicyError``, ``DataFileError``.
+    """
+    check_players(SPEC, config.players)
+    if len(config.policies) != config.players:
+        raise ConfigError(f"carcassonne needs one policy per seat ({config.players}), "
+                          f"got {len(config.policies)}")
+    variant = SPEC.resolve_variant(config.variant)
+    config.variant = variant
+    unknown = set(config.options) - {"data_dir"}
+    if unknown:
+        raise ConfigError(f"carcassonne has no option {sorted(unknown)[0]!r}; options: data_dir")
+    data_dir = config.options.get("data_dir")
+    data = load_data(str(data_dir) if data_dir else None)
+    tables = build_tables(data) if data_dir else default_tables()
+    ids, params = policy_arrays(SPEC, config.policies)
+    if params.shape[1] < len(HEURISTIC_PARAMS):
+        params = np.pad(params, ((0, 0), (0, len(HEURISTIC_PARAMS) - params.shape[1])))
+    # seats with a parameterless policy still get a full-width vector
+    return Prepared(config=config, policy_ids=ids, policy_params=params,
+                    variant_codes=SPEC.variant_codes(variant),
+                    tables={"T": tables, "letters": [t["letter"] for t in data["tiles"]],
+                            "segments": [segment_names(t) for t in data["tiles"]]},
+                    info={})
+
+
+def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: int) -> dict:
+    """Play ``n_games`` games in the kernel; column arrays, one row per game.
+
+    Columns: ``score`` [n, seats]; ``length`` (turns); ``tiles`` [n, seats] (tiles placed by
+    each seat); ``unplaceable`` (tiles removed per game); ``points_<category>`` [n, seats] for
+    road, city, monastery, farm, gift; with ``gifts=true`` also per gift type
+    ``gift_received_<type>``, ``gift_opened_<type>``, ``gift_held_<type>``, ``gift_points_<type>``
+    (game totals over seats) and ``gift_cards`` [n, seats] (received per seat).
+    """
+    npl = prep.config.players
+    score, brk, gst, held, length = K.play_batch(
+        int(first_game_index), int(n_games), np.uint64(root_seed & 0xFFFF_FFFF_FFFF_FFFF), npl,
+        prep.policy_ids, prep.policy_params, prep.variant_codes, prep.tables["T"])
+    out = {"score": score, "length": length, "tiles": gst[:, :, 0],
+           "unplaceable": gst[:, :, 1].sum(axis=1).astype(np.int32)}
+    for c, name in enumerate(CATEGORIES):
+        out[f"points_{name}"] = brk[:, :, c]
+    if prep.config.variant.get("gifts") == "true":
+        out["gift_cards"] = gst[:, :, 2:7].sum(axis=2).astype(np.int32)
+        for g, name in enumerate(GIFT_IDS):
+            out[f"gift_received_{name}"] = gst[:, :, 2 + g].sum(axis=1).astype(np.int32)
+            out[f"gift_opened_{name}"] = gst[:, :, 7 + g].sum(axis=1).astype(np.int32)
+            out[f"gift_held_{name}"] = held[:, :, g].sum(axis=1).astype(np.int32)
+            out[f"gift_points_{name}"] = gst[:, :, 12 + g].sum(axis=1).astype(np.int32)
+    return out
+
+
+def _mean(x) -> dict:
+    from mcsim import stats
+    return stats.mean_interval(np.asarray(x, dtype=np.float64))
+
+
+def score_matrix(games, players: int) -> np.ndarray:
+    """float64[n_games, players] of final scores from the per-game frame."""
+    return np.column_stack([games[f"score_{k}"].to_numpy(dtype=np.float64) for k in range(players)])
+
+
+def margins(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per game: winner margin (best - second best) and score spread (best - worst), points."""
+    s = np.sort(scores, axis=1)
+    return s[:, -1] - s[:, -2], s[:, -1] - s[:, 0]
+
+
+def summarize(games, prep: Prepared) -> dict:
+    """The ``"carcassonne"`` block of the summary (issue §5).
+
+    Keys: ``tiles_per_seat`` (mean tiles placed by each seat), ``points_by_feature`` (per
+    category: mean per game over all seats and per seat), ``unplaceable_per_game``,
+    ``winner_margin`` and ``score_spread`` (points, mean with 95% interval); with gifts:
+    ``gifts`` per card type (received / opened / held at the end per game, points per game and
+    per opened card) and ``gift_cards_per_seat``. Means carry Student-t 95% intervals.
+    """
+    from mcsim import stats
+    npl = prep.config.players
+    out: dict = {}
+    out["tiles_per_seat"] = [_mean(games[f"tiles_{k}"]) for k in range(npl)]
+    feats = {}
+    for name in CATEGORIES:
+        cols = np.column_stack([games[f"points_{name}_{k}"].to_numpy() for k in range(npl)])
+        feats[name] = {"per_game": _mean(cols.sum(axis=1)),
+                       "by_seat": [float(cols[:, k].mean()) for k in range(npl)]}
+    out["points_by_feature"] = feats
+    un = games["unplaceable"].to_numpy()
+    out["unplaceable_per_game"] = _mean(un)
+    out["games_with_unplaceable"] = stats.proportion(float((un > 0).sum()), len(un))
+    margin, spread = margins(score_matrix(games, npl))
+    out["winner_margin"] = _mean(margin)
+    out["score_spread"] = _mean(spread)
+    if prep.config.variant.get("gifts") == "true":
+        g = {}
+        for name in GIFT_IDS:
+            opened = games[f"gift_opened_{name}"].to_numpy()
+            pts = games[f"gift_points_{name}"].to_numpy()
+            g[name] = {"received_per_game": _mean(games[f"gift_received_{name}"]),
+                       "opened_per_game": _mean(opened),
+                       "held_per_game": _mean(games[f"gift_held_{name}"]),
+                       "points_per_game": _mean(pts),
+                       "points_per_opened": (float(pts.sum() - 2 * games[f"gift_held_{name}"].sum())
+                                             / opened.sum()) if opened.sum() else math.nan}
+        out["gifts"] = g
+        out["gift_cards_per_seat"] = [_mean(games[f"gift_cards_{k}"]) for k in range(npl)]
+    return out
