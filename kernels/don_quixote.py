@@ -1,0 +1,892 @@
+"""Don Quixote estate kernel: geometry, union-find road networks, scoring, policies, play_batch.
+
+Rule source: ``shared/rules/don_quixote.md`` (sections cited per function).
+
+Layout
+------
+* Cells: ``cell = row * 3 + col`` (row 0..7 = A..H top to bottom, col 0..2 = 1..3 left to right),
+  names ``CELL_NAMES`` (``"A1" .. "H3"``); bitboards ``BB_*`` use bit ``cell``.
+* Tiles lie landscape with halves L (left) and R (right). Ports (§1.3), index = bit in a 6-bit
+  port mask: ``LW=0, LN=1, LS=2, RE=3, RN=4, RS=5``. A 180° turn maps LW<->RE, LN<->RS,
+  LS<->RN (``ROT_PORT``). The whole port-to-neighbour geometry is built by
+  ``build_geometry()``: a corrected geometry is a change there only.
+* A tile is compiled (by ``mcsim.games.don_quixote``) into ``tiles`` int64[T, 2, TW]: per
+  orientation, up to ``MAXP`` road pieces with their port masks, feature counts (knights, shield
+  sum, churches, windmills), castle id (-1 none, 0 = first castle (6), 1 = second (4)), the
+  port -> piece map, the defence shields the tile gives on each cell, the number of pieces and
+  the castle value. Tiles ``0 .. T-3`` are landscape tiles, ``T-2`` the 6-castle, ``T-1`` the
+  4-castle.
+* A player's estate is one int64[8, 96] array ``S``: rows PAR/SIZE/KN/SH/CH/WM over the 96
+  road-piece nodes (node = cell * MAXP + piece; PAR = -1 for an unused node), row CELLS (tile
+  per cell in 0..23, rotation in 24..47, -1 = empty) and row SC (scalars: church points, windmill
+  points, defence shield sum, best knight group, placed count, castle stub nodes, castle values).
+  Union-find is union by size without path compression so a placement can be undone exactly
+  (the undo log records each union).
+
+jit-compiled; the caller (``mcsim.games.don_quixote``) validates all input.
+"""
+import numpy as np
+from numba import njit
+
+from kernels.rng import STREAM_DEAL, STREAM_POLICY, new_state, randint, seed_state, next_u64
+
+# ---------------------------------------------------------------- board and geometry (§1)
+N_ROWS = 8
+N_COLS = 3
+N_CELLS = 24
+ROW_NAMES = "ABCDEFGH"
+COL_NAMES = "123"
+CELL_NAMES = tuple(r + c for r in ROW_NAMES for c in COL_NAMES)
+MAXP = 4  # road pieces per tile (castle stubs and roadless features count as pieces)
+N_NODES = N_CELLS * MAXP
+
+P_LW, P_LN, P_LS, P_RE, P_RN, P_RS = 0, 1, 2, 3, 4, 5
+PORT_NAMES = ("LW", "LN", "LS", "RE", "RN", "RS")
+HALF_MASK = np.array([0b000111, 0b111000], dtype=np.int64)  # ports of half L, half R
+ROT_PORT = np.array([P_RE, P_RS, P_RN, P_LW, P_LS, P_LN], dtype=np.int64)  # 180° turn
+
+#: round sizes (§3.2 [H]): placements per round; the last of round 3 is the set-aside tile
+ROUND_SIZES = (9, 7, 6)
+N_PLACE = 22
+ROUND_END = (8, 15, 21)  # placement index after which scorings 1, 2, 3 happen
+#: scoring constants (§3.4/§3.5 [H])
+DEFENCE_POINTS = 5
+DEFENCE_STEP = 4  # threshold 4 * r
+N_CAT = 6
+CAT_NAMES = ("castle6", "castle4", "churches", "windmills", "defence", "knight_bonus")
+
+
+def build_geometry():
+    """Port adjacency of the 8x3 estate (§1.3): the single place that fixes the geometry.
+
+    Returns
+    -------
+    nb_cell : int64[24, 6]
+        Cell facing each port of each cell, -1 where the port lies on the outer boundary.
+    nb_port : int64[24, 6]
+        The facing port of that neighbour (-1 on the boundary).
+    boundary : int64[24]
+        6-bit mask of each cell's ports on the outer boundary.
+    bb_near : uint64[24]
+        Bitboard of the 8-neighbourhood of each cell (castle non-adjacency, §3.1).
+    """
+    nb_cell = np.full((N_CELLS, 6), -1, dtype=np.int64)
+    nb_port = np.full((N_CELLS, 6), -1, dtype=np.int64)
+    boundary = np.zeros(N_CELLS, dtype=np.int64)
+    bb_near = np.zeros(N_CELLS, dtype=np.uint64)
+    # (port, d_row, d_col, facing port): short edges horizontal, long edges half to half.
+    links = ((P_LW, 0, -1, P_RE), (P_RE, 0, 1, P_LW),
+             (P_LN, -1, 0, P_LS), (P_RN, -1, 0, P_RS),
+             (P_LS, 1, 0, P_LN), (P_RS, 1, 0, P_RN))
+    for r in range(N_ROWS):
+        for c in range(N_COLS):
+            cell = r * N_COLS + c
+            for port, dr, dc, face in links:
+                rr, cc = r + dr, c + dc
+                if 0 <= rr < N_ROWS and 0 <= cc < N_COLS:
+                    nb_cell[cell, port] = rr * N_COLS + cc
+                    nb_port[cell, port] = face
+                else:
+                    boundary[cell] |= 1 << port
+            m = 0
+            for rr in range(max(r - 1, 0), min(r + 2, N_ROWS)):
+                for cc in range(max(c - 1, 0), min(c + 2, N_COLS)):
+                    if (rr, cc) != (r, c):
+                        m |= 1 << (rr * N_COLS + cc)
+            bb_near[cell] = np.uint64(m)
+    return nb_cell, nb_port, boundary, bb_near
+
+
+NB_CELL, NB_PORT, BOUNDARY, BB_NEAR = build_geometry()
+BB_CELLS = np.array([np.uint64(1) << np.uint64(i) for i in range(N_CELLS)], dtype=np.uint64)
+BB_ALL = np.uint64((1 << N_CELLS) - 1)
+BB_BORDER = np.uint64(sum(1 << i for i in range(N_CELLS) if BOUNDARY[i]))
+
+# ---------------------------------------------------------------- tile table layout
+T_PORTS = 0       # [MAXP] port mask of each piece
+T_KN = 4          # [MAXP] knights on the piece
+T_SH = 8          # [MAXP] shield sum on the piece
+T_CH = 12         # [MAXP] churches
+T_WM = 16         # [MAXP] windmills
+T_CASTLE = 20     # [MAXP] castle id of a stub piece, -1 otherwise
+T_PP = 24         # [6] piece holding each port, -1 none
+T_DEF = 30        # [24] defence shields this tile gives when lying on each cell
+T_NP = 54         # number of pieces
+T_CVAL = 55       # castle value (0 for landscape tiles)
+TW = 56
+
+# ---------------------------------------------------------------- estate state layout
+PAR, SIZE, KN, SH, CH, WM, CELLS, SC = 0, 1, 2, 3, 4, 5, 6, 7
+SC_CHURCH, SC_MILL, SC_DEF, SC_BONUS, SC_NPLACED = 0, 1, 2, 3, 4
+SC_STUB = 8       # 8, 9: stub nodes of castle 0; 10, 11: of castle 1 (-1 none)
+SC_CVAL = 12      # 12, 13: castle values
+SC_SAVE = 16      # scalars saved/restored around a trial placement
+LOGN = 1 + 2 * 32
+
+# ---------------------------------------------------------------- policies
+POL_RANDOM, POL_GREEDY, POL_HEURISTIC, POL_ROLLOUT, POL_ORACLE = 0, 1, 2, 3, 4
+#: heuristic weights (policy parameters; names in mcsim.games.don_quixote.HEURISTIC_PARAMS)
+HEUR_DEFAULT = np.array([1.0, 2.0, 0.6, 0.3, 0.25, 0.8, 0.6, 1.0], dtype=np.float64)
+H_NOW, H_CASTLE, H_DEF, H_BONUS, H_OPEN, H_GROW, H_KOPEN, H_CASTLE_OPEN = range(8)
+
+#: variant codes (order of SPEC.variants in mcsim.games.don_quixote)
+V_LAST_ROT = 0  # 0 free, 1 random
+
+
+@njit(cache=True)
+def group_points(n):
+    """Church / windmill group value (§3.5): 0 if n < 2, 2 if n == 2, else 2n."""
+    if n < 2:
+        return 0
+    if n == 2:
+        return 2
+    return 2 * n
+
+
+@njit(cache=True)
+def castle_points(value, rnd, knights):
+    """Castle value at scoring ``rnd`` (§3.5): ``value`` if ``knights >= rnd`` else 0."""
+    return value if knights >= rnd else 0
+
+
+@njit(cache=True)
+def defence_points(rnd, shields):
+    """Defence of the realm (§3.5): 5 if ``shields >= 4 * rnd`` else 0."""
+    return DEFENCE_POINTS if shields >= DEFENCE_STEP * rnd else 0
+
+
+@njit(cache=True)
+def new_estate():
+    """An empty estate ``S`` (int64[8, 96]); see the module docstring for the layout."""
+    S = np.zeros((8, N_NODES), dtype=np.int64)
+    S[PAR, :] = -1
+    S[CELLS, :] = -1
+    for k in range(4):
+        S[SC, SC_STUB + k] = -1
+    S[SC, SC_CVAL] = 0
+    S[SC, SC_CVAL + 1] = 0
+    return S
+
+
+@njit(cache=True)
+def find(S, x):
+    """Root of node ``x`` (no path compression, so unions stay undoable)."""
+    while S[PAR, x] != x:
+        x = S[PAR, x]
+    return x
+
+
+@njit(cache=True)
+def union(S, a, b, log):
+    """Join the networks of nodes ``a`` and ``b`` (union by size; §3.3), updating the running
+    church/windmill points and best knight group and logging the union in ``log``."""
+    ra = find(S, a)
+    rb = find(S, b)
+    if ra == rb:
+        return
+    if S[SIZE, ra] < S[SIZE, rb]:
+        ra, rb = rb, ra
+    ca = S[CH, ra]
+    cb = S[CH, rb]
+    S[SC, SC_CHURCH] += group_points(ca + cb) - group_points(ca) - group_points(cb)
+    wa = S[WM, ra]
+    wb = S[WM, rb]
+    S[SC, SC_MILL] += group_points(wa + wb) - group_points(wa) - group_points(wb)
+    S[PAR, rb] = ra
+    S[SIZE, ra] += S[SIZE, rb]
+    S[KN, ra] += S[KN, rb]
+    S[SH, ra] += S[SH, rb]
+    S[CH, ra] += S[CH, rb]
+    S[WM, ra] += S[WM, rb]
+    if S[KN, ra] >= 2 and S[SH, ra] > S[SC, SC_BONUS]:
+        S[SC, SC_BONUS] = S[SH, ra]
+    n = log[0]
+    log[1 + 2 * n] = ra
+    log[2 + 2 * n] = rb
+    log[0] = n + 1
+
+
+@njit(cache=True)
+def place(S, tiles, cell, t, o, log):
+    """Put tile ``t`` in orientation ``o`` (0 = 0°, 1 = 180°) on empty ``cell`` (§3.2, §3.3).
+
+    Creates the tile's road-piece nodes, joins each road port to a facing road port of a
+    placed neighbour (both must have a road, §1.3) and updates the running church/windmill
+    points, defence sum and best knight group. ``log`` (int64[LOGN]) receives the unions so
+    ``unplace`` can undo the move; save ``S[SC, :SC_SAVE]`` before calling if you will undo.
+    """
+    log[0] = 0
+    npc = tiles[t, o, T_NP]
+    base = cell * MAXP
+    for k in range(npc):
+        nd = base + k
+        S[PAR, nd] = nd
+        S[SIZE, nd] = 1
+        kn = tiles[t, o, T_KN + k]
+        sh = tiles[t, o, T_SH + k]
+        ch = tiles[t, o, T_CH + k]
+        wm = tiles[t, o, T_WM + k]
+        S[KN, nd] = kn
+        S[SH, nd] = sh
+        S[CH, nd] = ch
+        S[WM, nd] = wm
+        S[SC, SC_CHURCH] += group_points(ch)
+        S[SC, SC_MILL] += group_points(wm)
+        if kn >= 2 and sh > S[SC, SC_BONUS]:
+            S[SC, SC_BONUS] = sh
+        c = tiles[t, o, T_CASTLE + k]
+        if c >= 0:
+            if S[SC, SC_STUB + 2 * c] < 0:
+                S[SC, SC_STUB + 2 * c] = nd
+            else:
+                S[SC, SC_STUB + 2 * c + 1] = nd
+            S[SC, SC_CVAL + c] = tiles[t, o, T_CVAL]
+    S[CELLS, cell] = t
+    S[CELLS, N_CELLS + cell] = o
+    S[SC, SC_DEF] += tiles[t, o, T_DEF + cell]
+    S[SC, SC_NPLACED] += 1
+    for p in range(6):
+        k = tiles[t, o, T_PP + p]
+        if k < 0:
+            continue
+        nc = NB_CELL[cell, p]
+        if nc < 0:
+            continue
+        nt = S[CELLS, nc]
+        if nt < 0:
+            continue
+        kk = tiles[nt, S[CELLS, N_CELLS + nc], T_PP + NB_PORT[cell, p]]
+        if kk < 0:
+            continue
+        union(S, base + k, nc * MAXP + kk, log)
+
+
+@njit(cache=True)
+def unplace(S, tiles, cell, log, saved):
+    """Undo the last ``place`` on ``cell`` (``saved`` = ``S[SC, :SC_SAVE]`` from before it)."""
+    for i in range(log[0] - 1, -1, -1):
+        ra = log[1 + 2 * i]
+        rb = log[2 + 2 * i]
+        S[PAR, rb] = rb
+        S[SIZE, ra] -= S[SIZE, rb]
+        S[KN, ra] -= S[KN, rb]
+        S[SH, ra] -= S[SH, rb]
+        S[CH, ra] -= S[CH, rb]
+        S[WM, ra] -= S[WM, rb]
+    t = S[CELLS, cell]
+    base = cell * MAXP
+    for k in range(tiles[t, 0, T_NP]):
+        S[PAR, base + k] = -1
+    S[CELLS, cell] = -1
+    S[CELLS, N_CELLS + cell] = -1
+    for k in range(SC_SAVE):
+        S[SC, k] = saved[k]
+    log[0] = 0
+
+
+@njit(cache=True)
+def castle_knights(S, c):
+    """Distinct knights in the networks attached to castle ``c`` (0 = 6-castle, 1 = 4-castle)."""
+    a = S[SC, SC_STUB + 2 * c]
+    if a < 0:
+        return 0
+    ra = find(S, a)
+    k = S[KN, ra]
+    b = S[SC, SC_STUB + 2 * c + 1]
+    if b >= 0:
+        rb = find(S, b)
+        if rb != ra:
+            k += S[KN, rb]
+    return k
+
+
+@njit(cache=True)
+def score_round(S, rnd):
+    """Points of scoring ``rnd`` (1..3) for the estate as it stands (§3.4)."""
+    v = castle_points(S[SC, SC_CVAL], rnd, castle_knights(S, 0))
+    v += castle_points(S[SC, SC_CVAL + 1], rnd, castle_knights(S, 1))
+    v += S[SC, SC_CHURCH] + S[SC, SC_MILL] + defence_points(rnd, S[SC, SC_DEF])
+    if rnd == 3:
+        v += S[SC, SC_BONUS]
+    return v
+
+
+@njit(cache=True)
+def score_breakdown(S, rnd, out):
+    """Scoring ``rnd`` per category into ``out`` (int64[6], order ``CAT_NAMES``); returns the sum."""
+    out[0] = castle_points(S[SC, SC_CVAL], rnd, castle_knights(S, 0))
+    out[1] = castle_points(S[SC, SC_CVAL + 1], rnd, castle_knights(S, 1))
+    out[2] = S[SC, SC_CHURCH]
+    out[3] = S[SC, SC_MILL]
+    out[4] = defence_points(rnd, S[SC, SC_DEF])
+    out[5] = S[SC, SC_BONUS] if rnd == 3 else 0
+    return out[0] + out[1] + out[2] + out[3] + out[4] + out[5]
+
+
+@njit(cache=True)
+def round_of(pos):
+    """Round (1..3) of placement index ``pos`` (0..21), §3.2."""
+    if pos < ROUND_END[0] + 1:
+        return 1
+    if pos < ROUND_END[1] + 1:
+        return 2
+    return 3
+
+
+# ---------------------------------------------------------------- deal (§3.1, §3.2)
+@njit(cache=True)
+def deal(root_seed, game_index, n_players, n_land, castles, cells, seq, last_rot):
+    """Draw one game's deal from stream ``STREAM_DEAL`` (shared by every policy).
+
+    Parameters
+    ----------
+    castles : int64[2]  out: cells of the 6-castle and the 4-castle (§3.1 with redraw)
+    cells : int64[22]  out: the position-card order of the 22 placements
+    seq : int64[n_players, n_land]  out: each player's reveal order (first 9 = round 1, next 7
+        = round 2, next 5 = round 3, last = the set-aside tile)
+    last_rot : int64[n_players]  out: orientation of the set-aside tile for variant
+        ``last_tile_rotation=random`` (always drawn, so the stream is variant-independent)
+    """
+    st = new_state(root_seed, game_index, STREAM_DEAL)
+    deck = np.arange(N_CELLS)
+    _shuffle(st, deck, 0)
+    castles[0] = deck[0]
+    # the rest of the deck is deck[1:]; redraw the 4-castle while adjacent, reshuffling
+    while BB_NEAR[deck[0]] & BB_CELLS[deck[1]]:
+        _shuffle(st, deck, 1)
+    castles[1] = deck[1]
+    for i in range(N_PLACE):
+        cells[i] = deck[2 + i]
+    for p in range(n_players):
+        for i in range(n_land):
+            seq[p, i] = i
+        _shuffle_row(st, seq, p)
+        last_rot[p] = randint(st, 2)
+
+
+@njit(cache=True)
+def _shuffle(st, arr, start):
+    n = arr.shape[0] - start
+    for i in range(n - 1, 0, -1):
+        j = randint(st, i + 1)
+        tmp = arr[start + i]
+        arr[start + i] = arr[start + j]
+        arr[start + j] = tmp
+
+
+@njit(cache=True)
+def _shuffle_row(st, arr, row):
+    n = arr.shape[1]
+    for i in range(n - 1, 0, -1):
+        j = randint(st, i + 1)
+        tmp = arr[row, i]
+        arr[row, i] = arr[row, j]
+        arr[row, j] = tmp
+
+
+@njit(cache=True)
+def setup_estate(tiles, castles):
+    """A new estate with both castles placed (tiles T-2 on ``castles[0]``, T-1 on ``castles[1]``)."""
+    S = new_estate()
+    log = np.zeros(LOGN, dtype=np.int64)
+    T = tiles.shape[0]
+    place(S, tiles, castles[0], T - 2, 0, log)
+    place(S, tiles, castles[1], T - 1, 0, log)
+    return S
+
+
+# ---------------------------------------------------------------- policies (issue §3)
+@njit(cache=True)
+def _greedy_key(S, rnd):
+    # documented order: immediate score, then defence sum, then knights attached to castles
+    return (score_round(S, rnd) * 4096 + min(S[SC, SC_DEF], 63) * 64
+            + min(castle_knights(S, 0) + castle_knights(S, 1), 63))
+
+
+@njit(cache=True)
+def heuristic_value(S, tiles, rnd, w, open_ws):
+    """Heuristic value of an estate during round ``rnd`` (weights ``w``, order HEUR_DEFAULT).
+
+    ``w[0]`` x score if scored now + ``w[1]`` x sum over castles of value/6 x min(knights, 3)
+    + ``w[2]`` x min(defence shields, 12) + ``w[3]`` x best knight group
+    + ``w[4]`` x open road ends facing empty cells + ``w[5]`` x church/windmill growth (one
+    more feature's value, for groups in networks with open ends) + ``w[6]`` x knights in
+    networks with open ends + ``w[7]`` x open ends of castle networks still short of 3 knights.
+    ``open_ws`` is int64[96] scratch, all zero on entry and on return.
+    """
+    v = w[0] * score_round(S, rnd)
+    kc = 0.0
+    for c in range(2):
+        k = castle_knights(S, c)
+        kc += S[SC, SC_CVAL + c] / 6.0 * min(k, 3)
+    v += w[1] * kc + w[2] * min(S[SC, SC_DEF], 12) + w[3] * S[SC, SC_BONUS]
+    total_open = 0
+    for cell in range(N_CELLS):
+        t = S[CELLS, cell]
+        if t < 0:
+            continue
+        o = S[CELLS, N_CELLS + cell]
+        for p in range(6):
+            k = tiles[t, o, T_PP + p]
+            if k < 0:
+                continue
+            nc = NB_CELL[cell, p]
+            if nc < 0 or S[CELLS, nc] >= 0:
+                continue
+            r = find(S, cell * MAXP + k)
+            open_ws[r] += 1
+            total_open += 1
+    v += w[4] * total_open
+    if total_open == 0:
+        return v
+    grow = 0.0
+    kopen = 0.0
+    for r in range(N_NODES):
+        if open_ws[r] == 0:
+            continue
+        ch = S[CH, r]
+        if ch >= 1:
+            grow += group_points(ch + 1) - group_points(ch)
+        wm = S[WM, r]
+        if wm >= 1:
+            grow += group_points(wm + 1) - group_points(wm)
+        kopen += S[KN, r]
+    castle_open = 0.0
+    for c in range(2):
+        if castle_knights(S, c) >= 3:
+            continue
+        for j in range(2):
+            a = S[SC, SC_STUB + 2 * c + j]
+            if a >= 0:
+                castle_open += min(open_ws[find(S, a)], 2)
+    for r in range(N_NODES):
+        open_ws[r] = 0
+    return v + w[5] * grow + w[6] * kopen + w[7] * castle_open
+
+
+@njit(cache=True)
+def _choose_simple(pol, w, S, tiles, cell, hand, nh, rotmask, rnd, rng, log, saved, open_ws):
+    """(hand index, orientation) chosen by random / greedy / heuristic."""
+    if pol == POL_RANDOM:
+        i = randint(rng, nh)
+        if rotmask == 3:
+            return i, randint(rng, 2)
+        return i, (0 if rotmask == 1 else 1)
+    best_i = 0
+    best_o = 0
+    best_t = 1 << 30
+    best_k = -1.0e300
+    for k in range(SC_SAVE):
+        saved[k] = S[SC, k]
+    for i in range(nh):
+        t = hand[i]
+        for o in range(2):
+            if not (rotmask >> o) & 1:
+                continue
+            place(S, tiles, cell, t, o, log)
+            if pol == POL_GREEDY:
+                key = np.float64(_greedy_key(S, rnd))
+            else:
+                key = heuristic_value(S, tiles, rnd, w, open_ws)
+            unplace(S, tiles, cell, log, saved)
+            # ties: lower tile index, then 0° before 180°
+            if key > best_k or (key == best_k and t < best_t):
+                best_k = key
+                best_i = i
+                best_o = o
+                best_t = t
+    return best_i, best_o
+
+
+@njit(cache=True)
+def _reveal(hand, nh, seq, pos):
+    """Add the tiles revealed before placement ``pos`` to ``hand``; returns the new count."""
+    if pos == 0:
+        for j in range(ROUND_SIZES[0]):
+            hand[nh] = seq[j]
+            nh += 1
+    elif pos == ROUND_END[0] + 1:
+        for j in range(ROUND_SIZES[0], ROUND_SIZES[0] + ROUND_SIZES[1]):
+            hand[nh] = seq[j]
+            nh += 1
+    elif pos == ROUND_END[1] + 1:
+        for j in range(ROUND_SIZES[0] + ROUND_SIZES[1], N_PLACE - 1):
+            hand[nh] = seq[j]
+            nh += 1
+    elif pos == N_PLACE - 1:
+        hand[nh] = seq[N_PLACE - 1]  # the set-aside tile, forced last
+        nh += 1
+    return nh
+
+
+@njit(cache=True)
+def _run_simple(S, tiles, cells, seq, pos0, hand, nh, pol, w, last_rotmask, rng, log, saved,
+                open_ws, bd, bd_row, moves):
+    """Play placements ``pos0 .. 21`` with a simple policy; return the sum of scorings done.
+
+    ``hand[:nh]`` holds the face-up unplaced tiles before the reveals of ``pos0``. If ``bd``
+    has rows, scoring r's categories go to ``bd[bd_row, r - 1, :]``. ``moves`` (int64[22, 2])
+    receives (tile, rotation) per placement.
+    """
+    total = 0
+    for pos in range(pos0, N_PLACE):
+        nh = _reveal(hand, nh, seq, pos)
+        rnd = round_of(pos)
+        rotmask = last_rotmask if pos == N_PLACE - 1 else 3
+        if pos == N_PLACE - 1:
+            i = nh - 1
+            o = _choose_simple(pol, w, S, tiles, cells[pos], hand[i:nh], 1, rotmask, rnd, rng,
+                               log, saved, open_ws)[1]
+        else:
+            i, o = _choose_simple(pol, w, S, tiles, cells[pos], hand, nh, rotmask, rnd, rng,
+                                  log, saved, open_ws)
+        t = hand[i]
+        hand[i] = hand[nh - 1]
+        nh -= 1
+        moves[pos, 0] = t
+        moves[pos, 1] = o
+        place(S, tiles, cells[pos], t, o, log)
+        if pos == ROUND_END[rnd - 1]:
+            if bd.shape[0] > 0:
+                total += score_breakdown(S, rnd, bd[bd_row, rnd - 1])
+            else:
+                total += score_round(S, rnd)
+    return total
+
+
+@njit(cache=True)
+def _choose_rollout(params, S, tiles, cells, seq, pos, hand, nh, rotmask, last_rand, rng, log,
+                    saved, open_ws):
+    """Rollout policy: each candidate is scored by the mean of K completions (base policy)
+    on K futures sampled from what is hidden (cell order after ``pos``, unrevealed tiles);
+    all candidates see the same K futures and base-policy draws."""
+    K = max(int(params[0]), 1)
+    base = int(params[1])
+    cell = cells[pos]
+    rnd = round_of(pos)
+    if pos < ROUND_END[0] + 1:
+        nrev = ROUND_SIZES[0]
+    elif pos < ROUND_END[1] + 1:
+        nrev = ROUND_SIZES[0] + ROUND_SIZES[1]
+    else:
+        nrev = N_PLACE
+    n_land = seq.shape[0]
+    fut_cells = np.empty((K, N_PLACE), dtype=np.int64)
+    fut_seq = np.empty((K, n_land), dtype=np.int64)
+    fut_seed = np.empty(K, dtype=np.uint64)
+    fut_lrot = np.empty(K, dtype=np.int64)
+    for k in range(K):
+        for j in range(N_PLACE):
+            fut_cells[k, j] = cells[j]
+        for j in range(n_land):
+            fut_seq[k, j] = seq[j]
+        for j in range(N_PLACE - 1, pos + 1, -1):  # shuffle cells pos+1 .. 21
+            m = pos + 1 + randint(rng, j - pos)
+            tmp = fut_cells[k, j]
+            fut_cells[k, j] = fut_cells[k, m]
+            fut_cells[k, m] = tmp
+        for j in range(n_land - 1, nrev, -1):  # shuffle unrevealed tiles
+            m = nrev + randint(rng, j - nrev + 1)
+            tmp = fut_seq[k, j]
+            fut_seq[k, j] = fut_seq[k, m]
+            fut_seq[k, m] = tmp
+        fut_seed[k] = next_u64(rng)
+        fut_lrot[k] = (1 << randint(rng, 2)) if last_rand else 3
+    S2 = np.empty_like(S)
+    hand2 = np.empty(16, dtype=np.int64)
+    moves2 = np.empty((N_PLACE, 2), dtype=np.int64)
+    rng2 = np.empty(4, dtype=np.uint64)
+    nobd = np.zeros((0, 3, N_CAT), dtype=np.int64)
+    w = HEUR_DEFAULT.copy()
+    best_i = 0
+    best_o = 0
+    best_v = -1.0e300
+    first = nh - 1 if pos == N_PLACE - 1 else 0
+    for i in range(first, nh):
+        for o in range(2):
+            if not (rotmask >> o) & 1:
+                continue
+            acc = 0.0
+            for k in range(K):
+                S2[:, :] = S
+                nh2 = 0
+                for j in range(nh):
+                    if j != i:
+                        hand2[nh2] = hand[j]
+                        nh2 += 1
+                place(S2, tiles, cell, hand[i], o, log)
+                v = 0
+                if pos == ROUND_END[rnd - 1]:
+                    v += score_round(S2, rnd)
+                seed_state(rng2, fut_seed[k])
+                v += _run_simple(S2, tiles, fut_cells[k], fut_seq[k], pos + 1, hand2, nh2, base,
+                                 w, fut_lrot[k], rng2, log, saved, open_ws, nobd, 0, moves2)
+                acc += v
+            if acc > best_v:
+                best_v = acc
+                best_i = i
+                best_o = o
+    return best_i, best_o
+
+
+@njit(cache=True)
+def _exact_round3(S, tiles, cells, seq, last_rotmask, plan):
+    """Best scoring-3 total over every order/orientation of round 3 (§3.2: all six tiles and
+    cells known once the cell order is known). Writes (tile, rot) for placements 16..21 into
+    ``plan[16:22]`` and returns the best scoring 3. Iterative depth-first search with undo."""
+    base_pos = ROUND_END[1] + 1
+    nfree = N_PLACE - 1 - base_pos  # 5 chosen tiles
+    tl = np.empty(nfree + 1, dtype=np.int64)
+    for j in range(nfree + 1):
+        tl[j] = seq[base_pos + j]
+    logs = np.zeros((nfree + 1, LOGN), dtype=np.int64)
+    saved = np.zeros((nfree + 1, SC_SAVE), dtype=np.int64)
+    ci = np.full(nfree + 1, -1, dtype=np.int64)
+    cur = np.zeros((nfree + 1, 2), dtype=np.int64)
+    used = 0
+    best = -1
+    d = 0
+    while d >= 0:
+        cell = cells[base_pos + d]
+        ci[d] += 1
+        # advance to the next valid candidate
+        if d < nfree:
+            while ci[d] < 2 * nfree and (used >> (ci[d] >> 1)) & 1:
+                ci[d] += 1
+            ncand = 2 * nfree
+        else:
+            while ci[d] < 2 and not (last_rotmask >> ci[d]) & 1:
+                ci[d] += 1
+            ncand = 2
+        if ci[d] >= ncand:
+            ci[d] = -1
+            d -= 1
+            if d >= 0:
+                unplace(S, tiles, cells[base_pos + d], logs[d], saved[d])
+                if d < nfree:
+                    used &= ~(1 << (ci[d] >> 1))
+            continue
+        if d < nfree:
+            j = ci[d] >> 1
+            t = tl[j]
+            o = ci[d] & 1
+        else:
+            j = nfree
+            t = tl[nfree]
+            o = ci[d]
+        for k in range(SC_SAVE):
+            saved[d, k] = S[SC, k]
+        place(S, tiles, cell, t, o, logs[d])
+        cur[d, 0] = t
+        cur[d, 1] = o
+        if d == nfree:
+            v = score_round(S, 3)
+            if v > best:
+                best = v
+                for q in range(nfree + 1):
+                    plan[base_pos + q, 0] = cur[q, 0]
+                    plan[base_pos + q, 1] = cur[q, 1]
+            unplace(S, tiles, cell, logs[d], saved[d])
+        else:
+            used |= 1 << j
+            d += 1
+            ci[d] = -1
+    return best
+
+
+@njit(cache=True)
+def oracle_plan(S, tiles, cells, seq, last_rotmask, beam, plan):
+    """Full-knowledge search for the highest total (issue §3 ``oracle``; not a playable policy).
+
+    Beam search of width ``beam`` over placements 0..15 (ranked by banked points + the default
+    heuristic), then an exact search of round 3 from every surviving state. With beam >= the
+    number of reachable states this is exact; otherwise the result is a **lower bound** on the
+    optimum. Writes (tile, rot) per placement into ``plan`` (int64[22, 2]) and returns the total.
+    ``S`` (castles placed, nothing else) is left unchanged.
+    """
+    B = max(beam, 1)
+    n_land = seq.shape[0]
+    SB = np.empty((B, 8, N_NODES), dtype=np.int64)
+    SB2 = np.empty((B, 8, N_NODES), dtype=np.int64)
+    placed = np.zeros(B, dtype=np.int64)
+    placed2 = np.zeros(B, dtype=np.int64)
+    banked = np.zeros(B, dtype=np.int64)
+    banked2 = np.zeros(B, dtype=np.int64)
+    plans = np.zeros((B, N_PLACE, 2), dtype=np.int64)
+    plans2 = np.zeros((B, N_PLACE, 2), dtype=np.int64)
+    SB[0, :, :] = S
+    nb = 1
+    maxc = B * 2 * 16
+    cb = np.empty(maxc, dtype=np.int64)
+    ct = np.empty(maxc, dtype=np.int64)
+    co = np.empty(maxc, dtype=np.int64)
+    cv = np.empty(maxc, dtype=np.float64)
+    cgain = np.empty(maxc, dtype=np.int64)
+    log = np.zeros(LOGN, dtype=np.int64)
+    saved = np.zeros(SC_SAVE, dtype=np.int64)
+    open_ws = np.zeros(N_NODES, dtype=np.int64)
+    w = HEUR_DEFAULT.copy()
+    last_pos = ROUND_END[1]
+    for pos in range(last_pos + 1):
+        rnd = round_of(pos)
+        nrev = ROUND_SIZES[0] if rnd == 1 else ROUND_SIZES[0] + ROUND_SIZES[1]
+        cell = cells[pos]
+        nc = 0
+        for b in range(nb):
+            Sb = SB[b]
+            for k in range(SC_SAVE):
+                saved[k] = Sb[SC, k]
+            for j in range(nrev):
+                t = seq[j]
+                if (placed[b] >> t) & 1:
+                    continue
+                for o in range(2):
+                    place(Sb, tiles, cell, t, o, log)
+                    gain = 0
+                    nxt = rnd
+                    if pos == ROUND_END[rnd - 1]:
+                        gain = score_round(Sb, rnd)
+                        nxt = rnd + 1
+                    cb[nc] = b
+                    ct[nc] = t
+                    co[nc] = o
+                    cgain[nc] = gain
+                    cv[nc] = banked[b] + gain + heuristic_value(Sb, tiles, nxt, w, open_ws)
+                    nc += 1
+                    unplace(Sb, tiles, cell, log, saved)
+        order = np.argsort(-cv[:nc], kind="mergesort")
+        nb2 = min(B, nc)
+        for q in range(nb2):
+            c = order[q]
+            b = cb[c]
+            SB2[q, :, :] = SB[b]
+            place(SB2[q], tiles, cell, ct[c], co[c], log)
+            placed2[q] = placed[b] | (1 << ct[c])
+            banked2[q] = banked[b] + cgain[c]
+            plans2[q, :, :] = plans[b]
+            plans2[q, pos, 0] = ct[c]
+            plans2[q, pos, 1] = co[c]
+        SB, SB2 = SB2, SB
+        placed, placed2 = placed2, placed
+        banked, banked2 = banked2, banked
+        plans, plans2 = plans2, plans
+        nb = nb2
+    best = -1
+    tmp_plan = np.zeros((N_PLACE, 2), dtype=np.int64)
+    for b in range(nb):
+        v = banked[b] + _exact_round3(SB[b], tiles, cells, seq, last_rotmask, tmp_plan)
+        if v > best:
+            best = v
+            plan[:, :] = plans[b]
+            plan[ROUND_END[1] + 1:, :] = tmp_plan[ROUND_END[1] + 1:, :]
+    return best
+
+
+@njit(cache=True)
+def play_player(S, tiles, cells, seq, pol, params, last_rotmask, last_rand, rng, bd, bd_row,
+                moves):
+    """Play one player's 22 placements on estate ``S`` (castles placed); return the total.
+
+    Parameters
+    ----------
+    cells : int64[22]  position-card order; seq : int64[n_land]  this player's reveal order
+    pol : int  policy id (POL_*); params : float64[:]  its parameter vector
+    last_rotmask : int  allowed orientations of the set-aside tile (bit 0 = 0°, bit 1 = 180°)
+    last_rand : bool  variant ``last_tile_rotation=random`` (rollouts sample the orientation)
+    rng : uint64[4]  the seat's policy stream
+    bd : int64[rows, 3, 6]  out: per-scoring, per-category points into row ``bd_row``
+    moves : int64[22, 2]  out: (tile, rotation) of each placement
+    """
+    log = np.zeros(LOGN, dtype=np.int64)
+    saved = np.zeros(SC_SAVE, dtype=np.int64)
+    open_ws = np.zeros(N_NODES, dtype=np.int64)
+    hand = np.empty(16, dtype=np.int64)
+    if pol <= POL_HEURISTIC:
+        w = params.copy() if pol == POL_HEURISTIC else HEUR_DEFAULT.copy()
+        return _run_simple(S, tiles, cells, seq, 0, hand, 0, pol, w, last_rotmask, rng, log,
+                           saved, open_ws, bd, bd_row, moves)
+    plan = np.zeros((N_PLACE, 2), dtype=np.int64)
+    if pol == POL_ORACLE:
+        oracle_plan(S, tiles, cells, seq, last_rotmask, int(params[0]), plan)
+    total = 0
+    nh = 0
+    for pos in range(N_PLACE):
+        nh = _reveal(hand, nh, seq, pos)
+        rnd = round_of(pos)
+        rotmask = last_rotmask if pos == N_PLACE - 1 else 3
+        if pol == POL_ORACLE:
+            i = 0
+            while hand[i] != plan[pos, 0]:
+                i += 1
+            o = plan[pos, 1]
+        else:
+            i, o = _choose_rollout(params, S, tiles, cells, seq, pos, hand, nh, rotmask,
+                                   last_rand, rng, log, saved, open_ws)
+        t = hand[i]
+        hand[i] = hand[nh - 1]
+        nh -= 1
+        moves[pos, 0] = t
+        moves[pos, 1] = o
+        place(S, tiles, cells[pos], t, o, log)
+        if pos == ROUND_END[rnd - 1]:
+            total += score_breakdown(S, rnd, bd[bd_row, rnd - 1])
+    return total
+
+
+@njit(cache=True)
+def play_batch(first_game_index, n_games, root_seed, policy_ids, policy_params, variant, tiles,
+               out_score, out_bd):
+    """Play ``n_games`` games (indices ``first_game_index ..``) for ``len(policy_ids)`` players.
+
+    Parameters
+    ----------
+    policy_ids : int64[seats]; policy_params : float64[seats, n_params]
+    variant : int64[n_variants]  codes in SPEC.variants order (V_LAST_ROT)
+    tiles : int64[T, 2, TW]  compiled tile set, T = n_land + 2 (castles last)
+    out_score : int64[n_games, seats]  out: game totals (points)
+    out_bd : int64[n_games, seats, 3, 6]  out: points per scoring and category (CAT_NAMES)
+
+    Notes
+    -----
+    Game i depends only on (root_seed, i): the deal comes from stream STREAM_DEAL (common to
+    every policy) and seat k's choices from STREAM_POLICY + k. Players do not interact (§3.1.5).
+    """
+    P = policy_ids.shape[0]
+    n_land = tiles.shape[0] - 2
+    castles = np.empty(2, dtype=np.int64)
+    cells = np.empty(N_PLACE, dtype=np.int64)
+    seq = np.empty((P, n_land), dtype=np.int64)
+    last_rot = np.empty(P, dtype=np.int64)
+    last_rand = variant[V_LAST_ROT] == 1
+    moves = np.empty((N_PLACE, 2), dtype=np.int64)
+    for g in range(n_games):
+        gi = first_game_index + g
+        deal(root_seed, gi, P, n_land, castles, cells, seq, last_rot)
+        for p in range(P):
+            S = setup_estate(tiles, castles)
+            rng = new_state(root_seed, gi, STREAM_POLICY + p)
+            mask = (1 << last_rot[p]) if last_rand else 3
+            out_score[g, p] = play_player(S, tiles, cells, seq[p], policy_ids[p],
+                                          policy_params[p], mask, last_rand, rng, out_bd[g], p,
+                                          moves)
+
+
+@njit(cache=True)
+def play_game_record(game_index, root_seed, policy_ids, policy_params, variant, tiles, castles,
+                     cells, seq, last_rot, out_moves, out_score, out_bd):
+    """Play game ``game_index`` exactly as ``play_batch`` does and keep the whole record.
+
+    Outputs: ``castles`` int64[2], ``cells`` int64[22], ``seq`` int64[seats, n_land],
+    ``last_rot`` int64[seats] (the deal), ``out_moves`` int64[seats, 22, 2] (tile, rotation),
+    ``out_score`` int64[seats], ``out_bd`` int64[seats, 3, 6].
+    """
+    P = policy_ids.shape[0]
+    n_land = tiles.shape[0] - 2
+    last_rand = variant[V_LAST_ROT] == 1
+    deal(root_seed, game_index, P, n_land, castles, cells, seq, last_rot)
+    for p in range(P):
+        S = setup_estate(tiles, castles)
+        rng = new_state(root_seed, game_index, STREAM_POLICY + p)
+        mask = (1 << last_rot[p]) if last_rand else 3
+        out_score[p] = play_player(S, tiles, cells, seq[p], policy_ids[p], policy_params[p], mask,
+                                   last_rand, rng, out_bd, p, out_moves[p])

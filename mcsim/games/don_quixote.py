@@ -1,0 +1,795 @@
+"""Don Quixote (Reinhard Staupe, Pegasus Spiele 2010): estate-building solitaire for 1-4 players.
+
+Rule source: ``shared/rules/don_quixote.md`` (from the Czech rulebook, ``shared/seeds/
+don_quixote.cs.txt``). Kernel: ``kernels/don_quixote.py``. Tile set: a validated JSON file
+(``mcsim/data/don_quixote/tiles_placeholder.json`` by default; format in ``load_tileset``).
+
+**The real 22-tile set is unknown** (rules §0, §2.3): the default set is the placeholder of §2.3,
+labelled ``provenance: reconstructed``; every run using it says so (``prep.notices``) and the
+summary carries ``"tileset": {"id": ..., "provenance": ...}``. Policy conclusions should be
+checked over an ensemble of plausible sets (``mcsim.evaluate``, ``--tileset-ensemble``).
+
+Variants (rules §3.7, the open edge cases)
+------------------------------------------
+=====================  ==========================  ========  =========================================
+name                   values                      default   meaning
+=====================  ==========================  ========  =========================================
+last_tile_rotation     free | random               free      §3.7.4: the set-aside last tile may be
+                                                             turned 180° (free) or lies as dealt
+                                                             (random orientation from the deal)
+defence_road           own-half | half-only        own-half  §3.7.3: a border knight defends if its
+                                                             road piece has an outer-boundary port
+                                                             in the knight's own half (own-half);
+                                                             half-only also requires that piece to
+                                                             have no port in the other half
+castle_roads           file | ln-rs | ls-rn |      file      §2.1/§3.7.1: castle stub exits as in the
+                       lw-re                                 tile file, or forced to LN|RS, LS|RN,
+                                                             LW|RE
+=====================  ==========================  ========  =========================================
+
+Policies: ``random``, ``greedy``, ``heuristic`` (8 weights), ``rollout`` (k, base),
+``oracle`` (beam; full knowledge of the deal, an upper-bound reference, not a playable policy).
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kernels import don_quixote as K
+from mcsim.errors import ConfigError, DataFileError, IllegalMoveError, InvalidRecordError
+from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
+                              check_players, policy_arrays)
+
+RULES = "shared/rules/don_quixote.md"
+DEFAULT_TILES = "tiles_placeholder.json"
+DEFAULT_LAST_TILE_ROTATION = "free"
+DEFAULT_DEFENCE_ROAD = "own-half"
+DEFAULT_CASTLE_ROADS = "file"
+
+# ---------------------------------------------------------------- tile-set facts (§2, §6.1)
+#: [M]/[L] composition facts checked on load (strict mode); change here only.
+N_LANDSCAPE = 22                 # §2.1 [H]
+CASTLE_VALUES = (6, 4)           # §2.1 [H]: placed in this order at setup
+MAX_EXIT_PORTS = 4               # §6.1 [M] ("up to four exits")
+SHIELD_VALUES = (1, 2, 3)        # §2.1 [H]
+N_CHURCHES = 7                   # §2.2 [M+]
+MIN_SHIELDS = (3, 3, 2, 2, 1, 1)  # §2.2 [H for the lower bounds]
+FEATURES = ("none", "knight", "church", "windmill")
+CONFIDENCE = ("low", "medium", "high")
+HALVES = ("L", "R")
+CASTLE_ROAD_PORTS = {"ln-rs": ("LN", "RS"), "ls-rn": ("LS", "RN"), "lw-re": ("LW", "RE")}
+
+HEURISTIC_PARAMS = (
+    ParamSpec("now", float(K.HEUR_DEFAULT[0]), "weight of the score if the round were scored now"),
+    ParamSpec("castle", float(K.HEUR_DEFAULT[1]),
+              "weight of knights attached to castles (value/6 x min(knights, 3) per castle)"),
+    ParamSpec("defence", float(K.HEUR_DEFAULT[2]), "weight of defending shields (capped at 12)"),
+    ParamSpec("bonus", float(K.HEUR_DEFAULT[3]), "weight of the best knight group's shield sum"),
+    ParamSpec("open", float(K.HEUR_DEFAULT[4]), "weight of road ends facing empty cells"),
+    ParamSpec("grow", float(K.HEUR_DEFAULT[5]),
+              "weight of one more church/windmill's value for groups with open road ends"),
+    ParamSpec("kopen", float(K.HEUR_DEFAULT[6]), "weight of knights in networks with open ends"),
+    ParamSpec("castle_open", float(K.HEUR_DEFAULT[7]),
+              "weight of open road ends (max 2 per stub) of castles short of 3 knights"),
+)
+
+SPEC = GameSpec(
+    id="don-quixote",
+    long_name="Don Quixote",
+    rules=RULES,
+    min_players=1,
+    max_players=4,
+    default_players=1,
+    variants=(
+        VariantSpec("last_tile_rotation", ("free", "random"), DEFAULT_LAST_TILE_ROTATION,
+                    "orientation of the set-aside last tile", RULES + " §3.7.4"),
+        VariantSpec("defence_road", ("own-half", "half-only"), DEFAULT_DEFENCE_ROAD,
+                    "which knight roads count for defence of the realm", RULES + " §3.7.3"),
+        VariantSpec("castle_roads", ("file", "ln-rs", "ls-rn", "lw-re"), DEFAULT_CASTLE_ROADS,
+                    "castle stub exits (tile file or forced)", RULES + " §2.1, §3.7.1"),
+    ),
+    policies=(
+        PolicySpec("random", K.POL_RANDOM, "uniform over (face-up tile, rotation)"),
+        PolicySpec("greedy", K.POL_GREEDY,
+                   "maximise the current round's score if scored now; ties: defence shields, "
+                   "knights at castles, lower tile index, 0° before 180°"),
+        PolicySpec("heuristic", K.POL_HEURISTIC,
+                   "maximise a weighted evaluation of the estate", HEURISTIC_PARAMS),
+        PolicySpec("rollout", K.POL_ROLLOUT,
+                   "best mean of k completions per candidate on sampled futures",
+                   (ParamSpec("k", 8.0, "completions per candidate", 1.0, 4096.0),
+                    ParamSpec("base", 1.0, "base policy id: 0 random, 1 greedy, 2 heuristic",
+                              0.0, 2.0))),
+        PolicySpec("oracle", K.POL_ORACLE,
+                   "full-knowledge search (beam over rounds 1-2, exact round 3): a lower bound "
+                   "on the best achievable total; not a playable policy",
+                   (ParamSpec("beam", 16.0, "beam width for rounds 1-2", 1.0, 4096.0),)),
+    ),
+    summary_key="don_quixote",
+    max_plies=K.N_PLACE,
+    description="8x3 estate, 22 landscape tiles in rounds of 9/7/5+1, three scorings",
+)
+
+SCORING_COLUMNS = tuple(f"scoring{r}" for r in (1, 2, 3))
+CATEGORY_COLUMNS = K.CAT_NAMES
+DETAIL_COLUMNS = tuple(f"s{r}_{c}" for r in (1, 2, 3) for c in K.CAT_NAMES)
+
+
+# ---------------------------------------------------------------- tile set
+@dataclass(frozen=True)
+class Piece:
+    """One road piece: its ports (reference orientation), features on it (halves), castle stub."""
+
+    ports: tuple[int, ...]
+    features: tuple[int, ...]  # halves 0 = L, 1 = R
+    castle_stub: bool = False
+
+
+@dataclass(frozen=True)
+class Tile:
+    """One tile kind of a tile set (§6.1)."""
+
+    id: str
+    count: int
+    confidence: str
+    castle: int  # castle value, 0 for a landscape tile
+    feature: tuple[str, str]  # per half
+    shield: tuple[int, int]  # per half (0 unless knight)
+    pieces: tuple[Piece, ...]
+
+
+@dataclass
+class TileSet:
+    """A validated tile set: ``tiles`` kinds plus ``instances`` (one per physical tile).
+
+    ``instances`` lists tile kinds in kernel order: landscape instances first, then the castles
+    by value descending (6 then 4).
+    """
+
+    id: str
+    provenance: str
+    source: str
+    path: str
+    tiles: list[Tile]
+    instances: list[Tile] = field(default_factory=list)
+
+    @property
+    def n_land(self) -> int:
+        return sum(1 for t in self.instances if not t.castle)
+
+
+def _default_path() -> Path:
+    return Path(str(resources.files("mcsim") / "data" / "don_quixote" / DEFAULT_TILES))
+
+
+def load_tileset(path: str | Path | None = None, strict: bool = True) -> TileSet:
+    """Load and validate a Don Quixote tile-set JSON file (``shared/rules/don_quixote.md`` §6.1).
+
+    Format: ``{"tileset": id, "provenance": str, "source": str, "tiles": [tile, ...]}``; a
+    landscape tile is ``{"id", "count", "confidence": low|medium|high, "halves": {"L":
+    {"feature": knight|church|windmill|none, "shield": 1-3 (knights)}, "R": {...}}, "roads":
+    [{"ports": [LW|LN|LS|RE|RN|RS ...], "features": ["L"|"R" ...]}, ...]}``; a castle is ``{"id",
+    "castle": 6|4, "roads": [{"ports": [...], "castle_stub": true}, x2]}``. A piece with ports in
+    both halves implies the midline link; a feature on no piece has no road.
+
+    Parameters
+    ----------
+    path : str or Path, optional
+        The file; default the placeholder set of §2.3 shipped in ``mcsim/data/don_quixote/``.
+    strict : bool
+        Also check the set composition of §6.1 (22 landscape tiles + castles 6 and 4, a feature
+        on every tile, <= 4 exit ports, 7 churches, shields include {3,3,2,2,1,1}). Tile-level
+        rules are always checked. ``strict=False`` is for small synthetic test sets.
+
+    Returns
+    -------
+    TileSet
+
+    Raises
+    ------
+    DataFileError
+        One line naming the file, the tile and the broken rule.
+    """
+    p = Path(path) if path is not None else _default_path()
+    where = p.name
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataFileError(f"{p}: tile file not found")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise DataFileError(f"{where}: not a readable JSON tile file ({e})")
+    if not isinstance(doc, dict) or not isinstance(doc.get("tiles"), list):
+        raise DataFileError(f"{where}: top level must be an object with a 'tiles' list")
+    tsid = doc.get("tileset")
+    if not isinstance(tsid, str) or not tsid:
+        raise DataFileError(f"{where}: 'tileset' (the set's id) must be a non-empty string")
+    prov = doc.get("provenance", "unknown")
+    if not isinstance(prov, str):
+        raise DataFileError(f"{where}: 'provenance' must be a string")
+    tiles: list[Tile] = []
+    seen: set[str] = set()
+    for k, raw in enumerate(doc["tiles"]):
+        tile = _parse_tile(raw, k, where)
+        if tile.id in seen:
+            raise DataFileError(f"{where}: tile {tile.id!r}: duplicate id")
+        seen.add(tile.id)
+        tiles.append(tile)
+    if strict:
+        _check_composition(tiles, where)
+    else:
+        castles = [t.castle for t in tiles if t.castle]
+        if len(castles) > 2 or len(set(castles)) != len(castles):
+            raise DataFileError(f"{where}: at most 2 castles with different values")
+    land = [t for t in tiles if not t.castle for _ in range(t.count)]
+    castles = sorted((t for t in tiles if t.castle), key=lambda t: -t.castle)
+    return TileSet(tsid, prov, str(doc.get("source", "")), str(p), tiles, land + castles)
+
+
+def _parse_tile(raw: Any, k: int, where: str) -> Tile:
+    if not isinstance(raw, dict):
+        raise DataFileError(f"{where}: tile #{k}: must be an object")
+    tid = raw.get("id")
+    if not isinstance(tid, str) or not tid:
+        raise DataFileError(f"{where}: tile #{k}: 'id' must be a non-empty string")
+
+    def bad(rule: str) -> DataFileError:
+        return DataFileError(f"{where}: tile {tid!r}: {rule}")
+
+    count = raw.get("count", 1)
+    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+        raise bad("'count' must be an integer >= 1")
+    conf = raw.get("confidence", "low")
+    if conf not in CONFIDENCE:
+        raise bad(f"'confidence' must be one of {'|'.join(CONFIDENCE)}")
+    castle = raw.get("castle", 0)
+    if not isinstance(castle, int) or isinstance(castle, bool) or castle < 0:
+        raise bad("'castle' must be a positive integer (castle value)")
+    halves = raw.get("halves", {} if castle else None)
+    if not isinstance(halves, dict) or set(halves) - set(HALVES):
+        raise bad("'halves' must be an object with keys L and R")
+    feature = []
+    shield = []
+    for h in HALVES:
+        hv = halves.get(h, {"feature": "none"})
+        if not isinstance(hv, dict):
+            raise bad(f"half {h} must be an object")
+        f = hv.get("feature", "none")
+        if f not in FEATURES:
+            raise bad(f"half {h}: feature must be one of {'|'.join(FEATURES)}")
+        s = hv.get("shield", 0)
+        if f == "knight":
+            if s not in SHIELD_VALUES or isinstance(s, bool):
+                raise bad(f"half {h}: knight shield must be one of {SHIELD_VALUES}")
+        elif "shield" in hv:
+            raise bad(f"half {h}: only a knight has a shield")
+        feature.append(f)
+        shield.append(int(s) if f == "knight" else 0)
+    roads = raw.get("roads", [])
+    if not isinstance(roads, list):
+        raise bad("'roads' must be a list of road pieces")
+    pieces = []
+    used_ports: set[int] = set()
+    featured: Counter = Counter()
+    for j, r in enumerate(roads):
+        if not isinstance(r, dict):
+            raise bad(f"road piece #{j} must be an object")
+        ports = r.get("ports")
+        if not isinstance(ports, list) or not ports:
+            raise bad(f"road piece #{j}: 'ports' must be a non-empty list")
+        idx = []
+        for q in ports:
+            if q not in K.PORT_NAMES:
+                raise bad(f"road piece #{j}: unknown port {q!r} (ports: {', '.join(K.PORT_NAMES)})")
+            i = K.PORT_NAMES.index(q)
+            if i in used_ports:
+                raise bad(f"port {q} belongs to more than one road piece")
+            used_ports.add(i)
+            idx.append(i)
+        feats = r.get("features", [])
+        if not isinstance(feats, list):
+            raise bad(f"road piece #{j}: 'features' must be a list of halves")
+        fidx = []
+        for h in feats:
+            if h not in HALVES:
+                raise bad(f"road piece #{j}: feature half {h!r} must be L or R")
+            if feature[HALVES.index(h)] == "none":
+                raise bad(f"road piece #{j}: half {h} has no feature to lie on the road")
+            featured[h] += 1
+            fidx.append(HALVES.index(h))
+        stub = r.get("castle_stub", False)
+        if not isinstance(stub, bool):
+            raise bad(f"road piece #{j}: 'castle_stub' must be true or false")
+        if stub != bool(castle):
+            raise bad(f"road piece #{j}: castle stubs exactly on castle tiles")
+        if stub and fidx:
+            raise bad(f"road piece #{j}: a castle stub carries no features")
+        pieces.append(Piece(tuple(idx), tuple(fidx), stub))
+    for h in HALVES:
+        if featured[h] > 1:
+            raise bad(f"the feature of half {h} lies on more than one road piece")
+    if castle:
+        if any(f != "none" for f in feature):
+            raise bad("a castle tile has no knight, church or windmill")
+        if len(pieces) != 2:
+            raise bad("a castle has exactly 2 road stubs (§2.1)")
+        if count != 1:
+            raise bad("castle count must be 1")
+    # roadless features become roadless pieces
+    for hi, h in enumerate(HALVES):
+        if feature[hi] != "none" and featured[h] == 0:
+            pieces.append(Piece((), (hi,)))
+    if len(pieces) > K.MAXP:
+        raise bad(f"more than {K.MAXP} road pieces (roadless features included)")
+    return Tile(tid, count, conf, castle, tuple(feature), tuple(shield), tuple(pieces))
+
+
+def _check_composition(tiles: list[Tile], where: str) -> None:
+    castles = sorted(t.castle for t in tiles if t.castle)
+    if tuple(sorted(CASTLE_VALUES)) != tuple(castles):
+        raise DataFileError(f"{where}: the set needs exactly the castles {CASTLE_VALUES}, "
+                            f"found {tuple(castles) or 'none'}")
+    n_land = sum(t.count for t in tiles if not t.castle)
+    if n_land != N_LANDSCAPE:
+        raise DataFileError(f"{where}: the set needs {N_LANDSCAPE} landscape tiles, found {n_land}")
+    churches = 0
+    shields: Counter = Counter()
+    for t in tiles:
+        exits = sum(len(p.ports) for p in t.pieces)
+        if t.castle:
+            continue
+        if all(f == "none" for f in t.feature):
+            raise DataFileError(f"{where}: tile {t.id!r}: a landscape tile needs at least one "
+                                "knight, church or windmill (§2.1)")
+        if exits > MAX_EXIT_PORTS:
+            raise DataFileError(f"{where}: tile {t.id!r}: {exits} exit ports, at most "
+                                f"{MAX_EXIT_PORTS} (§2.1)")
+        churches += t.count * sum(f == "church" for f in t.feature)
+        for f, s in zip(t.feature, t.shield):
+            if f == "knight":
+                shields[s] += t.count
+    if churches != N_CHURCHES:
+        raise DataFileError(f"{where}: the set needs {N_CHURCHES} churches, found {churches} "
+                            "(§2.2)")
+    need = Counter(MIN_SHIELDS)
+    for s, n in need.items():
+        if shields[s] < n:
+            raise DataFileError(f"{where}: knight shields must include {sorted(MIN_SHIELDS)}; "
+                                f"only {shields[s]} knight(s) with shield {s} (§2.2)")
+
+
+def _rot_mask(ports: tuple[int, ...], o: int) -> int:
+    m = 0
+    for q in ports:
+        m |= 1 << (int(K.ROT_PORT[q]) if o else q)
+    return m
+
+
+def build_tables(ts: TileSet, variant: dict[str, str] | None = None) -> np.ndarray:
+    """Compile a tile set into the kernel table ``int64[T, 2, TW]`` (layout ``kernels.don_quixote``).
+
+    ``variant`` (resolved) selects ``defence_road`` and ``castle_roads`` (§3.7); the defence
+    shields per cell follow rules §3.4 (knight on a border cell whose own half has an
+    outer-boundary port on the knight's road piece).
+    """
+    variant = variant or {}
+    half_only = variant.get("defence_road", DEFAULT_DEFENCE_ROAD) == "half-only"
+    castle_roads = variant.get("castle_roads", DEFAULT_CASTLE_ROADS)
+    T = len(ts.instances)
+    tab = np.zeros((T, 2, K.TW), dtype=np.int64)
+    castle_ids = {}
+    for i, t in enumerate(ts.instances):
+        if t.castle:
+            castle_ids[i] = len(castle_ids)
+    for i, t in enumerate(ts.instances):
+        pieces = t.pieces
+        if t.castle and castle_roads != "file":
+            a, b = CASTLE_ROAD_PORTS[castle_roads]
+            pieces = (Piece((K.PORT_NAMES.index(a),), (), True),
+                      Piece((K.PORT_NAMES.index(b),), (), True))
+        for o in range(2):
+            row = tab[i, o]
+            row[K.T_CASTLE:K.T_CASTLE + K.MAXP] = -1
+            row[K.T_PP:K.T_PP + 6] = -1
+            row[K.T_NP] = len(pieces)
+            row[K.T_CVAL] = t.castle
+            for k, pc in enumerate(pieces):
+                pm = _rot_mask(pc.ports, o)
+                row[K.T_PORTS + k] = pm
+                for q in range(6):
+                    if pm >> q & 1:
+                        row[K.T_PP + q] = k
+                if pc.castle_stub:
+                    row[K.T_CASTLE + k] = castle_ids[i]
+                for h in pc.features:
+                    f = t.feature[h]
+                    if f == "knight":
+                        row[K.T_KN + k] += 1
+                        row[K.T_SH + k] += t.shield[h]
+                        oh = h ^ o  # the half after turning
+                        own = pm & int(K.HALF_MASK[oh])
+                        if half_only and pm & int(K.HALF_MASK[1 - oh]):
+                            own = 0
+                        for cell in range(K.N_CELLS):
+                            if own & int(K.BOUNDARY[cell]):
+                                row[K.T_DEF + cell] += t.shield[h]
+                    elif f == "church":
+                        row[K.T_CH + k] += 1
+                    elif f == "windmill":
+                        row[K.T_WM + k] += 1
+    return tab
+
+
+# ---------------------------------------------------------------- names
+def cell_index(name: str) -> int:
+    """Cell index of a name like ``"G3"`` (rows A-H, columns 1-3); -1 if not a cell."""
+    name = str(name).strip().upper()
+    return K.CELL_NAMES.index(name) if name in K.CELL_NAMES else -1
+
+
+def format_move(ts: TileSet, cell: int, t: int, o: int) -> dict:
+    """A placement in record form ``{"cell": "G3", "tile": "K3a", "rot": 0|180}``."""
+    return {"cell": K.CELL_NAMES[cell], "tile": ts.instances[t].id, "rot": 180 * int(o)}
+
+
+# ---------------------------------------------------------------- protocol
+def prepare(config: RunConfig) -> Prepared:
+    """Validate the run, load the tile set (``config.options["tiles"]``) and compile it.
+
+    Raises ``ConfigError`` (players), ``UnknownPolicyError``, ``DataFileError`` (tile file).
+    """
+    check_players(SPEC, config.players)
+    if len(config.policies) != config.players:
+        raise ConfigError(f"don-quixote: {config.players} players need {config.players} "
+                          f"policies, got {len(config.policies)}")
+    variant = SPEC.resolve_variant(config.variant)
+    ids, params = policy_arrays(SPEC, config.policies)
+    ts = load_tileset(config.options.get("tiles"))
+    tab = build_tables(ts, variant)
+    prep = Prepared(config=config, policy_ids=ids, policy_params=params,
+                    variant_codes=SPEC.variant_codes(variant), tables={"tiles": tab},
+                    info={"tileset": {"id": ts.id, "provenance": ts.provenance}})
+    prep.tables["tile_names"] = [t.id for t in ts.instances]
+    prep.tables["tiles_path"] = ts.path if config.options.get("tiles") else None
+    if ts.provenance != "verified":
+        prep.notices.append(
+            f"don-quixote: tile set {ts.id!r} is {ts.provenance} (rules §2.3/§6.3): figures "
+            "depend on an unverified tile set; do not report them as game results")
+    return prep
+
+
+def _outputs(n: int, seats: int) -> tuple[np.ndarray, np.ndarray]:
+    return (np.zeros((n, seats), dtype=np.int64), np.zeros((n, seats, 3, K.N_CAT), dtype=np.int64))
+
+
+def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: int) -> dict:
+    """Play games ``first_game_index ..`` and return the per-game columns.
+
+    Returns ``score`` int64[n, seats] (game totals, points), ``length`` int32[n] (22
+    placements), and per seat: ``scoring1..3`` (points per scoring), the six category totals
+    (``castle6``, ``castle4``, ``churches``, ``windmills``, ``defence``, ``knight_bonus``) and
+    ``s{r}_{category}`` (each scoring's breakdown), all int64[n, seats].
+    """
+    seats = prep.policy_ids.shape[0]
+    score, bd = _outputs(n_games, seats)
+    K.play_batch(np.int64(first_game_index), np.int64(n_games), np.uint64(root_seed),
+                 prep.policy_ids, prep.policy_params, prep.variant_codes, prep.tables["tiles"],
+                 score, bd)
+    return _columns(score, bd)
+
+
+def _columns(score: np.ndarray, bd: np.ndarray) -> dict:
+    out: dict[str, np.ndarray] = {"score": score,
+                                  "length": np.full(score.shape[0], K.N_PLACE, dtype=np.int32)}
+    for r in range(3):
+        out[SCORING_COLUMNS[r]] = bd[:, :, r, :].sum(axis=2)
+    for c, name in enumerate(CATEGORY_COLUMNS):
+        out[name] = bd[:, :, :, c].sum(axis=2)
+    for r in range(3):
+        for c, name in enumerate(K.CAT_NAMES):
+            out[f"s{r + 1}_{name}"] = bd[:, :, r, c].copy()
+    return out
+
+
+BANDS = (70, 85, 100)  # rulebook solo bands (§3.6): very good, very rare, incredible
+
+
+def _wilson(k: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (max(0.0, c - h), min(1.0, c + h))
+
+
+def _seat_values(games, name: str, seats: int) -> np.ndarray:
+    cols = [f"{name}_{k}" for k in range(seats)]
+    if all(c in games.columns for c in cols):
+        return games[cols].to_numpy().ravel()
+    if seats == 1 and name in games.columns:
+        return games[name].to_numpy()
+    return np.zeros(0)
+
+
+def summarize(games, prep: Prepared) -> dict:
+    """The ``"don_quixote"`` summary block: per-category and per-scoring means (all seats
+    pooled), P(total > 70/85/100) with Wilson 95% intervals (rulebook bands, rules §3.6), and
+    the tile set in use."""
+    seats = int(prep.policy_ids.shape[0])
+    total = _seat_values(games, "score", seats).astype(float)
+    n = int(total.size)
+    out: dict[str, Any] = {"tileset": dict(prep.info.get("tileset", {})), "n_estates": n}
+    out["mean_per_category"] = {
+        c: float(_seat_values(games, c, seats).mean()) if n else None for c in CATEGORY_COLUMNS}
+    out["mean_per_scoring"] = {
+        c: float(_seat_values(games, c, seats).mean()) if n else None for c in SCORING_COLUMNS}
+    out["mean_per_scoring_category"] = {
+        c: float(_seat_values(games, c, seats).mean()) if n else None for c in DETAIL_COLUMNS}
+    bands = {}
+    for b in BANDS:
+        k = float((total > b).sum())
+        lo, hi = _wilson(k, n)
+        bands[f"p_over_{b}"] = {"p": k / n if n else None, "ci95": [lo, hi]}
+    out["bands"] = bands
+    return out
+
+
+# ---------------------------------------------------------------- records (issue §5)
+RECORD_FORMAT = "mcsim-don-quixote-record/1"
+ROUND_KEYS = ("round1", "round2", "round3", "set_aside")
+
+
+def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
+    """JSON-ready records of the given games (format in ``replay``); replaying one gives the
+    same scores as the run."""
+    tab = prep.tables["tiles"]
+    names = prep.tables["tile_names"]
+    seats = prep.policy_ids.shape[0]
+    n_land = tab.shape[0] - 2
+    variant = {v.name: v.choices[int(c)] for v, c in zip(SPEC.variants, prep.variant_codes)}
+    out = []
+    for gi in game_indices:
+        castles = np.zeros(2, dtype=np.int64)
+        cells = np.zeros(K.N_PLACE, dtype=np.int64)
+        seq = np.zeros((seats, n_land), dtype=np.int64)
+        last_rot = np.zeros(seats, dtype=np.int64)
+        moves = np.zeros((seats, K.N_PLACE, 2), dtype=np.int64)
+        score = np.zeros(seats, dtype=np.int64)
+        bd = np.zeros((seats, 3, K.N_CAT), dtype=np.int64)
+        K.play_game_record(np.int64(gi), np.uint64(root_seed), prep.policy_ids,
+                           prep.policy_params, prep.variant_codes, tab, castles, cells, seq,
+                           last_rot, moves, score, bd)
+        players = []
+        a, b = K.ROUND_SIZES[0], K.ROUND_SIZES[0] + K.ROUND_SIZES[1]
+        for p in range(seats):
+            s = [names[t] for t in seq[p]]
+            players.append({
+                "seat": p,
+                "policy": prep.config.policies[p].label(),
+                "reveals": {"round1": s[:a], "round2": s[a:b], "round3": s[b:K.N_PLACE - 1],
+                            "set_aside": s[K.N_PLACE - 1]},
+                "placements": [{"cell": K.CELL_NAMES[cells[i]], "tile": names[moves[p, i, 0]],
+                                "rot": 180 * int(moves[p, i, 1])} for i in range(K.N_PLACE)],
+                "scorings": [int(bd[p, r].sum()) for r in range(3)],
+                "total": int(score[p]),
+            })
+        out.append({
+            "format": RECORD_FORMAT, "game": SPEC.id,
+            "tileset": dict(prep.info["tileset"]), "tiles_file": prep.tables.get("tiles_path"),
+            "variant": variant, "seed": int(root_seed), "game_index": int(gi),
+            "castles": {str(CASTLE_VALUES[0]): K.CELL_NAMES[castles[0]],
+                        str(CASTLE_VALUES[1]): K.CELL_NAMES[castles[1]]},
+            "players": players,
+        })
+    return out
+
+
+def _move_text(cell: int, tile: str, rot: int) -> str:
+    return f"{K.CELL_NAMES[cell]} {tile} {rot}"
+
+
+def replay(record: dict) -> dict:
+    """Check a Don Quixote game record placement by placement and score it (issue §5).
+
+    Record (JSON object)::
+
+        {"format": "mcsim-don-quixote-record/1", "game": "don-quixote",
+         "tileset": {"id": ...}, "tiles_file": null | path, "variant": {...} (optional),
+         "castles": {"6": "F1", "4": "C2"},
+         "players": [{"placements": [{"cell": "G3", "tile": "K3a", "rot": 0 | 180}, ...],
+                      "reveals": {"round1": [9 ids], "round2": [7], "round3": [5],
+                                  "set_aside": id} (optional),
+                      "total": T (optional)}]}
+
+    A solo record may give ``"placements"`` (and ``"reveals"``) at the top level instead of
+    ``"players"``. Placements are in position-card order (shared by all players); the 9th,
+    16th and 22nd end rounds 1-3 (§3.2), and the 22nd is the set-aside tile.
+
+    Returns
+    -------
+    dict
+        ``{"tileset", "castles", "players": [{"scorings": [{"round", "placements",
+        "tiles_on_board", "breakdown": {category: points}, "points"}], "total", "complete",
+        "recorded_total", "matches_record"}]}``
+
+    Raises
+    ------
+    InvalidRecordError
+        Not of the documented shape, unknown tile set, castles on adjacent cells (§3.1).
+    IllegalMoveError
+        A placement on a castle or a filled cell, a tile already used or not face up, a bad
+        rotation, a cell order that differs between players; carries the ply and legal moves.
+    DataFileError
+        ``tiles_file`` given but broken.
+    """
+    if not isinstance(record, dict):
+        raise InvalidRecordError("a don-quixote record must be a JSON object")
+    if record.get("game", SPEC.id) != SPEC.id:
+        raise InvalidRecordError(f"record is for game {record.get('game')!r}, not {SPEC.id}")
+    tiles_file = record.get("tiles_file")
+    ts = load_tileset(tiles_file)
+    want = record.get("tileset")
+    want_id = want.get("id") if isinstance(want, dict) else want
+    if want_id is not None and want_id != ts.id:
+        raise InvalidRecordError(f"record uses tile set {want_id!r} but {ts.id!r} is loaded; "
+                                 "give its file as 'tiles_file'")
+    try:
+        variant = SPEC.resolve_variant(record.get("variant") or {})
+    except Exception as e:  # unknown variant in a record is a record problem
+        raise InvalidRecordError(f"record variant: {e}")
+    tab = build_tables(ts, variant)
+    names = [t.id for t in ts.instances]
+    n_land = ts.n_land
+    castles = record.get("castles")
+    if not isinstance(castles, dict):
+        raise InvalidRecordError("record needs 'castles': {\"6\": cell, \"4\": cell}")
+    ccell = []
+    for v in CASTLE_VALUES:
+        name = castles.get(str(v))
+        c = cell_index(name) if isinstance(name, str) else -1
+        if c < 0:
+            raise InvalidRecordError(f"castles: {v}-castle cell {name!r} is not a cell A1..H3")
+        ccell.append(c)
+    if ccell[0] == ccell[1] or int(K.BB_NEAR[ccell[0]]) >> ccell[1] & 1:
+        raise InvalidRecordError(
+            f"castles: the {CASTLE_VALUES[1]}-castle at {K.CELL_NAMES[ccell[1]]} touches the "
+            f"{CASTLE_VALUES[0]}-castle at {K.CELL_NAMES[ccell[0]]} (rules §3.1: at least one "
+            "cell between them)")
+    players = record.get("players")
+    if players is None:
+        players = [{k: record[k] for k in ("placements", "reveals", "total") if k in record}]
+    if not isinstance(players, list) or not players or len(players) > SPEC.max_players:
+        raise InvalidRecordError(f"'players' must be a list of 1..{SPEC.max_players} players")
+    by_id: dict[str, list[int]] = {}
+    for i, n in enumerate(names[:n_land]):
+        by_id.setdefault(n, []).append(i)
+    results = []
+    ref_cells: list[int] | None = None
+    for p, pl in enumerate(players):
+        if not isinstance(pl, dict) or not isinstance(pl.get("placements"), list):
+            raise InvalidRecordError(f"player {p}: needs a 'placements' list")
+        moves = pl["placements"]
+        if len(moves) > K.N_PLACE:
+            raise InvalidRecordError(f"player {p}: {len(moves)} placements, at most {K.N_PLACE}")
+        faceup = _reveal_schedule(pl.get("reveals"), by_id, p)
+        S = K.setup_estate(tab, np.array(ccell, dtype=np.int64))
+        log = np.zeros(K.LOGN, dtype=np.int64)
+        used = [False] * n_land
+        cells: list[int] = []
+        scorings = []
+        bdrow = np.zeros(K.N_CAT, dtype=np.int64)
+        for ply, mv in enumerate(moves):
+            if not isinstance(mv, dict):
+                raise InvalidRecordError(f"player {p} placement {ply}: must be an object")
+            text = f"{mv.get('cell')} {mv.get('tile')} {mv.get('rot')}"
+            legal_cells = [c for c in range(K.N_CELLS) if S[K.CELLS, c] < 0]
+            cell = cell_index(mv.get("cell", ""))
+            if ref_cells is not None and ply < len(ref_cells) and cell != ref_cells[ply]:
+                raise IllegalMoveError(ply, text, [f"{K.CELL_NAMES[ref_cells[ply]]} (position "
+                                                   "cards are shared by all players)"])
+            avail = _available(faceup, used, by_id, names, ply, n_land)
+            if cell not in legal_cells:
+                raise IllegalMoveError(ply, text, [f"{K.CELL_NAMES[c]} ..." for c in legal_cells])
+            legal = [_move_text(cell, names[t], r) for t in avail for r in (0, 180)]
+            tile = mv.get("tile")
+            rot = mv.get("rot")
+            cand = [t for t in by_id.get(tile, []) if t in avail] if isinstance(tile, str) else []
+            if not cand or rot not in (0, 180) or isinstance(rot, bool):
+                raise IllegalMoveError(ply, text, legal)
+            t = cand[0]
+            used[t] = True
+            cells.append(cell)
+            K.place(S, tab, cell, t, rot // 180, log)
+            rnd = K.round_of(ply)
+            if ply == K.ROUND_END[rnd - 1]:
+                pts = int(K.score_breakdown(S, rnd, bdrow))
+                scorings.append({"round": rnd, "placements": ply + 1,
+                                 "tiles_on_board": int(S[K.SC, K.SC_NPLACED]),
+                                 "breakdown": dict(zip(K.CAT_NAMES, map(int, bdrow))),
+                                 "points": pts})
+        if ref_cells is None:
+            ref_cells = cells
+        elif len(cells) != len(ref_cells):
+            raise InvalidRecordError(f"player {p}: {len(cells)} placements but player 0 has "
+                                     f"{len(ref_cells)}")
+        total = sum(s["points"] for s in scorings)
+        rec_total = pl.get("total")
+        results.append({"seat": p, "scorings": scorings, "total": total,
+                        "complete": len(moves) == K.N_PLACE, "recorded_total": rec_total,
+                        "matches_record": None if rec_total is None else rec_total == total})
+    return {"tileset": {"id": ts.id, "provenance": ts.provenance},
+            "castles": {str(v): K.CELL_NAMES[c] for v, c in zip(CASTLE_VALUES, ccell)},
+            "players": results}
+
+
+def _reveal_schedule(rev, by_id, p) -> list[Counter] | None:
+    """Per round (1, 2, 3, set-aside) the Counter of tile ids turned face up, or None."""
+    if rev is None:
+        return None
+    if not isinstance(rev, dict):
+        raise InvalidRecordError(f"player {p}: 'reveals' must be an object")
+    sizes = (K.ROUND_SIZES[0], K.ROUND_SIZES[1], K.ROUND_SIZES[2] - 1, 1)
+    out = []
+    total: Counter = Counter()
+    for key, size in zip(ROUND_KEYS, sizes):
+        v = rev.get(key)
+        v = [v] if key == "set_aside" and isinstance(v, str) else v
+        if not isinstance(v, list) or len(v) != size:
+            raise InvalidRecordError(f"player {p}: reveals.{key} must list {size} tile(s)")
+        for tid in v:
+            if tid not in by_id:
+                raise InvalidRecordError(f"player {p}: reveals.{key}: unknown tile {tid!r}")
+        c = Counter(v)
+        total += c
+        out.append(c)
+    for tid, n in total.items():
+        if n > len(by_id[tid]):
+            raise InvalidRecordError(f"player {p}: tile {tid!r} revealed {n} times, the set has "
+                                     f"{len(by_id[tid])}")
+    return out
+
+
+def _available(faceup, used, by_id, names, ply, n_land) -> list[int]:
+    """Tile instances a player may place at ``ply`` (face up, unused; last = set-aside)."""
+    free = [t for t in range(n_land) if not used[t]]
+    if faceup is None:
+        return free
+    rnd = K.round_of(ply)
+    allowed: Counter = Counter()
+    if ply == K.N_PLACE - 1:
+        allowed = faceup[3].copy()
+    else:
+        for r in range(rnd):
+            allowed += faceup[r]
+    # subtract tiles of those ids already placed
+    placed = Counter(names[t] for t in range(n_land) if used[t])
+    out = []
+    for tid, n in allowed.items():
+        left = n - placed.get(tid, 0) if ply != K.N_PLACE - 1 else n
+        inst = [t for t in by_id[tid] if not used[t]]
+        out.extend(inst[:max(left, 0)])
+    return sorted(out)
+
+
+def format_replay(result: dict) -> str:
+    """Readable text of a ``replay`` result: each completed scoring's breakdown and the total."""
+    lines = [f"tile set {result['tileset']['id']} ({result['tileset']['provenance']}); castles "
+             + ", ".join(f"{v} at {c}" for v, c in result["castles"].items())]
+    for pl in result["players"]:
+        lines.append(f"player {pl['seat']}:")
+        for s in pl["scorings"]:
+            parts = ", ".join(f"{k} {v}" for k, v in s["breakdown"].items())
+            lines.append(f"  scoring {s['round']} ({s['tiles_on_board']} tiles on the board): "
+                         f"{parts} = {s['points']}")
+        tail = "" if pl["complete"] else " (incomplete game)"
+        if pl["matches_record"] is False:
+            tail += f" (record says {pl['recorded_total']})"
+        lines.append(f"  total {pl['total']}{tail}")
+    return "\n".join(lines)
