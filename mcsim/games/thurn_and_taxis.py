@@ -46,6 +46,7 @@ from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConf
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "thurn_and_taxis"
 RULES = "shared/rules/thurn_und_taxis.md"
 DEFAULT_MAX_TURNS = 2000  # safety cap; random games end far earlier
+CHUNK_SIZE = 1000  # games per runner chunk (random games take ~500 turns)
 
 STACK_IDS = ("route5", "route6", "route7", "baiern", "boehmen_salzburg", "baden",
              "wuerttemberg_hohenzollern", "schweiz_tyrol", "all_regions", "game_end")
@@ -734,8 +735,9 @@ def replay(record: dict) -> dict:
     Returns
     -------
     dict
-        ``{"finished", "turns", "scores", "winner", "end_reason", "carriages", "houses_left",
-        "tile_points"}`` (scores and winner also for unfinished records: the score so far).
+        ``{"finished", "turns", "scores", "points" (= scores), "winner", "end_reason",
+        "carriages", "houses_left", "tile_points"}`` (scores also for unfinished records: the
+        score so far; winner None until finished).
 
     Raises
     ------
@@ -860,7 +862,7 @@ def replay(record: dict) -> dict:
         if used != official:
             raise InvalidRecordError(f"turn {t_index}: official {official!r} recorded, but the "
                                      f"turn used {used!r}")
-    result = {"finished": g.over, "turns": len(turns), "scores": g.scores(),
+    result = {"finished": g.over, "turns": len(turns), "scores": g.scores(), "points": g.scores(),
               "winner": g.winner() if g.over else None,
               "end_reason": END_REASONS.get(g.get(K.S_END_REASON), None),
               "carriages": [g.get(K.S_CARRIAGE, p) for p in range(players)],

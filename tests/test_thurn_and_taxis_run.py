@@ -1,0 +1,182 @@
+"""Thurn and Taxis through mcsim.simulate and the CLI: determinism, records, naive scorer, errors.
+
+Rule source: shared/rules/thurn_und_taxis.md §4-§5 (scoring cross-check), issue 6 §4-§6.
+"""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import mcsim
+from mcsim.errors import (ConfigError, DataFileError, IllegalMoveError, InvalidRecordError,
+                          UnknownPolicyError, UnknownVariantError)
+from mcsim.games import thurn_and_taxis as T
+
+GAME = "thurn-and-taxis"
+
+
+def test_determinism_across_workers_and_chunks():
+    """shared/DESIGN.md, Seeding: game i depends only on (seed, i), for both policies."""
+    pol = ["route", "random", "route:close_len=6"]
+    a = mcsim.simulate(GAME, games=60, seed=11, policies=pol, workers=1)
+    b = mcsim.simulate(GAME, games=60, seed=11, policies=pol, workers=2, chunk_size=7)
+    pd.testing.assert_frame_equal(a.games, b.games)
+    c = mcsim.simulate(GAME, games=60, seed=12, policies=pol)
+    assert not a.games["score_0"].equals(c.games["score_0"])
+
+
+def test_common_random_numbers_same_deal_for_every_policy():
+    """shared/DESIGN.md: game i deals the same deck whatever the policies."""
+    p1 = T.prepare(mcsim.runner.resolve_config(GAME, 3, ["random"])[1])
+    p2 = T.prepare(mcsim.runner.resolve_config(GAME, 3, ["route"])[1])
+    assert T._kernel_game(p1, 4, 17)[2] == T._kernel_game(p2, 4, 17)[2]
+
+
+@pytest.mark.parametrize("players, policies", [(2, ["random"]), (3, ["route"]),
+                                               (4, ["route", "random", "route", "random"])])
+def test_s5_naive_scorer_agrees_with_kernel(players, policies):
+    """shared/rules/thurn_und_taxis.md §4C, §5: a plain-Python second scorer, rebuilt from each
+    record's plays and closings, gives the kernel's scores and winner on random finished games."""
+    r = mcsim.simulate(GAME, games=40, seed=21, players=players, policies=policies, record=40)
+    for rec in r.records:
+        row = r.games.iloc[rec["game_index"]]
+        naive = T.naive_score_record(rec)
+        scores = [int(row[f"score_{k}"]) for k in range(players)]
+        assert naive["scores"] == scores == rec["scores"]
+        assert naive["winner"] == rec["winner"] == int(row["winner"])
+        assert naive["carriages"] == [int(row[f"carriage_{k}"]) for k in range(players)]
+
+
+@pytest.mark.parametrize("variant", [{"all_regions_includes_baiern": "true"},
+                                     {"route_tile_cascade": "false", "hand_limit": "every_turn"}])
+def test_s7_naive_scorer_under_variants(variant):
+    """shared/rules/thurn_und_taxis.md §7.1, §7.3, §7.7: the cross-check holds under the variants."""
+    r = mcsim.simulate(GAME, games=15, seed=2, policies=["route"], variant=variant, record=15)
+    for rec in r.records:
+        assert T.naive_score_record(rec)["scores"] == rec["scores"]
+        assert T.replay(json.loads(json.dumps(rec)))["scores"] == rec["scores"]
+
+
+def test_records_round_trip_and_match_the_run():
+    """Issue 6 §5: records replay to the run's result (scores, winner, length in turns)."""
+    r = mcsim.simulate(GAME, games=10, seed=8, policies=["route", "random", "route"], record=5)
+    for rec in r.records:
+        row = r.games.iloc[rec["game_index"]]
+        out = T.replay(json.loads(json.dumps(rec)))
+        assert out["finished"] and out["winner"] == int(row["winner"])
+        assert out["turns"] == int(row["turns"]) == len(rec["turns"])
+        assert out["end_reason"] == T.END_REASONS[int(row["end_reason"])]
+    assert "seat 0" in T.format_replay(out)
+
+
+def _record():
+    return mcsim.simulate(GAME, games=1, seed=3, policies=["route"], record=1).records[0]
+
+
+def test_replay_rejects_illegal_play_with_turn_index():
+    """shared/rules/thurn_und_taxis.md §4B: an illegal play names the turn and the legal plays."""
+    rec = _record()
+    t = next(i for i, t in enumerate(rec["turns"]) if any(p.startswith("right:") for p in t["plays"]))
+    k = next(j for j, p in enumerate(rec["turns"][t]["plays"]) if p.startswith("right:"))
+    rec["turns"][t]["plays"][k] = "right:Lodz" if "Lodz" not in rec["turns"][t]["plays"][k] else "right:Basel"
+    with pytest.raises(IllegalMoveError) as e:
+        T.replay(rec)
+    assert e.value.ply == t and e.value.legal
+
+
+def test_replay_partial_record_and_bad_records():
+    """Issue 6 §5: a partial record replays; malformed ones raise InvalidRecordError."""
+    rec = _record()
+    part = dict(rec, turns=rec["turns"][:10])
+    part.pop("scores")
+    out = T.replay(part)
+    assert out["finished"] is False and out["turns"] == 10
+    with pytest.raises(InvalidRecordError, match="not a thurn-and-taxis record"):
+        T.replay({"game": "sacred-hill"})
+    with pytest.raises(InvalidRecordError, match="66 city cards"):
+        T.replay(dict(rec, deal=rec["deal"][:-1]))
+    with pytest.raises(InvalidRecordError, match="unknown city"):
+        T.replay(dict(rec, deal=["Berlin"] + rec["deal"][1:]))
+    with pytest.raises(InvalidRecordError, match="scores"):
+        T.replay(dict(rec, scores=[s + 1 for s in rec["scores"]]))
+    bad = json.loads(json.dumps(rec))
+    bad["turns"][0]["official"] = "emperor"
+    with pytest.raises(InvalidRecordError, match="unknown official"):
+        T.replay(bad)
+    if rec["reshuffles"]:
+        bad = json.loads(json.dumps(rec))
+        bad["reshuffles"][0][0] = "Lodz" if bad["reshuffles"][0][0] != "Lodz" else "Basel"
+        with pytest.raises(InvalidRecordError, match="reshuffle"):
+            T.replay(bad)
+
+
+def test_bad_input_raises_mcsim_errors(tmp_path):
+    """Issue 6 §6: bad player count, policy, parameter, variant, option, data file."""
+    with pytest.raises(ConfigError):
+        mcsim.simulate(GAME, games=2, players=5)
+    with pytest.raises(UnknownPolicyError):
+        mcsim.simulate(GAME, games=2, policies=["greedy"])
+    with pytest.raises(UnknownPolicyError):
+        mcsim.simulate(GAME, games=2, policies=["route:close_len=2"])
+    with pytest.raises(UnknownVariantError):
+        mcsim.simulate(GAME, games=2, variant={"all_regions_includes_baiern": "maybe"})
+    with pytest.raises(ConfigError, match="unknown option"):
+        mcsim.simulate(GAME, games=2, options={"tiles": "x.json"})
+    bad = tmp_path / "c.json"
+    bad.write_text(json.dumps({"carriages": [{"value": 3, "points": 2}]}))
+    with pytest.raises(DataFileError, match="carriage value 4 is missing"):
+        mcsim.simulate(GAME, games=2, options={"carriages": str(bad)})
+
+
+def test_s2_1_carriage_points_from_option_file(tmp_path):
+    """shared/rules/thurn_und_taxis.md §2.1 (medium): carriage points replaceable by a data file."""
+    f = tmp_path / "c.json"
+    f.write_text(json.dumps({"carriages": [{"value": v, "points": 100 * v} for v in range(3, 8)]}))
+    a = mcsim.simulate(GAME, games=30, seed=4, policies=["route"])
+    b = mcsim.simulate(GAME, games=30, seed=4, policies=["route"], options={"carriages": str(f)})
+    for k in range(3):
+        carr = a.games[f"carriage_{k}"].to_numpy().astype(np.int64)
+        vp = np.where(carr > 0, 100 * carr, 0) - np.select(
+            [carr == v for v in range(3, 8)], [2, 3, 5, 7, 10], 0)
+        assert (b.games[f"score_{k}"].to_numpy() - a.games[f"score_{k}"].to_numpy() == vp).all()
+
+
+def test_summary_block():
+    """Issue 6 §4: the thurn_and_taxis summary block and its invariants."""
+    r = mcsim.simulate(GAME, games=200, seed=1, policies=["route"])
+    s = r.summary["thurn_and_taxis"]
+    assert set(s) == {"by_players", "end", "officials", "closed_routes", "bonus_tiles", "carriages"}
+    seats = s["by_players"]["3"]
+    assert sum(x["win_rate"]["estimate"] for x in seats) == pytest.approx(1.0)
+    end = s["end"]
+    assert end["carriage7"]["estimate"] + end["houses"]["estimate"] + end["turn_cap"]["estimate"] \
+        == pytest.approx(1.0)
+    assert s["bonus_tiles"]["game_end"]["mean_taken"] == pytest.approx(1 - end["turn_cap"]["estimate"])
+    assert sum(v for k, v in s["carriages"].items() if k != "mean_highest") == pytest.approx(1.0)
+    assert sum(s["closed_routes"]["share_by_length"].values()) == pytest.approx(1.0)
+    assert s["closed_routes"]["mean_length"] >= 3
+    assert set(s["officials"]) == set(T.OFFICIALS)
+
+
+def test_s5_route_policy_beats_random():
+    """Issue 6 §3: the route planner beats random players.
+
+    Seat 0 (route) against two random seats over 200 games: its win share must exceed 1/3 by
+    more than 3 standard errors (se = sqrt(p(1-p)/n) <= 0.034 at p = 1/3, n = 200)."""
+    r = mcsim.simulate(GAME, games=200, seed=6, policies=["route", "random", "random"])
+    share = r.games["win_share_0"].mean()
+    assert share > 1 / 3 + 3 * np.sqrt((1 / 3) * (2 / 3) / 200)
+
+
+def test_cli_simulate_record_and_replay(tmp_path):
+    """Issue 6 §5: `simulate --record` writes records that `replay` validates."""
+    import cli
+    rec = tmp_path / "rec.json"
+    res = CliRunner().invoke(cli.mcsim_cli, ["simulate", GAME, "-n", "5", "--seed", "3", "--policy", "route",
+                              "--record", "1", "--record-out", str(rec), "--json"])
+    assert res.exit_code == 0, res.output
+    out = CliRunner().invoke(cli.mcsim_cli, ["replay", GAME, str(rec)])
+    assert out.exit_code == 0, out.output
+    assert "winner: seat" in out.output
