@@ -615,7 +615,8 @@ def replay(record: dict) -> dict:
     Returns
     -------
     dict
-        ``{"tileset", "castles", "players": [{"scorings": [{"round", "placements",
+        ``{"tileset", "castles", "finished", "points" (totals per player), "players":
+        [{"scorings": [{"round", "placements",
         "tiles_on_board", "breakdown": {category: points}, "points"}], "total", "complete",
         "recorded_total", "matches_record"}]}``
 
@@ -726,6 +727,8 @@ def replay(record: dict) -> dict:
                         "matches_record": None if rec_total is None else rec_total == total})
     return {"tileset": {"id": ts.id, "provenance": ts.provenance},
             "castles": {str(v): K.CELL_NAMES[c] for v, c in zip(CASTLE_VALUES, ccell)},
+            "finished": all(r["complete"] for r in results),
+            "points": [r["total"] for r in results],
             "players": results}
 
 

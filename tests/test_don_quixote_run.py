@@ -1,0 +1,375 @@
+"""Don Quixote integration: naive second scorer cross-check, determinism, records, bad input,
+through ``mcsim.simulate`` and the CLI (shared/rules/don_quixote.md; issue 3 §5, §6)."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import mcsim
+from kernels import don_quixote as K
+from mcsim.errors import (ConfigError, DataFileError, IllegalMoveError, InvalidRecordError,
+                          UnknownPolicyError, UnknownVariantError)
+from mcsim.games import don_quixote as G
+
+# ---------------------------------------------------------------- the naive scorer
+ROT = {"LW": "RE", "LN": "RS", "LS": "RN", "RE": "LW", "RN": "LS", "RS": "LN"}
+
+
+def naive_scores(ts, castle_cells, placements, half_only=False):
+    """Scorings 1-3 (dict of category -> points per round) of an estate, recomputed the slow way
+    from the TileSet objects: named ports, rows/columns arithmetic, breadth-first search."""
+    board = {}  # (row, col) -> (tile, rot)
+    for v, name in zip((6, 4), castle_cells):
+        t = next(t for t in ts.instances if t.castle == v)
+        board[divmod(K.CELL_NAMES.index(name), 3)] = (t, 0)
+    for name, inst, rot in placements:
+        board[divmod(K.CELL_NAMES.index(name), 3)] = (ts.instances[inst], rot)
+    # node = (row, col, piece); ports as names after turning
+    ports = {}
+    feats = {}
+    for (r, c), (t, rot) in board.items():
+        for k, pc in enumerate(t.pieces):
+            names = [K.PORT_NAMES[q] for q in pc.ports]
+            ports[(r, c, k)] = {ROT[n] if rot else n for n in names}
+            feats[(r, c, k)] = [(t.feature[h], t.shield[h], h ^ (1 if rot else 0))
+                                for h in pc.features]
+    edges = {n: [] for n in ports}
+
+    def piece_with(r, c, port):
+        for (rr, cc, k), ps in ports.items():
+            if (rr, cc) == (r, c) and port in ps:
+                return (rr, cc, k)
+        return None
+
+    for (r, c) in board:
+        for (dr, dc, mine, theirs) in ((0, 1, "RE", "LW"), (1, 0, "LS", "LN"), (1, 0, "RS", "RN")):
+            if (r + dr, c + dc) in board:
+                a = piece_with(r, c, mine)
+                b = piece_with(r + dr, c + dc, theirs)
+                if a and b:
+                    edges[a].append(b)
+                    edges[b].append(a)
+    comp = {}
+    for n in ports:
+        if n in comp:
+            continue
+        stack = [n]
+        comp[n] = n
+        while stack:
+            x = stack.pop()
+            for y in edges[x]:
+                if y not in comp:
+                    comp[y] = n
+                    stack.append(y)
+    members = {}
+    for n, root in comp.items():
+        members.setdefault(root, []).append(n)
+    stub_roots = {6: set(), 4: set()}
+    for (r, c), (t, rot) in board.items():
+        if t.castle:
+            for k in range(len(t.pieces)):
+                stub_roots[t.castle].add(comp[(r, c, k)])
+
+    def knights(root):
+        return [s for n in members[root] for f, s, _ in feats[n] if f == "knight"]
+
+    def count(root, kind):
+        return sum(1 for n in members[root] for f, _, _ in feats[n] if f == kind)
+
+    def group(n):
+        return 0 if n < 2 else (2 if n == 2 else 2 * n)
+
+    shields = 0
+    for (r, c), (t, rot) in board.items():
+        for k in range(len(t.pieces)):
+            for f, s, half in feats[(r, c, k)]:
+                if f != "knight":
+                    continue
+                own = {p for p in ports[(r, c, k)] if p[0] == "LR"[half]}
+                other = {p for p in ports[(r, c, k)] if p[0] != "LR"[half]}
+                if half_only and other:
+                    continue
+                out = {"LW"} if c == 0 else set()
+                out |= {"RE"} if c == 2 else set()
+                out |= {"LN", "RN"} if r == 0 else set()
+                out |= {"LS", "RS"} if r == 7 else set()
+                if own & out:
+                    shields += s
+    res = []
+    for rnd in (1, 2, 3):
+        d = {}
+        for v in (6, 4):
+            k = sum(len(knights(x)) for x in stub_roots[v])
+            d[f"castle{v}"] = v if k >= rnd and stub_roots[v] else 0
+        d["churches"] = sum(group(count(x, "church")) for x in members)
+        d["windmills"] = sum(group(count(x, "windmill")) for x in members)
+        d["defence"] = 5 if shields >= 4 * rnd else 0
+        groups = [sum(knights(x)) for x in members if len(knights(x)) >= 2]
+        d["knight_bonus"] = max(groups, default=0) if rnd == 3 else 0
+        res.append(d)
+    return res
+
+
+def random_tile_doc(rng, n_land=22):
+    """A random (non-strict) tile set: several pieces per tile, features on both halves,
+    roadless features, shared pieces, castles with random stub exits."""
+    tiles = []
+    for i in range(n_land):
+        halves = {}
+        for h in "LR":
+            f = rng.choice(["none", "knight", "church", "windmill"], p=[0.35, 0.3, 0.2, 0.15])
+            halves[h] = {"feature": str(f)}
+            if f == "knight":
+                halves[h]["shield"] = int(rng.integers(1, 4))
+        ports = [p for p in K.PORT_NAMES if rng.random() < 0.5]
+        rng.shuffle(ports)
+        npieces = int(rng.integers(1, 3)) if ports else 0
+        pieces = [[] for _ in range(npieces)]
+        for j, p in enumerate(ports):
+            pieces[j % npieces if j < npieces else int(rng.integers(0, npieces))].append(p)
+        roads = [{"ports": ps, "features": []} for ps in pieces if ps]
+        for h in "LR":
+            if halves[h]["feature"] != "none" and roads and rng.random() < 0.85:
+                roads[int(rng.integers(0, len(roads)))]["features"].append(h)
+        tiles.append({"id": f"T{i}", "halves": halves, "roads": roads})
+    for v in (6, 4):
+        a, b = rng.choice(K.PORT_NAMES, size=2, replace=False)
+        tiles.append({"id": f"CASTLE{v}", "castle": v,
+                      "roads": [{"ports": [str(a)], "castle_stub": True},
+                                {"ports": [str(b)], "castle_stub": True}]})
+    return {"tileset": "random", "provenance": "synthetic", "tiles": tiles}
+
+
+def kernel_scores(tab, castle_cells, placements):
+    S = K.setup_estate(tab, np.array([K.CELL_NAMES.index(c) for c in castle_cells]))
+    log = np.zeros(K.LOGN, dtype=np.int64)
+    for name, inst, rot in placements:
+        K.place(S, tab, K.CELL_NAMES.index(name), inst, rot, log)
+    out = []
+    for rnd in (1, 2, 3):
+        bd = np.zeros(K.N_CAT, dtype=np.int64)
+        K.score_breakdown(S, rnd, bd)
+        out.append(dict(zip(K.CAT_NAMES, bd.tolist())))
+    return out
+
+
+def random_estate(rng, n_land):
+    cells = list(range(24))
+    while True:
+        a, b = rng.choice(24, size=2, replace=False)
+        if not int(K.BB_NEAR[a]) >> int(b) & 1:
+            break
+    rest = [c for c in cells if c not in (a, b)]
+    rng.shuffle(rest)
+    n = int(rng.integers(0, 23))
+    inst = rng.permutation(n_land)
+    placements = [(K.CELL_NAMES[rest[i]], int(inst[i]), int(rng.integers(0, 2)))
+                  for i in range(min(n, n_land))]
+    return (K.CELL_NAMES[a], K.CELL_NAMES[b]), placements
+
+
+def test_s3_4_kernel_matches_naive_scorer_on_random_estates(tmp_path):
+    """shared/rules/don_quixote.md §3.3-§3.4: the union-find kernel and a naive breadth-first
+    scorer agree on every category of every scoring for 3150 random estates (placeholder set
+    and 20 random tile sets with multi-piece tiles, features on both halves, random castle
+    exits), both defence readings (§3.7.3)."""
+    rng = np.random.default_rng(20260)
+    sets = [G.load_tileset()]
+    for j in range(20):
+        p = tmp_path / f"r{j}.json"
+        p.write_text(json.dumps(random_tile_doc(rng)))
+        sets.append(G.load_tileset(p, strict=False))
+    n_checked = 0
+    for j, ts in enumerate(sets):
+        for half_only in (False, True):
+            tab = G.build_tables(ts, {"defence_road": "half-only" if half_only else "own-half"})
+            for _ in range(75):
+                castles, placements = random_estate(rng, ts.n_land)
+                want = naive_scores(ts, castles, placements, half_only)
+                got = kernel_scores(tab, castles, placements)
+                assert got == want, (j, castles, placements)
+                n_checked += 1
+    assert n_checked == 3150
+
+
+def test_s3_3_place_unplace_restores_state():
+    """shared/rules/don_quixote.md §3.3: a trial placement undone leaves the estate unchanged
+    (the greedy/heuristic/oracle searches rely on it)."""
+    rng = np.random.default_rng(3)
+    ts = G.load_tileset()
+    tab = G.build_tables(ts)
+    for _ in range(200):
+        castles, placements = random_estate(rng, 22)
+        if len(placements) < 2:
+            continue
+        S = K.setup_estate(tab, np.array([K.CELL_NAMES.index(c) for c in castles]))
+        log = np.zeros(K.LOGN, dtype=np.int64)
+        for name, inst, rot in placements[:-1]:
+            K.place(S, tab, K.CELL_NAMES.index(name), inst, rot, log)
+        before = S.copy()
+        saved = S[K.SC, :K.SC_SAVE].copy()
+        name, inst, rot = placements[-1]
+        K.place(S, tab, K.CELL_NAMES.index(name), inst, rot, log)
+        K.unplace(S, tab, K.CELL_NAMES.index(name), log, saved)
+        for r in (K.PAR, K.SIZE, K.KN, K.SH, K.CH, K.WM, K.CELLS, K.SC):
+            live = before[K.PAR] >= 0 if r not in (K.CELLS, K.SC) else slice(None)
+            assert (S[r][live] == before[r][live]).all()
+
+
+# ---------------------------------------------------------------- runs
+def test_s3_1_determinism_and_common_deal():
+    """shared/rules/don_quixote.md §3.1: same seed -> same per-game results (any worker count);
+    in a 2-player game both seats share castles and cell order (greedy vs greedy is a mirror
+    when their reveals coincide only by chance, so compare with solo runs instead)."""
+    a = mcsim.simulate("don-quixote", games=40, seed=9, policies=["greedy"])
+    b = mcsim.simulate("don-quixote", games=40, seed=9, policies=["greedy"], workers=2,
+                       chunk_size=7)
+    pd.testing.assert_frame_equal(a.games, b.games)
+    c = mcsim.simulate("don-quixote", games=40, seed=10, policies=["greedy"])
+    assert not a.games["score_0"].equals(c.games["score_0"])
+    # seat 0 of a 2-player game sees the same deal as a solo game with the same seed
+    d = mcsim.simulate("don-quixote", games=40, seed=9, policies=["greedy", "random"])
+    assert (d.games["score_0"] == a.games["score_0"]).all()
+
+
+def test_summary_block_and_columns():
+    """issue 3 §4: per-category and per-scoring breakdown under "don_quixote"; tileset named."""
+    r = mcsim.simulate("don-quixote", games=300, seed=4, policies=["greedy"])
+    g = r.games
+    cats = g[[f"{c}_0" for c in K.CAT_NAMES]].sum(axis=1)
+    scs = g[[f"scoring{k}_0" for k in (1, 2, 3)]].sum(axis=1)
+    assert (cats == g["score_0"]).all() and (scs == g["score_0"]).all()
+    assert (g["s1_knight_bonus_0"] == 0).all() and (g["s2_knight_bonus_0"] == 0).all()
+    block = r.summary["don_quixote"]
+    assert r.summary["tileset"] == {"id": "placeholder-2.3-v0", "provenance": "reconstructed"}
+    assert abs(sum(block["mean_per_category"].values()) - g["score_0"].mean()) < 1e-9
+    assert set(block["bands"]) == {"p_over_70", "p_over_85", "p_over_100"}
+
+
+def test_s3_2_policy_order_on_common_deals():
+    """issue 3 §3: on 400 common deals greedy beats random by far (paired mean difference
+    > 10 points; the paired sd is about 12, so the standard error is about 0.6)."""
+    a = mcsim.simulate("don-quixote", games=400, seed=2, policies=["greedy"]).games["score_0"]
+    b = mcsim.simulate("don-quixote", games=400, seed=2, policies=["random"]).games["score_0"]
+    d = (a - b).to_numpy(dtype=float)
+    assert d.mean() - 4 * d.std(ddof=1) / np.sqrt(d.size) > 10
+
+
+def test_records_round_trip_every_policy():
+    """issue 3 §5: records of every policy replay to the run's totals and breakdowns."""
+    for pol in ("random", "greedy", "heuristic", "rollout:k=2,base=0", "oracle:beam=2"):
+        r = mcsim.simulate("don-quixote", games=3, seed=6, policies=[pol], record=2)
+        for i, rec in enumerate(r.records):
+            out = G.replay(json.loads(json.dumps(rec)))
+            assert out["finished"] and out["points"] == [int(r.games["score_0"][i])]
+            for k in (1, 2, 3):
+                assert out["players"][0]["scorings"][k - 1]["points"] == r.games[f"scoring{k}_0"][i]
+
+
+def test_oracle_not_below_greedy():
+    """issue 3 §3: the oracle (beam 8 + exact round 3) scores at least as much as the greedy
+    policy on each of 8 deals on average (it sees the whole deal)."""
+    o = mcsim.simulate("don-quixote", games=8, seed=1, policies=["oracle:beam=8"]).games["score_0"]
+    g = mcsim.simulate("don-quixote", games=8, seed=1, policies=["greedy"]).games["score_0"]
+    assert o.mean() > g.mean()
+
+
+# ---------------------------------------------------------------- bad input
+def _record():
+    r = mcsim.simulate("don-quixote", games=1, seed=3, policies=["greedy"], record=1)
+    return r.records[0]
+
+
+def test_bad_records_raise_the_right_error():
+    """issue 3 §5: replay checks empty cell, unused tile, legal castles, face-up tiles."""
+    rec = _record()
+    pl = rec["players"][0]["placements"]
+    bad = json.loads(json.dumps(rec))
+    bad["players"][0]["placements"][3]["tile"] = pl[0]["tile"]
+    with pytest.raises(IllegalMoveError) as e:
+        G.replay(bad)
+    assert e.value.ply == 3 and e.value.legal
+    bad = json.loads(json.dumps(rec))
+    bad["players"][0]["placements"][5]["cell"] = pl[1]["cell"]
+    with pytest.raises(IllegalMoveError, match="at ply 5"):
+        G.replay(bad)
+    bad = json.loads(json.dumps(rec))
+    bad["players"][0]["placements"][2]["cell"] = rec["castles"]["6"]
+    with pytest.raises(IllegalMoveError, match="at ply 2"):
+        G.replay(bad)
+    bad = json.loads(json.dumps(rec))
+    bad["players"][0]["placements"][0]["rot"] = 90
+    with pytest.raises(IllegalMoveError, match="at ply 0"):
+        G.replay(bad)
+    # a round-2 tile played in round 1 is not face up yet
+    bad = json.loads(json.dumps(rec))
+    r2 = bad["players"][0]["reveals"]["round2"][0]
+    j = next(i for i, m in enumerate(pl) if m["tile"] == r2)
+    bad["players"][0]["placements"][0]["tile"], bad["players"][0]["placements"][j]["tile"] = \
+        r2, pl[0]["tile"]
+    with pytest.raises(IllegalMoveError, match="at ply 0"):
+        G.replay(bad)
+    bad = json.loads(json.dumps(rec))
+    bad["castles"] = {"6": "F1", "4": "G2"}
+    with pytest.raises(InvalidRecordError, match="touches the 6-castle at F1"):
+        G.replay(bad)
+    bad = json.loads(json.dumps(rec))
+    bad["players"][0]["reveals"]["round1"] = bad["players"][0]["reveals"]["round1"][:8]
+    with pytest.raises(InvalidRecordError, match="reveals.round1 must list 9"):
+        G.replay(bad)
+    with pytest.raises(InvalidRecordError):
+        G.replay([1, 2])
+    bad = json.loads(json.dumps(rec))
+    bad["tileset"] = {"id": "other"}
+    with pytest.raises(InvalidRecordError, match="tile set 'other'"):
+        G.replay(bad)
+
+
+def test_partial_record_and_solo_shape():
+    """issue 3 §5: a solo record may list placements at top level; a partial game prints the
+    completed scorings only."""
+    rec = _record()
+    solo = {"castles": rec["castles"], "placements": rec["players"][0]["placements"][:12]}
+    out = G.replay(solo)
+    assert not out["finished"] and len(out["players"][0]["scorings"]) == 1
+    assert "scoring 1 (11 tiles on the board)" in G.format_replay(out)
+
+
+def test_bad_config_errors(tmp_path):
+    """Bad policies, variants, player counts and tile files raise mcsim.errors classes."""
+    with pytest.raises(UnknownPolicyError):
+        mcsim.simulate("don-quixote", games=1, policies=["nope"])
+    with pytest.raises(UnknownPolicyError):
+        mcsim.simulate("don-quixote", games=1, policies=["heuristic:zz=1"])
+    with pytest.raises(UnknownVariantError):
+        mcsim.simulate("don-quixote", games=1, variant={"last_tile_rotation": "sideways"})
+    with pytest.raises(ConfigError):
+        mcsim.simulate("don-quixote", games=1, players=5)
+    p = tmp_path / "t.json"
+    p.write_text("[]")
+    with pytest.raises(DataFileError):
+        mcsim.simulate("don-quixote", games=1, options={"tiles": str(p)})
+
+
+def test_cli_simulate_tiles_and_replay(tmp_path):
+    """issue 3 §1/§5 through the CLI: --tiles, the reconstruction notice, --json tileset, replay."""
+    from cli import mcsim_cli
+    runner = CliRunner()
+    res = runner.invoke(mcsim_cli, ["simulate", "don-quixote", "-n", "50", "--seed", "1",
+                                    "--json", "--record", "1", "--record-out",
+                                    str(tmp_path / "r.json")])
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout)
+    assert summary["tileset"]["provenance"] == "reconstructed"
+    assert "don_quixote" in summary
+    res = runner.invoke(mcsim_cli, ["replay", "don-quixote", str(tmp_path / "r.json")])
+    assert res.exit_code == 0 and "total" in res.output
+    bad = tmp_path / "bad.json"
+    doc = json.loads(G._default_path().read_text())
+    doc["tiles"] = doc["tiles"][1:]
+    bad.write_text(json.dumps(doc))
+    res = runner.invoke(mcsim_cli, ["simulate", "don-quixote", "-n", "5", "--tiles", str(bad)])
+    assert res.exit_code == 1
+    assert "needs 22 landscape tiles" in res.output and "Traceback" not in res.output
