@@ -81,11 +81,11 @@ L_PLAYER, L_TILE, L_OPEN, L_GA, L_GB, L_GC, L_GD, L_X, L_Y, L_ROT, L_MEEPLE, L_R
 
 # scalar state slots (sc[...])
 S_NPLACED, S_NFRONT, S_PILE_POS, S_PILE_N, S_CUR, S_NPLAYERS, S_TURN, S_DRAWN, S_GDRAWN, \
-    S_ERR, S_ERR_TURN, S_ERR_KIND, S_NOPT = range(13)
+    S_ERR, S_ERR_TURN, S_ERR_KIND, S_NOPT, S_FINISHED = range(14)
 N_SC = 16
 
 # replay error kinds
-ERR_NONE, ERR_DRAW, ERR_OPEN, ERR_GIFT_ARG, ERR_PLACE, ERR_MEEPLE, ERR_GIFT_DRAW, ERR_LENGTH = range(8)
+ERR_NONE, ERR_DRAW, ERR_OPEN, ERR_GIFT_ARG, ERR_PLACE, ERR_MEEPLE, ERR_GIFT_DRAW, ERR_LENGTH, ERR_TILE = range(9)
 
 _DX = np.array([0, 1, 0, -1], dtype=np.int64)
 _DY = np.array([-1, 0, 1, 0], dtype=np.int64)
@@ -1083,7 +1083,11 @@ def _gift_gain(S, T, H, cur, g, t, params, variant, opts):
 
 @njit(cache=True)
 def _draw_tile(S, drng, mode, tscript, tlog):
-    """Next tile of the draw pile; -1 when empty, -2 = replay record invalid (§3.2 step 1)."""
+    """Next tile of the draw pile (§3.2 step 1); -1 when the pile is empty.
+
+    Replay: -2 when the record's draw list ends first (an unfinished game), -3 when the recorded
+    tile is not in the remaining pile.
+    """
     pile, avail, sc = S[15], S[16], S[21]
     if sc[S_PILE_N] == 0:
         return -1
@@ -1093,7 +1097,7 @@ def _draw_tile(S, drng, mode, tscript, tlog):
             return -2
         t = tscript[k]
         if t < 0 or t >= avail.shape[0] or avail[t] == 0:
-            return -2
+            return -3
     else:
         t = pile[sc[S_PILE_POS]]
         sc[S_PILE_POS] += 1
@@ -1236,14 +1240,15 @@ def play_game(S, T, H, game_index, root_seed, npl, pol_ids, pol_params, variant,
         while t >= 0 and not placeable(S, T, t):
             gst[cur, 1] += 1
             t = _draw_tile(S, drng, mode, tscript, tlog)
-        if t == -2:
+        if t == -3:
             _fail(S, ERR_DRAW, turn)
             return
+        if t == -2:
+            return  # replay of an unfinished game: stop before the next turn
         if t < 0:
             break
         if mode == MODE_REPLAY and turn >= rscript.shape[0]:
-            _fail(S, ERR_LENGTH, turn)
-            return
+            return  # unfinished game
         pid = pol_ids[cur]
         params = pol_params[cur]
         rng = prng[cur]
@@ -1401,7 +1406,7 @@ def play_game(S, T, H, game_index, root_seed, npl, pol_ids, pol_params, variant,
                 while t2 >= 0 and not placeable(S, T, t2):
                     gst[cur, 1] += 1
                     t2 = _draw_tile(S, drng, mode, tscript, tlog)
-                if t2 == -2:
+                if t2 <= -2:
                     _fail(S, ERR_DRAW, turn)
                     return
                 if t2 >= 0:
@@ -1436,7 +1441,7 @@ def play_game(S, T, H, game_index, root_seed, npl, pol_ids, pol_params, variant,
             if rscript[turn, L_TILE] != t:
                 opt[0, 0] = t
                 sc[S_NOPT] = 1
-                _fail(S, ERR_PLACE, turn)
+                _fail(S, ERR_TILE, turn)
                 return
             c = _cell(rscript[turn, L_X], rscript[turn, L_Y])
             r = rscript[turn, L_ROT]
@@ -1509,6 +1514,7 @@ def play_game(S, T, H, game_index, root_seed, npl, pol_ids, pol_params, variant,
     if mode == MODE_REPLAY and turn != rscript.shape[0]:
         _fail(S, ERR_LENGTH, turn)
         return
+    sc[S_FINISHED] = 1
     score_final(S, T, variant)
 
 
@@ -1604,4 +1610,5 @@ def replay_game(npl, variant, T, tscript, gscript, rscript):
     sc = S[21]
     nopt = sc[S_NOPT] if sc[S_ERR] != ERR_NONE else 0
     return (sc[S_ERR], sc[S_ERR_TURN], S[22][:nopt].copy(), S[13][:npl].copy(),
-            S[14][:npl].copy(), log[:min(sc[S_TURN] + 1, 80)].copy(), sc[S_DRAWN], sc[S_GDRAWN])
+            S[14][:npl].copy(), log[:sc[S_TURN]].copy(), sc[S_DRAWN], sc[S_GDRAWN],
+            sc[S_FINISHED], S[17][:npl].copy(), S[5][:sc[S_NPLACED]].copy())

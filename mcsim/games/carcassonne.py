@@ -524,3 +524,294 @@ def summarize(games, prep: Prepared) -> dict:
         out["gifts"] = g
         out["gift_cards_per_seat"] = [_mean(games[f"gift_cards_{k}"]) for k in range(npl)]
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# records and replay
+# --------------------------------------------------------------------------------------------
+
+RECORD_FORMAT = 1
+_ROT_NAMES = ("r0", "r90", "r180", "r270")
+
+
+def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
+    """Records of the given games of a run; each replays to the run's result (issue §6).
+
+    Record format (JSON)::
+
+        {"game": "carcassonne", "format": 1, "players": 2,
+         "variant": {"gifts": "false", ...}, "seed": S, "game_index": i, "policies": [...],
+         "start": {"tile": "D", "x": 0, "y": 0, "rotation": 0},
+         "tiles": ["V", "U", ...],          # every tile drawn, in order (unplaceable and
+                                            # Take 2 draws included; the start tile excluded)
+         "gift_cards": ["cash_out", ...],   # gift cards drawn, in order (gifts=true)
+         "turns": [{"player": 0, "tile": "V", "place": [x, y, rotation],
+                    "meeple": "road0" | null,
+                    "gift": null | {"open": "synod", "monastery": [x, y]}
+                               | {"open": "road_sweeper", "road": [x, y, "road0"]}
+                               | {"open": "cash_out", "meeple": [x, y, "city0"]}
+                               | {"open": "change_position", "meeple": [x, y, "road0"],
+                                  "to": "field1"}
+                               | {"open": "take_2", "keep": "V"}
+                               | {"open": "<card>"}   (opened without effect),
+                    "received": null | "<card>"}, ...],
+         "points": [a, b], "points_by_feature": {"road": [..], ...}}
+
+    Coordinates: start tile at (0, 0), x east, y south; rotation = quarter turns clockwise.
+    A turn's ``tile`` is the tile placed (with Take 2: the one kept).
+    """
+    T = prep.tables["T"]
+    out = []
+    for i in game_indices:
+        log, tl, gl, score, brk = K.record_game(
+            int(i), np.uint64(root_seed & 0xFFFF_FFFF_FFFF_FFFF), prep.config.players,
+            prep.policy_ids, prep.policy_params, prep.variant_codes, T)
+        rec = _record_from_arrays(prep.tables, prep.config.players, prep.config.variant, log, tl, gl)
+        rec.update({"seed": int(root_seed), "game_index": int(i),
+                    "policies": [p.label() for p in prep.config.policies],
+                    "points": [int(x) for x in score],
+                    "points_by_feature": {c: [int(x) for x in brk[:, k]]
+                                          for k, c in enumerate(CATEGORIES)}})
+        out.append(rec)
+    return out
+
+
+def _record_from_arrays(tables, players, variant, log, tl, gl) -> dict:
+    letters, segs = tables["letters"], tables["segments"]
+    board = {(0, 0): letters.index(load_data()["start_tile"])}
+    turns = []
+    for row in log:
+        row = [int(v) for v in row]
+        t = row[K.L_TILE]
+        turn = {"player": row[K.L_PLAYER], "tile": letters[t],
+                "place": [row[K.L_X], row[K.L_Y], row[K.L_ROT]],
+                "meeple": segs[t][row[K.L_MEEPLE]] if row[K.L_MEEPLE] >= 0 else None,
+                "gift": None,
+                "received": GIFT_IDS[row[K.L_RECEIVED]] if row[K.L_RECEIVED] >= 0 else None}
+        g = row[K.L_OPEN]
+        if g >= 0:
+            gift = {"open": GIFT_IDS[g]}
+            a, b, c, d = row[K.L_GA:K.L_GD + 1]
+            if a != K.NO_EFFECT:
+                if g == K.GIFT_SYNOD:
+                    gift["monastery"] = [a, b]
+                elif g == K.GIFT_SWEEPER:
+                    gift["road"] = [a, b, segs[board[(a, b)]][c]]
+                elif g == K.GIFT_CASHOUT:
+                    gift["meeple"] = [a, b, segs[board[(a, b)]][c]]
+                elif g == K.GIFT_CHANGE:
+                    gift["meeple"] = [a, b, segs[board[(a, b)]][c]]
+                    gift["to"] = segs[board[(a, b)]][d]
+                else:
+                    gift["keep"] = letters[a]
+            turn["gift"] = gift
+        board[(row[K.L_X], row[K.L_Y])] = t
+        turns.append(turn)
+    return {"game": SPEC.id, "format": RECORD_FORMAT, "players": int(players),
+            "variant": dict(variant),
+            "start": {"tile": load_data()["start_tile"], "x": 0, "y": 0, "rotation": 0},
+            "tiles": [letters[t] for t in tl], "gift_cards": [GIFT_IDS[g] for g in gl],
+            "turns": turns}
+
+
+def _bad(msg: str):
+    raise InvalidRecordError(msg)
+
+
+def _xy_arg(v, where: str) -> tuple[int, int]:
+    if not isinstance(v, list) or len(v) < 2 or not all(_int(x) for x in v[:2]):
+        _bad(f"{where} must start with integer coordinates [x, y, ...]")
+    return int(v[0]), int(v[1])
+
+
+def _seg_index(segs_of_tile: list[str] | None, name) -> int:
+    """Segment index of ``name`` on a tile (-3 = no such segment: the kernel reports it)."""
+    if segs_of_tile is None or not isinstance(name, str) or name not in segs_of_tile:
+        return -3
+    return segs_of_tile.index(name)
+
+
+def _record_to_arrays(record: dict):
+    """(players, variant, tscript, gscript, rscript) from a record; ``InvalidRecordError``."""
+    if not isinstance(record, dict) or record.get("game") != SPEC.id:
+        _bad('not a carcassonne record (expected {"game": "carcassonne", ...})')
+    players = record.get("players")
+    if not _int(players) or not SPEC.min_players <= players <= SPEC.max_players:
+        _bad(f'"players" must be an integer {SPEC.min_players}-{SPEC.max_players}')
+    try:
+        variant = SPEC.resolve_variant(record.get("variant") or {})
+    except ValueError as e:
+        _bad(str(e))
+    data = load_data()
+    letters = [t["letter"] for t in data["tiles"]]
+    segs = [segment_names(t) for t in data["tiles"]]
+    start = record.get("start", {"tile": data["start_tile"], "x": 0, "y": 0, "rotation": 0})
+    if start != {"tile": data["start_tile"], "x": 0, "y": 0, "rotation": 0}:
+        _bad(f'"start" must be {{"tile": "{data["start_tile"]}", "x": 0, "y": 0, "rotation": 0}}')
+    tiles = record.get("tiles")
+    if not isinstance(tiles, list) or any(t not in letters for t in tiles):
+        _bad(f'"tiles" must be a list of tile letters ({"".join(letters)})')
+    cards = record.get("gift_cards", [])
+    if not isinstance(cards, list) or any(c not in GIFT_IDS for c in cards):
+        _bad(f'"gift_cards" must be a list of card ids ({", ".join(GIFT_IDS)})')
+    turns = record.get("turns")
+    if not isinstance(turns, list):
+        _bad('"turns" must be a list of turn objects')
+    if len(turns) > K.MAX_TILES:
+        _bad(f'"turns" has {len(turns)} entries; at most {K.MAX_TILES - 1} tiles can be placed')
+    board = {(0, 0): letters.index(data["start_tile"])}
+    rows = np.full((len(turns), K.LOG_COLS), -1, dtype=np.int32)
+    for k, turn in enumerate(turns):
+        where = f"turn {k}"
+        if not isinstance(turn, dict):
+            _bad(f"{where} must be an object")
+        if turn.get("tile") not in letters:
+            _bad(f'{where}: "tile" must be a tile letter')
+        t = letters.index(turn["tile"])
+        place = turn.get("place")
+        if not isinstance(place, list) or len(place) != 3 or not all(_int(v) for v in place):
+            _bad(f'{where}: "place" must be [x, y, rotation] (integers)')
+        rows[k, K.L_PLAYER] = k % players
+        rows[k, K.L_TILE] = t
+        rows[k, K.L_X], rows[k, K.L_Y], rows[k, K.L_ROT] = [max(-9999, min(9999, v)) for v in place]
+        m = turn.get("meeple")
+        rows[k, K.L_MEEPLE] = -1 if m is None else _seg_index(segs[t], m)
+        rows[k, K.L_GA:K.L_GD + 1] = K.NO_EFFECT
+        gift = turn.get("gift")
+        if gift is not None:
+            if not isinstance(gift, dict) or gift.get("open") not in GIFT_IDS:
+                _bad(f'{where}: "gift" must be null or {{"open": <card id>, ...}}')
+            g = GIFT_IDS.index(gift["open"])
+            rows[k, K.L_OPEN] = g
+            if g == K.GIFT_SYNOD and "monastery" in gift:
+                rows[k, K.L_GA], rows[k, K.L_GB] = _xy_arg(gift["monastery"], f"{where}: monastery")
+            elif g in (K.GIFT_SWEEPER, K.GIFT_CASHOUT, K.GIFT_CHANGE):
+                key = "road" if g == K.GIFT_SWEEPER else "meeple"
+                if key in gift:
+                    v = gift[key]
+                    x, y = _xy_arg(v, f"{where}: {key}")
+                    if len(v) != 3:
+                        _bad(f"{where}: {key} must be [x, y, segment]")
+                    rows[k, K.L_GA], rows[k, K.L_GB] = x, y
+                    rows[k, K.L_GC] = _seg_index(segs[board[(x, y)]] if (x, y) in board else None, v[2])
+                    if g == K.GIFT_CHANGE:
+                        rows[k, K.L_GD] = _seg_index(segs[board[(x, y)]] if (x, y) in board else None,
+                                                     gift.get("to"))
+            elif g == K.GIFT_TAKE2 and "keep" in gift:
+                if gift["keep"] not in letters:
+                    _bad(f'{where}: take_2 "keep" must be a tile letter')
+                rows[k, K.L_GA] = letters.index(gift["keep"])
+        board[(int(place[0]), int(place[1]))] = t
+    tscript = np.array([letters.index(t) for t in tiles], dtype=np.int32)
+    gscript = np.array([GIFT_IDS.index(c) for c in cards], dtype=np.int32)
+    return players, variant, tscript, gscript, rows
+
+
+def _place_name(letters, t, x, y, r) -> str:
+    return f"place {letters[t]} {x},{y} {r}"
+
+
+def replay(record: dict) -> dict:
+    """Validate a record move by move and return the scores reached.
+
+    Returns
+    -------
+    dict
+        ``{"finished", "turns", "points", "points_by_feature", "gifts_held", "winner"}``:
+        points per seat (final scores when finished), ``winner`` a seat or None (shared or
+        unfinished).
+
+    Raises
+    ------
+    InvalidRecordError
+        Not a carcassonne record, bad shape, a draw list inconsistent with the tile set, or
+        recorded points/gifts that differ from the replay.
+    IllegalMoveError
+        An illegal decision: ``ply`` = turn index, ``legal`` = the alternatives.
+    """
+    players, variant, tscript, gscript, rows = _record_to_arrays(record)
+    data = load_data()
+    letters = [t["letter"] for t in data["tiles"]]
+    segs = [segment_names(t) for t in data["tiles"]]
+    T = default_tables()
+    codes = SPEC.variant_codes(variant)
+    (err, err_turn, opts, score, brk, log, ndrawn, ngdrawn, finished,
+     held, tinfo) = K.replay_game(players, codes, T, tscript, gscript, rows)
+    err = int(err)
+    turn = int(err_turn)
+    if err == K.ERR_DRAW:
+        _bad(f"tiles: draw {int(ndrawn)} ({record['tiles'][int(ndrawn)] if int(ndrawn) < len(record['tiles']) else 'missing'}) "
+             f"is not left in the draw pile at turn {turn}")
+    if err == K.ERR_GIFT_DRAW:
+        _bad(f"gift_cards: card {int(ngdrawn)} is missing or not left in the gift deck at turn {turn}")
+    if err == K.ERR_LENGTH:
+        _bad(f"the draw pile is exhausted after {turn} turns but the record has {len(rows)}")
+    if err != K.ERR_NONE:
+        row = rows[turn]
+        t = int(row[K.L_TILE])
+        if err == K.ERR_OPEN:
+            g = int(row[K.L_OPEN])
+            legal = ["open none" if int(o[0]) < 0 else f"open {GIFT_IDS[int(o[0])]}" for o in opts]
+            raise IllegalMoveError(turn, f"open {GIFT_IDS[g] if 0 <= g < 5 else g}", legal)
+        if err == K.ERR_TILE:
+            raise IllegalMoveError(turn, f"tile {letters[t] if 0 <= t < len(letters) else t}",
+                                   [f"tile {letters[int(opts[0, 0])]}"])
+        if err == K.ERR_GIFT_ARG:
+            g = int(row[K.L_OPEN])
+            move = json.dumps(record["turns"][turn].get("gift"))
+
+            def where(node):
+                i = int(node) // K.MAX_SEG
+                x, y = K._xy(int(tinfo[i, 2]))
+                return x, y, segs[int(tinfo[i, 0])][int(node) % K.MAX_SEG]
+
+            if g == K.GIFT_TAKE2:
+                legal = [json.dumps({"open": "take_2", "keep": letters[int(o[0])]}) for o in opts]
+            elif g == K.GIFT_CHANGE:
+                legal = []
+                for o in opts:
+                    x, y, name = where(o[0])
+                    to = segs[int(tinfo[int(o[0]) // K.MAX_SEG, 0])][int(o[1])]
+                    legal.append(json.dumps({"open": "change_position", "meeple": [x, y, name], "to": to}))
+            elif g == K.GIFT_SYNOD:
+                legal = [json.dumps({"open": "synod", "monastery": list(where(o[3])[:2])}) for o in opts]
+            else:
+                key = "road" if g == K.GIFT_SWEEPER else "meeple"
+                legal = [json.dumps({"open": GIFT_IDS[g], key: list(where(o[3]))}) for o in opts]
+            raise IllegalMoveError(turn, move, legal or [json.dumps({"open": GIFT_IDS[g]})])
+        if err == K.ERR_PLACE:
+            x, y, r = int(row[K.L_X]), int(row[K.L_Y]), int(row[K.L_ROT])
+            move = _place_name(letters, t, x, y, r)
+            legal = []
+            for o in opts:
+                cx, cy = K._xy(int(o[0]))
+                legal.append(_place_name(letters, t, cx, cy, int(o[1])))
+            raise IllegalMoveError(turn, move, legal)
+        if err == K.ERR_MEEPLE:
+            move = f"meeple {record['turns'][turn].get('meeple')}"
+            legal = ["meeple none" if int(o[0]) < 0 else f"meeple {segs[t][int(o[0])]}" for o in opts]
+            raise IllegalMoveError(turn, move, legal)
+    for k, rrow in enumerate(log):
+        want = record["turns"][k].get("received")
+        got = GIFT_IDS[int(rrow[K.L_RECEIVED])] if int(rrow[K.L_RECEIVED]) >= 0 else None
+        if "received" in record["turns"][k] and want != got:
+            _bad(f"turn {k}: record says a gift {want!r} was received, the replay gives {got!r}")
+    points = [int(x) for x in score]
+    if finished and "points" in record and list(record["points"]) != points:
+        _bad(f"recorded points {record['points']} differ from the replayed {points}")
+    best = max(points)
+    winner = points.index(best) if finished and points.count(best) == 1 else None
+    return {"finished": bool(finished), "turns": int(len(log)), "points": points,
+            "points_by_feature": {c: [int(x) for x in brk[:, k]] for k, c in enumerate(CATEGORIES)},
+            "gifts_held": [int(x) for x in held.sum(axis=1)], "winner": winner}
+
+
+def format_replay(result: dict) -> str:
+    """Readable text of a ``replay`` result for ``mcsim replay``."""
+    lines = [f"turns played: {result['turns']}; " + ("finished" if result["finished"] else "not finished")]
+    for k, p in enumerate(result["points"]):
+        parts = ", ".join(f"{c} {result['points_by_feature'][c][k]}" for c in CATEGORIES)
+        lines.append(f"seat {k}: {p} points ({parts})")
+    if result["finished"]:
+        lines.append("winner: " + ("shared" if result["winner"] is None else f"seat {result['winner']}"))
+    return "\n".join(lines)
