@@ -796,3 +796,103 @@ def format_replay(result: dict) -> str:
             tail += f" (record says {pl['recorded_total']})"
         lines.append(f"  total {pl['total']}{tail}")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- evaluation hooks (issue §4, §8)
+EVALUATE_BANDS = BANDS
+EVALUATE_GROUPS = {"mean_per_category": CATEGORY_COLUMNS, "mean_per_scoring": SCORING_COLUMNS}
+ORACLE_POLICY = "oracle"
+#: ensemble generator facts (§6.3): 8 knights, shields include {3,3,2,2,1,1}, sum 14-17
+ENSEMBLE_KNIGHTS = 8
+ENSEMBLE_SHIELD_SUM = (14, 17)
+ENSEMBLE_EXITS = (2, 4)     # exit ports per landscape tile (placeholder range, §2.3)
+ENSEMBLE_P_MID = 0.8        # share of tiles whose road crosses the midline
+ENSEMBLE_CASTLE_ROADS = ("ln-rs", "ls-rn")  # the castle exits that fit the round-1 example (§2.1)
+
+
+def random_tileset_doc(seed: int, index: int) -> dict:
+    """A random tile set obeying the invariants of rules §6.1 and the facts of §2.2 (§6.3).
+
+    22 landscape tiles with one symbol each: 8 knights (shields {3,3,2,2,1,1} plus two more,
+    sum 14-17), 7 churches, 7 windmills; each symbol on a random half; 2-4 exit ports; the road
+    crosses the midline with probability 0.8 (else one piece per half, the symbol on its
+    half's piece); castles both LN|RS or both LS|RN. Reproducible from ``(seed, index)``.
+    """
+    rng = np.random.default_rng([int(seed), int(index), 0xD0C])
+    lo, hi = ENSEMBLE_SHIELD_SUM
+    extra_n = ENSEMBLE_KNIGHTS - len(MIN_SHIELDS)
+    while True:
+        extra = [int(x) for x in rng.choice(SHIELD_VALUES, size=extra_n)]
+        if lo <= sum(MIN_SHIELDS) + sum(extra) <= hi:
+            break
+    shields = list(MIN_SHIELDS) + extra
+    feats = ([("knight", s) for s in shields] + [("church", 0)] * N_CHURCHES
+             + [("windmill", 0)] * (N_LANDSCAPE - ENSEMBLE_KNIGHTS - N_CHURCHES))
+    tiles = []
+    counters: Counter = Counter()
+    for f, s in feats:
+        counters[f] += 1
+        tid = f"{f[0].upper()}{counters[f]}"
+        h = "LR"[int(rng.integers(0, 2))]
+        halves = {"L": {"feature": "none"}, "R": {"feature": "none"}}
+        halves[h] = {"feature": f, "shield": s} if f == "knight" else {"feature": f}
+        n = int(rng.integers(ENSEMBLE_EXITS[0], ENSEMBLE_EXITS[1] + 1))
+        ports = [str(p) for p in rng.choice(K.PORT_NAMES, size=n, replace=False)]
+        ports.sort(key=K.PORT_NAMES.index)
+        own = [p for p in ports if p[0] == h]
+        other = [p for p in ports if p[0] != h]
+        if rng.random() < ENSEMBLE_P_MID or not own or not other:
+            roads = [{"ports": ports, "features": [h]}]
+        else:
+            roads = [{"ports": own, "features": [h]}, {"ports": other, "features": []}]
+        tiles.append({"id": tid, "count": 1, "confidence": "low", "halves": halves,
+                      "roads": roads})
+    a, b = CASTLE_ROAD_PORTS[ENSEMBLE_CASTLE_ROADS[int(rng.integers(0, 2))]]
+    for v in CASTLE_VALUES:
+        tiles.append({"id": f"CASTLE{v}", "castle": v, "count": 1, "confidence": "low",
+                      "roads": [{"ports": [a], "castle_stub": True},
+                                {"ports": [b], "castle_stub": True}]})
+    return {"format": "mcsim-don-quixote-tiles/1",
+            "tileset": f"ensemble-s{int(seed)}-{int(index):03d}", "provenance": "generated",
+            "source": "mcsim.games.don_quixote.random_tileset_doc (rules §6.3 ensemble)",
+            "geometry": {"rows": K.ROW_NAMES, "cols": K.COL_NAMES, "tile_long_axis": "horizontal"},
+            "tiles": tiles}
+
+
+def ensemble_options(k: int, seed: int, out_dir: str | None = None) -> list[tuple[str, dict]]:
+    """``k`` random tile sets (``random_tileset_doc(seed, i)``) as ``(label, {"tiles": path})``.
+
+    Each set is written to ``out_dir`` (created if needed) as ``<tileset id>.json`` so it can be
+    inspected and reused with ``--tiles``; without ``out_dir`` a temporary directory is used.
+    Every set is loaded back with the strict checks of rules §6.1.
+    """
+    import tempfile
+
+    d = Path(out_dir) if out_dir else Path(tempfile.mkdtemp(prefix="dq-ensemble-"))
+    d.mkdir(parents=True, exist_ok=True)
+    out = []
+    for i in range(k):
+        doc = random_tileset_doc(seed, i)
+        p = d / f"{doc['tileset']}.json"
+        p.write_text("{\n" + ",\n".join(
+            f' {json.dumps(key)}: {json.dumps(val)}' for key, val in doc.items()
+            if key != "tiles") + ',\n "tiles": [\n'
+            + ",\n".join("  " + json.dumps(t) for t in doc["tiles"]) + "\n ]\n}\n")
+        load_tileset(p)  # strict: the generator must obey §6.1
+        out.append((doc["tileset"], {"tiles": str(p)}))
+    return out
+
+
+def format_summary(block: dict) -> str:
+    """Readable lines of the ``"don_quixote"`` summary block (for ``mcsim simulate``)."""
+    ts = block.get("tileset", {})
+    cat = block["mean_per_category"]
+    sc = block["mean_per_scoring"]
+    bands = ", ".join(f"P(>{k.split('_')[-1]}) {v['p']:.4f} [{v['ci95'][0]:.4f}, "
+                      f"{v['ci95'][1]:.4f}]" for k, v in block["bands"].items())
+    return "\n".join([
+        f"tile set {ts.get('id')} ({ts.get('provenance')}); mean points per estate:",
+        "  per category: " + ", ".join(f"{k} {v:.2f}" for k, v in cat.items()),
+        "  per scoring: " + ", ".join(f"{k} {v:.2f}" for k, v in sc.items()),
+        "  " + bands,
+    ])

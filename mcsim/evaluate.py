@@ -1,0 +1,235 @@
+"""Policy evaluation on common deals (``mcsim evaluate GAME --policy A --policy B ...``).
+
+Every policy plays the same N deals: game *i* of a run with seed *s* draws its deal from the
+``STREAM_DEAL`` stream of (s, i) whatever the policy (``shared/DESIGN.md``, common random
+numbers), so per-game differences between policies are paired and their intervals are narrow.
+
+Generic over games; a game module may add (all optional):
+
+``EVALUATE_BANDS``  tuple of score thresholds t: report P(score > t) with Wilson intervals.
+``EVALUATE_GROUPS`` ``{name: (column, ...)}``: per-seat game columns to average, reported
+                    under ``name`` (e.g. Don Quixote's per-category and per-scoring points).
+``ORACLE_POLICY``   name of a full-knowledge reference policy; when it is evaluated, every
+                    other policy also gets its regret (oracle minus policy, paired).
+``ensemble_options(k, seed, out_dir)`` -> list of ``(label, options)``: alternative component
+                    sets (Don Quixote: random tile sets) for ``evaluate_ensemble``.
+
+Every seat plays the evaluated policy; a game's score is the mean over its seats (for a solo
+game, the score itself).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable
+
+import numpy as np
+
+from mcsim import stats
+from mcsim.errors import ConfigError
+from mcsim.games import get_game
+from mcsim.games.base import parse_policy
+
+
+def _game_scores(games, players: int, column: str = "score") -> np.ndarray:
+    cols = [f"{column}_{k}" for k in range(players)]
+    return games[cols].to_numpy(dtype=np.float64).mean(axis=1)
+
+
+def _policy_block(result, module, players: int) -> tuple[dict, np.ndarray]:
+    g = result.games
+    x = _game_scores(g, players)
+    out: dict[str, Any] = {"policy": result.prepared.config.policies[0].label()}
+    out["total"] = stats.mean_interval(x)
+    out["median"] = float(np.median(x))
+    out["bands"] = {f"p_over_{b:g}": stats.proportion(float((x > b).sum()), x.size)
+                    for b in getattr(module, "EVALUATE_BANDS", ())}
+    for name, cols in getattr(module, "EVALUATE_GROUPS", {}).items():
+        out[name] = {c: float(_game_scores(g, players, c).mean()) for c in cols}
+    out["games_per_second"] = result.summary.get("games_per_second")
+    out["seconds"] = result.summary.get("elapsed_seconds")
+    return out, x
+
+
+def evaluate(game: str, policies: Iterable[str], games: int = 1000, seed: int = 0,
+             variant: dict | None = None, players: int | None = None, workers: int | None = 1,
+             options: dict | None = None, progress: bool = False) -> dict:
+    """Evaluate policies on the same ``games`` deals and compare them with the first one.
+
+    Parameters
+    ----------
+    game : str
+        Game id.
+    policies : list of str
+        ``"name"`` or ``"name:param=value,..."``; at least one. The first is the reference of
+        the paired differences.
+    games, seed, variant, workers, options
+        As for ``mcsim.simulate`` (``options={"tiles": FILE}`` for Don Quixote).
+    players : int, optional
+        Seats (every seat plays the evaluated policy); default the game's minimum.
+
+    Returns
+    -------
+    dict
+        ``{"game", "games", "seed", "players", "variant", <prep.info>, "notices", "reference",
+        "policies": [{"policy", "total": {mean, low, high, sd, n}, "median", "bands":
+        {"p_over_T": {estimate, low, high}}, <EVALUATE_GROUPS means>, "diff_vs_first":
+        {mean, low, high, sd, n} | None, "regret_vs_oracle": {...} (if an oracle was
+        evaluated), "games_per_second", "seconds"}]}``. Means have t 95% intervals,
+        proportions Wilson 95% intervals, differences paired t 95% intervals (points).
+
+    Raises
+    ------
+    ConfigError
+        No policy given; plus everything ``mcsim.simulate`` raises.
+    """
+    from mcsim.runner import simulate
+
+    policies = list(policies)
+    if not policies:
+        raise ConfigError("evaluate needs at least one --policy")
+    module = get_game(game)
+    if players is None:
+        players = module.SPEC.min_players
+    blocks, scores = [], []
+    head: dict[str, Any] = {}
+    for text in policies:
+        choice = parse_policy(text) if isinstance(text, str) else text
+        r = simulate(game, games=games, seed=seed, policies=[choice] * players,
+                     variant=variant, players=players, workers=workers, options=options,
+                     progress=progress)
+        b, x = _policy_block(r, module, players)
+        blocks.append(b)
+        scores.append(x)
+        if not head:
+            head = {"game": game, "games": games, "seed": seed, "players": players,
+                    "variant": dict(r.prepared.config.variant)}
+            head.update(r.prepared.info)
+            head["notices"] = list(r.prepared.notices)
+    for b, x in zip(blocks, scores):
+        b["diff_vs_first"] = None if x is scores[0] else stats.paired_difference(x, scores[0])
+    oracle = getattr(module, "ORACLE_POLICY", None)
+    ref = [i for i, b in enumerate(blocks) if b["policy"].split(":")[0] == oracle]
+    if ref:
+        for b, x in zip(blocks, scores):
+            b["regret_vs_oracle"] = stats.paired_difference(scores[ref[0]], x)
+    head["reference"] = blocks[0]["policy"]
+    head["policies"] = blocks
+    return head
+
+
+def evaluate_ensemble(game: str, policies: Iterable[str], k: int, games: int = 1000,
+                      seed: int = 0, ensemble_seed: int | None = None,
+                      out_dir: str | None = None, variant: dict | None = None,
+                      players: int | None = None, workers: int | None = 1,
+                      options: dict | None = None, progress: bool = False) -> dict:
+    """Run ``evaluate`` on the given component set and on ``k`` alternative ones.
+
+    The alternatives come from the game's ``ensemble_options(k, ensemble_seed, out_dir)``
+    (Don Quixote: random tile sets obeying rules §6.1/§2.2, written to ``out_dir`` when given).
+
+    Returns
+    -------
+    dict
+        ``{"base": evaluate(...) on the given set, "sets": [{"label", "tileset", "means":
+        {policy: mean}}], "spread": {policy: {"mean_of_means", "sd", "min", "max",
+        "base"}}, "pairs": [{"better", "worse", "base_difference", "holds_in", "share",
+        "flips": [set labels]}]}``. A pair's order is the one on the given set; ``share`` is
+        the fraction of the k alternative sets in which the same order holds.
+
+    Raises
+    ------
+    ConfigError
+        ``k < 1`` or the game has no ensemble.
+    """
+    module = get_game(game)
+    if not hasattr(module, "ensemble_options"):
+        raise ConfigError(f"{game} has no component ensemble")
+    if k < 1:
+        raise ConfigError(f"--tileset-ensemble must be at least 1, not {k}")
+    policies = list(policies)
+    base = evaluate(game, policies, games, seed, variant, players, workers, options, progress)
+    labels = [b["policy"] for b in base["policies"]]
+    base_mean = {b["policy"]: b["total"]["mean"] for b in base["policies"]}
+    sets = []
+    for label, opts in module.ensemble_options(k, seed if ensemble_seed is None else ensemble_seed,
+                                               out_dir):
+        merged = dict(options or {})
+        merged.update(opts)
+        ev = evaluate(game, policies, games, seed, variant, players, workers, merged, progress)
+        sets.append({"label": label, "tileset": ev.get("tileset"),
+                     "means": {b["policy"]: b["total"]["mean"] for b in ev["policies"]},
+                     "diff_vs_first": {b["policy"]: (b["diff_vs_first"] or {}).get("mean")
+                                       for b in ev["policies"]}})
+    spread = {}
+    for p in labels:
+        m = np.array([s["means"][p] for s in sets], dtype=np.float64)
+        spread[p] = {"base": base_mean[p], "mean_of_means": float(m.mean()),
+                     "sd": float(m.std(ddof=1)) if m.size > 1 else math.nan,
+                     "min": float(m.min()), "max": float(m.max())}
+    pairs = []
+    for i in range(len(labels)):
+        for j in range(i + 1, len(labels)):
+            a, b = labels[i], labels[j]
+            if base_mean[a] < base_mean[b]:
+                a, b = b, a
+            holds = [s["label"] for s in sets if s["means"][a] > s["means"][b]]
+            flips = [s["label"] for s in sets if s["means"][a] <= s["means"][b]]
+            pairs.append({"better": a, "worse": b, "base_difference": base_mean[a] - base_mean[b],
+                          "holds_in": len(holds), "share": len(holds) / len(sets),
+                          "flips": flips})
+    return {"base": base, "sets": sets, "spread": spread, "pairs": pairs}
+
+
+def format_evaluation(ev: dict, long_name: str = "") -> str:
+    """Readable table of an ``evaluate`` result."""
+    ts = ev.get("tileset")
+    lines = [f"{long_name or ev['game']}: {len(ev['policies'])} policies on the same "
+             f"{ev['games']:,} deals (seed {ev['seed']}, {ev['players']} player(s))"
+             + (f", tile set {ts['id']} ({ts['provenance']})" if ts else "")]
+    bands = list(ev["policies"][0]["bands"])
+    head = f"{'policy':<24} {'mean [95% CI]':<24}{'sd':>7}{'p50':>6}"
+    for b in bands:
+        head += f"  {'P(>' + b.split('_')[-1] + ') [95% CI]':<22}"
+    head += f"  {'diff vs ' + ev['reference'] + ' [95% CI]':<28}{'games/s':>10}"
+    lines.append(head)
+    for p in ev["policies"]:
+        t = p["total"]
+        row = (f"{p['policy']:<24} {t['mean']:7.2f} [{t['low']:.2f}, {t['high']:.2f}]".ljust(49)
+               + f"{t['sd']:>7.2f}{p['median']:>6g}")
+        for b in bands:
+            q = p["bands"][b]
+            row += f"  {q['estimate']:.3f} [{q['low']:.3f}, {q['high']:.3f}]".ljust(24)
+        d = p["diff_vs_first"]
+        row += (f"  {d['mean']:+7.2f} [{d['low']:+.2f}, {d['high']:+.2f}]".ljust(30)
+                if d else "  " + "-".ljust(28))
+        row += f"{p['games_per_second'] or 0:>10,.1f}"
+        lines.append(row)
+    extra = [k for k in ev["policies"][0] if isinstance(ev["policies"][0][k], dict)
+             and k.startswith("mean_per_")]
+    for k in extra:
+        cols = list(ev["policies"][0][k])
+        lines.append(f"{k.replace('_', ' ')}: " + ", ".join(cols))
+        for p in ev["policies"]:
+            lines.append(f"  {p['policy']:<22} " + " ".join(f"{p[k][c]:7.2f}" for c in cols))
+    if "regret_vs_oracle" in ev["policies"][0]:
+        lines.append("regret vs oracle (oracle minus policy, paired; the oracle is a lower "
+                     "bound on the optimum when it uses a beam):")
+        for p in ev["policies"]:
+            r = p["regret_vs_oracle"]
+            lines.append(f"  {p['policy']:<22} {r['mean']:7.2f} [{r['low']:.2f}, {r['high']:.2f}]")
+    return "\n".join(lines)
+
+
+def format_ensemble(res: dict, long_name: str = "") -> str:
+    """Readable report of an ``evaluate_ensemble`` result."""
+    lines = [format_evaluation(res["base"], long_name), "",
+             f"tile-set ensemble: {len(res['sets'])} random sets"]
+    lines.append(f"{'policy':<24}{'base':>8}{'mean of means':>15}{'sd':>8}{'min':>8}{'max':>8}")
+    for p, s in res["spread"].items():
+        lines.append(f"{p:<24}{s['base']:>8.2f}{s['mean_of_means']:>15.2f}{s['sd']:>8.2f}"
+                     f"{s['min']:>8.2f}{s['max']:>8.2f}")
+    for q in res["pairs"]:
+        flips = ", ".join(q["flips"]) if q["flips"] else "none"
+        lines.append(f"{q['better']} > {q['worse']} (base {q['base_difference']:+.2f}): holds in "
+                     f"{q['holds_in']}/{len(res['sets'])} sets ({q['share']:.0%}); flips: {flips}")
+    return "\n".join(lines)
