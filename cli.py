@@ -169,18 +169,37 @@ def format_summary(summary: dict, module) -> str:
     return "\n".join(lines)
 
 
+def scale_options(fn):
+    """Backend options shared by the commands that play many games."""
+    for deco in reversed([
+        click.option("--backend", type=click.Choice(["local", "dask", "serial"]), default=None,
+                     help="Where chunks run: local processes (default), a Dask cluster, or "
+                          "this process. Results are identical for every backend."),
+        click.option("--scheduler", default=None, metavar="ADDRESS",
+                     help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (default with "
+                          "--backend dask: a LocalCluster on this machine)."),
+    ]):
+        fn = deco(fn)
+    return fn
+
+
 @mcsim_cli.command("simulate")
 @game_argument
 @run_options
-@click.option("--out", "-o", type=click.Path(dir_okay=False), default=None,
-              help="Write the per-game table here (.parquet or .csv) plus OUT.manifest.json.")
+@scale_options
+@click.option("--out", "-o", type=click.Path(), default=None,
+              help="Per-game rows: FILE.parquet or FILE.csv (plus FILE.manifest.json), or a "
+                   "directory: a Parquet dataset written chunk by chunk (bounded memory, "
+                   "resumable) with manifest.json and summary.json.")
+@click.option("--resume", is_flag=True,
+              help="Continue an interrupted run in --out DIR, skipping its finished chunks.")
 @click.option("--record", "record", type=int, default=0, show_default=True,
               help="Also write the records of the first K games.")
 @click.option("--record-out", type=click.Path(dir_okay=False), default=None,
               help="File for --record (JSON: one record, or a list when K > 1).")
 @friendly_errors
 def simulate_cmd(game, games, seed, policies, variants, players, workers, chunk_size, tiles,
-                 as_json, quiet, out, record, record_out):
+                 as_json, quiet, backend, scheduler, out, resume, record, record_out):
     """Play N complete games and print the summary (win rate and score per seat, ...).
 
     \b
@@ -188,9 +207,15 @@ def simulate_cmd(game, games, seed, policies, variants, players, workers, chunk_
         mcsim simulate sacred-hill --games 1000000 --seed 1
         mcsim simulate sacred-hill -n 100000 -p tactician -p random --variant transition=web2014
         mcsim simulate sacred-hill -n 10000 --out games.parquet --record 5 --record-out rec.json
+        mcsim simulate sacred-hill -n 100000000 --out run/      # Ctrl-C, then add --resume
+        mcsim simulate sacred-hill -n 1000000 --backend dask --scheduler tcp://host:8786
     """
-    if out and Path(out).suffix.lower() not in (".parquet", ".csv"):
-        raise click.BadParameter("must end in .parquet or .csv", param_hint="--out")
+    single_file = out is not None and Path(out).suffix.lower() in (".parquet", ".csv")
+    if out is not None and not single_file and Path(out).suffix:
+        raise click.BadParameter("must end in .parquet or .csv, or be a directory",
+                                 param_hint="--out")
+    if resume and (out is None or single_file):
+        raise click.UsageError("--resume needs --out DIR (the directory of the interrupted run)")
     if record and not record_out:
         raise click.UsageError("--record K needs --record-out FILE")
     if record_out and not record:
@@ -202,10 +227,12 @@ def simulate_cmd(game, games, seed, policies, variants, players, workers, chunk_
     result = mcsim.simulate(game, games=games, seed=seed, policies=policies or None,
                             variant=parse_variants(variants), players=players, workers=workers,
                             chunk_size=chunk_size, options=options, record=record,
-                            progress=not quiet)
+                            progress=not quiet, backend=backend, scheduler=scheduler,
+                            out_dir=None if (out is None or single_file) else out, resume=resume,
+                            keep_games=True if single_file else None)
     from mcsim.runner import manifest_for, to_json, write_atomic, write_games_table
 
-    if out:
+    if single_file:
         write_games_table(result.games, out, manifest_for(result.summary))
     if record:
         recs = result.records if len(result.records) > 1 else result.records[0]
@@ -274,6 +301,64 @@ def perft_cmd(game, depth, variants):
     if not hasattr(module, "perft"):
         raise errors.ConfigError(f"{game} has no perft")
     click.echo(module.perft(depth, parse_variants(variants)))
+
+
+@mcsim_cli.command("evaluate")
+@game_argument
+@click.option("--policy", "-p", "policies", multiple=True, required=True, metavar="NAME[:k=v,...]",
+              help="A policy to evaluate (repeat; the first is the reference of the differences).")
+@click.option("--games", "-n", type=int, default=10_000, show_default=True,
+              help="Deals per policy (the same deals for every policy).")
+@click.option("--seed", "-s", type=int, default=0, show_default=True,
+              help="Root seed; deal i depends only on (seed, i).")
+@click.option("--variant", "variants", multiple=True, metavar="NAME=VALUE", help="A rule reading.")
+@click.option("--players", type=int, default=None,
+              help="Seats, all playing the evaluated policy (default: the game's minimum).")
+@click.option("--workers", "-w", type=int, default=None,
+              help="Worker processes (default: all cores). Results do not depend on it.")
+@click.option("--tiles", type=click.Path(dir_okay=False), default=None,
+              help="Don Quixote: a tile-set file to use instead of the shipped one.")
+@click.option("--tileset-ensemble", "ensemble", type=int, default=0, show_default=True,
+              help="Also evaluate on K random tile sets (rules §6.3) and report how robust "
+                   "the policy order is.")
+@click.option("--ensemble-seed", type=int, default=None,
+              help="Seed of the random tile sets (default: --seed).")
+@click.option("--ensemble-out", type=click.Path(file_okay=False), default=None,
+              help="Directory to write the random tile sets to (reusable with --tiles).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar or notices on stderr.")
+@friendly_errors
+def evaluate_cmd(game, policies, games, seed, variants, players, workers, tiles, ensemble,
+                 ensemble_seed, ensemble_out, as_json, quiet):
+    """Compare policies on the same deals: mean with 95% CI, bands, paired differences.
+
+    \b
+    Examples:
+        mcsim evaluate don-quixote -p random -p greedy -p heuristic --games 10000 --seed 1
+        mcsim evaluate don-quixote -p heuristic -p rollout:k=8 -p oracle -n 200 --json
+        mcsim evaluate don-quixote -p greedy -p heuristic -n 2000 --tileset-ensemble 10
+    """
+    from mcsim.evaluate import (evaluate, evaluate_ensemble, format_ensemble,
+                                format_evaluation)
+    from mcsim.runner import to_json
+
+    options = {"tiles": tiles} if tiles else {}
+    kw = dict(games=games, seed=seed, variant=parse_variants(variants), players=players,
+              workers=workers, options=options, progress=not quiet)
+    long_name = get_game(game).SPEC.long_name
+    if ensemble:
+        res = evaluate_ensemble(game, policies, ensemble, ensemble_seed=ensemble_seed,
+                                out_dir=ensemble_out, **kw)
+        notices = res["base"].get("notices", [])
+        text = format_ensemble(res, long_name)
+    else:
+        res = evaluate(game, policies, **kw)
+        notices = res.get("notices", [])
+        text = format_evaluation(res, long_name)
+    if not quiet:
+        for line in notices:
+            click.echo(f"note: {line}", err=True)
+    click.echo(to_json(res) if as_json else text)
 
 
 def main():
