@@ -373,3 +373,57 @@ def test_cli_simulate_tiles_and_replay(tmp_path):
     res = runner.invoke(mcsim_cli, ["simulate", "don-quixote", "-n", "5", "--tiles", str(bad)])
     assert res.exit_code == 1
     assert "needs 22 landscape tiles" in res.output and "Traceback" not in res.output
+
+
+# ---------------------------------------------------------------- evaluate (issue §4, §8)
+def test_evaluate_common_deals_and_blocks():
+    """issue 3 §4: every policy plays the same deals (a policy against itself differs by exactly
+    0 in every game); the result carries bands, per-category/per-scoring means and regret."""
+    from mcsim.evaluate import evaluate, format_evaluation
+    ev = evaluate("don-quixote", ["greedy", "greedy", "random", "oracle:beam=2"], games=30, seed=4)
+    g0, g1, r, o = ev["policies"]
+    assert g1["diff_vs_first"]["mean"] == 0 and g1["diff_vs_first"]["sd"] == 0
+    assert r["diff_vs_first"]["mean"] < 0
+    assert set(g0["bands"]) == {"p_over_70", "p_over_85", "p_over_100"}
+    assert abs(sum(g0["mean_per_category"].values()) - g0["total"]["mean"]) < 1e-9
+    assert abs(sum(g0["mean_per_scoring"].values()) - g0["total"]["mean"]) < 1e-9
+    assert o["regret_vs_oracle"]["mean"] == 0
+    assert g0["regret_vs_oracle"]["mean"] == pytest.approx(o["total"]["mean"] - g0["total"]["mean"])
+    assert ev["tileset"]["provenance"] == "reconstructed" and ev["notices"]
+    assert "diff vs greedy" in format_evaluation(ev)
+
+
+def test_s6_3_tileset_ensemble(tmp_path):
+    """shared/rules/don_quixote.md §6.3 / issue §8: the ensemble's sets pass the strict §6.1
+    checks, are reproducible from the seed, are written out for --tiles, and the report gives
+    the spread per policy and the share of sets where each pair's order holds."""
+    from mcsim.evaluate import evaluate_ensemble, format_ensemble
+    res = evaluate_ensemble("don-quixote", ["random", "greedy"], 3, games=40, seed=1,
+                            ensemble_seed=7, out_dir=str(tmp_path / "ens"))
+    files = sorted((tmp_path / "ens").glob("*.json"))
+    assert [f.stem for f in files] == [s["label"] for s in res["sets"]]
+    for f in files:
+        ts = G.load_tileset(f)  # strict
+        sh = sorted(s for t in ts.instances for s in t.shield if s)
+        assert len(sh) == 8 and 14 <= sum(sh) <= 17
+    again = G.random_tileset_doc(7, 1)
+    assert json.loads(files[1].read_text()) == again
+    assert G.random_tileset_doc(8, 1) != again
+    (pair,) = res["pairs"]
+    assert pair["better"] == "greedy" and pair["holds_in"] + len(pair["flips"]) == 3
+    assert set(res["spread"]) == {"random", "greedy"}
+    assert "holds in" in format_ensemble(res)
+
+
+def test_cli_evaluate_json():
+    """issue 3 §4: ``mcsim evaluate don-quixote --policy A --policy B --games N --seed S --json``."""
+    from cli import mcsim_cli
+    res = CliRunner().invoke(mcsim_cli, ["evaluate", "don-quixote", "--policy", "random",
+                                         "--policy", "heuristic", "--games", "60", "--seed", "2",
+                                         "--workers", "1", "--json", "-q"])
+    assert res.exit_code == 0, res.output
+    ev = json.loads(res.stdout)
+    assert [p["policy"] for p in ev["policies"]] == ["random", "heuristic"]
+    assert ev["policies"][1]["diff_vs_first"]["low"] > 0
+    res = CliRunner().invoke(mcsim_cli, ["evaluate", "don-quixote", "-p", "nope", "-n", "5"])
+    assert res.exit_code == 2
