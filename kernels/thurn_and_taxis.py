@@ -170,24 +170,27 @@ S_ROUTE_HIST = S_N_CLOSED + MAX_SEATS  # [23] closed routes by length
 S_TILES_TAKEN = S_ROUTE_HIST + 23  # [10] tiles taken per stack
 S_N_DISCARDED = S_TILES_TAKEN + N_STACKS  # routes discarded (restart) per seat
 S_CLOSED_LEN_SUM = S_N_DISCARDED + MAX_SEATS
-ST_SIZE = S_CLOSED_LEN_SUM + MAX_SEATS
+S_HMASK = S_CLOSED_LEN_SUM + MAX_SEATS  # mask of cities with >= 1 card in hand
+ST_SIZE = S_HMASK + MAX_SEATS
 
 
-@njit(cache=True)
+_POP_TABLE = np.array([bin(i).count("1") for i in range(1 << 11)], dtype=np.int64)
+# de Bruijn sequence for the index of an isolated low bit (22-bit masks fit in 32 bits):
+# https://graphics.stanford.edu/~seander/bithacks.html#ZerosOnRightMultLookup
+_DEBRUIJN = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
+                      31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9], dtype=np.int64)
+
+
+@njit(inline="always")
 def _popcount(x):
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
+    """Set bits of a non-negative mask below 2**22 (two 11-bit table lookups)."""
+    return _POP_TABLE[x & 0x7FF] + _POP_TABLE[(x >> 11) & 0x7FF]
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _lowbit(x):
-    k = 0
-    while (x >> k) & 1 == 0:
-        k += 1
-    return k
+    """Index of the lowest set bit of a non-zero mask below 2**32."""
+    return _DEBRUIJN[(((x & -x) * 0x077CB531) & 0xFFFFFFFF) >> 27]
 
 
 # ----------------------------------------------------------------------------- cards
@@ -369,36 +372,41 @@ def _draw_options(st, out, n):
 @njit(cache=True)
 def _play_options(st, tab, out, n):
     p = st[S_CUR]
-    hn = st[S_HAND_N + p]
-    if hn == 0:
+    hm = st[S_HMASK + p]
+    if hm == 0:
         out[n] = A_NO
         return n + 1
     lo = st[S_RLO + p]
     hi = st[S_RHI + p]
-    h = S_HAND + p * N_CITIES
     if hi == lo:
-        for c in range(N_CITIES):
-            if st[h + c] > 0:
-                out[n] = A_START + c
-                n += 1
+        m = hm
+        while m:
+            c = _lowbit(m)
+            m &= m - 1
+            out[n] = A_START + c
+            n += 1
         return n
     rmask = st[S_RMASK + p]
-    left = st[S_ROUTE + p * 44 + lo]
     right = st[S_ROUTE + p * 44 + hi - 1]
-    ladj = tab[T_ADJ + left] & ~rmask
-    radj = tab[T_ADJ + right] & ~rmask
-    for c in range(N_CITIES):
-        if st[h + c] > 0:
-            if hi - lo > 1 and (ladj >> c) & 1:
-                out[n] = A_LEFT + c
-                n += 1
-            if (radj >> c) & 1:
-                out[n] = A_RIGHT + c
-                n += 1
-    for c in range(N_CITIES):
-        if st[h + c] > 0:
-            out[n] = A_RESTART + c
+    if hi - lo > 1:
+        m = tab[T_ADJ + st[S_ROUTE + p * 44 + lo]] & ~rmask & hm
+        while m:
+            c = _lowbit(m)
+            m &= m - 1
+            out[n] = A_LEFT + c
             n += 1
+    m = tab[T_ADJ + right] & ~rmask & hm
+    while m:
+        c = _lowbit(m)
+        m &= m - 1
+        out[n] = A_RIGHT + c
+        n += 1
+    m = hm
+    while m:
+        c = _lowbit(m)
+        m &= m - 1
+        out[n] = A_RESTART + c
+        n += 1
     return n
 
 
@@ -476,11 +484,12 @@ def legal_actions(st, tab, out):
             n += 1
         return n
     if ph == PH_TRIM:
-        h = S_HAND + p * N_CITIES
-        for c in range(N_CITIES):
-            if st[h + c] > 0:
-                out[n] = A_TRIM + c
-                n += 1
+        m = st[S_HMASK + p]
+        while m:
+            c = _lowbit(m)
+            m &= m - 1
+            out[n] = A_TRIM + c
+            n += 1
         return n
     return 0
 
@@ -668,6 +677,7 @@ def apply_action(st, tab, var, a, rng, script, slog):
             if c >= 0:
                 st[h + c] += 1
                 st[S_HAND_N + p] += 1
+                st[S_HMASK + p] |= 1 << c
         elif a >= A_DRAW_DISPLAY and a < A_DRAW_DISPLAY + N_CITIES:
             c = a - A_DRAW_DISPLAY
             for i in range(DISPLAY):
@@ -676,6 +686,7 @@ def apply_action(st, tab, var, a, rng, script, slog):
                     break
             st[h + c] += 1
             st[S_HAND_N + p] += 1
+            st[S_HMASK + p] |= 1 << c
             _refill_display(st, rng, script, slog)
         _draw_done(st)
         return
@@ -727,6 +738,8 @@ def apply_action(st, tab, var, a, rng, script, slog):
             st[S_RMASK + p] |= 1 << c
         st[h + c] -= 1
         st[S_HAND_N + p] -= 1
+        if st[h + c] == 0:
+            st[S_HMASK + p] &= ~(1 << c)
         _play_done(st, var)
         return
     if ph == PH_CLOSE:
@@ -777,6 +790,8 @@ def apply_action(st, tab, var, a, rng, script, slog):
         c = a - A_TRIM
         st[h + c] -= 1
         st[S_HAND_N + p] -= 1
+        if st[h + c] == 0:
+            st[S_HMASK + p] &= ~(1 << c)
         _discard(st, c)
         if st[S_HAND_N + p] <= 3:
             _end_turn(st, var)
@@ -847,7 +862,8 @@ P_DECK_VALUE = 5  # value of the blind deck draw relative to display cards
 P_ADMIN_BELOW = 6  # use the Administrator when the best display card is worth less than this
 P_PM_HAND_MAX = 7  # use the Postmaster while the hand has at most this many cards
 P_CART = 8  # 1: keep the official for the Cartwright when it buys the next carriage
-N_PARAMS = 9
+P_CHASE = 9  # 1: keep building until the route buys the next carriage (with the Cartwright)
+N_PARAMS = 10
 
 
 @njit(cache=True)
@@ -891,14 +907,7 @@ def _hand_extensions(st, tab, p):
         return st[S_HAND_N + p]
     rmask = st[S_RMASK + p]
     m = (tab[T_ADJ + st[S_ROUTE + p * 44 + lo]] | tab[T_ADJ + st[S_ROUTE + p * 44 + hi - 1]]) & ~rmask
-    n = 0
-    h = S_HAND + p * N_CITIES
-    while m:
-        c = _lowbit(m)
-        m &= m - 1
-        if st[h + c] > 0:
-            n += 1
-    return n
+    return _popcount(m & st[S_HMASK + p])
 
 
 @njit(cache=True)
@@ -940,11 +949,24 @@ def _draw_value(st, tab, p, c, prm):
 
 
 @njit(cache=True)
+def _target_len(st, p, prm):
+    """Route length the planner aims for: close_len, or what the next carriage needs."""
+    t = prm[P_CLOSE_LEN]
+    if prm[P_CHASE] > 0:
+        nxt = 3 if st[S_CARRIAGE + p] == 0 else st[S_CARRIAGE + p] + 1
+        if nxt <= 7:
+            need = nxt - 2 if (prm[P_CART] > 0 and st[S_OFFICIAL] == OFF_NONE) else nxt
+            if need > t:
+                t = need
+    return t
+
+
+@njit(cache=True)
 def _want_close(st, tab, p, prm):
     L = st[S_RHI + p] - st[S_RLO + p]
     if L < 3:
         return False
-    if L >= prm[P_CLOSE_LEN]:
+    if L >= _target_len(st, p, prm):
         return True
     if st[S_END_SEAT] >= 0:
         return True  # last round: take what there is
@@ -1029,7 +1051,7 @@ def _route_policy(st, tab, acts, n, prm, rng):
             return A_YES
         return A_NO
     if ph == PH_PC:
-        if _hand_extensions(st, tab, p) > 0 and L < prm[P_CLOSE_LEN]:
+        if _hand_extensions(st, tab, p) > 0 and L < _target_len(st, p, prm):
             if not (prm[P_CART] > 0 and _cart_pays(st, p, L) and L >= 3):
                 return A_YES
         return A_NO

@@ -55,7 +55,7 @@ OFFICIALS = ("postmaster", "administrator", "postal_carrier", "cartwright")  # K
 END_REASONS = {K.END_CARRIAGE: "carriage7", K.END_HOUSES: "houses", K.END_CAP: "turn_cap"}
 
 ROUTE_PARAMS = (
-    ParamSpec("close_len", 5.0, "close a route once it has this many cards", 3, 22),
+    ParamSpec("close_len", 3.0, "close a route once it has this many cards", 3, 22),
     ParamSpec("w_region", 2.0, "weight of a city in a region group still needed", 0, 100),
     ParamSpec("w_house", 1.0, "weight of a city without an own house", 0, 100),
     ParamSpec("w_open", 0.3, "weight per free neighbour of a route end", 0, 100),
@@ -65,6 +65,8 @@ ROUTE_PARAMS = (
     ParamSpec("pm_hand_max", 6.0, "use the Postmaster while the hand has at most this many cards", 0, 66),
     ParamSpec("cartwright", 1.0, "1: save the turn's official for the Cartwright when it buys the "
               "next carriage; 0: never", 0, 1),
+    ParamSpec("chase_carriage", 1.0, "1: keep building until the route buys the next carriage "
+              "(counting the Cartwright); 0: close at close_len", 0, 1),
 )
 
 SPEC = GameSpec(
@@ -521,9 +523,11 @@ class Game:
     def set_hand(self, p: int, cities) -> None:
         base = K.S_HAND + p * K.N_CITIES
         self.st[base: base + K.N_CITIES] = 0
+        cities = list(cities)
         for c in cities:
             self.st[base + c] += 1
-        self.st[K.S_HAND_N + p] = len(list(cities))
+        self.st[K.S_HAND_N + p] = len(cities)
+        self.st[K.S_HMASK + p] = sum(1 << c for c in set(cities))
 
     def set_route(self, p: int, cities) -> None:
         cities = list(cities)

@@ -1,0 +1,98 @@
+"""Thurn and Taxis throughput: games/s per policy and player count, cold and warm, one core.
+
+"cold" runs in a subprocess with an empty ``NUMBA_CACHE_DIR`` (import + compile + play);
+"warm" is the best of three timed ``play_chunk`` calls (the kernel alone, CPU time of this
+process, one core) and one ``mcsim.simulate`` call (end to end: kernel, DataFrame, summary).
+Prints a markdown table. Issue 6 §7 goal: >= 20,000 random 3-player games/s/core warm.
+
+Usage::
+
+    python benchmarks/bench_thurn_and_taxis.py            # all configurations
+    python benchmarks/bench_thurn_and_taxis.py --quick    # fewer games
+    python benchmarks/bench_thurn_and_taxis.py --no-cold  # skip the compile measurement
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+CONFIGS = [  # (policy, players, warm games)
+    ("random", 2, 2_000), ("random", 3, 2_000), ("random", 4, 2_000),
+    ("route", 2, 10_000), ("route", 3, 10_000), ("route", 4, 10_000),
+]
+
+_COLD = r"""
+import sys, time
+t0 = time.perf_counter()
+import mcsim
+mcsim.simulate("thurn-and-taxis", games=100, seed=1, workers=1, policies=[sys.argv[1]],
+               players=int(sys.argv[2]))
+print(time.perf_counter() - t0)
+"""
+
+
+def cold_seconds(policy: str, players: int) -> float:
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        p = subprocess.run([sys.executable, "-c", _COLD, policy, str(players)], env=env,
+                           capture_output=True, text=True, cwd=HERE.parent)
+    if p.returncode != 0:
+        raise RuntimeError(p.stderr.strip().splitlines()[-1])
+    return float(p.stdout.strip().splitlines()[-1])
+
+
+def warm(policy: str, players: int, games: int) -> dict:
+    import mcsim
+    from mcsim.games import thurn_and_taxis as T
+    from mcsim.games.base import PolicyChoice, RunConfig
+
+    prep = T.prepare(RunConfig("thurn-and-taxis", players, [PolicyChoice(policy)] * players, {}))
+    T.play_chunk(prep, 0, 10, 1)
+    best = 0.0
+    for rep in range(3):
+        t = time.process_time()
+        out = T.play_chunk(prep, rep * games, games, 7)
+        best = max(best, games / max(time.process_time() - t, 1e-9))
+    t = time.perf_counter()
+    r = mcsim.simulate("thurn-and-taxis", games=games, seed=3, workers=1, policies=[policy],
+                       players=players)
+    e2e = games / (time.perf_counter() - t)
+    return {"kernel": best, "simulate": e2e, "turns": float(out["turns"].mean()),
+            "plies": float(out["length"].mean()),
+            "decisions_per_s": best * float(out["length"].mean())}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--no-cold", action="store_true")
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    rows = []
+    for policy, players, games in CONFIGS:
+        g = games // 5 if a.quick else games
+        row = {"policy": policy, "players": players, **warm(policy, players, g)}
+        row["cold_s"] = None if a.no_cold else cold_seconds(policy, players)
+        rows.append(row)
+    if a.json:
+        print(json.dumps(rows, indent=1))
+        return
+    print("| policy | players | warm kernel games/s (1 core) | warm simulate games/s | "
+          "turns/game | decisions/game | decisions/s | cold (s, 100 games) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        cold = "-" if r["cold_s"] is None else f"{r['cold_s']:.1f}"
+        print(f"| {r['policy']} | {r['players']} | {r['kernel']:,.0f} | {r['simulate']:,.0f} | "
+              f"{r['turns']:.0f} | {r['plies']:.0f} | {r['decisions_per_s'] / 1e6:.1f} M | {cold} |")
+
+
+if __name__ == "__main__":
+    main()
