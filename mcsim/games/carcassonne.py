@@ -815,3 +815,127 @@ def format_replay(result: dict) -> str:
     if result["finished"]:
         lines.append("winner: " + ("shared" if result["winner"] is None else f"seat {result['winner']}"))
     return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# hand-built positions (worked examples, tests)
+# --------------------------------------------------------------------------------------------
+
+class Position:
+    """A hand-built board on the kernel state, for the worked examples of §5 and tests.
+
+    >>> pos = Position(players=2)                        # start tile D at (0, 0), city north
+    >>> pos.place("E", 0, -1, rot=2, meeple="city0", player=0)   # cap facing south closes it
+    >>> pos.scores
+    [4, 0]
+
+    ``place`` checks legality (edge matching, adjacency, meeple occupancy) unless
+    ``check=False``, evaluates the gift predicate of §4.2 (``last_gift``), puts the meeple and
+    scores what the tile completed (§3.2 step 3). ``finish()`` runs the final scoring.
+    """
+
+    def __init__(self, players: int = 2, variant: dict | None = None, start: bool = True):
+        data = load_data()
+        self.letters = [t["letter"] for t in data["tiles"]]
+        self.segs = [segment_names(t) for t in data["tiles"]]
+        self.T = default_tables()
+        self.variant = SPEC.variant_codes(SPEC.resolve_variant(variant))
+        self.players = players
+        self.S = K.new_game_state()
+        self.S[21][K.S_NPLAYERS] = players
+        self.conn = np.zeros(8, dtype=np.int64)
+        self.last_gift = False
+        if start:
+            self.place(data["start_tile"], 0, 0, 0, check=False)
+
+    def _tile_at(self, x, y) -> int:
+        c = K._cell(x, y)
+        j = self.S[0][c] if c >= 0 else -1
+        if j < 0:
+            raise IllegalMoveError(0, f"{x},{y}", ["a placed tile"])
+        return int(j)
+
+    def node(self, x: int, y: int, seg: str) -> int:
+        j = self._tile_at(x, y)
+        names = self.segs[int(self.S[5][j, 0])]
+        if seg not in names:
+            raise IllegalMoveError(0, seg, names)
+        return j * K.MAX_SEG + names.index(seg)
+
+    def place(self, letter: str, x: int, y: int, rot: int = 0, meeple: str | None = None,
+              player: int = 0, check: bool = True, score: bool = True) -> None:
+        t = self.letters.index(letter)
+        c = K._cell(x, y)
+        if check:
+            ok = c >= 0 and self.S[3][c] >= 0 and (self.T[8][t, self.S[1][c]] >> rot) & 1
+            if not ok:
+                raise IllegalMoveError(0, _place_name(self.letters, t, x, y, rot), [])
+        idx = K.place_tile(self.S, self.T, t, rot, c, self.conn)
+        self.last_gift = bool(K.gift_earned(self.S, self.T, idx, player, self.conn, self.variant))
+        if meeple is not None:
+            s = self.segs[t].index(meeple)
+            if check:
+                opts = np.zeros(16, dtype=np.int64)
+                n = K.meeple_options(self.S, self.T, idx, player, opts)
+                if s not in opts[:n]:
+                    raise IllegalMoveError(0, f"meeple {meeple}",
+                                           [self.segs[t][o] if o >= 0 else "none" for o in opts[:n]])
+            K._put_meeple(self.S, idx * K.MAX_SEG + s, player)
+        if score:
+            K._score_completed(self.S, self.T, idx, self.variant)
+
+    def add_meeple(self, x: int, y: int, seg: str, player: int) -> None:
+        """Put a meeple without the occupancy check (to build majorities as in §5 #7, #8)."""
+        K._put_meeple(self.S, self.node(x, y, seg), player)
+
+    def feature(self, x: int, y: int, seg: str) -> dict:
+        """The feature through a segment: distinct tiles, open edges, pennants, meeples, complete."""
+        r = K.find(self.S[6], self.node(x, y, seg))
+        f = self.S[10][r]
+        return {"tiles": int(K.feature_tiles(self.S, r)), "open": int(f[K.F_OPEN]),
+                "pennants": int(f[K.F_PEN]), "meeples": [int(v) for v in self.S[11][r, :self.players]],
+                "complete": bool(f[K.F_OPEN] == 0)}
+
+    def supply(self, player: int) -> int:
+        return int(K.supply(self.S, player))
+
+    # gift effects (§4.4), applied as the kernel applies them when a card is opened
+    def synod(self, player: int, x: int, y: int) -> None:
+        K._put_meeple(self.S, self.node(x, y, "cloister"), player)
+
+    def road_sweeper(self, x: int, y: int, seg: str) -> None:
+        K.road_sweep(self.S, self.T, K.find(self.S[6], self.node(x, y, seg)))
+
+    def cash_out(self, player: int, x: int, y: int, seg: str) -> int:
+        nd = self.node(x, y, seg)
+        v = int(K.cash_out_points(self.S, nd, player, self.variant))
+        self.S[13][player] += v
+        self.S[14][player, K.CAT_GIFT] += v
+        K._move_meeple(self.S, player, nd, -1)
+        return v
+
+    def change_targets(self, x: int, y: int, seg: str) -> list[str]:
+        nd = self.node(x, y, seg)
+        out = np.zeros(8, dtype=np.int64)
+        n = K.change_targets(self.S, self.T, nd, self.variant, out)
+        t = int(self.S[5][nd // K.MAX_SEG, 0])
+        return [self.segs[t][s] for s in out[:n]]
+
+    def change_position(self, player: int, x: int, y: int, seg: str, to: str) -> None:
+        if to not in self.change_targets(x, y, seg):
+            raise IllegalMoveError(0, to, self.change_targets(x, y, seg))
+        nd = self.node(x, y, seg)
+        K._move_meeple(self.S, player, nd, (nd // K.MAX_SEG) * K.MAX_SEG + self.segs[
+            int(self.S[5][nd // K.MAX_SEG, 0])].index(to))
+
+    def finish(self) -> list[int]:
+        """Final scoring (§3.3, §4.5); returns the scores."""
+        K.score_final(self.S, self.T, self.variant)
+        return self.scores
+
+    @property
+    def scores(self) -> list[int]:
+        return [int(v) for v in self.S[13][:self.players]]
+
+    def points(self, category: str) -> list[int]:
+        return [int(v) for v in self.S[14][:self.players, CATEGORIES.index(category)]]
