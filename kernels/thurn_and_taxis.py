@@ -235,7 +235,7 @@ def _reshuffle(st, rng, script, slog):
             st[S_SLOG_N] = n + k + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _deck_card(st, rng, script, slog):
     """Take the top deck card (reshuffling the discard pile if the deck is empty); -1 if none."""
     if st[S_DECK_TOP] == st[S_DECK_END]:
@@ -247,14 +247,14 @@ def _deck_card(st, rng, script, slog):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _refill_display(st, rng, script, slog):
     for i in range(DISPLAY):
         if st[S_DISPLAY + i] < 0:
             st[S_DISPLAY + i] = _deck_card(st, rng, script, slog)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _discard(st, c):
     st[S_DISC + st[S_DISC_N]] = c
     st[S_DISC_N] += 1
@@ -302,7 +302,7 @@ def init_stacks(st, tab):
         st[S_STACK + s] = tab[T_STACK_N + s]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _begin_turn(st):
     p = st[S_CUR]
     st[S_OFFICIAL] = OFF_NONE
@@ -319,7 +319,7 @@ def _begin_turn(st):
         st[S_PHASE] = PH_ADMIN
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _end_turn(st, var):
     p = st[S_CUR]
     n = st[S_NP]
@@ -338,7 +338,7 @@ def _end_turn(st, var):
     _begin_turn(st)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _after_turn_body(st, var):
     """End of the optional close phase: every-turn hand limit variant, then next turn."""
     p = st[S_CUR]
@@ -351,7 +351,7 @@ def _after_turn_body(st, var):
 # ----------------------------------------------------------------------------- legal actions
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _draw_options(st, out, n):
     seen = 0
     for i in range(DISPLAY):
@@ -369,7 +369,7 @@ def _draw_options(st, out, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _play_options(st, tab, out, n):
     p = st[S_CUR]
     hm = st[S_HMASK + p]
@@ -581,13 +581,13 @@ def _score_close(st, tab, var):
         _end_turn(st, var)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _place(st, p, c):
     st[S_HOUSES + p] |= 1 << c
     st[S_HOUSES_LEFT + p] -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _draw_done(st):
     ph = st[S_PHASE]
     if ph == PH_DRAW1:
@@ -601,7 +601,7 @@ def _draw_done(st):
         st[S_PHASE] = PH_PLAY1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _play_done(st, var):
     p = st[S_CUR]
     st[S_PLAYS] += 1
@@ -611,7 +611,7 @@ def _play_done(st, var):
         _to_close(st, var)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _to_close(st, var):
     p = st[S_CUR]
     if st[S_RHI + p] - st[S_RLO + p] >= 3:
@@ -1141,9 +1141,18 @@ def _route_policy(st, tab, acts, n, prm, rng):
 
 @njit(cache=True)
 def choose_action(st, tab, acts, n, pol_id, prm, rng):
-    """Policy decision: ``acts[:n]`` legal; returns one of them."""
+    """Policy decision: ``acts[:n]`` legal; returns one of them.
+
+    ``POL_RANDOM``: uniform over the legal decisions of the phase, except that in a play phase
+    the route is discarded only when no extension is possible. ``POL_ROUTE``: ``_route_policy``.
+    """
     if pol_id == POL_ROUTE:
         return _route_policy(st, tab, acts, n, prm, rng)
+    return _random_choice(st, acts, n, rng)
+
+
+@njit(cache=True, inline="always")
+def _random_choice(st, acts, n, rng):
     if n == 1:
         return acts[0]
     ph = st[S_PHASE]
@@ -1190,7 +1199,10 @@ def play_game(st, tab, var, n_players, game_index, root_seed, policy_ids, policy
     while st[S_OVER] == 0:
         n = legal_actions(st, tab, acts)
         p = st[S_CUR]
-        a = choose_action(st, tab, acts, n, policy_ids[p], policy_params[p], prngs[p])
+        if policy_ids[p] == POL_RANDOM:
+            a = _random_choice(st, acts, n, prngs[p])
+        else:
+            a = choose_action(st, tab, acts, n, policy_ids[p], policy_params[p], prngs[p])
         if logging and plies < alog.shape[0]:
             alog[plies] = a
         apply_action(st, tab, var, a, deal_rng, script, slog)
