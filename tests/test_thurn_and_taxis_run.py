@@ -158,6 +158,8 @@ def test_summary_block():
     assert sum(s["closed_routes"]["share_by_length"].values()) == pytest.approx(1.0)
     assert s["closed_routes"]["mean_length"] >= 3
     assert set(s["officials"]) == set(T.OFFICIALS)
+    text = T.format_summary(s)
+    assert text.startswith("end: 7-carriage") and "cartwright" in text
 
 
 def test_s5_route_policy_beats_random():

@@ -1071,3 +1071,36 @@ def naive_score_record(record: dict, data: dict | None = None) -> dict:
                 winner = q
                 break
     return {"scores": scores, "winner": winner, "carriages": carriage, "tiles": tiles}
+
+
+def format_summary(block: dict) -> str:
+    """Readable text of the ``thurn_and_taxis`` summary block (printed by ``mcsim simulate``)."""
+
+    def pct(d):
+        return f"{100 * d['estimate']:.1f}% [{100 * d['low']:.1f}, {100 * d['high']:.1f}]"
+
+    end = block["end"]
+    lines = [f"end: 7-carriage {pct(end['carriage7'])}, last house {pct(end['houses'])}, "
+             f"turn cap {pct(end['turn_cap'])}; rounds {end['rounds']['mean']:.2f} "
+             f"[{end['rounds']['low']:.2f}, {end['rounds']['high']:.2f}] "
+             f"(5/50/95%: {end['rounds_quantiles']['5']:.0f}/{end['rounds_quantiles']['50']:.0f}/"
+             f"{end['rounds_quantiles']['95']:.0f})"]
+    lines.append("officials (uses per player; win rate by uses):")
+    for name in OFFICIALS:
+        o = block["officials"][name]
+        bins = "  ".join(f"{k}: {100 * v['win_rate']['estimate']:.1f}% (n={v['players']})"
+                         for k, v in o["win_rate_by_uses"].items())
+        extra = (f", forced {o['forced_per_player']:.2f}" if "forced_per_player" in o else "")
+        lines.append(f"  {name:<15} {o['per_player']:6.2f}{extra}   {bins}")
+    cr = block["closed_routes"]
+    shares = " ".join(f"{k}:{100 * v:.1f}%" for k, v in cr["share_by_length"].items() if v == v)
+    lines.append(f"closed routes: {cr['per_game']:.2f} per game, mean length "
+                 f"{cr['mean_length']:.2f}; by length {shares}")
+    lines.append("bonus tiles taken per game (stack ran out): " + ", ".join(
+        f"{k} {v['mean_taken']:.2f} ({100 * v['ran_out']['estimate']:.0f}%)"
+        for k, v in block["bonus_tiles"].items()))
+    c = block["carriages"]
+    lines.append("highest carriage per player: " + " ".join(
+        f"{k}:{100 * v:.1f}%" for k, v in c.items() if k != "mean_highest")
+        + f"  (mean {c['mean_highest']:.2f})")
+    return "\n".join(lines)
