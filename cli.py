@@ -361,6 +361,37 @@ def evaluate_cmd(game, policies, games, seed, variants, players, workers, tiles,
     click.echo(to_json(res) if as_json else text)
 
 
+@mcsim_cli.command("compare")
+@game_argument
+@click.option("--variant", "arms", multiple=True, required=True, metavar="NAME=VALUE[,NAME=VALUE]",
+              help="One arm per --variant (repeat; the first is the reference of the differences).")
+@click.option("--games", "-n", type=int, default=10_000, show_default=True,
+              help="Games per arm (the same deals in every arm).")
+@click.option("--seed", "-s", type=int, default=0, show_default=True,
+              help="Root seed; game i of every arm depends only on (seed, i).")
+@click.option("--policy", "-p", "policies", multiple=True, metavar="NAME[:k=v,...]",
+              help="Policy per seat (one value = all seats; default random).")
+@click.option("--players", type=int, default=None, help="Number of seats.")
+@click.option("--workers", "-w", type=int, default=None,
+              help="Worker processes (default: all cores). Results do not depend on it.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
+@friendly_errors
+def compare_cmd(game, arms, games, seed, policies, players, workers, as_json, quiet):
+    """Compare rule variants on the same deals: paired differences with 95% CIs.
+
+    \b
+    Example:
+        mcsim compare carcassonne --variant gifts=false --variant gifts=true --games 20000
+    """
+    from mcsim.compare_variants import compare_variants, format_comparison
+    from mcsim.runner import to_json
+
+    res = compare_variants(game, arms, games=games, seed=seed, policies=list(policies) or None,
+                           players=players, workers=workers, progress=not quiet)
+    click.echo(to_json(res) if as_json else format_comparison(res, get_game(game).SPEC.long_name))
+
+
 def main():
     """Console-script entry point."""
     mcsim_cli(prog_name="mcsim")
