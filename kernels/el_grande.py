@@ -1,0 +1,1478 @@
+"""El Grande kernels (Numba): state layout, scoring, the round engine, policies, ``play_batch``.
+
+Rules: ``shared/rules/el_grande.md``. Never imports ``mcsim``; ``mcsim.games.el_grande`` builds
+the table vector ``T`` from the data files and names every integer used here.
+
+Places: 0..8 are the nine regions in the order of ``board.json`` (Galicia .. Granada), 9 is the
+Castillo (``CASTILLO``). Seats 0..n-1; "clockwise" = increasing seat index modulo n.
+
+State (``st``: int32[STATE_SIZE]); offsets ``O_*``:
+
+=============  =======  ===============================================================
+offset         length   meaning
+=============  =======  ===============================================================
+O_CAB          50       caballeros, index place*5 + seat (place 9 = Castillo)
+O_COURT        5        caballeros in each seat's court
+O_PROV         5        caballeros in each seat's province (general supply)
+O_GRANDE       5        home region (region of the Grande) per seat
+O_SCORE        5        points per seat
+O_SRC          25       points per seat and source, index seat*5 + SRC_*
+O_HAND         5        bitmask of power cards in hand (bit v = value v, 1..13)
+O_PLAYED       5        power card value played this round (0 = none yet)
+O_BOARD        2        place of mobile scoreboard 0 (8/4/0) and 1 (4/0/0); -1 = off board
+O_KING         1        King's region
+O_NP, O_ROUND, O_START, O_LAST   players, round 1..9, start seat of the bidding, last seat
+O_VETO_HOLDER  2        seat holding each Veto card (-1 none)
+O_VETO_EXP     2        round at whose end the held Veto is discarded
+O_FACE         5        face-up action cards this round (card index, -1 = taken / none)
+O_DECK         44       shuffled decks 1-4, 11 cards each (card indices)
+O_DECKPTR      4        next card of each deck
+O_ORDER        5        turn order this round (seats)
+O_PWR          45       power card value played per round and seat, (round-1)*5 + seat
+O_TAKER        45       seat that took each action card (-1 = never taken)
+O_TAKEROUND    45       round in which each action card was taken (0 = never)
+O_KINGBY       9        seat that took the King's card in each round (-1 = round not played)
+=============  =======  ===============================================================
+
+Decisions: every choice goes through ``decide`` with a list of legal integer options (kind
+``K_*``). The random policy picks uniformly among the options of each decision; the
+heuristic policy evaluates options on a copy of the state. In record mode every decision is
+logged as ``(kind, seat, value, aux)``; in replay mode the logged value is checked against the
+options (the first mismatch is reported, play continues with the first legal option).
+"""
+import numpy as np
+from numba import njit
+
+from kernels.rng import STREAM_DEAL, STREAM_POLICY, new_state, randint, random_float, shuffle
+
+MAXP = 5
+NREG = 9
+NPLACE = 10
+CASTILLO = 9
+STOP = 10  # option value: stop / court (angry king)
+
+# ---- state offsets ------------------------------------------------------------------------
+O_CAB = 0
+O_COURT = 50
+O_PROV = 55
+O_GRANDE = 60
+O_SCORE = 65
+O_SRC = 70
+O_HAND = 95
+O_PLAYED = 100
+O_BOARD = 105
+O_KING = 107
+O_NP = 108
+O_ROUND = 109
+O_START = 110
+O_LAST = 111
+O_VETO_HOLDER = 112
+O_VETO_EXP = 114
+O_FACE = 116
+O_DECK = 121
+O_DECKPTR = 165
+O_ORDER = 169
+O_PWR = 174
+O_TAKER = 219
+O_TAKEROUND = 264
+O_KINGBY = 309
+STATE_SIZE = 320
+
+# point sources (O_SRC)
+SRC_GENERAL = 0   # region points at the general scorings (§5)
+SRC_SPECIAL = 1   # region points at special scorings (§6, Castillo excluded)
+SRC_KING = 2      # King bonus (§1.4)
+SRC_GRANDE = 3    # Grande bonus (§1.4)
+SRC_CASTILLO = 4  # points for scoring the Castillo (general or special)
+
+# ---- table offsets (T: int32[T_SIZE], built by mcsim.games.el_grande.build_tables) ---------
+T_VAL = 0        # 10*3 printed values, place*3 + rank-1
+T_BVAL = 30      # 2*3 mobile scoreboard values
+T_ADJ = 36       # 9 adjacency bitmasks over regions
+T_PCAB = 45      # 14: caballeros to court per power value (index 1..13)
+T_COP = 59       # 45 card opcodes
+T_CARG = 104     # 45 card limits
+T_CCLS = 149     # 45 class masks (bit v = first value v) for class scorings
+T_CDECK = 194    # 45 deck numbers 1..5
+T_PAY = 239      # 6: paying ranks by player count
+T_KB = 245       # King bonus
+T_GB = 246       # Grande bonus
+T_HOME = 247     # caballeros in the home region at setup
+T_COURT0 = 248   # caballeros in court at setup
+T_PROV0 = 249    # caballeros in the province at setup
+T_DECKSTART = 250  # 5: first card index of each deck
+T_DECKLEN = 255    # 5: cards per deck
+T_SIZE = 260
+KING_CARD = 44
+FIXED_SIZE = 52
+
+# ---- opcodes ------------------------------------------------------------------------------
+OP_MOVE_OWN_ONE = 1
+OP_PLACE_ANY = 2
+OP_CHOOSE_1A1B = 3
+OP_MOVE_FROM_ONE = 4
+OP_MOVE_OPP = 5
+OP_MOVE_ANY = 6
+OP_MOVE_OWN_OPP = 7
+OP_MOVE_OWN = 8
+OP_VETO = 9
+OP_DECAY_ALL = 10
+OP_DECAY_N = 11
+OP_ANGRY = 12
+OP_REMOVE_EACH = 13
+OP_SECRET_REM2 = 14
+OP_SECRET_REMALL = 15
+OP_SCORE_CHOICE = 16
+OP_SCORE_CLASS = 17
+OP_SCORE_CASTILLO = 18
+OP_SCORE_FIRSTS = 19
+OP_SCORE_MOST = 20
+OP_SCORE_FEWEST = 21
+OP_BOARD = 22
+OP_ADVISOR = 23
+OP_EVICT = 24
+OP_GRANDE = 25
+OP_POWERBACK = 26
+OP_COURT = 27
+OP_SECRET_SCORE = 28
+OP_KING = 29
+N_OPS = 30
+
+# ---- decision kinds -----------------------------------------------------------------------
+K_POWER = 0        # power card value
+K_SHORT = 1        # court intake shortfall: region to take one caballero from, or STOP
+K_CARD = 2         # action card index
+K_ORDER = 3        # 0 = placement first, 1 = special action first
+K_PLACE = 4        # placement: place 0..9 or STOP
+K_EXEC = 5         # execute the special action: 0/1
+K_VETO = 6         # veto holder: 0 = let it pass, 1 = veto
+K_CHOICE = 7       # card 1c: 0 = move own caballeros of one region (1a), 1 = place 2 anywhere (1b)
+K_SRC_REGION = 8   # cards 1a/1d: the region to move out of
+K_MOVE_SRC = 9     # one move: place*5 + colour of the caballero taken
+K_MOVE_DST = 10    # one move: destination place (1a: the source itself = leave it)
+K_PLACE_ANY = 11   # card 1b: place 0..9 (not the King's region)
+K_ANGRY = 12       # angry King: STOP(10) = from court, else region
+K_REMOVE1 = 13     # card 2e: region of the victim (aux = victim seat)
+K_SECRET_REM = 14  # cards 2f/2g: own region to lose (secret)
+K_SCORE_REGION = 15  # cards 2h/3h: place to score
+K_BOARD = 16       # card 4a: board*10 + place
+K_KING_TO = 17     # Royal Advisor / King's card: region
+K_EVICT_REGION = 18  # card 4c: region evicted
+K_EVICT_DST = 19   # card 4c: own destination (secret); King's region = to court
+K_GRANDE_TO = 20   # card 4d: region
+K_POWERBACK = 21   # card 4e: power value back to hand
+K_SECRET_SCORE = 22  # card 4g: region (secret)
+K_DISC = 23        # general scoring: Castillo disc region (secret)
+N_KINDS = 24
+
+# policies
+POL_RANDOM = 0
+POL_HEURISTIC = 1
+# heuristic parameter indices (mcsim.games.el_grande HEURISTIC_PARAMS)
+HP_W_BOARD = 0
+HP_W_COURT = 1
+HP_BID_CAB = 2
+HP_BID_ORDER = 3
+HP_VETO_THR = 4
+HP_SHORT_MIN = 5
+HP_EPS = 6
+HP_W_SPECIAL = 7
+
+# variant indices (mcsim.games.el_grande SPEC.variants order)
+V_TIE = 0      # 0 rulebook, 1 competition
+V_VETO = 1     # 0 on, 1 off
+V_ROUNDS = 2   # 0 -> 9 rounds, 1 -> 6 rounds
+V_FINALTIE = 3  # 0 shared, 1 unplayed power cards break ties
+
+# ctx (int64[8])
+C_MODE = 0     # 0 play, 1 record, 2 replay
+C_PTR = 1      # decisions made / log pointer
+C_ERR = 2      # first replay error ply, -1 none
+C_LOGCAP = 3
+C_EVPTR = 4
+C_EVCAP = 5
+C_NERR = 6     # options count at the error
+MODE_PLAY = 0
+MODE_RECORD = 1
+MODE_REPLAY = 2
+
+# static special-action value (points-like) used by the heuristic to rank cards by opcode
+_STATIC = np.array([0.0, 2.0, 2.0, 2.5, 3.0, 2.5, 2.5, 2.5, 2.5, 2.0, 2.0, 1.5, 2.0, 1.5, 1.5,
+                    2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 1.5, 2.0, 1.0, 1.5, 1.5, 1.0, 3.0],
+                   dtype=np.float64)
+
+
+# =============================================================================================
+# scoring (§4, §5, §7)
+# =============================================================================================
+@njit(cache=True)
+def board_at(st, place):
+    """Mobile scoreboard lying on ``place`` (0/1) or -1."""
+    if st[O_BOARD] == place:
+        return 0
+    if st[O_BOARD + 1] == place:
+        return 1
+    return -1
+
+
+@njit(cache=True)
+def place_value(st, T, place, k):
+    """Current value for rank ``k+1`` (k = 0, 1, 2) of ``place``: mobile board if one lies there
+    (§1.3), else the printed values (§1.1)."""
+    b = board_at(st, place)
+    if b >= 0:
+        return T[T_BVAL + b * 3 + k]
+    return T[T_VAL + place * 3 + k]
+
+
+@njit(cache=True)
+def rank_points(counts, npl, v1, v2, v3, pay, tie_rank, out_pts, out_rank):
+    """Rank the seats of one place and pay them (§4).
+
+    Parameters
+    ----------
+    counts : int32[>= npl]
+        Caballeros per seat (Grandes never count).
+    npl : int
+        Seats in the game.
+    v1, v2, v3 : int
+        Values for ranks 1, 2, 3.
+    pay : int
+        Ranks that pay (1 for 2 players, 2 for 3, 3 for 4-5 players; 1 for "first places only").
+    tie_rank : int
+        0 = rulebook (a tie slides one place back and uses two rank slots), 1 = competition
+        (a tie slides one place back; the next group starts at 1 + number of seats above it).
+    out_pts : int32[>= npl]
+        Points per seat (written).
+    out_rank : int32[>= npl]
+        Rank per seat, 0 = no caballero there (written).
+    """
+    for p in range(npl):
+        out_pts[p] = 0
+        out_rank[p] = 0
+    r = 1
+    above = 0
+    prev = 1 << 30
+    while True:
+        lvl = 0
+        for p in range(npl):
+            c = counts[p]
+            if c < prev and c > lvl:
+                lvl = c
+        if lvl == 0:
+            break
+        k = 0
+        for p in range(npl):
+            if counts[p] == lvl:
+                k += 1
+        if k == 1:
+            rank = r
+        else:
+            rank = r + 1
+        for p in range(npl):
+            if counts[p] == lvl:
+                out_rank[p] = rank
+                if rank <= pay:
+                    if rank == 1:
+                        out_pts[p] = v1
+                    elif rank == 2:
+                        out_pts[p] = v2
+                    elif rank == 3:
+                        out_pts[p] = v3
+        above += k
+        if tie_rank == 0:
+            r += 1 if k == 1 else 2
+        else:
+            r = above + 1
+        prev = lvl
+
+
+@njit(cache=True)
+def score_place(st, T, var, place, firsts_only, src, apply, out):
+    """Score one place (region or Castillo) with bonuses; §4, §1.4, §7.
+
+    Parameters
+    ----------
+    st : int32[STATE_SIZE]
+    T : int32[T_SIZE]
+    var : int64[n_variants]
+    place : int
+        0..8 region, 9 Castillo.
+    firsts_only : bool
+        Only rank 1 pays (card 3e).
+    src : int
+        ``SRC_GENERAL`` or ``SRC_SPECIAL`` for the region points (Castillo points always go to
+        ``SRC_CASTILLO``).
+    apply : bool
+        Add the points to ``st`` (scores and sources); otherwise only report them.
+    out : int32[>= 5]
+        Points per seat including bonuses (written).
+    """
+    npl = st[O_NP]
+    counts = np.zeros(MAXP, dtype=np.int32)
+    pts = np.zeros(MAXP, dtype=np.int32)
+    rk = np.zeros(MAXP, dtype=np.int32)
+    for p in range(npl):
+        counts[p] = st[O_CAB + place * 5 + p]
+    pay = T[T_PAY + npl]
+    if firsts_only:
+        pay = 1
+    rank_points(counts, npl, place_value(st, T, place, 0), place_value(st, T, place, 1),
+                place_value(st, T, place, 2), pay, var[V_TIE], pts, rk)
+    for p in range(npl):
+        tot = pts[p]
+        kb = 0
+        gb = 0
+        if place != CASTILLO and rk[p] == 1:
+            if st[O_KING] == place:
+                kb = T[T_KB]
+            if st[O_GRANDE + p] == place:
+                gb = T[T_GB]
+        out[p] = tot + kb + gb
+        if apply:
+            st[O_SCORE + p] += tot + kb + gb
+            if place == CASTILLO:
+                st[O_SRC + p * 5 + SRC_CASTILLO] += tot
+            else:
+                st[O_SRC + p * 5 + src] += tot
+            st[O_SRC + p * 5 + SRC_KING] += kb
+            st[O_SRC + p * 5 + SRC_GRANDE] += gb
+
+
+@njit(cache=True)
+def total_in(st, place):
+    npl = st[O_NP]
+    s = 0
+    for p in range(npl):
+        s += st[O_CAB + place * 5 + p]
+    return s
+
+
+@njit(cache=True)
+def special_scoring(st, T, var, op, arg_place, cls_mask, apply, out):
+    """Apply a special-scoring opcode (cards 2h, 3a-3h); ``out`` gets the points per seat."""
+    npl = st[O_NP]
+    tmp = np.zeros(MAXP, dtype=np.int32)
+    for p in range(npl):
+        out[p] = 0
+    if op == OP_SCORE_CHOICE:
+        score_place(st, T, var, arg_place, False, SRC_SPECIAL, apply, tmp)
+        for p in range(npl):
+            out[p] += tmp[p]
+    elif op == OP_SCORE_CLASS:
+        for r in range(NREG):
+            v1 = place_value(st, T, r, 0)
+            if v1 < 31 and ((cls_mask >> v1) & 1) == 1:
+                score_place(st, T, var, r, False, SRC_SPECIAL, apply, tmp)
+                for p in range(npl):
+                    out[p] += tmp[p]
+    elif op == OP_SCORE_CASTILLO:
+        score_place(st, T, var, CASTILLO, False, SRC_SPECIAL, apply, tmp)
+        for p in range(npl):
+            out[p] += tmp[p]
+    elif op == OP_SCORE_FIRSTS:
+        for r in range(NREG):
+            score_place(st, T, var, r, True, SRC_SPECIAL, apply, tmp)
+            for p in range(npl):
+                out[p] += tmp[p]
+    elif op == OP_SCORE_MOST or op == OP_SCORE_FEWEST:
+        best = -1
+        for r in range(NREG):
+            t = total_in(st, r)
+            if t == 0:
+                continue
+            if best < 0 or (op == OP_SCORE_MOST and t > best) or (op == OP_SCORE_FEWEST and t < best):
+                best = t
+        if best > 0:
+            for r in range(NREG):
+                if total_in(st, r) == best:
+                    score_place(st, T, var, r, False, SRC_SPECIAL, apply, tmp)
+                    for p in range(npl):
+                        out[p] += tmp[p]
+
+
+@njit(cache=True)
+def general_scoring_regions(st, T, var):
+    """Score the nine regions at a general scoring (§5 step 4)."""
+    tmp = np.zeros(MAXP, dtype=np.int32)
+    for r in range(NREG):
+        score_place(st, T, var, r, False, SRC_GENERAL, True, tmp)
+
+
+# =============================================================================================
+# evaluation (heuristic)
+# =============================================================================================
+@njit(cache=True)
+def evaluate(st, T, var, p, w_board, w_court):
+    """Heuristic value of the position for seat ``p``: own (score + w_board * points if every
+    place were scored now + w_court * court) minus the opponents' mean of the same."""
+    npl = st[O_NP]
+    pot = np.zeros(MAXP, dtype=np.float64)
+    tmp = np.zeros(MAXP, dtype=np.int32)
+    for pl in range(NPLACE):
+        score_place(st, T, var, pl, False, SRC_GENERAL, False, tmp)
+        for q in range(npl):
+            pot[q] += tmp[q]
+    own = st[O_SCORE + p] + w_board * pot[p] + w_court * st[O_COURT + p]
+    opp = 0.0
+    for q in range(npl):
+        if q != p:
+            opp += st[O_SCORE + q] + w_board * pot[q] + w_court * st[O_COURT + q]
+    return own - opp / (npl - 1)
+
+
+# =============================================================================================
+# primitives (shared by the engine and the heuristic's look-ahead)
+# =============================================================================================
+@njit(cache=True)
+def primitive(st, T, var, kind, p, v, aux):
+    """Apply the direct effect of option ``v`` of a decision of kind ``kind`` by seat ``p``."""
+    npl = st[O_NP]
+    king = st[O_KING]
+    if kind == K_PLACE or kind == K_PLACE_ANY:
+        if v != STOP:
+            st[O_CAB + v * 5 + p] += 1
+            st[O_COURT + p] -= 1
+    elif kind == K_SHORT:
+        if v != STOP:
+            st[O_CAB + v * 5 + p] -= 1
+            st[O_COURT + p] += 1
+    elif kind == K_MOVE_DST:
+        s = aux // 5
+        c = aux % 5
+        st[O_CAB + s * 5 + c] -= 1
+        st[O_CAB + v * 5 + c] += 1
+    elif kind == K_ANGRY:
+        if v == STOP:
+            st[O_COURT + p] -= 1
+        else:
+            st[O_CAB + v * 5 + p] -= 1
+        st[O_PROV + p] += 1
+    elif kind == K_REMOVE1:
+        st[O_CAB + v * 5 + aux] -= 1
+        st[O_PROV + aux] += 1
+    elif kind == K_SECRET_REM:
+        n = st[O_CAB + v * 5 + p]
+        if aux > 0 and n > aux:
+            n = aux
+        st[O_CAB + v * 5 + p] -= n
+        st[O_PROV + p] += n
+    elif kind == K_SCORE_REGION or kind == K_SECRET_SCORE:
+        tmp = np.zeros(MAXP, dtype=np.int32)
+        score_place(st, T, var, v, False, SRC_SPECIAL, True, tmp)
+    elif kind == K_BOARD:
+        st[O_BOARD + v // 10] = v % 10
+    elif kind == K_KING_TO:
+        st[O_KING] = v
+    elif kind == K_GRANDE_TO:
+        st[O_GRANDE + p] = v
+    elif kind == K_EVICT_DST:
+        n = st[O_CAB + aux * 5 + p]
+        st[O_CAB + aux * 5 + p] = 0
+        if v == king:
+            st[O_COURT + p] += n
+        else:
+            st[O_CAB + v * 5 + p] += n
+    elif kind == K_DISC:
+        n = st[O_CAB + CASTILLO * 5 + p]
+        st[O_CAB + CASTILLO * 5 + p] = 0
+        if v == king:
+            st[O_COURT + p] += n
+        else:
+            st[O_CAB + v * 5 + p] += n
+    elif kind == K_EVICT_REGION:
+        # look-ahead approximation only: opponents' caballeros leave to their courts
+        for q in range(npl):
+            if q != p:
+                st[O_COURT + q] += st[O_CAB + v * 5 + q]
+                st[O_CAB + v * 5 + q] = 0
+    elif kind == K_POWERBACK:
+        st[O_HAND + p] |= 1 << v
+
+
+# =============================================================================================
+# decisions and policies
+# =============================================================================================
+@njit(cache=True)
+def _opt_eval(st, T, var, kind, p, v, aux, wb, wc):
+    tmp = st.copy()
+    primitive(tmp, T, var, kind, p, v, aux)
+    return evaluate(tmp, T, var, p, wb, wc)
+
+
+@njit(cache=True)
+def _best_dst_eval(st, T, var, p, src_code, wb, wc):
+    """Best evaluation over destinations of one caballero taken from ``src_code``."""
+    s = src_code // 5
+    king = st[O_KING]
+    best = -1e18
+    for d in range(NPLACE):
+        if d == s or d == king:
+            continue
+        e = _opt_eval(st, T, var, K_MOVE_DST, p, d, src_code, wb, wc)
+        if e > best:
+            best = e
+    return best
+
+
+@njit(cache=True)
+def card_value(st, T, var, p, c, par):
+    """Heuristic value of action card ``c`` for seat ``p`` (placement look-ahead + special)."""
+    wb = par[HP_W_BOARD]
+    wc = par[HP_W_COURT]
+    base = evaluate(st, T, var, p, wb, wc)
+    tmp = st.copy()
+    n = T[T_CDECK + c]
+    king = tmp[O_KING]
+    adj = T[T_ADJ + king]
+    for _ in range(n):
+        if tmp[O_COURT + p] <= 0:
+            break
+        best = -1e18
+        bt = -1
+        for t in range(NPLACE):
+            if t == CASTILLO or ((adj >> t) & 1) == 1:
+                e = _opt_eval(tmp, T, var, K_PLACE, p, t, 0, wb, wc)
+                if e > best:
+                    best = e
+                    bt = t
+        if bt < 0:
+            break
+        primitive(tmp, T, var, K_PLACE, p, bt, 0)
+    val = evaluate(tmp, T, var, p, wb, wc) - base
+    op = T[T_COP + c]
+    if op == OP_SCORE_CHOICE:
+        before = evaluate(tmp, T, var, p, wb, wc)
+        best = -1e18
+        for pl in range(NPLACE):
+            e = _opt_eval(tmp, T, var, K_SCORE_REGION, p, pl, 0, wb, wc) - before
+            if e > best:
+                best = e
+        if best > 0:
+            val += best
+    elif op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
+        before = evaluate(tmp, T, var, p, wb, wc)
+        out = np.zeros(MAXP, dtype=np.int32)
+        special_scoring(tmp, T, var, op, 0, T[T_CCLS + c], True, out)
+        g = evaluate(tmp, T, var, p, wb, wc) - before
+        if g > 0:
+            val += g
+    else:
+        val += par[HP_W_SPECIAL] * _STATIC[op]
+    return val
+
+
+@njit(cache=True)
+def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
+    """Index of the heuristic's option (see ``decide``)."""
+    opts = D[5]
+    par = D[1][p]
+    wb = par[HP_W_BOARD]
+    wc = par[HP_W_COURT]
+    npl = st[O_NP]
+    best = -1e18
+    bi = 0
+    if kind == K_POWER:
+        prov = st[O_PROV + p]
+        for i in range(nopt):
+            v = opts[i]
+            cab = T[T_PCAB + v]
+            if cab > prov:
+                cab = prov
+            e = par[HP_BID_CAB] * cab + par[HP_BID_ORDER] * v
+            if e > best:
+                best = e
+                bi = i
+        return bi
+    if kind == K_CARD:
+        for i in range(nopt):
+            e = card_value(st, T, var, p, opts[i], par)
+            if e > best:
+                best = e
+                bi = i
+        return bi
+    if kind == K_ORDER:
+        op = aux
+        want = 1 if (op == OP_KING or op == OP_ADVISOR) else 0
+        for i in range(nopt):
+            if opts[i] == want:
+                return i
+        return 0
+    if kind == K_EXEC:
+        # aux = card index; scorings only if they gain, everything else executes
+        op = T[T_COP + aux]
+        want = 1
+        if op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
+            tmp = st.copy()
+            before = evaluate(tmp, T, var, p, wb, wc)
+            out = np.zeros(MAXP, dtype=np.int32)
+            special_scoring(tmp, T, var, op, 0, T[T_CCLS + aux], True, out)
+            if evaluate(tmp, T, var, p, wb, wc) - before <= 0:
+                want = 0
+        for i in range(nopt):
+            if opts[i] == want:
+                return i
+        return 0
+    if kind == K_VETO:
+        # aux = actor*64 + card; veto scorings that favour the actor by >= threshold
+        actor = aux // 64
+        c = aux % 64
+        op = T[T_COP + c]
+        want = 0
+        out = np.zeros(MAXP, dtype=np.int32)
+        if op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
+            tmp = st.copy()
+            special_scoring(tmp, T, var, op, 0, T[T_CCLS + c], False, out)
+            if out[actor] - out[p] >= par[HP_VETO_THR]:
+                want = 1
+        elif op == OP_SCORE_CHOICE:
+            bestg = -1000
+            bo = 0
+            for pl in range(NPLACE):
+                score_place(st, T, var, pl, False, SRC_SPECIAL, False, out)
+                if out[actor] > bestg:
+                    bestg = out[actor]
+                    bo = out[p]
+            if bestg - bo >= par[HP_VETO_THR]:
+                want = 1
+        for i in range(nopt):
+            if opts[i] == want:
+                return i
+        return 0
+    if kind == K_CHOICE:
+        want = 1 if st[O_COURT + p] >= 2 else 0
+        for i in range(nopt):
+            if opts[i] == want:
+                return i
+        return 0
+    if kind == K_SHORT:
+        if st[O_COURT + p] >= par[HP_SHORT_MIN]:
+            for i in range(nopt):
+                if opts[i] == STOP:
+                    return i
+    if kind == K_POWERBACK:
+        for i in range(nopt):
+            if opts[i] > best:
+                best = opts[i]
+                bi = i
+        return bi
+    if kind == K_MOVE_SRC:
+        for i in range(nopt):
+            e = _best_dst_eval(st, T, var, p, opts[i], wb, wc)
+            if e > best:
+                best = e
+                bi = i
+        return bi
+    if kind == K_SRC_REGION:
+        # 1a/1d: region whose caballeros (own for 1a, opponents' for 1d) are best relocated;
+        # approximated by one caballero of the right kind moved to its best destination
+        for i in range(nopt):
+            s = opts[i]
+            e = -1e18
+            for c in range(npl):
+                if st[O_CAB + s * 5 + c] > 0 and ((aux == 0 and c == p) or (aux == 1 and c != p)):
+                    x = _best_dst_eval(st, T, var, p, s * 5 + c, wb, wc)
+                    if x > e:
+                        e = x
+            if e > best:
+                best = e
+                bi = i
+        return bi
+    if kind == K_REMOVE1 or kind == K_SECRET_REM or kind == K_ANGRY:
+        # the mover's own evaluation (victims choose their least harmful loss)
+        pass
+    # generic: one-step look-ahead of the primitive
+    for i in range(nopt):
+        e = _opt_eval(st, T, var, kind, p, opts[i], aux, wb, wc)
+        if e > best:
+            best = e
+            bi = i
+    return bi
+
+
+@njit(cache=True)
+def decide(st, T, var, D, kind, p, nopt, aux):
+    """Choose one of ``D[5][:nopt]`` (the legal options) for seat ``p``.
+
+    ``D`` = (policy_ids int64[5], policy_params float64[5, P], rng uint64[5, 4],
+    log int32[L, 4], ctx int64[8], opts int32[64], errbuf int32[64], events int32[E, 8]).
+    Returns the chosen option value. Logs it in record/replay mode.
+    """
+    opts = D[5]
+    ctx = D[4]
+    log = D[3]
+    mode = ctx[C_MODE]
+    ptr = ctx[C_PTR]
+    idx = 0
+    if mode == MODE_REPLAY:
+        found = -1
+        if ptr < ctx[C_LOGCAP] and log[ptr, 0] == kind and log[ptr, 1] == p:
+            want = log[ptr, 2]
+            for i in range(nopt):
+                if opts[i] == want:
+                    found = i
+                    break
+        if found < 0:
+            if ctx[C_ERR] < 0:
+                ctx[C_ERR] = ptr
+                ctx[C_NERR] = nopt
+                eb = D[6]
+                eb[0] = kind
+                eb[1] = p
+                for i in range(nopt):
+                    if i + 2 < eb.shape[0]:
+                        eb[i + 2] = opts[i]
+            found = 0
+        idx = found
+    elif nopt > 1:
+        pid = D[0][p]
+        rng = D[2][p]
+        if pid == POL_RANDOM:
+            idx = randint(rng, nopt)
+        else:
+            if D[1][p, HP_EPS] > 0.0 and random_float(rng) < D[1][p, HP_EPS]:
+                idx = randint(rng, nopt)
+            else:
+                idx = heuristic_choice(st, T, var, D, kind, p, nopt, aux)
+    v = opts[idx]
+    if mode == MODE_RECORD and ptr < ctx[C_LOGCAP]:
+        log[ptr, 0] = kind
+        log[ptr, 1] = p
+        log[ptr, 2] = v
+        log[ptr, 3] = aux
+    ctx[C_PTR] = ptr + 1
+    return v
+
+
+@njit(cache=True)
+def _event(st, D, code, arg):
+    """Record a scoring event (replay printing): (ply, code, arg, scores...)."""
+    ctx = D[4]
+    ev = D[7]
+    k = ctx[C_EVPTR]
+    if k < ctx[C_EVCAP]:
+        ev[k, 0] = ctx[C_PTR]
+        ev[k, 1] = code
+        ev[k, 2] = arg
+        for p in range(MAXP):
+            ev[k, 3 + p] = st[O_SCORE + p] if p < st[O_NP] else 0
+        ctx[C_EVPTR] = k + 1
+
+
+# =============================================================================================
+# option generators
+# =============================================================================================
+@njit(cache=True)
+def _place_targets(st, T, opts, with_stop):
+    n = 0
+    if with_stop:
+        opts[n] = STOP
+        n += 1
+    adj = T[T_ADJ + st[O_KING]]
+    for t in range(NREG):
+        if ((adj >> t) & 1) == 1:
+            opts[n] = t
+            n += 1
+    opts[n] = CASTILLO
+    return n + 1
+
+
+@njit(cache=True)
+def _move_sources(st, p, cls, only_region, opts):
+    """Options place*5+colour for one move. cls: 0 own, 1 opponents', 2 any.
+    only_region >= 0 restricts the source region. Never the King's region or the Castillo."""
+    npl = st[O_NP]
+    king = st[O_KING]
+    n = 0
+    for s in range(NREG):
+        if s == king:
+            continue
+        if only_region >= 0 and s != only_region:
+            continue
+        for c in range(npl):
+            if st[O_CAB + s * 5 + c] <= 0:
+                continue
+            if cls == 0 and c != p:
+                continue
+            if cls == 1 and c == p:
+                continue
+            opts[n] = s * 5 + c
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _move_dsts(st, src, opts, include_src):
+    king = st[O_KING]
+    n = 0
+    for d in range(NPLACE):
+        if d == king:
+            continue
+        if d == src and not include_src:
+            continue
+        opts[n] = d
+        n += 1
+    return n
+
+
+# =============================================================================================
+# engine pieces
+# =============================================================================================
+@njit(cache=True)
+def do_move(st, T, var, D, p, cls, limit, only_region):
+    """Up to ``limit`` single-caballero moves (as many as possible once executed; §6)."""
+    opts = D[5]
+    for _ in range(limit):
+        n = _move_sources(st, p, cls, only_region, opts)
+        if n == 0:
+            return
+        code = decide(st, T, var, D, K_MOVE_SRC, p, n, 0)
+        n = _move_dsts(st, code // 5, opts, False)
+        d = decide(st, T, var, D, K_MOVE_DST, p, n, code)
+        primitive(st, T, var, K_MOVE_DST, p, d, code)
+
+
+@njit(cache=True)
+def do_move_own_opp(st, T, var, D, p, limit):
+    """Card 1g: up to ``limit`` own and ``limit`` opponents' caballeros, any order."""
+    opts = D[5]
+    own_left = limit
+    opp_left = limit
+    while own_left + opp_left > 0:
+        npl = st[O_NP]
+        king = st[O_KING]
+        n = 0
+        for s in range(NREG):
+            if s == king:
+                continue
+            for c in range(npl):
+                if st[O_CAB + s * 5 + c] <= 0:
+                    continue
+                if (c == p and own_left > 0) or (c != p and opp_left > 0):
+                    opts[n] = s * 5 + c
+                    n += 1
+        if n == 0:
+            return
+        code = decide(st, T, var, D, K_MOVE_SRC, p, n, 0)
+        if code % 5 == p:
+            own_left -= 1
+        else:
+            opp_left -= 1
+        n = _move_dsts(st, code // 5, opts, False)
+        d = decide(st, T, var, D, K_MOVE_DST, p, n, code)
+        primitive(st, T, var, K_MOVE_DST, p, d, code)
+
+
+@njit(cache=True)
+def do_move_own_one_region(st, T, var, D, p):
+    """Card 1a: all own caballeros of one region are taken out and put anywhere (or back)."""
+    opts = D[5]
+    king = st[O_KING]
+    n = 0
+    for s in range(NREG):
+        if s != king and st[O_CAB + s * 5 + p] > 0:
+            opts[n] = s
+            n += 1
+    if n == 0:
+        return
+    s = decide(st, T, var, D, K_SRC_REGION, p, n, 0)
+    k = st[O_CAB + s * 5 + p]
+    code = s * 5 + p
+    for _ in range(k):
+        n = _move_dsts(st, s, opts, True)
+        d = decide(st, T, var, D, K_MOVE_DST, p, n, code)
+        primitive(st, T, var, K_MOVE_DST, p, d, code)
+
+
+@njit(cache=True)
+def do_place_any(st, T, var, D, p, limit):
+    """Card 1b: up to ``limit`` caballeros from court into any region (not the King's) or the
+    Castillo (as many as possible once executed)."""
+    opts = D[5]
+    king = st[O_KING]
+    for _ in range(limit):
+        if st[O_COURT + p] <= 0:
+            return
+        n = 0
+        for t in range(NPLACE):
+            if t != king:
+                opts[n] = t
+                n += 1
+        t = decide(st, T, var, D, K_PLACE_ANY, p, n, 0)
+        primitive(st, T, var, K_PLACE_ANY, p, t, 0)
+
+
+@njit(cache=True)
+def do_placement(st, T, var, D, p, limit):
+    """Placement step (§3 step 4c): up to ``limit`` caballeros from court into regions adjacent
+    to the King's region and/or the Castillo; STOP ends it early."""
+    opts = D[5]
+    for _ in range(limit):
+        if st[O_COURT + p] <= 0:
+            return
+        n = _place_targets(st, T, opts, True)
+        t = decide(st, T, var, D, K_PLACE, p, n, 0)
+        if t == STOP:
+            return
+        primitive(st, T, var, K_PLACE, p, t, 0)
+
+
+@njit(cache=True)
+def take_to_court(st, T, var, D, p, want):
+    """Court intake of ``want`` caballeros (§3 step 4a, card 4f): province first, then the
+    shortfall optionally from own caballeros in regions (not the King's region, not the
+    Castillo), one decision per caballero (STOP ends)."""
+    opts = D[5]
+    k = want
+    if k > st[O_PROV + p]:
+        k = st[O_PROV + p]
+    st[O_PROV + p] -= k
+    st[O_COURT + p] += k
+    short = want - k
+    king = st[O_KING]
+    for _ in range(short):
+        n = 1
+        opts[0] = STOP
+        for s in range(NREG):
+            if s != king and st[O_CAB + s * 5 + p] > 0:
+                opts[n] = s
+                n += 1
+        if n == 1:
+            return
+        s = decide(st, T, var, D, K_SHORT, p, n, 0)
+        if s == STOP:
+            return
+        primitive(st, T, var, K_SHORT, p, s, 0)
+
+
+@njit(cache=True)
+def secret_regions_with(st, p, minimum, opts):
+    """Regions (not the King's) where seat p has >= minimum caballeros."""
+    king = st[O_KING]
+    n = 0
+    for s in range(NREG):
+        if s != king and st[O_CAB + s * 5 + p] >= minimum:
+            opts[n] = s
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def execute_special(st, T, var, D, p, c):
+    """Execute the special action of card ``c`` for seat ``p`` (§6)."""
+    opts = D[5]
+    npl = st[O_NP]
+    op = T[T_COP + c]
+    lim = T[T_CARG + c]
+    king = st[O_KING]
+    if op == OP_MOVE_OWN_ONE:
+        do_move_own_one_region(st, T, var, D, p)
+    elif op == OP_PLACE_ANY:
+        do_place_any(st, T, var, D, p, lim)
+    elif op == OP_CHOOSE_1A1B:
+        opts[0] = 0
+        opts[1] = 1
+        ch = decide(st, T, var, D, K_CHOICE, p, 2, 0)
+        if ch == 0:
+            do_move_own_one_region(st, T, var, D, p)
+        else:
+            do_place_any(st, T, var, D, p, lim)
+    elif op == OP_MOVE_FROM_ONE:
+        n = 0
+        for s in range(NREG):
+            if s != king and total_in(st, s) > 0:
+                opts[n] = s
+                n += 1
+        if n > 0:
+            s = decide(st, T, var, D, K_SRC_REGION, p, n, 1)
+            do_move(st, T, var, D, p, 2, lim, s)
+    elif op == OP_MOVE_OPP:
+        do_move(st, T, var, D, p, 1, lim, -1)
+    elif op == OP_MOVE_ANY:
+        do_move(st, T, var, D, p, 2, lim, -1)
+    elif op == OP_MOVE_OWN:
+        do_move(st, T, var, D, p, 0, lim, -1)
+    elif op == OP_MOVE_OWN_OPP:
+        do_move_own_opp(st, T, var, D, p, lim)
+    elif op == OP_DECAY_ALL:
+        for q in range(npl):
+            if q != p:
+                st[O_PROV + q] += st[O_COURT + q]
+                st[O_COURT + q] = 0
+    elif op == OP_DECAY_N:
+        for q in range(npl):
+            if q != p:
+                k = st[O_COURT + q]
+                if k > lim:
+                    k = lim
+                st[O_PROV + q] += k
+                st[O_COURT + q] -= k
+    elif op == OP_ANGRY:
+        for j in range(1, npl):
+            q = (p + j) % npl
+            for _ in range(lim):
+                n = 0
+                if st[O_COURT + q] > 0:
+                    opts[n] = STOP
+                    n += 1
+                for s in range(NREG):
+                    if s != king and st[O_CAB + s * 5 + q] > 0:
+                        opts[n] = s
+                        n += 1
+                if n == 0:
+                    break
+                v = decide(st, T, var, D, K_ANGRY, q, n, 0)
+                primitive(st, T, var, K_ANGRY, q, v, 0)
+    elif op == OP_REMOVE_EACH:
+        for j in range(1, npl):
+            q = (p + j) % npl
+            n = secret_regions_with(st, q, 1, opts)
+            if n == 0:
+                continue
+            v = decide(st, T, var, D, K_REMOVE1, p, n, q)
+            primitive(st, T, var, K_REMOVE1, p, v, q)
+    elif op == OP_SECRET_REM2 or op == OP_SECRET_REMALL:
+        choice = np.full(MAXP, -1, dtype=np.int32)
+        for j in range(1, npl):
+            q = (p + j) % npl
+            n = 0
+            if op == OP_SECRET_REM2:
+                n = secret_regions_with(st, q, 2, opts)
+            if n == 0:
+                n = secret_regions_with(st, q, 1, opts)
+            if n == 0:
+                continue
+            choice[q] = decide(st, T, var, D, K_SECRET_REM, q, n, lim)
+        for q in range(npl):
+            if choice[q] >= 0:
+                primitive(st, T, var, K_SECRET_REM, q, choice[q], lim)
+    elif op == OP_SCORE_CHOICE:
+        for t in range(NPLACE):
+            opts[t] = t
+        v = decide(st, T, var, D, K_SCORE_REGION, p, NPLACE, 0)
+        out = np.zeros(MAXP, dtype=np.int32)
+        special_scoring(st, T, var, op, v, 0, True, out)
+        _event(st, D, 200 + c, v)
+    elif op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
+        out = np.zeros(MAXP, dtype=np.int32)
+        special_scoring(st, T, var, op, 0, T[T_CCLS + c], True, out)
+        _event(st, D, 200 + c, -1)
+    elif op == OP_BOARD:
+        n = 0
+        for b in range(2):
+            cur = st[O_BOARD + b]
+            if cur == king:
+                continue
+            other = st[O_BOARD + 1 - b]
+            for t in range(NPLACE):
+                if t != king and t != cur and t != other:
+                    opts[n] = b * 10 + t
+                    n += 1
+        if n > 0:
+            v = decide(st, T, var, D, K_BOARD, p, n, 0)
+            primitive(st, T, var, K_BOARD, p, v, 0)
+    elif op == OP_ADVISOR:
+        adj = T[T_ADJ + king]
+        n = 0
+        for t in range(NREG):
+            if ((adj >> t) & 1) == 1:
+                opts[n] = t
+                n += 1
+        v = decide(st, T, var, D, K_KING_TO, p, n, 0)
+        primitive(st, T, var, K_KING_TO, p, v, 0)
+    elif op == OP_KING:
+        for t in range(NREG):
+            opts[t] = t
+        v = decide(st, T, var, D, K_KING_TO, p, NREG, 0)
+        primitive(st, T, var, K_KING_TO, p, v, 0)
+    elif op == OP_EVICT:
+        n = 0
+        for s in range(NREG):
+            if s != king:
+                opts[n] = s
+                n += 1
+        r = decide(st, T, var, D, K_EVICT_REGION, p, n, 0)
+        choice = np.full(MAXP, -1, dtype=np.int32)
+        for j in range(1, npl):
+            q = (p + j) % npl
+            if st[O_CAB + r * 5 + q] == 0:
+                continue
+            n = 0
+            for s in range(NREG):
+                if s != r:
+                    opts[n] = s
+                    n += 1
+            choice[q] = decide(st, T, var, D, K_EVICT_DST, q, n, r)
+        for q in range(npl):
+            if choice[q] >= 0:
+                primitive(st, T, var, K_EVICT_DST, q, choice[q], r)
+    elif op == OP_GRANDE:
+        g = st[O_GRANDE + p]
+        if g != king:
+            n = 0
+            for s in range(NREG):
+                if s != king and s != g:
+                    opts[n] = s
+                    n += 1
+            v = decide(st, T, var, D, K_GRANDE_TO, p, n, 0)
+            primitive(st, T, var, K_GRANDE_TO, p, v, 0)
+    elif op == OP_POWERBACK:
+        n = 0
+        for v in range(1, 14):
+            if ((st[O_HAND + p] >> v) & 1) == 0:
+                opts[n] = v
+                n += 1
+        if n > 0:
+            v = decide(st, T, var, D, K_POWERBACK, p, n, 0)
+            primitive(st, T, var, K_POWERBACK, p, v, 0)
+    elif op == OP_COURT:
+        take_to_court(st, T, var, D, p, lim)
+    elif op == OP_SECRET_SCORE:
+        choice = np.full(MAXP, -1, dtype=np.int32)
+        for j in range(npl):
+            q = (p + j) % npl
+            for t in range(NREG):
+                opts[t] = t
+            choice[q] = decide(st, T, var, D, K_SECRET_SCORE, q, NREG, 0)
+        out = np.zeros(MAXP, dtype=np.int32)
+        for j in range(npl):
+            q = (p + j) % npl
+            k = 0
+            for q2 in range(npl):
+                if choice[q2] == choice[q]:
+                    k += 1
+            if k == 1:
+                score_place(st, T, var, choice[q], False, SRC_SPECIAL, True, out)
+                _event(st, D, 200 + c, choice[q])
+
+
+@njit(cache=True)
+def special_action(st, T, var, D, p, c):
+    """Optional special action with the Veto check (§6 deck 2 Veto, A2)."""
+    opts = D[5]
+    npl = st[O_NP]
+    op = T[T_COP + c]
+    if op == OP_VETO:
+        return  # taking the card is its action: the holder keeps it (see play_round)
+    opts[0] = 0
+    opts[1] = 1
+    ex = decide(st, T, var, D, K_EXEC, p, 2, c)
+    if ex == 0:
+        return
+    if var[V_VETO] == 0:
+        for j in range(1, npl):
+            h = (p + j) % npl
+            for k in range(2):
+                if st[O_VETO_HOLDER + k] == h:
+                    opts[0] = 0
+                    opts[1] = 1
+                    v = decide(st, T, var, D, K_VETO, h, 2, p * 64 + c)
+                    if v == 1:
+                        st[O_VETO_HOLDER + k] = -1
+                        st[O_VETO_EXP + k] = 0
+                        return
+                    break
+    execute_special(st, T, var, D, p, c)
+
+
+@njit(cache=True)
+def general_scoring(st, T, var, D):
+    """General scoring (§5): secret Castillo discs, Castillo, discs revealed, nine regions."""
+    opts = D[5]
+    npl = st[O_NP]
+    choice = np.full(MAXP, -1, dtype=np.int32)
+    for q in range(npl):
+        if st[O_CAB + CASTILLO * 5 + q] > 0:
+            for t in range(NREG):
+                opts[t] = t
+            choice[q] = decide(st, T, var, D, K_DISC, q, NREG, 0)
+    out = np.zeros(MAXP, dtype=np.int32)
+    score_place(st, T, var, CASTILLO, False, SRC_GENERAL, True, out)
+    for q in range(npl):
+        if choice[q] >= 0:
+            primitive(st, T, var, K_DISC, q, choice[q], 0)
+    general_scoring_regions(st, T, var)
+    _event(st, D, 100 + st[O_ROUND], -1)
+
+
+@njit(cache=True)
+def setup(st, T, var, npl, deal, fixed):
+    """Initial position (§2) from the deal generator ``deal`` (uint64[4]).
+
+    ``fixed`` int32[FIXED_SIZE]: if ``fixed[0] == 1`` the King's region (``fixed[1]``), home
+    regions (``fixed[2:7]``), start seat (``fixed[7]``) and deck orders (``fixed[8:52]``) are
+    taken from it instead of the deal; the setup used is always written back into it.
+    """
+    for i in range(STATE_SIZE):
+        st[i] = 0
+    st[O_NP] = npl
+    perm = np.arange(NREG, dtype=np.int32)
+    shuffle(deal, perm)
+    st[O_KING] = perm[0]
+    for p in range(npl):
+        home = perm[1 + p]
+        st[O_GRANDE + p] = home
+        st[O_CAB + home * 5 + p] = T[T_HOME]
+        st[O_COURT + p] = T[T_COURT0]
+        st[O_PROV + p] = T[T_PROV0]
+        st[O_HAND + p] = 0x3FFE
+    for p in range(npl, MAXP):
+        st[O_GRANDE + p] = -1
+    st[O_BOARD] = -1
+    st[O_BOARD + 1] = -1
+    st[O_VETO_HOLDER] = -1
+    st[O_VETO_HOLDER + 1] = -1
+    for d in range(4):
+        start = T[T_DECKSTART + d]
+        cards = np.arange(start, start + 11, dtype=np.int32)
+        shuffle(deal, cards)
+        for k in range(11):
+            st[O_DECK + d * 11 + k] = cards[k]
+    st[O_START] = randint(deal, npl)
+    if fixed[0] == 1:
+        st[O_KING] = fixed[1]
+        for p in range(npl):
+            st[O_CAB + st[O_GRANDE + p] * 5 + p] = 0
+        for p in range(npl):
+            st[O_GRANDE + p] = fixed[2 + p]
+            st[O_CAB + fixed[2 + p] * 5 + p] = T[T_HOME]
+        st[O_START] = fixed[7]
+        for k in range(44):
+            st[O_DECK + k] = fixed[8 + k]
+    fixed[1] = st[O_KING]
+    for p in range(MAXP):
+        fixed[2 + p] = st[O_GRANDE + p]
+    fixed[7] = st[O_START]
+    for k in range(44):
+        fixed[8 + k] = st[O_DECK + k]
+    for c in range(45):
+        st[O_TAKER + c] = -1
+    for r in range(9):
+        st[O_KINGBY + r] = -1
+    for i in range(5):
+        st[O_FACE + i] = -1
+
+
+@njit(cache=True)
+def play_round(st, T, var, D, r):
+    """One round (§3): reveal, bid, turns, end of round."""
+    opts = D[5]
+    npl = st[O_NP]
+    st[O_ROUND] = r
+    for d in range(4):
+        st[O_FACE + d] = st[O_DECK + d * 11 + st[O_DECKPTR + d]]
+        st[O_DECKPTR + d] += 1
+    st[O_FACE + 4] = KING_CARD
+    # bidding
+    used = 0
+    for p in range(npl):
+        st[O_PLAYED + p] = 0
+    for j in range(npl):
+        p = (st[O_START] + j) % npl
+        n = 0
+        for v in range(1, 14):
+            if ((st[O_HAND + p] >> v) & 1) == 1 and ((used >> v) & 1) == 0:
+                opts[n] = v
+                n += 1
+        v = decide(st, T, var, D, K_POWER, p, n, 0)
+        used |= 1 << v
+        st[O_HAND + p] &= ~(1 << v)
+        st[O_PLAYED + p] = v
+        st[O_PWR + (r - 1) * 5 + p] = v
+    # turn order: descending power value
+    k = 0
+    for v in range(13, 0, -1):
+        for p in range(npl):
+            if st[O_PLAYED + p] == v:
+                st[O_ORDER + k] = p
+                k += 1
+    for j in range(npl):
+        p = st[O_ORDER + j]
+        take_to_court(st, T, var, D, p, T[T_PCAB + st[O_PLAYED + p]])
+        n = 0
+        for i in range(5):
+            if st[O_FACE + i] >= 0:
+                opts[n] = st[O_FACE + i]
+                n += 1
+        c = decide(st, T, var, D, K_CARD, p, n, 0)
+        for i in range(5):
+            if st[O_FACE + i] == c:
+                st[O_FACE + i] = -1
+        if c == KING_CARD:
+            st[O_KINGBY + r - 1] = p
+        else:
+            st[O_TAKER + c] = p
+            st[O_TAKEROUND + c] = r
+        op = T[T_COP + c]
+        if op == OP_VETO:
+            for k2 in range(2):
+                if st[O_VETO_HOLDER + k2] < 0:
+                    st[O_VETO_HOLDER + k2] = p
+                    nxt = r + 1
+                    if var[V_ROUNDS] == 1 and (nxt == 4 or nxt == 7):
+                        nxt += 1
+                    st[O_VETO_EXP + k2] = nxt
+                    break
+        opts[0] = 0
+        opts[1] = 1
+        order = decide(st, T, var, D, K_ORDER, p, 2, op)
+        if order == 0:
+            do_placement(st, T, var, D, p, T[T_CDECK + c])
+            special_action(st, T, var, D, p, c)
+        else:
+            special_action(st, T, var, D, p, c)
+            do_placement(st, T, var, D, p, T[T_CDECK + c])
+    st[O_START] = st[O_ORDER + npl - 1]
+    st[O_LAST] = st[O_START]
+    for i in range(5):
+        st[O_FACE + i] = -1
+    for k2 in range(2):
+        if st[O_VETO_HOLDER + k2] >= 0 and st[O_VETO_EXP + k2] <= r:
+            st[O_VETO_HOLDER + k2] = -1
+            st[O_VETO_EXP + k2] = 0
+    if r == 3 or r == 6 or r == 9:
+        general_scoring(st, T, var, D)
+
+
+@njit(cache=True)
+def play_game(st, T, var, D, npl, root_seed, game_index, fixed):
+    """Play one whole game into ``st`` (§2-§5); ``fixed`` as in ``setup``."""
+    deal = new_state(root_seed, game_index, STREAM_DEAL)
+    rng = D[2]
+    for p in range(MAXP):
+        s = new_state(root_seed, game_index, STREAM_POLICY + p)
+        for k in range(4):
+            rng[p, k] = s[k]
+    setup(st, T, var, npl, deal, fixed)
+    for r in range(1, 10):
+        if var[V_ROUNDS] == 1 and (r == 1 or r == 4 or r == 7):
+            continue
+        play_round(st, T, var, D, r)
+
+
+@njit(cache=True)
+def make_buffers(log_cap, ev_cap, n_params):
+    """Decision buffers ``D`` (see ``decide``)."""
+    pol = np.zeros(MAXP, dtype=np.int64)
+    par = np.zeros((MAXP, n_params), dtype=np.float64)
+    rng = np.zeros((MAXP, 4), dtype=np.uint64)
+    log = np.zeros((log_cap, 4), dtype=np.int32)
+    ctx = np.zeros(8, dtype=np.int64)
+    opts = np.zeros(64, dtype=np.int32)
+    errbuf = np.zeros(64, dtype=np.int32)
+    ev = np.zeros((ev_cap, 8), dtype=np.int32)
+    ctx[C_ERR] = -1
+    ctx[C_LOGCAP] = log_cap
+    ctx[C_EVCAP] = ev_cap
+    return (pol, par, rng, log, ctx, opts, errbuf, ev)
+
+
+@njit(cache=True)
+def play_batch(first_game_index, n_games, root_seed, npl, policy_ids, policy_params, var, T):
+    """Play ``n_games`` games; game i depends only on (root_seed, first_game_index + i).
+
+    Parameters
+    ----------
+    first_game_index, n_games : int
+    root_seed : uint64
+    npl : int
+        Players 2..5.
+    policy_ids : int64[npl]
+        ``POL_RANDOM`` or ``POL_HEURISTIC`` per seat.
+    policy_params : float64[npl, n_params]
+    var : int64[n_variants]
+        Variant codes (``V_*``).
+    T : int32[T_SIZE]
+        Component tables (``T_*``).
+
+    Returns
+    -------
+    score : int32[n_games, npl]
+        Final points.
+    src : int32[n_games, npl, 5]
+        Points by source ``SRC_*``.
+    plies : int32[n_games]
+        Decisions made.
+    pwr : int8[n_games, 9, npl]
+        Power card value per round (0 = round not played).
+    taker : int8[n_games, 45]
+        Seat that took each action card (-1 never); the King's card column is unused.
+    takeround : int8[n_games, 45]
+        Round in which the card was taken (0 never).
+    kingby : int8[n_games, 9]
+        Seat that took the King's card per round (-1 round not played).
+    unplayed : int32[n_games, npl]
+        Sum of power values still in hand at the end (tie-break variant, A6).
+
+    Notes
+    -----
+    jit-compiled; the caller validates all inputs.
+    """
+    score = np.zeros((n_games, npl), dtype=np.int32)
+    src = np.zeros((n_games, npl, 5), dtype=np.int32)
+    plies = np.zeros(n_games, dtype=np.int32)
+    pwr = np.zeros((n_games, 9, npl), dtype=np.int8)
+    taker = np.full((n_games, 45), -1, dtype=np.int8)
+    takeround = np.zeros((n_games, 45), dtype=np.int8)
+    kingby = np.full((n_games, 9), -1, dtype=np.int8)
+    unplayed = np.zeros((n_games, npl), dtype=np.int32)
+    D = make_buffers(1, 1, policy_params.shape[1])
+    for p in range(npl):
+        D[0][p] = policy_ids[p]
+        for k in range(policy_params.shape[1]):
+            D[1][p, k] = policy_params[p, k]
+    st = np.zeros(STATE_SIZE, dtype=np.int32)
+    fixed = np.zeros(FIXED_SIZE, dtype=np.int32)
+    ctx = D[4]
+    for g in range(n_games):
+        fixed[0] = 0
+        ctx[C_PTR] = 0
+        ctx[C_EVPTR] = 0
+        ctx[C_MODE] = MODE_PLAY
+        ctx[C_LOGCAP] = 0
+        ctx[C_EVCAP] = 0
+        play_game(st, T, var, D, npl, root_seed, first_game_index + g, fixed)
+        plies[g] = ctx[C_PTR]
+        for p in range(npl):
+            score[g, p] = st[O_SCORE + p]
+            for s in range(5):
+                src[g, p, s] = st[O_SRC + p * 5 + s]
+            for r in range(9):
+                pwr[g, r, p] = st[O_PWR + r * 5 + p]
+            u = 0
+            for v in range(1, 14):
+                if ((st[O_HAND + p] >> v) & 1) == 1:
+                    u += v
+            unplayed[g, p] = u
+        for c in range(45):
+            taker[g, c] = st[O_TAKER + c]
+            takeround[g, c] = st[O_TAKEROUND + c]
+        for r in range(9):
+            kingby[g, r] = st[O_KINGBY + r]
+    return score, src, plies, pwr, taker, takeround, kingby, unplayed
+
+
+@njit(cache=True)
+def run_logged(root_seed, game_index, npl, policy_ids, policy_params, var, T, mode, log, ev,
+               fixed):
+    """Play one game in record (mode 1) or replay (mode 2) mode.
+
+    ``fixed`` int32[FIXED_SIZE]: setup override / setup used (see ``setup``).
+    ``log`` int32[L, 4]: decisions (written in record mode, read in replay mode);
+    ``ev`` int32[E, 8]: scoring events (ply, code, arg, score_0..4).
+    Returns (st int32[STATE_SIZE], n_decisions, n_events, err_ply (-1 none), errbuf int32[64],
+    n_err_options).
+    """
+    D = make_buffers(1, 1, policy_params.shape[1])
+    D = (D[0], D[1], D[2], log, D[4], D[5], D[6], ev)
+    ctx = D[4]
+    ctx[C_LOGCAP] = log.shape[0]
+    ctx[C_EVCAP] = ev.shape[0]
+    ctx[C_MODE] = mode
+    for p in range(npl):
+        D[0][p] = policy_ids[p]
+        for k in range(policy_params.shape[1]):
+            D[1][p, k] = policy_params[p, k]
+    st = np.zeros(STATE_SIZE, dtype=np.int32)
+    play_game(st, T, var, D, npl, root_seed, game_index, fixed)
+    return st, ctx[C_PTR], ctx[C_EVPTR], ctx[C_ERR], D[6], ctx[C_NERR]

@@ -1,0 +1,960 @@
+"""El Grande (Kramer & Ulrich, Hans im Glück 1995): the base game for 2-5 players.
+
+Rule source: ``shared/rules/el_grande.md`` (section numbers below refer to it). Component data:
+``mcsim/data/el_grande/{board,power_cards,action_cards}.json``, validated on load.
+
+Variants (``--variant name=value``; ambiguity table §10):
+
+=============  ==========================  =========  ==============================================
+name           choices                     default    meaning
+=============  ==========================  =========  ==============================================
+tie_rank       rulebook | competition      rulebook   A1: tied players slide back one place; the next
+                                                      group starts two places lower (rulebook) or at
+                                                      1 + seats above it (competition)
+veto           on | off                    on         A2: the two Veto cards are in deck 2 (off: they
+                                                      are dealt but cannot cancel, as BGA's option)
+rounds         9 | 6                       9          §2: short game skips rounds 1, 4, 7
+final_tie      shared | unplayed           shared     A6: a final tie is a shared win, or broken by the
+                                                      larger sum of power cards still in hand
+=============  ==========================  =========  ==============================================
+
+Modelling decisions (documented deviations / readings):
+
+* Court intake from the province is always the maximum the power card allows (the rules say
+  "up to"; taking fewer is never modelled). The shortfall from own caballeros in regions (§3 4a,
+  A13) is a decision per caballero (take one from region R, or stop).
+* A Veto cancels the whole special action when it is announced (after the actor decided to
+  execute it); the partial veto in the middle of an action is not modelled. Holders are asked
+  clockwise from the actor's left; the first to veto discards his Veto card.
+* The Castillo's contents are public (A5). Secret choices (Castillo discs, 2f, 2g, 4c
+  destinations, 4g) are made by every policy on the same position before any is revealed.
+* Special actions, once executed, are carried out as fully as possible (§3 4c): move cards move
+  their full number when possible; 1a may put caballeros back where they were.
+
+Decision space (what the ``random`` policy chooses uniformly from, one decision at a time; the
+record lists the same decisions): power card value; shortfall region or stop; action card; order
+(placement first / special action first); each placement target or stop; execute special action
+yes/no; veto yes/no; 1c alternative; 1a/1d source region; each move's source (region + colour)
+and destination; 1b targets; angry-King source (court or region); 2e victim region; 2f/2g secret
+region; scored place (2h/3h); scoreboard + place; King's destination; eviction region and the
+victims' secret destinations; Grande region; power card taken back; 4g secret region; Castillo
+disc at general scorings.
+
+Points by source: ``general`` (region points at general scorings), ``special`` (region points at
+special scorings), ``king`` (+2 King bonus), ``grande`` (+2 Grande bonus), ``castillo`` (points
+for scoring the Castillo, general or special).
+"""
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from kernels import el_grande as K
+from mcsim.errors import ConfigError, DataFileError, InvalidRecordError, IllegalMoveError
+from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
+                              check_players, policy_arrays)
+
+RULES = "shared/rules/el_grande.md"
+DEFAULT_TIE_RANK = "rulebook"
+DEFAULT_VETO = "on"
+DEFAULT_ROUNDS = "9"
+DEFAULT_FINAL_TIE = "shared"
+
+#: effect names in action_cards.json -> kernel opcode
+EFFECTS: dict[str, int] = {
+    "move_own_one_region": K.OP_MOVE_OWN_ONE,
+    "place_any": K.OP_PLACE_ANY,
+    "choose_1a_1b": K.OP_CHOOSE_1A1B,
+    "move_from_one_region": K.OP_MOVE_FROM_ONE,
+    "move_opponents": K.OP_MOVE_OPP,
+    "move_any": K.OP_MOVE_ANY,
+    "move_own_and_opponents": K.OP_MOVE_OWN_OPP,
+    "move_own": K.OP_MOVE_OWN,
+    "veto": K.OP_VETO,
+    "decay_all": K.OP_DECAY_ALL,
+    "decay_n": K.OP_DECAY_N,
+    "angry_king": K.OP_ANGRY,
+    "remove_one_each": K.OP_REMOVE_EACH,
+    "secret_remove_two": K.OP_SECRET_REM2,
+    "secret_remove_all": K.OP_SECRET_REMALL,
+    "score_choice": K.OP_SCORE_CHOICE,
+    "score_class": K.OP_SCORE_CLASS,
+    "score_castillo": K.OP_SCORE_CASTILLO,
+    "score_firsts": K.OP_SCORE_FIRSTS,
+    "score_most": K.OP_SCORE_MOST,
+    "score_fewest": K.OP_SCORE_FEWEST,
+    "scoreboard": K.OP_BOARD,
+    "royal_advisor": K.OP_ADVISOR,
+    "eviction": K.OP_EVICT,
+    "grande": K.OP_GRANDE,
+    "power_back": K.OP_POWERBACK,
+    "court": K.OP_COURT,
+    "secret_scoring": K.OP_SECRET_SCORE,
+    "king": K.OP_KING,
+}
+_NEEDS_LIMIT = {"place_any", "choose_1a_1b", "move_from_one_region", "move_opponents", "move_any",
+                "move_own_and_opponents", "move_own", "decay_n", "angry_king", "remove_one_each",
+                "secret_remove_two", "court"}
+
+HEURISTIC_PARAMS = (
+    ParamSpec("w_board", 0.5, "weight of the points every place would pay now (evaluation)", 0.0, 10.0),
+    ParamSpec("w_court", 0.4, "value of one caballero in court (evaluation, points)", 0.0, 10.0),
+    ParamSpec("bid_cab", 1.0, "bid: weight per caballero the power card brings to court", 0.0, 10.0),
+    ParamSpec("bid_order", 0.35, "bid: weight per power value (turn order)", 0.0, 10.0),
+    ParamSpec("veto_threshold", 3.0, "veto a scoring that gives the actor this many points more than me", -50.0, 50.0),
+    ParamSpec("short_min_court", 2.0, "take shortfall caballeros from regions only while court is below this", 0.0, 30.0),
+    ParamSpec("eps", 0.0, "probability of a uniformly random decision instead", 0.0, 1.0),
+    ParamSpec("w_special", 1.0, "weight of the static value of non-scoring special actions (card choice)", 0.0, 10.0),
+)
+
+SPEC = GameSpec(
+    id="el-grande",
+    long_name="El Grande",
+    rules=RULES,
+    min_players=2,
+    max_players=5,
+    default_players=4,
+    variants=(
+        VariantSpec("tie_rank", ("rulebook", "competition"), DEFAULT_TIE_RANK,
+                    "rank after a tie: rulebook (tie uses two rank slots) or competition", RULES + " §10 A1"),
+        VariantSpec("veto", ("on", "off"), DEFAULT_VETO, "Veto cards can cancel special actions",
+                    RULES + " §10 A2"),
+        VariantSpec("rounds", ("9", "6"), DEFAULT_ROUNDS, "game length (6 skips rounds 1, 4, 7)",
+                    RULES + " §2"),
+        VariantSpec("final_tie", ("shared", "unplayed"), DEFAULT_FINAL_TIE,
+                    "final tie: shared win, or higher sum of unplayed power cards wins", RULES + " §10 A6"),
+    ),
+    policies=(
+        PolicySpec("random", K.POL_RANDOM, "uniform over the legal options of every decision"),
+        PolicySpec("heuristic", K.POL_HEURISTIC,
+                   "bids for caballeros/turn order, takes the card with the best look-ahead, places and "
+                   "moves by one-step evaluation of majorities, scores where ahead, vetoes big swings",
+                   HEURISTIC_PARAMS),
+    ),
+    summary_key="el_grande",
+    max_plies=4000,
+    description="majorities in nine Spanish regions; power-card bidding, 45 action cards, Castillo",
+)
+
+SOURCES = ("general", "special", "king", "grande", "castillo")
+KIND_NAMES = ("power", "shortfall", "card", "order", "place", "execute", "veto", "choice",
+              "source_region", "move_from", "move_to", "place_any", "angry_king", "remove",
+              "secret_remove", "score", "scoreboard", "king_to", "evict_region", "evict_to",
+              "grande_to", "power_back", "secret_score", "castillo_disc")
+
+
+# =============================================================================================
+# data
+# =============================================================================================
+def _read_json(name: str) -> dict:
+    path = resources.files("mcsim") / "data" / "el_grande" / name
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataFileError(f"el_grande/{name}: file missing")
+    except json.JSONDecodeError as e:
+        raise DataFileError(f"el_grande/{name}: not valid JSON ({e.msg} at line {e.lineno})")
+
+
+def _values(where: str, v: Any) -> list[int]:
+    if (not isinstance(v, list) or len(v) != 3 or not all(isinstance(x, int) and x >= 0 for x in v)
+            or not (v[0] >= v[1] >= v[2])):
+        raise DataFileError(f"{where}: values must be 3 non-increasing integers >= 0, got {v!r}")
+    return v
+
+
+def validate_board(b: dict) -> dict:
+    """Check board.json (regions, 15 symmetric borders, Castillo, mobile boards); §1.
+
+    Raises
+    ------
+    DataFileError
+        One line naming the entry and the rule broken.
+    """
+    regs = b.get("regions")
+    if not isinstance(regs, list) or len(regs) != 9:
+        raise DataFileError("el_grande/board.json: 'regions' must list 9 regions")
+    ids = []
+    for k, r in enumerate(regs):
+        if r.get("index") != k:
+            raise DataFileError(f"el_grande/board.json: region {r.get('id')!r} has index "
+                                f"{r.get('index')!r}, expected {k}")
+        _values(f"el_grande/board.json: region {r.get('id')!r}", r.get("values"))
+        ids.append(r["id"])
+    if len(set(ids)) != 9:
+        raise DataFileError("el_grande/board.json: region ids must be distinct")
+    _values("el_grande/board.json: castillo", b.get("castillo", {}).get("values"))
+    edges = b.get("borders", [])
+    seen = set()
+    for e in edges:
+        if (not isinstance(e, list) or len(e) != 2 or e[0] not in ids or e[1] not in ids
+                or e[0] == e[1]):
+            raise DataFileError(f"el_grande/board.json: border {e!r} must join two different known regions")
+        key = frozenset(e)
+        if key in seen:
+            raise DataFileError(f"el_grande/board.json: border {e!r} listed twice")
+        seen.add(key)
+    exp = b.get("expected_border_count", 15)
+    if len(seen) != exp:
+        raise DataFileError(f"el_grande/board.json: {len(seen)} borders, expected {exp}")
+    adj = {i: set() for i in ids}
+    for a, c in (tuple(e) for e in edges):
+        adj[a].add(c)
+        adj[c].add(a)
+    for a in ids:  # symmetric by construction; check connectivity and no isolated region
+        if not adj[a]:
+            raise DataFileError(f"el_grande/board.json: region {a} has no border")
+        for c in adj[a]:
+            if a not in adj[c]:
+                raise DataFileError(f"el_grande/board.json: border {a}-{c} is not symmetric")
+    mb = b.get("mobile_scoreboards")
+    if not isinstance(mb, list) or len(mb) != 2:
+        raise DataFileError("el_grande/board.json: 'mobile_scoreboards' must list 2 boards")
+    for m in mb:
+        _values(f"el_grande/board.json: scoreboard {m.get('id')!r}", m.get("values"))
+    s = b.get("setup", {})
+    total = s.get("home_caballeros", 0) + s.get("court_caballeros", 0) + s.get("province_caballeros", 0)
+    if total != s.get("caballeros_per_colour"):
+        raise DataFileError(f"el_grande/board.json: setup home+court+province = {total}, "
+                            f"expected caballeros_per_colour {s.get('caballeros_per_colour')}")
+    pr = b.get("paying_ranks", {})
+    for n in range(2, 6):
+        if not isinstance(pr.get(str(n)), int) or not 1 <= pr[str(n)] <= 3:
+            raise DataFileError(f"el_grande/board.json: paying_ranks[{n}] must be 1..3")
+    return b
+
+
+def validate_power(pc: dict) -> dict:
+    """Check power_cards.json: values 1..13 once each, caballeros summing to 40 (§3.1)."""
+    cards = pc.get("cards")
+    if not isinstance(cards, list) or [c.get("value") for c in cards] != list(range(1, 14)):
+        raise DataFileError("el_grande/power_cards.json: cards must have values 1..13 in order")
+    for c in cards:
+        if not isinstance(c.get("caballeros"), int) or c["caballeros"] < 0:
+            raise DataFileError(f"el_grande/power_cards.json: card {c['value']} caballeros must be an integer >= 0")
+    tot = sum(c["caballeros"] for c in cards)
+    exp = pc.get("expected_caballero_sum", 40)
+    if tot != exp:
+        raise DataFileError(f"el_grande/power_cards.json: caballeros sum to {tot}, expected {exp}")
+    return pc
+
+
+def validate_cards(ac: dict) -> dict:
+    """Check action_cards.json: known effects, limits, deck sizes 11/11/11/11/1 (§6)."""
+    cards = ac.get("cards")
+    if not isinstance(cards, list):
+        raise DataFileError("el_grande/action_cards.json: 'cards' must be a list")
+    sizes = {d: 0 for d in range(1, 6)}
+    seen = set()
+    for c in cards:
+        cid = c.get("id")
+        if cid in seen:
+            raise DataFileError(f"el_grande/action_cards.json: card {cid!r} listed twice")
+        seen.add(cid)
+        d = c.get("deck")
+        if d not in sizes:
+            raise DataFileError(f"el_grande/action_cards.json: card {cid!r} deck {d!r} is not 1..5")
+        if not isinstance(c.get("copies"), int) or c["copies"] < 1:
+            raise DataFileError(f"el_grande/action_cards.json: card {cid!r} copies must be >= 1")
+        eff = c.get("effect")
+        if eff not in EFFECTS:
+            raise DataFileError(f"el_grande/action_cards.json: card {cid!r} has unknown effect {eff!r}")
+        if eff in _NEEDS_LIMIT and not (isinstance(c.get("limit"), int) and c["limit"] >= 1):
+            raise DataFileError(f"el_grande/action_cards.json: card {cid!r} ({eff}) needs a limit >= 1")
+        if eff == "score_class":
+            fv = c.get("first_values")
+            if not isinstance(fv, list) or not fv or not all(isinstance(x, int) and 0 <= x < 31 for x in fv):
+                raise DataFileError(f"el_grande/action_cards.json: card {cid!r} needs first_values")
+        if (eff == "king") != (d == 5):
+            raise DataFileError(f"el_grande/action_cards.json: card {cid!r}: the King's card is deck 5 and only it")
+        sizes[d] += c["copies"]
+    exp = {int(k): v for k, v in ac.get("expected_deck_sizes", {}).items()}
+    for d in range(1, 6):
+        if sizes[d] != exp.get(d):
+            raise DataFileError(f"el_grande/action_cards.json: deck {d} has {sizes[d]} cards, expected {exp.get(d)}")
+    if exp != {1: 11, 2: 11, 3: 11, 4: 11, 5: 1}:
+        raise DataFileError("el_grande/action_cards.json: the kernel needs deck sizes 11/11/11/11/1")
+    return ac
+
+
+@lru_cache(maxsize=1)
+def load_data() -> dict:
+    """Load and validate the three data files.
+
+    Returns
+    -------
+    dict with ``board``, ``power``, ``cards`` (raw JSON), ``region_ids`` (9 ids), ``place_names``
+    (10 names, Castillo last), ``card_ids`` (45 card ids such as ``"1d#2"``), ``card_types``
+    (45 type ids such as ``"1d"``).
+
+    Raises
+    ------
+    DataFileError
+    """
+    board = validate_board(_read_json("board.json"))
+    power = validate_power(_read_json("power_cards.json"))
+    cards = validate_cards(_read_json("action_cards.json"))
+    card_ids, card_types, card_rows = [], [], []
+    for d in range(1, 6):
+        for c in cards["cards"]:
+            if c["deck"] != d:
+                continue
+            for k in range(c["copies"]):
+                card_types.append(c["id"])
+                card_ids.append(c["id"] if c["copies"] == 1 else f"{c['id']}#{k + 1}")
+                card_rows.append(c)
+    return {
+        "board": board, "power": power, "cards": cards,
+        "region_ids": [r["id"] for r in board["regions"]],
+        "place_names": [r["name"] for r in board["regions"]] + [board["castillo"]["name"]],
+        "place_ids": [r["id"] for r in board["regions"]] + [board["castillo"]["id"]],
+        "card_ids": card_ids, "card_types": card_types, "card_rows": card_rows,
+    }
+
+
+def build_tables(data: dict | None = None) -> np.ndarray:
+    """The kernel table vector ``T`` (int32[T_SIZE], offsets ``kernels.el_grande.T_*``)."""
+    data = data or load_data()
+    b = data["board"]
+    T = np.zeros(K.T_SIZE, dtype=np.int32)
+    for r in b["regions"]:
+        T[K.T_VAL + 3 * r["index"]: K.T_VAL + 3 * r["index"] + 3] = r["values"]
+    T[K.T_VAL + 27: K.T_VAL + 30] = b["castillo"]["values"]
+    for k, m in enumerate(b["mobile_scoreboards"]):
+        T[K.T_BVAL + 3 * k: K.T_BVAL + 3 * k + 3] = m["values"]
+    idx = {rid: k for k, rid in enumerate(data["region_ids"])}
+    for a, c in b["borders"]:
+        T[K.T_ADJ + idx[a]] |= 1 << idx[c]
+        T[K.T_ADJ + idx[c]] |= 1 << idx[a]
+    for pc in data["power"]["cards"]:
+        T[K.T_PCAB + pc["value"]] = pc["caballeros"]
+    for i, c in enumerate(data["card_rows"]):
+        T[K.T_COP + i] = EFFECTS[c["effect"]]
+        T[K.T_CARG + i] = c.get("limit", 0)
+        T[K.T_CCLS + i] = sum(1 << v for v in c.get("first_values", []))
+        T[K.T_CDECK + i] = c["deck"]
+    for n in range(2, 6):
+        T[K.T_PAY + n] = b["paying_ranks"][str(n)]
+    T[K.T_KB] = b["bonuses"]["king"]
+    T[K.T_GB] = b["bonuses"]["grande"]
+    T[K.T_HOME] = b["setup"]["home_caballeros"]
+    T[K.T_COURT0] = b["setup"]["court_caballeros"]
+    T[K.T_PROV0] = b["setup"]["province_caballeros"]
+    for d in range(5):
+        T[K.T_DECKSTART + d] = 11 * d
+        T[K.T_DECKLEN + d] = 11 if d < 4 else 1
+    return T
+
+
+# =============================================================================================
+# protocol
+# =============================================================================================
+def prepare(config: RunConfig) -> Prepared:
+    """Validate the config and build the kernel tables (see ``mcsim.games.base``).
+
+    Raises
+    ------
+    ConfigError, UnknownPolicyError, UnknownVariantError, DataFileError
+    """
+    check_players(SPEC, config.players)
+    if len(config.policies) != config.players:
+        raise ConfigError(f"el-grande: {len(config.policies)} policies given for {config.players} seats")
+    variant = SPEC.resolve_variant(config.variant)
+    ids, params = policy_arrays(SPEC, config.policies)
+    data = load_data()
+    return Prepared(config=config, policy_ids=ids, policy_params=params,
+                    variant_codes=SPEC.variant_codes(variant),
+                    tables={"T": build_tables(data)},
+                    info={"el_grande_variant": variant})
+
+
+def _win_share(score: np.ndarray, unplayed: np.ndarray, final_tie: int) -> np.ndarray:
+    key = score.astype(np.float64)
+    if final_tie == 1:
+        key = key + unplayed / 1000.0
+    top = key.max(axis=1, keepdims=True)
+    w = (key == top).astype(np.float64)
+    return w / w.sum(axis=1, keepdims=True)
+
+
+def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: int) -> dict:
+    """Play games ``first_game_index ..`` and return result columns (see ``mcsim.games.base``).
+
+    Columns beyond ``score``/``length``/``win_share``: ``pts_<source>`` [n, seats];
+    ``power_r<k>`` [n, seats] (power value played in round k, 0 = not played);
+    ``take_<card>`` / ``take_round_<card>`` for the 44 deck cards (seat / round, -1 / 0 = never);
+    ``king_r<k>`` (seat that took the King's card in round k, -1 = round not played);
+    ``unplayed`` [n, seats] (sum of power values left in hand).
+    """
+    npl = prep.config.players
+    score, src, plies, pwr, taker, tround, kingby, unplayed = K.play_batch(
+        np.int64(first_game_index), np.int64(n_games), np.uint64(root_seed), np.int64(npl),
+        prep.policy_ids.astype(np.int64), prep.policy_params.astype(np.float64),
+        prep.variant_codes.astype(np.int64), prep.tables["T"])
+    out: dict[str, np.ndarray] = {
+        "score": score, "length": plies.astype(np.int32),
+        "win_share": _win_share(score, unplayed, int(prep.variant_codes[3])),
+        "unplayed": unplayed,
+    }
+    for s, name in enumerate(SOURCES):
+        out[f"pts_{name}"] = src[:, :, s]
+    for r in range(9):
+        out[f"power_r{r + 1}"] = pwr[:, r, :].astype(np.int8)
+        out[f"king_r{r + 1}"] = kingby[:, r].astype(np.int8)
+    ids = load_data()["card_ids"]
+    for c in range(44):
+        out[f"take_{ids[c]}"] = taker[:, c].astype(np.int8)
+        out[f"take_round_{ids[c]}"] = tround[:, c].astype(np.int8)
+    return out
+
+
+# =============================================================================================
+# summary
+# =============================================================================================
+def _diff_obs(scores: np.ndarray, shares: np.ndarray, g: np.ndarray, seat: np.ndarray):
+    """Per observation (game g, taker seat): taker minus mean of the other seats."""
+    n = scores.shape[1]
+    s_t = scores[g, seat]
+    w_t = shares[g, seat]
+    s_o = (scores[g].sum(axis=1) - s_t) / (n - 1)
+    w_o = (shares[g].sum(axis=1) - w_t) / (n - 1)
+    return s_t - s_o, w_t - w_o
+
+
+def summarize(games, prep: Prepared) -> dict:
+    """The ``"el_grande"`` summary block (issue 4 §4).
+
+    Returns
+    -------
+    dict
+        ``action_cards``: per card type (copies merged; ``K`` = the King's card, one observation
+        per round): ``copies``, ``taken`` (count), ``taken_per_game``, ``by_seat`` and
+        ``by_round`` (fractions of the takes), ``score_diff`` (taker minus the mean of the other
+        seats, final points, mean with 95% t interval) and ``win_diff`` (same for win share).
+        ``power_cards``: ``by_round`` {round: {value: fraction of plays}}, ``win_rate_by_first_value``
+        {value: Wilson interval of the win rate of the seats that played it in the first round
+        played}. ``points_by_source``: per source, mean points per seat-game with 95% interval and
+        its share of all points. ``players``, ``games``.
+    """
+    from mcsim import stats
+
+    npl = prep.config.players
+    data = load_data()
+    n = len(games)
+    scores = games[[f"score_{k}" for k in range(npl)]].to_numpy(dtype=np.float64)
+    shares = games[[f"win_share_{k}" for k in range(npl)]].to_numpy(dtype=np.float64)
+    out: dict[str, Any] = {"players": npl, "games": n}
+
+    # action cards ----------------------------------------------------------------------------
+    by_type: dict[str, dict] = {}
+    types = []
+    for c in data["cards"]["cards"]:
+        types.append(c["id"])
+    for t in types:
+        gs, seats, rounds = [], [], []
+        if t == "K":
+            for r in range(1, 10):
+                col = games[f"king_r{r}"].to_numpy()
+                m = col >= 0
+                gs.append(np.nonzero(m)[0]); seats.append(col[m].astype(np.int64))
+                rounds.append(np.full(int(m.sum()), r))
+        else:
+            for cid, ct in zip(data["card_ids"], data["card_types"]):
+                if ct != t:
+                    continue
+                col = games[f"take_{cid}"].to_numpy()
+                m = col >= 0
+                gs.append(np.nonzero(m)[0]); seats.append(col[m].astype(np.int64))
+                rounds.append(games[f"take_round_{cid}"].to_numpy()[m].astype(np.int64))
+        g = np.concatenate(gs) if gs else np.zeros(0, np.int64)
+        s = np.concatenate(seats) if seats else np.zeros(0, np.int64)
+        r = np.concatenate(rounds) if rounds else np.zeros(0, np.int64)
+        row = next(c for c in data["cards"]["cards"] if c["id"] == t)
+        entry: dict[str, Any] = {"deck": row["deck"], "copies": row["copies"], "text": row["text"],
+                                 "taken": int(g.size), "taken_per_game": g.size / n if n else math.nan}
+        if g.size:
+            entry["by_seat"] = {int(k): float((s == k).mean()) for k in range(npl)}
+            entry["by_round"] = {int(k): float((r == k).mean()) for k in range(1, 10) if (r == k).any()}
+            sd, wd = _diff_obs(scores, shares, g, s)
+            entry["score_diff"] = stats.mean_interval(sd)
+            entry["win_diff"] = stats.mean_interval(wd)
+        by_type[t] = entry
+    out["action_cards"] = by_type
+
+    # power cards ----------------------------------------------------------------------------
+    by_round = {}
+    first_round = None
+    for r in range(1, 10):
+        vals = games[[f"power_r{r}_{k}" for k in range(npl)]].to_numpy()
+        if (vals == 0).all():
+            continue
+        if first_round is None:
+            first_round = r
+        flat = vals.ravel()
+        cnt = np.bincount(flat, minlength=14)[1:14]
+        by_round[r] = {int(v + 1): float(cnt[v] / flat.size) for v in range(13) if cnt[v]}
+    out["power_cards"] = {"by_round": by_round, "first_round": first_round}
+    if first_round is not None:
+        vals = games[[f"power_r{first_round}_{k}" for k in range(npl)]].to_numpy().ravel()
+        sh = shares.ravel()
+        wr = {}
+        for v in range(1, 14):
+            m = vals == v
+            if m.any():
+                wr[v] = stats.proportion(float(sh[m].sum()), int(m.sum()))
+                wr[v]["n"] = int(m.sum())
+        out["power_cards"]["win_rate_by_first_value"] = wr
+
+    # points by source -------------------------------------------------------------------------
+    total = scores.sum()
+    src = {}
+    for name in SOURCES:
+        arr = games[[f"pts_{name}_{k}" for k in range(npl)]].to_numpy(dtype=np.float64)
+        d = stats.mean_interval(arr.ravel())
+        d["share"] = float(arr.sum() / total) if total else math.nan
+        d["by_seat"] = [float(arr[:, k].mean()) for k in range(npl)]
+        src[name] = d
+    out["points_by_source"] = src
+    return out
+
+
+# =============================================================================================
+# positions (tests, examples) and one-card application
+# =============================================================================================
+def place_index(name: str) -> int:
+    """Place index of a region/Castillo id or name (``"AR"``, ``"Aragón"``, ``"Castillo"``).
+
+    Raises
+    ------
+    InvalidRecordError
+    """
+    data = load_data()
+    key = str(name).strip().lower()
+    for k, (pid, pname) in enumerate(zip(data["place_ids"], data["place_names"])):
+        eng = (data["board"]["regions"][k]["english"] if k < 9 else data["board"]["castillo"]["english"])
+        if key in (pid.lower(), pname.lower(), eng.lower()):
+            return k
+    raise InvalidRecordError(f"unknown region {name!r}; use one of {', '.join(data['place_ids'])}")
+
+
+def card_index(card_id: str) -> int:
+    """Kernel index (0..44) of a card id such as ``"1d#2"``, ``"2b"`` or ``"K"``."""
+    ids = load_data()["card_ids"]
+    if card_id in ids:
+        return ids.index(card_id)
+    types = load_data()["card_types"]
+    if card_id in types:
+        return types.index(card_id)
+    raise InvalidRecordError(f"unknown action card {card_id!r}")
+
+
+def position(players: int = 4, king: str = "NC", grandes=None, cab: dict | None = None,
+             court=None, prov=None, scores=None, boards=None, hands=None) -> np.ndarray:
+    """A kernel state (int32[STATE_SIZE]) for tests and examples.
+
+    ``cab`` maps a place id to a list of caballeros per seat; ``grandes`` lists each seat's home
+    region id; ``boards`` maps a scoreboard index (0 = 8/4/0, 1 = 4/0/0) to a place id.
+
+    >>> st = position(4, king="NC", cab={"AR": [3, 1, 0, 0]})
+    >>> int(st[K.O_CAB + 2 * 5 + 0])
+    3
+    """
+    st = np.zeros(K.STATE_SIZE, dtype=np.int32)
+    st[K.O_NP] = players
+    st[K.O_KING] = place_index(king)
+    st[K.O_BOARD:K.O_BOARD + 2] = -1
+    st[K.O_VETO_HOLDER:K.O_VETO_HOLDER + 2] = -1
+    st[K.O_FACE:K.O_FACE + 5] = -1
+    st[K.O_TAKER:K.O_TAKER + 45] = -1
+    st[K.O_ROUND] = 1
+    for p in range(5):
+        st[K.O_GRANDE + p] = place_index(grandes[p]) if grandes and p < len(grandes) and grandes[p] else -1
+        if p < players:
+            st[K.O_COURT + p] = court[p] if court is not None else 7
+            st[K.O_PROV + p] = prov[p] if prov is not None else 21
+            st[K.O_SCORE + p] = scores[p] if scores is not None else 0
+            st[K.O_HAND + p] = hands[p] if hands is not None else 0x3FFE
+    for place, counts in (cab or {}).items():
+        i = place_index(place)
+        for p, c in enumerate(counts):
+            st[K.O_CAB + i * 5 + p] = c
+    for b, place in (boards or {}).items():
+        st[K.O_BOARD + int(b)] = place_index(place)
+    return st
+
+
+def score_place(st: np.ndarray, place: str, variant: dict | None = None,
+                firsts_only: bool = False) -> list[int]:
+    """Points per seat (bonuses included) if ``place`` were scored now; §4, §1.4, §7.
+
+    >>> score_place(position(4, cab={"PV": [4, 4, 4, 3]}), "PV")
+    [3, 3, 3, 1]
+    """
+    var = SPEC.variant_codes(SPEC.resolve_variant(variant))
+    out = np.zeros(5, dtype=np.int32)
+    K.score_place(st, build_tables(), var, place_index(place), firsts_only, K.SRC_GENERAL, False, out)
+    return [int(x) for x in out[: st[K.O_NP]]]
+
+
+def encode_value(kind: str, text) -> int:
+    """Kernel option value of a decision written as in records (see ``format_value``)."""
+    t = str(text).strip()
+    low = t.lower()
+    if kind in ("power", "power_back"):
+        try:
+            v = int(t)
+        except ValueError:
+            raise InvalidRecordError(f"{kind}: {text!r} is not a power card value")
+        return v
+    if kind == "card":
+        return card_index(t)
+    if kind == "order":
+        if low not in ("placement_first", "action_first"):
+            raise InvalidRecordError(f"order: {text!r} must be placement_first or action_first")
+        return 0 if low == "placement_first" else 1
+    if kind in ("execute", "veto"):
+        if low not in ("yes", "no"):
+            raise InvalidRecordError(f"{kind}: {text!r} must be yes or no")
+        return 1 if low == "yes" else 0
+    if kind == "choice":
+        if low not in ("1a", "1b"):
+            raise InvalidRecordError(f"choice: {text!r} must be 1a or 1b")
+        return 0 if low == "1a" else 1
+    if kind in ("shortfall", "place", "angry_king") and low in ("stop", "court"):
+        return K.STOP
+    if kind == "move_from":
+        place, _, seat = t.partition(":")
+        if not seat.strip().isdigit():
+            raise InvalidRecordError(f"move_from: {text!r} must be REGION:SEAT")
+        return place_index(place) * 5 + int(seat)
+    if kind == "scoreboard":
+        b, _, place = t.partition("@")
+        boards = [m["id"].lower() for m in load_data()["board"]["mobile_scoreboards"]]
+        if b.lower() not in boards:
+            raise InvalidRecordError(f"scoreboard: {text!r} must be BOARD@PLACE, board one of {boards}")
+        return boards.index(b.lower()) * 10 + place_index(place)
+    return place_index(t)
+
+
+def format_value(kind: int | str, v: int) -> str:
+    """Readable form of option ``v`` of a decision kind (the record notation)."""
+    name = kind if isinstance(kind, str) else KIND_NAMES[kind]
+    data = load_data()
+    pid = data["place_ids"]
+    if name in ("power", "power_back"):
+        return str(int(v))
+    if name == "card":
+        return data["card_ids"][v]
+    if name == "order":
+        return "placement_first" if v == 0 else "action_first"
+    if name in ("execute", "veto"):
+        return "yes" if v else "no"
+    if name == "choice":
+        return "1a" if v == 0 else "1b"
+    if v == K.STOP and name in ("shortfall", "place"):
+        return "stop"
+    if v == K.STOP and name == "angry_king":
+        return "court"
+    if name == "move_from":
+        return f"{pid[v // 5]}:{v % 5}"
+    if name == "scoreboard":
+        return f"{data['board']['mobile_scoreboards'][v // 10]['id']}@{pid[v % 10]}"
+    return pid[v]
+
+
+def _log_array(decisions: list, cap_extra: int = 0) -> np.ndarray:
+    log = np.zeros((len(decisions) + cap_extra, 4), dtype=np.int32)
+    for i, d in enumerate(decisions):
+        if isinstance(d, dict):
+            kind, seat, value = d.get("kind"), d.get("seat"), d.get("value")
+        else:
+            kind, seat, value = d
+        if kind not in KIND_NAMES:
+            raise InvalidRecordError(f"decision {i}: unknown kind {kind!r}; kinds: {', '.join(KIND_NAMES)}")
+        if not isinstance(seat, int) or not 0 <= seat < 5:
+            raise InvalidRecordError(f"decision {i}: seat {seat!r} must be an integer 0..4")
+        try:
+            v = encode_value(kind, value)
+        except InvalidRecordError as e:
+            raise InvalidRecordError(f"decision {i}: {e}") from None
+        log[i] = (KIND_NAMES.index(kind), seat, v, 0)
+    return log
+
+
+def _buffers(log: np.ndarray, mode: int):
+    D = K.make_buffers(1, 64, len(HEURISTIC_PARAMS))
+    D = (D[0], D[1], D[2], log, D[4], D[5], D[6], D[7])
+    D[4][K.C_MODE] = mode
+    D[4][K.C_LOGCAP] = log.shape[0]
+    return D
+
+
+def _legal_strings(errbuf: np.ndarray, nerr: int) -> list[str]:
+    kind, seat = int(errbuf[0]), int(errbuf[1])
+    return [f"seat {seat} {KIND_NAMES[kind]} {format_value(kind, int(v))}"
+            for v in errbuf[2: 2 + min(nerr, 62)]]
+
+
+def apply_card(st: np.ndarray, seat: int, card: str, decisions: list, variant: dict | None = None,
+               placement: str | None = None) -> np.ndarray:
+    """Execute the special action of ``card`` (and the Veto check) for ``seat`` on ``st`` in place,
+    with the scripted ``decisions`` ``[(kind, seat, value), ...]`` (record notation; the first is
+    normally ``("execute", seat, "yes")``). ``placement="first"`` / ``"after"`` also runs the
+    card's placement step before / after the special action. Returns ``st``.
+
+    Raises
+    ------
+    IllegalMoveError
+        A scripted decision is not legal, or the script ends early / is too long.
+    """
+    var = SPEC.variant_codes(SPEC.resolve_variant(variant))
+    T = build_tables()
+    log = _log_array(decisions)
+    D = _buffers(log, K.MODE_REPLAY)
+    c = card_index(card)
+    if placement == "first":
+        K.do_placement(st, T, var, D, seat, T[K.T_CDECK + c])
+    K.special_action(st, T, var, D, seat, c)
+    if placement == "after":
+        K.do_placement(st, T, var, D, seat, T[K.T_CDECK + c])
+    ctx = D[4]
+    if ctx[K.C_ERR] >= 0:
+        ply = int(ctx[K.C_ERR])
+        move = decisions[ply] if ply < len(decisions) else "(end of script)"
+        raise IllegalMoveError(ply, str(move), _legal_strings(D[6], int(ctx[K.C_NERR])))
+    if ctx[K.C_PTR] != len(decisions):
+        raise IllegalMoveError(int(ctx[K.C_PTR]), str(decisions[int(ctx[K.C_PTR])]), ["(action finished)"])
+    return st
+
+
+def general_scoring(st: np.ndarray, discs: list, variant: dict | None = None) -> np.ndarray:
+    """Run a general scoring (§5) on ``st`` in place; ``discs`` = [(seat, region), ...] for the
+    seats with caballeros in the Castillo, in seat order."""
+    decisions = [("castillo_disc", s, r) for s, r in discs]
+    var = SPEC.variant_codes(SPEC.resolve_variant(variant))
+    D = _buffers(_log_array(decisions), K.MODE_REPLAY)
+    K.general_scoring(st, build_tables(), var, D)
+    if D[4][K.C_ERR] >= 0:
+        ply = int(D[4][K.C_ERR])
+        raise IllegalMoveError(ply, str(decisions[ply]) if ply < len(decisions) else "(end)",
+                               _legal_strings(D[6], int(D[4][K.C_NERR])))
+    return st
+
+
+# =============================================================================================
+# records and replay (issue 4 §5)
+# =============================================================================================
+RECORD_FORMAT = 1
+_LOG_CAP = 8000
+
+
+def _setup_dict(fixed: np.ndarray, npl: int) -> dict:
+    data = load_data()
+    pid = data["place_ids"]
+    return {
+        "king": pid[int(fixed[1])],
+        "homes": [pid[int(fixed[2 + p])] for p in range(npl)],
+        "start_player": int(fixed[7]),
+        "decks": {str(d + 1): [data["card_ids"][int(x)] for x in fixed[8 + 11 * d: 19 + 11 * d]]
+                  for d in range(4)},
+    }
+
+
+def _events(ev: np.ndarray, n: int, npl: int) -> list[dict]:
+    data = load_data()
+    out = []
+    for k in range(n):
+        ply, code, arg = int(ev[k, 0]), int(ev[k, 1]), int(ev[k, 2])
+        if code < 200:
+            what = f"general scoring after round {code - 100}"
+        else:
+            what = f"special scoring {data['card_ids'][code - 200]}"
+            if arg >= 0:
+                what += f" ({data['place_names'][arg]})"
+        out.append({"after_decision": ply, "event": what,
+                    "scores": [int(x) for x in ev[k, 3: 3 + npl]]})
+    return out
+
+
+def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
+    """JSON-ready records of the given games (format below); replaying one gives the run's result.
+
+    Record format (``"format": 1``)::
+
+        {"game": "el-grande", "format": 1, "players": n, "variant": {...}, "policies": [...],
+         "seed": S, "game_index": i,
+         "places": {"GA": "Galicia", ..., "CS": "Castillo"},
+         "setup": {"king": "AR", "homes": ["GA", ...], "start_player": 2,
+                   "decks": {"1": ["1d#2", ...11 card ids, top first], "2": [...], "3": [...], "4": [...]}},
+         "decisions": [{"seat": 0, "kind": "power", "value": "13"}, ...],
+         "scorings": [{"after_decision": k, "event": "...", "scores": [...]}, ...],
+         "points": [...]}
+
+    Decision values: power / power_back: a value 1..13; card: a card id; order: placement_first |
+    action_first; place / shortfall: a place id or ``stop``; execute / veto: yes | no; choice:
+    1a | 1b; move_from: ``REGION:SEAT``; move_to, place_any, source_region, remove, secret_remove,
+    score, king_to, evict_region, evict_to, grande_to, secret_score, castillo_disc: a place id;
+    angry_king: ``court`` or a region id; scoreboard: ``B840@REGION`` / ``B400@REGION``.
+    Only ``setup`` and ``decisions`` are needed to replay (seed and policies are informative).
+    """
+    cfg = prep.config
+    npl = cfg.players
+    data = load_data()
+    out = []
+    for gi in game_indices:
+        log = np.zeros((_LOG_CAP, 4), dtype=np.int32)
+        ev = np.zeros((64, 8), dtype=np.int32)
+        fixed = np.zeros(K.FIXED_SIZE, dtype=np.int32)
+        st, nd, nev, err, eb, ne = K.run_logged(
+            np.uint64(root_seed), np.int64(gi), np.int64(npl), prep.policy_ids.astype(np.int64),
+            prep.policy_params.astype(np.float64), prep.variant_codes.astype(np.int64),
+            prep.tables["T"], K.MODE_RECORD, log, ev, fixed)
+        if nd > _LOG_CAP:
+            raise ConfigError(f"el-grande: game {gi} needs more than {_LOG_CAP} decisions to record")
+        decisions = [{"seat": int(log[i, 1]), "kind": KIND_NAMES[int(log[i, 0])],
+                      "value": format_value(int(log[i, 0]), int(log[i, 2]))} for i in range(nd)]
+        out.append({
+            "game": SPEC.id, "format": RECORD_FORMAT, "players": npl,
+            "variant": dict(cfg.variant), "policies": [p.label() for p in cfg.policies],
+            "seed": int(root_seed), "game_index": int(gi),
+            "places": dict(zip(data["place_ids"], data["place_names"])),
+            "setup": _setup_dict(fixed, npl),
+            "decisions": decisions,
+            "scorings": _events(ev, nev, npl),
+            "points": [int(st[K.O_SCORE + p]) for p in range(npl)],
+        })
+    return out
+
+
+def _parse_setup(setup: Any, npl: int) -> np.ndarray:
+    if not isinstance(setup, dict):
+        raise InvalidRecordError('"setup" must be an object with king, homes, start_player, decks')
+    fixed = np.zeros(K.FIXED_SIZE, dtype=np.int32)
+    fixed[0] = 1
+    king = place_index(setup.get("king", ""))
+    if king == K.CASTILLO:
+        raise InvalidRecordError("setup: the King cannot start in the Castillo")
+    fixed[1] = king
+    homes = setup.get("homes")
+    if not isinstance(homes, list) or len(homes) != npl:
+        raise InvalidRecordError(f"setup: 'homes' must list {npl} regions")
+    hidx = [place_index(h) for h in homes]
+    if len(set(hidx)) != npl or king in hidx or K.CASTILLO in hidx:
+        raise InvalidRecordError("setup: home regions must be distinct regions other than the King's (§2)")
+    fixed[2:2 + npl] = hidx
+    fixed[2 + npl:7] = -1
+    sp = setup.get("start_player")
+    if not isinstance(sp, int) or not 0 <= sp < npl:
+        raise InvalidRecordError(f"setup: start_player must be a seat 0..{npl - 1}")
+    fixed[7] = sp
+    decks = setup.get("decks")
+    data = load_data()
+    if not isinstance(decks, dict):
+        raise InvalidRecordError("setup: 'decks' must map '1'..'4' to card id lists")
+    for d in range(4):
+        lst = decks.get(str(d + 1))
+        own = [cid for cid, c in zip(data["card_ids"], data["card_rows"]) if c["deck"] == d + 1]
+        if not isinstance(lst, list) or len(lst) > 11:
+            raise InvalidRecordError(f"setup: deck {d + 1} must list up to 11 card ids (top first)")
+        idx = []
+        for cid in lst:
+            if cid not in own:
+                raise InvalidRecordError(f"setup: card {cid!r} is not a deck-{d + 1} card id")
+            if cid in idx:
+                raise InvalidRecordError(f"setup: card {cid!r} appears twice in deck {d + 1}")
+            idx.append(cid)
+        idx += [c for c in own if c not in idx]  # unrevealed cards: fill in file order
+        fixed[8 + 11 * d: 19 + 11 * d] = [data["card_ids"].index(c) for c in idx]
+    return fixed
+
+
+def replay(record: dict) -> dict:
+    """Validate a record decision by decision and report the scores after every scoring.
+
+    Returns
+    -------
+    dict
+        ``{"finished": True, "players", "points": [...], "winner": seat or None (shared),
+        "points_by_source": {source: [...]}, "scorings": [...], "plies"}``.
+
+    Raises
+    ------
+    InvalidRecordError
+        Not an El Grande record, bad setup, unknown kind/value notation, or too many decisions.
+    IllegalMoveError
+        A decision that is not legal in the position reached (index, decision, legal options),
+        or a record that ends before the game does.
+    """
+    if not isinstance(record, dict) or record.get("game") != SPEC.id:
+        raise InvalidRecordError('not an el-grande record (expected {"game": "el-grande", ...})')
+    npl = record.get("players")
+    if not isinstance(npl, int) or not 2 <= npl <= 5:
+        raise InvalidRecordError('"players" must be 2..5')
+    try:
+        variant = SPEC.resolve_variant(record.get("variant") or {})
+    except ValueError as e:
+        raise InvalidRecordError(str(e)) from None
+    decisions = record.get("decisions")
+    if not isinstance(decisions, list):
+        raise InvalidRecordError('"decisions" must be a list of {"seat", "kind", "value"}')
+    fixed = _parse_setup(record.get("setup"), npl)
+    log = _log_array(decisions)
+    ev = np.zeros((64, 8), dtype=np.int32)
+    T = build_tables()
+    st, nd, nev, err, eb, ne = K.run_logged(
+        np.uint64(0), np.int64(0), np.int64(npl), np.zeros(npl, np.int64),
+        np.zeros((npl, len(HEURISTIC_PARAMS))), SPEC.variant_codes(variant), T, K.MODE_REPLAY,
+        log, ev, fixed)
+    if err >= 0:
+        move = decisions[err] if err < len(decisions) else "(end of record)"
+        if isinstance(move, dict):
+            move = f"seat {move.get('seat')} {move.get('kind')} {move.get('value')}"
+        raise IllegalMoveError(int(err), str(move), _legal_strings(eb, int(ne)))
+    if nd != len(decisions):
+        raise InvalidRecordError(f"record has {len(decisions)} decisions but the game ended after {nd}")
+    points = [int(st[K.O_SCORE + p]) for p in range(npl)]
+    share = _win_share(np.array([points]), np.array([[sum(v for v in range(1, 14)
+                                                      if (int(st[K.O_HAND + p]) >> v) & 1)
+                                                      for p in range(npl)]]),
+                       SPEC.variant_codes(variant)[3])[0]
+    winner = int(np.argmax(share)) if share.max() >= 1 - 1e-9 else None
+    return {
+        "finished": True, "players": npl, "points": points, "winner": winner,
+        "points_by_source": {name: [int(st[K.O_SRC + p * 5 + s]) for p in range(npl)]
+                             for s, name in enumerate(SOURCES)},
+        "scorings": _events(ev, nev, npl), "plies": int(nd),
+    }
+
+
+def format_replay(result: dict) -> str:
+    """Readable replay report: scores after each scoring, final points by source, winner."""
+    lines = []
+    for e in result["scorings"]:
+        lines.append(f"after decision {e['after_decision']:4d}  {e['event']:<45s} "
+                     + "  ".join(f"{s:3d}" for s in e["scores"]))
+    lines.append("final points: " + ", ".join(f"seat {k}: {v}" for k, v in enumerate(result["points"])))
+    for name, vals in result["points_by_source"].items():
+        lines.append(f"  {name:<9s} " + "  ".join(f"{v:3d}" for v in vals))
+    w = result["winner"]
+    lines.append("winner: " + (f"seat {w}" if w is not None else "shared"))
+    return "\n".join(lines)
+
+
+def court_intake(st: np.ndarray, seat: int, power_value: int, decisions: list,
+                 variant: dict | None = None) -> np.ndarray:
+    """Court intake for a played power card (§3 step 4a, §3.1) on ``st`` in place: the province
+    first, the shortfall by the scripted ``("shortfall", seat, REGION | "stop")`` decisions."""
+    var = SPEC.variant_codes(SPEC.resolve_variant(variant))
+    T = build_tables()
+    D = _buffers(_log_array(decisions), K.MODE_REPLAY)
+    K.take_to_court(st, T, var, D, seat, T[K.T_PCAB + power_value])
+    if D[4][K.C_ERR] >= 0 or D[4][K.C_PTR] != len(decisions):
+        ply = int(D[4][K.C_ERR]) if D[4][K.C_ERR] >= 0 else int(D[4][K.C_PTR])
+        raise IllegalMoveError(ply, str(decisions[ply]) if ply < len(decisions) else "(end)",
+                               _legal_strings(D[6], int(D[4][K.C_NERR])))
+    return st
