@@ -427,3 +427,37 @@ def test_cli_evaluate_json():
     assert ev["policies"][1]["diff_vs_first"]["low"] > 0
     res = CliRunner().invoke(mcsim_cli, ["evaluate", "don-quixote", "-p", "nope", "-n", "5"])
     assert res.exit_code == 2
+
+
+def test_s3_1_multiplayer_shares_castles_and_cells_not_reveals():
+    """shared/rules/don_quixote.md §3.1.5: in a 4-player game the castle cells and the position
+    card order are common, each player's reveals are their own; ties share the win."""
+    r = mcsim.simulate("don-quixote", games=30, seed=12, policies=["random"] * 4, record=3)
+    for rec in r.records:
+        cells = [[m["cell"] for m in p["placements"]] for p in rec["players"]]
+        assert all(c == cells[0] for c in cells)
+        reveals = [tuple(p["reveals"]["round1"]) for p in rec["players"]]
+        assert len(set(reveals)) > 1
+    shares = r.games[[f"win_share_{k}" for k in range(4)]].to_numpy()
+    assert np.allclose(shares.sum(axis=1), 1)
+
+
+def test_s3_7_variants_change_what_they_say():
+    """shared/rules/don_quixote.md §3.7.4 / §3.7.1: last_tile_rotation=random fixes the last
+    tile's orientation to the dealt one; castle_roads=lw-re turns the castle stubs."""
+    a = mcsim.simulate("don-quixote", games=20, seed=3, policies=["greedy"], record=20,
+                       variant={"last_tile_rotation": "random"})
+    n_land = 22
+    castles = np.zeros(2, dtype=np.int64)
+    cells = np.zeros(22, dtype=np.int64)
+    seq = np.zeros((1, n_land), dtype=np.int64)
+    lr = np.zeros(1, dtype=np.int64)
+    for i, rec in enumerate(a.records):
+        K.deal(np.uint64(3), np.int64(i), 1, n_land, castles, cells, seq, lr)
+        assert rec["players"][0]["placements"][21]["rot"] == 180 * int(lr[0])
+    ts = G.load_tileset()
+    tab = G.build_tables(ts, {"castle_roads": "lw-re"})
+    pm = tab[-1, 0, K.T_PORTS:K.T_PORTS + 2].tolist()
+    assert pm == [1 << K.P_LW, 1 << K.P_RE]
+    assert G.build_tables(ts)[-1, 0, K.T_PORTS:K.T_PORTS + 2].tolist() == [1 << K.P_LN,
+                                                                          1 << K.P_RS]

@@ -109,7 +109,8 @@ SPEC = GameSpec(
         PolicySpec("oracle", K.POL_ORACLE,
                    "full-knowledge search (beam over rounds 1-2, exact round 3): a lower bound "
                    "on the best achievable total; not a playable policy",
-                   (ParamSpec("beam", 16.0, "beam width for rounds 1-2", 1.0, 4096.0),)),
+                   (ParamSpec("beam", 32.0, "beam width for rounds 1-2 (cost grows linearly)", 1.0,
+                               4096.0),)),
     ),
     summary_key="don_quixote",
     max_plies=K.N_PLACE,
