@@ -837,9 +837,11 @@ def replay(record: dict) -> dict:
                 else:
                     raise InvalidRecordError(f"turn {t_index}: close mode must be 'each' or 'region'")
             elif ph == K.PH_HOUSE_PICK:
+                # houses may be listed in any order: take the first one legal here
                 a = K.A_HOUSE_SKIP
-                if houses and K.A_HOUSE + g.city(houses[0]) in legal:
-                    a = K.A_HOUSE + g.city(houses.pop(0))
+                k = next((k for k, h in enumerate(houses) if K.A_HOUSE + g.city(h) in legal), None)
+                if k is not None:
+                    a = K.A_HOUSE + g.city(houses.pop(k))
                 elif K.A_HOUSE_SKIP not in legal:
                     shown = houses[0] if houses else "(no house)"
                     raise IllegalMoveError(t_index, f"house:{shown}", [action_name(g, x) for x in legal])
