@@ -939,3 +939,25 @@ class Position:
 
     def points(self, category: str) -> list[int]:
         return [int(v) for v in self.S[14][:self.players, CATEGORIES.index(category)]]
+
+
+def format_summary(block: dict) -> str:
+    """Readable text of the ``"carcassonne"`` summary block (printed by ``mcsim simulate``)."""
+    def ci(d, f="{:.2f}"):
+        return f"{f.format(d['mean'])} [{f.format(d['low'])}, {f.format(d['high'])}]"
+
+    lines = ["tiles placed per seat: " + ", ".join(f"{d['mean']:.2f}" for d in block["tiles_per_seat"])]
+    lines.append("points per game by feature (all seats): " + ", ".join(
+        f"{k} {ci(v['per_game'])}" for k, v in block["points_by_feature"].items()))
+    lines.append(f"unplaceable tiles per game: {ci(block['unplaceable_per_game'], '{:.3f}')}; "
+                 f"winner margin {ci(block['winner_margin'])}; score spread {ci(block['score_spread'])}")
+    if "gifts" in block:
+        lines.append("gift cards per game      received  opened  held   points  points/opened")
+        for name, g in block["gifts"].items():
+            ppo = g["points_per_opened"]
+            lines.append(f"  {name:<22} {g['received_per_game']['mean']:8.3f} {g['opened_per_game']['mean']:7.3f} "
+                         f"{g['held_per_game']['mean']:5.3f} {g['points_per_game']['mean']:8.3f} "
+                         f"{'-' if ppo != ppo else f'{ppo:.3f}':>14}")
+        lines.append("gift cards received per seat: " + ", ".join(
+            f"{d['mean']:.3f}" for d in block["gift_cards_per_seat"]))
+    return "\n".join(lines)
