@@ -1,0 +1,924 @@
+"""Balance reports: one run (plus seat rotations) turned into ``report.html``, ``report.md`` and PNGs.
+
+``build_report(game, ...)`` plays the games through ``mcsim.simulate`` and writes into ``out``:
+
+==============================  ===========================================================
+file                            content
+==============================  ===========================================================
+``report.html``                 self-contained page (figures embedded as base64 PNG data
+                                URIs, inline CSS, no scripts); opens offline
+``report.md``                   the same tables, figures linked as ``<slug>.png``
+``<slug>.png``                  one file per figure (matplotlib, Agg)
+``summary.json``                the run's summary (``mcsim simulate --json``) plus a
+                                ``"report"`` block: figures, skipped charts, comparisons
+==============================  ===========================================================
+
+Figures (every one has a title, axis labels with units, the number of games and the seed):
+
+- ``score_distribution``: final scores per seat (share of games per score);
+- ``win_rate_by_seat``: win rate per seat with Wilson 95% intervals (not for one player);
+- ``game_length``: game length in plies;
+- ``policy_comparison``: forest plot of paired per-game differences with Student-t 95%
+  intervals. With one policy in every seat it shows the seat effect (seat k - seat 0). When the
+  seats hold different policies the run is repeated with the policies rotated cyclically over
+  the seats, same seed (the same deals, common random numbers), and the plot shows the policy
+  effect balanced over seats, the difference as seated (policy + seat effect) and the seat
+  effect balanced over policies (``rotate=False`` shows the as-seated rows only);
+- per game: Sacred Hill ``sacred_hill_decided_by``, ``sacred_hill_kingdoms``; Don Quixote
+  ``don_quixote_categories``, ``don_quixote_scoring_rounds``; El Grande
+  ``el_grande_action_cards``, ``el_grande_points_by_source``; Carcassonne
+  ``carcassonne_points_by_feature``, ``carcassonne_gifts``; Thurn and Taxis
+  ``thurn_and_taxis_officials``, ``thurn_and_taxis_route_lengths``. A chart whose columns or
+  summary keys the game does not produce is skipped and listed in the report with the reason.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from mcsim import stats
+from mcsim.errors import ConfigError, McsimError
+from mcsim.games import get_game
+from mcsim.runner import SimulationResult, to_json, write_atomic
+
+DPI = 110
+#: seat colours (matplotlib tab10)
+COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+          "#7f7f7f", "#bcbd22", "#17becf")
+
+
+class MissingData(Exception):
+    """A per-game chart's columns or summary keys are absent (the chart is skipped)."""
+
+
+@dataclass
+class Figure:
+    """One written figure."""
+
+    slug: str
+    title: str
+    caption: str
+    png: bytes
+
+    @property
+    def file(self) -> str:
+        return f"{self.slug}.png"
+
+
+@dataclass
+class ReportResult:
+    """What ``build_report`` returns."""
+
+    out: Path
+    result: SimulationResult
+    figures: list[Figure]
+    skipped: list[tuple[str, str]]
+    comparison: list[dict]
+    files: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Ctx:
+    module: Any
+    result: SimulationResult
+    rotations: list[tuple[list[str], SimulationResult]]  # (labels per seat, result), first = main
+
+    @property
+    def spec(self):
+        return self.module.SPEC
+
+    @property
+    def summary(self) -> dict:
+        return self.result.summary
+
+    @property
+    def games(self) -> pd.DataFrame:
+        return self.result.games
+
+    @property
+    def players(self) -> int:
+        return int(self.summary["players"])
+
+    @property
+    def labels(self) -> list[str]:
+        return list(self.summary["policies"])
+
+    @property
+    def n(self) -> int:
+        return int(self.summary["games"])
+
+    @property
+    def seed(self) -> int:
+        return int(self.summary["seed"])
+
+    def seat_label(self, k: int) -> str:
+        return f"seat {k} ({self.labels[k]})"
+
+    def footer(self, games_note: str | None = None) -> str:
+        g = games_note or f"{self.n:,} games"
+        pol = self.labels[0] if len(set(self.labels)) == 1 else " | ".join(self.labels)
+        return (f"{self.spec.long_name}, {self.players} player{'s' if self.players != 1 else ''} "
+                f"({pol}); {g}; seed {self.seed}")
+
+
+# ---------------------------------------------------------------- entry point
+def build_report(game: str, out: str | Path, games: int = 10_000, seed: int = 0,
+                 policies=None, variant: dict | None = None, players: int | None = None,
+                 workers: int | None = 1, chunk_size: int | None = None,
+                 options: dict | None = None, rotate: bool = True, progress: bool = False,
+                 echo: Callable[[str], None] | None = None) -> ReportResult:
+    """Play a run and write its balance report into the folder ``out``.
+
+    Parameters
+    ----------
+    game, games, seed, policies, variant, players, workers, chunk_size, options
+        As for ``mcsim.simulate``.
+    out : path
+        Output folder (created if missing; its parent must exist).
+    rotate : bool
+        When the seats hold different policies, also play the cyclic rotations of the policies
+        over the seats (same seed, ``players - 1`` more runs of ``games`` games at most) so the
+        policy comparison can separate the policy effect from the seat effect.
+    progress : bool
+        Progress bars on stderr.
+    echo : callable, optional
+        Called with one line per step (runs, files written).
+
+    Returns
+    -------
+    ReportResult
+
+    Raises
+    ------
+    UnknownGameError, UnknownPolicyError, UnknownVariantError, ConfigError, DataFileError
+        As ``mcsim.simulate``; ``ConfigError`` also when ``out`` cannot be a folder. Nothing is
+        written when the run fails.
+    """
+    import mcsim
+
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} exists and is not a folder")
+    if not out.resolve().parent.is_dir():
+        raise ConfigError(f"--out {out}: folder {out.resolve().parent} does not exist")
+    module = get_game(game)
+    say = echo or (lambda s: None)
+    kw = dict(games=games, seed=seed, variant=variant, players=players, workers=workers,
+              chunk_size=chunk_size, options=options, progress=progress)
+    say(f"report: playing {games:,} games of {game} (seed {seed})")
+    main = mcsim.simulate(game, policies=policies, **kw)
+    choices = list(main.prepared.config.policies)
+    labels = [c.label() for c in choices]
+    k = len(labels)
+    rotations: list[tuple[list[str], SimulationResult]] = [(labels, main)]
+    if rotate and k > 1 and len(set(labels)) > 1:
+        done = {tuple(labels)}
+        for r in range(1, k):
+            rot = [choices[(s - r) % k] for s in range(k)]
+            key = tuple(c.label() for c in rot)
+            if key in done:
+                continue
+            done.add(key)
+            say(f"report: seat rotation {r}: {' | '.join(key)}")
+            rotations.append((list(key), mcsim.simulate(game, policies=rot, **kw)))
+    ctx = _Ctx(module, main, rotations)
+
+    figures: list[Figure] = []
+    skipped: list[tuple[str, str]] = []
+    comparison: list[dict] = []
+    builders: list[tuple[str, Callable]] = [
+        ("score_distribution", _fig_scores),
+        ("win_rate_by_seat", _fig_win_rate),
+        ("game_length", _fig_length),
+        ("policy_comparison", lambda c: _fig_comparison(c, comparison)),
+    ] + GAME_CHARTS.get(game, [])
+    import matplotlib
+    matplotlib.use("Agg", force=False)
+    for slug, fn in builders:
+        try:
+            fig = fn(ctx)
+        except MissingData as e:
+            skipped.append((slug, str(e)))
+            continue
+        if fig is None:
+            continue
+        fig.slug = slug
+        figures.append(fig)
+
+    out.mkdir(exist_ok=True)
+    files = []
+    for f in figures:
+        write_atomic(out / f.file, lambda tmp, b=f.png: Path(tmp).write_bytes(b))
+        files.append(f.file)
+    summary = dict(main.summary)
+    summary["report"] = {
+        "figures": [{"file": f.file, "title": f.title} for f in figures],
+        "skipped": [{"figure": s, "reason": r} for s, r in skipped],
+        "seatings": [lab for lab, _ in rotations],
+        "comparison": comparison,
+    }
+    md = render_markdown(ctx, figures, skipped, comparison)
+    page = render_html(ctx, figures, skipped, comparison)
+    text = to_json(summary, indent=2)
+    for name, content in (("report.md", md), ("report.html", page), ("summary.json", text + "\n")):
+        write_atomic(out / name, lambda tmp, c=content: Path(tmp).write_text(c, encoding="utf-8"))
+        files.append(name)
+    say(f"report: wrote {out / 'report.html'} ({len(figures)} figures)")
+    return ReportResult(out, main, figures, skipped, comparison, files)
+
+
+# ---------------------------------------------------------------- figure helpers
+def _figure(w: float = 8.0, h: float = 4.6, ncols: int = 1):
+    from matplotlib.figure import Figure as MplFigure
+
+    fig = MplFigure(figsize=(w, h), dpi=DPI, layout="constrained")
+    axes = fig.subplots(1, ncols, squeeze=False)[0]
+    return fig, axes
+
+
+def _done(fig, ctx: _Ctx, slug: str, title: str, caption: str,
+          games_note: str | None = None) -> Figure:
+    fig.suptitle(f"{title}\n{ctx.footer(games_note)}", fontsize=11)
+    for ax in fig.axes:
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.set_axisbelow(True)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    return Figure(slug, title, caption, buf.getvalue())
+
+
+def _need(games: pd.DataFrame, cols) -> None:
+    missing = [c for c in cols if c not in games.columns]
+    if missing:
+        raise MissingData(f"the game has no column {missing[0]!r} yet")
+
+
+def _block(ctx: _Ctx, *keys):
+    b = ctx.summary.get(ctx.spec.summary_key)
+    if not isinstance(b, dict):
+        raise MissingData(f"no {ctx.spec.summary_key!r} summary block")
+    for k in keys:
+        if not isinstance(b, dict) or k not in b:
+            raise MissingData(f"the summary block has no {k!r}")
+        b = b[k]
+    return b
+
+
+def _pct(x: float) -> float:
+    return 100.0 * x
+
+
+def _err(mean, low, high):
+    """Error-bar half widths ``[[below], [above]]`` from an interval (NaN -> 0)."""
+    lo = np.nan_to_num(np.asarray(mean, float) - np.asarray(low, float))
+    hi = np.nan_to_num(np.asarray(high, float) - np.asarray(mean, float))
+    return np.vstack([np.maximum(lo, 0), np.maximum(hi, 0)])
+
+
+# ---------------------------------------------------------------- common figures
+def _fig_scores(ctx: _Ctx) -> Figure:
+    g = ctx.games
+    k = ctx.players
+    scores = [g[f"score_{s}"].to_numpy(dtype=np.float64) for s in range(k)]
+    lo = math.floor(min(x.min() for x in scores))
+    hi = math.ceil(max(x.max() for x in scores))
+    integral = all(np.all(x == np.round(x)) for x in scores)
+    if integral and hi - lo <= 80:
+        edges = np.arange(lo - 0.5, hi + 1.5, 1.0)
+    else:
+        edges = np.histogram_bin_edges(np.concatenate(scores), bins=min(60, max(10, hi - lo)))
+    fig, (ax,) = _figure()
+    for s, x in enumerate(scores):
+        w = np.full(x.size, 100.0 / x.size)
+        ax.hist(x, bins=edges, weights=w, histtype="step", linewidth=1.6, color=COLORS[s % 10],
+                label=f"{ctx.seat_label(s)}: mean {x.mean():.2f}")
+        ax.axvline(x.mean(), color=COLORS[s % 10], linestyle="--", linewidth=1)
+    ax.set_xlabel("final score (points)")
+    ax.set_ylabel("share of games (%)")
+    ax.legend(fontsize=8, loc="best")
+    return _done(fig, ctx, "score_distribution", "Score distribution per seat",
+                 "Final score of each seat; dashed lines mark the means.")
+
+
+def _fig_win_rate(ctx: _Ctx) -> Figure | None:
+    if ctx.players < 2:
+        raise MissingData("one player: there is no winner to compare")
+    seats = ctx.summary["seats"]
+    est = [_pct(s["win_rate"]["estimate"]) for s in seats]
+    low = [_pct(s["win_rate"]["low"]) for s in seats]
+    high = [_pct(s["win_rate"]["high"]) for s in seats]
+    x = np.arange(len(seats))
+    fig, (ax,) = _figure(max(5.5, 1.4 * len(seats) + 3), 4.6)
+    ax.bar(x, est, color=[COLORS[s % 10] for s in range(len(seats))], alpha=0.8,
+           yerr=_err(est, low, high), capsize=6, ecolor="black")
+    fair = 100.0 / ctx.players
+    ax.axhline(fair, color="gray", linestyle="--", linewidth=1, label=f"equal share {fair:.1f}%")
+    for xi, e, h in zip(x, est, high):
+        ax.annotate(f"{e:.1f}%", (xi, h), textcoords="offset points", xytext=(0, 4),
+                    ha="center", fontsize=9)
+    ax.set_xticks(x, [ctx.seat_label(s).replace(" (", "\n(") for s in range(len(seats))])
+    ax.set_xlabel("seat (seat 0 moves first) and policy")
+    ax.set_ylabel("win rate (% of games; a k-way tie counts 1/k)")
+    ax.set_ylim(0, min(100, max(high) * 1.15 + 2))
+    ax.legend(fontsize=8, loc="upper right")
+    return _done(fig, ctx, "win_rate_by_seat", "Win rate by seat",
+                 "Bars: share of games won; error bars: Wilson 95% intervals; dashed line: "
+                 "the share every seat would have in a balanced game.")
+
+
+def _fig_length(ctx: _Ctx) -> Figure:
+    x = ctx.games["length_plies"].to_numpy(dtype=np.float64)
+    lo, hi = int(x.min()), int(x.max())
+    edges = (np.arange(lo - 0.5, hi + 1.5, 1.0) if hi - lo <= 100
+             else np.histogram_bin_edges(x, bins=60))
+    fig, (ax,) = _figure()
+    ax.hist(x, bins=edges, weights=np.full(x.size, 100.0 / x.size), color=COLORS[0], alpha=0.8)
+    ax.axvline(x.mean(), color="black", linestyle="--", linewidth=1,
+               label=f"mean {x.mean():.1f} plies")
+    ax.set_xlabel("game length (plies: moves by all players)")
+    ax.set_ylabel("share of games (%)")
+    ax.legend(fontsize=8)
+    return _done(fig, ctx, "game_length", "Game length",
+                 f"Plies per game (min {lo}, max {hi}).")
+
+
+# ---------------------------------------------------------------- policy comparison
+def _seat_arrays(res: SimulationResult, k: int):
+    g = res.games
+    sc = np.column_stack([g[f"score_{s}"].to_numpy(dtype=np.float64) for s in range(k)])
+    ws = np.column_stack([g[f"win_share_{s}"].to_numpy(dtype=np.float64) for s in range(k)])
+    return sc, ws
+
+
+def comparison_rows(ctx: _Ctx) -> list[dict]:
+    """The paired differences of the policy comparison (see the module docstring).
+
+    Each row: ``group`` ("policy effect (seat-balanced)", "as seated", "seat effect"),
+    ``label``, ``score`` and ``win_rate`` (``stats.mean_interval`` of the per-game differences;
+    points and share of games).
+    """
+    k = ctx.players
+    if k < 2:
+        return []
+    rows = []
+    labels = ctx.labels
+    policies = list(dict.fromkeys(labels))
+    arrays = [(lab, *_seat_arrays(res, k)) for lab, res in ctx.rotations]
+
+    def row(group, label, d_score, d_win):
+        return {"group": group, "label": label, "score": stats.mean_interval(d_score),
+                "win_rate": stats.mean_interval(d_win)}
+
+    def pmean(a, lab, p):
+        idx = [s for s in range(k) if lab[s] == p]
+        return a[:, idx].mean(axis=1)
+
+    if len(policies) == 1:
+        sc, ws = arrays[0][1], arrays[0][2]
+        for s in range(1, k):
+            rows.append(row("seat effect", f"seat {s} - seat 0", sc[:, s] - sc[:, 0],
+                            ws[:, s] - ws[:, 0]))
+        return rows
+    pairs = [(a, b) for i, a in enumerate(policies) for b in policies[i + 1:]]
+    balanced = len(arrays) > 1
+    for a, b in pairs:
+        if balanced:
+            ds = np.mean([pmean(sc, lab, a) - pmean(sc, lab, b) for lab, sc, _ in arrays], axis=0)
+            dw = np.mean([pmean(ws, lab, a) - pmean(ws, lab, b) for lab, _, ws in arrays], axis=0)
+            rows.append(row("policy effect (seat-balanced)", f"{a} - {b}", ds, dw))
+    lab0, sc0, ws0 = arrays[0]
+    for a, b in pairs:
+        sa = ",".join(str(s) for s in range(k) if lab0[s] == a)
+        sb = ",".join(str(s) for s in range(k) if lab0[s] == b)
+        rows.append(row("as seated (policy + seat effect)", f"{a} (seat {sa}) - {b} (seat {sb})",
+                        pmean(sc0, lab0, a) - pmean(sc0, lab0, b),
+                        pmean(ws0, lab0, a) - pmean(ws0, lab0, b)))
+    if balanced:
+        for s in range(1, k):
+            ds = np.mean([sc[:, s] - sc[:, 0] for _, sc, _ in arrays], axis=0)
+            dw = np.mean([ws[:, s] - ws[:, 0] for _, _, ws in arrays], axis=0)
+            rows.append(row("seat effect (policy-balanced)", f"seat {s} - seat 0", ds, dw))
+    return rows
+
+
+def _fig_comparison(ctx: _Ctx, sink: list) -> Figure:
+    rows = comparison_rows(ctx)
+    if not rows:
+        raise MissingData("one player: no seats or policies to compare")
+    sink.extend(rows)
+    n_rot = len(ctx.rotations)
+    fig, axes = _figure(11, 1.9 + 0.42 * len(rows), ncols=2)
+    ylabels = [f"{r['label']}  [{r['group']}]" if len({x['group'] for x in rows}) > 1
+               else r["label"] for r in rows]
+    y = np.arange(len(rows))[::-1]
+    groups = list(dict.fromkeys(r["group"] for r in rows))
+    colors = [COLORS[groups.index(r["group"]) % 10] for r in rows]
+    for ax, key, scale, xl in ((axes[0], "score", 1.0, "difference in final score (points)"),
+                               (axes[1], "win_rate", 100.0,
+                                "difference in win rate (percentage points)")):
+        m = np.array([r[key]["mean"] for r in rows]) * scale
+        lo = np.array([r[key]["low"] for r in rows]) * scale
+        hi = np.array([r[key]["high"] for r in rows]) * scale
+        for yi, mi, e, c in zip(y, m, _err(m, lo, hi).T, colors):
+            ax.errorbar(mi, yi, xerr=e.reshape(2, 1), fmt="o", color=c, capsize=4)
+        ax.axvline(0, color="gray", linewidth=1)
+        ax.set_xlabel(xl)
+        ax.grid(True, axis="x", alpha=0.3)
+    axes[0].set_yticks(y, ylabels, fontsize=8)
+    axes[1].set_yticks(y, [""] * len(rows))
+    axes[0].set_ylabel("paired difference")
+    if len(groups) == 1 and groups[0] == "seat effect":
+        title = "Seat effect: paired differences (same policy in every seat)"
+        note = None
+        cap = ("Per-game differences between seats of the same game, mean with Student-t 95% "
+               "interval. With one policy everywhere, any difference is the seat effect.")
+    else:
+        title = "Policy comparison: paired differences"
+        note = (f"{ctx.n:,} games per seating x {n_rot} seatings (cyclic rotations, same deals)"
+                if n_rot > 1 else None)
+        cap = ("Per-game differences, mean with Student-t 95% interval. "
+               + ("Policy effect: averaged over every seating of the policies (the seat effect "
+                  "cancels); as seated: the run as asked, which mixes policy and seat effect; "
+                  "seat effect: averaged over the seatings (the policy effect cancels)."
+                  if n_rot > 1 else
+                  "As seated only (rotation off): the difference includes the seat effect."))
+    return _done(fig, ctx, "policy_comparison", title, cap, note)
+
+
+# ---------------------------------------------------------------- Sacred Hill
+def _sh_decided_by(ctx: _Ctx) -> Figure:
+    g = ctx.games
+    _need(g, ["decided_by_kingdoms", "winner"])
+    n = len(g)
+    kind = g["decided_by_kingdoms"].to_numpy().astype(bool)
+    winner = g["winner"].to_numpy()
+    fig, (ax,) = _figure(7.5, 4.6)
+    names = ["kingdoms", "territory\n(equal kingdoms)"]
+    bottoms = np.zeros(2)
+    for s in range(ctx.players):
+        h = np.array([_pct(((winner == s) & kind).sum() / n),
+                      _pct(((winner == s) & ~kind).sum() / n)])
+        ax.bar([0, 1], h, bottom=bottoms, color=COLORS[s], alpha=0.8,
+               label=f"won by {ctx.seat_label(s)}")
+        bottoms += h
+    tot = [stats.proportion(float(kind.sum()), n), stats.proportion(float((~kind).sum()), n)]
+    est = [_pct(t["estimate"]) for t in tot]
+    ax.errorbar([0, 1], est, yerr=_err(est, [_pct(t["low"]) for t in tot],
+                                       [_pct(t["high"]) for t in tot]),
+                fmt="none", ecolor="black", capsize=6)
+    for xi, e in zip([0, 1], est):
+        ax.annotate(f"{e:.1f}%", (xi, e), textcoords="offset points", xytext=(14, 2), fontsize=9)
+    ax.set_xticks([0, 1], names)
+    ax.set_xlabel("what decided the game (§3.5)")
+    ax.set_ylabel("share of games (%)")
+    ax.set_ylim(0, 105)
+    ax.legend(fontsize=8)
+    return _done(fig, ctx, "", "Sacred Hill: decided by kingdoms or territory",
+                 "Share of games decided by fewer kingdoms, or by more territory when the "
+                 "kingdom counts are equal, split by the winning seat; error bars: Wilson 95% "
+                 "intervals of the total.")
+
+
+def _sh_kingdoms(ctx: _Ctx) -> Figure:
+    g = ctx.games
+    _need(g, [f"kingdoms_{s}" for s in range(ctx.players)])
+    vals = [g[f"kingdoms_{s}"].to_numpy() for s in range(ctx.players)]
+    lo, hi = int(min(v.min() for v in vals)), int(max(v.max() for v in vals))
+    x = np.arange(lo, hi + 1)
+    w = 0.8 / ctx.players
+    fig, (ax,) = _figure()
+    for s, v in enumerate(vals):
+        share = np.array([_pct((v == c).mean()) for c in x])
+        ax.bar(x + (s - (ctx.players - 1) / 2) * w, share, width=w, color=COLORS[s], alpha=0.85,
+               label=f"{ctx.seat_label(s)}: mean {v.mean():.2f}")
+    ax.set_xticks(x)
+    ax.set_xlabel("kingdoms at the end (count; fewer is better, §3.5)")
+    ax.set_ylabel("share of games (%)")
+    ax.legend(fontsize=8)
+    return _done(fig, ctx, "", "Sacred Hill: kingdom counts per seat",
+                 "Distribution of each seat's final number of kingdoms.")
+
+
+# ---------------------------------------------------------------- Don Quixote
+def _dq_categories(ctx: _Ctx) -> Figure:
+    block = _block(ctx, "mean_per_category")
+    g = ctx.games
+    cats = list(block)
+    _need(g, [f"{c}_{s}" for c in cats for s in range(ctx.players)])
+    mi = [stats.mean_interval(np.concatenate([g[f"{c}_{s}"].to_numpy(np.float64)
+                                              for s in range(ctx.players)])) for c in cats]
+    m = [r["mean"] for r in mi]
+    fig, (ax,) = _figure()
+    x = np.arange(len(cats))
+    ax.bar(x, m, yerr=_err(m, [r["low"] for r in mi], [r["high"] for r in mi]), capsize=5,
+           color=[COLORS[i % 10] for i in x], alpha=0.85)
+    for xi, v in zip(x, m):
+        ax.annotate(f"{v:.2f}", (xi, v), textcoords="offset points", xytext=(0, 6),
+                    ha="center", fontsize=8)
+    ax.set_xticks(x, [c.replace("_", " ") for c in cats])
+    ax.set_xlabel("scoring category")
+    ax.set_ylabel("mean points per estate (all scorings)")
+    return _done(fig, ctx, "", "Don Quixote: points by category",
+                 "Mean points per estate (seats pooled) by category over the three scorings; "
+                 "error bars: Student-t 95% intervals.")
+
+
+def _dq_rounds(ctx: _Ctx) -> Figure:
+    block = _block(ctx, "mean_per_scoring_category")
+    cats = list(_block(ctx, "mean_per_category"))
+    rounds = sorted({int(m.group(1)) for k in block if (m := re.match(r"s(\d+)_", k))})
+    if not rounds:
+        raise MissingData("no per-scoring categories in the summary block")
+    fig, (ax,) = _figure()
+    bottoms = np.zeros(len(rounds))
+    for i, c in enumerate(cats):
+        h = np.array([block.get(f"s{r}_{c}") or 0.0 for r in rounds], dtype=np.float64)
+        ax.bar(np.arange(len(rounds)), h, bottom=bottoms, color=COLORS[i % 10], alpha=0.85,
+               label=c.replace("_", " "))
+        bottoms += h
+    for xi, t in enumerate(bottoms):
+        ax.annotate(f"{t:.2f}", (xi, t), textcoords="offset points", xytext=(0, 4),
+                    ha="center", fontsize=9)
+    ax.set_xticks(np.arange(len(rounds)), [f"scoring {r}" for r in rounds])
+    ax.set_xlabel("scoring round")
+    ax.set_ylabel("mean points per estate")
+    ax.legend(fontsize=8, ncols=2)
+    return _done(fig, ctx, "", "Don Quixote: points by scoring round and category",
+                 "Mean points per estate (seats pooled) scored in each scoring round, stacked "
+                 "by category.")
+
+
+# ---------------------------------------------------------------- El Grande
+def _eg_action_cards(ctx: _Ctx) -> Figure:
+    cards = _block(ctx, "action_cards")
+    items = [(cid, c) for cid, c in cards.items() if isinstance(c, dict) and "score_diff" in c]
+    if not items:
+        raise MissingData("no action card was taken")
+    items.sort(key=lambda t: t[1]["score_diff"]["mean"])
+    fig, (ax,) = _figure(9, 1.8 + 0.3 * len(items))
+    y = np.arange(len(items))
+    m = np.array([c["score_diff"]["mean"] for _, c in items])
+    lo = np.array([c["score_diff"]["low"] for _, c in items])
+    hi = np.array([c["score_diff"]["high"] for _, c in items])
+    ax.errorbar(m, y, xerr=_err(m, lo, hi), fmt="o", color=COLORS[0], capsize=3)
+    ax.axvline(0, color="gray", linewidth=1)
+
+    def name(cid, c):
+        t = str(c.get("text", ""))
+        t = t if len(t) <= 38 else t[:36] + "..."
+        return f"{cid}: {t}" if t else str(cid)
+    ax.set_yticks(y, [name(cid, c) for cid, c in items], fontsize=7)
+    ax.set_xlabel("taker's final score minus the mean of the other seats (points)")
+    ax.set_ylabel("action card")
+    ax.grid(True, axis="x", alpha=0.3)
+    return _done(fig, ctx, "", "El Grande: action-card values",
+                 "For each action card, the final score of the player who took it minus the "
+                 "mean of the other players, over every time it was taken (mean with Student-t "
+                 "95% interval). An association, not a causal value: strong players take "
+                 "strong cards.")
+
+
+def _eg_sources(ctx: _Ctx) -> Figure:
+    src = _block(ctx, "points_by_source")
+    names = [k for k, v in src.items() if isinstance(v, dict) and "mean" in v]
+    if not names:
+        raise MissingData("no points by source")
+    m = [src[k]["mean"] for k in names]
+    fig, (ax,) = _figure()
+    x = np.arange(len(names))
+    ax.bar(x, m, yerr=_err(m, [src[k]["low"] for k in names], [src[k]["high"] for k in names]),
+           capsize=5, color=[COLORS[i % 10] for i in x], alpha=0.85)
+    ax.set_xticks(x, names)
+    ax.set_xlabel("source of points")
+    ax.set_ylabel("mean points per player and game")
+    return _done(fig, ctx, "", "El Grande: points by source",
+                 "Mean points per player and game from each source; error bars: Student-t 95% "
+                 "intervals.")
+
+
+# ---------------------------------------------------------------- Carcassonne
+def _cc_features(ctx: _Ctx) -> Figure:
+    g = ctx.games
+    feats = sorted({m.group(1) for c in g.columns
+                    if (m := re.match(r"points_([a-z_]+)_(\d+)$", c))},
+                   key=lambda f: ["road", "city", "monastery", "farm", "gift"].index(f)
+                   if f in ("road", "city", "monastery", "farm", "gift") else 99)
+    if not feats:
+        raise MissingData("the game has no points_<feature>_<seat> columns yet")
+    k = ctx.players
+    w = 0.8 / k
+    x = np.arange(len(feats))
+    fig, (ax,) = _figure()
+    for s in range(k):
+        mi = [stats.mean_interval(g[f"points_{f}_{s}"].to_numpy(np.float64)) for f in feats]
+        m = [r["mean"] for r in mi]
+        ax.bar(x + (s - (k - 1) / 2) * w, m, width=w, color=COLORS[s % 10], alpha=0.85,
+               yerr=_err(m, [r["low"] for r in mi], [r["high"] for r in mi]), capsize=3,
+               label=ctx.seat_label(s))
+    ax.set_xticks(x, feats)
+    ax.set_xlabel("feature")
+    ax.set_ylabel("mean points per game")
+    ax.legend(fontsize=8)
+    return _done(fig, ctx, "", "Carcassonne: points by feature",
+                 "Mean points per game each seat scored from each feature; error bars: "
+                 "Student-t 95% intervals.")
+
+
+def _cc_gifts(ctx: _Ctx) -> Figure:
+    if ctx.summary.get("variant", {}).get("gifts") != "true":
+        raise MissingData("gifts=false: no gift cards in play (use --variant gifts=true)")
+    gifts = _block(ctx, "gifts")
+    names = list(gifts)
+    fig, axes = _figure(11, 4.6, ncols=2)
+    x = np.arange(len(names))
+    w = 0.27
+    for i, (key, lab) in enumerate((("received_per_game", "received"),
+                                    ("opened_per_game", "opened"),
+                                    ("held_per_game", "held at the end"))):
+        m = [gifts[n][key]["mean"] for n in names]
+        axes[0].bar(x + (i - 1) * w, m, width=w, color=COLORS[i], alpha=0.85, label=lab,
+                    yerr=_err(m, [gifts[n][key]["low"] for n in names],
+                              [gifts[n][key]["high"] for n in names]), capsize=3)
+    axes[0].set_xticks(x, [n.replace("_", " ") for n in names], fontsize=8)
+    axes[0].set_xlabel("gift card")
+    axes[0].set_ylabel("cards per game (all players)")
+    axes[0].legend(fontsize=8)
+    axes[0].set_title("cards received, opened, held", fontsize=9)
+    ppo = [gifts[n].get("points_per_opened", math.nan) for n in names]
+    ppo = [v if v is not None else math.nan for v in ppo]
+    axes[1].bar(x, ppo, color=COLORS[3], alpha=0.85)
+    axes[1].set_xticks(x, [n.replace("_", " ") for n in names], fontsize=8)
+    axes[1].set_xlabel("gift card")
+    axes[1].set_ylabel("points per opened card")
+    axes[1].set_title("points per opened card", fontsize=9)
+    return _done(fig, ctx, "", "Carcassonne: The Gifts",
+                 "Gift cards per game by type (mean with Student-t 95% interval) and the points "
+                 "an opened card brought.")
+
+
+# ---------------------------------------------------------------- Thurn and Taxis
+def _tt_officials(ctx: _Ctx) -> Figure:
+    off = _block(ctx, "officials")
+    g = ctx.games
+    names = [n for n in off if isinstance(off[n], dict)]
+    _need(g, [f"used_{n}_{s}" for n in names for s in range(ctx.players)])
+    fig, axes = _figure(11, 4.8, ncols=2)
+    mi = [stats.mean_interval(np.concatenate([g[f"used_{n}_{s}"].to_numpy(np.float64)
+                                              for s in range(ctx.players)])) for n in names]
+    m = [r["mean"] for r in mi]
+    x = np.arange(len(names))
+    axes[0].bar(x, m, yerr=_err(m, [r["low"] for r in mi], [r["high"] for r in mi]), capsize=5,
+                color=[COLORS[i % 10] for i in x], alpha=0.85)
+    axes[0].set_xticks(x, [n.replace("_", " ") for n in names], fontsize=8)
+    axes[0].set_xlabel("official")
+    axes[0].set_ylabel("uses per player and game (count)")
+    axes[0].set_title("how often each official is used", fontsize=9)
+    plotted = False
+    for i, n in enumerate(names):
+        bins = off[n].get("win_rate_by_uses") or {}
+        labs = list(bins)
+        if not labs:
+            continue
+        e = [_pct(bins[b]["win_rate"]["estimate"]) for b in labs]
+        lo = [_pct(bins[b]["win_rate"]["low"]) for b in labs]
+        hi = [_pct(bins[b]["win_rate"]["high"]) for b in labs]
+        xs = np.arange(len(labs)) + (i - (len(names) - 1) / 2) * 0.12
+        axes[1].errorbar(xs, e, yerr=_err(e, lo, hi), fmt="o-", color=COLORS[i % 10],
+                         capsize=3, label=n.replace("_", " "), markersize=4)
+        plotted = True
+    if plotted:
+        all_labs = list(dict.fromkeys(b for n in names
+                                      for b in (off[n].get("win_rate_by_uses") or {})))
+        axes[1].set_xticks(np.arange(len(all_labs)), all_labs, fontsize=8)
+        axes[1].legend(fontsize=7)
+    axes[1].axhline(100.0 / ctx.players, color="gray", linestyle="--", linewidth=1)
+    axes[1].set_xlabel("uses of the official in the game (count bin; per official)")
+    axes[1].set_ylabel("win rate of those players (%)")
+    axes[1].set_title("win rate by uses (Wilson 95%)", fontsize=9)
+    return _done(fig, ctx, "", "Thurn and Taxis: officials",
+                 "Left: mean uses per player and game (Student-t 95% intervals). Right: win rate "
+                 "of the players by how often they used each official (bins differ by "
+                 "official; dashed line: equal share). An association, not a causal value.")
+
+
+def _tt_routes(ctx: _Ctx) -> Figure:
+    share = _block(ctx, "closed_routes", "share_by_length")
+    g = ctx.games
+    labs = list(share)
+    vals = [_pct(share[k]) if share[k] is not None else math.nan for k in labs]
+    fig, (ax,) = _figure()
+    x = np.arange(len(labs))
+    ax.bar(x, vals, color=COLORS[2], alpha=0.85)
+    for xi, v in zip(x, vals):
+        if not math.isnan(v):
+            ax.annotate(f"{v:.1f}%", (xi, v), textcoords="offset points", xytext=(0, 3),
+                        ha="center", fontsize=8)
+    ax.set_xticks(x, labs)
+    ax.set_xlabel("length of the closed route (cards)")
+    ax.set_ylabel("share of closed routes (%)")
+    cr = _block(ctx, "closed_routes")
+    per_game = cr.get("per_game")
+    mean_len = cr.get("mean_length")
+    cap = "Share of all closed routes by their length"
+    if per_game is not None and mean_len is not None:
+        cap += f"; {per_game:.2f} routes closed per game, mean length {mean_len:.2f} cards"
+    _ = g
+    return _done(fig, ctx, "", "Thurn and Taxis: closed route lengths", cap + ".")
+
+
+#: per-game charts: game id -> [(slug, builder)]
+GAME_CHARTS: dict[str, list[tuple[str, Callable]]] = {
+    "sacred-hill": [("sacred_hill_decided_by", _sh_decided_by),
+                    ("sacred_hill_kingdoms", _sh_kingdoms)],
+    "don-quixote": [("don_quixote_categories", _dq_categories),
+                    ("don_quixote_scoring_rounds", _dq_rounds)],
+    "el-grande": [("el_grande_action_cards", _eg_action_cards),
+                  ("el_grande_points_by_source", _eg_sources)],
+    "carcassonne": [("carcassonne_points_by_feature", _cc_features),
+                    ("carcassonne_gifts", _cc_gifts)],
+    "thurn-and-taxis": [("thurn_and_taxis_officials", _tt_officials),
+                        ("thurn_and_taxis_route_lengths", _tt_routes)],
+}
+
+
+# ---------------------------------------------------------------- text
+def _ci(d: dict, key="estimate", fmt="{:.4f}") -> str:
+    v, lo, hi = d.get(key), d.get("low"), d.get("high")
+
+    def f(x):
+        return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else fmt.format(x)
+    return f"{f(v)} [{f(lo)}, {f(hi)}]"
+
+
+def headline_rows(ctx: _Ctx) -> list[list[str]]:
+    """Rows of the headline table: seat, policy, win rate [95%], mean score [95%], sd, min,
+    median, max (strings as they appear in the report)."""
+    out = []
+    for s in ctx.summary["seats"]:
+        sc = s["score"]
+        out.append([str(s["seat"]), s["policy"], _ci(s["win_rate"]),
+                    _ci(sc, "mean", "{:.3f}"), f"{sc['sd']:.3f}", f"{sc['min']:g}",
+                    f"{sc['p50']:g}", f"{sc['max']:g}"])
+    return out
+
+
+HEAD = ["seat", "policy", "win rate [95% CI]", "mean score, points [95% CI]", "sd", "min",
+        "median", "max"]
+CMP_HEAD = ["comparison", "paired difference", "score, points [95% CI]",
+            "win rate, pp [95% CI]", "games"]
+
+
+def _cmp_table(rows: list[dict]) -> list[list[str]]:
+    out = []
+    for r in rows:
+        w = {k: (v * 100 if isinstance(v, float) and k != "n" else v)
+             for k, v in r["win_rate"].items()}
+        out.append([r["group"], r["label"], _ci(r["score"], "mean", "{:+.3f}"),
+                    _ci(w, "mean", "{:+.2f}"), f"{r['score']['n']:,}"])
+    return out
+
+
+def _facts(ctx: _Ctx) -> list[tuple[str, str]]:
+    s = ctx.summary
+    var = ", ".join(f"{k}={v}" for k, v in s["variant"].items()) or "(none)"
+    ln = s["length"]
+    facts = [("game", f"{ctx.spec.long_name} ({ctx.spec.id}; rules: {ctx.spec.rules})"),
+             ("games", f"{ctx.n:,}"), ("seed", str(ctx.seed)),
+             ("players", str(ctx.players)), ("policies (seat order)", " | ".join(ctx.labels)),
+             ("variant", var),
+             ("game length", f"mean {ln['mean']:.2f} plies (min {ln['min']}, max {ln['max']})")]
+    if len(ctx.rotations) > 1:
+        facts.append(("seatings played", "; ".join(" | ".join(lab) for lab, _ in ctx.rotations)
+                      + f" ({ctx.n:,} games each, same seed)"))
+    if ctx.players == 2:
+        a, b = s["seats"][0]["win_rate"]["estimate"], s["seats"][1]["win_rate"]["estimate"]
+        facts.append(("first-player balance", f"{a - b:+.4f} (win rate seat 0 - seat 1)"))
+    for k in ("tileset",):
+        if isinstance(s.get(k), dict):
+            facts.append((k, ", ".join(f"{a}={b}" for a, b in s[k].items())))
+    import mcsim
+    facts.append(("mcsim", mcsim.__version__))
+    return facts
+
+
+def _game_text(ctx: _Ctx) -> str | None:
+    block = ctx.summary.get(ctx.spec.summary_key)
+    if block is None or not hasattr(ctx.module, "format_summary"):
+        return None
+    try:
+        return ctx.module.format_summary(block)
+    except Exception:  # noqa: BLE001 - a game's formatter must not break the report
+        return None
+
+
+def _md_table(head, rows) -> str:
+    esc = lambda x: str(x).replace("|", "\\|")  # noqa: E731
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def render_markdown(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> str:
+    """``report.md``: facts, headline table, comparison table, figures linked as PNG files."""
+    parts = [f"# Balance report: {ctx.spec.long_name}", ""]
+    parts += [f"- **{k}**: {v}" for k, v in _facts(ctx)]
+    parts += ["", "## Seats", "", _md_table(HEAD, headline_rows(ctx)), "",
+              "Win rates: Wilson 95% intervals, a k-way tie counts 1/k. Mean scores: Student-t "
+              "95% intervals.", ""]
+    if comparison:
+        parts += ["## Paired differences", "", _md_table(CMP_HEAD, _cmp_table(comparison)), ""]
+    text = _game_text(ctx)
+    if text:
+        parts += [f"## {ctx.spec.long_name} details", "", "```text", text, "```", ""]
+    parts += ["## Figures", ""]
+    for f in figures:
+        parts += [f"### {f.title}", "", f"![{f.title}]({f.file})", "", f.caption, ""]
+    if skipped:
+        parts += ["## Charts skipped", ""]
+        parts += [f"- `{s}`: {r}" for s, r in skipped]
+        parts.append("")
+    return "\n".join(parts)
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;
+ margin:0 auto;max-width:1100px;padding:24px;color:#222;line-height:1.45}
+h1{font-size:1.6em;margin-bottom:.2em}h2{margin-top:1.6em;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;margin:.6em 0;font-size:.92em}
+th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px}
+dl.facts dt{font-weight:600}dl.facts dd{margin:0}
+figure{margin:1.2em 0;padding:8px;border:1px solid #e3e3e3;border-radius:4px}
+figure img{max-width:100%;height:auto;display:block;margin:0 auto}
+figcaption{font-size:.9em;color:#444;margin-top:6px}
+pre{background:#f7f7f7;padding:8px;overflow-x:auto;font-size:.88em}
+.note{color:#555;font-size:.9em}
+"""
+
+
+def _html_table(head, rows, num_from: int = 2) -> str:
+    h = "".join(f"<th>{html.escape(c)}</th>" for c in head)
+    body = []
+    for r in rows:
+        cells = "".join(
+            f"<td class=\"num\">{html.escape(c)}</td>" if i >= num_from else
+            f"<td>{html.escape(c)}</td>" for i, c in enumerate(r))
+        body.append(f"<tr>{cells}</tr>")
+    return f"<table><thead><tr>{h}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def render_html(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> str:
+    """``report.html``: self-contained (inline CSS, figures as base64 data URIs, no scripts)."""
+    title = f"Balance report: {ctx.spec.long_name}"
+    facts = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>"
+                    for k, v in _facts(ctx))
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
+             f"<h1>{html.escape(title)}</h1>", f'<dl class="facts">{facts}</dl>',
+             "<h2>Seats</h2>", _html_table(HEAD, headline_rows(ctx)),
+             '<p class="note">Win rates: Wilson 95% intervals, a k-way tie counts 1/k. Mean '
+             "scores: Student-t 95% intervals.</p>"]
+    if comparison:
+        parts += ["<h2>Paired differences</h2>", _html_table(CMP_HEAD, _cmp_table(comparison))]
+    text = _game_text(ctx)
+    if text:
+        parts += [f"<h2>{html.escape(ctx.spec.long_name)} details</h2>",
+                  f"<pre>{html.escape(text)}</pre>"]
+    parts.append("<h2>Figures</h2>")
+    for f in figures:
+        data = base64.b64encode(f.png).decode("ascii")
+        parts.append(
+            f'<figure id="fig-{f.slug}" data-file="{html.escape(f.file)}">'
+            f'<img src="data:image/png;base64,{data}" alt="{html.escape(f.title)}">'
+            f"<figcaption><b>{html.escape(f.title)}.</b> {html.escape(f.caption)} "
+            f'<span class="note">({html.escape(f.file)})</span></figcaption></figure>')
+    if skipped:
+        parts.append("<h2>Charts skipped</h2><ul>")
+        parts += [f"<li><code>{html.escape(s)}</code>: {html.escape(r)}</li>" for s, r in skipped]
+        parts.append("</ul>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def report_json(rep: ReportResult) -> str:
+    """One JSON object for ``mcsim report --json``: folder, files, figures, skipped charts."""
+    return to_json({"out": str(rep.out), "files": rep.files,
+                    "figures": [f.file for f in rep.figures],
+                    "skipped": [{"figure": s, "reason": r} for s, r in rep.skipped],
+                    "summary": rep.result.summary, "comparison": rep.comparison})
+
+
+__all__ = ["build_report", "ReportResult", "Figure", "GAME_CHARTS", "comparison_rows",
+           "render_html", "render_markdown", "McsimError"]
