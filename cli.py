@@ -392,6 +392,78 @@ def compare_cmd(game, arms, games, seed, policies, players, workers, as_json, qu
     click.echo(to_json(res) if as_json else format_comparison(res, get_game(game).SPEC.long_name))
 
 
+@mcsim_cli.command("batch")
+@click.argument("plan_file", metavar="PLAN.toml", type=click.Path(dir_okay=False))
+@click.option("--out", "-o", type=click.Path(file_okay=False), default=None,
+              help="Folder for results.csv, results.parquet, plan.json and experiments/*.json "
+                   "(created if missing).")
+@click.option("--workers", "-w", type=int, default=None,
+              help="Worker processes per cell (default: all cores). Results do not depend on it.")
+@click.option("--dry-run", is_flag=True, help="Validate the plan and list its cells; play nothing.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object (tidy rows and every cell's summary).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+@friendly_errors
+def batch_cmd(plan_file, out, workers, dry_run, as_json, quiet):
+    """Run a sweep plan (games x players x policies x variants x game counts/seeds).
+
+    The whole plan is validated before the first game; the results are one tidy table (one
+    row per cell and seat, estimates with 95% intervals). Plan format: README, "Batch sweeps".
+
+    \b
+    Examples:
+        mcsim batch examples/sacred_hill.toml --out sh-batch
+        mcsim batch examples/thurn_and_taxis.toml --dry-run
+    """
+    from mcsim import batch
+
+    plan = batch.load_plan(plan_file)
+    if dry_run:
+        for c in plan.cells:
+            click.echo(f"{c.id}: {c.describe()}")
+        click.echo(f"{len(plan.cells)} cells, {plan.total_games:,} games")
+        return
+    echo = None if quiet else (lambda line: click.echo(line, err=True))
+    res = batch.run_plan(plan, out=out, workers=workers, progress=not quiet, echo=echo)
+    click.echo(batch.batch_json(res) if as_json else batch.format_table(res.table))
+
+
+@mcsim_cli.command("report")
+@game_argument
+@run_options
+@click.option("--out", "-o", type=click.Path(file_okay=False), required=True,
+              help="Folder for report.html, report.md, the PNG figures and summary.json.")
+@click.option("--no-rotate", is_flag=True,
+              help="With different policies per seat, do not also play the rotated seatings "
+                   "(the comparison then mixes policy and seat effect).")
+@friendly_errors
+def report_cmd(game, games, seed, policies, variants, players, workers, chunk_size, tiles,
+               as_json, quiet, out, no_rotate):
+    """Write a balance report: report.html (self-contained), report.md and PNG figures.
+
+    \b
+    Examples:
+        mcsim report sacred-hill --games 100000 --seed 1 --out sh-report
+        mcsim report sacred-hill -n 20000 -p tactician -p random --out sh-vs
+        mcsim report thurn-and-taxis -n 20000 --players 4 -p route --out tt-report
+    """
+    from mcsim import report
+
+    options = {"tiles": tiles} if tiles else {}
+    echo = None if quiet else (lambda line: click.echo(line, err=True))
+    rep = report.build_report(game, out, games=games, seed=seed, policies=policies or None,
+                              variant=parse_variants(variants), players=players,
+                              workers=workers, chunk_size=chunk_size, options=options,
+                              rotate=not no_rotate, progress=not quiet, echo=echo)
+    if as_json:
+        click.echo(report.report_json(rep))
+    else:
+        click.echo(format_summary(rep.result.summary, get_game(game)))
+        click.echo(f"report: {Path(out) / 'report.html'} ({len(rep.figures)} figures"
+                   + (f"; skipped: {', '.join(s for s, _ in rep.skipped)}" if rep.skipped else "")
+                   + ")")
+
+
 def main():
     """Console-script entry point."""
     mcsim_cli(prog_name="mcsim")
