@@ -958,3 +958,25 @@ def court_intake(st: np.ndarray, seat: int, power_value: int, decisions: list,
         raise IllegalMoveError(ply, str(decisions[ply]) if ply < len(decisions) else "(end)",
                                _legal_strings(D[6], int(D[4][K.C_NERR])))
     return st
+
+
+def format_summary(block: dict) -> str:
+    """Readable tables of the ``"el_grande"`` block: action cards, power cards, point sources."""
+    lines = ["action cards (taker minus mean of the others; 95% CI)",
+             f"{'card':5s} {'taken/game':>10s}  {'score diff':>26s}  {'win-share diff':>28s}  text"]
+    for cid, e in block["action_cards"].items():
+        if e["taken"]:
+            sd, wd = e["score_diff"], e["win_diff"]
+            lines.append(f"{cid:5s} {e['taken_per_game']:10.3f}  {sd['mean']:+7.2f} [{sd['low']:+7.2f}, {sd['high']:+7.2f}]"
+                         f"  {wd['mean']:+7.3f} [{wd['low']:+7.3f}, {wd['high']:+7.3f}]  {e['text'][:50]}")
+        else:
+            lines.append(f"{cid:5s} {0.0:10.3f}  (never taken)")
+    pc = block["power_cards"]
+    if pc.get("win_rate_by_first_value"):
+        lines.append(f"win rate by the power card played in round {pc['first_round']}")
+        for v, w in pc["win_rate_by_first_value"].items():
+            lines.append(f"  {int(v):2d}: {w['estimate']:.4f} [{w['low']:.4f}, {w['high']:.4f}]  n={w['n']}")
+    lines.append("points by source (mean per seat-game, share of all points)")
+    for name, d in block["points_by_source"].items():
+        lines.append(f"  {name:9s} {d['mean']:7.2f} [{d['low']:7.2f}, {d['high']:7.2f}]  {100 * d['share']:5.1f}%")
+    return "\n".join(lines)

@@ -1,0 +1,242 @@
+"""El Grande through mcsim.simulate and the CLI: determinism, records and replay, round-engine
+invariants read from records, summary block, bad input (issue 4 §4-§6)."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import mcsim
+from cli import mcsim_cli
+from kernels import el_grande as K
+from mcsim.errors import (ConfigError, IllegalMoveError, InvalidRecordError, UnknownPolicyError,
+                          UnknownVariantError)
+from mcsim.games import el_grande as G
+
+
+def test_same_seed_same_games_any_worker_count():
+    """shared/DESIGN.md, Seeding: game i depends only on (seed, i), also for the heuristic."""
+    pol = ["heuristic", "random", "heuristic:eps=0.2"]
+    a = mcsim.simulate("el-grande", games=40, seed=11, policies=pol, workers=1, chunk_size=40)
+    b = mcsim.simulate("el-grande", games=40, seed=11, policies=pol, workers=2, chunk_size=7)
+    pd.testing.assert_frame_equal(a.games, b.games)
+    c = mcsim.simulate("el-grande", games=40, seed=12, policies=pol, workers=1)
+    assert not a.games["score_0"].equals(c.games["score_0"])
+
+
+def test_common_random_numbers_same_deal_for_every_policy():
+    """shared/DESIGN.md: game i deals the same setup whatever the policies."""
+    ra = mcsim.simulate("el-grande", games=3, seed=4, players=3, record=3)
+    rb = mcsim.simulate("el-grande", games=3, seed=4, policies=["heuristic"] * 3, record=3)
+    for x, y in zip(ra.records, rb.records):
+        assert x["setup"] == y["setup"]
+
+
+@pytest.mark.parametrize("players, policies, variant", [
+    (2, ["random"], {}),
+    (3, ["heuristic", "random", "heuristic"], {"tie_rank": "competition"}),
+    (4, ["random"], {"rounds": "6"}),
+    (5, ["heuristic"], {"veto": "off"}),
+])
+def test_s5_records_replay_to_the_run_result(players, policies, variant):
+    """Issue 4 §5: records written by simulate replay to the same points, plies and sources."""
+    if len(policies) == 1:
+        policies = policies * players
+    r = mcsim.simulate("el-grande", games=4, seed=9, policies=policies, variant=variant, record=4)
+    for rec in r.records:
+        row = r.games.iloc[rec["game_index"]]
+        out = G.replay(json.loads(json.dumps(rec)))
+        assert out["finished"]
+        assert out["points"] == [row[f"score_{k}"] for k in range(players)] == rec["points"]
+        assert out["plies"] == row["length_plies"] == len(rec["decisions"])
+        for name, vals in out["points_by_source"].items():
+            assert vals == [row[f"pts_{name}_{k}"] for k in range(players)]
+            assert sum(out["points_by_source"][s][0] for s in G.SOURCES) == out["points"][0]
+        assert out["scorings"] == rec["scorings"]
+        assert [e["event"] for e in out["scorings"] if e["event"].startswith("general")] == \
+            [f"general scoring after round {k}" for k in (3, 6, 9)]
+
+
+def _rounds(rec):
+    """Split a record's decisions into rounds (each starts with the first power decision)."""
+    rounds, cur = [], None
+    for d in rec["decisions"]:
+        if d["kind"] == "power" and (cur is None or cur["phase"] == "turns"):
+            cur = {"power": [], "cards": [], "phase": "bid"}
+            rounds.append(cur)
+        if d["kind"] == "power":
+            cur["power"].append((d["seat"], int(d["value"])))
+        elif d["kind"] == "card":
+            cur["phase"] = "turns"
+            cur["cards"].append((d["seat"], d["value"]))
+    return rounds
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_s3_round_structure_from_records(players):
+    """shared/rules/el_grande.md §3: distinct bids clockwise from the start player, turns by
+    descending power card, one card per player per round, the last player starts next round."""
+    r = mcsim.simulate("el-grande", games=6, seed=3, players=players, record=6,
+                       policies=["heuristic:eps=0.3"] * players)
+    for rec in r.records:
+        rounds = _rounds(rec)
+        assert len(rounds) == 9
+        start = rec["setup"]["start_player"]
+        hands = [set(range(1, 14)) for _ in range(players)]
+        for rd in rounds:
+            seats = [s for s, _ in rd["power"]]
+            assert seats == [(start + j) % players for j in range(players)]
+            vals = [v for _, v in rd["power"]]
+            assert len(set(vals)) == players
+            order = [s for s, _ in sorted(rd["power"], key=lambda x: -x[1])]
+            assert [s for s, _ in rd["cards"]] == order
+            assert len({c for _, c in rd["cards"]}) == players
+            start = order[-1]
+        # every card id taken at most once per game (the King's card once per round)
+        taken = [c for rd in rounds for _, c in rd["cards"] if c != "K"]
+        assert len(taken) == len(set(taken))
+
+
+def test_s2_six_round_variant_plays_six_rounds():
+    """shared/rules/el_grande.md §2: the short game skips rounds 1, 4 and 7."""
+    r = mcsim.simulate("el-grande", games=30, seed=2, players=4, variant={"rounds": "6"}, record=2)
+    for k in (1, 4, 7):
+        assert (r.games[[f"power_r{k}_{s}" for s in range(4)]] == 0).all().all()
+        assert (r.games[f"king_r{k}"] == -1).all()
+    for k in (2, 3, 5, 6, 8, 9):
+        assert (r.games[[f"power_r{k}_{s}" for s in range(4)]] > 0).all().all()
+    assert len(_rounds(r.records[0])) == 6
+    assert r.summary["el_grande"]["power_cards"]["first_round"] == 2
+
+
+def test_s2_caballeros_are_conserved():
+    """shared/rules/el_grande.md §2: 30 caballeros per colour in play (board + court + province), never negative."""
+    prep = G.prepare(mcsim.runner.resolve_config("el-grande", players=5,  # (module, config)
+                                                 policies=["heuristic", "random"] * 2 + ["heuristic:eps=0.5"])[1])
+    for gi in range(40):
+        fixed = np.zeros(K.FIXED_SIZE, np.int32)
+        st = K.run_logged(np.uint64(5), np.int64(gi), np.int64(5), prep.policy_ids, prep.policy_params,
+                          prep.variant_codes, prep.tables["T"], K.MODE_PLAY,
+                          np.zeros((1, 4), np.int32), np.zeros((1, 8), np.int32), fixed)[0]
+        assert (st[K.O_CAB:K.O_CAB + 50] >= 0).all()
+        for p in range(5):
+            board = sum(int(st[K.O_CAB + pl * 5 + p]) for pl in range(10))
+            assert board + st[K.O_COURT + p] + st[K.O_PROV + p] == 30
+            assert st[K.O_COURT + p] >= 0 and st[K.O_PROV + p] >= 0
+        assert st[K.O_CAB + 9 * 5: K.O_CAB + 50].sum() == 0  # Castillo emptied at the last scoring
+
+
+def test_s4_summary_block():
+    """Issue 4 §4: per card, power cards by round, win rate by first power value, points by source."""
+    r = mcsim.simulate("el-grande", games=300, seed=1, players=4)
+    s = r.summary["el_grande"]
+    assert len(s["action_cards"]) == 33
+    assert 0 < s["action_cards"]["K"]["taken"] <= 300 * 9
+    assert s["action_cards"]["2h"]["copies"] == 3
+    assert sum(e["taken"] for e in s["action_cards"].values()) == 300 * 9 * 4  # one card per turn
+    for rnd in s["power_cards"]["by_round"].values():
+        assert sum(rnd.values()) == pytest.approx(1.0)
+    wr = s["power_cards"]["win_rate_by_first_value"]
+    assert sum(w["n"] for w in wr.values()) == 1200
+    total = sum(d["mean"] for d in s["points_by_source"].values())
+    assert total == pytest.approx(r.games[[f"score_{k}" for k in range(4)]].to_numpy().mean())
+    for e in s["action_cards"].values():
+        assert e["score_diff"]["low"] <= e["score_diff"]["mean"] <= e["score_diff"]["high"]
+    assert "action cards" in G.format_summary(s)
+
+
+def test_heuristic_beats_random():
+    """Issue 4 §3: the heuristic plays sensibly. One heuristic seat vs three random seats, 200
+    games: a random seat would win 0.25 (SE sqrt(.25*.75/200) = 0.031); require > 0.25 + 4 SE."""
+    r = mcsim.simulate("el-grande", games=200, seed=21, policies=["heuristic", "random", "random", "random"])
+    assert r.games["win_share_0"].mean() > 0.25 + 4 * 0.031
+
+
+def test_final_tie_variant_breaks_ties_by_unplayed_cards():
+    """shared/rules/el_grande.md §10 A6: final_tie=unplayed gives the tie to the larger unplayed sum."""
+    a = mcsim.simulate("el-grande", games=400, seed=6, players=2)
+    b = mcsim.simulate("el-grande", games=400, seed=6, players=2, variant={"final_tie": "unplayed"})
+    ties = a.games["score_0"] == a.games["score_1"]
+    assert ties.any()
+    assert (a.games.loc[ties, "win_share_0"] == 0.5).all()
+    t = b.games[ties]
+    expect = np.where(t["unplayed_0"] > t["unplayed_1"], 1.0, np.where(t["unplayed_0"] < t["unplayed_1"], 0.0, 0.5))
+    assert (t["win_share_0"].to_numpy() == expect).all()
+
+
+# ---- bad input -----------------------------------------------------------------------------
+def _record():
+    return mcsim.simulate("el-grande", games=1, seed=2, players=3, record=1).records[0]
+
+
+def test_replay_rejects_non_records_and_bad_setup():
+    with pytest.raises(InvalidRecordError, match="not an el-grande record"):
+        G.replay({"game": "sacred-hill"})
+    rec = _record()
+    rec["setup"]["homes"][0] = rec["setup"]["king"]
+    with pytest.raises(InvalidRecordError, match="distinct regions other than the King's"):
+        G.replay(rec)
+    rec = _record()
+    rec["setup"]["decks"]["2"][0] = "3a#1"
+    with pytest.raises(InvalidRecordError, match="not a deck-2 card"):
+        G.replay(rec)
+    rec = _record()
+    rec["variant"] = {"veto": "maybe"}
+    with pytest.raises(InvalidRecordError, match="veto"):
+        G.replay(rec)
+    rec = _record()
+    rec["decisions"][0]["kind"] = "teleport"
+    with pytest.raises(InvalidRecordError, match="unknown kind 'teleport'"):
+        G.replay(rec)
+
+
+def test_replay_illegal_decision_names_index_and_legal_options():
+    rec = _record()
+    first, second = rec["decisions"][0], rec["decisions"][1]
+    assert first["kind"] == second["kind"] == "power"
+    rec["decisions"][1] = dict(second, value=first["value"])  # a value already played this round
+    with pytest.raises(IllegalMoveError) as e:
+        G.replay(rec)
+    assert e.value.ply == 1
+    assert f"seat {second['seat']} power {first['value']}" not in e.value.legal
+    assert len(e.value.legal) == 12
+
+
+def test_replay_truncated_and_overlong_records():
+    rec = _record()
+    rec["decisions"] = rec["decisions"][:-1]
+    with pytest.raises(IllegalMoveError, match="end of record"):
+        G.replay(rec)
+    rec = _record()
+    rec["decisions"].append(dict(rec["decisions"][-1]))
+    with pytest.raises(InvalidRecordError, match="game ended after"):
+        G.replay(rec)
+
+
+def test_config_errors():
+    with pytest.raises(ConfigError):
+        mcsim.simulate("el-grande", games=1, players=6)
+    with pytest.raises(UnknownPolicyError):
+        mcsim.simulate("el-grande", games=1, policies=["heuristic:w_board=-1"] * 4)
+    with pytest.raises(UnknownVariantError):
+        mcsim.simulate("el-grande", games=1, variant={"rounds": "7"})
+
+
+def test_cli_simulate_and_replay(tmp_path):
+    runner = CliRunner()
+    res = runner.invoke(mcsim_cli, ["simulate", "el-grande", "--players", "2", "-n", "20", "--json", "-q",
+                                    "--backend", "serial"])
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.output)
+    assert summary["players"] == 2 and "el_grande" in summary
+    rec = _record()
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(rec))
+    res = runner.invoke(mcsim_cli, ["replay", "el-grande", str(path)])
+    assert res.exit_code == 0, res.output
+    assert "general scoring after round 9" in res.output and "winner" in res.output
+    rec["decisions"][0]["value"] = "14"
+    path.write_text(json.dumps(rec))
+    res = runner.invoke(mcsim_cli, ["replay", "el-grande", str(path)])
+    assert res.exit_code == 1 and "illegal move" in res.output
