@@ -1,0 +1,108 @@
+"""El Grande throughput: games/s per policy and player count, cold and warm, one core.
+
+"cold" runs in a subprocess with an empty ``NUMBA_CACHE_DIR`` (import + compile of the whole
+kernel + 10 random games); "warm" is the best of three timed ``play_chunk`` calls (the kernel
+alone, CPU time of this process, one core) and one ``mcsim.simulate`` call (end to end:
+kernel, DataFrame, summary incl. the per-card statistics). Issue 4 §7 goal: >= 20,000 random
+4-player games/s/core warm.
+
+Usage::
+
+    python benchmarks/bench_el_grande.py            # all configurations
+    python benchmarks/bench_el_grande.py --quick    # a tenth of the games
+    python benchmarks/bench_el_grande.py --no-cold  # skip the compile measurement
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+CONFIGS = [  # (policy, players, variant, warm games)
+    ("random", 2, {}, 20_000),
+    ("random", 3, {}, 20_000),
+    ("random", 4, {}, 20_000),
+    ("random", 5, {}, 20_000),
+    ("random", 4, {"rounds": "6"}, 20_000),
+    ("heuristic", 2, {}, 500),
+    ("heuristic", 4, {}, 300),
+    ("heuristic", 5, {}, 200),
+]
+
+_COLD = r"""
+import time
+t0 = time.perf_counter()
+import mcsim
+mcsim.simulate("el-grande", games=10, seed=1, workers=1)
+print(time.perf_counter() - t0)
+"""
+
+
+def cold_seconds() -> float:
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        p = subprocess.run([sys.executable, "-c", _COLD], env=env, capture_output=True,
+                           text=True, cwd=HERE.parent)
+    if p.returncode != 0:
+        raise RuntimeError(p.stderr.strip().splitlines()[-1])
+    return float(p.stdout.strip().splitlines()[-1])
+
+
+def warm(policy: str, players: int, variant: dict, games: int) -> dict:
+    import mcsim
+    from mcsim.games import el_grande as G
+    from mcsim.games.base import RunConfig, parse_policy
+
+    choice = parse_policy(policy)
+    prep = G.prepare(RunConfig("el-grande", players, [choice] * players,
+                               G.SPEC.resolve_variant(variant)))
+    G.play_chunk(prep, 0, 2, 1)
+    best = 0.0
+    for rep in range(3):
+        t = time.process_time()
+        out = G.play_chunk(prep, rep * games, games, 7)
+        best = max(best, games / max(time.process_time() - t, 1e-9))
+    t = time.perf_counter()
+    mcsim.simulate("el-grande", games=games, seed=3, workers=1, policies=[choice] * players,
+                   players=players, variant=variant)
+    e2e = games / (time.perf_counter() - t)
+    return {"kernel": best, "simulate": e2e, "mean_score": float(out["score"].mean()),
+            "plies": float(out["length"].mean())}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="a tenth of the games")
+    ap.add_argument("--no-cold", action="store_true")
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    rows = []
+    cold = None if a.no_cold else cold_seconds()
+    for policy, players, variant, games in CONFIGS:
+        n = max(20, games // 10) if a.quick else games
+        r = warm(policy, players, variant, n)
+        rows.append({"policy": policy, "players": players,
+                     "variant": ",".join(f"{k}={v}" for k, v in variant.items()) or "default",
+                     "games": n, **r})
+    if a.json:
+        print(json.dumps({"cold_seconds": cold, "rows": rows}))
+        return
+    print("| policy | players | variant | games | kernel games/s (1 core, best of 3) | ms/game | "
+          "simulate games/s | mean score | decisions/game |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['policy']} | {r['players']} | {r['variant']} | {r['games']:,} | {r['kernel']:,.0f} | "
+              f"{1000 / r['kernel']:.3f} | {r['simulate']:,.0f} | {r['mean_score']:.2f} | {r['plies']:.0f} |")
+    if cold is not None:
+        print(f"\ncold (empty Numba cache: import + compile + 10 random games): {cold:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
