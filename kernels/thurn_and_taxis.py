@@ -16,7 +16,7 @@ per city. A route is stored in a 44-slot window per seat, cities ``[lo, hi)``; e
 left end decrements ``lo`` (§4B).
 
 A turn is a sequence of decisions (phases ``PH_*``); every phase has at least one legal action,
-so the loop is always ``legal_actions`` -> choose -> ``apply_action``. Actions (``A_*``):
+so the loop is always ``legal_moves`` -> choose -> ``apply_move``. Actions (``A_*``):
 
 ==============  =====================================================================
 0 / 1           no / yes (use the official offered in this phase; do not close; pass)
@@ -422,7 +422,7 @@ def _pick_candidates(st, tab):
 
 
 @njit(cache=True)
-def legal_actions(st, tab, out):
+def legal_moves(st, tab, out):
     """Write the legal actions of the position into ``out`` (int64[>= MAX_ACTIONS]); return count.
 
     Parameters
@@ -636,7 +636,7 @@ def _pick_next(st, tab, var):
 
 
 @njit(cache=True)
-def apply_action(st, tab, var, a, rng, script, slog):
+def apply_move(st, tab, var, a, rng, script, slog):
     """Apply legal action ``a`` (see the module docstring) to ``st`` in place.
 
     Parameters
@@ -645,7 +645,7 @@ def apply_action(st, tab, var, a, rng, script, slog):
     tab : int64[TAB_SIZE]
     var : int64[N_VARIANT_SLOTS]
     a : int
-        Must be one of ``legal_actions`` (not checked here).
+        Must be one of ``legal_moves`` (not checked here).
     rng : uint64[4]
         Deal stream, used only to reshuffle the discard pile (§4A).
     script : int64[k]
@@ -1180,10 +1180,37 @@ def deal_deck(deal_rng, deck):
 @njit(cache=True)
 def play_game(st, tab, var, n_players, game_index, root_seed, policy_ids, policy_params,
               alog, slog, deck):
-    """Play one game from the deal to the end; ``st`` holds the final state.
+    """Play game ``game_index`` of a run from the deal (§3) to the end (§5).
 
-    ``alog`` (int64[m], m > 1 to log) receives the actions; ``st[S_ALOG_N]`` is their count.
-    Returns the number of decisions (plies).
+    Parameters
+    ----------
+    st : int64[ST_SIZE]
+        Overwritten; holds the final state on return.
+    tab : int64[TAB_SIZE]
+    var : int64[N_VARIANT_SLOTS]
+    n_players : int
+        2..4.
+    game_index, root_seed : int
+        The deck is shuffled from stream ``STREAM_DEAL`` (also used for reshuffles), seat k's
+        policy draws from ``STREAM_POLICY + k``: the game depends only on (root_seed,
+        game_index), and every policy sees the same deal.
+    policy_ids : int64[n_players]
+    policy_params : float64[n_players, >= N_PARAMS]
+    alog : int64[m]
+        Action log (m > 1 to log, else ignored); ``st[S_ALOG_N]`` = decisions taken.
+    slog : int64[m]
+        Reshuffle log (m > 1 to log): for each reshuffle, the pile size then the new deck order.
+    deck : int64[66]
+        Receives the dealt deck (deal order).
+
+    Returns
+    -------
+    int
+        Number of decisions (plies).
+
+    Notes
+    -----
+    jit-compiled; caller validates.
     """
     deal_rng = new_state(root_seed, game_index, STREAM_DEAL)
     deal_deck(deal_rng, deck)
@@ -1197,7 +1224,7 @@ def play_game(st, tab, var, n_players, game_index, root_seed, policy_ids, policy
     plies = 0
     logging = alog.shape[0] > 1
     while st[S_OVER] == 0:
-        n = legal_actions(st, tab, acts)
+        n = legal_moves(st, tab, acts)
         p = st[S_CUR]
         if policy_ids[p] == POL_RANDOM:
             a = _random_choice(st, acts, n, prngs[p])
@@ -1205,7 +1232,7 @@ def play_game(st, tab, var, n_players, game_index, root_seed, policy_ids, policy
             a = choose_action(st, tab, acts, n, policy_ids[p], policy_params[p], prngs[p])
         if logging and plies < alog.shape[0]:
             alog[plies] = a
-        apply_action(st, tab, var, a, deal_rng, script, slog)
+        apply_move(st, tab, var, a, deal_rng, script, slog)
         plies += 1
     st[S_ALOG_N] = plies
     return plies

@@ -72,7 +72,7 @@ class TestWorkedExamples:
         g.set_hand(0, c("Innsbruck", "Wuerzburg", "Stuttgart", "Mannheim", "Freiburg", "Ingolstadt",
                         "Muenchen", "Passau", "Pilsen", "Nuernberg"))
         g.set_phase(K.PH_PLAY1)
-        ext = {T.action_name(g, a) for a in g.legal() if a < K.A_START}
+        ext = {T.format_move(g, a) for a in g.legal() if a < K.A_START}
         assert ext == {"left:Mannheim", "left:Freiburg", "right:Ingolstadt", "right:Muenchen",
                        "right:Passau", "right:Pilsen"}
         for bad in (K.A_LEFT + C["Innsbruck"], K.A_RIGHT + C["Innsbruck"], K.A_RIGHT + C["Wuerzburg"],

@@ -122,6 +122,22 @@ def test_replay_accepts_houses_in_any_order():
         assert T.replay(r)["scores"] == r["scores"]
 
 
+def test_format_and_parse_move_round_trip():
+    """Issue 6 §5: every legal move of a random game has a name that parses back to it."""
+    rng = np.random.default_rng(1)
+    g = T.Game(3, rng.permutation([c for c in range(22) for _ in range(3)]))
+    for _ in range(400):
+        if g.over:
+            break
+        legal = g.legal()
+        names = [T.format_move(g, a) for a in legal]
+        assert len(set(names)) == len(names)
+        assert [T.parse_move(g, t) for t in names] == legal
+        g.apply(legal[rng.integers(len(legal))])
+    with pytest.raises(InvalidRecordError):
+        T.parse_move(g, "teleport:Lodz")
+
+
 def test_bad_input_raises_mcsim_errors(tmp_path):
     """Issue 6 §6: bad player count, policy, parameter, variant, option, data file."""
     with pytest.raises(ConfigError):

@@ -551,16 +551,16 @@ class Game:
 
     # --- moves
     def legal(self) -> list[int]:
-        n = K.legal_actions(self.st, self.tab, self._buf)
+        n = K.legal_moves(self.st, self.tab, self._buf)
         return [int(a) for a in self._buf[:n]]
 
     def apply(self, a: int) -> None:
         """Apply action ``a``; raises ``IllegalMoveError`` if it is not legal here."""
         legal = self.legal()
         if a not in legal:
-            raise IllegalMoveError(int(self.st[K.S_TURN]), action_name(self, a),
-                                   [action_name(self, x) for x in legal])
-        K.apply_action(self.st, self.tab, self.var, np.int64(a), self.rng, self.script, self.slog)
+            raise IllegalMoveError(int(self.st[K.S_TURN]), format_move(self, a),
+                                   [format_move(self, x) for x in legal])
+        K.apply_move(self.st, self.tab, self.var, np.int64(a), self.rng, self.script, self.slog)
         if self.st[K.S_ERROR]:
             raise InvalidRecordError("a reshuffle of the discard pile is missing from the record "
                                      "or is not a permutation of the pile")
@@ -576,7 +576,7 @@ class Game:
             raise InvalidRecordError(f"unknown city {name!r}") from None
 
 
-def action_name(game: Game, a: int) -> str:
+def format_move(game: Game, a: int) -> str:
     """Human name of kernel action ``a`` in ``game``'s current phase (record notation)."""
     names = [c["name"] for c in game.data["cities"]]
     ph = game.phase
@@ -667,7 +667,7 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
                        "draws": [], "plays": [], "close": None, "trim": []}
                 turns.append(cur)
             ph = g.phase
-            text = action_name(g, a)
+            text = format_move(g, a)
             if ph == K.PH_ADMIN and a == K.A_YES:
                 cur["official"] = "administrator"
             elif ph == K.PH_PM and a == K.A_YES:
@@ -710,6 +710,26 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
                     "turns": turns, "scores": g.scores(), "winner": g.winner(),
                     "end_reason": END_REASONS.get(g.get(K.S_END_REASON), "none")})
     return out
+
+
+def parse_move(g: Game, text: str) -> int:
+    """Kernel action for the record token ``text`` in ``g``'s current phase (inverse of
+    ``format_move``): ``deck``, ``display:CITY``, ``new:|restart:|left:|right:CITY``,
+    ``house:CITY``, ``skip``, ``trim:CITY``, ``mode:each``, ``mode:region:REGION``, ``close``,
+    ``close cartwright``, ``no close``, an official's name or ``no OFFICIAL``, ``none``.
+
+    Raises
+    ------
+    InvalidRecordError
+        A token that names nothing in this phase.
+    """
+    for a in range(256):
+        try:
+            if format_move(g, a) == text:
+                return a
+        except (IndexError, KeyError):
+            continue
+    raise InvalidRecordError(f"{text!r} is not a move of this phase")
 
 
 def _parse_draw(g: Game, text: str) -> int:
@@ -804,11 +824,11 @@ def replay(record: dict) -> dict:
                 a = K.A_YES if official == "postal_carrier" else K.A_NO
             elif ph in (K.PH_DRAW1, K.PH_DRAW2):
                 if not draws:
-                    raise IllegalMoveError(t_index, "(no draw)", [action_name(g, x) for x in legal])
+                    raise IllegalMoveError(t_index, "(no draw)", [format_move(g, x) for x in legal])
                 a = _parse_draw(g, draws.pop(0))
             elif ph in (K.PH_PLAY1, K.PH_PLAY2):
                 if not plays:
-                    raise IllegalMoveError(t_index, "(no play)", [action_name(g, x) for x in legal])
+                    raise IllegalMoveError(t_index, "(no play)", [format_move(g, x) for x in legal])
                 a = _parse_play(g, plays.pop(0))
             elif ph == K.PH_CLOSE:
                 if close is None:
@@ -844,15 +864,15 @@ def replay(record: dict) -> dict:
                     a = K.A_HOUSE + g.city(houses.pop(k))
                 elif K.A_HOUSE_SKIP not in legal:
                     shown = houses[0] if houses else "(no house)"
-                    raise IllegalMoveError(t_index, f"house:{shown}", [action_name(g, x) for x in legal])
+                    raise IllegalMoveError(t_index, f"house:{shown}", [format_move(g, x) for x in legal])
             elif ph == K.PH_TRIM:
                 if not trim:
-                    raise IllegalMoveError(t_index, "(no trim)", [action_name(g, x) for x in legal])
+                    raise IllegalMoveError(t_index, "(no trim)", [format_move(g, x) for x in legal])
                 a = K.A_TRIM + g.city(trim.pop(0))
             else:
                 raise InvalidRecordError(f"turn {t_index}: unexpected phase {ph}")
             if a not in legal:
-                raise IllegalMoveError(t_index, action_name(g, a), [action_name(g, x) for x in legal])
+                raise IllegalMoveError(t_index, format_move(g, a), [format_move(g, x) for x in legal])
             if (ph == K.PH_ADMIN and a == K.A_YES):
                 used = "administrator"
             elif ph == K.PH_PM and a == K.A_YES:
