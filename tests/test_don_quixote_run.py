@@ -461,3 +461,27 @@ def test_s3_7_variants_change_what_they_say():
     assert pm == [1 << K.P_LW, 1 << K.P_RE]
     assert G.build_tables(ts)[-1, 0, K.T_PORTS:K.T_PORTS + 2].tolist() == [1 << K.P_LN,
                                                                           1 << K.P_RS]
+
+
+def test_s3_3_connectivity_only_grows(tmp_path):
+    """shared/rules/don_quixote.md §3.3: adding tiles never disconnects anything: castle knight
+    counts, the defence sum, church/windmill points and the best knight group never drop,
+    over 300 random placement sequences on random tile sets."""
+    rng = np.random.default_rng(77)
+    for j in range(6):
+        p = tmp_path / f"g{j}.json"
+        p.write_text(json.dumps(random_tile_doc(rng)))
+        ts = G.load_tileset(p, strict=False)
+        tab = G.build_tables(ts)
+        for _ in range(50):
+            castles, placements = random_estate(rng, ts.n_land)
+            S = K.setup_estate(tab, np.array([K.CELL_NAMES.index(c) for c in castles]))
+            log = np.zeros(K.LOGN, dtype=np.int64)
+            prev = None
+            for name, inst, rot in placements:
+                K.place(S, tab, K.CELL_NAMES.index(name), inst, rot, log)
+                now = (K.castle_knights(S, 0), K.castle_knights(S, 1), S[K.SC, K.SC_DEF],
+                       S[K.SC, K.SC_CHURCH], S[K.SC, K.SC_MILL], S[K.SC, K.SC_BONUS])
+                if prev is not None:
+                    assert all(a >= b for a, b in zip(now, prev))
+                prev = now

@@ -196,6 +196,12 @@ def load_tileset(path: str | Path | None = None, strict: bool = True) -> TileSet
     ------
     DataFileError
         One line naming the file, the tile and the broken rule.
+
+    Examples
+    --------
+    >>> ts = load_tileset()
+    >>> ts.id, ts.provenance, ts.n_land, [t.castle for t in ts.instances[-2:]]
+    ('placeholder-2.3-v0', 'reconstructed', 22, [6, 4])
     """
     p = Path(path) if path is not None else _default_path()
     where = p.name
@@ -230,6 +236,12 @@ def load_tileset(path: str | Path | None = None, strict: bool = True) -> TileSet
     land = [t for t in tiles if not t.castle for _ in range(t.count)]
     castles = sorted((t for t in tiles if t.castle), key=lambda t: -t.castle)
     return TileSet(tsid, prov, str(doc.get("source", "")), str(p), tiles, land + castles)
+
+
+#: STYLE name for the loader (same public names in every game module)
+def load_data(path: str | Path | None = None, strict: bool = True) -> TileSet:
+    """Alias of ``load_tileset`` (the common public name of a game's data loader)."""
+    return load_tileset(path, strict)
 
 
 def _parse_tile(raw: Any, k: int, where: str) -> Tile:
