@@ -600,10 +600,14 @@ def format_move(game: Game, a: int) -> str:
     if ph == K.PH_HOUSE_MODE:
         if a == K.A_MODE_EACH:
             return "mode:each"
-        return "mode:region:" + game.data["regions"][a - K.A_MODE_REGION]
+        if K.A_MODE_REGION <= a < K.A_MODE_REGION + K.N_REGIONS:
+            return "mode:region:" + game.data["regions"][a - K.A_MODE_REGION]
     if ph == K.PH_HOUSE_PICK:
-        return "skip" if a == K.A_HOUSE_SKIP else "house:" + names[a - K.A_HOUSE]
-    if ph == K.PH_TRIM:
+        if a == K.A_HOUSE_SKIP:
+            return "skip"
+        if K.A_HOUSE <= a < K.A_HOUSE + K.N_CITIES:
+            return "house:" + names[a - K.A_HOUSE]
+    if ph == K.PH_TRIM and K.A_TRIM <= a < K.A_TRIM + K.N_CITIES:
         return "trim:" + names[a - K.A_TRIM]
     return f"action {a}"
 
