@@ -289,22 +289,30 @@ class TestBonusAndEnd:
     def test_s7_5_houses_short(self):
         """shared/rules/thurn_und_taxis.md §7.5: place as many houses as left (player's choice)."""
         g = closing(game(), E1_ROUTE)
-        g.set_houses(0, range(0, 18))  # 18 placed, then free the E1 cities again
-        g.st[K.S_HOUSES] &= ~sum(1 << x for x in c(*E1_ROUTE))
-        g.st[K.S_HOUSES_LEFT] = 2
+        baiern_on_route = c("Nuernberg", "Regensburg", "Ingolstadt", "Augsburg")
+        g.set_houses(0, [x for x in range(22) if x not in baiern_on_route])  # 18 placed, 2 left
         g.play(K.A_CLOSE, K.A_MODE_REGION + R["Baiern"])
         assert g.phase == K.PH_HOUSE_PICK
+        assert set(g.legal()) == {K.A_HOUSE + x for x in baiern_on_route}
         g.play(K.A_HOUSE + C["Augsburg"], K.A_HOUSE + C["Nuernberg"])
         assert g.get(K.S_HOUSES_LEFT) == 0
         assert g.get(K.S_END_SEAT) == 0 and g.get(K.S_END_REASON) == K.END_HOUSES
-        # with 1 house and mode (i), the player may skip a region
+
+    def test_s7_5_houses_short_one_per_region_may_skip(self):
+        """shared/rules/thurn_und_taxis.md §7.5, §4C.2: with 1 house left and 3 regions to serve,
+        the player picks which region gets it; every completed group pays in the same closing."""
         g = closing(game(), E1_ROUTE)
-        g.st[K.S_HOUSES_LEFT] = 1
-        g.apply(K.A_CLOSE)
-        g.apply(K.A_MODE_EACH)
-        assert K.A_HOUSE_SKIP in g.legal()
+        g.set_houses(0, [x for x in range(22) if x not in c("Stuttgart", "Sigmaringen", "Augsburg")])
+        assert g.get(K.S_HOUSES_LEFT) == 1
+        g.play(K.A_CLOSE, K.A_MODE_EACH)
+        assert set(g.legal()) == {K.A_HOUSE + C["Stuttgart"], K.A_HOUSE_SKIP}
         g.play(K.A_HOUSE_SKIP, K.A_HOUSE_SKIP, K.A_HOUSE + C["Augsburg"])
-        assert g.get(K.S_HOUSES_LEFT) == 0
+        assert g.get(K.S_HOUSES_LEFT) == 0 and g.get(K.S_END_REASON) == K.END_HOUSES
+        # route 6 (3) + Baiern (5) + Boehmen/Salzburg (4) + Baden (3) + Schweiz/Tyrol (3)
+        # + game end (1); no W/H (Stuttgart, Sigmaringen missing), no all-regions (Hohenzollern)
+        assert g.get(K.S_TILE_PTS) == 3 + 5 + 4 + 3 + 3 + 1
+        assert g.get(K.S_STACK + K.STK_WUERTT_HOHENZ) == 3
+        assert g.get(K.S_STACK + K.STK_ALL_REGIONS) == 4
 
     def test_s5_end_trigger_finishes_the_round(self):
         """shared/rules/thurn_und_taxis.md §5: the round is finished; the last seat ends the game."""
