@@ -21,8 +21,23 @@ hand_limit                        after_close | every_turn after_close §7.7: tr
                                                                       end of every turn
 ================================  ======================  ==========  =========================
 
-Policies: ``random`` (uniform over the legal decisions of each phase of a turn) and ``route``
-(route planner, parameters below). Seat 0 starts (§3.4).
+Policies (``--policy name:param=value``):
+
+* ``random``: uniform over the legal decisions of each phase of a turn (official yes/no, which
+  card to draw, where to play, close or not, house mode and picks, trimming), except that the
+  open route is discarded only when no card in hand extends it. Random 3-player games last
+  about 500 turns, because random routes rarely reach 3 cards before they are stuck.
+* ``route``: route planner. Draws and plays cards that extend the route at either end, valued
+  by the regions and houses still needed (``w_region``, ``w_house``) and by the room left to
+  grow (``w_open``, ``w_hand``); closes at ``close_len`` cards, or later when
+  ``chase_carriage=1`` and the next carriage needs more (counting the Cartwright's +2), or
+  earlier when stuck or in the last round; uses the Postmaster while the hand holds at most
+  ``pm_hand_max`` cards, the Administrator when no display card is worth ``admin_below``, the
+  Postal Carrier when a second extension is in hand, the Cartwright when it buys the next
+  carriage (``cartwright=1``); picks the house option with the most houses + tile points.
+
+Seat 0 starts (§3.4). The summary block (``summarize``) is described there; records in
+``record_games``.
 
 Kernel encoding: ``kernels.thurn_and_taxis`` (state vector, phases, action codes). Human notation
 of records: see ``record_games``.
