@@ -31,6 +31,8 @@ CONFIGS = [
     ("sacred-hill", ["random"], 2, 1_000_000, 100_000, {}),
     ("sacred-hill", ["greedy"], 2, 100_000, 10_000, {}),
     ("sacred-hill", ["tactician"], 2, 100_000, 10_000, {}),
+    ("thurn-and-taxis", ["random"], 3, 20_000, 1_000, {}),
+    ("thurn-and-taxis", ["route"], 3, 50_000, 5_000, {}),
 ]
 
 _CHILD = r"""
