@@ -125,7 +125,8 @@ T_STACK_VAL = 73  # [10 * 4] tile values, top first
 T_CARR_VP = 113  # [8] points of the carriage of value v (index v, 3..7)
 T_ALL_REG = 121  # [2] region mask the all-regions tile needs: [without Baiern, with Baiern]
 T_ROUTE_LEN = 123  # [3] route length of stacks route5, route6, route7
-TAB_SIZE = 126
+T_CITY_GROUP = 126  # [22] region-group stack of each city (-1: none, Polen)
+TAB_SIZE = 148
 
 # state offsets
 S_NP = 0
@@ -874,11 +875,9 @@ def _city_value(st, tab, p, c, prm):
     if (hm >> c) & 1 == 0:
         v += prm[P_W_HOUSE]
         r = tab[T_REGION + c]
-        for g in range(N_STACKS):
-            gm = tab[T_GROUP + g]
-            if gm != 0 and (gm >> c) & 1 and (st[S_GROUPS + p] >> g) & 1 == 0 and st[S_STACK + g] > 0:
-                missing = _popcount(gm & ~hm)
-                v += prm[P_W_REGION] / missing
+        g = tab[T_CITY_GROUP + c]
+        if g >= 0 and (st[S_GROUPS + p] >> g) & 1 == 0 and st[S_STACK + g] > 0:
+            v += prm[P_W_REGION] / _popcount(tab[T_GROUP + g] & ~hm)
         if (hm & tab[T_REGMASK + r]) == 0:
             v += 0.5 * prm[P_W_REGION]
     return v

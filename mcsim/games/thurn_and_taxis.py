@@ -349,6 +349,11 @@ def build_tables(data: dict) -> np.ndarray:
     tab[K.T_ALL_REG + 1] = allm
     for k in range(3):
         tab[K.T_ROUTE_LEN + k] = data["stacks"][k]["length"]
+    tab[K.T_CITY_GROUP: K.T_CITY_GROUP + K.N_CITIES] = -1
+    for s in range(K.N_STACKS):
+        for c in range(K.N_CITIES):
+            if (int(tab[K.T_GROUP + s]) >> c) & 1:
+                tab[K.T_CITY_GROUP + c] = s
     return tab
 
 
