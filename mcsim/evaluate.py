@@ -83,6 +83,12 @@ def evaluate(game: str, policies: Iterable[str], games: int = 1000, seed: int = 
     ConfigError
         No policy given; plus everything ``mcsim.simulate`` raises.
     """
+    return _evaluate(game, policies, games, seed, variant, players, workers, options,
+                     progress)[0]
+
+
+def _evaluate(game, policies, games, seed, variant, players, workers, options, progress):
+    """``evaluate`` plus the per-game scores of each policy (float64[games] per policy)."""
     from mcsim.runner import simulate
 
     policies = list(policies)
@@ -117,7 +123,7 @@ def evaluate(game: str, policies: Iterable[str], games: int = 1000, seed: int = 
             b["regret_vs_oracle"] = stats.paired_difference(scores[best], x)
     head["reference"] = blocks[0]["policy"]
     head["policies"] = blocks
-    return head
+    return head, scores
 
 
 def evaluate_ensemble(game: str, policies: Iterable[str], k: int, games: int = 1000,
@@ -135,9 +141,11 @@ def evaluate_ensemble(game: str, policies: Iterable[str], k: int, games: int = 1
     dict
         ``{"base": evaluate(...) on the given set, "sets": [{"label", "tileset", "means":
         {policy: mean}}], "spread": {policy: {"mean_of_means", "sd", "min", "max",
-        "base"}}, "pairs": [{"better", "worse", "base_difference", "holds_in", "share",
-        "flips": [set labels]}]}``. A pair's order is the one on the given set; ``share`` is
-        the fraction of the k alternative sets in which the same order holds.
+        "base"}}, "pairs": [{"better", "worse", "base_difference": {mean, low, high, ...},
+        "holds_in", "share", "flips": [set labels], "significant_flips": [set labels whose
+        paired 95% interval lies below 0], "per_set": [{"set", "difference", "low",
+        "high"}]}]}``. A pair's order is the one on the given set; ``share`` is the fraction of
+        the k alternative sets in which the same order holds (same deals, paired).
 
     Raises
     ------
@@ -150,19 +158,20 @@ def evaluate_ensemble(game: str, policies: Iterable[str], k: int, games: int = 1
     if k < 1:
         raise ConfigError(f"--tileset-ensemble must be at least 1, not {k}")
     policies = list(policies)
-    base = evaluate(game, policies, games, seed, variant, players, workers, options, progress)
+    base, base_scores = _evaluate(game, policies, games, seed, variant, players, workers,
+                                  options, progress)
     labels = [b["policy"] for b in base["policies"]]
     base_mean = {b["policy"]: b["total"]["mean"] for b in base["policies"]}
-    sets = []
+    sets, set_scores = [], []
     for label, opts in module.ensemble_options(k, seed if ensemble_seed is None else ensemble_seed,
                                                out_dir):
         merged = dict(options or {})
         merged.update(opts)
-        ev = evaluate(game, policies, games, seed, variant, players, workers, merged, progress)
+        ev, sc = _evaluate(game, policies, games, seed, variant, players, workers, merged,
+                           progress)
         sets.append({"label": label, "tileset": ev.get("tileset"),
-                     "means": {b["policy"]: b["total"]["mean"] for b in ev["policies"]},
-                     "diff_vs_first": {b["policy"]: (b["diff_vs_first"] or {}).get("mean")
-                                       for b in ev["policies"]}})
+                     "means": {b["policy"]: b["total"]["mean"] for b in ev["policies"]}})
+        set_scores.append(sc)
     spread = {}
     for p in labels:
         m = np.array([s["means"][p] for s in sets], dtype=np.float64)
@@ -172,14 +181,22 @@ def evaluate_ensemble(game: str, policies: Iterable[str], k: int, games: int = 1
     pairs = []
     for i in range(len(labels)):
         for j in range(i + 1, len(labels)):
-            a, b = labels[i], labels[j]
-            if base_mean[a] < base_mean[b]:
-                a, b = b, a
-            holds = [s["label"] for s in sets if s["means"][a] > s["means"][b]]
-            flips = [s["label"] for s in sets if s["means"][a] <= s["means"][b]]
-            pairs.append({"better": a, "worse": b, "base_difference": base_mean[a] - base_mean[b],
+            ia, ib = (i, j) if base_mean[labels[i]] >= base_mean[labels[j]] else (j, i)
+            a, b = labels[ia], labels[ib]
+            per_set = []
+            for s, sc in zip(sets, set_scores):
+                d = stats.paired_difference(sc[ia], sc[ib])
+                per_set.append({"set": s["label"], "difference": d["mean"], "low": d["low"],
+                                "high": d["high"]})
+            holds = [d for d in per_set if d["difference"] > 0]
+            flips = [d["set"] for d in per_set if d["difference"] <= 0]
+            pairs.append({"better": a, "worse": b,
+                          "base_difference": stats.paired_difference(base_scores[ia],
+                                                                     base_scores[ib]),
                           "holds_in": len(holds), "share": len(holds) / len(sets),
-                          "flips": flips})
+                          "flips": flips,
+                          "significant_flips": [d["set"] for d in per_set if d["high"] < 0],
+                          "per_set": per_set})
     return {"base": base, "sets": sets, "spread": spread, "pairs": pairs}
 
 
@@ -232,7 +249,11 @@ def format_ensemble(res: dict, long_name: str = "") -> str:
         lines.append(f"{p:<24}{s['base']:>8.2f}{s['mean_of_means']:>15.2f}{s['sd']:>8.2f}"
                      f"{s['min']:>8.2f}{s['max']:>8.2f}")
     for q in res["pairs"]:
-        flips = ", ".join(q["flips"]) if q["flips"] else "none"
-        lines.append(f"{q['better']} > {q['worse']} (base {q['base_difference']:+.2f}): holds in "
-                     f"{q['holds_in']}/{len(res['sets'])} sets ({q['share']:.0%}); flips: {flips}")
+        flips = ", ".join(f"{d['set']} ({d['difference']:+.2f} [{d['low']:+.2f}, {d['high']:+.2f}])"
+                          for d in q["per_set"] if d["difference"] <= 0) or "none"
+        bd = q["base_difference"]
+        lines.append(f"{q['better']} > {q['worse']} (base {bd['mean']:+.2f} [{bd['low']:+.2f}, "
+                     f"{bd['high']:+.2f}]): holds in {q['holds_in']}/{len(res['sets'])} sets "
+                     f"({q['share']:.0%}), significant flips {len(q['significant_flips'])}; "
+                     f"flips: {flips}")
     return "\n".join(lines)
