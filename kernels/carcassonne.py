@@ -72,7 +72,8 @@ P_ROAD, P_CITY_TILE, P_CITY_PEN, P_CITY_END_TILE, P_CITY_END_PEN, P_TINY_CITY, P
 
 POLICY_RANDOM, POLICY_HEURISTIC = 0, 1
 # heuristic parameter indices (ParamSpec order in mcsim.games.carcassonne)
-H_W_OPP, H_POT, H_OPEN_PEN, H_MEEPLE, H_SCARCITY, H_FARM, H_FARM_TURN, H_MON, H_HOLD, H_TAKE2 = range(10)
+H_W_OPP, H_POT, H_OPEN_PEN, H_MEEPLE, H_SCARCITY, H_FARM, H_FARM_TURN, H_MON, H_HOLD, H_TAKE2, \
+    H_GIFT = range(11)
 
 MODE_PLAY, MODE_REPLAY = 0, 1
 
@@ -125,13 +126,14 @@ def new_game_state():
     gdeck = np.zeros(N_GIFT, dtype=np.int32)
     gdisc = np.zeros(N_GIFT, dtype=np.int32)
     # per-game statistics: [player, what]: 0 turns, 1 unplaceable drawn, 2+k received k, 7+k opened k,
-    # 12+k points from gift k
+    # 12+k points credited to gift k (see _award)
     gst = np.zeros((MAX_PLAYERS, 17), dtype=np.int32)
     sc = np.zeros(N_SC, dtype=np.int64)
     opt = np.zeros((MAX_OPT, 4), dtype=np.int32)
     scratch = np.zeros(64, dtype=np.int64)
+    mflag = np.zeros((MAX_PLAYERS, MAX_MEEPLES), dtype=np.int32)  # 1 placed by Synod, 2 moved by Change Position
     return (board, pat, nb8, fpos, front, tinfo, parent, fsize, lo, hi, fint, fmee, mnode, score, brk,
-            pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch)
+            pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch, mflag)
 
 
 F_OPEN, F_PEN, F_MTOT, F_DONE, F_ADJ = 0, 1, 2, 3, 4
@@ -140,7 +142,8 @@ F_OPEN, F_PEN, F_MTOT, F_DONE, F_ADJ = 0, 1, 2, 3, 4
 @njit(cache=True)
 def _reset(S):
     (board, pat, nb8, fpos, front, tinfo, parent, fsize, lo, hi, fint, fmee, mnode, score, brk,
-     pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch) = S
+     pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch, mflag) = S
+    mflag[:, :] = 0
     for i in range(sc[S_NPLACED]):
         c = tinfo[i, 2]
         board[c] = -1
@@ -205,7 +208,7 @@ def place_tile(S, T, t, rot, cell, conn):
     already on the board ("extended", §4.2). Returns the new tile index.
     """
     (board, pat, nb8, fpos, front, tinfo, parent, fsize, lo, hi, fint, fmee, mnode, score, brk,
-     pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch) = S
+     pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch, mflag) = S
     edge, side_seg, port_seg, nseg, seg_kind, seg_nsides, seg_pen, seg_adj = T[0], T[1], T[2], T[3], T[4], T[5], T[6], T[7]
     idx = sc[S_NPLACED]
     base = idx * MAX_SEG
@@ -284,8 +287,13 @@ def place_tile(S, T, t, rot, cell, conn):
 
 @njit(cache=True)
 def _award(S, r, pts, cat, gift_kind):
-    """Give ``pts`` to every player with the most meeples in feature ``r`` (ties score in full)."""
-    fmee, score, brk, gst = S[11], S[13], S[14], S[20]
+    """Give ``pts`` to every player with the most meeples in feature ``r`` (ties score in full).
+
+    Points a player gets only thanks to a meeple placed by Synod (or moved by Change Position)
+    -- without it they would not be in the majority -- are also credited to that gift type
+    (``gst[p, 12 + type]``); ``gift_kind >= 0`` credits the points to that gift (Road Sweeper).
+    """
+    parent, fmee, mnode, score, brk, gst, mflag = S[6], S[11], S[12], S[13], S[14], S[20], S[24]
     n = S[21][S_NPLAYERS]
     mx = 0
     for p in range(n):
@@ -299,6 +307,30 @@ def _award(S, r, pts, cat, gift_kind):
             brk[p, cat] += pts
             if gift_kind >= 0:
                 gst[p, 12 + gift_kind] += pts
+            syn = 0
+            chg = 0
+            for k in range(MAX_MEEPLES):
+                if mflag[p, k] != 0 and find(parent, mnode[p, k]) == r:
+                    if mflag[p, k] == 1:
+                        syn += 1
+                    else:
+                        chg += 1
+            if syn + chg > 0:
+                other = _second_max(fmee, r, p, n)
+                if syn > 0 and (mx - syn == 0 or mx - syn < other):
+                    gst[p, 12 + GIFT_SYNOD] += pts
+                if chg > 0 and (mx - chg == 0 or mx - chg < other):
+                    gst[p, 12 + GIFT_CHANGE] += pts
+
+
+@njit(cache=True)
+def _second_max(fmee, r, p, n):
+    """Most meeples any player other than ``p`` has in feature ``r``."""
+    m = 0
+    for q in range(n):
+        if q != p and fmee[r, q] > m:
+            m = fmee[r, q]
+    return m
 
 
 @njit(cache=True)
@@ -315,6 +347,7 @@ def _return_meeples(S, r):
             m = mnode[p, k]
             if m >= 0 and find(parent, m) == r:
                 mnode[p, k] = -1
+                S[24][p, k] = 0
         fmee[r, p] = 0
     fint[r, F_MTOT] = 0
 
@@ -375,7 +408,7 @@ def score_final(S, T, variant):
     city to the majority over all fields touching it; none = no farm points.
     """
     (board, pat, nb8, fpos, front, tinfo, parent, fsize, lo, hi, fint, fmee, mnode, score, brk,
-     pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch) = S
+     pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch, mflag) = S
     nseg, seg_kind, seg_adj, cl_seg, pts = T[3], T[4], T[7], T[9], T[10]
     npl = sc[S_NPLAYERS]
     nplaced = sc[S_NPLACED]
@@ -547,8 +580,8 @@ def _put_meeple(S, node, player):
             r = find(parent, node)
             fmee[r, player] += 1
             fint[r, F_MTOT] += 1
-            return True
-    return False
+            return k
+    return -1
 
 
 @njit(cache=True)
@@ -717,8 +750,10 @@ def _move_meeple(S, player, frm, to):
             fint[r, F_MTOT] -= 1
             if to < 0:
                 mnode[player, k] = -1
+                S[24][player, k] = 0
             else:
                 mnode[player, k] = to
+                S[24][player, k] = 2
                 r2 = find(parent, to)
                 fmee[r2, player] += 1
                 fint[r2, F_MTOT] += 1
@@ -886,6 +921,7 @@ def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
     total = 0.0
     best_extra = 0.0
     best_seg = -1
+    gift_hit = False
     for g in range(ns):
         k = seg_kind[t, g]
         if grp[g] != g or k == KIND_CLOISTER:
@@ -942,6 +978,17 @@ def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
             mtot += mee[p]
         new = _util(k, complete, opn, tiles, pen, adj, mee, cur, npl, params, pot, mcost, progress)
         total += new - old
+        if variant[V_GIFTS] == 1 and k <= KIND_ROAD and nroot_seen > 0 and mtot > 0 \
+                and not (complete and variant[V_GIFT_COMPLETED] == 1):
+            mx = 0
+            for p in range(npl):
+                mx = max(mx, mee[p])
+            if mee[cur] < mx:
+                gift_hit = True
+            elif variant[V_GIFT_SHARED] == 1:
+                for p in range(npl):
+                    if p != cur and mee[p] == mx:
+                        gift_hit = True
         if mtot == 0 and have_meeple and (k != KIND_FIELD or farm_ok):
             mee[cur] = 1
             withm = _util(k, complete, opn, tiles, pen, adj, mee, cur, npl, params, pot, mcost,
@@ -986,6 +1033,8 @@ def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
         after = _util(KIND_CLOISTER, n8 + 1 == 8, 0, n8 + 1, 0, 0, mee, cur, npl, params, pot, mcost,
                       progress)
         total += after - before
+    if gift_hit:
+        total += params[H_GIFT]
     return total + best_extra, best_seg
 
 
@@ -1193,7 +1242,7 @@ def play_game(S, T, H, game_index, root_seed, npl, pol_ids, pol_params, variant,
     Rules: ``shared/rules/carcassonne.md`` §3 (base game), §4 (The Gifts).
     """
     (board, pat, nb8, fpos, front, tinfo, parent, fsize, lo, hi, fint, fmee, mnode, score, brk,
-     pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch) = S
+     pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch, mflag) = S
     nseg, seg_kind, cl_seg, pts, counts = T[3], T[4], T[9], T[10], T[12]
     start_t = T[13][0]
     gift_counts = T[14]
@@ -1356,7 +1405,7 @@ def play_game(S, T, H, game_index, root_seed, npl, pol_ids, pol_params, variant,
                         if opened != GIFT_SYNOD:
                             log[row, L_GC] = target % MAX_SEG
                     if opened == GIFT_SYNOD:
-                        _put_meeple(S, target, cur)
+                        S[24][cur, _put_meeple(S, target, cur)] = 1
                     elif opened == GIFT_SWEEPER:
                         road_sweep(S, T, target)
                     else:
@@ -1548,7 +1597,9 @@ def play_batch(first_game_index, n_games, root_seed, npl, pol_ids, pol_params, v
         Points by road, city, monastery, farm, gift (Road Sweeper, Cash Out, unopened cards).
     gst : int32[n_games, npl, 17]
         Per seat: turns (tiles placed), unplaceable tiles drawn, gifts received by type (5),
-        opened by type (5), points credited to each gift type (5).
+        opened by type (5), points credited to each gift type (5): Road Sweeper and Cash Out
+        points, points won only thanks to a Synod / Change Position meeple, and 2 per card of
+        that type still held at the end.
     held : int32[n_games, npl, N_GIFT]
         Unopened gift cards at the end, by type.
     length : int32[n_games]
@@ -1604,7 +1655,7 @@ def replay_game(npl, variant, T, tscript, gscript, rscript):
     tlog = np.zeros(256, dtype=np.int32)
     glog = np.zeros(256, dtype=np.int32)
     pid = np.zeros(npl, dtype=np.int64)
-    pp = np.zeros((npl, 10), dtype=np.float64)
+    pp = np.zeros((npl, 11), dtype=np.float64)
     play_game(S, T, H, 0, 0, npl, pid, pp, variant, MODE_REPLAY, tscript, gscript, rscript,
               log, tlog, glog)
     sc = S[21]

@@ -463,6 +463,8 @@ def test_s4_4_synod_adds_a_monk_and_majority_scores():
     pos.synod(BLUE, 20, 20)
     _ring(pos, 20, 20, 8)
     assert pos.scores == [9, 9]
+    # Blue scored only thanks to the Synod monk: credited to Synod; Red's points are not
+    assert pos.S[20][BLUE, 12 + K.GIFT_SYNOD] == 9 and pos.S[20][RED, 12 + K.GIFT_SYNOD] == 0
     pos2 = Position(start=False)
     pos2.place("B", 20, 20, 0, meeple="cloister", player=RED, check=False)
     pos2.synod(BLUE, 20, 20)
@@ -497,6 +499,8 @@ def test_s4_4_change_position():
     assert pos.change_targets(0, 0, "field1") == ["city0", "road0"]
     pos.change_position(RED, 0, 0, "field1", "road0")
     assert pos.feature(0, 0, "road0")["meeples"] == [1, 1]
+    assert pos.finish() == [1, 1]  # the road D: 1 tile, shared
+    assert pos.S[20][RED, 12 + K.GIFT_CHANGE] == 1  # Red scored only thanks to the moved meeple
     # a completed city on the tile is not a target (default) unless allowed
     done = Position()
     done.place("E", 0, -1, 2)

@@ -79,11 +79,16 @@ def test_s4_gift_bookkeeping(gift_records):
     for name in G.GIFT_IDS:
         assert (g[f"gift_received_{name}"] >= g[f"gift_opened_{name}"] + 0).all()
         assert (g[f"gift_received_{name}"] == g[f"gift_opened_{name}"] + g[f"gift_held_{name}"]).all()
-    # gift_points_<type> = Road Sweeper / Cash Out points + 2 per card of that type held at the end
-    for name in ("synod", "change_position", "take_2"):
-        assert (g[f"gift_points_{name}"] == 2 * g[f"gift_held_{name}"]).all()
-    total = sum(g[f"gift_points_{n}"] for n in G.GIFT_IDS)
-    assert (g["points_gift_0"] + g["points_gift_1"] == total).all()
+    # points_gift = Road Sweeper + Cash Out points + 2 per card held at the end; gift_points of
+    # Synod / Change Position add the points their meeples were pivotal for (not in points_gift)
+    assert (g["gift_points_take_2"] == 2 * g["gift_held_take_2"]).all()
+    for name in ("synod", "change_position"):
+        assert (g[f"gift_points_{name}"] >= 2 * g[f"gift_held_{name}"]).all()
+    held = sum(g[f"gift_held_{n}"] for n in G.GIFT_IDS)
+    direct = g["gift_points_road_sweeper"] + g["gift_points_cash_out"]
+    assert (g["points_gift_0"] + g["points_gift_1"] == direct + 2 * (
+        held - g["gift_held_road_sweeper"] - g["gift_held_cash_out"])).all()
+    assert (g["gift_points_synod"] > 2 * g["gift_held_synod"]).any()
     for rec in gift_records.records:
         seen = 0
         for k, t in enumerate(rec["turns"]):

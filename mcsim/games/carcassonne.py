@@ -108,6 +108,8 @@ HEURISTIC_PARAMS = (
               "card is worth 2)", -100.0, 100.0),
     ParamSpec("take2", 1.0, "open Take 2 when the best placement of the drawn tile is worth less",
               -100.0, 100.0),
+    ParamSpec("gift", 2.0, "worth of earning a gift card by extending someone else's road/city",
+              -100.0, 100.0),
 )
 
 SPEC = GameSpec(
@@ -450,6 +452,11 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     road, city, monastery, farm, gift; with ``gifts=true`` also per gift type
     ``gift_received_<type>``, ``gift_opened_<type>``, ``gift_held_<type>``, ``gift_points_<type>``
     (game totals over seats) and ``gift_cards`` [n, seats] (received per seat).
+
+    ``gift_points_<type>`` credits: Road Sweeper and Cash Out their points; Synod and Change
+    Position the points of features (farm rule v3) a player scored only thanks to a meeple placed
+    by Synod / moved by Change Position (without it they would not have had the majority); every
+    type 2 per card held unopened at the end. Take 2 has no direct points.
     """
     npl = prep.config.players
     score, brk, gst, held, length = K.play_batch(
@@ -901,7 +908,8 @@ class Position:
 
     # gift effects (§4.4), applied as the kernel applies them when a card is opened
     def synod(self, player: int, x: int, y: int) -> None:
-        K._put_meeple(self.S, self.node(x, y, "cloister"), player)
+        k = K._put_meeple(self.S, self.node(x, y, "cloister"), player)
+        self.S[24][player, k] = 1
 
     def road_sweeper(self, x: int, y: int, seg: str) -> None:
         K.road_sweep(self.S, self.T, K.find(self.S[6], self.node(x, y, seg)))
