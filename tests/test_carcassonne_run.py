@@ -266,3 +266,31 @@ def test_cli_simulate_record_replay_compare(tmp_path):
                                         "--json"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["paired"][0]["arm"] == "gifts=true"
+
+
+def _find_turn(records, card, key):
+    for rec in records:
+        for k, t in enumerate(rec["turns"]):
+            if t["gift"] and t["gift"]["open"] == card and key in t["gift"]:
+                return copy.deepcopy(rec), k
+    raise AssertionError(f"no {card} with {key} in the sample")
+
+
+@pytest.mark.parametrize("card, key, bad", [
+    ("take_2", "keep", "C"),
+    ("synod", "monastery", [60, 60]),
+    ("road_sweeper", "road", [0, 0, "field1"]),
+    ("cash_out", "meeple", [0, 0, "city0"]),
+    ("change_position", "to", "cloister"),
+])
+def test_s4_4_illegal_gift_arguments_list_the_legal_ones(gift_records, card, key, bad):
+    """shared/rules/carcassonne.md §4.4: a gift target that is not allowed is an illegal move."""
+    rec, k = _find_turn(gift_records.records, card, key)
+    good = rec["turns"][k]["gift"]
+    if card == "take_2" and good["keep"] == "C":
+        bad = "X"
+    rec["turns"][k]["gift"] = dict(good, **{key: bad})
+    with pytest.raises(IllegalMoveError) as e:
+        G.replay(rec)
+    assert e.value.ply == k
+    assert json.dumps(good) in e.value.legal
