@@ -190,7 +190,7 @@ def scale_options(fn):
 @click.option("--out", "-o", type=click.Path(), default=None,
               help="Per-game rows: FILE.parquet or FILE.csv (plus FILE.manifest.json), or a "
                    "directory: a Parquet dataset written chunk by chunk (bounded memory, "
-                   "resumable) with manifest.json and summary.json.")
+                   "resumable) with _manifest.json and _summary.json.")
 @click.option("--resume", is_flag=True,
               help="Continue an interrupted run in --out DIR, skipping its finished chunks.")
 @click.option("--record", "record", type=int, default=0, show_default=True,

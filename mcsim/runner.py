@@ -1,13 +1,23 @@
-"""Run many games: chunking, seeding, worker processes, progress, the summary frame.
+"""Run many games: chunking, seeding, backends, progress, bounded memory, resume.
 
-Game *i* depends only on ``(seed, i)`` (``kernels.rng.game_seed``), and chunks are put back in
-game order, so the per-game table is identical for any ``workers`` and ``chunk_size``.
+Game *i* depends only on ``(seed, i)`` (``kernels.rng.game_seed``). The chunking depends only
+on the game count (never on the worker count or backend), and chunk results are merged in chunk
+order, so per-game rows *and* the summary are identical for any ``workers`` and ``backend``.
+
+Backends: ``serial`` (this process), ``local`` (forked worker processes; the default when
+``workers > 1``), ``dask`` (a Dask distributed cluster at ``scheduler``, or a LocalCluster on
+this machine). Each chunk is reduced in its worker to a mergeable ``mcsim.aggregate.Aggregate``;
+per-game rows are kept in memory only when asked (``keep_games``) and written as one Parquet
+file per chunk when ``out_dir`` is given, so memory stays flat for any game count.
 """
 from __future__ import annotations
 
+import collections
+import importlib
 import json
 import multiprocessing as mp
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -21,12 +31,17 @@ import numpy as np
 import pandas as pd
 
 from mcsim import stats
+from mcsim.aggregate import Aggregate
 from mcsim.errors import ConfigError, McsimError
 from mcsim.games import get_game
 from mcsim.games.base import PolicyChoice, Prepared, RunConfig, check_players, parse_policy
 
 MAX_SEED = 2**64 - 1
 DEFAULT_CHUNK_SIZE = 20_000
+MIN_CHUNK_SIZE = 64
+#: runs of at most this many games keep their per-game rows in memory by default
+KEEP_GAMES_LIMIT = 2_000_000
+BACKENDS = ("serial", "local", "dask")
 
 
 @dataclass
@@ -35,26 +50,32 @@ class SimulationResult:
 
     Attributes
     ----------
-    games : pandas.DataFrame
+    games : pandas.DataFrame or None
         One row per game: ``game_index`` (int64), ``score_<k>`` (points), ``rank_<k>`` (int8,
         1 = best, ties share), ``win_share_<k>`` (float64, a shared win counts 1/k), ``winner``
-        (int8, -1 when shared), ``length_plies`` and the game's own columns.
+        (int8, -1 when shared), ``length_plies`` and the game's own columns. None when the run
+        did not keep its rows (``keep_games=False``, the default above 2,000,000 games).
     summary : dict
         The common summary frame (see README, "JSON keys").
     prepared : Prepared
         The resolved configuration (policies, variant, tables).
     records : list of dict
         Sample game records (``record=K``), empty otherwise.
+    aggregate : Aggregate
+        The merged partial aggregates the summary was computed from.
     """
 
-    games: pd.DataFrame
+    games: pd.DataFrame | None
     summary: dict
     prepared: Prepared
     records: list = field(default_factory=list)
+    aggregate: Aggregate | None = None
 
     @cached_property
     def seats(self) -> pd.DataFrame:
         """Long per-seat table: ``game_index, seat, policy, score, rank, won``."""
+        if self.games is None:
+            raise ConfigError("this run kept no per-game rows (keep_games=False)")
         cfg = self.prepared.config
         return stats.long_seats(self.games, cfg.players, [p.label() for p in cfg.policies])
 
@@ -90,46 +111,118 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def _play(args):
-    module_name, prep, first, n, seed = args
-    import importlib
-    module = importlib.import_module(module_name)
-    return first, module.play_chunk(prep, first, n, seed)
+def chunk_plan(module, games: int, chunk_size: int | None = None) -> list[tuple[int, int]]:
+    """``[(first_game_index, n_games), ...]`` covering ``0 .. games-1``.
 
-
-def run_chunks(module, prep: Prepared, games: int, seed: int, workers: int = 1,
-               chunk_size: int | None = None, progress: bool = False) -> dict[str, np.ndarray]:
-    """Play games ``0 .. games-1`` in chunks and return the concatenated column arrays.
-
-    Chunks run in worker processes (forked after the kernels are compiled in this process) when
-    ``workers > 1``; results are reassembled in game order.
+    Depends only on the game count (and an explicit ``chunk_size``), never on workers or the
+    backend. Default: the game's ``CHUNK_SIZE``, but at least 16 chunks when that leaves
+    ``MIN_CHUNK_SIZE`` games per chunk; rounded up to the game's ``CHUNK_MULTIPLE``.
     """
-    chunk = int(chunk_size or getattr(module, "CHUNK_SIZE", DEFAULT_CHUNK_SIZE))
-    if workers > 1:
-        chunk = max(1, min(chunk, -(-games // (4 * workers))))  # at least 4 chunks per worker
-    starts = list(range(0, games, chunk))
-    tasks = [(module.__name__, prep, s, min(chunk, games - s), seed) for s in starts]
-    parts: dict[int, dict] = {}
-    from tqdm import tqdm
+    if chunk_size is None:
+        cap = int(getattr(module, "CHUNK_SIZE", DEFAULT_CHUNK_SIZE))
+        chunk = max(min(cap, -(-games // 16)), min(MIN_CHUNK_SIZE, games))
+    else:
+        chunk = int(chunk_size)
+    mult = int(getattr(module, "CHUNK_MULTIPLE", 1))
+    chunk = -(-chunk // mult) * mult
+    return [(s, min(chunk, games - s)) for s in range(0, games, chunk)]
 
-    bar = tqdm(total=games, unit="game", unit_scale=True, file=sys.stderr, delay=1.0,
-               disable=not progress, leave=False, dynamic_ncols=True)
+
+def has_partials(module) -> bool:
+    return hasattr(module, "partial_summary") and hasattr(module, "finalize_summary")
+
+
+def _part_name(first: int) -> str:
+    return f"part-{first:012d}"
+
+
+# Dataset layout: part-<first>.parquet per chunk; the sidecar files start with "_" so that
+# pandas/pyarrow read the directory as one dataset (they skip "_" and "." names).
+MANIFEST_NAME = "_manifest.json"
+SUMMARY_NAME = "_summary.json"
+AGGREGATES_DIR = "_aggregates"
+
+
+def _agg_path(out_dir, first: int) -> Path:
+    return Path(out_dir) / AGGREGATES_DIR / (_part_name(first) + ".json")
+
+
+def _work(task):
+    """Play one chunk (in a worker): returns ``(first, Aggregate, DataFrame or None)``."""
+    module_name, prep, first, n, seed, keep, out_dir = task
+    module = importlib.import_module(module_name)
+    cols = module.play_chunk(prep, first, n, seed)
+    df = games_frame(cols, first, prep.config.players)
+    partial = module.partial_summary(df, prep) if has_partials(module) else None
+    agg = Aggregate.of_games(df, prep.config.players, partial)
+    if out_dir is not None:
+        text = json.dumps(agg.to_json())
+        write_atomic(_agg_path(out_dir, first), lambda tmp: Path(tmp).write_text(text))
+        write_atomic(Path(out_dir) / (_part_name(first) + ".parquet"),
+                     lambda tmp: df.to_parquet(tmp, index=False))
+    return first, agg, (df if keep else None)
+
+
+def _ignore_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _execute(tasks, backend: str, workers: int, scheduler: str | None):
+    """Yield ``_work`` results in task order, keeping at most ~2 tasks per worker in flight."""
+    if backend == "serial" or (backend == "local" and (workers <= 1 or len(tasks) <= 1)):
+        for t in tasks:
+            yield _work(t)
+        return
+    window = max(2, 2 * workers)
+    if backend == "local":
+        ctx = mp.get_context("fork")
+        pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=ctx,
+                                   initializer=_ignore_sigint)
+        submit = pool.submit
+        close = lambda: pool.shutdown(wait=True, cancel_futures=True)  # noqa: E731
+    else:
+        client, close = _dask_client(workers, scheduler)
+        submit = lambda fn, t: client.submit(fn, t, pure=False)  # noqa: E731
+    pending: collections.deque = collections.deque()
+    it = iter(tasks)
     try:
-        if workers <= 1 or len(tasks) == 1:
-            for t in tasks:
-                first, cols = _play(t)
-                parts[first] = cols
-                bar.update(t[3])
-        else:
-            ctx = mp.get_context("fork")
-            with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=ctx) as pool:
-                for first, cols in pool.map(_play, tasks):
-                    parts[first] = cols
-                    bar.update(len(next(iter(cols.values()))))
+        for t in it:
+            pending.append(submit(_work, t))
+            if len(pending) >= window:
+                break
+        while pending:
+            yield pending.popleft().result()
+            for t in it:
+                pending.append(submit(_work, t))
+                break
     finally:
-        bar.close()
-    keys = list(parts[starts[0]].keys())
-    return {k: np.concatenate([parts[s][k] for s in starts]) for k in keys}
+        for f in pending:
+            f.cancel()
+        close()
+
+
+def _dask_client(workers: int, scheduler: str | None):
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise ConfigError("--backend dask needs the dask extra: pip install 'mcsim[dask]'") from None
+    if scheduler:
+        try:
+            client = Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError) as e:
+            raise ConfigError(f"cannot reach the Dask scheduler at {scheduler} ({e})") from None
+        return client, client.close
+    import logging
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                           dashboard_address=None, silence_logs=logging.ERROR)
+    client = Client(cluster)
+
+    def close():
+        client.close()
+        cluster.close()
+
+    return client, close
 
 
 def games_frame(columns: dict[str, np.ndarray], first_game_index: int, players: int) -> pd.DataFrame:
@@ -159,29 +252,72 @@ def games_frame(columns: dict[str, np.ndarray], first_game_index: int, players: 
     return pd.DataFrame(data)
 
 
-def build_summary(module, prep: Prepared, games_df: pd.DataFrame, seed: int,
-                  elapsed: float) -> dict:
+def build_summary(module, prep: Prepared, agg: Aggregate, games_df: pd.DataFrame | None,
+                  seed: int, elapsed: float) -> dict:
     """The common summary frame (README, "JSON keys") plus the game's own block."""
     cfg = prep.config
     labels = [p.label() for p in cfg.policies]
-    n = len(games_df)
     summary: dict[str, Any] = {
-        "game": cfg.game, "games": n, "seed": seed, "players": cfg.players,
+        "game": cfg.game, "games": agg.n, "seed": seed, "players": cfg.players,
         "variant": dict(cfg.variant), "policies": labels,
     }
     summary.update(prep.info)
-    summary["seats"] = stats.seat_summaries(games_df, cfg.players, labels)
-    summary["length"] = stats.length_summary(games_df["length_plies"])
-    summary["games_per_second"] = n / elapsed if elapsed > 0 else None
+    summary["seats"] = agg.seat_summaries(labels)
+    summary["length"] = agg.length_summary()
+    summary["games_per_second"] = agg.n / elapsed if elapsed > 0 else None
     summary["elapsed_seconds"] = elapsed
-    summary[module.SPEC.summary_key] = module.summarize(games_df, prep)
+    if has_partials(module):
+        block = module.finalize_summary(agg.game_partial, prep)
+    else:
+        block = module.summarize(games_df, prep)
+    summary[module.SPEC.summary_key] = block
     return summary
+
+
+def _run_manifest(cfg: RunConfig, games: int, seed: int, plan) -> dict:
+    return {"game": cfg.game, "games": games, "seed": seed, "players": cfg.players,
+            "policies": [p.label() for p in cfg.policies], "variant": dict(cfg.variant),
+            "options": {k: str(v) for k, v in cfg.options.items()},
+            "chunk_size": plan[0][1], "chunks": len(plan)}
+
+
+def _prepare_out_dir(out_dir: Path, manifest: dict, resume: bool) -> set[int]:
+    """Create or check the dataset directory; returns the first indices of finished chunks."""
+    mfile = out_dir / MANIFEST_NAME
+    if resume:
+        if not mfile.exists():
+            raise ConfigError(f"cannot resume: {out_dir} holds no run (no {MANIFEST_NAME})")
+        old = json.loads(mfile.read_text()).get("run", {})
+        for k, v in manifest.items():
+            if old.get(k) != v:
+                raise ConfigError(f"cannot resume: {out_dir} holds a different run "
+                                  f"({k} {old.get(k)!r} there, {v!r} now)")
+    else:
+        if out_dir.exists() and any(out_dir.iterdir()):
+            raise ConfigError(f"{out_dir} is not empty; use --resume to continue the run in it "
+                              f"or choose another directory")
+        if out_dir.exists() and not out_dir.is_dir():
+            raise ConfigError(f"{out_dir} is a file, not a directory")
+        if not out_dir.parent.is_dir():
+            raise ConfigError(f"cannot write {out_dir}: directory {out_dir.parent} does not exist")
+        out_dir.mkdir(exist_ok=True)
+        (out_dir / AGGREGATES_DIR).mkdir(exist_ok=True)
+        text = json.dumps({"run": manifest, "versions": versions()}, indent=2)
+        write_atomic(mfile, lambda tmp: Path(tmp).write_text(text + "\n"))
+    done = set()
+    for f in out_dir.glob("part-*.parquet"):
+        first = int(f.stem.split("-")[1])
+        if _agg_path(out_dir, first).exists():
+            done.add(first)
+    return done
 
 
 def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable | None = None,
              variant: dict | None = None, players: int | None = None, workers: int | None = 1,
              chunk_size: int | None = None, options: dict | None = None, record: int = 0,
-             progress: bool = False) -> SimulationResult:
+             progress: bool = False, backend: str | None = None, scheduler: str | None = None,
+             out_dir: str | os.PathLike | None = None, resume: bool = False,
+             keep_games: bool | None = None) -> SimulationResult:
     """Play ``games`` complete games and summarise them.
 
     Parameters
@@ -201,13 +337,26 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
     workers : int or None
         Worker processes (None: all cores). Results do not depend on it.
     chunk_size : int, optional
-        Games per chunk (default: the game's ``CHUNK_SIZE``).
+        Games per chunk (default: see ``chunk_plan``).
     options : dict
         Game-specific options, e.g. ``{"tiles": "my_tiles.json"}`` for Don Quixote.
     record : int
         Also return the records of games ``0 .. record-1``.
     progress : bool
         Show a progress bar on stderr for runs over a second.
+    backend : {"serial", "local", "dask"}, optional
+        Default ``local`` (``serial`` when ``workers == 1``).
+    scheduler : str, optional
+        Dask scheduler address (``tcp://host:8786``); none: a LocalCluster of ``workers``.
+    out_dir : path, optional
+        Write the per-game rows as a Parquet dataset here, one ``part-<first>.parquet`` per chunk
+        as chunks finish, with ``_manifest.json``, ``_aggregates/`` (for resuming) and, at the
+        end, ``_summary.json``; ``pandas.read_parquet(out_dir)`` reads it whole.
+    resume : bool
+        Continue an interrupted run in ``out_dir``, skipping its finished chunks.
+    keep_games : bool, optional
+        Keep per-game rows in memory (``SimulationResult.games``); default: runs of at most
+        2,000,000 games, and always for games whose summary needs all rows.
 
     Returns
     -------
@@ -223,9 +372,9 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
     >>> r.summary["games"], list(r.games.columns[:3])
     (200, ['game_index', 'score_0', 'score_1'])
     """
-    if not isinstance(games, (int, np.integer)) or games <= 0:
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games <= 0:
         raise ConfigError(f"--games must be a positive whole number, not {games}")
-    if not isinstance(seed, (int, np.integer)) or not (0 <= seed <= MAX_SEED):
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not (0 <= seed <= MAX_SEED):
         raise ConfigError(f"--seed must be a whole number in [0, 2**64), not {seed}")
     if workers is None:
         workers = default_workers()
@@ -235,20 +384,73 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
         raise ConfigError(f"--chunk-size must be at least 1, not {chunk_size}")
     if record < 0:
         raise ConfigError(f"--record must be 0 or more, not {record}")
+    if backend is None:
+        backend = "local" if workers > 1 else "serial"
+    if backend not in BACKENDS:
+        raise ConfigError(f"unknown backend {backend!r}; choose from: {', '.join(BACKENDS)}")
+    if scheduler and backend != "dask":
+        raise ConfigError("--scheduler goes with --backend dask")
+    if resume and out_dir is None:
+        raise ConfigError("--resume needs --out DIR (the directory of the interrupted run)")
     module, cfg = resolve_config(game, players, policies, variant, options)
+    if keep_games is None:
+        keep_games = games <= KEEP_GAMES_LIMIT
+    if not has_partials(module):
+        keep_games = True  # its summary is computed from the full per-game table
     prep = module.prepare(cfg)
+    plan = chunk_plan(module, games, chunk_size)
+    done: set[int] = set()
+    out_path = Path(out_dir) if out_dir is not None else None
+    if out_path is not None:
+        done = _prepare_out_dir(out_path, _run_manifest(cfg, games, seed, plan), resume)
     t0 = time.perf_counter()
-    module.play_chunk(prep, 0, 1, seed)  # compile (or load the cache) before forking workers
-    cols = run_chunks(module, prep, games, seed, workers, chunk_size, progress)
+    module.play_chunk(prep, 0, 1, seed)  # compile (or load the cache) before starting workers
+    tasks = [(module.__name__, prep, first, n, seed, keep_games,
+              None if out_path is None else str(out_path))
+             for first, n in plan if first not in done]
+    aggs: dict[int, Aggregate] = {}
+    frames: dict[int, pd.DataFrame] = {}
+    for first in sorted(done):
+        aggs[first] = Aggregate.from_json(json.loads(_agg_path(out_path, first).read_text()))
+        if keep_games:
+            frames[first] = pd.read_parquet(out_path / (_part_name(first) + ".parquet"))
+    from tqdm import tqdm
+
+    bar = tqdm(total=games, initial=sum(a.n for a in aggs.values()), unit="game",
+               unit_scale=True, file=sys.stderr, delay=1.0, disable=not progress, leave=False,
+               dynamic_ncols=True)
+    try:
+        for first, agg, df in _execute(tasks, backend, workers, scheduler):
+            aggs[first] = agg
+            if df is not None:
+                frames[first] = df
+            bar.update(agg.n)
+    finally:
+        bar.close()
     elapsed = time.perf_counter() - t0
-    df = games_frame(cols, 0, cfg.players)
-    summary = build_summary(module, prep, df, seed, elapsed)
+    total = Aggregate.empty(cfg.players)
+    for first, _ in plan:
+        total = total.merge(aggs[first])
+    games_df = None
+    if keep_games:
+        games_df = pd.concat([frames[f] for f, _ in plan], ignore_index=True)
+    summary = build_summary(module, prep, total, games_df, seed, elapsed)
+    if out_path is not None:
+        text = to_json(summary, indent=1)
+        write_atomic(out_path / SUMMARY_NAME, lambda tmp: Path(tmp).write_text(text + "\n"))
     records = []
     if record:
         if not hasattr(module, "record_games"):
             raise ConfigError(f"{game} does not write records yet")
         records = module.record_games(prep, seed, list(range(min(record, games))))
-    return SimulationResult(df, summary, prep, records)
+    return SimulationResult(games_df, summary, prep, records, total)
+
+
+def versions() -> dict:
+    import numba
+    import mcsim
+    return {"mcsim": mcsim.__version__, "numba": numba.__version__, "numpy": np.__version__,
+            "pandas": pd.__version__, "python": sys.version.split()[0]}
 
 
 # ---------------------------------------------------------------- writing files
@@ -291,13 +493,8 @@ def write_games_table(df: pd.DataFrame, path: str | os.PathLike, manifest: dict 
 
 def manifest_for(summary: dict) -> dict:
     """Run parameters and package versions for the ``--out`` manifest."""
-    import numba
-    import mcsim
     keep = ("game", "games", "seed", "players", "variant", "policies", "tileset")
-    return {"run": {k: summary[k] for k in keep if k in summary},
-            "versions": {"mcsim": mcsim.__version__, "numba": numba.__version__,
-                         "numpy": np.__version__, "pandas": pd.__version__,
-                         "python": sys.version.split()[0]}}
+    return {"run": {k: summary[k] for k in keep if k in summary}, "versions": versions()}
 
 
 def _json_default(o):

@@ -39,6 +39,11 @@ def proportion(successes: float, n: int) -> dict:
     return {"estimate": (successes / n) if n else math.nan, "low": lo, "high": hi}
 
 
+def t_quantile(n: int) -> float:
+    """Student-t 97.5% quantile with ``n - 1`` degrees of freedom (for 95% mean intervals)."""
+    return float(_st.t.ppf(0.975, n - 1)) if n > 1 else math.nan
+
+
 def mean_interval(values) -> dict:
     """Mean with a Student-t 95% interval: ``{"mean", "low", "high", "sd", "n"}``."""
     x = np.asarray(values, dtype=np.float64)
@@ -47,7 +52,7 @@ def mean_interval(values) -> dict:
         return {"mean": math.nan, "low": math.nan, "high": math.nan, "sd": math.nan, "n": 0}
     m = float(x.mean())
     sd = float(x.std(ddof=1)) if n > 1 else 0.0
-    half = float(_st.t.ppf(0.975, n - 1)) * sd / math.sqrt(n) if n > 1 else math.nan
+    half = t_quantile(n) * sd / math.sqrt(n) if n > 1 else math.nan
     return {"mean": m, "low": m - half, "high": m + half, "sd": sd, "n": int(n)}
 
 

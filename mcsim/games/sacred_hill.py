@@ -44,6 +44,7 @@ from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConf
 DEFAULT_TRANSITION = "box"
 DEFAULT_ZONE = "knight12"
 CHUNK_SIZE = 50_000
+CHUNK_MULTIPLE = 2  # match pairs (2j, 2j+1) never straddle two chunks
 MIRROR_STREAM = STREAM_POLICY + 2
 
 _P = ParamSpec
@@ -201,8 +202,25 @@ def _match_points(games) -> np.ndarray:
     return np.stack([a[:, 0] + b[:, 1], a[:, 1] + b[:, 0]], axis=1)
 
 
-def summarize(games, prep: Prepared) -> dict:
-    """The ``"sacred_hill"`` summary block.
+def partial_summary(games, prep: Prepared) -> dict:
+    """Additive sums over a chunk of games (merged across chunks by addition)."""
+    mp = _match_points(games)
+    return {
+        "n": len(games),
+        "win_share": [float(games[f"win_share_{k}"].sum()) for k in range(2)],
+        "decided_by_kingdoms": int(games["decided_by_kingdoms"].sum()),
+        "captures": int((games["captures_0"].astype(np.int64) + games["captures_1"]).sum()),
+        "manoeuvre_forts": [int(games[f"manoeuvre_forts_{k}"].astype(np.int64).sum()) for k in range(2)],
+        "kingdoms": [int(games[f"kingdoms_{k}"].astype(np.int64).sum()) for k in range(2)],
+        "territory": [int(games[f"territory_{k}"].astype(np.int64).sum()) for k in range(2)],
+        "matches": len(mp),
+        "match_wins_a": float((mp[:, 0] > mp[:, 1]).sum() + 0.5 * (mp[:, 0] == mp[:, 1]).sum()),
+        "match_draws": int((mp[:, 0] == mp[:, 1]).sum()),
+    }
+
+
+def finalize_summary(t: dict, prep: Prepared) -> dict:
+    """The ``"sacred_hill"`` summary block from the summed partials.
 
     ``balance`` is seat 0's win rate minus seat 1's (the first-player advantage, -1..1);
     ``decided_by_territory`` the share of games with equal kingdoms (§3.5);
@@ -210,26 +228,27 @@ def summarize(games, prep: Prepared) -> dict:
     ``territory`` means per seat; ``match_win_rate`` per player with Wilson 95% intervals
     (a drawn match counts 1/2), ``match_draw_rate`` and ``matches`` (§3.6).
     """
-    n = len(games)
-    w0 = float(games["win_share_0"].mean())
-    w1 = float(games["win_share_1"].mean())
-    mp = _match_points(games)
-    n_m = len(mp)
-    wins_a = float((mp[:, 0] > mp[:, 1]).sum() + 0.5 * (mp[:, 0] == mp[:, 1]).sum())
-    draws = float((mp[:, 0] == mp[:, 1]).sum())
+    n = t["n"]
+    n_m = t["matches"]
+    wins_a = t["match_wins_a"]
     return {
-        "balance": w0 - w1,
-        "decided_by_territory": float(1.0 - games["decided_by_kingdoms"].mean()),
-        "captures_per_game": float((games["captures_0"] + games["captures_1"]).mean()),
-        "manoeuvre_forts": [float(games[f"manoeuvre_forts_{k}"].mean()) for k in range(2)],
-        "kingdoms": [float(games[f"kingdoms_{k}"].mean()) for k in range(2)],
-        "territory": [float(games[f"territory_{k}"].mean()) for k in range(2)],
+        "balance": (t["win_share"][0] - t["win_share"][1]) / n,
+        "decided_by_territory": 1.0 - t["decided_by_kingdoms"] / n,
+        "captures_per_game": t["captures"] / n,
+        "manoeuvre_forts": [x / n for x in t["manoeuvre_forts"]],
+        "kingdoms": [x / n for x in t["kingdoms"]],
+        "territory": [x / n for x in t["territory"]],
         "match_win_rate": [stats.proportion(wins_a, n_m), stats.proportion(n_m - wins_a, n_m)]
         if n_m else [],
-        "match_draw_rate": draws / n_m if n_m else None,
+        "match_draw_rate": t["match_draws"] / n_m if n_m else None,
         "matches": n_m,
         "games": n,
     }
+
+
+def summarize(games, prep: Prepared) -> dict:
+    """The ``"sacred_hill"`` block of a whole per-game table (see ``finalize_summary``)."""
+    return finalize_summary(partial_summary(games, prep), prep)
 
 
 def format_summary(block: dict) -> str:

@@ -1,0 +1,147 @@
+"""The runner (issue 7 §1): chunking, aggregates, Parquet datasets, resume, Ctrl-C, Dask."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import mcsim
+from mcsim import runner
+from mcsim.aggregate import Aggregate, _median
+from mcsim.errors import ConfigError
+from mcsim.games import get_game
+
+
+def strip_timing(summary):
+    s = dict(summary)
+    s.pop("elapsed_seconds")
+    s.pop("games_per_second")
+    return s
+
+
+def test_chunk_plan_depends_only_on_game_count():
+    sh = get_game("sacred-hill")
+    plan = runner.chunk_plan(sh, 1001)
+    assert sum(n for _, n in plan) == 1001 and plan[0] == (0, 64)
+    assert all(n % 2 == 0 for _, n in plan[:-1])  # CHUNK_MULTIPLE: matches stay in one chunk
+    assert runner.chunk_plan(sh, 10_000_000)[0] == (0, 50_000)
+    assert runner.chunk_plan(sh, 10, chunk_size=3) == [(0, 4), (4, 4), (8, 2)]
+
+
+def test_summary_identical_for_any_workers():
+    a = mcsim.simulate("sacred-hill", games=5000, seed=21, workers=1)
+    b = mcsim.simulate("sacred-hill", games=5000, seed=21, workers=2)
+    assert strip_timing(a.summary) == strip_timing(b.summary)
+
+
+def test_aggregate_matches_full_table():
+    """Merged chunk aggregates give the numbers the whole table gives."""
+    r = mcsim.simulate("sacred-hill", games=3000, seed=2)
+    g = r.games
+    seat = r.summary["seats"][0]["score"]
+    assert seat["mean"] == pytest.approx(g.score_0.mean(), rel=1e-12)
+    assert seat["sd"] == pytest.approx(g.score_0.std(ddof=1), rel=1e-9)
+    assert seat["p50"] == g.score_0.median() and seat["max"] == g.score_0.max()
+    assert r.summary["length"]["mean"] == pytest.approx(g.length_plies.mean())
+    direct = get_game("sacred-hill").summarize(g, r.prepared)
+    assert r.summary["sacred_hill"] == direct  # integer sums: exact either way
+
+
+def test_aggregate_json_round_trip_and_median():
+    r = mcsim.simulate("sacred-hill", games=300, seed=2)
+    agg = r.aggregate
+    back = Aggregate.from_json(json.loads(json.dumps(agg.to_json())))
+    assert back.seat_summaries(["a", "b"]) == agg.seat_summaries(["a", "b"])
+    assert _median({1: 1, 2: 1}) == 1.5 and _median({0: 3, 5: 1}) == 0.0
+
+
+def test_no_rows_kept_above_the_limit(monkeypatch):
+    monkeypatch.setattr(runner, "KEEP_GAMES_LIMIT", 100)
+    r = mcsim.simulate("sacred-hill", games=500, seed=1)
+    assert r.games is None and r.summary["games"] == 500
+    with pytest.raises(ConfigError, match="kept no per-game rows"):
+        r.seats
+
+
+def test_dataset_out_and_resume(tmp_path):
+    out = tmp_path / "run"
+    full = mcsim.simulate("sacred-hill", games=2000, seed=4, out_dir=out)
+    parts = sorted(out.glob("part-*.parquet"))
+    assert len(parts) == len(runner.chunk_plan(get_game("sacred-hill"), 2000))
+    ds = pd.read_parquet(out)  # the directory reads as one dataset
+    pd.testing.assert_frame_equal(ds.sort_values("game_index", ignore_index=True), full.games)
+    manifest = json.loads((out / "_manifest.json").read_text())
+    assert manifest["run"]["seed"] == 4 and manifest["run"]["games"] == 2000
+    # lose three chunks and the summary, as after Ctrl-C, then resume
+    for p in parts[3:6]:
+        p.unlink()
+    (out / "_summary.json").unlink()
+    again = mcsim.simulate("sacred-hill", games=2000, seed=4, out_dir=out, resume=True)
+    pd.testing.assert_frame_equal(again.games, full.games)
+    assert strip_timing(again.summary) == strip_timing(full.summary)
+    assert json.loads((out / "_summary.json").read_text())["games"] == 2000
+
+
+@pytest.mark.parametrize("kwargs,msg", [
+    (dict(seed=5, resume=True), "different run \\(seed 4 there, 5 now\\)"),
+    (dict(seed=4), "not empty; use --resume"),
+])
+def test_resume_refuses_another_run(tmp_path, kwargs, msg):
+    out = tmp_path / "run"
+    mcsim.simulate("sacred-hill", games=200, seed=4, out_dir=out)
+    with pytest.raises(ConfigError, match=msg):
+        mcsim.simulate("sacred-hill", games=200, out_dir=out, **kwargs)
+
+
+def test_resume_needs_a_run(tmp_path):
+    with pytest.raises(ConfigError, match="no _manifest.json"):
+        mcsim.simulate("sacred-hill", games=20, out_dir=tmp_path, resume=True)
+    with pytest.raises(ConfigError, match="--resume needs --out"):
+        mcsim.simulate("sacred-hill", games=20, resume=True)
+
+
+def test_ctrl_c_leaves_only_whole_files(tmp_path):
+    """Issue 7 §1: Ctrl-C leaves no half-written file; the run resumes from what finished."""
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-c", "from cli import main; main()", "simulate", "sacred-hill",
+           "-n", "4000000", "-p", "greedy", "--out", str(out), "-q", "--workers", "2"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.time() + 120
+    while time.time() < deadline and not list(out.glob("part-*.parquet")):
+        time.sleep(0.2)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 1 and err.strip().endswith("Aborted!")
+    names = os.listdir(out) + os.listdir(out / "_aggregates")
+    assert not [n for n in names if n.startswith(".") or n.endswith(".tmp")]
+    assert "_summary.json" not in names
+    parts = [n for n in names if n.endswith(".parquet")]
+    assert 1 <= len(parts) < 80
+    for n in parts:
+        assert len(pd.read_parquet(out / n)) == 50_000
+        assert (out / "_aggregates" / n.replace(".parquet", ".json")).exists()
+
+
+def test_dask_local_cluster_identical_to_local():
+    """Issue 7 §1: the Dask backend gives the local backend's results for the same seed."""
+    pytest.importorskip("distributed")
+    kw = dict(games=3000, seed=9, policies=["tactician", "random"], workers=2)
+    a = mcsim.simulate("sacred-hill", **kw)
+    b = mcsim.simulate("sacred-hill", backend="dask", **kw)
+    pd.testing.assert_frame_equal(a.games, b.games)
+    assert strip_timing(a.summary) == strip_timing(b.summary)
+
+
+@pytest.mark.parametrize("kwargs,msg", [
+    (dict(backend="spark"), "unknown backend"),
+    (dict(scheduler="tcp://x:1"), "--scheduler goes with --backend dask"),
+])
+def test_backend_errors(kwargs, msg):
+    with pytest.raises(ConfigError, match=msg):
+        mcsim.simulate("sacred-hill", games=10, **kwargs)
