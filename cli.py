@@ -247,6 +247,35 @@ def simulate_cmd(game, games, seed, policies, variants, players, workers, chunk_
         click.echo(format_summary(result.summary, get_game(game)))
 
 
+@mcsim_cli.command("tournament")
+@game_argument
+@run_options
+@scale_options
+@friendly_errors
+def tournament_cmd(game, games, seed, policies, variants, players, workers, chunk_size, tiles,
+                   as_json, quiet, backend, scheduler):
+    """Every policy against every other in every seat: win-rate matrix, Elo, seat effect.
+
+    Each pair of policies plays all seat rotations, N games per lineup, on the same deals
+    (common random numbers). Elo ratings and seat effects come from one maximum-likelihood fit,
+    so the seat advantage is separated from policy strength.
+
+    \b
+    Example:
+        mcsim tournament sacred-hill -p random -p greedy -p tactician --games 20000
+    """
+    from mcsim.runner import to_json
+    from mcsim.tournament import format_tournament, tournament
+
+    if chunk_size is not None:
+        raise click.UsageError("--chunk-size is not used by tournament")
+    options = {"tiles": tiles} if tiles else {}
+    t = tournament(game, list(policies), players=players, games=games, seed=seed,
+                   variant=parse_variants(variants), workers=workers, options=options,
+                   backend=backend, scheduler=scheduler, progress=not quiet)
+    click.echo(to_json(t) if as_json else format_tournament(t))
+
+
 @mcsim_cli.command("replay")
 @game_argument
 @click.argument("record_file", metavar="FILE", type=click.Path(exists=True, dir_okay=False))

@@ -1,0 +1,80 @@
+"""Tournaments (issue 7 §2): lineups, the rating fit, the command."""
+import json
+import math
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from cli import mcsim_cli
+from mcsim.errors import ConfigError
+from mcsim.tournament import ELO_PER_NAT, fit_ratings, lineups, tournament
+
+
+def test_lineups_put_every_policy_in_every_seat():
+    for players in (2, 3, 4, 5):
+        plan = lineups(["a", "b", "c"], players)
+        for pol in "abc":
+            for other in "abc":
+                if pol == other:
+                    continue
+                pair = [lu for lu in plan if set(lu) == {pol, other}]
+                seats = [sum(lu[s] == pol for lu in pair) for s in range(players)]
+                assert len(set(seats)) == 1, (players, pol, other, seats)
+    assert lineups(["a", "b"], 4) == [("a", "b", "a", "b"), ("b", "a", "b", "a")]
+
+
+def test_fit_recovers_known_ratings_and_seat_effect():
+    """Expected win counts from known parameters give back exactly those parameters."""
+    r_true = np.array([0.3, -0.1, -0.2])  # mean 0
+    h_true = np.array([0.0, -0.15, 0.05])
+    plan = lineups(["0", "1", "2"], 3)
+    idx = [[int(p) for p in lu] for lu in plan]
+    n = 10_000
+    wins = []
+    for pol in idx:
+        z = r_true[pol] + h_true
+        p = np.exp(z) / np.exp(z).sum()
+        wins.append(list(n * p))
+    r, h, r_se, h_se = fit_ratings([n] * len(plan), idx, wins, 3, 3)
+    assert r == pytest.approx(r_true, abs=1e-8)
+    assert h == pytest.approx(h_true, abs=1e-8)
+    assert (r_se > 0).all() and h_se[0] == 0 and (h_se[1:] > 0).all()
+
+
+def test_two_player_bradley_terry_closed_form():
+    """2 seats, A-B and B-A with A winning 70% in both seats: r_A - r_B = logit(0.7), h = 0."""
+    r, h, _, _ = fit_ratings([1000, 1000], [[0, 1], [1, 0]], [[700, 300], [300, 700]], 2, 2)
+    assert r[0] - r[1] == pytest.approx(math.log(0.7 / 0.3), abs=1e-9)
+    assert h[1] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_sacred_hill_tournament():
+    t = tournament("sacred-hill", ["random", "tactician"], games=400, seed=2)
+    assert [lu["policies"] for lu in t["lineups"]] == [["random", "tactician"],
+                                                       ["tactician", "random"]]
+    m = t["matrix"]
+    assert m[0][0] is None and m[0][1]["estimate"] + m[1][0]["estimate"] == pytest.approx(1.0)
+    elo = {e["policy"]: e for e in t["elo"]}
+    assert elo["tactician"]["low"] > elo["random"]["high"]
+    assert (elo["tactician"]["rating"] + elo["random"]["rating"]) / 2 == pytest.approx(1500)
+    # seat effect in Elo equals the fitted logit difference
+    assert t["seat_effect"][0]["elo"] == 0.0
+    assert t["seat_effect"][1]["elo"] < 0  # the second player is at a disadvantage
+    assert ELO_PER_NAT == pytest.approx(173.7178, abs=1e-4)
+
+
+def test_tournament_needs_two_policies():
+    with pytest.raises(ConfigError, match="at least two different"):
+        tournament("sacred-hill", ["random", "random"], games=10)
+
+
+def test_tournament_cli():
+    r = CliRunner().invoke(mcsim_cli, ["tournament", "sacred-hill", "-p", "random", "-p",
+                                       "greedy", "-n", "200", "-q", "--json"])
+    assert r.exit_code == 0, r.output
+    t = json.loads(r.output)
+    assert t["games_per_lineup"] == 200 and len(t["elo"]) == 2
+    r = CliRunner().invoke(mcsim_cli, ["tournament", "sacred-hill", "-p", "random", "-n", "20"])
+    assert r.exit_code == 2 and r.output.strip() == (
+        "Error: a tournament needs at least two different --policy values")
