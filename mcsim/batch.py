@@ -247,7 +247,11 @@ def parse_plan(doc: dict, source: str = "<plan>", base_dir: Path | None = None) 
         if name in names:
             raise PlanError(f"{label}: the name is used by an earlier experiment")
         names.add(name)
-        merged = {**defaults, **entry}
+        base = dict(defaults)
+        if "seed" in entry or "seeds" in entry:  # one axis: the experiment's spelling wins
+            base.pop("seed", None)
+            base.pop("seeds", None)
+        merged = {**base, **entry}
         cells.extend(_expand(merged, name, label, base_dir))
     return Plan(path=source, title=title, cells=cells)
 

@@ -654,16 +654,30 @@ def _cc_gifts(ctx: _Ctx) -> Figure:
     axes[0].set_ylabel("cards per game (all players)")
     axes[0].legend(fontsize=8)
     axes[0].set_title("cards received, opened, held", fontsize=9)
-    ppo = [gifts[n].get("points_per_opened", math.nan) for n in names]
-    ppo = [v if v is not None else math.nan for v in ppo]
-    axes[1].bar(x, ppo, color=COLORS[3], alpha=0.85)
+    key = "points_per_game"
+    have = [n for n in names if isinstance(gifts[n].get(key), dict)]
+    if have:
+        m = [gifts[n][key]["mean"] for n in have]
+        xs = np.array([names.index(n) for n in have])
+        axes[1].bar(xs, m, color=COLORS[3], alpha=0.85, capsize=4,
+                    yerr=_err(m, [gifts[n][key]["low"] for n in have],
+                              [gifts[n][key]["high"] for n in have]))
+        tops = [gifts[n][key]["high"] for n in have]
+        for xi, n, v in zip(xs, have, [t if t == t else 0.0 for t in tops]):
+            ppo = gifts[n].get("points_per_opened")
+            txt = "n/a" if ppo is None or (isinstance(ppo, float) and math.isnan(ppo)) \
+                else f"{ppo:.2f}"
+            axes[1].annotate(f"{txt} per\nopened card", (xi, max(v, 0)),
+                             textcoords="offset points", xytext=(0, 10), ha="center",
+                             fontsize=7)
     axes[1].set_xticks(x, [n.replace("_", " ") for n in names], fontsize=8)
     axes[1].set_xlabel("gift card")
-    axes[1].set_ylabel("points per opened card")
-    axes[1].set_title("points per opened card", fontsize=9)
+    axes[1].set_ylabel("points per game from the card (all players)")
+    axes[1].set_title("points from each card type", fontsize=9)
     return _done(fig, ctx, "", "Carcassonne: The Gifts",
-                 "Gift cards per game by type (mean with Student-t 95% interval) and the points "
-                 "an opened card brought.")
+                 "Left: gift cards per game by type; right: points per game credited to each "
+                 "card type (as the game counts them, cards held at the end included), "
+                 "labelled with the points per opened card (n/a: never opened). Means with Student-t 95% intervals.")
 
 
 # ---------------------------------------------------------------- Thurn and Taxis
@@ -683,22 +697,24 @@ def _tt_officials(ctx: _Ctx) -> Figure:
     axes[0].set_xlabel("official")
     axes[0].set_ylabel("uses per player and game (count)")
     axes[0].set_title("how often each official is used", fontsize=9)
-    plotted = False
+    def lead(b):  # "3-4" -> 3, "20+" -> 20
+        m = re.match(r"\d+", str(b))
+        return int(m.group(0)) if m else 0
+    all_labs = sorted({b for n in names for b in (off[n].get("win_rate_by_uses") or {})},
+                      key=lead)
+    pos = {b: j for j, b in enumerate(all_labs)}
     for i, n in enumerate(names):
         bins = off[n].get("win_rate_by_uses") or {}
-        labs = list(bins)
+        labs = sorted(bins, key=lead)
         if not labs:
             continue
         e = [_pct(bins[b]["win_rate"]["estimate"]) for b in labs]
         lo = [_pct(bins[b]["win_rate"]["low"]) for b in labs]
         hi = [_pct(bins[b]["win_rate"]["high"]) for b in labs]
-        xs = np.arange(len(labs)) + (i - (len(names) - 1) / 2) * 0.12
+        xs = np.array([pos[b] for b in labs]) + (i - (len(names) - 1) / 2) * 0.12
         axes[1].errorbar(xs, e, yerr=_err(e, lo, hi), fmt="o-", color=COLORS[i % 10],
                          capsize=3, label=n.replace("_", " "), markersize=4)
-        plotted = True
-    if plotted:
-        all_labs = list(dict.fromkeys(b for n in names
-                                      for b in (off[n].get("win_rate_by_uses") or {})))
+    if all_labs:
         axes[1].set_xticks(np.arange(len(all_labs)), all_labs, fontsize=8)
         axes[1].legend(fontsize=7)
     axes[1].axhline(100.0 / ctx.players, color="gray", linestyle="--", linewidth=1)
