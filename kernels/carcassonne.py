@@ -63,7 +63,7 @@ NO_EFFECT = -99
 
 # variant vector indices (order of SPEC.variants in mcsim.games.carcassonne)
 V_GIFTS, V_FARMS, V_TINY_CITY, V_GIFT_SHARED, V_GIFT_COMPLETED, V_CASH_OUT, V_CHANGE_COMPLETED, \
-    V_TAKE2_OTHER = 0, 1, 2, 3, 4, 5, 6, 7
+    V_TAKE2_OTHER, V_GIFT_JUDGED = 0, 1, 2, 3, 4, 5, 6, 7, 8
 FARMS_V3, FARMS_V2, FARMS_V1, FARMS_NONE = 0, 1, 2, 3
 
 # points table indices (mcsim/data/carcassonne/scoring.json)
@@ -204,8 +204,11 @@ def place_tile(S, T, t, rot, cell, conn):
     """Put tile type ``t`` with rotation ``rot`` on ``cell`` (legality checked by the caller).
 
     Merges its segments into the features on the board (§1.2), updates the frontier and the
-    8-neighbour counts. ``conn[s]`` is set to 1 for each city/road segment that joined a feature
-    already on the board ("extended", §4.2). Returns the new tile index.
+    8-neighbour counts. ``conn[s]`` gets bit 1 for each city/road segment that joined a feature
+    already on the board ("extended", §4.2); bit 2 when, before the merge, that feature held
+    more meeples of another player than of ``sc[S_CUR]``, bit 4 when another player only tied
+    ``sc[S_CUR]``'s count (for the "judged before placement" reading, §6 #2). Returns the new
+    tile index.
     """
     (board, pat, nb8, fpos, front, tinfo, parent, fsize, lo, hi, fint, fmee, mnode, score, brk,
      pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch, mflag) = S
@@ -245,9 +248,21 @@ def place_tile(S, T, t, rot, cell, conn):
         od = (d + 2) & 3
         if e != EDGE_FIELD:
             s = side_seg[t, rot, d]
-            r = _union(S, base + s, j * MAX_SEG + side_seg[tj, rj, od])
+            nb = j * MAX_SEG + side_seg[tj, rj, od]
+            rb = find(parent, nb)
+            if fint[rb, F_MTOT] > 0:
+                cur = sc[S_CUR]
+                mx = 0
+                for p in range(sc[S_NPLAYERS]):
+                    if p != cur and fmee[rb, p] > mx:
+                        mx = fmee[rb, p]
+                if mx > fmee[rb, cur]:
+                    conn[s] |= 2
+                elif mx > 0 and mx == fmee[rb, cur]:
+                    conn[s] |= 4
+            r = _union(S, base + s, nb)
             fint[r, F_OPEN] -= 2
-            conn[s] = 1
+            conn[s] |= 1
         for q in range(2):
             p = 2 * d + q
             fa = port_seg[t, rot, p]
@@ -601,10 +616,13 @@ def supply(S, player):
 def gift_earned(S, T, idx, player, conn, variant):
     """§4.2: does the tile just placed extend a road/city that belongs to someone else?
 
-    Evaluated after the merge and before the meeple step (§6 #3, #4). Default (§6 #1, #2): a gift
-    when the feature has meepless and ``player`` is not among the players with the most;
+    Default (§6 #1-#4): judged on the merged feature, before the meeple step; a gift when the
+    feature has meeples and ``player`` is not among the players with the most.
     ``variant[V_GIFT_SHARED] == 1``: also when the player only shares the majority.
     ``variant[V_GIFT_COMPLETED] == 1``: features completed by this tile give no gift.
+    ``variant[V_GIFT_JUDGED] == 1``: majority judged on each extended feature as it was before
+    the merge (``conn`` bits 2/4 from ``place_tile``). (§6 #4, whether the step-2 meeple counts,
+    cannot change the outcome: that meeple only goes on an unoccupied feature, which gives no gift.)
     """
     tinfo, parent, fint, fmee = S[5], S[6], S[10], S[11]
     nseg, seg_kind = T[3], T[4]
@@ -614,9 +632,13 @@ def gift_earned(S, T, idx, player, conn, variant):
         if seg_kind[t, s] > KIND_ROAD or conn[s] == 0:
             continue
         r = find(parent, idx * MAX_SEG + s)
-        if fint[r, F_MTOT] == 0:
-            continue
         if variant[V_GIFT_COMPLETED] == 1 and fint[r, F_OPEN] == 0:
+            continue
+        if variant[V_GIFT_JUDGED] == 1:
+            if conn[s] & 2 or (variant[V_GIFT_SHARED] == 1 and conn[s] & 4):
+                return True
+            continue
+        if fint[r, F_MTOT] == 0:
             continue
         mx = 0
         for p in range(npl):
@@ -1508,6 +1530,7 @@ def play_game(S, T, H, game_index, root_seed, npl, pol_ids, pol_params, variant,
             r = opt[k, 1]
         else:
             c, r, planned_s, v = best_placement(S, T, t, cur, params, variant, H, opt)
+        sc[S_CUR] = cur
         idx = place_tile(S, T, t, r, c, conn)
         if nlog > 0:
             x, y = _xy(c)
@@ -1515,20 +1538,8 @@ def play_game(S, T, H, game_index, root_seed, npl, pol_ids, pol_params, variant,
             log[row, L_X] = x
             log[row, L_Y] = y
             log[row, L_ROT] = r
-        # ---- receiving a gift (§4.2), before the meeple step
-        if gifts and gift_earned(S, T, idx, cur, conn, variant):
-            g = _draw_gift_card(S, grng, mode, gscript, sc[S_GDRAWN])
-            if g == -2:
-                _fail(S, ERR_GIFT_DRAW, turn)
-                return
-            if g >= 0:
-                hand[cur, g] += 1
-                gst[cur, 2 + g] += 1
-                if sc[S_GDRAWN] < glog.shape[0]:
-                    glog[sc[S_GDRAWN]] = g
-                sc[S_GDRAWN] += 1
-                if nlog > 0:
-                    log[row, L_RECEIVED] = g
+        # ---- receiving a gift (§4.2), judged before the meeple step (§6 #4); drawn after it
+        earned = gifts and gift_earned(S, T, idx, cur, conn, variant)
         # ---- step 2: meeple
         nm = meeple_options(S, T, idx, cur, mopts)
         if mode == MODE_REPLAY:
@@ -1554,6 +1565,19 @@ def play_game(S, T, H, game_index, root_seed, npl, pol_ids, pol_params, variant,
             _put_meeple(S, idx * MAX_SEG + s, cur)
         if nlog > 0:
             log[row, L_MEEPLE] = s
+        if earned:
+            g = _draw_gift_card(S, grng, mode, gscript, sc[S_GDRAWN])
+            if g == -2:
+                _fail(S, ERR_GIFT_DRAW, turn)
+                return
+            if g >= 0:
+                hand[cur, g] += 1
+                gst[cur, 2 + g] += 1
+                if sc[S_GDRAWN] < glog.shape[0]:
+                    glog[sc[S_GDRAWN]] = g
+                sc[S_GDRAWN] += 1
+                if nlog > 0:
+                    log[row, L_RECEIVED] = g
         # ---- step 3: score completed features
         _score_completed(S, T, idx, variant)
         gst[cur, 0] += 1
@@ -1647,8 +1671,16 @@ def record_game(game_index, root_seed, npl, pol_ids, pol_params, variant, T):
 
 @njit(cache=True)
 def replay_game(npl, variant, T, tscript, gscript, rscript):
-    """Validate a record (integer form). Returns (error kind, error turn, options[k, 4], scores,
-    breakdown, turn rows as replayed); error kind 0 = valid."""
+    """Validate a record in integer form (``MODE_REPLAY``).
+
+    Returns
+    -------
+    tuple
+        (error kind ``ERR_*`` (0 = valid), turn of the error, legal options int32[k, 4] at the
+        error, scores int32[npl], breakdown int32[npl, N_CAT], turn rows as replayed
+        int32[turns, LOG_COLS], tiles drawn, gift cards drawn, finished (0/1), gift cards held
+        int32[npl, N_GIFT], tile info int32[placed, 3] (type, rotation, cell)).
+    """
     S = new_game_state()
     H = new_scratch()
     log = np.zeros((80, LOG_COLS), dtype=np.int32)

@@ -399,6 +399,27 @@ def test_s4_2_connecting_into_a_tie_or_lead_gives_no_gift():
     assert lead.last_gift
 
 
+def test_s6_2_majority_judged_before_placement_variant():
+    """shared/rules/carcassonne.md §4.2 (c), §6 #2: joining into a tie gives a gift when judged before."""
+    for variant, want in (({}, False), ({"gift_majority_judged": "before_placement"}, True)):
+        pos = Position(variant=variant)
+        pos.add_meeple(0, 0, "road0", BLUE)
+        pos.place("U", 2, 0, 1, check=False)
+        pos.add_meeple(2, 0, "road0", RED)
+        pos.place("U", 1, 0, 1, player=RED)   # Blue's road was Blue's before the tile joined it
+        assert pos.last_gift is want
+    pos = Position(variant={"gift_majority_judged": "before_placement"})
+    pos.add_meeple(0, 0, "road0", RED)
+    pos.add_meeple(0, 0, "road0", BLUE)
+    pos.place("U", 1, 0, 1, player=RED)       # shared before: no gift unless shared counts
+    assert not pos.last_gift
+    pos = Position(variant={"gift_majority_judged": "before_placement", "gift_shared_majority": "gift"})
+    pos.add_meeple(0, 0, "road0", RED)
+    pos.add_meeple(0, 0, "road0", BLUE)
+    pos.place("U", 1, 0, 1, player=RED)
+    assert pos.last_gift
+
+
 def test_s6_3_completed_feature_still_gives_a_gift_by_default():
     """shared/rules/carcassonne.md §6 #3: gift decided before scoring; variant no_gift."""
     for variant, want in (({}, True), ({"gift_on_completion": "no_gift"}, False)):

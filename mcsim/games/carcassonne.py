@@ -27,9 +27,13 @@ change_to_completed    disallow | allow        disallow   §6 #8: Change Positio
                                                           up on a completed feature of its tile
 take2_other            shuffle | discard       shuffle    §6 #10: the Take 2 tile not chosen goes
                                                           back into the pile (random place) or out
+gift_majority_judged   after_placement |       after_     §4.2, §6 #2: "belongs to someone else"
+                       before_placement        placement  judged on the merged feature, or on each
+                                                          extended feature before the tile joined
 =====================  ======================  =========  =========================================
 
-Fixed readings: gift check after the merge and before the meeple step (§6 #2-#4); Synod / Road
+Fixed readings: the gift check comes before the meeple step (§6 #4; it cannot matter, the new
+meeple only goes on an unoccupied feature, which never gives a gift); Synod / Road
 Sweeper / Cash Out / Change Position may be opened without effect (#5, #6); unplaceable draws are
 removed before any gift decision (#14); Take 2 is the turn's single gift (#15); the gift deck is
 reshuffled from the discards when empty (#12); monasteries with several monks score by majority
@@ -93,6 +97,9 @@ VARIANTS = (
                 "Change Position onto a completed feature", f"{_src} §6 #8"),
     VariantSpec("take2_other", ("shuffle", "discard"), "shuffle",
                 "what happens to the Take 2 tile not chosen", f"{_src} §6 #10"),
+    VariantSpec("gift_majority_judged", ("after_placement", "before_placement"), "after_placement",
+                "majority of the extended road/city judged on the merged feature or on the "
+                "feature as it was before the tile", f"{_src} §4.2, §6 #2"),
 )
 
 HEURISTIC_PARAMS = (
@@ -877,6 +884,7 @@ class Position:
             ok = c >= 0 and self.S[3][c] >= 0 and (self.T[8][t, self.S[1][c]] >> rot) & 1
             if not ok:
                 raise IllegalMoveError(0, _place_name(self.letters, t, x, y, rot), [])
+        self.S[21][K.S_CUR] = player
         idx = K.place_tile(self.S, self.T, t, rot, c, self.conn)
         self.last_gift = bool(K.gift_earned(self.S, self.T, idx, player, self.conn, self.variant))
         if meeple is not None:
