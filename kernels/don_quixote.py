@@ -127,8 +127,8 @@ LOGN = 1 + 2 * 32
 POL_RANDOM, POL_GREEDY, POL_HEURISTIC, POL_ROLLOUT, POL_ORACLE = 0, 1, 2, 3, 4
 #: heuristic weights (policy parameters; names in mcsim.games.don_quixote.HEURISTIC_PARAMS)
 #: tuned by coordinate search (1,500 common deals on the placeholder set + 4 ensemble sets)
-HEUR_DEFAULT = np.array([1.0, 2.0, 0.6, 0.3, 0.375, 0.45, 0.0, 0.5], dtype=np.float64)
-H_NOW, H_CASTLE, H_DEF, H_BONUS, H_OPEN, H_GROW, H_KOPEN, H_CASTLE_OPEN = range(8)
+HEUR_DEFAULT = np.array([1.0, 2.0, 0.6, 0.3, 0.375, 0.45, 0.0, 0.5, 0.0], dtype=np.float64)
+H_NOW, H_CASTLE, H_DEF, H_BONUS, H_OPEN, H_GROW, H_KOPEN, H_CASTLE_OPEN, H_END = range(9)
 
 #: variant codes (order of SPEC.variants in mcsim.games.don_quixote)
 V_LAST_ROT = 0  # 0 free, 1 random
@@ -413,6 +413,7 @@ def heuristic_value(S, tiles, rnd, w, open_ws):
     + ``w[4]`` x open road ends facing empty cells + ``w[5]`` x church/windmill growth (one
     more feature's value, for groups in networks with open ends) + ``w[6]`` x knights in
     networks with open ends + ``w[7]`` x open ends of castle networks still short of 3 knights.
+    (``w[8]``, the extra weight at a round's last placement, is applied by the caller.)
     ``open_ws`` is int64[96] scratch, all zero on entry and on return.
     """
     v = w[0] * score_round(S, rnd)
@@ -466,8 +467,10 @@ def heuristic_value(S, tiles, rnd, w, open_ws):
 
 
 @njit(cache=True)
-def _choose_simple(pol, w, S, tiles, cell, hand, nh, rotmask, rnd, rng, log, saved, open_ws):
-    """(hand index, orientation) chosen by random / greedy / heuristic."""
+def _choose_simple(pol, w, S, tiles, cell, hand, nh, rotmask, rnd, at_end, rng, log, saved,
+                   open_ws):
+    """(hand index, orientation) chosen by random / greedy / heuristic. ``at_end``: this
+    placement ends the round (the heuristic adds ``w[H_END]`` x the round's score)."""
     if pol == POL_RANDOM:
         i = randint(rng, nh)
         if rotmask == 3:
@@ -489,6 +492,8 @@ def _choose_simple(pol, w, S, tiles, cell, hand, nh, rotmask, rnd, rng, log, sav
                 key = np.float64(_greedy_key(S, rnd))
             else:
                 key = heuristic_value(S, tiles, rnd, w, open_ws)
+                if at_end:
+                    key += w[H_END] * score_round(S, rnd)
             unplace(S, tiles, cell, log, saved)
             # ties: lower tile index, then 0° before 180°
             if key > best_k or (key == best_k and t < best_t):
@@ -536,11 +541,11 @@ def _run_simple(S, tiles, cells, seq, pos0, hand, nh, pol, w, last_rotmask, rng,
         rotmask = last_rotmask if pos == N_PLACE - 1 else 3
         if pos == N_PLACE - 1:
             i = nh - 1
-            o = _choose_simple(pol, w, S, tiles, cells[pos], hand[i:nh], 1, rotmask, rnd, rng,
-                               log, saved, open_ws)[1]
+            o = _choose_simple(pol, w, S, tiles, cells[pos], hand[i:nh], 1, rotmask, rnd, True,
+                               rng, log, saved, open_ws)[1]
         else:
-            i, o = _choose_simple(pol, w, S, tiles, cells[pos], hand, nh, rotmask, rnd, rng,
-                                  log, saved, open_ws)
+            i, o = _choose_simple(pol, w, S, tiles, cells[pos], hand, nh, rotmask, rnd,
+                                  pos == ROUND_END[rnd - 1], rng, log, saved, open_ws)
         t = hand[i]
         hand[i] = hand[nh - 1]
         nh -= 1
@@ -891,3 +896,36 @@ def play_game_record(game_index, root_seed, policy_ids, policy_params, variant, 
         mask = (1 << last_rot[p]) if last_rand else 3
         out_score[p] = play_player(S, tiles, cells, seq[p], policy_ids[p], policy_params[p], mask,
                                    last_rand, rng, out_bd, p, out_moves[p])
+
+
+@njit(cache=True)
+def play_batch_simple(first_game_index, n_games, root_seed, policy_ids, policy_params, variant,
+                      tiles, out_score, out_bd):
+    """``play_batch`` for random / greedy / heuristic seats only (ids <= POL_HEURISTIC).
+
+    Same arguments and results as ``play_batch``; a separate kernel so that runs without
+    rollout or oracle seats do not compile the search code.
+    """
+    P = policy_ids.shape[0]
+    n_land = tiles.shape[0] - 2
+    castles = np.empty(2, dtype=np.int64)
+    cells = np.empty(N_PLACE, dtype=np.int64)
+    seq = np.empty((P, n_land), dtype=np.int64)
+    last_rot = np.empty(P, dtype=np.int64)
+    last_rand = variant[V_LAST_ROT] == 1
+    moves = np.empty((N_PLACE, 2), dtype=np.int64)
+    log = np.zeros(LOGN, dtype=np.int64)
+    saved = np.zeros(SC_SAVE, dtype=np.int64)
+    open_ws = np.zeros(N_NODES, dtype=np.int64)
+    hand = np.empty(16, dtype=np.int64)
+    for g in range(n_games):
+        gi = first_game_index + g
+        deal(root_seed, gi, P, n_land, castles, cells, seq, last_rot)
+        for p in range(P):
+            S = setup_estate(tiles, castles)
+            rng = new_state(root_seed, gi, STREAM_POLICY + p)
+            mask = (1 << last_rot[p]) if last_rand else 3
+            pol = policy_ids[p]
+            w = policy_params[p].copy() if pol == POL_HEURISTIC else HEUR_DEFAULT.copy()
+            out_score[g, p] = _run_simple(S, tiles, cells, seq[p], 0, hand, 0, pol, w, mask, rng,
+                                          log, saved, open_ws, out_bd[g], p, moves)

@@ -77,6 +77,8 @@ HEURISTIC_PARAMS = (
     ParamSpec("kopen", float(K.HEUR_DEFAULT[6]), "weight of knights in networks with open ends"),
     ParamSpec("castle_open", float(K.HEUR_DEFAULT[7]),
               "weight of open road ends (max 2 per stub) of castles short of 3 knights"),
+    ParamSpec("round_end", float(K.HEUR_DEFAULT[8]),
+              "extra weight of the round's score on the placement that ends the round"),
 )
 
 SPEC = GameSpec(
@@ -490,9 +492,11 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     """
     seats = prep.policy_ids.shape[0]
     score, bd = _outputs(n_games, seats)
-    K.play_batch(np.int64(first_game_index), np.int64(n_games), np.uint64(root_seed),
-                 prep.policy_ids, prep.policy_params, prep.variant_codes, prep.tables["tiles"],
-                 score, bd)
+    simple = bool((prep.policy_ids <= K.POL_HEURISTIC).all())
+    kernel = K.play_batch_simple if simple else K.play_batch
+    kernel(np.int64(first_game_index), np.int64(n_games), np.uint64(root_seed),
+           prep.policy_ids, prep.policy_params, prep.variant_codes, prep.tables["tiles"],
+           score, bd)
     return _columns(score, bd)
 
 
