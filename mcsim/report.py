@@ -175,8 +175,8 @@ def build_report(game: str, out: str | Path, games: int = 10_000, seed: int = 0,
     say = echo or (lambda s: None)
     kw = dict(games=games, seed=seed, variant=variant, players=players, workers=workers,
               chunk_size=chunk_size, options=options, progress=progress)
-    say(f"report: playing {games:,} games of {game} (seed {seed})")
     main = mcsim.simulate(game, policies=policies, **kw)
+    say(f"report: played {games:,} games of {game} (seed {seed})")
     choices = list(main.prepared.config.policies)
     labels = [c.label() for c in choices]
     k = len(labels)

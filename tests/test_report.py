@@ -1,0 +1,218 @@
+"""Balance reports (issue 7 §4): files, self-contained HTML, headline numbers, figure labels,
+the paired-difference comparison, charts skipped cleanly, the CLI."""
+import base64
+import json
+import re
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import mcsim
+from cli import mcsim_cli
+from mcsim import report, stats
+from mcsim.report import GAME_CHARTS, MissingData, build_report
+
+GAMES, SEED = 300, 5
+
+
+@pytest.fixture(scope="module")
+def captured():
+    """Every matplotlib figure the report builds, with its slug (title/axes checked below)."""
+    return []
+
+
+@pytest.fixture(scope="module")
+def rep(tmp_path_factory, captured):
+    out = tmp_path_factory.mktemp("rep") / "report"
+    orig = report._done
+
+    def spy(fig, ctx, slug, title, caption, games_note=None):
+        result = orig(fig, ctx, slug, title, caption, games_note)
+        captured.append((title, fig))
+        return result
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(report, "_done", spy)
+    try:
+        r = build_report("sacred-hill", out, games=GAMES, seed=SEED,
+                         policies=["tactician", "random"])
+    finally:
+        mp.undo()
+    return r
+
+
+def test_files_written(rep):
+    names = {p.name for p in rep.out.iterdir()}
+    expected = {"score_distribution.png", "win_rate_by_seat.png", "game_length.png",
+                "policy_comparison.png", "sacred_hill_decided_by.png",
+                "sacred_hill_kingdoms.png", "report.html", "report.md", "summary.json"}
+    assert names == expected
+    assert rep.skipped == []
+    for f in rep.figures:
+        data = (rep.out / f.file).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and data == f.png
+
+
+def test_html_is_self_contained_and_references_every_figure(rep):
+    page = (rep.out / "report.html").read_text()
+    pngs = sorted(p.name for p in rep.out.glob("*.png"))
+    embedded = re.findall(r'data-file="([^"]+)"><img src="data:image/png;base64,([A-Za-z0-9+/=]+)"',
+                          page)
+    assert sorted(f for f, _ in embedded) == pngs
+    for name, b64 in embedded:
+        assert base64.b64decode(b64) == (rep.out / name).read_bytes()
+    # opens offline: no scripts, stylesheets, remote or relative resources
+    assert "<script" not in page and "<link" not in page
+    assert not re.search(r'(src|href)="(?!data:)', page)
+    md = (rep.out / "report.md").read_text()
+    for name in pngs:
+        assert f"]({name})" in md
+
+
+def test_html_and_markdown_contain_the_headline_numbers(rep):
+    page = (rep.out / "report.html").read_text()
+    md = (rep.out / "report.md").read_text()
+    s = rep.result.summary
+    assert s["games"] == GAMES and s["seed"] == SEED
+    heads = []
+    for seat in s["seats"]:
+        w, sc = seat["win_rate"], seat["score"]
+        heads.append(f"{w['estimate']:.4f} [{w['low']:.4f}, {w['high']:.4f}]")
+        heads.append(f"{sc['mean']:.3f} [{sc['low']:.3f}, {sc['high']:.3f}]")
+    balance = s["seats"][0]["win_rate"]["estimate"] - s["seats"][1]["win_rate"]["estimate"]
+    heads.append(f"{balance:+.4f}")
+    heads.append(f"mean {s['length']['mean']:.2f} plies")
+    pe = rep.comparison[0]
+    assert pe["group"] == "policy effect (seat-balanced)"
+    heads.append(f"{pe['score']['mean']:+.3f} [{pe['score']['low']:+.3f}, {pe['score']['high']:+.3f}]")
+    for h in heads:
+        assert h in page, h
+        assert h in md, h
+    for fact in (f"<dt>games</dt><dd>{GAMES}</dd>", f"<dt>seed</dt><dd>{SEED}</dd>"):
+        assert fact in page
+
+
+def test_every_figure_has_title_axis_labels_games_and_seed(rep, captured):
+    assert len(captured) == len(rep.figures)
+    for title, fig in captured:
+        sup = fig._suptitle.get_text()
+        assert sup.startswith(title)
+        assert f"{GAMES:,} games" in sup and f"seed {SEED}" in sup, sup
+        for ax in fig.axes:
+            if not ax.get_visible() or not ax.has_data():
+                continue
+            assert ax.get_xlabel().strip(), (title, "x label")
+            assert ax.get_ylabel().strip() or ax.get_yticklabels(), (title, "y label")
+        # units: some axis of the figure names them in parentheses
+        labels = " ".join(ax.get_xlabel() + " " + ax.get_ylabel() for ax in fig.axes)
+        assert re.search(r"\((points|%|plies|count|percentage points)[^)]*\)|\(%", labels) or \
+            "points" in labels or "%" in labels, (title, labels)
+
+
+def test_policy_comparison_separates_seat_and_policy_effect(rep):
+    """The seat-balanced policy effect is the mean of the per-game differences over both
+    seatings (same seed, same games), the seat effect the mean of seat 1 - seat 0."""
+    a = mcsim.simulate("sacred-hill", games=GAMES, seed=SEED, policies=["tactician", "random"])
+    b = mcsim.simulate("sacred-hill", games=GAMES, seed=SEED, policies=["random", "tactician"])
+    ga, gb = a.games, b.games
+    d_policy = ((ga.score_0 - ga.score_1) + (gb.score_1 - gb.score_0)) / 2
+    d_seat = ((ga.score_1 - ga.score_0) + (gb.score_1 - gb.score_0)) / 2
+    rows = {r["group"]: r for r in rep.comparison}
+    assert set(rows) == {"policy effect (seat-balanced)", "as seated (policy + seat effect)",
+                         "seat effect (policy-balanced)"}
+    exp = stats.mean_interval(d_policy)
+    got = rows["policy effect (seat-balanced)"]["score"]
+    assert got["mean"] == pytest.approx(exp["mean"], abs=1e-12)
+    assert got["low"] == pytest.approx(exp["low"], abs=1e-12)
+    assert rows["seat effect (policy-balanced)"]["score"]["mean"] == pytest.approx(d_seat.mean())
+    raw = rows["as seated (policy + seat effect)"]["score"]["mean"]
+    assert raw == pytest.approx((ga.score_0 - ga.score_1).mean())
+    # as seated = policy effect - seat effect (seat 1 - seat 0), game for game
+    assert raw == pytest.approx(got["mean"] - rows["seat effect (policy-balanced)"]["score"]["mean"])
+    s = json.loads((rep.out / "summary.json").read_text())
+    assert s["report"]["seatings"] == [["tactician", "random"], ["random", "tactician"]]
+
+
+def test_one_policy_shows_the_seat_effect_and_no_rotation(tmp_path):
+    r = build_report("sacred-hill", tmp_path / "r", games=200, seed=2, policies=["random"])
+    assert [row["group"] for row in r.comparison] == ["seat effect"]
+    g = r.result.games
+    exp = stats.paired_difference(g.score_1, g.score_0)
+    assert r.comparison[0]["score"]["mean"] == pytest.approx(exp["mean"])
+    assert json.loads((tmp_path / "r" / "summary.json").read_text())["report"]["seatings"] == \
+        [["random", "random"]]
+
+
+def test_no_rotate_keeps_only_the_as_seated_rows(tmp_path):
+    r = build_report("sacred-hill", tmp_path / "r", games=100, seed=2,
+                     policies=["greedy", "random"], rotate=False)
+    assert [row["group"] for row in r.comparison] == ["as seated (policy + seat effect)"]
+
+
+def test_other_games_charts_skip_cleanly_when_their_data_is_missing(rep):
+    """Each per-game chart raises MissingData (never KeyError) on data without its columns."""
+    ctx = report._Ctx(mcsim.games.get_game("sacred-hill"), rep.result,
+                      [(rep.result.summary["policies"], rep.result)])
+    for game, charts in GAME_CHARTS.items():
+        if game == "sacred-hill":
+            continue
+        for slug, fn in charts:
+            with pytest.raises(MissingData):
+                fn(ctx)
+
+
+def test_skipped_chart_is_listed(tmp_path, monkeypatch):
+    def needs_column(ctx):
+        report._need(ctx.games, ["no_such_column"])
+    monkeypatch.setitem(GAME_CHARTS, "sacred-hill",
+                        GAME_CHARTS["sacred-hill"] + [("extra_chart", needs_column)])
+    r = build_report("sacred-hill", tmp_path / "r", games=50, seed=1)
+    assert r.skipped == [("extra_chart", "the game has no column 'no_such_column' yet")]
+    page = (tmp_path / "r" / "report.html").read_text()
+    assert "<code>extra_chart</code>: the game has no column" in page
+    assert not (tmp_path / "r" / "extra_chart.png").exists()
+
+
+# ---------------------------------------------------------------- CLI
+@pytest.fixture
+def cli():
+    runner = CliRunner()
+    return lambda *args: runner.invoke(mcsim_cli, [str(a) for a in args])
+
+
+def test_cli_report(cli, tmp_path):
+    r = cli("report", "sacred-hill", "-n", 200, "-s", 3, "-w", 1, "-q", "--out", tmp_path / "r")
+    assert r.exit_code == 0, r.output
+    assert "Sacred Hill: 200 games, seed 3" in r.stdout
+    assert r.stdout.strip().splitlines()[-1].startswith("report: ")
+    r = cli("report", "sacred-hill", "-n", 200, "-q", "--json", "--out", tmp_path / "j")
+    data = json.loads(r.stdout)
+    assert "report.html" in data["files"] and data["summary"]["games"] == 200
+    assert np.isclose(sum(s["win_rate"]["estimate"] for s in data["summary"]["seats"]), 1.0)
+
+
+@pytest.mark.parametrize("args,code,text", [
+    (["-n", 0], 2, "--games must be a positive whole number"),
+    (["-p", "nope"], 2, "unknown policy 'nope'"),
+    (["--variant", "zone=king"], 2, "variant zone='king' is not one of"),
+    (["--players", 3], 2, "sacred-hill is for 2-2 players, not 3"),
+])
+def test_cli_bad_input_is_one_line_and_writes_nothing(cli, tmp_path, args, code, text):
+    out = tmp_path / "r"
+    r = cli("report", "sacred-hill", "--out", out, *args)
+    assert r.exit_code == code, r.output
+    lines = [ln for ln in r.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and text in lines[0], r.output
+    assert not out.exists()
+
+
+def test_cli_out_must_be_a_folder(cli, tmp_path):
+    f = tmp_path / "file.txt"
+    f.write_text("x")
+    r = cli("report", "sacred-hill", "-n", 10, "-q", "--out", f)
+    assert r.exit_code != 0
+    lines = [ln for ln in r.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error: "), r.output
+    r = cli("report", "sacred-hill", "-n", 10, "-q")
+    assert r.exit_code == 2 and "Missing option '--out'" in r.output
