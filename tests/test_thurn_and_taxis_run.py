@@ -149,7 +149,9 @@ def test_bad_input_raises_mcsim_errors(tmp_path):
     with pytest.raises(UnknownVariantError):
         mcsim.simulate(GAME, games=2, variant={"all_regions_includes_baiern": "maybe"})
     with pytest.raises(ConfigError, match="unknown option"):
-        mcsim.simulate(GAME, games=2, options={"tiles": "x.json"})
+        mcsim.simulate(GAME, games=2, options={"cards": "x.json"})
+    with pytest.raises(DataFileError, match="file not found"):
+        mcsim.simulate(GAME, games=2, options={"tiles": str(tmp_path / "none.json")})
     bad = tmp_path / "c.json"
     bad.write_text(json.dumps({"carriages": [{"value": 3, "points": 2}]}))
     with pytest.raises(DataFileError, match="carriage value 4 is missing"):

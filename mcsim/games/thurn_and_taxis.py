@@ -4,7 +4,8 @@ Rule source: ``shared/rules/thurn_und_taxis.md`` (§1 map, §2 components, §3 s
 §5 end and score, §6 officials, §7 ambiguities). Component data: ``mcsim/data/thurn_and_taxis/``
 (``map.json``: 22 cities, 9 regions, 45 roads; ``carriages.json``: carriage points, MEDIUM
 confidence; ``bonus_tiles.json``: the 30 tiles by stack). Run options ``carriages=FILE`` and
-``bonus_tiles=FILE`` replace those two files (same format).
+``bonus_tiles=FILE`` (``mcsim.simulate(..., options={...})``; on the command line ``--tiles FILE``
+is the bonus-tile file) replace those two files (same format).
 
 Variants (``--variant name=value``; rules §7):
 
@@ -389,7 +390,9 @@ def prepare(config: RunConfig) -> Prepared:
     if len(config.policies) != config.players:
         raise ConfigError(f"{len(config.policies)} policies given for {config.players} players")
     resolved = SPEC.resolve_variant(config.variant)
-    opts = dict(config.options or {})
+    opts = {k: v for k, v in dict(config.options or {}).items() if v is not None}
+    if "tiles" in opts:  # the CLI's --tiles FILE: for this game, the bonus-tile file
+        opts["bonus_tiles"] = opts.pop("tiles")
     unknown = set(opts) - {"carriages", "bonus_tiles", "map", "max_turns"}
     if unknown:
         raise ConfigError(f"unknown option {sorted(unknown)[0]!r} for thurn-and-taxis; options: "
