@@ -210,11 +210,11 @@ def naive_score(record):
 
 
 @pytest.mark.parametrize("players, gifts, policies, games", [
-    (2, "false", ["random", "random"], 120),
+    (2, "false", ["random", "random"], 300),
     (3, "false", ["random"] * 3, 40),
     (5, "false", ["random"] * 5, 30),
     (2, "false", ["heuristic", "heuristic"], 15),
-    (2, "true", ["random", "random"], 120),
+    (2, "true", ["random", "random"], 300),
     (4, "true", ["random"] * 4, 40),
     (2, "true", ["heuristic", "random"], 15),
 ])
