@@ -426,7 +426,8 @@ class BatchResult:
 
 
 def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: int | None = 1,
-             progress: bool = False, echo: Callable[[str], None] | None = None) -> BatchResult:
+             progress: bool = False, echo: Callable[[str], None] | None = None,
+             backend: str | None = None, scheduler: str | None = None) -> BatchResult:
     """Run every cell of a plan with ``mcsim.simulate`` and collect the tidy table.
 
     Parameters
@@ -442,6 +443,9 @@ def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: in
         Show each cell's progress bar on stderr.
     echo : callable, optional
         Called with one line per cell (start and finish), e.g. to print progress on stderr.
+    backend, scheduler : str, optional
+        As for ``mcsim.simulate`` (``"serial"``, ``"local"``, ``"dask"``; Dask scheduler
+        address). Results do not depend on them.
 
     Returns
     -------
@@ -461,6 +465,7 @@ def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: in
                                             "versions": _versions()})
     import mcsim
 
+    scale = {k: v for k, v in (("backend", backend), ("scheduler", scheduler)) if v is not None}
     rows: list[dict] = []
     summaries = []
     n = len(plan.cells)
@@ -470,7 +475,7 @@ def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: in
             echo(f"[{k}/{n}] {cell.id}: {cell.describe()}")
         r = mcsim.simulate(cell.game, games=cell.games, seed=cell.seed,
                            policies=cell.policies, variant=cell.variant, players=cell.players,
-                           workers=workers, options=cell.options, progress=progress)
+                           workers=workers, options=cell.options, progress=progress, **scale)
         summary = dict(r.summary)
         summary["experiment"] = {"id": cell.id, "name": cell.experiment, "cell": cell.index,
                                  "plan": plan.path, "title": plan.title}

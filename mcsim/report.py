@@ -136,13 +136,15 @@ def build_report(game: str, out: str | Path, games: int = 10_000, seed: int = 0,
                  policies=None, variant: dict | None = None, players: int | None = None,
                  workers: int | None = 1, chunk_size: int | None = None,
                  options: dict | None = None, rotate: bool = True, progress: bool = False,
-                 echo: Callable[[str], None] | None = None) -> ReportResult:
+                 echo: Callable[[str], None] | None = None, backend: str | None = None,
+                 scheduler: str | None = None) -> ReportResult:
     """Play a run and write its balance report into the folder ``out``.
 
     Parameters
     ----------
-    game, games, seed, policies, variant, players, workers, chunk_size, options
-        As for ``mcsim.simulate``.
+    game, games, seed, policies, variant, players, workers, chunk_size, options, backend, scheduler
+        As for ``mcsim.simulate``. The report keeps every game's row in memory (the figures
+        and paired differences need them), so memory grows with ``games``.
     out : path
         Output folder (created if missing; its parent must exist).
     rotate : bool
@@ -174,7 +176,8 @@ def build_report(game: str, out: str | Path, games: int = 10_000, seed: int = 0,
     module = get_game(game)
     say = echo or (lambda s: None)
     kw = dict(games=games, seed=seed, variant=variant, players=players, workers=workers,
-              chunk_size=chunk_size, options=options, progress=progress)
+              chunk_size=chunk_size, options=options, progress=progress, keep_games=True)
+    kw.update({k: v for k, v in (("backend", backend), ("scheduler", scheduler)) if v is not None})
     main = mcsim.simulate(game, policies=policies, **kw)
     say(f"report: played {games:,} games of {game} (seed {seed})")
     choices = list(main.prepared.config.policies)
