@@ -428,12 +428,13 @@ def compare_cmd(game, arms, games, seed, policies, players, workers, as_json, qu
                    "(created if missing).")
 @click.option("--workers", "-w", type=int, default=None,
               help="Worker processes per cell (default: all cores). Results do not depend on it.")
+@scale_options
 @click.option("--dry-run", is_flag=True, help="Validate the plan and list its cells; play nothing.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object (tidy rows and every cell's summary).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 @friendly_errors
-def batch_cmd(plan_file, out, workers, dry_run, as_json, quiet):
+def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, as_json, quiet):
     """Run a sweep plan (games x players x policies x variants x game counts/seeds).
 
     The whole plan is validated before the first game; the results are one tidy table (one
@@ -453,13 +454,15 @@ def batch_cmd(plan_file, out, workers, dry_run, as_json, quiet):
         click.echo(f"{len(plan.cells)} cells, {plan.total_games:,} games")
         return
     echo = None if quiet else (lambda line: click.echo(line, err=True))
-    res = batch.run_plan(plan, out=out, workers=workers, progress=not quiet, echo=echo)
+    res = batch.run_plan(plan, out=out, workers=workers, progress=not quiet, echo=echo,
+                         backend=backend, scheduler=scheduler)
     click.echo(batch.batch_json(res) if as_json else batch.format_table(res.table))
 
 
 @mcsim_cli.command("report")
 @game_argument
 @run_options
+@scale_options
 @click.option("--out", "-o", type=click.Path(file_okay=False), required=True,
               help="Folder for report.html, report.md, the PNG figures and summary.json.")
 @click.option("--no-rotate", is_flag=True,
@@ -467,7 +470,7 @@ def batch_cmd(plan_file, out, workers, dry_run, as_json, quiet):
                    "(the comparison then mixes policy and seat effect).")
 @friendly_errors
 def report_cmd(game, games, seed, policies, variants, players, workers, chunk_size, tiles,
-               as_json, quiet, out, no_rotate):
+               as_json, quiet, backend, scheduler, out, no_rotate):
     """Write a balance report: report.html (self-contained), report.md and PNG figures.
 
     \b
@@ -483,7 +486,8 @@ def report_cmd(game, games, seed, policies, variants, players, workers, chunk_si
     rep = report.build_report(game, out, games=games, seed=seed, policies=policies or None,
                               variant=parse_variants(variants), players=players,
                               workers=workers, chunk_size=chunk_size, options=options,
-                              rotate=not no_rotate, progress=not quiet, echo=echo)
+                              rotate=not no_rotate, progress=not quiet, echo=echo,
+                              backend=backend, scheduler=scheduler)
     if as_json:
         click.echo(report.report_json(rep))
     else:
