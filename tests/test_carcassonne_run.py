@@ -294,3 +294,15 @@ def test_s4_4_illegal_gift_arguments_list_the_legal_ones(gift_records, card, key
         G.replay(rec)
     assert e.value.ply == k
     assert json.dumps(good) in e.value.legal
+
+
+def test_s3_3_farm_rule_changes_only_the_final_farm_points():
+    """shared/rules/carcassonne.md §3.3, §6 #18: same deals and random play, farms=none vs v3:
+    every seat's score differs by exactly its farm points (common random numbers)."""
+    a = mcsim.simulate("carcassonne", games=100, seed=21, players=3, workers=1).games
+    b = mcsim.simulate("carcassonne", games=100, seed=21, players=3, workers=1,
+                       variant={"farms": "none"}).games
+    for k in range(3):
+        assert (a[f"score_{k}"] - b[f"score_{k}"] == a[f"points_farm_{k}"]).all()
+        assert (b[f"points_farm_{k}"] == 0).all()
+    assert a["points_farm_0"].sum() > 0
