@@ -348,11 +348,13 @@ def _fig_length(ctx: _Ctx) -> Figure:
     ax.hist(x, bins=edges, weights=np.full(x.size, 100.0 / x.size), color=COLORS[0], alpha=0.8)
     ax.axvline(x.mean(), color="black", linestyle="--", linewidth=1,
                label=f"mean {x.mean():.1f} plies")
+    if hi - lo < 10:  # (nearly) fixed length: keep the bars narrow and centred
+        ax.set_xlim(lo - 5, hi + 5)
     ax.set_xlabel("game length (plies: moves by all players)")
     ax.set_ylabel("share of games (%)")
     ax.legend(fontsize=8)
-    return _done(fig, ctx, "game_length", "Game length",
-                 f"Plies per game (min {lo}, max {hi}).")
+    cap = (f"Every game has {lo} plies." if lo == hi else f"Plies per game (min {lo}, max {hi}).")
+    return _done(fig, ctx, "game_length", "Game length", cap)
 
 
 # ---------------------------------------------------------------- policy comparison
@@ -525,9 +527,9 @@ def _dq_categories(ctx: _Ctx) -> Figure:
     x = np.arange(len(cats))
     ax.bar(x, m, yerr=_err(m, [r["low"] for r in mi], [r["high"] for r in mi]), capsize=5,
            color=[COLORS[i % 10] for i in x], alpha=0.85)
-    for xi, v in zip(x, m):
-        ax.annotate(f"{v:.2f}", (xi, v), textcoords="offset points", xytext=(0, 6),
-                    ha="center", fontsize=8)
+    for xi, v, h in zip(x, m, [r["high"] for r in mi]):
+        ax.annotate(f"{v:.2f}", (xi, h if h == h else v), textcoords="offset points",
+                    xytext=(0, 3), ha="center", fontsize=8)
     ax.set_xticks(x, [c.replace("_", " ") for c in cats])
     ax.set_xlabel("scoring category")
     ax.set_ylabel("mean points per estate (all scorings)")
@@ -785,7 +787,8 @@ def headline_rows(ctx: _Ctx) -> list[list[str]]:
     out = []
     for s in ctx.summary["seats"]:
         sc = s["score"]
-        out.append([str(s["seat"]), s["policy"], _ci(s["win_rate"]),
+        out.append([str(s["seat"]), s["policy"],
+                    _ci(s["win_rate"]) if ctx.players > 1 else "n/a (one player)",
                     _ci(sc, "mean", "{:.3f}"), f"{sc['sd']:.3f}", f"{sc['min']:g}",
                     f"{sc['p50']:g}", f"{sc['max']:g}"])
     return out
@@ -881,7 +884,7 @@ dl.facts dt{font-weight:600}dl.facts dd{margin:0}
 figure{margin:1.2em 0;padding:8px;border:1px solid #e3e3e3;border-radius:4px}
 figure img{max-width:100%;height:auto;display:block;margin:0 auto}
 figcaption{font-size:.9em;color:#444;margin-top:6px}
-pre{background:#f7f7f7;padding:8px;overflow-x:auto;font-size:.88em}
+pre{background:#f7f7f7;padding:8px;white-space:pre-wrap;font-size:.88em}
 .note{color:#555;font-size:.9em}
 """
 
