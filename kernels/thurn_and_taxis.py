@@ -6,8 +6,10 @@ officials, §7 ambiguity defaults). Numba only; never imports ``mcsim``.
 State layout
 ------------
 One game is one ``int64`` vector ``st`` of length ``ST_SIZE`` (offsets ``S_*`` below). Cities are
-0..21 in the order of the rules file §1.1; a set of cities is a 22-bit mask in an int64 (bit =
-city id). Seats are 0..n-1, seat 0 starts, play runs in seat order (§3.4).
+0..21 in the order of the rules file §1.1; a set of cities is a 22-bit mask (bit = city id) kept
+in an int64 so that the masks live in the same vector as the counters (22 bits never reach the
+sign bit, and int64-only arithmetic avoids Numba's uint64/int64 -> float64 promotion). Seats are
+0..n-1, seat 0 starts, play runs in seat order (§3.4).
 
 The deck is ``st[S_DECK : S_DECK+66]``; the next card is ``st[S_DECK + st[S_DECK_TOP]]`` and the
 deck holds ``st[S_DECK_END] - st[S_DECK_TOP]`` cards. The discard pile is a stack
