@@ -177,6 +177,8 @@ HP_VETO_THR = 4
 HP_SHORT_MIN = 5
 HP_EPS = 6
 HP_W_SPECIAL = 7
+HP_BID_SPREAD = 8
+HP_BID_SAVE = 9
 
 # variant indices (mcsim.games.el_grande SPEC.variants order)
 V_TIE = 0      # 0 rulebook, 1 competition
@@ -574,12 +576,27 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
     bi = 0
     if kind == K_POWER:
         prov = st[O_PROV + p]
+        spread = 0.0
+        if par[HP_BID_SPREAD] != 0.0:
+            hi = -1e18
+            lo = 1e18
+            for i in range(5):
+                c = st[O_FACE + i]
+                if c >= 0:
+                    x = card_value(st, T, var, p, c, par)
+                    if x > hi:
+                        hi = x
+                    if x < lo:
+                        lo = x
+            spread = hi - lo
+        left = 9 - st[O_ROUND]
         for i in range(nopt):
             v = opts[i]
             cab = T[T_PCAB + v]
             if cab > prov:
                 cab = prov
-            e = par[HP_BID_CAB] * cab + par[HP_BID_ORDER] * v
+            e = (par[HP_BID_CAB] * cab + par[HP_BID_ORDER] * v
+                 + par[HP_BID_SPREAD] * spread * v / 13.0 - par[HP_BID_SAVE] * v * left / 9.0)
             if e > best:
                 best = e
                 bi = i

@@ -102,14 +102,16 @@ _NEEDS_LIMIT = {"place_any", "choose_1a_1b", "move_from_one_region", "move_oppon
                 "secret_remove_two", "court"}
 
 HEURISTIC_PARAMS = (
-    ParamSpec("w_board", 0.5, "weight of the points every place would pay now (evaluation)", 0.0, 10.0),
+    ParamSpec("w_board", 1.5, "weight of the points every place would pay now (evaluation)", 0.0, 10.0),
     ParamSpec("w_court", 0.4, "value of one caballero in court (evaluation, points)", 0.0, 10.0),
-    ParamSpec("bid_cab", 1.0, "bid: weight per caballero the power card brings to court", 0.0, 10.0),
+    ParamSpec("bid_cab", 0.7, "bid: weight per caballero the power card brings to court", 0.0, 10.0),
     ParamSpec("bid_order", 0.35, "bid: weight per power value (turn order)", 0.0, 10.0),
     ParamSpec("veto_threshold", 3.0, "veto a scoring that gives the actor this many points more than me", -50.0, 50.0),
     ParamSpec("short_min_court", 2.0, "take shortfall caballeros from regions only while court is below this", 0.0, 30.0),
     ParamSpec("eps", 0.0, "probability of a uniformly random decision instead", 0.0, 1.0),
     ParamSpec("w_special", 1.0, "weight of the static value of non-scoring special actions (card choice)", 0.0, 10.0),
+    ParamSpec("bid_spread", 0.0, "bid: weight per power value / 13 of the value spread of the face-up cards", 0.0, 10.0),
+    ParamSpec("bid_save", 0.0, "bid: cost per power value x rounds left / 9 (keep high cards)", 0.0, 10.0),
 )
 
 SPEC = GameSpec(
