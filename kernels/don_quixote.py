@@ -28,7 +28,8 @@ jit-compiled; the caller (``mcsim.games.don_quixote``) validates all input.
 import numpy as np
 from numba import njit
 
-from kernels.rng import STREAM_DEAL, STREAM_POLICY, new_state, randint, seed_state, next_u64
+from kernels.rng import (STREAM_DEAL, STREAM_POLICY, new_state, next_u64, randint,
+                         random_float, seed_state)
 
 # ---------------------------------------------------------------- board and geometry (§1)
 N_ROWS = 8
@@ -789,6 +790,103 @@ def oracle_plan(S, tiles, cells, seq, last_rotmask, beam, plan):
 
 
 @njit(cache=True)
+def plan_total(S0, tiles, cells, plan, S, log):
+    """Total of the three scorings when ``plan`` (int64[22, 2]: tile, rotation per placement)
+    is played on a copy of ``S0`` (castles placed) into scratch estate ``S``."""
+    S[:, :] = S0
+    total = 0
+    for pos in range(N_PLACE):
+        place(S, tiles, cells[pos], plan[pos, 0], plan[pos, 1], log)
+        if pos == ROUND_END[0] or pos == ROUND_END[1] or pos == ROUND_END[2]:
+            total += score_round(S, round_of(pos))
+    return total
+
+
+@njit(cache=True)
+def improve_plan(S0, tiles, cells, last_rotmask, plan, iters, rng):
+    """Simulated annealing over a full-knowledge plan (``oracle``); returns the best total.
+
+    With the whole deal known, only which tile (and rotation) goes to which cell *within each
+    round* matters (every tile revealed in a round is placed in that round, §3.2), so a move
+    swaps the tiles of two placements of one round (never the set-aside last tile) or turns
+    one tile. Temperature falls geometrically from 3 to 0.05 points. ``plan`` (int64[22, 2]) is
+    replaced by the best plan found (never worse than the one given).
+    """
+    S = np.empty_like(S0)
+    log = np.zeros(LOGN, dtype=np.int64)
+    best = plan_total(S0, tiles, cells, plan, S, log)
+    if iters <= 0:
+        return best
+    cur_plan = plan.copy()
+    cur = best
+    t0 = 3.0
+    t1 = 0.05
+    decay = (t1 / t0) ** (1.0 / iters)
+    temp = t0
+    starts = (0, ROUND_END[0] + 1, ROUND_END[1] + 1)
+    sizes = (ROUND_SIZES[0], ROUND_SIZES[1], ROUND_SIZES[2] - 1)
+    for _ in range(iters):
+        temp *= decay
+        p = randint(rng, N_PLACE)
+        q = -1
+        if randint(rng, 2) == 0 or p == N_PLACE - 1:
+            if p == N_PLACE - 1 and last_rotmask != 3:
+                continue
+            cur_plan[p, 1] ^= 1
+        else:
+            r = round_of(p) - 1
+            q = starts[r] + randint(rng, sizes[r])
+            if q == p:
+                continue
+            tmp = cur_plan[p, 0]
+            cur_plan[p, 0] = cur_plan[q, 0]
+            cur_plan[q, 0] = tmp
+            tmp = cur_plan[p, 1]
+            cur_plan[p, 1] = cur_plan[q, 1]
+            cur_plan[q, 1] = tmp
+        v = plan_total(S0, tiles, cells, cur_plan, S, log)
+        if v >= cur or random_float(rng) < np.exp((v - cur) / temp):
+            cur = v
+            if v > best:
+                best = v
+                plan[:, :] = cur_plan
+        else:  # undo the move
+            if q < 0:
+                cur_plan[p, 1] ^= 1
+            else:
+                tmp = cur_plan[p, 0]
+                cur_plan[p, 0] = cur_plan[q, 0]
+                cur_plan[q, 0] = tmp
+                tmp = cur_plan[p, 1]
+                cur_plan[p, 1] = cur_plan[q, 1]
+                cur_plan[q, 1] = tmp
+    return best
+
+
+@njit(cache=True)
+def oracle_full(S, tiles, cells, seq, last_rotmask, beam, iters, rng, plan):
+    """The ``oracle`` policy's plan: ``oracle_plan`` (beam + exact round 3), then
+    ``improve_plan`` (annealing), then an exact round 3 again on the improved rounds 1-2.
+    Writes the plan into ``plan`` (int64[22, 2]) and returns its total, a lower bound on the
+    best achievable total of the deal (exact only if every stage was exhaustive)."""
+    oracle_plan(S, tiles, cells, seq, last_rotmask, beam, plan)
+    best = improve_plan(S, tiles, cells, last_rotmask, plan, iters, rng)
+    S2 = S.copy()
+    log = np.zeros(LOGN, dtype=np.int64)
+    banked = 0
+    for pos in range(ROUND_END[1] + 1):
+        place(S2, tiles, cells[pos], plan[pos, 0], plan[pos, 1], log)
+        if pos == ROUND_END[0] or pos == ROUND_END[1]:
+            banked += score_round(S2, round_of(pos))
+    tmp = plan.copy()
+    v = banked + _exact_round3(S2, tiles, cells, seq, last_rotmask, tmp)
+    if v > best:
+        best = v
+        plan[ROUND_END[1] + 1:, :] = tmp[ROUND_END[1] + 1:, :]
+    return best
+
+
+@njit(cache=True)
 def play_player(S, tiles, cells, seq, pol, params, last_rotmask, last_rand, rng, bd, bd_row,
                 moves):
     """Play one player's 22 placements on estate ``S`` (castles placed); return the total.
@@ -813,7 +911,8 @@ def play_player(S, tiles, cells, seq, pol, params, last_rotmask, last_rand, rng,
                            saved, open_ws, bd, bd_row, moves)
     plan = np.zeros((N_PLACE, 2), dtype=np.int64)
     if pol == POL_ORACLE:
-        oracle_plan(S, tiles, cells, seq, last_rotmask, int(params[0]), plan)
+        oracle_full(S, tiles, cells, seq, last_rotmask, int(params[0]), int(params[1]), rng,
+                    plan)
     total = 0
     nh = 0
     for pos in range(N_PLACE):

@@ -109,10 +109,13 @@ SPEC = GameSpec(
                     ParamSpec("base", 1.0, "base policy id: 0 random, 1 greedy, 2 heuristic",
                               0.0, 2.0))),
         PolicySpec("oracle", K.POL_ORACLE,
-                   "full-knowledge search (beam over rounds 1-2, exact round 3): a lower bound "
-                   "on the best achievable total; not a playable policy",
-                   (ParamSpec("beam", 32.0, "beam width for rounds 1-2 (cost grows linearly)", 1.0,
-                               4096.0),)),
+                   "full-knowledge search (beam over rounds 1-2 + exact round 3, then simulated "
+                   "annealing of the within-round assignment): a lower bound on the best "
+                   "achievable total; not a playable policy",
+                   (ParamSpec("beam", 16.0, "beam width for rounds 1-2 (cost grows linearly)", 1.0,
+                              4096.0),
+                    ParamSpec("iters", 20000.0, "simulated-annealing steps over the within-round "
+                              "assignment after the beam (0 = beam only)", 0.0, 1e9))),
     ),
     summary_key="don_quixote",
     max_plies=K.N_PLACE,
