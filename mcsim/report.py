@@ -289,6 +289,16 @@ def _err(mean, low, high):
 
 
 # ---------------------------------------------------------------- common figures
+def _bins(lo: float, hi: float, integral: bool, n: int) -> np.ndarray:
+    """Histogram edges: about 2*sqrt(n) bins (10..60); integer data gets integer-aligned bins
+    of a whole width (one bin per value when that few values occur)."""
+    target = int(np.clip(2 * math.sqrt(max(n, 1)), 10, 60))
+    if integral:
+        width = max(1, math.ceil((hi - lo + 1) / target))
+        return np.arange(lo - 0.5, hi + width + 0.5, width, dtype=np.float64)
+    return np.linspace(lo, hi if hi > lo else lo + 1, target + 1)
+
+
 def _fig_scores(ctx: _Ctx) -> Figure:
     g = ctx.games
     k = ctx.players
@@ -296,18 +306,16 @@ def _fig_scores(ctx: _Ctx) -> Figure:
     lo = math.floor(min(x.min() for x in scores))
     hi = math.ceil(max(x.max() for x in scores))
     integral = all(np.all(x == np.round(x)) for x in scores)
-    if integral and hi - lo <= 80:
-        edges = np.arange(lo - 0.5, hi + 1.5, 1.0)
-    else:
-        edges = np.histogram_bin_edges(np.concatenate(scores), bins=min(60, max(10, hi - lo)))
+    edges = _bins(lo, hi, integral, scores[0].size)
     fig, (ax,) = _figure()
     for s, x in enumerate(scores):
         w = np.full(x.size, 100.0 / x.size)
         ax.hist(x, bins=edges, weights=w, histtype="step", linewidth=1.6, color=COLORS[s % 10],
                 label=f"{ctx.seat_label(s)}: mean {x.mean():.2f}")
         ax.axvline(x.mean(), color=COLORS[s % 10], linestyle="--", linewidth=1)
-    ax.set_xlabel("final score (points)")
-    ax.set_ylabel("share of games (%)")
+    w = edges[1] - edges[0]
+    ax.set_xlabel("final score (points" + ("" if w == 1 else f"; bins {w:g} wide") + ")")
+    ax.set_ylabel("share of games per bin (%)")
     ax.legend(fontsize=8, loc="best")
     return _done(fig, ctx, "score_distribution", "Score distribution per seat",
                  "Final score of each seat; dashed lines mark the means.")
@@ -332,7 +340,7 @@ def _fig_win_rate(ctx: _Ctx) -> Figure | None:
     ax.set_xticks(x, [ctx.seat_label(s).replace(" (", "\n(") for s in range(len(seats))])
     ax.set_xlabel("seat (seat 0 moves first) and policy")
     ax.set_ylabel("win rate (% of games; a k-way tie counts 1/k)")
-    ax.set_ylim(0, min(100, max(high) * 1.15 + 2))
+    ax.set_ylim(0, min(110, max(high) * 1.15 + 3))  # room for the labels above 100%
     ax.legend(fontsize=8, loc="upper right")
     return _done(fig, ctx, "win_rate_by_seat", "Win rate by seat",
                  "Bars: share of games won; error bars: Wilson 95% intervals; dashed line: "
@@ -342,16 +350,17 @@ def _fig_win_rate(ctx: _Ctx) -> Figure | None:
 def _fig_length(ctx: _Ctx) -> Figure:
     x = ctx.games["length_plies"].to_numpy(dtype=np.float64)
     lo, hi = int(x.min()), int(x.max())
-    edges = (np.arange(lo - 0.5, hi + 1.5, 1.0) if hi - lo <= 100
-             else np.histogram_bin_edges(x, bins=60))
+    edges = _bins(lo, hi, True, x.size)
     fig, (ax,) = _figure()
     ax.hist(x, bins=edges, weights=np.full(x.size, 100.0 / x.size), color=COLORS[0], alpha=0.8)
     ax.axvline(x.mean(), color="black", linestyle="--", linewidth=1,
                label=f"mean {x.mean():.1f} plies")
     if hi - lo < 10:  # (nearly) fixed length: keep the bars narrow and centred
         ax.set_xlim(lo - 5, hi + 5)
-    ax.set_xlabel("game length (plies: moves by all players)")
-    ax.set_ylabel("share of games (%)")
+    w = edges[1] - edges[0]
+    ax.set_xlabel("game length (plies: moves by all players"
+                  + ("" if w == 1 else f"; bins {w:g} wide") + ")")
+    ax.set_ylabel("share of games per bin (%)")
     ax.legend(fontsize=8)
     cap = (f"Every game has {lo} plies." if lo == hi else f"Plies per game (min {lo}, max {hi}).")
     return _done(fig, ctx, "game_length", "Game length", cap)
@@ -878,7 +887,8 @@ body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-
 h1{font-size:1.6em;margin-bottom:.2em}h2{margin-top:1.6em;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:.6em 0;font-size:.92em}
 th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
-th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#f3f3f3}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px}
 dl.facts dt{font-weight:600}dl.facts dd{margin:0}
 figure{margin:1.2em 0;padding:8px;border:1px solid #e3e3e3;border-radius:4px}
