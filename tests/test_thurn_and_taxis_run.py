@@ -201,6 +201,20 @@ def test_s3_route_close_len_parameter_lengthens_routes():
     assert b["closed_routes"]["mean_length"] > a["closed_routes"]["mean_length"] + 1
 
 
+def test_summary_partials_merge_exactly():
+    """Issue 6 §4: chunk partials (also through their JSON form) merge to the whole-table block."""
+    from mcsim.aggregate import _jsonable, add_partials
+
+    r = mcsim.simulate(GAME, games=120, seed=9, policies=["route", "random", "route"])
+    g, prep = r.games, r.prepared
+    parts = [T.partial_summary(g.iloc[a:b], prep) for a, b in ((0, 50), (50, 51), (51, 120))]
+    parts[1] = json.loads(json.dumps(_jsonable(parts[1])))
+    total = add_partials(add_partials(parts[0], parts[1]), parts[2])
+    want = json.dumps(T.summarize(g, prep), default=str)
+    assert json.dumps(T.finalize_summary(total, prep), default=str) == want
+    assert json.dumps(r.summary["thurn_and_taxis"], default=str) == want
+
+
 def test_s5_route_policy_beats_random():
     """Issue 6 §3: the route planner beats random players.
 

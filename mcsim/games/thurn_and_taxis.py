@@ -942,75 +942,138 @@ def format_replay(result: dict) -> str:
 # ----------------------------------------------------------------------------- summary
 
 
-def summarize(games: pd.DataFrame, prep: Prepared) -> dict:
-    """The Thurn and Taxis block of the summary (issue §4).
+_USE_BINS = ((0, 1), (1, 2), (2, 3), (3, 5), (5, 10), (10, 20), (20, 10**9))
 
-    Keys: ``by_players`` (win rate with Wilson 95% interval and mean score with t interval per
-    seat, under the run's player count), ``end`` (share of games ended by the 7-carriage, by the
-    last house, by the turn cap; rounds played), ``officials`` (mean uses per game and per
-    player, forced Postmasters, and the win rate of players by how often they used each
-    official), ``closed_routes`` (count, mean length, share by length), ``bonus_tiles`` (mean
-    tiles taken per game and share of games a stack ran out, by stack), ``carriages`` (share of
-    players reaching each highest carriage).
+
+def _bin_label(lo: int, hi: int) -> str:
+    return str(lo) if hi == lo + 1 else (f"{lo}-{hi - 1}" if hi < 10**9 else f"{lo}+")
+
+
+def partial_summary(games: pd.DataFrame, prep: Prepared) -> dict:
+    """Additive sums over a chunk of games (merged across chunks key by key by
+    ``mcsim.aggregate``; ``finalize_summary`` turns the total into the summary block)."""
+    k = prep.config.players
+    n = len(games)
+    f8 = np.float64
+    max_rounds = int(prep.tables["var"][K.V_MAX_TURNS]) + 1
+    rounds = games["rounds"].to_numpy().astype(np.int64)
+    won = np.concatenate([games[f"win_share_{s}"].to_numpy(f8) for s in range(k)]) if n else \
+        np.zeros(0)
+    out: dict[str, Any] = {
+        "n": n,
+        "win_share": [float(games[f"win_share_{s}"].sum()) for s in range(k)],
+        "score_sum": [float(games[f"score_{s}"].to_numpy(f8).sum()) for s in range(k)],
+        "score_sumsq": [float((games[f"score_{s}"].to_numpy(f8) ** 2).sum()) for s in range(k)],
+        "end": [int((games["end_reason"].to_numpy() == code).sum()) for code in END_REASONS],
+        "rounds_sum": float(rounds.sum()), "rounds_sumsq": float((rounds.astype(f8) ** 2).sum()),
+        "rounds_hist": np.bincount(np.minimum(rounds, max_rounds - 1), minlength=max_rounds),
+        "forced": int(sum(games[f"forced_postmaster_{s}"].astype(np.int64).sum() for s in range(k))),
+        "officials": {},
+        "closed_len": np.array([games[f"closed_len_{L}"].astype(np.int64).sum()
+                                for L in range(3, 11)], dtype=np.int64),
+        "route_cards": int(sum(games[f"route_cards_closed_{s}"].astype(np.int64).sum()
+                               for s in range(k))),
+        "tiles_taken": np.array([games[f"tiles_{sid}"].astype(np.int64).sum() for sid in STACK_IDS],
+                                dtype=np.int64),
+        "tiles_ran_out": np.array([(games[f"tiles_{sid}"].to_numpy() >= STACK_COUNTS[i]).sum()
+                                   for i, sid in enumerate(STACK_IDS)], dtype=np.int64),
+    }
+    carr = np.concatenate([games[f"carriage_{s}"].to_numpy().astype(np.int64) for s in range(k)])
+    out["carriages"] = np.bincount(carr, minlength=8)[[0, 3, 4, 5, 6, 7]].astype(np.int64)
+    for name in OFFICIALS:
+        per_game = sum(games[f"used_{name}_{s}"].to_numpy(f8) for s in range(k)) if n else np.zeros(0)
+        uses = np.concatenate([games[f"used_{name}_{s}"].to_numpy() for s in range(k)])
+        players = np.array([((uses >= lo) & (uses < hi)).sum() for lo, hi in _USE_BINS], np.int64)
+        wins = np.array([won[(uses >= lo) & (uses < hi)].sum() for lo, hi in _USE_BINS], f8)
+        out["officials"][name] = {"sum": float(per_game.sum()),
+                                  "sumsq": float((per_game ** 2).sum()),
+                                  "bin_players": players, "bin_wins": wins}
+    return out
+
+
+def _mean_from_sums(total: float, sumsq: float, n: int) -> dict:
+    from mcsim import stats
+
+    if n == 0:
+        return {"mean": math.nan, "low": math.nan, "high": math.nan, "sd": math.nan, "n": 0}
+    m = total / n
+    sd = math.sqrt(max((sumsq - n * m * m) / (n - 1), 0.0)) if n > 1 else 0.0
+    half = stats.t_quantile(n) * sd / math.sqrt(n) if n > 1 else math.nan
+    return {"mean": m, "low": m - half, "high": m + half, "sd": sd, "n": int(n)}
+
+
+def _hist_quantile(hist: np.ndarray, q: float) -> float:
+    """The smallest value whose cumulative share reaches ``q`` (histogram quantile)."""
+    c = np.cumsum(hist)
+    if c[-1] == 0:
+        return math.nan
+    return float(np.searchsorted(c, q * c[-1] - 1e-9))
+
+
+def finalize_summary(t: dict, prep: Prepared) -> dict:
+    """The Thurn and Taxis block of the summary (issue §4) from summed partials.
+
+    Keys: ``by_players`` (per seat under the run's player count: win rate with Wilson 95%
+    interval, mean score with t interval), ``end`` (share of games ended by the 7-carriage, by
+    the last house, by the turn cap; rounds: mean with t interval and 5/50/95% quantiles),
+    ``officials`` (per official: uses per game with t interval, uses per player, win rate of
+    players by how often they used it; forced Postmasters per player), ``closed_routes``
+    (per game, mean length in cards, share by length), ``bonus_tiles`` (per stack: tiles taken
+    per game, share of games the stack ran out), ``carriages`` (share of players by highest
+    carriage, mean highest).
     """
     from mcsim import stats
 
-    n = len(games)
+    n = int(t["n"])
     k = prep.config.players
     labels = [p.label() for p in prep.config.policies]
-    seats = []
-    for s in range(k):
-        seats.append({"seat": s, "policy": labels[s],
-                      "win_rate": stats.proportion(float(games[f"win_share_{s}"].sum()), n),
-                      "score": stats.mean_interval(games[f"score_{s}"].to_numpy())})
+    seats = [{"seat": s, "policy": labels[s],
+              "win_rate": stats.proportion(float(t["win_share"][s]), n),
+              "score": _mean_from_sums(float(t["score_sum"][s]), float(t["score_sumsq"][s]), n)}
+             for s in range(k)]
     out: dict[str, Any] = {"by_players": {str(k): seats}}
-    reasons = games["end_reason"].to_numpy()
-    out["end"] = {name: stats.proportion(float((reasons == code).sum()), n)
-                  for code, name in END_REASONS.items()}
-    out["end"]["rounds"] = stats.mean_interval(games["rounds"].to_numpy())
-    out["end"]["rounds_quantiles"] = {q: float(games["rounds"].quantile(float(q) / 100))
+    out["end"] = {name: stats.proportion(float(t["end"][i]), n)
+                  for i, name in enumerate(END_REASONS.values())}
+    out["end"]["rounds"] = _mean_from_sums(float(t["rounds_sum"]), float(t["rounds_sumsq"]), n)
+    hist = np.asarray(t["rounds_hist"])
+    out["end"]["rounds_quantiles"] = {q: _hist_quantile(hist, float(q) / 100)
                                       for q in ("5", "50", "95")}
     off: dict[str, Any] = {}
-    won = np.concatenate([games[f"win_share_{s}"].to_numpy() for s in range(k)])
     for name in OFFICIALS:
-        uses = np.concatenate([games[f"used_{name}_{s}"].to_numpy() for s in range(k)])
-        per_game = sum(games[f"used_{name}_{s}"].to_numpy() for s in range(k))
+        o = t["officials"][name]
         bins = {}
-        edges = [0, 1, 2, 3, 5, 10, 20, 10**9]
-        for lo, hi in zip(edges[:-1], edges[1:]):
-            m = (uses >= lo) & (uses < hi)
-            if m.sum() == 0:
-                continue
-            label = str(lo) if hi == lo + 1 else (f"{lo}-{hi - 1}" if hi < 10**9 else f"{lo}+")
-            bins[label] = {"players": int(m.sum()), "win_rate": stats.proportion(float(won[m].sum()),
-                                                                                 int(m.sum()))}
-        off[name] = {"per_game": stats.mean_interval(per_game),
-                     "per_player": float(uses.mean()), "win_rate_by_uses": bins}
-    forced = np.concatenate([games[f"forced_postmaster_{s}"].to_numpy() for s in range(k)])
-    off["postmaster"]["forced_per_player"] = float(forced.mean())
+        for (lo, hi), m, w in zip(_USE_BINS, np.asarray(o["bin_players"]), np.asarray(o["bin_wins"])):
+            if m:
+                bins[_bin_label(lo, hi)] = {"players": int(m),
+                                            "win_rate": stats.proportion(float(w), int(m))}
+        off[name] = {"per_game": _mean_from_sums(float(o["sum"]), float(o["sumsq"]), n),
+                     "per_player": float(o["sum"]) / (n * k) if n else math.nan,
+                     "win_rate_by_uses": bins}
+    off["postmaster"]["forced_per_player"] = float(t["forced"]) / (n * k) if n else math.nan
     out["officials"] = off
-    lens = list(range(3, 11))
-    counts = np.array([games[f"closed_len_{L}"].sum() for L in lens], dtype=np.float64)
+    counts = np.asarray(t["closed_len"], dtype=np.float64)
     total = counts.sum()
-    cards = sum(games[f"route_cards_closed_{s}"].sum() for s in range(k))
     out["closed_routes"] = {
         "per_game": float(total / n) if n else math.nan,
-        "mean_length": float(cards / total) if total else math.nan,
+        "mean_length": float(t["route_cards"] / total) if total else math.nan,
         "share_by_length": {(str(L) if L < 10 else "10+"): (float(c / total) if total else math.nan)
-                            for L, c in zip(lens, counts)},
+                            for L, c in zip(range(3, 11), counts)},
     }
-    tiles = {}
-    for s, sid in enumerate(STACK_IDS):
-        col = games[f"tiles_{sid}"].to_numpy()
-        size = STACK_COUNTS[s]
-        tiles[sid] = {"mean_taken": float(col.mean()),
-                      "ran_out": stats.proportion(float((col >= size).sum()), n)}
-    out["bonus_tiles"] = tiles
-    carr = np.concatenate([games[f"carriage_{s}"].to_numpy() for s in range(k)])
-    out["carriages"] = {("none" if v == 0 else str(v)): float((carr == v).mean())
-                        for v in (0, 3, 4, 5, 6, 7)}
-    out["carriages"]["mean_highest"] = float(carr.mean())
+    out["bonus_tiles"] = {sid: {"mean_taken": float(t["tiles_taken"][i]) / n if n else math.nan,
+                                "ran_out": stats.proportion(float(t["tiles_ran_out"][i]), n)}
+                          for i, sid in enumerate(STACK_IDS)}
+    carr = np.asarray(t["carriages"], dtype=np.float64)
+    m = carr.sum()
+    out["carriages"] = {("none" if v == 0 else str(v)): (float(c / m) if m else math.nan)
+                        for v, c in zip((0, 3, 4, 5, 6, 7), carr)}
+    out["carriages"]["mean_highest"] = float((carr * np.array([0, 3, 4, 5, 6, 7])).sum() / m) \
+        if m else math.nan
     return out
+
+
+def summarize(games: pd.DataFrame, prep: Prepared) -> dict:
+    """The ``"thurn_and_taxis"`` block of a whole per-game table (see ``finalize_summary``)."""
+    return finalize_summary(partial_summary(games, prep), prep)
 
 
 # ----------------------------------------------------------------------------- naive scorer
