@@ -35,7 +35,8 @@ CONFIGS = [  # (policy, players, warm games)
     ("random", 4, 50_000),
     ("rollout:k=8,base=0", 1, 100),
     ("rollout:k=8,base=1", 1, 10),
-    ("oracle:beam=16", 1, 20),
+    ("oracle", 1, 10),
+    ("oracle:beam=16,iters=0", 1, 20),
 ]
 
 _COLD = r"""
