@@ -17,7 +17,7 @@ experiment::
 
     [[experiment]]
     name = "sh-policies"                        # optional; default "e<k>" (k = 1, 2, ...)
-    game = "sacred-hill"                        # required: a game id (`mcsim games`)
+    game = "sacred-hill"                        # required: a game id (`mcsim games`) or a list
     players = 2                                 # int or list of ints; default: as `simulate`
     policies = ["random", "tactician", ["tactician", "random"]]
     variant = { transition = ["box", "web2014"], zone = "knight12" }
@@ -31,7 +31,8 @@ Keys of an experiment (a key given in ``[defaults]`` applies to every experiment
 key         type                                  meaning
 ==========  ====================================  ==============================================
 name        string ``[A-Za-z0-9_.-]+``, unique    names the experiment's rows and JSON files
-game        string                                game id
+game        string or list of strings             game ids (grid axis; every other value
+                                                  must suit every game listed)
 players     int or list of int                    seat counts (grid axis)
 policies    list of (string or list of string)    one entry per grid point: a string is one
                                                   policy for every seat, a list one per seat in
@@ -46,8 +47,8 @@ options     table                                 game-specific options; relativ
                                                   resolved against the plan file's folder
 ==========  ====================================  ==============================================
 
-The cells of an experiment are the product players x policies x variant values x games x seeds,
-in that nesting order (the last axis varies fastest); cell ``j`` of experiment ``name`` has the
+The cells of an experiment are the product game x players x policies x variant values x games x
+seeds, in that nesting order (the last axis varies fastest); cell ``j`` of experiment ``name`` has the
 id ``name-jjj``. A per-seat policy list must have as many entries as every ``players`` value of
 its experiment.
 
@@ -257,10 +258,16 @@ def parse_plan(doc: dict, source: str = "<plan>", base_dir: Path | None = None) 
 
 
 def _expand(e: dict, name: str, label: str, base_dir: Path) -> list[Cell]:
-    game = e.get("game")
-    if not isinstance(game, str):
-        raise PlanError(f"{label}: 'game' is required (a game id such as \"sacred-hill\")")
-    module = _game_module(game, label)
+    game_ids = e.get("game")
+    if isinstance(game_ids, str):
+        game_ids = [game_ids]
+    if not isinstance(game_ids, list) or not game_ids \
+            or not all(isinstance(g, str) for g in game_ids):
+        raise PlanError(f"{label}: 'game' is required: a game id such as \"sacred-hill\" or a "
+                        f"list of them")
+    if len(set(game_ids)) != len(game_ids):
+        raise PlanError(f"{label}: 'game' lists a value twice")
+    modules = {g: _game_module(g, label) for g in game_ids}
     players = _int_axis(e, "players", label, required=False, low=1)
     policies = _policy_axis(e.get("policies", ["random"]), label)
     variants = _variant_axis(e.get("variant", {}), label)
@@ -275,14 +282,14 @@ def _expand(e: dict, name: str, label: str, base_dir: Path) -> list[Cell]:
     options = {k: _resolve_option(v, base_dir) for k, v in options.items()}
 
     cells = []
-    grid = itertools.product(players or [None], policies, variants, games, seeds)
-    for j, (pl, pol, var, n, seed) in enumerate(grid):
+    grid = itertools.product(game_ids, players or [None], policies, variants, games, seeds)
+    for j, (game, pl, pol, var, n, seed) in enumerate(grid):
         cell = Cell(name, j, game, pl, pol, var, n, seed, options)
-        where = f"{label}, cell {j} (players={pl if pl is not None else 'default'}, " \
+        where = f"{label}, cell {j} ({game}, players={pl if pl is not None else 'default'}, " \
                 f"policies={'|'.join(pol)}, variant={_fmt_variant(var)})"
         try:
             _, cfg = resolve_config(game, pl, pol, var, options)
-            prep = module.prepare(cfg)
+            prep = modules[game].prepare(cfg)
         except McsimError as e:
             raise PlanError(f"{where}: {_one_line(e)}") from None
         cell.resolved_players = cfg.players
@@ -427,7 +434,8 @@ class BatchResult:
 
 def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: int | None = 1,
              progress: bool = False, echo: Callable[[str], None] | None = None,
-             backend: str | None = None, scheduler: str | None = None) -> BatchResult:
+             backend: str | None = None, scheduler: str | None = None,
+             resume: bool = False) -> BatchResult:
     """Run every cell of a plan with ``mcsim.simulate`` and collect the tidy table.
 
     Parameters
@@ -446,6 +454,10 @@ def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: in
     backend, scheduler : str, optional
         As for ``mcsim.simulate`` (``"serial"``, ``"local"``, ``"dask"``; Dask scheduler
         address). Results do not depend on them.
+    resume : bool
+        Reuse the cells already finished in ``out`` (their ``experiments/<cell id>.json`` holds
+        the same game, seats, policies, variant, game count and seed) instead of playing them
+        again; the table is the same as an uninterrupted batch's (``elapsed_seconds`` aside).
 
     Returns
     -------
@@ -458,6 +470,8 @@ def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: in
     """
     if not isinstance(plan, Plan):
         plan = load_plan(plan)
+    if resume and out is None:
+        raise PlanError("--resume needs --out DIR (the folder of the interrupted batch)")
     out_dir = _prepare_out(out) if out is not None else None
     if out_dir is not None:
         _write_json(out_dir / "plan.json", {"plan": plan.path, "title": plan.title,
@@ -471,6 +485,13 @@ def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: in
     n = len(plan.cells)
     t_all = time.perf_counter()
     for k, cell in enumerate(plan.cells, start=1):
+        earlier = _finished(out_dir, cell) if resume else None
+        if earlier is not None:
+            summaries.append(earlier)
+            rows.extend(rows_for(cell, earlier))
+            if echo:
+                echo(f"[{k}/{n}] {cell.id}: finished earlier, skipped")
+            continue
         if echo:
             echo(f"[{k}/{n}] {cell.id}: {cell.describe()}")
         r = mcsim.simulate(cell.game, games=cell.games, seed=cell.seed,
@@ -495,6 +516,20 @@ def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: in
         echo(f"batch: {n} cells, {plan.total_games:,} games in "
              f"{time.perf_counter() - t_all:.1f} s")
     return BatchResult(plan, table, summaries)
+
+
+def _finished(out_dir: Path, cell: Cell) -> dict | None:
+    """The summary of ``cell`` written by an earlier batch into ``out_dir``, if it matches."""
+    path = out_dir / "experiments" / f"{cell.id}.json"
+    try:
+        s = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    same = (isinstance(s, dict) and s.get("game") == cell.game and s.get("games") == cell.games
+            and s.get("seed") == cell.seed and s.get("players") == cell.resolved_players
+            and s.get("policies") == cell.policy_labels
+            and s.get("variant") == cell.resolved_variant and "seats" in s)
+    return s if same else None
 
 
 def _prepare_out(out) -> Path:

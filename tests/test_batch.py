@@ -288,3 +288,37 @@ def test_cli_dry_run_json_and_table(cli, tmp_path):
     assert (tmp_path / "o" / "results.csv").exists()
     assert not math.isnan(pd.read_csv(tmp_path / "o" / "results.csv")["win_rate"].iloc[0])
     assert parse_plan({"experiment": [{"game": "sacred-hill", "games": 5}]}).cells[0].id == "e1-000"
+
+
+def test_game_list_is_an_axis(tmp_path):
+    """``game`` may list several games (outermost axis); a value unsuited to one of them is
+    rejected naming that game's cell."""
+    plan = load_plan(write(tmp_path, '[[experiment]]\nname="g"\ngame=["sacred-hill", '
+                                     '"thurn-and-taxis"]\ngames=[5, 6]\n'))
+    assert [(c.game, c.games, c.resolved_players) for c in plan.cells] == [
+        ("sacred-hill", 5, 2), ("sacred-hill", 6, 2),
+        ("thurn-and-taxis", 5, 3), ("thurn-and-taxis", 6, 3)]
+    with pytest.raises(PlanError, match=r"cell 1 \(thurn-and-taxis, .*unknown policy 'tactician'"):
+        load_plan(write(tmp_path, '[[experiment]]\nname="g"\ngame=["sacred-hill", '
+                                  '"thurn-and-taxis"]\ngames=5\npolicies=["tactician"]\n'))
+
+
+def test_resume_skips_finished_cells_and_gives_the_same_table(tmp_path, monkeypatch):
+    """An interrupted batch resumed with ``resume=True`` plays only the missing cells."""
+    path = write(tmp_path, SMALL_PLAN)
+    out = tmp_path / "out"
+    full = run_plan(path, out=out).table
+    (out / "experiments" / "sh-003.json").unlink()  # as if stopped during sh-003
+    (out / "results.csv").unlink()
+    played = []
+    real = mcsim.simulate
+    monkeypatch.setattr(mcsim, "simulate", lambda *a, **k: played.append(k["seed"]) or real(*a, **k))
+    lines = []
+    again = run_plan(path, out=out, resume=True, echo=lines.append).table
+    assert played == [2]  # sh-003: seed 2
+    assert sum("finished earlier, skipped" in ln for ln in lines) == 9
+    cols = [c for c in BATCH_COLUMNS if c != "elapsed_seconds"]
+    pd.testing.assert_frame_equal(again[cols], full[cols])
+    assert (out / "results.csv").exists()
+    with pytest.raises(PlanError, match="--resume needs --out"):
+        run_plan(path, resume=True)
