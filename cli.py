@@ -430,11 +430,13 @@ def compare_cmd(game, arms, games, seed, policies, players, workers, as_json, qu
               help="Worker processes per cell (default: all cores). Results do not depend on it.")
 @scale_options
 @click.option("--dry-run", is_flag=True, help="Validate the plan and list its cells; play nothing.")
+@click.option("--resume", is_flag=True,
+              help="Skip the cells an interrupted batch already finished in --out DIR.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object (tidy rows and every cell's summary).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 @friendly_errors
-def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, as_json, quiet):
+def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_json, quiet):
     """Run a sweep plan (games x players x policies x variants x game counts/seeds).
 
     The whole plan is validated before the first game; the results are one tidy table (one
@@ -444,6 +446,7 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, as_json, qui
     Examples:
         mcsim batch examples/sacred_hill.toml --out sh-batch
         mcsim batch examples/thurn_and_taxis.toml --dry-run
+        mcsim batch examples/sacred_hill.toml --out sh-batch --resume   # after Ctrl-C
     """
     from mcsim import batch
 
@@ -455,7 +458,7 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, as_json, qui
         return
     echo = None if quiet else (lambda line: click.echo(line, err=True))
     res = batch.run_plan(plan, out=out, workers=workers, progress=not quiet, echo=echo,
-                         backend=backend, scheduler=scheduler)
+                         backend=backend, scheduler=scheduler, resume=resume)
     click.echo(batch.batch_json(res) if as_json else batch.format_table(res.table))
 
 
