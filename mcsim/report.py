@@ -228,6 +228,7 @@ def build_report(game: str, out: str | Path, games: int = 10_000, seed: int = 0,
         "figures": [{"file": f.file, "title": f.title} for f in figures],
         "skipped": [{"figure": s, "reason": r} for s, r in skipped],
         "seatings": [lab for lab, _ in rotations],
+        "notes": _notes(ctx),
         "comparison": comparison,
     }
     md = render_markdown(ctx, figures, skipped, comparison)
@@ -842,6 +843,11 @@ def _facts(ctx: _Ctx) -> list[tuple[str, str]]:
     return facts
 
 
+def _notes(ctx: _Ctx) -> list[str]:
+    """The run's notices (e.g. a reconstructed Don Quixote tile set), shown above the tables."""
+    return [str(n) for n in (getattr(ctx.result.prepared, "notices", None) or [])]
+
+
 def _game_text(ctx: _Ctx) -> str | None:
     block = ctx.summary.get(ctx.spec.summary_key)
     if block is None or not hasattr(ctx.module, "format_summary"):
@@ -862,6 +868,7 @@ def _md_table(head, rows) -> str:
 def render_markdown(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> str:
     """``report.md``: facts, headline table, comparison table, figures linked as PNG files."""
     parts = [f"# Balance report: {ctx.spec.long_name}", ""]
+    parts += [f"> **Note:** {n}\n" for n in _notes(ctx)]
     parts += [f"- **{k}**: {v}" for k, v in _facts(ctx)]
     parts += ["", "## Seats", "", _md_table(HEAD, headline_rows(ctx)), "",
               "Win rates: Wilson 95% intervals, a k-way tie counts 1/k. Mean scores: Student-t "
@@ -896,6 +903,7 @@ figure img{max-width:100%;height:auto;display:block;margin:0 auto}
 figcaption{font-size:.9em;color:#444;margin-top:6px}
 pre{background:#f7f7f7;padding:8px;white-space:pre-wrap;font-size:.88em}
 .note{color:#555;font-size:.9em}
+.warn{background:#fff4e5;border-left:4px solid #f0a030;padding:6px 10px}
 """
 
 
@@ -918,7 +926,9 @@ def render_html(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> str:
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
              f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
-             f"<h1>{html.escape(title)}</h1>", f'<dl class="facts">{facts}</dl>',
+             f"<h1>{html.escape(title)}</h1>"]
+    parts += [f'<p class="warn"><b>Note:</b> {html.escape(n)}</p>' for n in _notes(ctx)]
+    parts += [f'<dl class="facts">{facts}</dl>',
              "<h2>Seats</h2>", _html_table(HEAD, headline_rows(ctx)),
              '<p class="note">Win rates: Wilson 95% intervals, a k-way tie counts 1/k. Mean '
              "scores: Student-t 95% intervals.</p>"]

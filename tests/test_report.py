@@ -216,3 +216,24 @@ def test_cli_out_must_be_a_folder(cli, tmp_path):
     assert len(lines) == 1 and lines[0].startswith("Error: "), r.output
     r = cli("report", "sacred-hill", "-n", 10, "-q")
     assert r.exit_code == 2 and "Missing option '--out'" in r.output
+
+
+def test_run_notices_are_shown_above_the_tables(tmp_path, monkeypatch):
+    """A run's notices (e.g. Don Quixote's reconstructed tile set) head the report."""
+    real = mcsim.simulate
+
+    def with_notice(*a, **k):
+        r = real(*a, **k)
+        r.prepared.notices.append("figures depend on an unverified <test> table")
+        return r
+    monkeypatch.setattr(mcsim, "simulate", with_notice)
+    r = build_report("sacred-hill", tmp_path / "r", games=50, seed=1)
+    page = (tmp_path / "r" / "report.html").read_text()
+    assert '<p class="warn"><b>Note:</b> figures depend on an unverified &lt;test&gt; table</p>' \
+        in page
+    assert page.index('class="warn"') < page.index("<h2>Seats</h2>")
+    assert "> **Note:** figures depend on an unverified <test> table" in \
+        (tmp_path / "r" / "report.md").read_text()
+    assert json.loads((tmp_path / "r" / "summary.json").read_text())["report"]["notes"] == \
+        ["figures depend on an unverified <test> table"]
+    assert r.figures
