@@ -491,6 +491,9 @@ def report_cmd(game, games, seed, policies, variants, players, workers, chunk_si
                               workers=workers, chunk_size=chunk_size, options=options,
                               rotate=not no_rotate, progress=not quiet, echo=echo,
                               backend=backend, scheduler=scheduler)
+    if not quiet:
+        for line in rep.result.prepared.notices:
+            click.echo(f"note: {line}", err=True)
     if as_json:
         click.echo(report.report_json(rep))
     else:
