@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from kernels.bitboard import popcount
-from kernels.rng import STREAM_DEAL, STREAM_POLICY, new_state, randint, random_float
+from kernels.rng import STREAM_DEAL, STREAM_POLICY, new_state, randint
 
 BOARD_W = 147
 CENTER = 73

@@ -6,7 +6,6 @@ Statistical checks use fixed seeds; tolerances are stated next to each assertion
 import copy
 import json
 
-import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
