@@ -305,3 +305,16 @@ def test_s3_3_farm_rule_changes_only_the_final_farm_points():
         assert (a[f"score_{k}"] - b[f"score_{k}"] == a[f"points_farm_{k}"]).all()
         assert (b[f"points_farm_{k}"] == 0).all()
     assert a["points_farm_0"].sum() > 0
+
+
+def test_gift_deck_analysis_variant():
+    """shared/rules/carcassonne.md §4.1: gift_deck=<type> (analysis) deals only that card; records replay."""
+    r = mcsim.simulate("carcassonne", games=30, seed=2, workers=1, record=2,
+                       variant={"gifts": "true", "gift_deck": "synod"})
+    g = r.games
+    assert g["gift_received_synod"].sum() > 0
+    for name in G.GIFT_IDS[1:]:
+        assert (g[f"gift_received_{name}"] == 0).all()
+    for i, rec in enumerate(r.records):
+        assert set(rec["gift_cards"]) <= {"synod"}
+        assert G.replay(rec)["points"] == rec["points"]

@@ -30,6 +30,11 @@ take2_other            shuffle | discard       shuffle    §6 #10: the Take 2 ti
 gift_majority_judged   after_placement |       after_     §4.2, §6 #2: "belongs to someone else"
                        before_placement        placement  judged on the merged feature, or on each
                                                           extended feature before the tile joined
+gift_deck              all | synod |           all        analysis only (not a rule reading): a
+                       road_sweeper | ...                 deck of 25 cards of one type, e.g.
+                                                          ``mcsim compare carcassonne --variant
+                                                          gifts=true --variant gifts=true,
+                                                          gift_deck=synod`` measures a Synod's worth
 =====================  ======================  =========  =========================================
 
 Fixed readings: the gift check comes before the meeple step (§6 #4; it cannot matter, the new
@@ -100,6 +105,9 @@ VARIANTS = (
     VariantSpec("gift_majority_judged", ("after_placement", "before_placement"), "after_placement",
                 "majority of the extended road/city judged on the merged feature or on the "
                 "feature as it was before the tile", f"{_src} §4.2, §6 #2"),
+    VariantSpec("gift_deck", ("all",) + GIFT_IDS, "all",
+                "analysis, not a rule reading: the gift deck holds only cards of one type (as many "
+                "as the whole deck), to measure what each card is worth", f"{_src} §4.1"),
 )
 
 HEURISTIC_PARAMS = (
@@ -418,6 +426,21 @@ def default_tables() -> tuple:
     return build_tables(load_data())
 
 
+def tables_for_variant(T: tuple, variant: dict) -> tuple:
+    """``T`` with the gift deck of ``variant["gift_deck"]`` (all cards, or one type only).
+
+    >>> T = tables_for_variant(default_tables(), {"gift_deck": "synod"})
+    >>> T[14].tolist()
+    [25, 0, 0, 0, 0]
+    """
+    deck = variant.get("gift_deck", "all")
+    if deck == "all":
+        return T
+    counts = np.zeros_like(T[14])
+    counts[GIFT_IDS.index(deck)] = int(T[14].sum())
+    return T[:14] + (counts,)
+
+
 # --------------------------------------------------------------------------------------------
 # protocol
 # --------------------------------------------------------------------------------------------
@@ -439,7 +462,7 @@ def prepare(config: RunConfig) -> Prepared:
         raise ConfigError(f"carcassonne has no option {sorted(unknown)[0]!r}; options: data_dir")
     data_dir = config.options.get("data_dir")
     data = load_data(str(data_dir) if data_dir else None)
-    tables = build_tables(data) if data_dir else default_tables()
+    tables = tables_for_variant(build_tables(data) if data_dir else default_tables(), variant)
     ids, params = policy_arrays(SPEC, config.policies)
     if params.shape[1] < len(HEURISTIC_PARAMS):
         params = np.pad(params, ((0, 0), (0, len(HEURISTIC_PARAMS) - params.shape[1])))
@@ -747,7 +770,7 @@ def replay(record: dict) -> dict:
     data = load_data()
     letters = [t["letter"] for t in data["tiles"]]
     segs = [segment_names(t) for t in data["tiles"]]
-    T = default_tables()
+    T = tables_for_variant(default_tables(), variant)
     codes = SPEC.variant_codes(variant)
     (err, err_turn, opts, score, brk, log, ndrawn, ngdrawn, finished,
      held, tinfo) = K.replay_game(players, codes, T, tscript, gscript, rows)
@@ -852,7 +875,7 @@ class Position:
         data = load_data()
         self.letters = [t["letter"] for t in data["tiles"]]
         self.segs = [segment_names(t) for t in data["tiles"]]
-        self.T = default_tables()
+        self.T = tables_for_variant(default_tables(), SPEC.resolve_variant(variant))
         self.variant = SPEC.variant_codes(SPEC.resolve_variant(variant))
         self.players = players
         self.S = K.new_game_state()
