@@ -834,13 +834,41 @@ def _facts(ctx: _Ctx) -> list[tuple[str, str]]:
                       + f" ({ctx.n:,} games each, same seed)"))
     if ctx.players == 2:
         a, b = s["seats"][0]["win_rate"]["estimate"], s["seats"][1]["win_rate"]["estimate"]
-        facts.append(("first-player balance", f"{a - b:+.4f} (win rate seat 0 - seat 1)"))
+        mixed = "; the seats hold different policies, so this mixes policy and seat effect" \
+            if len(set(ctx.labels)) > 1 else ""
+        facts.append(("first-player balance", f"{a - b:+.4f} (win rate seat 0 - seat 1{mixed})"))
     for k in ("tileset",):
         if isinstance(s.get(k), dict):
             facts.append((k, ", ".join(f"{a}={b}" for a, b in s[k].items())))
     import mcsim
     facts.append(("mcsim", mcsim.__version__))
     return facts
+
+
+def headline(ctx: _Ctx, comparison: list[dict]) -> list[str]:
+    """The report's headline sentences (win rates, seat and policy effects with 95% CIs)."""
+    out = []
+    seats = ctx.summary["seats"]
+    if ctx.players == 1:
+        sc = seats[0]["score"]
+        return [f"Mean score {sc['mean']:.3f} points [95% CI {sc['low']:.3f}, {sc['high']:.3f}], "
+                f"sd {sc['sd']:.3f}, over {ctx.n:,} games."]
+    fair = 100.0 / ctx.players
+    for st in seats:
+        w = st["win_rate"]
+        out.append(f"Seat {st['seat']} ({st['policy']}) wins {_pct(w['estimate']):.2f}% of games "
+                   f"[95% CI {_pct(w['low']):.2f}, {_pct(w['high']):.2f}]; equal share "
+                   f"{fair:.2f}%.")
+    for r in comparison:
+        if r["group"] == "as seated (policy + seat effect)" and len(comparison) > 1 and \
+                any(x["group"].startswith("policy effect") for x in comparison):
+            continue
+        sc, w = r["score"], r["win_rate"]
+        out.append(f"{r['group'][0].upper() + r['group'][1:]}, {r['label']}: "
+                   f"{sc['mean']:+.3f} points [95% CI {sc['low']:+.3f}, {sc['high']:+.3f}], "
+                   f"{_pct(w['mean']):+.2f} percentage points of win rate "
+                   f"[{_pct(w['low']):+.2f}, {_pct(w['high']):+.2f}].")
+    return out
 
 
 def _notes(ctx: _Ctx) -> list[str]:
@@ -870,6 +898,7 @@ def render_markdown(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> st
     parts = [f"# Balance report: {ctx.spec.long_name}", ""]
     parts += [f"> **Note:** {n}\n" for n in _notes(ctx)]
     parts += [f"- **{k}**: {v}" for k, v in _facts(ctx)]
+    parts += ["", "## Headline", ""] + [f"- {h}" for h in headline(ctx, comparison)]
     parts += ["", "## Seats", "", _md_table(HEAD, headline_rows(ctx)), "",
               "Win rates: Wilson 95% intervals, a k-way tie counts 1/k. Mean scores: Student-t "
               "95% intervals.", ""]
@@ -928,8 +957,9 @@ def render_html(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> str:
              f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
              f"<h1>{html.escape(title)}</h1>"]
     parts += [f'<p class="warn"><b>Note:</b> {html.escape(n)}</p>' for n in _notes(ctx)]
-    parts += [f'<dl class="facts">{facts}</dl>',
-             "<h2>Seats</h2>", _html_table(HEAD, headline_rows(ctx)),
+    parts += [f'<dl class="facts">{facts}</dl>', "<h2>Headline</h2><ul>"]
+    parts += [f"<li>{html.escape(h)}</li>" for h in headline(ctx, comparison)]
+    parts += ["</ul>", "<h2>Seats</h2>", _html_table(HEAD, headline_rows(ctx)),
              '<p class="note">Win rates: Wilson 95% intervals, a k-way tie counts 1/k. Mean '
              "scores: Student-t 95% intervals.</p>"]
     if comparison:
@@ -962,5 +992,5 @@ def report_json(rep: ReportResult) -> str:
                     "summary": rep.result.summary, "comparison": rep.comparison})
 
 
-__all__ = ["build_report", "ReportResult", "Figure", "GAME_CHARTS", "comparison_rows",
+__all__ = ["build_report", "ReportResult", "Figure", "GAME_CHARTS", "comparison_rows", "headline",
            "render_html", "render_markdown", "McsimError"]

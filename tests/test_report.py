@@ -86,9 +86,13 @@ def test_html_and_markdown_contain_the_headline_numbers(rep):
     pe = rep.comparison[0]
     assert pe["group"] == "policy effect (seat-balanced)"
     heads.append(f"{pe['score']['mean']:+.3f} [{pe['score']['low']:+.3f}, {pe['score']['high']:+.3f}]")
+    w0 = s["seats"][0]["win_rate"]
+    heads.append(f"Seat 0 (tactician) wins {100 * w0['estimate']:.2f}% of games "
+                 f"[95% CI {100 * w0['low']:.2f}, {100 * w0['high']:.2f}]; equal share 50.00%.")
     for h in heads:
         assert h in page, h
         assert h in md, h
+    assert page.index("<h2>Headline</h2>") < page.index("<h2>Seats</h2>")
     for fact in (f"<dt>games</dt><dd>{GAMES}</dd>", f"<dt>seed</dt><dd>{SEED}</dd>"):
         assert fact in page
 
