@@ -424,8 +424,8 @@ def _pick_candidates(st, tab):
     return st[S_RMASK + p] & tab[T_REGMASK + r] & ~st[S_HOUSES + p]
 
 
-@njit(cache=True)
-def legal_moves(st, tab, out):
+@njit(cache=True, inline="always")
+def _legal_moves(st, tab, out):
     """Write the legal actions of the position into ``out`` (int64[>= MAX_ACTIONS]); return count.
 
     Parameters
@@ -638,8 +638,8 @@ def _pick_next(st, tab, var):
     _score_close(st, tab, var)
 
 
-@njit(cache=True)
-def apply_move(st, tab, var, a, rng, script, slog):
+@njit(cache=True, inline="always")
+def _apply_move(st, tab, var, a, rng, script, slog):
     """Apply legal action ``a`` (see the module docstring) to ``st`` in place.
 
     Parameters
@@ -799,6 +799,35 @@ def apply_move(st, tab, var, a, rng, script, slog):
         if st[S_HAND_N + p] <= 3:
             _end_turn(st, var)
         return
+
+
+@njit(cache=True)
+def legal_moves(st, tab, out):
+    """Write the legal actions of the position into ``out`` (int64[>= MAX_ACTIONS]); return count.
+
+    Parameters
+    ----------
+    st : int64[ST_SIZE]
+    tab : int64[TAB_SIZE]
+    out : int64[MAX_ACTIONS]
+
+    Returns
+    -------
+    int
+        Number of actions written (>= 1 unless the game is over, then 0).
+
+    Notes
+    -----
+    jit-compiled (the body ``_legal_moves`` is inlined into ``play_game``). Rules:
+    shared/rules/thurn_und_taxis.md §4 (phases A-C) and §6 (officials).
+    """
+    return _legal_moves(st, tab, out)
+
+
+@njit(cache=True)
+def apply_move(st, tab, var, a, rng, script, slog):
+    """Apply legal action ``a`` to ``st`` in place (body: ``_apply_move``, see there)."""
+    _apply_move(st, tab, var, a, rng, script, slog)
 
 
 # ----------------------------------------------------------------------------- scoring
@@ -1225,7 +1254,7 @@ def play_game(st, tab, var, n_players, game_index, root_seed, policy_ids, policy
     plies = 0
     logging = alog.shape[0] > 1
     while st[S_OVER] == 0:
-        n = legal_moves(st, tab, acts)
+        n = _legal_moves(st, tab, acts)
         p = st[S_CUR]
         if policy_ids[p] == POL_RANDOM:
             a = _random_choice(st, acts, n, prngs[p])
@@ -1233,7 +1262,7 @@ def play_game(st, tab, var, n_players, game_index, root_seed, policy_ids, policy
             a = choose_action(st, tab, acts, n, policy_ids[p], policy_params[p], prngs[p])
         if logging and plies < alog.shape[0]:
             alog[plies] = a
-        apply_move(st, tab, var, a, deal_rng, script, slog)
+        _apply_move(st, tab, var, a, deal_rng, script, slog)
         plies += 1
     st[S_ALOG_N] = plies
     return plies
