@@ -136,7 +136,8 @@ def format_comparison(res: dict, long_name: str = "") -> str:
         for s in a["seats"]:
             w, sc = s["win_rate"], s["score"]
             lines.append(f"  seat {s['seat']}: win rate {w['estimate']:.4f} [{w['low']:.4f}, "
-                         f"{w['high']:.4f}]  mean score {sc['mean']:.2f} [{sc['low']:.2f}, {sc['high']:.2f}]")
+                         f"{w['high']:.4f}]  mean score {sc['mean']:.2f} "
+                         f"[{sc['low']:.2f}, {sc['high']:.2f}]")
         lines.append(f"  score spread {_ci(a['score_spread'], '{:.2f}')}  winner margin "
                      f"{_ci(a['winner_margin'], '{:.2f}')}  seat balance {a['seat_balance']:.4f}")
     for p in res["paired"]:
@@ -144,7 +145,8 @@ def format_comparison(res: dict, long_name: str = "") -> str:
         for k, (w, s) in enumerate(zip(p["win_share"], p["score"])):
             lines.append(f"  seat {k}: win share {_ci(w, '{:+.4f}')}  score {_ci(s, '{:+.2f}')}")
         lines.append(f"  mean score {_ci(p['mean_score'], '{:+.2f}')}  score spread "
-                     f"{_ci(p['score_spread'], '{:+.2f}')}  winner margin {_ci(p['winner_margin'], '{:+.2f}')}")
+                     f"{_ci(p['score_spread'], '{:+.2f}')}  "
+                     f"winner margin {_ci(p['winner_margin'], '{:+.2f}')}")
         lines.append(f"  seat balance change {p['seat_balance_change']:+.4f}  same winner "
                      f"{p['same_winner']['estimate']:.3f}")
     return "\n".join(lines)

@@ -23,7 +23,8 @@ def partner(p):
 
 class Naive:
     def __init__(self, players, variant):
-        self.tiles = {t["letter"]: t for t in json.loads((G.DATA_DIR / "tiles.json").read_text())["tiles"]}
+        doc = json.loads((G.DATA_DIR / "tiles.json").read_text())
+        self.tiles = {t["letter"]: t for t in doc["tiles"]}
         self.players = players
         self.variant = variant
         self.board = {(0, 0): ("D", 0)}

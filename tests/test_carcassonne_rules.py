@@ -55,7 +55,8 @@ def test_s2_kernel_tables_match_data():
     (lambda d: d["tiles"][0].update(count=3), "checksums.tiles: table gives 73, declared 72"),
     (lambda d: d["tiles"][3].update(edges="CRFX"), "tile D: 'edges' must be 4 letters"),
     (lambda d: d["tiles"][3]["cities"][0].update(sides="E"), "tile D: city segment 0 uses side E"),
-    (lambda d: d["tiles"][3]["fields"][1].update(ports="345"), "tile D: every port of a road/field side"),
+    (lambda d: d["tiles"][3]["fields"][1].update(ports="345"),
+     "tile D: every port of a road/field side"),
     (lambda d: d["tiles"][5]["cities"][0].update(pennants=0), "checksums.pennants: table gives 8"),
     (lambda d: d.update(start_tile="Z"), "start_tile: must be the letter"),
 ])
@@ -383,7 +384,7 @@ def test_s5_16_empty_feature_gives_no_gift():
 
 
 def test_s4_2_connecting_into_a_tie_or_lead_gives_no_gift():
-    """shared/rules/carcassonne.md §4.2 (c), §6 #2: your meeple joins the opponent's road -> tie, no gift."""
+    """shared/rules/carcassonne.md §4.2 (c), §6 #2: joining the opponent's road into a tie: no gift."""
     pos = Position()
     pos.add_meeple(0, 0, "road0", BLUE)          # Blue on D's road (open E and W)
     pos.place("U", 2, 0, 1, check=False)
@@ -400,7 +401,7 @@ def test_s4_2_connecting_into_a_tie_or_lead_gives_no_gift():
 
 
 def test_s6_2_majority_judged_before_placement_variant():
-    """shared/rules/carcassonne.md §4.2 (c), §6 #2: joining into a tie gives a gift when judged before."""
+    """shared/rules/carcassonne.md §4.2 (c), §6 #2: joining into a tie: a gift when judged before."""
     for variant, want in (({}, False), ({"gift_majority_judged": "before_placement"}, True)):
         pos = Position(variant=variant)
         pos.add_meeple(0, 0, "road0", BLUE)
@@ -439,7 +440,7 @@ def test_s4_2_monasteries_and_fields_never_give_gifts():
 
 
 def test_s5_17_cash_out():
-    """shared/rules/carcassonne.md §5 #17, §6 #7: city Red 1, Blue 2 -> Red +6, Blue's stay, no score."""
+    """shared/rules/carcassonne.md §5 #17, §6 #7: city Red 1, Blue 2: Red +6, Blue's stay, no score."""
     pos = Position()
     pos.add_meeple(0, 0, "city0", RED)
     pos.add_meeple(0, 0, "city0", BLUE)
@@ -545,7 +546,7 @@ def test_s5_21_unopened_gifts_score_2_each():
 
 
 def test_s4_2_gift_deck_reshuffles_discards_and_can_run_dry():
-    """shared/rules/carcassonne.md §4.2, §6 #12: empty deck -> reshuffle discards; both empty -> none."""
+    """shared/rules/carcassonne.md §4.2, §6 #12: empty deck: reshuffle discards; both empty: none."""
     from kernels.rng import new_state
     pos = Position(variant={"gifts": "true"})
     rng = new_state(1, 0, 1)

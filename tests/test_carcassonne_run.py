@@ -24,7 +24,8 @@ def gift_records():
 
 
 def test_s3_determinism_and_game_independence():
-    """shared/rules/carcassonne.md §3.1: game i depends only on (seed, i), not on chunking/workers."""
+    """shared/rules/carcassonne.md §3.1:
+    game i depends only on (seed, i), not on chunking/workers."""
     kw = dict(seed=7, variant={"gifts": "true"}, policies=["heuristic", "random", "random"])
     a = mcsim.simulate("carcassonne", games=12, workers=1, **kw)
     b = mcsim.simulate("carcassonne", games=12, workers=2, chunk_size=5, **kw)
@@ -34,7 +35,8 @@ def test_s3_determinism_and_game_independence():
 
 
 def test_s3_same_tile_order_for_every_policy_and_variant():
-    """shared/rules/carcassonne.md §3.1: the deal (tile order) is common to policies and variants."""
+    """shared/rules/carcassonne.md §3.1:
+    the deal (tile order) is common to policies and variants."""
     base = mcsim.simulate("carcassonne", games=3, seed=5, record=3, workers=1).records
     heur = mcsim.simulate("carcassonne", games=3, seed=5, record=3, workers=1,
                           policies=["heuristic", "heuristic"]).records
@@ -122,8 +124,9 @@ def test_s5_22_take_2_tile_accounting(gift_records):
     assert found > 0
 
 
-def test_s6_records_replay_gifts_and_five_players(gift_records):
-    """issue #5 §6: records (gift actions included) replay to the run's scores."""
+def test_s3_s4_records_replay_gifts_and_five_players(gift_records):
+    """shared/rules/carcassonne.md §3, §4 (issue #5 §6):
+    records (gift actions included) replay to the run's scores."""
     for i, rec in enumerate(gift_records.records[:20]):
         out = G.replay(json.loads(json.dumps(rec)))
         assert out["finished"] and out["points"] == rec["points"]
@@ -136,8 +139,9 @@ def test_s6_records_replay_gifts_and_five_players(gift_records):
     assert "seat 4:" in text and "winner" in text
 
 
-def test_s6_unfinished_record_replays_as_unfinished(gift_records):
-    """issue #5 §6: a record cut after 10 turns is valid and unfinished."""
+def test_s3_2_unfinished_record_replays_as_unfinished(gift_records):
+    """shared/rules/carcassonne.md §3.2 (issue #5 §6):
+    a record cut after 10 turns is valid and unfinished."""
     rec = copy.deepcopy(gift_records.records[0])
     rec["turns"] = rec["turns"][:10]
     del rec["points"]
@@ -149,8 +153,9 @@ def _first_record():
     return copy.deepcopy(mcsim.simulate("carcassonne", games=1, seed=9, record=1, workers=1).records[0])
 
 
-def test_s6_illegal_placement_names_ply_and_legal_moves():
-    """issue #5 §6: an illegal placement raises IllegalMoveError with its turn and the alternatives."""
+def test_s3_2_illegal_placement_names_ply_and_legal_moves():
+    """shared/rules/carcassonne.md §3.2 step 1 (issue #5 §6):
+    an illegal placement raises IllegalMoveError with its turn and the alternatives."""
     rec = _first_record()
     good = rec["turns"][3]["place"]
     rec["turns"][3]["place"] = [40, 40, 0]
@@ -161,8 +166,9 @@ def test_s6_illegal_placement_names_ply_and_legal_moves():
         or rec["turns"][3]["tile"] in ("B", "C", "X")  # symmetric tiles: another rotation is listed
 
 
-def test_s6_illegal_meeple_and_gift_and_tile():
-    """issue #5 §6: meeple on an occupied feature, opening a card not held, wrong tile."""
+def test_s3_2_illegal_meeple_and_gift_and_tile():
+    """shared/rules/carcassonne.md §3.2, §4.3 (issue #5 §6):
+    meeple on an occupied feature, opening a card not held, wrong tile."""
     rec = _first_record()
     k = next(i for i, t in enumerate(rec["turns"]) if t["meeple"] is None and i > 0)
     rec["turns"][k]["meeple"] = "nonsense"
@@ -192,8 +198,9 @@ def test_s6_illegal_meeple_and_gift_and_tile():
     (lambda r: r["variant"].update(gifts="maybe"), "gifts='maybe'"),
     (lambda r: r["turns"].append(dict(r["turns"][-1])), "the draw pile is exhausted"),
 ])
-def test_s6_bad_records_raise_invalid_record(mutate, message):
-    """issue #5 §6: malformed records raise InvalidRecordError with a one-line message."""
+def test_s3_bad_records_raise_invalid_record(mutate, message):
+    """shared/rules/carcassonne.md §3.1-§3.2 (issue #5 §6):
+    malformed records raise InvalidRecordError with a one-line message."""
     rec = _first_record()
     mutate(rec)
     with pytest.raises(InvalidRecordError) as e:
@@ -201,7 +208,7 @@ def test_s6_bad_records_raise_invalid_record(mutate, message):
     assert message in str(e.value) and "\n" not in str(e.value)
 
 
-def test_bad_configuration_errors():
+def test_s3_1_bad_configuration_errors():
     """shared/rules/carcassonne.md §3.1: 2-5 players; unknown variants and options are refused."""
     with pytest.raises(ConfigError):
         mcsim.simulate("carcassonne", games=2, players=6)
@@ -213,15 +220,17 @@ def test_bad_configuration_errors():
         mcsim.simulate("carcassonne", games=2, options={"tiles": "x"})
 
 
-def test_heuristic_beats_random():
-    """issue #5 §4: the heuristic wins clearly against random (200 games; measured 100% on 2000)."""
+def test_s3_2_heuristic_beats_random():
+    """shared/rules/carcassonne.md §3.2 (issue #5 §4 policies):
+    the heuristic wins clearly against random (200 games; measured 100% on 2000)."""
     r = mcsim.simulate("carcassonne", games=200, seed=1, policies=["heuristic", "random"], workers=1)
     w = r.summary["seats"][0]["win_rate"]
     assert w["low"] > 0.9
 
 
-def test_heuristic_parameters_change_play():
-    """issue #5 §4: heuristic parameters are numbers (ParamSpec) and matter."""
+def test_s3_3_heuristic_parameters_change_play():
+    """shared/rules/carcassonne.md §3.3 (issue #5 §4 policies):
+    heuristic parameters are numbers (ParamSpec) and matter."""
     a = mcsim.simulate("carcassonne", games=20, seed=1, policies=["heuristic", "heuristic"], workers=1)
     b = mcsim.simulate("carcassonne", games=20, seed=1, workers=1,
                        policies=["heuristic:farm=0,farm_turn=72", "heuristic"])
@@ -229,8 +238,9 @@ def test_heuristic_parameters_change_play():
     assert not a.games.equals(b.games)
 
 
-def test_compare_variants_pairs_the_same_deals():
-    """issue #5 §5: compare gifts=false vs gifts=true on the same tile orders, paired CIs."""
+def test_s3_4_compare_variants_pairs_the_same_deals():
+    """shared/rules/carcassonne.md §3.4, §4 (issue #5 §5):
+    compare gifts=false vs gifts=true on the same tile orders, paired CIs."""
     from mcsim.compare_variants import compare_variants, format_comparison
     res = compare_variants("carcassonne", ["gifts=false", "gifts=true"], games=300, seed=3, workers=1)
     p = res["paired"][0]
@@ -243,8 +253,9 @@ def test_compare_variants_pairs_the_same_deals():
         compare_variants("carcassonne", ["gifts=false", "farms=v3"], games=5)
 
 
-def test_cli_simulate_record_replay_compare(tmp_path):
-    """issue #5 §5-§6: simulate --record writes records; replay validates; compare prints."""
+def test_s3_cli_simulate_record_replay_compare(tmp_path):
+    """shared/rules/carcassonne.md §3, §4 (issue #5 §5-§6, CLI):
+    simulate --record writes records; replay validates; compare prints."""
     runner = CliRunner()
     rec = tmp_path / "rec.json"
     res = runner.invoke(cli.mcsim_cli, ["simulate", "carcassonne", "-n", "20", "-w", "1", "-q",
@@ -307,8 +318,9 @@ def test_s3_3_farm_rule_changes_only_the_final_farm_points():
     assert a["points_farm_0"].sum() > 0
 
 
-def test_gift_deck_analysis_variant():
-    """shared/rules/carcassonne.md §4.1: gift_deck=<type> (analysis) deals only that card; records replay."""
+def test_s4_1_gift_deck_analysis_variant():
+    """shared/rules/carcassonne.md §4.1:
+    gift_deck=<type> (analysis) deals only that card; records replay."""
     r = mcsim.simulate("carcassonne", games=30, seed=2, workers=1, record=2,
                        variant={"gifts": "true", "gift_deck": "synod"})
     g = r.games

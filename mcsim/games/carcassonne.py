@@ -89,7 +89,8 @@ _src = "shared/rules/carcassonne.md"
 VARIANTS = (
     VariantSpec("gifts", ("false", "true"), DEFAULT_GIFTS, "play with The Gifts", f"{_src} §4"),
     VariantSpec("farms", ("v3", "v2", "v1", "none"), DEFAULT_FARMS,
-                "farm rule: v3 current, v2 once per player, v1 city-centric, none", f"{_src} §3.3, §6 #18"),
+                "farm rule: v3 current, v2 once per player, v1 city-centric, none",
+                f"{_src} §3.3, §6 #18"),
     VariantSpec("tiny_city", ("false", "true"), "false", "a completed 2-tile city scores 2",
                 f"{_src} §6 #17"),
     VariantSpec("gift_shared_majority", ("no_gift", "gift"), "no_gift",
@@ -212,7 +213,8 @@ def validate_tiles(doc, path: Path = DATA_DIR / "tiles.json") -> list[dict]:
                     _fail(path, name, f"{kind} segment {j} must name sides from NESW")
                 for c in sides:
                     if edges[SIDES.index(c)] != letter_code:
-                        _fail(path, name, f"{kind} segment {j} uses side {c}, which is not {letter_code}")
+                        _fail(path, name,
+                              f"{kind} segment {j} uses side {c}, which is not {letter_code}")
                     covered.append(c)
             want = sorted(SIDES[i] for i in range(4) if edges[i] == letter_code)
             if sorted(covered) != want:
@@ -228,11 +230,13 @@ def validate_tiles(doc, path: Path = DATA_DIR / "tiles.json") -> list[dict]:
             cs = f.get("cities")
             if not isinstance(cs, list) or len(cs) > 2 or any(
                     not _int(c) or not 0 <= c < len(t["cities"]) for c in cs):
-                _fail(path, name, f"field segment {j}: 'cities' must list at most 2 city segments of this tile")
+                _fail(path, name, f"field segment {j}: 'cities' must list at most 2 city "
+                                  "segments of this tile")
             ports += [int(c) for c in f["ports"]]
         want = sorted(p for p in range(8) if edges[p // 2] != "C")
         if sorted(ports) != want:
-            _fail(path, name, "every port of a road/field side (and none of a city side) must be in exactly one field")
+            _fail(path, name, "every port of a road/field side (and none of a city side) must "
+                              "be in exactly one field")
         nseg = len(t["cities"]) + len(t["roads"]) + len(t["fields"]) + int(t["cloister"])
         if nseg > K.MAX_SEG:
             _fail(path, name, f"at most {K.MAX_SEG} segments per tile")
@@ -777,8 +781,9 @@ def replay(record: dict) -> dict:
     err = int(err)
     turn = int(err_turn)
     if err == K.ERR_DRAW:
-        _bad(f"tiles: draw {int(ndrawn)} ({record['tiles'][int(ndrawn)] if int(ndrawn) < len(record['tiles']) else 'missing'}) "
-             f"is not left in the draw pile at turn {turn}")
+        k = int(ndrawn)
+        what = record["tiles"][k] if k < len(record["tiles"]) else "missing"
+        _bad(f"tiles: draw {k} ({what}) is not left in the draw pile at turn {turn}")
     if err == K.ERR_GIFT_DRAW:
         _bad(f"gift_cards: card {int(ngdrawn)} is missing or not left in the gift deck at turn {turn}")
     if err == K.ERR_LENGTH:
@@ -809,7 +814,8 @@ def replay(record: dict) -> dict:
                 for o in opts:
                     x, y, name = where(o[0])
                     to = segs[int(tinfo[int(o[0]) // K.MAX_SEG, 0])][int(o[1])]
-                    legal.append(json.dumps({"open": "change_position", "meeple": [x, y, name], "to": to}))
+                    legal.append(json.dumps({"open": "change_position", "meeple": [x, y, name],
+                                             "to": to}))
             elif g == K.GIFT_SYNOD:
                 legal = [json.dumps({"open": "synod", "monastery": list(where(o[3])[:2])}) for o in opts]
             else:
@@ -845,7 +851,8 @@ def replay(record: dict) -> dict:
 
 def format_replay(result: dict) -> str:
     """Readable text of a ``replay`` result for ``mcsim replay``."""
-    lines = [f"turns played: {result['turns']}; " + ("finished" if result["finished"] else "not finished")]
+    state = "finished" if result["finished"] else "not finished"
+    lines = [f"turns played: {result['turns']}; {state}"]
     for k, p in enumerate(result["points"]):
         parts = ", ".join(f"{c} {result['points_by_feature'][c][k]}" for c in CATEGORIES)
         lines.append(f"seat {k}: {p} points ({parts})")
@@ -994,7 +1001,8 @@ def format_summary(block: dict) -> str:
         lines.append("gift cards per game      received  opened  held   points  points/opened")
         for name, g in block["gifts"].items():
             ppo = g["points_per_opened"]
-            lines.append(f"  {name:<22} {g['received_per_game']['mean']:8.3f} {g['opened_per_game']['mean']:7.3f} "
+            lines.append(f"  {name:<22} {g['received_per_game']['mean']:8.3f} "
+                         f"{g['opened_per_game']['mean']:7.3f} "
                          f"{g['held_per_game']['mean']:5.3f} {g['points_per_game']['mean']:8.3f} "
                          f"{'-' if ppo != ppo else f'{ppo:.3f}':>14}")
         lines.append("gift cards received per seat: " + ", ".join(
