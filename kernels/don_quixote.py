@@ -23,6 +23,22 @@ Layout
   Union-find is union by size without path compression so a placement can be undone exactly
   (the undo log records each union).
 
+Policies (issue 3 §3; ids ``POL_*``)
+------------------------------------
+* random: uniform over (face-up tile, rotation), from the seat's policy stream.
+* greedy: the candidate maximising the current round's score if scored now; ties broken by
+  the defence shield sum, then knights attached to castles, then lower tile index, then 0°.
+* heuristic: maximise ``heuristic_value`` (weights = policy parameters, ``HEUR_DEFAULT``).
+* rollout: ``_choose_rollout`` (k completions per candidate with a base policy on futures
+  sampled from the hidden information, the same futures for every candidate).
+* oracle: ``oracle_full`` on the whole deal (beam + exact round 3 + annealing); an upper
+  reference for regret, not a playable policy; its result is a lower bound on the optimum.
+
+Entry points: ``play_batch`` (all policies), ``play_batch_simple`` (random / greedy / heuristic
+only, less to compile), ``play_game_record`` (one game with its deal and moves), and the
+building blocks ``place`` / ``unplace`` / ``score_round`` / ``score_breakdown`` used by the
+replay and the tests.
+
 jit-compiled; the caller (``mcsim.games.don_quixote``) validates all input.
 """
 import numpy as np
@@ -712,7 +728,6 @@ def oracle_plan(S, tiles, cells, seq, last_rotmask, beam, plan):
     ``S`` (castles placed, nothing else) is left unchanged.
     """
     B = max(beam, 1)
-    n_land = seq.shape[0]
     SB = np.empty((B, 8, N_NODES), dtype=np.int64)
     SB2 = np.empty((B, 8, N_NODES), dtype=np.int64)
     placed = np.zeros(B, dtype=np.int64)

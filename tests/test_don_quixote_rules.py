@@ -1,6 +1,5 @@
 """Don Quixote rule tests: every test vector of shared/rules/don_quixote.md §7 (T1-T9) with its
 exact number, plus the tile-set invariants of §6.1."""
-import copy
 import json
 
 import numpy as np
