@@ -717,7 +717,8 @@ def replay(record: dict) -> dict:
                                                    "cards are shared by all players)"])
             avail = _available(faceup, used, by_id, names, ply, n_land)
             if cell not in legal_cells:
-                raise IllegalMoveError(ply, text, [f"{K.CELL_NAMES[c]} ..." for c in legal_cells])
+                raise IllegalMoveError(ply, text, [f"{K.CELL_NAMES[c]} <tile> 0|180"
+                                                   for c in legal_cells])
             legal = [_move_text(cell, names[t], r) for t in avail for r in (0, 180)]
             tile = mv.get("tile")
             rot = mv.get("rot")
