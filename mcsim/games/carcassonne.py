@@ -120,9 +120,9 @@ HEURISTIC_PARAMS = (
     ParamSpec("farm", 2.5, "farmer worth per adjacent city segment at the end", 0.0, 10.0),
     ParamSpec("farm_turn", 15.0, "no farmers before this many tiles are placed", 0.0, 72.0),
     ParamSpec("mon", 1.0, "weight of monastery worth", 0.0, 5.0),
-    ParamSpec("hold", 2.0, "open a gift only when its estimated gain exceeds this (an unopened "
-              "card is worth 2)", -100.0, 100.0),
-    ParamSpec("take2", 1.0, "open Take 2 when the best placement of the drawn tile is worth less",
+    ParamSpec("hold", 4.0, "open a gift only when its estimated gain exceeds this (an unopened "
+              "card is worth 2; 4 beat 2 head to head, 2 x 400 games)", -100.0, 100.0),
+    ParamSpec("take2", -2.0, "open Take 2 when the best placement of the drawn tile is worth less",
               -100.0, 100.0),
     ParamSpec("gift", 2.0, "worth of earning a gift card by extending someone else's road/city",
               -100.0, 100.0),
