@@ -38,7 +38,6 @@ import html
 import io
 import math
 import re
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -47,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from mcsim import stats
-from mcsim.errors import ConfigError, McsimError
+from mcsim.errors import ConfigError
 from mcsim.games import get_game
 from mcsim.runner import SimulationResult, to_json, write_atomic
 
@@ -993,4 +992,4 @@ def report_json(rep: ReportResult) -> str:
 
 
 __all__ = ["build_report", "ReportResult", "Figure", "GAME_CHARTS", "comparison_rows", "headline",
-           "render_html", "render_markdown", "McsimError"]
+           "render_html", "render_markdown", "MissingData"]
