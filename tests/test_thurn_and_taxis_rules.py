@@ -465,3 +465,39 @@ def test_s4_move_generator_matches_naive_rules_reading():
                     checked += 1
                 g.apply(legal[rng.integers(len(legal))])
     assert checked > 1000
+
+
+HANDWRITTEN = {
+    "game": "thurn-and-taxis", "players": 3,
+    "deal": [x["name"] for x in DATA["cities"] for _ in range(3)],  # unshuffled: C,C,C,F,F,F,M,...
+    "turns": [
+        {"seat": 0, "official": "postmaster", "draws": ["display:Carlsruhe", "display:Freiburg"],
+         "plays": ["new:Carlsruhe"], "close": None, "trim": []},
+        {"seat": 1, "official": "postmaster", "draws": ["display:Mannheim", "display:Mannheim"],
+         "plays": ["new:Mannheim"]},
+        {"seat": 2, "official": "postmaster", "draws": ["deck", "deck"], "plays": ["new:Stuttgart"]},
+        {"seat": 0, "official": "postal_carrier", "draws": ["display:Stuttgart"],
+         "plays": ["right:Freiburg", "left:Stuttgart"], "close": None},
+    ],
+}
+
+
+def test_s4_handwritten_record_replays():
+    """shared/rules/thurn_und_taxis.md §3-§4: a record typed by hand (unshuffled deck) replays:
+    forced Postmasters, display refills from the deck, Postal Carrier extending both ends."""
+    out = T.replay(HANDWRITTEN)
+    assert out["finished"] is False and out["turns"] == 4 and out["scores"] == [-20, -20, -20]
+    g = T.Game(3, DECK)
+    g.play(K.A_DRAW_DISPLAY + C["Carlsruhe"], K.A_DRAW_DISPLAY + C["Freiburg"])
+    assert g.display() == c("Mannheim", "Carlsruhe", "Carlsruhe", "Mannheim", "Freiburg", "Freiburg")
+
+
+def test_s4_handwritten_record_illegal_play():
+    """shared/rules/thurn_und_taxis.md §4B: Ulm is not adjacent to Carlsruhe: turn 3 is illegal."""
+    import copy
+    bad = copy.deepcopy(HANDWRITTEN)
+    bad["turns"][3]["plays"] = ["right:Ulm"]
+    with pytest.raises(IllegalMoveError) as e:
+        T.replay(bad)
+    assert e.value.ply == 3 and e.value.move == "right:Ulm"
+    assert "right:Freiburg" in e.value.legal and "restart:Stuttgart" in e.value.legal
