@@ -164,6 +164,15 @@ def test_s2_1_carriage_points_from_option_file(tmp_path):
     f.write_text(json.dumps({"carriages": [{"value": v, "points": 100 * v} for v in range(3, 8)]}))
     a = mcsim.simulate(GAME, games=30, seed=4, policies=["route"])
     b = mcsim.simulate(GAME, games=30, seed=4, policies=["route"], options={"carriages": str(f)})
+    rec = mcsim.simulate(GAME, games=2, seed=4, policies=["route"], options={"carriages": str(f)},
+                         record=2).records
+    for r in rec:  # the record carries its carriage points; replay and naive scorer use them
+        assert r["components"]["carriage_points"]["7"] == 700
+        assert T.replay(json.loads(json.dumps(r)))["scores"] == r["scores"]
+        assert T.naive_score_record(r)["scores"] == r["scores"]
+    bad = dict(rec[0], components={"carriage_points": {"3": 1}})
+    with pytest.raises(InvalidRecordError, match="components"):
+        T.replay(bad)
     for k in range(3):
         carr = a.games[f"carriage_{k}"].to_numpy().astype(np.int64)
         vp = np.where(carr > 0, 100 * carr, 0) - np.select(

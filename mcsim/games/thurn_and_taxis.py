@@ -414,6 +414,7 @@ def prepare(config: RunConfig) -> Prepared:
         config=config, policy_ids=ids, policy_params=params, variant_codes=codes,
         tables={"tab": build_tables(data), "var": variant_vector(codes, max_turns),
                 "cities": [c["name"] for c in data["cities"]], "regions": data["regions"],
+                "data": data,
                 "carriage_vp": {str(k): v for k, v in data["carriage_vp"].items()}},
         info={"carriage_points": {str(k): v for k, v in data["carriage_vp"].items()},
               "carriage_points_confidence": "medium"},
@@ -675,7 +676,12 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
                     "close": null | {"mode": "each" | "region", "region": "Baiern" (mode
                               region), "houses": ["Ulm", ...]},   # houses in placement order
                     "trim": ["Basel"]}, ...],   # cards discarded down to 3 (§4C.4)
-         "scores": [...], "winner": seat, "end_reason": "carriage7" | "houses" | "turn_cap"}
+         "scores": [...], "winner": seat, "end_reason": "carriage7" | "houses" | "turn_cap",
+         "components": {"carriage_points": {"3": 2, ...}, "bonus_tiles": {"route5": [2, 1], ...}},
+         "max_turns": 2000}
+
+    ``components`` and ``max_turns`` are optional in a record given to ``replay`` (defaults: the
+    shipped data files, 2000).
 
     A forced Postmaster (empty hand, §4A) is written as ``"official": "postmaster"``.
     """
@@ -683,8 +689,9 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
     out = []
     for i in game_indices:
         st, actions, deck, reshuffles = _kernel_game(prep, int(root_seed), int(i))
+        data = prep.tables["data"]
         g = Game(prep.config.players, deck, prep.config.variant, reshuffles=reshuffles,
-                 max_turns=int(prep.tables["var"][K.V_MAX_TURNS]))
+                 data=data, max_turns=int(prep.tables["var"][K.V_MAX_TURNS]))
         turns = []
         cur = None
         for a in actions:
@@ -735,8 +742,48 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
                     "deal": [names[c] for c in deck],
                     "reshuffles": [[names[c] for c in r] for r in reshuffles],
                     "turns": turns, "scores": g.scores(), "winner": g.winner(),
-                    "end_reason": END_REASONS.get(g.get(K.S_END_REASON), "none")})
+                    "end_reason": END_REASONS.get(g.get(K.S_END_REASON), "none"),
+                    "components": _components(data),
+                    "max_turns": int(prep.tables["var"][K.V_MAX_TURNS])})
     return out
+
+
+def _components(data: dict) -> dict:
+    """The component values a record was played with (the MEDIUM-confidence tables, §2)."""
+    return {"carriage_points": {str(v): p for v, p in data["carriage_vp"].items()},
+            "bonus_tiles": {s["id"]: list(s["values"]) for s in data["stacks"]}}
+
+
+def _record_data(record: dict) -> dict:
+    """Shipped data with the record's ``components`` (if any) swapped in and validated."""
+    comp = record.get("components")
+    if comp is None:
+        return default_data()
+    if not isinstance(comp, dict):
+        raise InvalidRecordError('"components" must be an object')
+    import copy
+    import tempfile
+
+    data = copy.deepcopy(default_data())
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            if "carriage_points" in comp:
+                f = Path(tmp) / "carriages.json"
+                f.write_text(json.dumps({"carriages": [
+                    {"value": int(v), "points": p} for v, p in comp["carriage_points"].items()]}))
+                data["carriage_vp"] = load_carriages(f)
+            if "bonus_tiles" in comp:
+                stacks = []
+                for s in default_data()["stacks"]:
+                    s = dict(s)
+                    s["values"] = comp["bonus_tiles"].get(s["id"], s["values"])
+                    stacks.append(s)
+                f = Path(tmp) / "bonus_tiles.json"
+                f.write_text(json.dumps({"stacks": stacks}))
+                data["stacks"] = load_bonus_tiles(data["regions"], f)
+    except (DataFileError, AttributeError, TypeError, ValueError) as e:
+        raise InvalidRecordError(f'record "components": {e}') from None
+    return data
 
 
 def parse_move(g: Game, text: str) -> int:
@@ -808,7 +855,7 @@ def replay(record: dict) -> dict:
         variant = SPEC.resolve_variant(record.get("variant") or {})
     except ValueError as e:
         raise InvalidRecordError(str(e)) from None
-    data = default_data()
+    data = _record_data(record)
     names = data["names"]
     deal = record.get("deal")
     if not isinstance(deal, list) or len(deal) != K.N_CARDS:
@@ -823,7 +870,10 @@ def replay(record: dict) -> dict:
     turns = record.get("turns")
     if not isinstance(turns, list):
         raise InvalidRecordError('"turns" must be a list')
-    g = Game(players, deck, variant, reshuffles=reshuffles)
+    max_turns = record.get("max_turns", DEFAULT_MAX_TURNS)
+    if not isinstance(max_turns, int) or max_turns < 1:
+        raise InvalidRecordError('"max_turns" must be a positive integer')
+    g = Game(players, deck, variant, reshuffles=reshuffles, data=data, max_turns=max_turns)
     for t_index, turn in enumerate(turns):
         if g.over:
             raise InvalidRecordError(f"turn {t_index}: the game is already over")
@@ -1093,7 +1143,7 @@ def naive_score_record(record: dict, data: dict | None = None) -> dict:
     dict
         ``{"scores": [...], "winner": seat, "carriages": [...], "tiles": [[values], ...]}``
     """
-    data = data or default_data()
+    data = data or _record_data(record)
     names = data["names"]
     adj = data["adj"]
     region_of = {c["id"]: c["region"] for c in data["cities"]}
