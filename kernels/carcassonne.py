@@ -1,6 +1,7 @@
 """Carcassonne (base game, C2/C3, farmers) + The Gifts: Numba kernel.
 
-Rule source: ``shared/rules/carcassonne.md`` (§1 tile model, §3 base rules, §4 The Gifts, §6 readings).
+Rule source: ``shared/rules/carcassonne.md`` (§1 tile model, §3 base rules, §4 The Gifts,
+§6 readings).
 Python (``mcsim.games.carcassonne``) loads and validates the tile data and builds the tables below;
 this module never imports ``mcsim``.
 
@@ -47,7 +48,8 @@ MAX_PLAYERS = 5
 MAX_MEEPLES = 7
 MAX_FRONT = 400
 MAX_OPT = 2048
-STREAM_GIFTS = STREAM_DEAL + 1  # gift deck draws and the Take 2 shuffle-back: keeps the tile order common
+# gift deck draws and the Take 2 shuffle-back: a stream of their own keeps the tile order common
+STREAM_GIFTS = STREAM_DEAL + 1
 
 EDGE_CITY, EDGE_ROAD, EDGE_FIELD = 0, 1, 2
 KIND_CITY, KIND_ROAD, KIND_FIELD, KIND_CLOISTER = 0, 1, 2, 3
@@ -68,7 +70,8 @@ FARMS_V3, FARMS_V2, FARMS_V1, FARMS_NONE = 0, 1, 2, 3
 
 # points table indices (mcsim/data/carcassonne/scoring.json)
 P_ROAD, P_CITY_TILE, P_CITY_PEN, P_CITY_END_TILE, P_CITY_END_PEN, P_TINY_CITY, P_MON_COMPLETE, \
-    P_MON_END_BASE, P_MON_END_NEIGHBOUR, P_FARM, P_FARM_V1, P_MEEPLES, P_GIFT_UNOPENED = range(13)
+    P_MON_END_BASE, P_MON_END_NEIGHBOUR, P_FARM, P_FARM_V1, P_MEEPLES, P_GIFT_UNOPENED, \
+    P_CASH_OUT = range(14)
 
 POLICY_RANDOM, POLICY_HEURISTIC = 0, 1
 # heuristic parameter indices (ParamSpec order in mcsim.games.carcassonne)
@@ -86,7 +89,8 @@ S_NPLACED, S_NFRONT, S_PILE_POS, S_PILE_N, S_CUR, S_NPLAYERS, S_TURN, S_DRAWN, S
 N_SC = 16
 
 # replay error kinds
-ERR_NONE, ERR_DRAW, ERR_OPEN, ERR_GIFT_ARG, ERR_PLACE, ERR_MEEPLE, ERR_GIFT_DRAW, ERR_LENGTH, ERR_TILE = range(9)
+ERR_NONE, ERR_DRAW, ERR_OPEN, ERR_GIFT_ARG, ERR_PLACE, ERR_MEEPLE, ERR_GIFT_DRAW, ERR_LENGTH, \
+    ERR_TILE = range(9)
 
 _DX = np.array([0, 1, 0, -1], dtype=np.int64)
 _DY = np.array([-1, 0, 1, 0], dtype=np.int64)
@@ -115,7 +119,8 @@ def new_game_state():
     fsize = np.ones(MAX_NODES, dtype=np.int32)
     lo = np.zeros(MAX_NODES, dtype=np.uint64)
     hi = np.zeros(MAX_NODES, dtype=np.uint64)
-    fint = np.zeros((MAX_NODES, 5), dtype=np.int32)  # open, pennants, meeple total, done, field-city adjacencies
+    # per node (valid at roots): open half-edges, pennants, meeple total, done, field-city adjacencies
+    fint = np.zeros((MAX_NODES, 5), dtype=np.int32)
     fmee = np.zeros((MAX_NODES, MAX_PLAYERS), dtype=np.int32)
     mnode = np.full((MAX_PLAYERS, MAX_MEEPLES), -1, dtype=np.int32)
     score = np.zeros(MAX_PLAYERS, dtype=np.int32)
@@ -131,7 +136,8 @@ def new_game_state():
     sc = np.zeros(N_SC, dtype=np.int64)
     opt = np.zeros((MAX_OPT, 4), dtype=np.int32)
     scratch = np.zeros(64, dtype=np.int64)
-    mflag = np.zeros((MAX_PLAYERS, MAX_MEEPLES), dtype=np.int32)  # 1 placed by Synod, 2 moved by Change Position
+    # per meeple: 1 placed by Synod, 2 moved by Change Position
+    mflag = np.zeros((MAX_PLAYERS, MAX_MEEPLES), dtype=np.int32)
     return (board, pat, nb8, fpos, front, tinfo, parent, fsize, lo, hi, fint, fmee, mnode, score, brk,
             pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch, mflag)
 
@@ -212,7 +218,8 @@ def place_tile(S, T, t, rot, cell, conn):
     """
     (board, pat, nb8, fpos, front, tinfo, parent, fsize, lo, hi, fint, fmee, mnode, score, brk,
      pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch, mflag) = S
-    edge, side_seg, port_seg, nseg, seg_kind, seg_nsides, seg_pen, seg_adj = T[0], T[1], T[2], T[3], T[4], T[5], T[6], T[7]
+    edge, side_seg, port_seg, nseg = T[0], T[1], T[2], T[3]
+    seg_kind, seg_nsides, seg_pen, seg_adj = T[4], T[5], T[6], T[7]
     idx = sc[S_NPLACED]
     base = idx * MAX_SEG
     w = idx >> 6
@@ -783,12 +790,13 @@ def _move_meeple(S, player, frm, to):
 
 
 @njit(cache=True)
-def cash_out_points(S, node, player, variant):
-    """Cash Out (§4.4.3, §6 #7): 2 per meeple in the feature (all players', or own only)."""
+def cash_out_points(S, T, node, player, variant):
+    """Cash Out (§4.4.3, §6 #7): 2 (``pts[P_CASH_OUT]``) per meeple in the feature of ``node``,
+    counting all players' meeples (default) or the player's own only."""
     r = find(S[6], node)
     if variant[V_CASH_OUT] == 0:
-        return 2 * S[10][r, F_MTOT]
-    return 2 * S[11][r, player]
+        return T[10][P_CASH_OUT] * S[10][r, F_MTOT]
+    return T[10][P_CASH_OUT] * S[11][r, player]
 
 
 @njit(cache=True)
@@ -873,7 +881,8 @@ def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
     ``H`` = (roots int64[8, 8], nroots int64[8], conn int64[8], grp int64[8], mee int64[5]).
     Best segment -1 = no meeple.
     """
-    board, nb8, tinfo, parent, lo, hi, fint, fmee, sc = S[0], S[2], S[5], S[6], S[8], S[9], S[10], S[11], S[21]
+    board, nb8, tinfo, parent, lo, hi = S[0], S[2], S[5], S[6], S[8], S[9]
+    fint, fmee, sc = S[10], S[11], S[21]
     edge, side_seg, port_seg, nseg, seg_kind, seg_nsides, seg_pen, seg_adj, cl_seg = \
         T[0], T[1], T[2], T[3], T[4], T[5], T[6], T[7], T[9]
     roots, nr, conn, grp, mee = H
@@ -1100,7 +1109,8 @@ def _gift_gain(S, T, H, cur, g, t, params, variant, opts):
             n8 = nb8[tinfo[nd // MAX_SEG, 2]]
             for p in range(npl):
                 mee[p] = fmee[nd, p]
-            before = _util(KIND_CLOISTER, False, 0, n8, 0, 0, mee, cur, npl, params, pot, mcost, progress)
+            before = _util(KIND_CLOISTER, False, 0, n8, 0, 0, mee, cur, npl, params, pot, mcost,
+                           progress)
             mee[cur] += 1
             after = _util(KIND_CLOISTER, False, 0, n8, 0, 0, mee, cur, npl, params, pot, mcost, progress)
             v = after - before - mcost
@@ -1140,7 +1150,7 @@ def _gift_gain(S, T, H, cur, g, t, params, variant, opts):
             k = seg_kind[tinfo[nd // MAX_SEG, 0], nd % MAX_SEG]
             before = _root_util(S, r, k, cur, params, pot, mcost, progress, 0, mee)
             after = _root_util(S, r, k, cur, params, pot, mcost, progress, -1, mee)
-            v = cash_out_points(S, nd, cur, variant) + mcost + after - before
+            v = cash_out_points(S, T, nd, cur, variant) + mcost + after - before
             if v > best:
                 best = v
                 bn = nd
@@ -1431,7 +1441,7 @@ def play_game(S, T, H, game_index, root_seed, npl, pol_ids, pol_params, variant,
                     elif opened == GIFT_SWEEPER:
                         road_sweep(S, T, target)
                     else:
-                        v = cash_out_points(S, target, cur, variant)
+                        v = cash_out_points(S, T, target, cur, variant)
                         score[cur] += v
                         brk[cur, CAT_GIFT] += v
                         gst[cur, 12 + GIFT_CASHOUT] += v
@@ -1448,7 +1458,8 @@ def play_game(S, T, H, game_index, root_seed, npl, pol_ids, pol_params, variant,
                 choice = -1
                 if no > 0:
                     if mode == MODE_REPLAY:
-                        nd = _node_at(S, T, rscript[turn, L_GA], rscript[turn, L_GB], rscript[turn, L_GC])
+                        nd = _node_at(S, T, rscript[turn, L_GA], rscript[turn, L_GB],
+                                      rscript[turn, L_GC])
                         for i in range(no):
                             if opt[i, 0] == nd and opt[i, 1] == rscript[turn, L_GD]:
                                 choice = i

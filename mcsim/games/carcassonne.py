@@ -277,8 +277,9 @@ def validate_gifts(doc, path: Path = DATA_DIR / "gifts.json") -> dict:
     for c in doc["cards"]:
         if not _int(c.get("count")) or c["count"] < 0:
             _fail(path, f"card {c['id']}", "'count' must be an integer >= 0")
-    if not _int(doc.get("unopened_points")) or doc["unopened_points"] < 0:
-        _fail(path, "unopened_points", "must be an integer >= 0")
+    for key in ("unopened_points", "cash_out_per_meeple"):
+        if not _int(doc.get(key)) or doc[key] < 0:
+            _fail(path, key, "must be an integer >= 0")
     return doc
 
 
@@ -342,7 +343,7 @@ def build_tables(data: dict) -> tuple:
 
     Returns the tuple ``T``: edge int64[nt, 4, 4], side_seg int64[nt, 4, 4], port_seg
     int64[nt, 4, 8], nseg int64[nt], seg_kind/seg_nsides/seg_pen int64[nt, 8], seg_adj
-    int64[nt, 8, 2], fit uint8[nt, 256], cl_seg int64[nt], pts int64[13], rot_ok int64[nt],
+    int64[nt, 8, 2], fit uint8[nt, 256], cl_seg int64[nt], pts int64[14], rot_ok int64[nt],
     counts int64[nt], start int64[1], gift_counts int64[5].
     """
     tiles = data["tiles"]
@@ -414,9 +415,9 @@ def build_tables(data: dict) -> tuple:
                     m |= 1 << r
             fit[i, pat] = m
     sc = data["scoring"]
-    pts = np.array([sc[k] for k in SCORING_KEYS[:11]] + [sc["meeples_per_player"],
-                                                          data["gifts"]["unopened_points"]],
-                   dtype=np.int64)
+    pts = np.array([sc[k] for k in SCORING_KEYS[:11]]
+                   + [sc["meeples_per_player"], data["gifts"]["unopened_points"],
+                      data["gifts"]["cash_out_per_meeple"]], dtype=np.int64)
     letters = [t["letter"] for t in tiles]
     start = np.array([letters.index(data["start_tile"])], dtype=np.int64)
     gift_counts = np.array([c["count"] for c in data["gifts"]["cards"]], dtype=np.int64)
@@ -954,7 +955,7 @@ class Position:
 
     def cash_out(self, player: int, x: int, y: int, seg: str) -> int:
         nd = self.node(x, y, seg)
-        v = int(K.cash_out_points(self.S, nd, player, self.variant))
+        v = int(K.cash_out_points(self.S, self.T, nd, player, self.variant))
         self.S[13][player] += v
         self.S[14][player, K.CAT_GIFT] += v
         K._move_meeple(self.S, player, nd, -1)
