@@ -501,3 +501,14 @@ def test_s4_handwritten_record_illegal_play():
         T.replay(bad)
     assert e.value.ply == 3 and e.value.move == "right:Ulm"
     assert "right:Freiburg" in e.value.legal and "restart:Stuttgart" in e.value.legal
+
+
+def test_s4_perft_fixed_deal():
+    """shared/rules/thurn_und_taxis.md §3-§4: decision counts from the unshuffled deal.
+
+    Depth 1: display Carlsruhe, display Freiburg, deck (3). Depth 2: after a display draw the
+    slot shows Mannheim (4 options each), after the deck draw 3: 11. Depth 3: new routes with
+    each distinct hand city: 7 + 7 + 5 = 19 (counted by hand)."""
+    assert [T.perft(d) for d in range(5)] == [1, 3, 11, 19, 75]
+    with pytest.raises(Exception, match="depth"):
+        T.perft(-1)

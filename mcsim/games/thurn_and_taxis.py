@@ -1266,3 +1266,42 @@ def format_summary(block: dict) -> str:
         f"{k}:{100 * v:.1f}%" for k, v in c.items() if k != "mean_highest")
         + f"  (mean {c['mean_highest']:.2f})")
     return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- perft
+
+
+def perft(depth: int, variant: dict | None = None, players: int = SPEC.default_players) -> int:
+    """Number of decision sequences of length ``depth`` from the start of a fixed deal.
+
+    The deal is the unshuffled deck (each city 3 times in §1.1 order; display = 3 Carlsruhe,
+    3 Freiburg), so the chance events are fixed and the count checks the move generator
+    (a reshuffle, which cannot happen in the first turns, would use a fixed-seed generator).
+
+    >>> [perft(d) for d in range(4)]
+    [1, 3, 11, 19]
+
+    Raises
+    ------
+    ConfigError
+        A negative depth.
+    """
+    if depth < 0:
+        raise ConfigError(f"--depth must be 0 or more, not {depth}")
+    g = Game(players, [c for c in range(K.N_CITIES) for _ in range(3)], variant)
+    buf = np.empty(K.MAX_ACTIONS, dtype=np.int64)
+
+    def count(st: np.ndarray, d: int) -> int:
+        if d == 0:
+            return 1
+        n = K.legal_moves(st, g.tab, buf)
+        if d == 1:
+            return int(n)
+        total = 0
+        for a in [int(x) for x in buf[:n]]:
+            child = st.copy()
+            K.apply_move(child, g.tab, g.var, np.int64(a), g.rng.copy(), g.script, g.slog)
+            total += count(child, d - 1)
+        return total
+
+    return count(g.st, depth)
