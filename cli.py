@@ -55,6 +55,30 @@ def game_argument(fn):
     return click.argument("game", metavar="GAME", type=click.Choice(GAME_IDS))(fn)
 
 
+def _store_game_options(ctx, param, values):
+    ctx.meta["game_options"] = parse_key_values(values, "--option")
+    return values
+
+
+def parse_key_values(values, hint: str) -> dict:
+    out = {}
+    for v in values:
+        name, eq, val = v.partition("=")
+        if not eq or not name.strip() or not val.strip():
+            raise click.BadParameter(f"{v!r} must be written name=value", param_hint=hint)
+        out[name.strip()] = val.strip()
+    return out
+
+
+def game_options(tiles=None) -> dict:
+    """The game options of the running command: ``--option KEY=VALUE`` values plus ``--tiles``."""
+    ctx = click.get_current_context(silent=True)
+    options = dict(ctx.meta.get("game_options", {})) if ctx is not None else {}
+    if tiles:
+        options["tiles"] = tiles
+    return options
+
+
 def run_options(fn):
     """Options shared by the commands that play games."""
     for deco in reversed([
@@ -74,6 +98,10 @@ def run_options(fn):
         click.option("--chunk-size", type=int, default=None, help="Games per work chunk."),
         click.option("--tiles", type=click.Path(dir_okay=False), default=None,
                      help="Don Quixote: a tile-set file to use instead of the shipped one."),
+        click.option("--option", "game_option_values", multiple=True, metavar="KEY=VALUE",
+                     expose_value=False, callback=_store_game_options,
+                     help="A game-specific option, e.g. carriages=FILE for Thurn and Taxis "
+                          "(`mcsim games` lists each game's options)."),
         click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object."),
         click.option("--quiet", "-q", is_flag=True, help="No progress bar or notices on stderr."),
     ]):
@@ -123,6 +151,7 @@ def games_cmd(as_json):
                           "help": v.help} for v in s.variants],
             "policies": [{"name": p.name, "help": p.help,
                           "params": {q.name: q.default for q in p.params}} for p in s.policies],
+            "options": dict(getattr(module, "OPTIONS", {}) or {}),
         })
     if as_json:
         click.echo(json.dumps(rows, indent=2))
@@ -134,6 +163,8 @@ def games_cmd(as_json):
         for v in r["variants"]:
             vals = "|".join(v["values"])
             click.echo(f"  variant  {v['name']}={vals}  (default {v['default']}): {v['help']}")
+        for key, help_ in r["options"].items():
+            click.echo(f"  option   {key}=...: {help_}")
         for p in r["policies"]:
             click.echo(f"  policy   {p['name']}: {p['help']}")
             if p["params"]:
@@ -223,7 +254,7 @@ def simulate_cmd(game, games, seed, policies, variants, players, workers, chunk_
     for p, name in ((out, "--out"), (record_out, "--record-out")):
         if p and not Path(p).resolve().parent.is_dir():
             raise click.BadParameter(f"directory {Path(p).parent} does not exist", param_hint=name)
-    options = {"tiles": tiles} if tiles else {}
+    options = game_options(tiles)
     result = mcsim.simulate(game, games=games, seed=seed, policies=policies or None,
                             variant=parse_variants(variants), players=players, workers=workers,
                             chunk_size=chunk_size, options=options, record=record,
@@ -269,7 +300,7 @@ def tournament_cmd(game, games, seed, policies, variants, players, workers, chun
 
     if chunk_size is not None:
         raise click.UsageError("--chunk-size is not used by tournament")
-    options = {"tiles": tiles} if tiles else {}
+    options = game_options(tiles)
     t = tournament(game, list(policies), players=players, games=games, seed=seed,
                    variant=parse_variants(variants), workers=workers, options=options,
                    backend=backend, scheduler=scheduler, progress=not quiet)
@@ -371,7 +402,7 @@ def evaluate_cmd(game, policies, games, seed, variants, players, workers, tiles,
                                 format_evaluation)
     from mcsim.runner import to_json
 
-    options = {"tiles": tiles} if tiles else {}
+    options = game_options(tiles)
     kw = dict(games=games, seed=seed, variant=parse_variants(variants), players=players,
               workers=workers, options=options, progress=not quiet)
     long_name = get_game(game).SPEC.long_name
@@ -484,7 +515,7 @@ def report_cmd(game, games, seed, policies, variants, players, workers, chunk_si
     """
     from mcsim import report
 
-    options = {"tiles": tiles} if tiles else {}
+    options = game_options(tiles)
     echo = None if quiet else (lambda line: click.echo(line, err=True))
     rep = report.build_report(game, out, games=games, seed=seed, policies=policies or None,
                               variant=parse_variants(variants), players=players,

@@ -100,6 +100,12 @@ def resolve_config(game: str, players: int | None = None, policies: Iterable | N
                           f"for all seats or one per seat")
     for c in choices:
         spec.policy(c.name).vector(c.params)  # validates names and parameters
+    known = getattr(module, "OPTIONS", None)
+    if known is not None:
+        for key in (options or {}):
+            if key not in known:
+                listed = ", ".join(known) or "none"
+                raise ConfigError(f"{spec.id} has no option {key!r} (its options: {listed})")
     return module, RunConfig(game=spec.id, players=players, policies=choices,
                              variant=spec.resolve_variant(variant), options=dict(options or {}))
 

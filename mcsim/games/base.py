@@ -26,6 +26,10 @@ Each ``mcsim/games/<game>.py`` defines a frozen ``SPEC = GameSpec(...)`` and the
 ``perft(depth: int, variant: dict) -> int``  (optional)
 ``format_replay(result: dict) -> str``  (optional) readable text for ``mcsim replay``.
 
+Module constants (optional): ``CHUNK_SIZE`` (games per chunk), ``CHUNK_MULTIPLE`` (chunk sizes
+are rounded up to it), ``OPTIONS`` (``{key: help}``: the game-specific options accepted in
+``RunConfig.options`` / ``--option KEY=VALUE``; when defined, other keys are refused).
+
 Policies are an integer id plus a float64 parameter vector; ``PolicySpec`` names both.
 """
 from __future__ import annotations

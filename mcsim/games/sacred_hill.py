@@ -44,7 +44,9 @@ from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConf
 DEFAULT_TRANSITION = "box"
 DEFAULT_ZONE = "knight12"
 CHUNK_SIZE = 50_000
-CHUNK_MULTIPLE = 2  # match pairs (2j, 2j+1) never straddle two chunks
+CHUNK_MULTIPLE = 2
+#: game-specific options (``--option KEY=VALUE``): none
+OPTIONS: dict[str, str] = {}  # match pairs (2j, 2j+1) never straddle two chunks
 MIRROR_STREAM = STREAM_POLICY + 2
 
 _P = ParamSpec
@@ -139,8 +141,6 @@ def prepare(config: RunConfig) -> Prepared:
     """Resolve policies and variants into kernel arrays. Raises ``ConfigError`` for options
     this game does not take."""
     check_players(SPEC, config.players)
-    if config.options.get("tiles"):
-        raise ConfigError("--tiles is a Don Quixote option; sacred-hill has no tile set")
     ids, params = policy_arrays(SPEC, config.policies)
     labels = [p.label() for p in config.policies]
     return Prepared(config=config, policy_ids=ids, policy_params=params,

@@ -85,6 +85,12 @@ ROUTE_PARAMS = (
               "(counting the Cartwright); 0: close at close_len", 0, 1),
 )
 
+#: game-specific options (``--option KEY=VALUE``; ``--tiles FILE`` means bonus_tiles=FILE)
+OPTIONS = {"carriages": "carriage points file (JSON, like mcsim/data/thurn_and_taxis/carriages.json)",
+           "bonus_tiles": "bonus tiles file (JSON, like bonus_tiles.json)",
+           "map": "map file (JSON, like map.json)",
+           "tiles": "same as bonus_tiles"}
+
 SPEC = GameSpec(
     id="thurn-and-taxis",
     long_name="Thurn and Taxis",
