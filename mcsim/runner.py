@@ -105,7 +105,7 @@ def resolve_config(game: str, players: int | None = None, policies: Iterable | N
         for key in (options or {}):
             if key not in known:
                 listed = ", ".join(known) or "none"
-                raise ConfigError(f"{spec.id} has no option {key!r} (its options: {listed})")
+                raise ConfigError(f"unknown option {key!r} for {spec.id} (its options: {listed})")
     return module, RunConfig(game=spec.id, players=players, policies=choices,
                              variant=spec.resolve_variant(variant), options=dict(options or {}))
 

@@ -154,7 +154,7 @@ def test_heuristics_beat_random():
     (dict(policies=["greedy:w_nope=1"]), UnknownPolicyError, "no parameter 'w_nope'"),
     (dict(policies=["greedy:eps=2"]), UnknownPolicyError, "outside"),
     (dict(policies=["greedy:eps=x"]), UnknownPolicyError, "not a number"),
-    (dict(options={"tiles": "x.json"}), ConfigError, "sacred-hill has no option 'tiles'"),
+    (dict(options={"tiles": "x.json"}), ConfigError, "unknown option 'tiles' for sacred-hill"),
 ])
 def test_bad_input(kwargs, err, msg):
     kw = dict(games=10, seed=1)
