@@ -27,8 +27,14 @@ castle_roads           file | ln-rs | ls-rn |      file      §2.1/§3.7.1: cast
                                                              LW|RE
 =====================  ==========================  ========  =========================================
 
-Policies: ``random``, ``greedy``, ``heuristic`` (8 weights), ``rollout`` (k, base),
-``oracle`` (beam; full knowledge of the deal, an upper-bound reference, not a playable policy).
+Policies: ``random``, ``greedy``, ``heuristic`` (9 weights), ``rollout`` (k, base),
+``oracle`` (beam, iters: full knowledge of the deal, the reference for regret, not a playable
+policy; its total is a lower bound on the best achievable one).
+
+Game-specific extras: ``--tiles FILE`` (``RunConfig.options["tiles"]``), records and replay
+(format in ``replay``), ``mcsim evaluate`` hooks (``EVALUATE_BANDS``, ``EVALUATE_GROUPS``,
+``ORACLE_POLICY``, ``ensemble_options`` for ``--tileset-ensemble``), the random tile-set
+generator ``random_tileset_doc`` (rules §6.3).
 """
 from __future__ import annotations
 
