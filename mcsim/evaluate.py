@@ -21,6 +21,7 @@ game, the score itself).
 from __future__ import annotations
 
 import math
+import tempfile
 from typing import Any, Iterable
 
 import numpy as np
@@ -134,7 +135,8 @@ def evaluate_ensemble(game: str, policies: Iterable[str], k: int, games: int = 1
     """Run ``evaluate`` on the given component set and on ``k`` alternative ones.
 
     The alternatives come from the game's ``ensemble_options(k, ensemble_seed, out_dir)``
-    (Don Quixote: random tile sets obeying rules §6.1/§2.2, written to ``out_dir`` when given).
+    (Don Quixote: random tile sets obeying rules §6.1/§2.2, written to ``out_dir`` when given,
+    else to a temporary directory removed afterwards).
 
     Returns
     -------
@@ -163,15 +165,16 @@ def evaluate_ensemble(game: str, policies: Iterable[str], k: int, games: int = 1
     labels = [b["policy"] for b in base["policies"]]
     base_mean = {b["policy"]: b["total"]["mean"] for b in base["policies"]}
     sets, set_scores = [], []
-    for label, opts in module.ensemble_options(k, seed if ensemble_seed is None else ensemble_seed,
-                                               out_dir):
-        merged = dict(options or {})
-        merged.update(opts)
-        ev, sc = _evaluate(game, policies, games, seed, variant, players, workers, merged,
-                           progress)
-        sets.append({"label": label, "tileset": ev.get("tileset"),
-                     "means": {b["policy"]: b["total"]["mean"] for b in ev["policies"]}})
-        set_scores.append(sc)
+    with tempfile.TemporaryDirectory(prefix="mcsim-ensemble-") as tmp:
+        eseed = seed if ensemble_seed is None else ensemble_seed
+        for label, opts in module.ensemble_options(k, eseed, out_dir or tmp):
+            merged = dict(options or {})
+            merged.update(opts)
+            ev, sc = _evaluate(game, policies, games, seed, variant, players, workers, merged,
+                               progress)
+            sets.append({"label": label, "tileset": ev.get("tileset"),
+                         "means": {b["policy"]: b["total"]["mean"] for b in ev["policies"]}})
+            set_scores.append(sc)
     spread = {}
     for p in labels:
         m = np.array([s["means"][p] for s in sets], dtype=np.float64)
