@@ -1,4 +1,4 @@
-"""Batch sweeps: a TOML plan lists experiments as a grid; every cell runs through ``mcsim.simulate``.
+"""Batch sweeps: a TOML plan lists experiments as a grid; each cell is one ``mcsim.simulate``.
 
 A plan is checked completely (games, seat counts, policies and their parameters, variants,
 game-specific options and data files, seeds, game counts) before the first game is played; the
@@ -48,9 +48,9 @@ options     table                                 game-specific options; relativ
 ==========  ====================================  ==============================================
 
 The cells of an experiment are the product game x players x policies x variant values x games x
-seeds, in that nesting order (the last axis varies fastest); cell ``j`` of experiment ``name`` has the
-id ``name-jjj``. A per-seat policy list must have as many entries as every ``players`` value of
-its experiment.
+seeds, in that nesting order (the last axis varies fastest); cell ``j`` of experiment ``name``
+has the id ``name-jjj``. A per-seat policy list must have as many entries as every ``players``
+value of its experiment.
 
 Seeding: each cell is an ordinary ``mcsim.simulate`` run, so game *i* of a cell depends only on
 (seed, i). Cells with the same game, seat count, variant and seed deal the same games to every
@@ -240,7 +240,8 @@ def parse_plan(doc: dict, source: str = "<plan>", base_dir: Path | None = None) 
         label = f"{source}: experiment #{k}"
         for key in entry:
             if key not in EXPERIMENT_KEYS:
-                raise PlanError(f"{label}: unknown key {key!r}; allowed: {', '.join(EXPERIMENT_KEYS)}")
+                raise PlanError(f"{label}: unknown key {key!r}; allowed: "
+                                f"{', '.join(EXPERIMENT_KEYS)}")
         name = entry.get("name", f"e{k}")
         if not isinstance(name, str) or not NAME_RE.match(name):
             raise PlanError(f"{label}: name {name!r} must be letters, digits, '_', '.' or '-'")
@@ -278,7 +279,8 @@ def _expand(e: dict, name: str, label: str, base_dir: Path) -> list[Cell]:
                       high=MAX_SEED) or [0]
     options = e.get("options", {})
     if not isinstance(options, dict):
-        raise PlanError(f"{label}: 'options' must be a table, e.g. options = {{ tiles = \"t.json\" }}")
+        raise PlanError(f"{label}: 'options' must be a table, "
+                        f"e.g. options = {{ tiles = \"t.json\" }}")
     options = {k: _resolve_option(v, base_dir) for k, v in options.items()}
 
     cells = []
@@ -354,7 +356,8 @@ def _policy_axis(v, label: str) -> list[list[str]]:
 
 def _variant_axis(v, label: str) -> list[dict[str, str]]:
     if not isinstance(v, dict):
-        raise PlanError(f"{label}: 'variant' must be a table, e.g. variant = {{ zone = \"knight12\" }}")
+        raise PlanError(f"{label}: 'variant' must be a table, "
+                        f"e.g. variant = {{ zone = \"knight12\" }}")
     names, values = [], []
     for name, val in v.items():
         vals = val if isinstance(val, list) else [val]

@@ -1,4 +1,4 @@
-"""Balance reports: one run (plus seat rotations) turned into ``report.html``, ``report.md`` and PNGs.
+"""Balance reports: one run (plus seat rotations) as ``report.html``, ``report.md`` and PNGs.
 
 ``build_report(game, ...)`` plays the games through ``mcsim.simulate`` and writes into ``out``:
 
@@ -691,7 +691,8 @@ def _cc_gifts(ctx: _Ctx) -> Figure:
     return _done(fig, ctx, "", "Carcassonne: The Gifts",
                  "Left: gift cards per game by type; right: points per game credited to each "
                  "card type (as the game counts them, cards held at the end included), "
-                 "labelled with the points per opened card (n/a: never opened). Means with Student-t 95% intervals.")
+                 "labelled with the points per opened card (n/a: never opened). Means with "
+                 "Student-t 95% intervals.")
 
 
 # ---------------------------------------------------------------- Thurn and Taxis

@@ -84,7 +84,8 @@ BAD = [
     ("no experiments", 'title = "x"', "no [[experiment]] tables"),
     ("unknown key", '[[experiment]]\nname="a"\ngame="sacred-hill"\ngames=10\npolicy="random"',
      "experiment #1: unknown key 'policy'"),
-    ("missing game", '[[experiment]]\nname="a"\ngames=10', "experiment 'a' (#1): 'game' is required"),
+    ("missing game", '[[experiment]]\nname="a"\ngames=10',
+     "experiment 'a' (#1): 'game' is required"),
     ("unknown game", '[[experiment]]\nname="a"\ngame="chess"\ngames=10',
      "experiment 'a' (#1): unknown game 'chess'"),
     ("missing games", '[[experiment]]\nname="a"\ngame="sacred-hill"', "'games' is required"),
@@ -117,11 +118,12 @@ BAD = [
     ("bad name", '[[experiment]]\nname="a b"\ngame="sacred-hill"\ngames=10',
      "name 'a b' must be letters"),
     ("duplicate name", '[[experiment]]\nname="a"\ngame="sacred-hill"\ngames=10\n'
-     '[[experiment]]\nname="a"\ngame="sacred-hill"\ngames=10', "experiment 'a' (#2): the name is used"),
+     '[[experiment]]\nname="a"\ngame="sacred-hill"\ngames=10',
+     "experiment 'a' (#2): the name is used"),
     ("bad default key", '[defaults]\nname="x"\n[[experiment]]\ngame="sacred-hill"\ngames=10',
      "[defaults]: unknown key 'name'"),
     ("game option rejected", '[[experiment]]\nname="a"\ngame="sacred-hill"\ngames=10\n'
-     'options={ tiles = "t.json" }', "--tiles is a Don Quixote option"),
+     'options={ tiles = "t.json" }', "option 'tiles' for sacred-hill"),
     ("options not a table", '[[experiment]]\nname="a"\ngame="sacred-hill"\ngames=10\noptions=3',
      "'options' must be a table"),
 ]
@@ -168,7 +170,8 @@ def test_tidy_table_columns_rows_and_files(tmp_path):
     assert len(t) == 8 * 2 + 2 + 3
     assert t.groupby("cell_id").size().to_dict() == {**{f"sh-{j:03d}": 2 for j in range(8)},
                                                      "tt-000": 2, "tt-001": 3}
-    assert (t["win_rate_low"] <= t["win_rate"]).all() and (t["win_rate"] <= t["win_rate_high"]).all()
+    assert (t["win_rate_low"] <= t["win_rate"]).all()
+    assert (t["win_rate"] <= t["win_rate_high"]).all()
     assert (t["score_low"] <= t["score_mean"]).all() and (t["score_mean"] <= t["score_high"]).all()
     # win rates of a cell sum to 1 (a tie counts 1/k)
     assert t.groupby("cell_id")["win_rate"].sum().round(12).eq(1.0).all()
@@ -312,7 +315,8 @@ def test_resume_skips_finished_cells_and_gives_the_same_table(tmp_path, monkeypa
     (out / "results.csv").unlink()
     played = []
     real = mcsim.simulate
-    monkeypatch.setattr(mcsim, "simulate", lambda *a, **k: played.append(k["seed"]) or real(*a, **k))
+    monkeypatch.setattr(mcsim, "simulate",
+                        lambda *a, **k: played.append(k["seed"]) or real(*a, **k))
     lines = []
     again = run_plan(path, out=out, resume=True, echo=lines.append).table
     assert played == [2]  # sh-003: seed 2

@@ -85,7 +85,8 @@ def test_html_and_markdown_contain_the_headline_numbers(rep):
     heads.append(f"mean {s['length']['mean']:.2f} plies")
     pe = rep.comparison[0]
     assert pe["group"] == "policy effect (seat-balanced)"
-    heads.append(f"{pe['score']['mean']:+.3f} [{pe['score']['low']:+.3f}, {pe['score']['high']:+.3f}]")
+    ps = pe["score"]
+    heads.append(f"{ps['mean']:+.3f} [{ps['low']:+.3f}, {ps['high']:+.3f}]")
     w0 = s["seats"][0]["win_rate"]
     heads.append(f"Seat 0 (tactician) wins {100 * w0['estimate']:.2f}% of games "
                  f"[95% CI {100 * w0['low']:.2f}, {100 * w0['high']:.2f}]; equal share 50.00%.")
@@ -133,7 +134,8 @@ def test_policy_comparison_separates_seat_and_policy_effect(rep):
     raw = rows["as seated (policy + seat effect)"]["score"]["mean"]
     assert raw == pytest.approx((ga.score_0 - ga.score_1).mean())
     # as seated = policy effect - seat effect (seat 1 - seat 0), game for game
-    assert raw == pytest.approx(got["mean"] - rows["seat effect (policy-balanced)"]["score"]["mean"])
+    seat = rows["seat effect (policy-balanced)"]["score"]["mean"]
+    assert raw == pytest.approx(got["mean"] - seat)
     s = json.loads((rep.out / "summary.json").read_text())
     assert s["report"]["seatings"] == [["tactician", "random"], ["random", "tactician"]]
 
