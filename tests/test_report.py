@@ -243,3 +243,32 @@ def test_run_notices_are_shown_above_the_tables(tmp_path, monkeypatch):
     assert json.loads((tmp_path / "r" / "summary.json").read_text())["report"]["notes"] == \
         ["figures depend on an unverified <test> table"]
     assert r.figures
+
+
+def _implemented(game_id):
+    try:
+        m = mcsim.games.get_game(game_id)
+    except mcsim.errors.UnknownGameError:
+        return False
+    return all(hasattr(m, f) for f in ("prepare", "play_chunk", "summarize"))
+
+
+@pytest.mark.parametrize("game,kw", [
+    ("don-quixote", {"players": 2}),
+    ("el-grande", {"players": 3}),
+    ("carcassonne", {"variant": {"gifts": "true"}}),
+    ("thurn-and-taxis", {"players": 2}),
+])
+def test_every_implemented_game_reports_its_charts_or_skips_them(tmp_path, game, kw):
+    """A small report of each implemented game renders; each of its per-game charts is either
+    drawn or listed as skipped with a reason (never an exception)."""
+    if not _implemented(game):
+        pytest.skip(f"{game} is not implemented yet")
+    r = build_report(game, tmp_path / "r", games=20, seed=1, **kw)
+    drawn = {f.slug for f in r.figures}
+    skipped = {s for s, _ in r.skipped}
+    for slug, _ in GAME_CHARTS[game]:
+        assert (slug in drawn) != (slug in skipped), slug
+    assert {"score_distribution", "win_rate_by_seat", "game_length", "policy_comparison"} <= drawn
+    page = (tmp_path / "r" / "report.html").read_text()
+    assert page.count("data:image/png;base64,") == len(r.figures)
