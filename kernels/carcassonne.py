@@ -107,7 +107,27 @@ _ONE = np.uint64(1)
 
 @njit(cache=True)
 def new_game_state():
-    """Allocate one game state (a tuple of arrays, reused for every game of a batch)."""
+    """Allocate one game state: a tuple of arrays, reset and reused for every game of a batch.
+
+    Returns
+    -------
+    tuple
+        ``S[0]`` board int32[W*W] (tile index or -1), ``S[1]`` pat int32[W*W] (neighbour edge
+        pattern of empty cells), ``S[2]`` nb8 int32[W*W] (placed 8-neighbours), ``S[3]`` fpos
+        int32[W*W] (frontier position or -1), ``S[4]`` front int32[MAX_FRONT] (frontier cells),
+        ``S[5]`` tinfo int32[72, 3] (type, rotation, cell per tile index), ``S[6]`` parent,
+        ``S[7]`` fsize int32[MAX_NODES] (union-find), ``S[8]``/``S[9]`` lo/hi uint64[MAX_NODES]
+        (distinct tiles of a feature, 128-bit bitboard), ``S[10]`` fint int32[MAX_NODES, 5]
+        (``F_OPEN, F_PEN, F_MTOT, F_DONE, F_ADJ``), ``S[11]`` fmee int32[MAX_NODES, 5] (meeples
+        per player), ``S[12]`` mnode int32[5, 7] (node of each meeple; -1 supply, -2 not in the
+        game), ``S[13]`` score int32[5], ``S[14]`` breakdown int32[5, N_CAT], ``S[15]`` pile
+        int32[128], ``S[16]`` avail int32[32] (tiles per type left), ``S[17]`` hand int32[5, 5]
+        (gift cards held), ``S[18]``/``S[19]`` gift deck / discards int32[5] (per type),
+        ``S[20]`` gst int32[5, 17] (statistics, see ``play_batch``), ``S[21]`` sc int64[N_SC]
+        (scalars ``S_*``), ``S[22]`` opt int32[MAX_OPT, 4] (move lists), ``S[23]`` scratch
+        int64[64], ``S[24]`` mflag int32[5, 7] (1 = meeple placed by Synod, 2 = moved by Change
+        Position).
+    """
     ww = BOARD_W * BOARD_W
     board = np.full(ww, -1, dtype=np.int32)
     pat = np.zeros(ww, dtype=np.int32)
@@ -171,7 +191,7 @@ def _reset(S):
 
 @njit(cache=True)
 def find(parent, x):
-    """Root of node ``x`` (path halving)."""
+    """Root of node ``x`` (int) in ``parent`` (int32[MAX_NODES]), with path halving."""
     while parent[x] != x:
         parent[x] = parent[parent[x]]
         x = parent[x]
@@ -201,13 +221,15 @@ def _union(S, a, b):
 
 @njit(cache=True)
 def feature_tiles(S, r):
-    """Number of distinct tiles of the feature with root ``r``."""
+    """Number of distinct tiles of the feature with root ``r`` (popcount of its 128-bit tile set;
+    a tile the feature passes through twice counts once, §1.2, §6 #16)."""
     return popcount(S[8][r]) + popcount(S[9][r])
 
 
 @njit(cache=True)
 def place_tile(S, T, t, rot, cell, conn):
-    """Put tile type ``t`` with rotation ``rot`` on ``cell`` (legality checked by the caller).
+    """Put tile type ``t`` with rotation ``rot`` (quarter turns clockwise) on ``cell`` (int,
+    ``y * BOARD_W + x``); legality is checked by the caller. ``conn``: int64[>= MAX_SEG], output.
 
     Merges its segments into the features on the board (§1.2), updates the frontier and the
     8-neighbour counts. ``conn[s]`` gets bit 1 for each city/road segment that joined a feature
@@ -376,7 +398,9 @@ def _return_meeples(S, r):
 
 @njit(cache=True)
 def road_city_points(S, T, r, kind, complete, variant):
-    """Points of the road/city with root ``r`` (§3.3): completed during play or at game end."""
+    """Points of the road/city with root ``r`` (§3.3): completed during play (``complete``) or
+    at game end; ``kind`` is ``KIND_ROAD`` or ``KIND_CITY``; ``variant[V_TINY_CITY]`` = 1 gives a
+    completed 2-tile city ``pts[P_TINY_CITY]`` (§6 #17)."""
     pts = T[10]
     tiles = feature_tiles(S, r)
     pen = S[10][r, F_PEN]
@@ -538,7 +562,9 @@ def score_final(S, T, variant):
 
 @njit(cache=True)
 def placements(S, T, t, distinct, out):
-    """Legal placements of tile type ``t``: rows (cell, rotation) into ``out``; returns the count.
+    """Legal placements of tile type ``t``: rows (cell, rotation) into ``out`` (int32[n, >=2]);
+    returns the count n. A placement is an empty cell next to a placed tile with every shared
+    edge matching (``fit[t, pattern]``).
 
     ``distinct``: skip rotations that give the same oriented tile as a smaller one (symmetric
     tiles), so a uniform choice is uniform over distinct placements (§3.2 step 1).
@@ -563,6 +589,7 @@ def placements(S, T, t, distinct, out):
 
 @njit(cache=True)
 def placeable(S, T, t):
+    """Whether tile type ``t`` has any legal placement (§3.2 step 1; else it is removed)."""
     pat, front, sc = S[1], S[4], S[21]
     fit = T[8]
     for i in range(sc[S_NFRONT]):
@@ -573,7 +600,10 @@ def placeable(S, T, t):
 
 @njit(cache=True)
 def meeple_options(S, T, idx, player, out):
-    """Segments of tile ``idx`` a meeple may go on (§3.2 step 2); ``out[0] = -1`` (no meeple)."""
+    """Segments of tile ``idx`` a meeple of ``player`` may go on (§3.2 step 2): into ``out``
+    (int64[>= 9]) after ``out[0] = -1`` (no meeple); returns the count. A segment qualifies when
+    its feature holds no meeple (a monastery on the new tile always does); none when the
+    player's supply is empty."""
     tinfo, parent, fint, mnode = S[5], S[6], S[10], S[12]
     nseg, seg_kind = T[3], T[4]
     out[0] = -1
@@ -608,6 +638,7 @@ def _put_meeple(S, node, player):
 
 @njit(cache=True)
 def supply(S, player):
+    """Meeples of ``player`` in supply (§3.1: 7 per player)."""
     c = 0
     for k in range(MAX_MEEPLES):
         if S[12][player, k] == -1:
@@ -697,7 +728,8 @@ def _draw_gift_card(S, grng, mode, gscript, gpos):
 
 @njit(cache=True)
 def unfinished_monasteries(S, T, out):
-    """Nodes of the monasteries on the board that are not complete (Synod targets, §4.4.1)."""
+    """Nodes of the monasteries on the board that are not complete (Synod targets, §4.4.1),
+    into ``out`` (int array); returns the count."""
     tinfo, nb8, fint, sc = S[5], S[2], S[10], S[21]
     cl_seg = T[9]
     n = 0
@@ -711,7 +743,8 @@ def unfinished_monasteries(S, T, out):
 
 @njit(cache=True)
 def unfinished_roads(S, T, out):
-    """Root nodes of the unfinished roads (Road Sweeper targets, §4.4.2)."""
+    """Root nodes of the unfinished roads (Road Sweeper targets, §4.4.2), into ``out``; returns
+    the count."""
     tinfo, parent, fint, sc = S[5], S[6], S[10], S[21]
     nseg, seg_kind = T[3], T[4]
     n = 0
@@ -727,7 +760,8 @@ def unfinished_roads(S, T, out):
 
 @njit(cache=True)
 def own_meeples(S, player, out):
-    """Distinct nodes holding a meeple of ``player`` (Cash Out / Change Position sources)."""
+    """Distinct nodes holding a meeple of ``player`` (Cash Out / Change Position sources), into
+    ``out``; returns the count."""
     mnode = S[12]
     n = 0
     for k in range(MAX_MEEPLES):
@@ -746,7 +780,10 @@ def own_meeples(S, player, out):
 
 @njit(cache=True)
 def change_targets(S, T, node, variant, out):
-    """Segments of the same tile a meeple on ``node`` may switch to (§4.4.4, §6 #8, #9)."""
+    """Segments of the same tile a meeple on ``node`` may switch to (§4.4.4, §6 #8, #9), into
+    ``out``; returns the count. Standing (road/city/monastery) -> any field segment; lying ->
+    any road/city/monastery segment, occupied or not, except completed ones unless
+    ``variant[V_CHANGE_COMPLETED] == 1``."""
     tinfo, parent, nb8, fint = S[5], S[6], S[2], S[10]
     nseg, seg_kind = T[3], T[4]
     idx = node // MAX_SEG
@@ -801,7 +838,8 @@ def cash_out_points(S, T, node, player, variant):
 
 @njit(cache=True)
 def road_sweep(S, T, root):
-    """Road Sweeper (§4.4.2): score the road as at game end by majority, return all its meeples."""
+    """Road Sweeper (§4.4.2): score the unfinished road with root ``root`` as at game end (1 per
+    tile) for the majority, then return all its meeples; the road stays open and empty."""
     _award(S, root, feature_tiles(S, root) * T[10][P_ROAD], CAT_GIFT, GIFT_SWEEPER)
     _return_meeples(S, root)
 
