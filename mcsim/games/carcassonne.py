@@ -2,8 +2,9 @@
 
 Rules: ``shared/rules/carcassonne.md``. Kernel: ``kernels.carcassonne``. Data:
 ``mcsim/data/carcassonne/tiles.json`` (the 72-tile table of §2, checked against its checksums on
-load), ``gifts.json`` (the 25 gift cards, §4.1), ``scoring.json`` (point values of §3.3, §4.5 and
-the 7 meeples per player; change them there only).
+load), ``gifts.json`` (the 25 gift cards, §4.1; 2 points per unopened card, §4.5; Cash Out's 2 per
+meeple, §4.4.3), ``scoring.json`` (point values of §3.3 and the 7 meeples per player). Change
+values there only.
 
 Variants (``--variant name=value``; readings of the ambiguity table §6)
 --------------------------------------------------------------------
@@ -51,7 +52,14 @@ Policies
 uniform over the meeple choices (none included), then uniform over the gift decisions (open none
 or one held type; uniform target). ``heuristic``: one-ply evaluation of every placement and meeple
 choice by immediate points plus potential of open features and farms, a meeple cost that grows as
-the supply shrinks, and gift opening when the estimated gain beats keeping the card (2 points).
+the supply shrinks, a bonus for earning a gift card, and gift opening (Synod, Road Sweeper, Cash
+Out, Take 2 for a poor tile; never Change Position) when the estimated gain exceeds ``hold``.
+All weights are ``ParamSpec`` numbers (``heuristic:hold=2,farm=3``).
+
+Statistics: ``summarize`` (the ``"carcassonne"`` block) and the per-game columns of
+``play_chunk``; ``mcsim compare carcassonne --variant gifts=false --variant gifts=true``
+(``mcsim.compare_variants``) plays variants on the same tile orders with paired differences.
+Records: ``record_games`` / ``replay``.
 
 Coordinates: the start tile D is at (0, 0) with its city to the north; x grows east, y south
 (§5). Rotation r = r quarter turns clockwise from the canonical orientation of §2. Segments of a
