@@ -98,7 +98,7 @@ BATCH_COLUMNS = (
     "variant",         # str, every variant "name=value" joined by "," (defaults included)
     "games",           # int64, games played in the cell
     "seed",            # uint64-safe int (stored as int64 when it fits, else str in CSV)
-    "seat",            # int64, 0-based seat (seat 0 moves first)
+    "seat",            # int64, 0-based seat (0 = first in the starting turn order)
     "policy",          # str, this seat's policy label
     "win_rate",        # float64, share of games won (a k-way tie counts 1/k)
     "win_rate_low",    # float64, Wilson 95% interval

@@ -338,7 +338,7 @@ def _fig_win_rate(ctx: _Ctx) -> Figure | None:
         ax.annotate(f"{e:.1f}%", (xi, h), textcoords="offset points", xytext=(0, 4),
                     ha="center", fontsize=9)
     ax.set_xticks(x, [ctx.seat_label(s).replace(" (", "\n(") for s in range(len(seats))])
-    ax.set_xlabel("seat (seat 0 moves first) and policy")
+    ax.set_xlabel("seat (0 = first in the starting turn order) and policy")
     ax.set_ylabel("win rate (% of games; a k-way tie counts 1/k)")
     ax.set_ylim(0, min(110, max(high) * 1.15 + 3))  # room for the labels above 100%
     ax.legend(fontsize=8, loc="upper right")
