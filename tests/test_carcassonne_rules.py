@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import kernels.carcassonne as K
-from mcsim.errors import DataFileError, IllegalMoveError
+from mcsim.errors import DataFileError, IllegalMoveError, InvalidRecordError
 from mcsim.games import carcassonne as G
 from mcsim.games.carcassonne import Position
 
@@ -555,3 +555,39 @@ def test_s4_2_gift_deck_reshuffles_discards_and_can_run_dry():
     assert K._draw_gift_card(pos.S, rng, K.MODE_PLAY, e, 0) == K.GIFT_CASHOUT
     assert pos.S[19].sum() == 0 and pos.S[18].sum() == 0
     assert K._draw_gift_card(pos.S, rng, K.MODE_PLAY, e, 0) == -1
+
+
+def _take2_record(take2_other="shuffle", keep="W"):
+    """Red's road D+U; Blue extends it twice (two gifts, the deck holds only Take 2 cards); Blue
+    holds X, opens Take 2, draws C (unplaceable: no open city edge), then W, keeps W; Red then
+    draws the returned X."""
+    def turn(p, tile, place, meeple=None, gift=None, received=None):
+        return {"player": p, "tile": tile, "place": place, "meeple": meeple, "gift": gift,
+                "received": received}
+
+    return {"game": "carcassonne", "players": 2,
+            "variant": {"gifts": "true", "gift_deck": "take_2", "take2_other": take2_other},
+            "tiles": ["U", "U", "E", "X", "C", "W", "X"], "gift_cards": ["take_2", "take_2"],
+            "turns": [turn(0, "U", [1, 0, 1], meeple="road0"),
+                      turn(1, "U", [2, 0, 1], received="take_2"),
+                      turn(0, "E", [0, -1, 2]),
+                      turn(1, keep, [3, 0, 0], gift={"open": "take_2", "keep": keep},
+                           received="take_2"),
+                      turn(0, "X", [-1, 0, 0])]}
+
+
+def test_s5_22_take_2_constructed_record():
+    """shared/rules/carcassonne.md §5 #22, §6 #10-#11: unplaceable extra draw removed, other tile
+    shuffled back (and drawn again later); with take2_other=discard it is gone."""
+    out = G.replay(_take2_record())
+    assert out["finished"] is False and out["turns"] == 5
+    assert out["gifts_held"] == [0, 1]          # Blue: +1, opened it, +1 again
+    with pytest.raises(InvalidRecordError) as e:  # X was discarded, so it cannot be drawn again
+        G.replay(_take2_record("discard"))
+    assert "draw 6 (X) is not left in the draw pile" in str(e.value)
+    rec = _take2_record()
+    rec["turns"][3]["gift"]["keep"] = "C"         # C was unplaceable and removed
+    with pytest.raises(IllegalMoveError) as e:
+        G.replay(rec)
+    assert e.value.ply == 3
+    assert e.value.legal == ['{"open": "take_2", "keep": "X"}', '{"open": "take_2", "keep": "W"}']
