@@ -591,3 +591,16 @@ def test_s5_22_take_2_constructed_record():
         G.replay(rec)
     assert e.value.ply == 3
     assert e.value.legal == ['{"open": "take_2", "keep": "X"}', '{"open": "take_2", "keep": "W"}']
+
+
+def test_s5_13_unplaceable_draw_is_removed_and_the_same_player_draws_again():
+    """shared/rules/carcassonne.md §5 #13, §3.2 step 1: C is removed, Blue goes on with the next draw."""
+    rec = {"game": "carcassonne", "players": 2, "tiles": ["E", "C", "U"],
+           "turns": [{"tile": "E", "place": [0, -1, 2], "meeple": None},
+                     {"tile": "U", "place": [1, 0, 1], "meeple": "road0"}]}
+    out = G.replay(rec)
+    assert out["turns"] == 2 and out["finished"] is False
+    rec["turns"][1] = {"tile": "C", "place": [0, -2, 0], "meeple": None}
+    with pytest.raises(IllegalMoveError) as e:
+        G.replay(rec)
+    assert e.value.ply == 1 and e.value.legal == ["tile U"]
