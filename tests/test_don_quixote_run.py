@@ -232,6 +232,12 @@ def test_s3_1_determinism_and_common_deal():
     # seat 0 of a 2-player game sees the same deal as a solo game with the same seed
     d = mcsim.simulate("don-quixote", games=40, seed=9, policies=["greedy", "random"])
     assert (d.games["score_0"] == a.games["score_0"]).all()
+    # policies that draw random numbers (rollout futures, oracle annealing) too
+    for pol in ("rollout:k=2,base=0", "oracle:beam=2,iters=500"):
+        e = mcsim.simulate("don-quixote", games=6, seed=9, policies=[pol])
+        f = mcsim.simulate("don-quixote", games=6, seed=9, policies=[pol], workers=2,
+                           chunk_size=2)
+        pd.testing.assert_frame_equal(e.games, f.games)
 
 
 def test_summary_block_and_columns():
