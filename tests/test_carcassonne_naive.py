@@ -106,6 +106,8 @@ class Naive:
         for (x, y, s) in nodes:
             letter, _ = self.board[(x, y)]
             pen += self.tiles[letter]["cities"][int(s[4:])]["pennants"]
+        if complete and len(tiles) == 2 and self.variant.get("tiny_city") == "true":
+            return 2  # §6 #17, old rule
         return 2 * len(tiles) + 2 * pen if complete else len(tiles) + pen
 
     # ---- a turn of a record
@@ -125,6 +127,8 @@ class Naive:
                 x, y, s = gift["meeple"]
                 nodes, _ = self.feature(x, y, s)
                 ms = self.meeples_in(nodes)
+                if self.variant.get("cash_out_counts") == "own":
+                    ms = [m for m in ms if m[0] == p]
                 self.score[p] += 2 * len(ms)
                 self.meeples.remove([p, x, y, s])
             elif g == "change_position" and "meeple" in gift:
@@ -132,18 +136,44 @@ class Naive:
                 self.meeples[self.meeples.index([p, x, y, s])] = [p, x, y, gift["to"]]
         x, y, rot = turn["place"]
         assert (x, y) not in self.board
+        v = self.variant
+        shared = v.get("gift_shared_majority") == "gift"
+
+        def someone_elses(ms):
+            counts = [sum(1 for m in ms if m[0] == q) for q in range(self.players)]
+            top = max(counts)
+            if not ms:
+                return False
+            return counts[p] < top or (shared and any(
+                counts[q] == top for q in range(self.players) if q != p))
+
+        # gift predicate (§4.2): an extended road/city that is someone else's by majority,
+        # judged on each neighbouring feature before the tile (variant) ...
+        before = []
         self.board[(x, y)] = (turn["tile"], rot)
         segs = self.segments(x, y)
-        # gift predicate (§4.2): an extended road/city that is someone else's by majority
+        del self.board[(x, y)]
+        for name, (kind, sides) in segs.items():
+            if kind in ("city", "road"):
+                for sd in sides:
+                    nx, ny = x + STEP[sd][0], y + STEP[sd][1]
+                    if (nx, ny) in self.board:
+                        nodes, _ = self.feature(nx, ny, self.owner_of_side(nx, ny, (sd + 2) % 4))
+                        before.append((name, someone_elses(self.meeples_in(nodes))))
+        self.board[(x, y)] = (turn["tile"], rot)
+        # ... or on the merged feature (default)
         earned = False
         for name, (kind, sides) in segs.items():
             if kind not in ("city", "road"):
                 continue
             if not any((x + STEP[s][0], y + STEP[s][1]) in self.board for s in sides):
                 continue
-            ms = self.meeples_in(self.feature(x, y, name)[0])
-            counts = [sum(1 for m in ms if m[0] == q) for q in range(self.players)]
-            if ms and counts[p] < max(counts):
+            nodes, opened = self.feature(x, y, name)
+            if opened == 0 and v.get("gift_on_completion") == "no_gift":
+                continue
+            if v.get("gift_majority_judged") == "before_placement":
+                earned |= any(flag for n, flag in before if n == name)
+            elif someone_elses(self.meeples_in(nodes)):
                 earned = True
         if turn["meeple"] is not None:
             self.meeples.append([p, x, y, turn["meeple"]])
@@ -170,6 +200,7 @@ class Naive:
 
     def finish(self):
         done = set()
+        fields = []  # (farmers, set of adjacent completed cities)
         for m in list(self.meeples):
             nodes, opened = self.feature(m[1], m[2], m[3])
             key = frozenset(nodes)
@@ -178,12 +209,15 @@ class Naive:
             done.add(key)
             ms = self.meeples_in(nodes)
             kind = self.segments(m[1], m[2])[m[3]][0]
+            if kind in ("road", "city") and opened == 0:
+                continue  # completed features score during play only
             if kind == "road":
                 self.award(ms, len({(n[0], n[1]) for n in nodes}))
             elif kind == "city":
                 self.award(ms, self.city_points(nodes, False))
             elif kind == "cloister":
-                self.award(ms, 1 + self.neighbours(m[1], m[2]))
+                if self.neighbours(m[1], m[2]) < 8:
+                    self.award(ms, 1 + self.neighbours(m[1], m[2]))
             else:
                 cities = set()
                 for (x, y, s) in nodes:
@@ -192,7 +226,25 @@ class Naive:
                         cn, co = self.feature(x, y, f"city{c}")
                         if co == 0:
                             cities.add(frozenset(cn))
+                fields.append((ms, cities))
+        farms = self.variant.get("farms", "v3")
+        if farms == "v3":  # each field on its own, 3 per completed city
+            for ms, cities in fields:
                 self.award(ms, 3 * len(cities))
+        elif farms == "v2":  # each city at most once per player
+            won = [set() for _ in range(self.players)]
+            for ms, cities in fields:
+                counts = [sum(1 for m in ms if m[0] == q) for q in range(self.players)]
+                for q in range(self.players):
+                    if counts[q] == max(counts):
+                        won[q] |= cities
+            for q in range(self.players):
+                self.score[q] += 3 * len(won[q])
+        elif farms == "v1":  # city-centric: 4 to the farmer majority over all its fields
+            every = set().union(*[c for _, c in fields]) if fields else set()
+            for city in every:
+                ms = [m for f_ms, cities in fields if city in cities for m in f_ms]
+                self.award(ms, 4)
         for p in range(self.players):
             self.score[p] += 2 * self.hand[p]
         return self.score
@@ -208,6 +260,26 @@ def naive_score(record):
             if earned and turn["received"] is None:
                 assert sum(n.hand) == 25, f"turn {k}: naive gives a gift, kernel did not"  # §6 #12
     return n.finish()
+
+
+_VARIANTS = [  # every reading of the ambiguity table the kernel offers, a few at a time
+    {"farms": "v2", "tiny_city": "true", "cash_out_counts": "own"},
+    {"farms": "v1", "gift_shared_majority": "gift", "change_to_completed": "allow"},
+    {"farms": "none", "gift_on_completion": "no_gift", "take2_other": "discard"},
+    {"gift_majority_judged": "before_placement", "gift_shared_majority": "gift"},
+    {"gift_majority_judged": "before_placement", "farms": "v2", "gift_deck": "cash_out"},
+]
+
+
+@pytest.mark.parametrize("variant", _VARIANTS, ids=lambda v: ",".join(f"{k}={x}" for k, x in v.items()))
+def test_s6_naive_scorer_agrees_on_every_variant(variant):
+    """shared/rules/carcassonne.md §3.3, §6: naive scorer == kernel under the variant readings."""
+    variant = dict(variant, gifts="true")
+    for players, policies in ((2, ["random"] * 2), (3, ["heuristic", "random", "random"])):
+        r = mcsim.simulate("carcassonne", games=40, seed=77, players=players, policies=policies,
+                           variant=variant, record=40, workers=1)
+        for i, rec in enumerate(r.records):
+            assert naive_score(rec) == rec["points"], f"game {i}"
 
 
 @pytest.mark.parametrize("players, gifts, policies, games", [
