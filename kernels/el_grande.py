@@ -289,8 +289,14 @@ def rank_points(counts, npl, v1, v2, v3, pay, tie_rank, out_pts, out_rank):
         prev = lvl
 
 
-@njit(cache=True)
+@njit(inline="always")
 def score_place(st, T, var, place, firsts_only, src, apply, out):
+    """Score one place (see ``_score_place``; int64/bool casts: one compiled version)."""
+    _score_place(st, T, var, np.int64(place), bool(firsts_only), np.int64(src), bool(apply), out)
+
+
+@njit(cache=True)
+def _score_place(st, T, var, place, firsts_only, src, apply, out):
     """Score one place (region or Castillo) with bonuses; §4, §1.4, §7.
 
     Parameters
@@ -426,9 +432,16 @@ def evaluate(st, T, var, p, w_board, w_court):
 # =============================================================================================
 # primitives (shared by the engine and the heuristic's look-ahead)
 # =============================================================================================
-@njit(cache=True)
+@njit(inline="always")
 def primitive(st, T, var, kind, p, v, aux):
-    """Apply the direct effect of option ``v`` of a decision of kind ``kind`` by seat ``p``."""
+    """Apply the direct effect of option ``v`` of a decision of kind ``kind`` by seat ``p``
+    (int64 casts: one compiled ``_primitive``)."""
+    _primitive(st, T, var, np.int64(kind), np.int64(p), np.int64(v), np.int64(aux))
+
+
+@njit(cache=True)
+def _primitive(st, T, var, kind, p, v, aux):
+    """Body of ``primitive``."""
     npl = st[O_NP]
     king = st[O_KING]
     if kind == K_PLACE or kind == K_PLACE_ANY:
@@ -707,8 +720,16 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
     return bi
 
 
-@njit(cache=True)
+@njit(inline="always")
 def decide(st, T, var, D, kind, p, nopt, aux):
+    """Choose one of ``D[5][:nopt]`` for seat ``p`` (see ``_decide``); casts every integer to
+    int64 so that ``_decide`` and the heuristic compile once (compile time)."""
+    return np.int64(_decide(st, T, var, D, np.int64(kind), np.int64(p), np.int64(nopt),
+                            np.int64(aux)))
+
+
+@njit(cache=True)
+def _decide(st, T, var, D, kind, p, nopt, aux):
     """Choose one of ``D[5][:nopt]`` (the legal options) for seat ``p``.
 
     ``D`` = (policy_ids int64[5], policy_params float64[5, P], rng uint64[5, 4],
@@ -980,7 +1001,7 @@ def execute_special(st, T, var, D, p, c):
     opts = D[5]
     npl = st[O_NP]
     op = T[T_COP + c]
-    lim = T[T_CARG + c]
+    lim = np.int64(T[T_CARG + c])
     king = st[O_KING]
     if op == OP_MOVE_OWN_ONE:
         do_move_own_one_region(st, T, var, D, p)
@@ -1304,14 +1325,14 @@ def play_round(st, T, var, D, r):
                 st[O_ORDER + k] = p
                 k += 1
     for j in range(npl):
-        p = st[O_ORDER + j]
-        take_to_court(st, T, var, D, p, T[T_PCAB + st[O_PLAYED + p]])
+        p = np.int64(st[O_ORDER + j])
+        take_to_court(st, T, var, D, p, np.int64(T[T_PCAB + st[O_PLAYED + p]]))
         n = 0
         for i in range(5):
             if st[O_FACE + i] >= 0:
                 opts[n] = st[O_FACE + i]
                 n += 1
-        c = decide(st, T, var, D, K_CARD, p, n, 0)
+        c = np.int64(decide(st, T, var, D, K_CARD, p, n, 0))
         for i in range(5):
             if st[O_FACE + i] == c:
                 st[O_FACE + i] = -1
@@ -1333,12 +1354,12 @@ def play_round(st, T, var, D, r):
         opts[0] = 0
         opts[1] = 1
         order = decide(st, T, var, D, K_ORDER, p, 2, op)
-        if order == 0:
-            do_placement(st, T, var, D, p, T[T_CDECK + c])
-            special_action(st, T, var, D, p, c)
-        else:
-            special_action(st, T, var, D, p, c)
-            do_placement(st, T, var, D, p, T[T_CDECK + c])
+        lim = np.int64(T[T_CDECK + c])
+        for phase in range(2):  # one call site each (compile time)
+            if (phase == 0) == (order == 0):
+                do_placement(st, T, var, D, p, lim)
+            else:
+                special_action(st, T, var, D, p, c)
     st[O_START] = st[O_ORDER + npl - 1]
     st[O_LAST] = st[O_START]
     for i in range(5):
@@ -1351,7 +1372,7 @@ def play_round(st, T, var, D, r):
         general_scoring(st, T, var, D)
 
 
-@njit(cache=True)
+@njit(inline="always")
 def play_game(st, T, var, D, npl, root_seed, game_index, fixed):
     """Play one whole game into ``st`` (§2-§5); ``fixed`` as in ``setup``."""
     deal = new_state(root_seed, game_index, STREAM_DEAL)
@@ -1493,3 +1514,33 @@ def run_logged(root_seed, game_index, npl, policy_ids, policy_params, var, T, mo
     st = np.zeros(STATE_SIZE, dtype=np.int32)
     play_game(st, T, var, D, npl, root_seed, game_index, fixed)
     return st, ctx[C_PTR], ctx[C_EVPTR], ctx[C_ERR], D[6], ctx[C_NERR]
+
+
+STEP_PLACEMENT = 0
+STEP_SPECIAL = 1
+STEP_GENERAL_SCORING = 2
+STEP_COURT_INTAKE = 3
+STEP_ROUND = 4
+
+
+@njit(cache=True)
+def step(st, T, var, D, what, seat, arg):
+    """One engine piece on ``st`` (tests, examples; a single entry point keeps compile time down).
+
+    ``what``: ``STEP_PLACEMENT`` (placement of up to ``arg`` caballeros by ``seat``),
+    ``STEP_SPECIAL`` (special action of card ``arg`` by ``seat``, with the Veto check),
+    ``STEP_GENERAL_SCORING``, ``STEP_COURT_INTAKE`` (``arg`` caballeros to ``seat``'s court),
+    ``STEP_ROUND`` (round ``arg``).
+    """
+    seat = np.int64(seat)
+    arg = np.int64(arg)
+    if what == STEP_PLACEMENT:
+        do_placement(st, T, var, D, seat, arg)
+    elif what == STEP_SPECIAL:
+        special_action(st, T, var, D, seat, arg)
+    elif what == STEP_GENERAL_SCORING:
+        general_scoring(st, T, var, D)
+    elif what == STEP_COURT_INTAKE:
+        take_to_court(st, T, var, D, seat, arg)
+    elif what == STEP_ROUND:
+        play_round(st, T, var, D, arg)

@@ -413,9 +413,9 @@ class TestDeck2:
         st[K.O_VETO_EXP] = 2  # taken in round 1
         D = K.make_buffers(1, 1, 8)
         D[4][K.C_LOGCAP] = 0
-        K.play_round(st, T, var, D, 1)
+        K.step(st, T, var, D, K.STEP_ROUND, 0, 1)
         assert st[K.O_VETO_HOLDER] == 1
-        K.play_round(st, T, var, D, 2)
+        K.step(st, T, var, D, K.STEP_ROUND, 0, 2)
         assert st[K.O_VETO_HOLDER] == -1
 
     def test_s6_2b_2c_decay_of_authority(self):

@@ -720,10 +720,10 @@ def apply_card(st: np.ndarray, seat: int, card: str, decisions: list, variant: d
     D = _buffers(log, K.MODE_REPLAY)
     c = card_index(card)
     if placement == "first":
-        K.do_placement(st, T, var, D, seat, T[K.T_CDECK + c])
-    K.special_action(st, T, var, D, seat, c)
+        K.step(st, T, var, D, K.STEP_PLACEMENT, seat, T[K.T_CDECK + c])
+    K.step(st, T, var, D, K.STEP_SPECIAL, seat, c)
     if placement == "after":
-        K.do_placement(st, T, var, D, seat, T[K.T_CDECK + c])
+        K.step(st, T, var, D, K.STEP_PLACEMENT, seat, T[K.T_CDECK + c])
     ctx = D[4]
     if ctx[K.C_ERR] >= 0:
         ply = int(ctx[K.C_ERR])
@@ -740,7 +740,7 @@ def general_scoring(st: np.ndarray, discs: list, variant: dict | None = None) ->
     decisions = [("castillo_disc", s, r) for s, r in discs]
     var = SPEC.variant_codes(SPEC.resolve_variant(variant))
     D = _buffers(_log_array(decisions), K.MODE_REPLAY)
-    K.general_scoring(st, build_tables(), var, D)
+    K.step(st, build_tables(), var, D, K.STEP_GENERAL_SCORING, 0, 0)
     if D[4][K.C_ERR] >= 0:
         ply = int(D[4][K.C_ERR])
         raise IllegalMoveError(ply, str(decisions[ply]) if ply < len(decisions) else "(end)",
@@ -954,7 +954,7 @@ def court_intake(st: np.ndarray, seat: int, power_value: int, decisions: list,
     var = SPEC.variant_codes(SPEC.resolve_variant(variant))
     T = build_tables()
     D = _buffers(_log_array(decisions), K.MODE_REPLAY)
-    K.take_to_court(st, T, var, D, seat, T[K.T_PCAB + power_value])
+    K.step(st, T, var, D, K.STEP_COURT_INTAKE, seat, T[K.T_PCAB + power_value])
     if D[4][K.C_ERR] >= 0 or D[4][K.C_PTR] != len(decisions):
         ply = int(D[4][K.C_ERR]) if D[4][K.C_ERR] >= 0 else int(D[4][K.C_PTR])
         raise IllegalMoveError(ply, str(decisions[ply]) if ply < len(decisions) else "(end)",
