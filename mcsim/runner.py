@@ -460,6 +460,10 @@ def versions() -> dict:
 
 
 # ---------------------------------------------------------------- writing files
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
 def write_atomic(path: str | os.PathLike, write) -> None:
     """Call ``write(tmp_path)`` and move the result to ``path`` only if it succeeded.
 
@@ -473,6 +477,7 @@ def write_atomic(path: str | os.PathLike, write) -> None:
     os.close(fd)
     try:
         write(tmp)
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; give the file the usual mode
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

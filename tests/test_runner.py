@@ -145,3 +145,11 @@ def test_dask_local_cluster_identical_to_local():
 def test_backend_errors(kwargs, msg):
     with pytest.raises(ConfigError, match=msg):
         mcsim.simulate("sacred-hill", games=10, **kwargs)
+
+
+def test_written_files_have_the_usual_mode(tmp_path):
+    f = tmp_path / "x.txt"
+    runner.write_atomic(f, lambda tmp: open(tmp, "w").write("hi"))
+    assert f.read_text() == "hi"
+    assert (f.stat().st_mode & 0o777) == (0o666 & ~runner._UMASK)
+    assert [p.name for p in tmp_path.iterdir()] == ["x.txt"]
