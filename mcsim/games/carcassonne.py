@@ -956,6 +956,8 @@ class Position:
     # gift effects (§4.4), applied as the kernel applies them when a card is opened
     def synod(self, player: int, x: int, y: int) -> None:
         k = K._put_meeple(self.S, self.node(x, y, "cloister"), player)
+        if k < 0:
+            raise IllegalMoveError(0, "synod", ["(no meeple in supply: no effect)"])
         self.S[24][player, k] = 1
 
     def road_sweeper(self, x: int, y: int, seg: str) -> None:
