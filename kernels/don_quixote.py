@@ -331,7 +331,8 @@ def score_round(S, rnd):
 
 @njit(cache=True)
 def score_breakdown(S, rnd, out):
-    """Scoring ``rnd`` per category into ``out`` (int64[6], order ``CAT_NAMES``); returns the sum."""
+    """Scoring ``rnd`` per category into ``out`` (int64[6], order ``CAT_NAMES``); returns
+    the sum."""
     out[0] = castle_points(S[SC, SC_CVAL], rnd, castle_knights(S, 0))
     out[1] = castle_points(S[SC, SC_CVAL + 1], rnd, castle_knights(S, 1))
     out[2] = S[SC, SC_CHURCH]
@@ -404,7 +405,8 @@ def _shuffle_row(st, arr, row):
 
 @njit(cache=True)
 def setup_estate(tiles, castles):
-    """A new estate with both castles placed (tiles T-2 on ``castles[0]``, T-1 on ``castles[1]``)."""
+    """A new estate with both castles placed (tile T-2 on ``castles[0]``, tile T-1 on
+    ``castles[1]``)."""
     S = new_estate()
     log = np.zeros(LOGN, dtype=np.int64)
     T = tiles.shape[0]

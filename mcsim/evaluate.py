@@ -235,8 +235,9 @@ def format_evaluation(ev: dict, long_name: str = "") -> str:
         for p in ev["policies"]:
             lines.append(f"  {p['policy']:<22} " + " ".join(f"{p[k][c]:7.2f}" for c in cols))
     if "regret_vs_oracle" in ev["policies"][0]:
-        lines.append(f"regret vs {ev['oracle']} (oracle minus policy, paired; the oracle's total is "
-                     "a lower bound on the optimum, so these regrets are lower bounds too):")
+        lines.append(f"regret vs {ev['oracle']} (oracle minus policy, paired; the oracle's "
+                     "total is a lower bound on the optimum, so these regrets are lower bounds "
+                     "too):")
         for p in ev["policies"]:
             r = p["regret_vs_oracle"]
             lines.append(f"  {p['policy']:<22} {r['mean']:7.2f} [{r['low']:.2f}, {r['high']:.2f}]")

@@ -384,7 +384,8 @@ def test_bad_config_errors(tmp_path):
 
 
 def test_cli_simulate_tiles_and_replay(tmp_path):
-    """issue 3 §1/§5 through the CLI: --tiles, the reconstruction notice, --json tileset, replay."""
+    """issue 3 §1/§5 through the CLI: --tiles, the reconstruction notice, --json tileset,
+    replay."""
     from cli import mcsim_cli
     runner = CliRunner()
     res = runner.invoke(mcsim_cli, ["simulate", "don-quixote", "-n", "50", "--seed", "1",
@@ -447,7 +448,8 @@ def test_s6_3_tileset_ensemble(tmp_path):
 
 
 def test_cli_evaluate_json():
-    """issue 3 §4: ``mcsim evaluate don-quixote --policy A --policy B --games N --seed S --json``."""
+    """issue 3 §4: ``mcsim evaluate don-quixote --policy A --policy B --games N --seed S
+    --json``."""
     from cli import mcsim_cli
     res = CliRunner().invoke(mcsim_cli, ["evaluate", "don-quixote", "--policy", "random",
                                          "--policy", "heuristic", "--games", "60", "--seed", "2",
@@ -531,3 +533,14 @@ def test_simple_kernel_matches_general_kernel():
         K.play_batch(*args, a, abd)
         K.play_batch_simple(*args, b, bbd)
         assert (a == b).all() and (abd == bbd).all()
+
+
+def test_s3_6_band_shares_match_the_games():
+    """shared/rules/don_quixote.md §3.6: the summary's P(total > 70/85/100) are the shares of
+    games over each band, with Wilson 95% intervals from mcsim.stats."""
+    from mcsim import stats
+    r = mcsim.simulate("don-quixote", games=500, seed=8, policies=["heuristic"])
+    s = r.games["score_0"]
+    for b in (70, 85, 100):
+        got = r.summary["don_quixote"]["bands"][f"p_over_{b}"]
+        assert got == stats.proportion(float((s > b).sum()), 500)

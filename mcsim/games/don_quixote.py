@@ -11,21 +11,21 @@ checked over an ensemble of plausible sets (``mcsim.evaluate``, ``--tileset-ense
 
 Variants (rules §3.7, the open edge cases)
 ------------------------------------------
-=====================  ==========================  ========  =========================================
-name                   values                      default   meaning
-=====================  ==========================  ========  =========================================
-last_tile_rotation     free | random               free      §3.7.4: the set-aside last tile may be
-                                                             turned 180° (free) or lies as dealt
-                                                             (random orientation from the deal)
-defence_road           own-half | half-only        own-half  §3.7.3: a border knight defends if its
-                                                             road piece has an outer-boundary port
-                                                             in the knight's own half (own-half);
-                                                             half-only also requires that piece to
-                                                             have no port in the other half
-castle_roads           file | ln-rs | ls-rn |      file      §2.1/§3.7.1: castle stub exits as in the
-                       lw-re                                 tile file, or forced to LN|RS, LS|RN,
-                                                             LW|RE
-=====================  ==========================  ========  =========================================
+===================  ======================  ========  ========================================
+name                 values                  default   meaning
+===================  ======================  ========  ========================================
+last_tile_rotation   free | random           free      §3.7.4: the set-aside last tile may be
+                                                       turned 180° (free) or lies as dealt
+                                                       (random orientation from the deal)
+defence_road         own-half | half-only    own-half  §3.7.3: a border knight defends if its
+                                                       road piece has an outer-boundary port
+                                                       in the knight's own half (own-half);
+                                                       half-only also requires that piece to
+                                                       have no port in the other half
+castle_roads         file | ln-rs | ls-rn |  file      §2.1/§3.7.1: castle stub exits as in
+                     lw-re                             the tile file, or forced to LN|RS,
+                                                       LS|RN, LW|RE
+===================  ======================  ========  ========================================
 
 Policies: ``random``, ``greedy``, ``heuristic`` (9 weights), ``rollout`` (k, base),
 ``oracle`` (beam, iters: full knowledge of the deal, the reference for regret, not a playable
@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from kernels import don_quixote as K
+from mcsim import stats
 from mcsim.errors import ConfigError, DataFileError, IllegalMoveError, InvalidRecordError
 from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
                               check_players, policy_arrays)
@@ -395,7 +396,7 @@ def _rot_mask(ports: tuple[int, ...], o: int) -> int:
 
 
 def build_tables(ts: TileSet, variant: dict[str, str] | None = None) -> np.ndarray:
-    """Compile a tile set into the kernel table ``int64[T, 2, TW]`` (layout ``kernels.don_quixote``).
+    """Compile a tile set into the kernel table ``int64[T, 2, TW]`` (``kernels.don_quixote``).
 
     ``variant`` (resolved) selects ``defence_road`` and ``castle_roads`` (§3.7); the defence
     shields per cell follow rules §3.4 (knight on a border cell whose own half has an
@@ -525,16 +526,6 @@ def _columns(score: np.ndarray, bd: np.ndarray) -> dict:
 BANDS = (70, 85, 100)  # rulebook solo bands (§3.6): very good, very rare, incredible
 
 
-def _wilson(k: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    if n == 0:
-        return (0.0, 1.0)
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (max(0.0, c - h), min(1.0, c + h))
-
-
 def _seat_values(games, name: str, seats: int) -> np.ndarray:
     cols = [f"{name}_{k}" for k in range(seats)]
     if all(c in games.columns for c in cols):
@@ -547,7 +538,7 @@ def _seat_values(games, name: str, seats: int) -> np.ndarray:
 def summarize(games, prep: Prepared) -> dict:
     """The ``"don_quixote"`` summary block: per-category and per-scoring means (all seats
     pooled), P(total > 70/85/100) with Wilson 95% intervals (rulebook bands, rules §3.6), and
-    the tile set in use."""
+    the tile set in use. Bands are ``{"estimate", "low", "high"}`` (``mcsim.stats.proportion``)."""
     seats = int(prep.policy_ids.shape[0])
     total = _seat_values(games, "score", seats).astype(float)
     n = int(total.size)
@@ -561,8 +552,7 @@ def summarize(games, prep: Prepared) -> dict:
     bands = {}
     for b in BANDS:
         k = float((total > b).sum())
-        lo, hi = _wilson(k, n)
-        bands[f"p_over_{b}"] = {"p": k / n if n else None, "ci95": [lo, hi]}
+        bands[f"p_over_{b}"] = stats.proportion(k, n)
     out["bands"] = bands
     return out
 
@@ -915,8 +905,8 @@ def format_summary(block: dict) -> str:
     ts = block.get("tileset", {})
     cat = block["mean_per_category"]
     sc = block["mean_per_scoring"]
-    bands = ", ".join(f"P(>{k.split('_')[-1]}) {v['p']:.4f} [{v['ci95'][0]:.4f}, "
-                      f"{v['ci95'][1]:.4f}]" for k, v in block["bands"].items())
+    bands = ", ".join(f"P(>{k.split('_')[-1]}) {v['estimate']:.4f} [{v['low']:.4f}, "
+                      f"{v['high']:.4f}]" for k, v in block["bands"].items())
     return "\n".join([
         f"tile set {ts.get('id')} ({ts.get('provenance')}); mean points per estate:",
         "  per category: " + ", ".join(f"{k} {v:.2f}" for k, v in cat.items()),
