@@ -1405,7 +1405,6 @@ def make_buffers(log_cap, ev_cap, n_params):
     return (pol, par, rng, log, ctx, opts, errbuf, ev)
 
 
-@njit(cache=True)
 def play_batch(first_game_index, n_games, root_seed, npl, policy_ids, policy_params, var, T):
     """Play ``n_games`` games; game i depends only on (root_seed, first_game_index + i).
 
@@ -1444,8 +1443,40 @@ def play_batch(first_game_index, n_games, root_seed, npl, policy_ids, policy_par
 
     Notes
     -----
-    jit-compiled; the caller validates all inputs.
+    Python wrapper of the jit-compiled ``_play`` (one compiled entry point with ``run_logged``);
+    the caller validates all inputs.
     """
+    r = _play(np.int64(first_game_index), np.int64(n_games), np.uint64(root_seed), np.int64(npl),
+              np.ascontiguousarray(policy_ids, dtype=np.int64),
+              np.ascontiguousarray(policy_params, dtype=np.float64),
+              np.ascontiguousarray(var, dtype=np.int64), T, np.int64(MODE_PLAY),
+              np.zeros((1, 4), np.int32), np.zeros((1, 8), np.int32), np.zeros(FIXED_SIZE, np.int32))
+    return r[:8]
+
+
+def run_logged(root_seed, game_index, npl, policy_ids, policy_params, var, T, mode, log, ev,
+               fixed):
+    """Play one game in record (mode 1) or replay (mode 2) mode (mode 0: plain play).
+
+    ``fixed`` int32[FIXED_SIZE]: setup override / setup used (see ``setup``).
+    ``log`` int32[L, 4]: decisions (written in record mode, read in replay mode);
+    ``ev`` int32[E, 8]: scoring events (ply, code, arg, score_0..4).
+    Returns (st int32[STATE_SIZE], n_decisions, n_events, err_ply (-1 none), errbuf int32[64],
+    n_err_options).
+    """
+    r = _play(np.int64(game_index), np.int64(1), np.uint64(root_seed), np.int64(npl),
+              np.ascontiguousarray(policy_ids, dtype=np.int64),
+              np.ascontiguousarray(policy_params, dtype=np.float64),
+              np.ascontiguousarray(var, dtype=np.int64), T, np.int64(mode), log, ev, fixed)
+    st, ctx, eb = r[8], r[9], r[10]
+    return st, int(ctx[C_PTR]), int(ctx[C_EVPTR]), int(ctx[C_ERR]), eb, int(ctx[C_NERR])
+
+
+@njit(cache=True)
+def _play(first_game_index, n_games, root_seed, npl, policy_ids, policy_params, var, T, mode, log,
+          ev, fixed):
+    """The batch kernel behind ``play_batch`` and ``run_logged`` (one compiled entry point).
+    Returns ``play_batch``'s eight arrays plus the last state, ctx and the error buffer."""
     score = np.zeros((n_games, npl), dtype=np.int32)
     src = np.zeros((n_games, npl, 5), dtype=np.int32)
     plies = np.zeros(n_games, dtype=np.int32)
@@ -1455,20 +1486,21 @@ def play_batch(first_game_index, n_games, root_seed, npl, policy_ids, policy_par
     kingby = np.full((n_games, 9), -1, dtype=np.int8)
     unplayed = np.zeros((n_games, npl), dtype=np.int32)
     D = make_buffers(1, 1, policy_params.shape[1])
+    D = (D[0], D[1], D[2], log, D[4], D[5], D[6], ev)
     for p in range(npl):
         D[0][p] = policy_ids[p]
         for k in range(policy_params.shape[1]):
             D[1][p, k] = policy_params[p, k]
     st = np.zeros(STATE_SIZE, dtype=np.int32)
-    fixed = np.zeros(FIXED_SIZE, dtype=np.int32)
     ctx = D[4]
     for g in range(n_games):
-        fixed[0] = 0
+        if mode == MODE_PLAY:
+            fixed[0] = 0
         ctx[C_PTR] = 0
         ctx[C_EVPTR] = 0
-        ctx[C_MODE] = MODE_PLAY
-        ctx[C_LOGCAP] = 0
-        ctx[C_EVCAP] = 0
+        ctx[C_MODE] = mode
+        ctx[C_LOGCAP] = 0 if mode == MODE_PLAY else log.shape[0]
+        ctx[C_EVCAP] = 0 if mode == MODE_PLAY else ev.shape[0]
         play_game(st, T, var, D, npl, root_seed, first_game_index + g, fixed)
         plies[g] = ctx[C_PTR]
         for p in range(npl):
@@ -1487,33 +1519,7 @@ def play_batch(first_game_index, n_games, root_seed, npl, policy_ids, policy_par
             takeround[g, c] = st[O_TAKEROUND + c]
         for r in range(9):
             kingby[g, r] = st[O_KINGBY + r]
-    return score, src, plies, pwr, taker, takeround, kingby, unplayed
-
-
-@njit(cache=True)
-def run_logged(root_seed, game_index, npl, policy_ids, policy_params, var, T, mode, log, ev,
-               fixed):
-    """Play one game in record (mode 1) or replay (mode 2) mode.
-
-    ``fixed`` int32[FIXED_SIZE]: setup override / setup used (see ``setup``).
-    ``log`` int32[L, 4]: decisions (written in record mode, read in replay mode);
-    ``ev`` int32[E, 8]: scoring events (ply, code, arg, score_0..4).
-    Returns (st int32[STATE_SIZE], n_decisions, n_events, err_ply (-1 none), errbuf int32[64],
-    n_err_options).
-    """
-    D = make_buffers(1, 1, policy_params.shape[1])
-    D = (D[0], D[1], D[2], log, D[4], D[5], D[6], ev)
-    ctx = D[4]
-    ctx[C_LOGCAP] = log.shape[0]
-    ctx[C_EVCAP] = ev.shape[0]
-    ctx[C_MODE] = mode
-    for p in range(npl):
-        D[0][p] = policy_ids[p]
-        for k in range(policy_params.shape[1]):
-            D[1][p, k] = policy_params[p, k]
-    st = np.zeros(STATE_SIZE, dtype=np.int32)
-    play_game(st, T, var, D, npl, root_seed, game_index, fixed)
-    return st, ctx[C_PTR], ctx[C_EVPTR], ctx[C_ERR], D[6], ctx[C_NERR]
+    return score, src, plies, pwr, taker, takeround, kingby, unplayed, st, ctx, D[6]
 
 
 STEP_PLACEMENT = 0
