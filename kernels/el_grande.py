@@ -724,6 +724,12 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
 def decide(st, T, var, D, kind, p, nopt, aux):
     """Choose one of ``D[5][:nopt]`` for seat ``p`` (see ``_decide``); casts every integer to
     int64 so that ``_decide`` and the heuristic compile once (compile time)."""
+    ctx = D[4]
+    if ctx[C_MODE] == MODE_PLAY and D[0][p] == POL_RANDOM:  # fast path, same draws as _decide
+        ctx[C_PTR] += 1
+        if nopt > 1:
+            return np.int64(D[5][randint(D[2][p], nopt)])
+        return np.int64(D[5][0])
     return np.int64(_decide(st, T, var, D, np.int64(kind), np.int64(p), np.int64(nopt),
                             np.int64(aux)))
 
