@@ -240,3 +240,22 @@ def test_cli_simulate_and_replay(tmp_path):
     path.write_text(json.dumps(rec))
     res = runner.invoke(mcsim_cli, ["replay", "el-grande", str(path)])
     assert res.exit_code == 1 and "illegal move" in res.output
+
+
+def test_s4_partial_summaries_merge_to_the_full_table_summary():
+    """Issue 4 §4 / mcsim.aggregate: chunked partial sums give the same block as the full table."""
+    r = mcsim.simulate("el-grande", games=240, seed=13, players=3, workers=1, chunk_size=35)
+    full = G.summarize(r.games, G.prepare(mcsim.runner.resolve_config("el-grande", players=3)[1]))
+    got = r.summary["el_grande"]
+    for ct in ("1d", "2h", "K"):
+        a, b = got["action_cards"][ct], full["action_cards"][ct]
+        assert a["taken"] == b["taken"] and a["by_round"] == pytest.approx(b["by_round"])
+        for key in ("score_diff", "win_diff"):
+            assert a[key]["mean"] == pytest.approx(b[key]["mean"])
+            assert a[key]["low"] == pytest.approx(b[key]["low"])
+    wa, wb = got["power_cards"]["win_rate_by_first_value"], full["power_cards"]["win_rate_by_first_value"]
+    assert sorted(wa) == sorted(wb)
+    for v in wa:
+        assert wa[v]["n"] == wb[v]["n"] and wa[v]["estimate"] == pytest.approx(wb[v]["estimate"])
+    for name in G.SOURCES:
+        assert got["points_by_source"][name]["mean"] == pytest.approx(full["points_by_source"][name]["mean"])

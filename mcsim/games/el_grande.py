@@ -428,101 +428,133 @@ def _diff_obs(scores: np.ndarray, shares: np.ndarray, g: np.ndarray, seat: np.nd
     return s_t - s_o, w_t - w_o
 
 
-def summarize(games, prep: Prepared) -> dict:
-    """The ``"el_grande"`` summary block (issue 4 §4).
+def _card_types() -> list[str]:
+    return [c["id"] for c in load_data()["cards"]["cards"]]
 
-    Returns
-    -------
-    dict
-        ``action_cards``: per card type (copies merged; ``K`` = the King's card, one observation
-        per round): ``copies``, ``taken`` (count), ``taken_per_game``, ``by_seat`` and
-        ``by_round`` (fractions of the takes), ``score_diff`` (taker minus the mean of the other
-        seats, final points, mean with 95% t interval) and ``win_diff`` (same for win share).
-        ``power_cards``: ``by_round`` {round: {value: fraction of plays}}, ``win_rate_by_first_value``
-        {value: Wilson interval of the win rate of the seats that played it in the first round
-        played}. ``points_by_source``: per source, mean points per seat-game with 95% interval and
-        its share of all points. ``players``, ``games``.
-    """
-    from mcsim import stats
 
+def _first_round(prep: Prepared) -> int:
+    return 2 if int(prep.variant_codes[2]) == 1 else 1
+
+
+def partial_summary(games, prep: Prepared) -> dict:
+    """Additive sums over a chunk of games (merged across chunks by addition, see
+    ``mcsim.aggregate``); ``finalize_summary`` turns them into the ``"el_grande"`` block."""
     npl = prep.config.players
     data = load_data()
-    n = len(games)
     scores = games[[f"score_{k}" for k in range(npl)]].to_numpy(dtype=np.float64)
     shares = games[[f"win_share_{k}" for k in range(npl)]].to_numpy(dtype=np.float64)
-    out: dict[str, Any] = {"players": npl, "games": n}
-
-    # action cards ----------------------------------------------------------------------------
-    by_type: dict[str, dict] = {}
-    types = []
-    for c in data["cards"]["cards"]:
-        types.append(c["id"])
-    for t in types:
+    cards = {}
+    for t in _card_types():
         gs, seats, rounds = [], [], []
         if t == "K":
             for r in range(1, 10):
                 col = games[f"king_r{r}"].to_numpy()
                 m = col >= 0
                 gs.append(np.nonzero(m)[0]); seats.append(col[m].astype(np.int64))
-                rounds.append(np.full(int(m.sum()), r))
+                rounds.append(np.full(int(m.sum()), r, dtype=np.int64))
         else:
             for cid, ct in zip(data["card_ids"], data["card_types"]):
-                if ct != t:
-                    continue
-                col = games[f"take_{cid}"].to_numpy()
-                m = col >= 0
-                gs.append(np.nonzero(m)[0]); seats.append(col[m].astype(np.int64))
-                rounds.append(games[f"take_round_{cid}"].to_numpy()[m].astype(np.int64))
-        g = np.concatenate(gs) if gs else np.zeros(0, np.int64)
-        s = np.concatenate(seats) if seats else np.zeros(0, np.int64)
-        r = np.concatenate(rounds) if rounds else np.zeros(0, np.int64)
-        row = next(c for c in data["cards"]["cards"] if c["id"] == t)
-        entry: dict[str, Any] = {"deck": row["deck"], "copies": row["copies"], "text": row["text"],
-                                 "taken": int(g.size), "taken_per_game": g.size / n if n else math.nan}
-        if g.size:
-            entry["by_seat"] = {int(k): float((s == k).mean()) for k in range(npl)}
-            entry["by_round"] = {int(k): float((r == k).mean()) for k in range(1, 10) if (r == k).any()}
-            sd, wd = _diff_obs(scores, shares, g, s)
-            entry["score_diff"] = stats.mean_interval(sd)
-            entry["win_diff"] = stats.mean_interval(wd)
-        by_type[t] = entry
-    out["action_cards"] = by_type
-
-    # power cards ----------------------------------------------------------------------------
-    by_round = {}
-    first_round = None
+                if ct == t:
+                    col = games[f"take_{cid}"].to_numpy()
+                    m = col >= 0
+                    gs.append(np.nonzero(m)[0]); seats.append(col[m].astype(np.int64))
+                    rounds.append(games[f"take_round_{cid}"].to_numpy()[m].astype(np.int64))
+        g, st, rd = np.concatenate(gs), np.concatenate(seats), np.concatenate(rounds)
+        sd, wd = _diff_obs(scores, shares, g, st) if g.size else (np.zeros(0), np.zeros(0))
+        cards[t] = {"taken": int(g.size),
+                    "seat": np.bincount(st, minlength=npl)[:npl].tolist(),
+                    "round": np.bincount(rd, minlength=10)[1:10].tolist(),
+                    "sd": [float(sd.sum()), float((sd * sd).sum())],
+                    "wd": [float(wd.sum()), float((wd * wd).sum())]}
+    by_round = []
     for r in range(1, 10):
-        vals = games[[f"power_r{r}_{k}" for k in range(npl)]].to_numpy()
-        if (vals == 0).all():
-            continue
-        if first_round is None:
-            first_round = r
-        flat = vals.ravel()
-        cnt = np.bincount(flat, minlength=14)[1:14]
-        by_round[r] = {int(v + 1): float(cnt[v] / flat.size) for v in range(13) if cnt[v]}
-    out["power_cards"] = {"by_round": by_round, "first_round": first_round}
-    if first_round is not None:
-        vals = games[[f"power_r{first_round}_{k}" for k in range(npl)]].to_numpy().ravel()
-        sh = shares.ravel()
-        wr = {}
-        for v in range(1, 14):
-            m = vals == v
-            if m.any():
-                wr[v] = stats.proportion(float(sh[m].sum()), int(m.sum()))
-                wr[v]["n"] = int(m.sum())
-        out["power_cards"]["win_rate_by_first_value"] = wr
-
-    # points by source -------------------------------------------------------------------------
-    total = scores.sum()
+        vals = games[[f"power_r{r}_{k}" for k in range(npl)]].to_numpy().ravel()
+        by_round.append(np.bincount(vals, minlength=14)[1:14].tolist())
+    fr = _first_round(prep)
+    vals = games[[f"power_r{fr}_{k}" for k in range(npl)]].to_numpy().ravel()
+    first_n = np.bincount(vals, minlength=14)[1:14].tolist()
+    first_w = np.bincount(vals, weights=shares.ravel(), minlength=14)[1:14].tolist()
     src = {}
     for name in SOURCES:
         arr = games[[f"pts_{name}_{k}" for k in range(npl)]].to_numpy(dtype=np.float64)
-        d = stats.mean_interval(arr.ravel())
-        d["share"] = float(arr.sum() / total) if total else math.nan
-        d["by_seat"] = [float(arr[:, k].mean()) for k in range(npl)]
-        src[name] = d
+        src[name] = {"sum": float(arr.sum()), "sumsq": float((arr * arr).sum()), "n": int(arr.size),
+                     "by_seat": arr.sum(axis=0).tolist()}
+    return {"n": len(games), "cards": cards, "power_by_round": by_round, "first_n": first_n,
+            "first_w": first_w, "src": src, "total": float(scores.sum())}
+
+
+def _mi(s: float, ss: float, n: int) -> dict:
+    """Mean with a Student-t 95% interval from a sum and a sum of squares."""
+    from mcsim import stats
+    if n == 0:
+        return {"mean": math.nan, "low": math.nan, "high": math.nan, "sd": math.nan, "n": 0}
+    m = s / n
+    sd = math.sqrt(max(0.0, (ss - s * s / n) / (n - 1))) if n > 1 else 0.0
+    half = stats.t_quantile(n) * sd / math.sqrt(n) if n > 1 else math.nan
+    return {"mean": m, "low": m - half, "high": m + half, "sd": sd, "n": int(n)}
+
+
+def finalize_summary(t: dict, prep: Prepared) -> dict:
+    """The ``"el_grande"`` summary block (issue 4 §4) from the summed partials.
+
+    Returns
+    -------
+    dict
+        ``action_cards``: per card type (copies merged; ``K`` = the King's card, one observation
+        per round): ``deck``, ``copies``, ``text``, ``taken`` (count), ``taken_per_game``,
+        ``by_seat`` and ``by_round`` (fractions of the takes), ``score_diff`` (taker's final
+        points minus the mean of the other seats: mean with 95% t interval) and ``win_diff``
+        (the same for the win share). ``power_cards``: ``by_round`` {round: {value: fraction of
+        plays}}, ``first_round``, ``win_rate_by_first_value`` {value: Wilson interval of the win
+        rate of the seats that played it in the first round played, plus ``n``}.
+        ``points_by_source``: per source, mean points per seat-game with 95% interval, ``share``
+        of all points, ``by_seat`` means. ``players``, ``games``.
+    """
+    from mcsim import stats
+
+    npl = prep.config.players
+    n = t["n"]
+    rows = {c["id"]: c for c in load_data()["cards"]["cards"]}
+    out: dict[str, Any] = {"players": npl, "games": n}
+    cards = {}
+    for ct, e in t["cards"].items():
+        k = e["taken"]
+        entry: dict[str, Any] = {"deck": rows[ct]["deck"], "copies": rows[ct]["copies"],
+                                 "text": rows[ct]["text"], "taken": k,
+                                 "taken_per_game": k / n if n else math.nan}
+        if k:
+            entry["by_seat"] = {s: c / k for s, c in enumerate(e["seat"])}
+            entry["by_round"] = {r + 1: c / k for r, c in enumerate(e["round"]) if c}
+            entry["score_diff"] = _mi(e["sd"][0], e["sd"][1], k)
+            entry["win_diff"] = _mi(e["wd"][0], e["wd"][1], k)
+        cards[ct] = entry
+    out["action_cards"] = cards
+    by_round = {}
+    for r, cnt in enumerate(t["power_by_round"]):
+        tot = sum(cnt)
+        if tot:
+            by_round[r + 1] = {v + 1: c / tot for v, c in enumerate(cnt) if c}
+    fr = _first_round(prep)
+    wr = {}
+    for v in range(13):
+        m = int(t["first_n"][v])
+        if m:
+            wr[v + 1] = dict(stats.proportion(float(t["first_w"][v]), m), n=m)
+    out["power_cards"] = {"by_round": by_round, "first_round": fr, "win_rate_by_first_value": wr}
+    src = {}
+    for name in SOURCES:
+        d = t["src"][name]
+        x = _mi(d["sum"], d["sumsq"], d["n"])
+        x["share"] = d["sum"] / t["total"] if t["total"] else math.nan
+        x["by_seat"] = [v / n for v in d["by_seat"]] if n else []
+        src[name] = x
     out["points_by_source"] = src
     return out
+
+
+def summarize(games, prep: Prepared) -> dict:
+    """The ``"el_grande"`` block from the full per-game table (see ``finalize_summary``)."""
+    return finalize_summary(partial_summary(games, prep), prep)
 
 
 # =============================================================================================
