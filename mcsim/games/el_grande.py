@@ -40,6 +40,19 @@ region; scored place (2h/3h); scoreboard + place; King's destination; eviction r
 victims' secret destinations; Grande region; power card taken back; 4g secret region; Castillo
 disc at general scorings.
 
+Heuristic policy (parameters in ``HEURISTIC_PARAMS``): the evaluation of a position for seat p
+is its score + ``w_board`` x (points every place would pay now) + ``w_court`` x (court size),
+minus the opponents' mean of the same. Bids maximise ``bid_cab`` x caballeros gained +
+``bid_order`` x value (+ ``bid_spread`` x value/13 x value spread of the face-up cards, -
+``bid_save`` x value x rounds left / 9). The card is the one whose greedy placement plus special
+action (exact gain for scorings, a static value x ``w_special`` otherwise) evaluates best; every
+placement, move, King/Grande/scoreboard move, removal, secret choice and Castillo disc takes the
+option with the best one-step evaluation; King-moving cards are played action first; scorings
+are skipped when they do not gain; a Veto is used on a scoring that gives the actor at least
+``veto_threshold`` points more than the holder; shortfall caballeros are taken from regions only
+while the court holds fewer than ``short_min_court``; ``eps`` = probability of a uniformly
+random decision.
+
 Points by source: ``general`` (region points at general scorings), ``special`` (region points at
 special scorings), ``king`` (+2 King bonus), ``grande`` (+2 Grande bonus), ``castillo`` (points
 for scoring the Castillo, general or special).
