@@ -227,68 +227,6 @@ def place_value(st, T, place, k):
     return T[T_VAL + place * 3 + k]
 
 
-@njit(cache=True)
-def rank_points(counts, npl, v1, v2, v3, pay, tie_rank, out_pts, out_rank):
-    """Rank the seats of one place and pay them (§4).
-
-    Parameters
-    ----------
-    counts : int32[>= npl]
-        Caballeros per seat (Grandes never count).
-    npl : int
-        Seats in the game.
-    v1, v2, v3 : int
-        Values for ranks 1, 2, 3.
-    pay : int
-        Ranks that pay (1 for 2 players, 2 for 3, 3 for 4-5 players; 1 for "first places only").
-    tie_rank : int
-        0 = rulebook (a tie slides one place back and uses two rank slots), 1 = competition
-        (a tie slides one place back; the next group starts at 1 + number of seats above it).
-    out_pts : int32[>= npl]
-        Points per seat (written).
-    out_rank : int32[>= npl]
-        Rank per seat, 0 = no caballero there (written).
-    """
-    for p in range(npl):
-        out_pts[p] = 0
-        out_rank[p] = 0
-    r = 1
-    above = 0
-    prev = 1 << 30
-    while True:
-        lvl = 0
-        for p in range(npl):
-            c = counts[p]
-            if c < prev and c > lvl:
-                lvl = c
-        if lvl == 0:
-            break
-        k = 0
-        for p in range(npl):
-            if counts[p] == lvl:
-                k += 1
-        if k == 1:
-            rank = r
-        else:
-            rank = r + 1
-        for p in range(npl):
-            if counts[p] == lvl:
-                out_rank[p] = rank
-                if rank <= pay:
-                    if rank == 1:
-                        out_pts[p] = v1
-                    elif rank == 2:
-                        out_pts[p] = v2
-                    elif rank == 3:
-                        out_pts[p] = v3
-        above += k
-        if tie_rank == 0:
-            r += 1 if k == 1 else 2
-        else:
-            r = above + 1
-        prev = lvl
-
-
 @njit(inline="always")
 def score_place(st, T, var, place, firsts_only, src, apply, out):
     """Score one place (see ``_score_place``; int64/bool casts: one compiled version)."""
@@ -317,34 +255,57 @@ def _score_place(st, T, var, place, firsts_only, src, apply, out):
         Points per seat including bonuses (written).
     """
     npl = st[O_NP]
-    counts = np.zeros(MAXP, dtype=np.int32)
-    pts = np.zeros(MAXP, dtype=np.int32)
-    rk = np.zeros(MAXP, dtype=np.int32)
+    base = O_CAB + place * 5
+    pay = 1 if firsts_only else T[T_PAY + npl]
+    tie_rank = var[V_TIE]
     for p in range(npl):
-        counts[p] = st[O_CAB + place * 5 + p]
-    pay = T[T_PAY + npl]
-    if firsts_only:
-        pay = 1
-    rank_points(counts, npl, place_value(st, T, place, 0), place_value(st, T, place, 1),
-                place_value(st, T, place, 2), pay, var[V_TIE], pts, rk)
-    for p in range(npl):
-        tot = pts[p]
-        kb = 0
-        gb = 0
-        if place != CASTILLO and rk[p] == 1:
-            if st[O_KING] == place:
-                kb = T[T_KB]
-            if st[O_GRANDE + p] == place:
-                gb = T[T_GB]
-        out[p] = tot + kb + gb
-        if apply:
-            st[O_SCORE + p] += tot + kb + gb
-            if place == CASTILLO:
-                st[O_SRC + p * 5 + SRC_CASTILLO] += tot
-            else:
-                st[O_SRC + p * 5 + src] += tot
-            st[O_SRC + p * 5 + SRC_KING] += kb
-            st[O_SRC + p * 5 + SRC_GRANDE] += gb
+        out[p] = 0
+    # distinct positive counts from the top; a group of k >= 2 tied players slides back one
+    # place; the next group starts 2 places lower (rulebook) or at 1 + players above (competition)
+    r = 1
+    above = 0
+    prev = 1 << 30
+    while True:
+        lvl = 0
+        for p in range(npl):
+            c = st[base + p]
+            if c < prev and c > lvl:
+                lvl = c
+        if lvl == 0:
+            break
+        k = 0
+        for p in range(npl):
+            if st[base + p] == lvl:
+                k += 1
+        rank = r if k == 1 else r + 1
+        tot = 0
+        if rank <= pay:
+            tot = place_value(st, T, place, rank - 1)
+        for p in range(npl):
+            if st[base + p] != lvl:
+                continue
+            kb = 0
+            gb = 0
+            if place != CASTILLO and rank == 1:
+                if st[O_KING] == place:
+                    kb = T[T_KB]
+                if st[O_GRANDE + p] == place:
+                    gb = T[T_GB]
+            out[p] = tot + kb + gb
+            if apply:
+                st[O_SCORE + p] += tot + kb + gb
+                if place == CASTILLO:
+                    st[O_SRC + p * 5 + SRC_CASTILLO] += tot
+                else:
+                    st[O_SRC + p * 5 + src] += tot
+                st[O_SRC + p * 5 + SRC_KING] += kb
+                st[O_SRC + p * 5 + SRC_GRANDE] += gb
+        above += k
+        if tie_rank == 0:
+            r += 1 if k == 1 else 2
+        else:
+            r = above + 1
+        prev = lvl
 
 
 @njit(cache=True)
