@@ -42,13 +42,20 @@ def friendly_errors(fn):
 
 
 def parse_variants(values) -> dict:
-    out = {}
-    for v in values:
-        name, eq, val = v.partition("=")
-        if not eq or not name.strip() or not val.strip():
-            raise click.BadParameter(f"{v!r} must be written name=value", param_hint="--variant")
-        out[name.strip()] = val.strip()
-    return out
+    return parse_key_values(values, "--variant")
+
+
+def check_output_paths(pairs) -> None:
+    """Fail before any game is played when an output's directory is missing or is a file."""
+    for p, name in pairs:
+        if not p:
+            continue
+        parent = Path(p).resolve().parent
+        if parent.exists() and not parent.is_dir():
+            raise click.BadParameter(f"{Path(p).parent} is a file, not a directory",
+                                     param_hint=name)
+        if not parent.is_dir():
+            raise click.BadParameter(f"directory {Path(p).parent} does not exist", param_hint=name)
 
 
 def game_argument(fn):
@@ -66,6 +73,8 @@ def parse_key_values(values, hint: str) -> dict:
         name, eq, val = v.partition("=")
         if not eq or not name.strip() or not val.strip():
             raise click.BadParameter(f"{v!r} must be written name=value", param_hint=hint)
+        if name.strip() in out:
+            raise click.BadParameter(f"{name.strip()!r} is given twice", param_hint=hint)
         out[name.strip()] = val.strip()
     return out
 
@@ -117,7 +126,8 @@ class OneLineErrorGroup(click.Group):
         try:
             rv = super().main(*args, standalone_mode=False, **kwargs)
         except click.ClickException as e:
-            click.echo(f"Error: {e.format_message()}", err=True)
+            message = " ".join(e.format_message().split())  # always exactly one line
+            click.echo(f"Error: {message}", err=True)
             sys.exit(e.exit_code)
         except (click.Abort, KeyboardInterrupt):
             click.echo("Aborted!", err=True)
@@ -175,17 +185,18 @@ def games_cmd(as_json):
 def format_summary(summary: dict, module) -> str:
     """Readable text of a summary (the table printed by ``simulate``)."""
     var = " ".join(f"{k}={v}" for k, v in summary["variant"].items()) or "-"
+    pw = max([22] + [len(s["policy"]) + 1 for s in summary["seats"]])
     lines = [
         f"{module.SPEC.long_name}: {summary['games']:,} games, seed {summary['seed']}, "
         f"{summary['players']} players, variant {var}",
-        f"{'seat':>4}  {'policy':<22} {'win rate [95% CI]':<28} {'mean score [95% CI]':<28}"
+        f"{'seat':>4}  {'policy':<{pw}} {'win rate [95% CI]':<28} {'mean score [95% CI]':<28}"
         f"{'sd':>7} {'min':>6} {'p50':>6} {'max':>6}",
     ]
     for s in summary["seats"]:
         w, sc = s["win_rate"], s["score"]
         wr = f"{w['estimate']:.4f} [{w['low']:.4f}, {w['high']:.4f}]"
         ms = f"{sc['mean']:.3f} [{sc['low']:.3f}, {sc['high']:.3f}]"
-        lines.append(f"{s['seat']:>4}  {s['policy']:<22} {wr:<28} {ms:<28}{sc['sd']:>7.3f} "
+        lines.append(f"{s['seat']:>4}  {s['policy']:<{pw}} {wr:<28} {ms:<28}{sc['sd']:>7.3f} "
                      f"{sc['min']:>6g} {sc['p50']:>6g} {sc['max']:>6g}")
     ln = summary["length"]
     gps = summary.get("games_per_second") or 0
@@ -194,7 +205,11 @@ def format_summary(summary: dict, module) -> str:
     block = summary.get(module.SPEC.summary_key)
     if block is not None:
         if hasattr(module, "format_summary"):
-            lines.append(module.format_summary(block))
+            import inspect
+            if len(inspect.signature(module.format_summary).parameters) > 1:
+                lines.append(module.format_summary(block, summary))
+            else:
+                lines.append(module.format_summary(block))
         else:
             lines.append(json.dumps(block, default=str))
     return "\n".join(lines)
@@ -251,9 +266,14 @@ def simulate_cmd(game, games, seed, policies, variants, players, workers, chunk_
         raise click.UsageError("--record K needs --record-out FILE")
     if record_out and not record:
         raise click.UsageError("--record-out needs --record K (K > 0)")
-    for p, name in ((out, "--out"), (record_out, "--record-out")):
-        if p and not Path(p).resolve().parent.is_dir():
-            raise click.BadParameter(f"directory {Path(p).parent} does not exist", param_hint=name)
+    check_output_paths(((out, "--out"), (record_out, "--record-out")))
+    if single_file and Path(out).is_dir():
+        raise click.BadParameter(f"{out} is a directory", param_hint="--out")
+    if record_out and Path(record_out).suffix.lower() != ".json":
+        raise click.BadParameter("must end in .json", param_hint="--record-out")
+    if record and games > 0 and record > games:
+        raise click.BadParameter(f"{record} records asked of a {games}-game run",
+                                 param_hint="--record")
     options = game_options(tiles)
     result = mcsim.simulate(game, games=games, seed=seed, policies=policies or None,
                             variant=parse_variants(variants), players=players, workers=workers,

@@ -375,8 +375,8 @@ def choose_move(state, moves, kind, policy_id, params, rng, zone):
         return lsb(moves)
     if policy_id == POLICY_RANDOM or (params[P_EPS] > 0.0 and random_float(rng) < params[P_EPS]):
         return kth_set_bit(moves, randint(rng, n))
-    best = -1e300
-    best_move = -1
+    best = -np.inf
+    best_move = lsb(moves)  # a legal move even if every value compares false (NaN)
     ties = 0
     m = moves
     while m != _ZERO:

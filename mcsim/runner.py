@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import importlib
+import itertools
 import json
 import multiprocessing as mp
 import os
@@ -37,6 +38,7 @@ from mcsim.games import get_game
 from mcsim.games.base import PolicyChoice, Prepared, RunConfig, check_players, parse_policy
 
 MAX_SEED = 2**64 - 1
+MAX_GAMES = 10**12
 DEFAULT_CHUNK_SIZE = 20_000
 MIN_CHUNK_SIZE = 64
 #: runs of at most this many games keep their per-game rows in memory by default
@@ -117,13 +119,39 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def chunk_plan(module, games: int, chunk_size: int | None = None) -> list[tuple[int, int]]:
-    """``[(first_game_index, n_games), ...]`` covering ``0 .. games-1``.
+class ChunkPlan:
+    """The chunks of a run: ``[(first_game_index, n_games), ...]`` covering ``0 .. games-1``.
 
     Depends only on the game count (and an explicit ``chunk_size``), never on workers or the
-    backend. Default: the game's ``CHUNK_SIZE``, but at least 16 chunks when that leaves
-    ``MIN_CHUNK_SIZE`` games per chunk; rounded up to the game's ``CHUNK_MULTIPLE``.
+    backend. Default size: the game's ``CHUNK_SIZE``, but at least 16 chunks when that leaves
+    ``MIN_CHUNK_SIZE`` games per chunk; rounded up to the game's ``CHUNK_MULTIPLE``. A lazy
+    sequence (iterating it allocates nothing per chunk up front), so any game count fits.
     """
+
+    def __init__(self, games: int, chunk: int):
+        self.games = games
+        self.chunk = chunk
+
+    def __len__(self) -> int:
+        return -(-self.games // self.chunk)
+
+    def __iter__(self):
+        for first in range(0, self.games, self.chunk):
+            yield first, min(self.chunk, self.games - first)
+
+    def __getitem__(self, k: int) -> tuple[int, int]:
+        first = range(0, self.games, self.chunk)[k]
+        return first, min(self.chunk, self.games - first)
+
+    def __eq__(self, other) -> bool:
+        return list(self) == list(other)
+
+    def __repr__(self) -> str:
+        return f"ChunkPlan(games={self.games}, chunk={self.chunk})"
+
+
+def chunk_plan(module, games: int, chunk_size: int | None = None) -> ChunkPlan:
+    """The run's chunks (see ``ChunkPlan``)."""
     if chunk_size is None:
         cap = int(getattr(module, "CHUNK_SIZE", DEFAULT_CHUNK_SIZE))
         chunk = max(min(cap, -(-games // 16)), min(MIN_CHUNK_SIZE, games))
@@ -131,7 +159,7 @@ def chunk_plan(module, games: int, chunk_size: int | None = None) -> list[tuple[
         chunk = int(chunk_size)
     mult = int(getattr(module, "CHUNK_MULTIPLE", 1))
     chunk = -(-chunk // mult) * mult
-    return [(s, min(chunk, games - s)) for s in range(0, games, chunk)]
+    return ChunkPlan(games, chunk)
 
 
 def has_partials(module) -> bool:
@@ -174,15 +202,20 @@ def _ignore_sigint():
 
 
 def _execute(tasks, backend: str, workers: int, scheduler: str | None):
-    """Yield ``_work`` results in task order, keeping at most ~2 tasks per worker in flight."""
-    if backend == "serial" or (backend == "local" and (workers <= 1 or len(tasks) <= 1)):
-        for t in tasks:
+    """Yield ``_work`` results in task order, keeping at most ~2 tasks per worker in flight.
+
+    ``tasks`` may be any iterable (it is consumed lazily)."""
+    it = iter(tasks)
+    head = list(itertools.islice(it, 2))
+    it = itertools.chain(head, it)
+    if backend == "serial" or (backend == "local" and (workers <= 1 or len(head) <= 1)):
+        for t in it:
             yield _work(t)
         return
     window = max(2, 2 * workers)
     if backend == "local":
         ctx = mp.get_context("fork")
-        pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=ctx,
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
                                    initializer=_ignore_sigint)
         submit = pool.submit
         close = lambda: pool.shutdown(wait=True, cancel_futures=True)  # noqa: E731
@@ -190,7 +223,6 @@ def _execute(tasks, backend: str, workers: int, scheduler: str | None):
         client, close = _dask_client(workers, scheduler)
         submit = lambda fn, t: client.submit(fn, t, pure=False)  # noqa: E731
     pending: collections.deque = collections.deque()
-    it = iter(tasks)
     try:
         for t in it:
             pending.append(submit(_work, t))
@@ -215,7 +247,7 @@ def _dask_client(workers: int, scheduler: str | None):
     if scheduler:
         try:
             client = Client(scheduler, timeout="10s")
-        except (OSError, TimeoutError) as e:
+        except (OSError, TimeoutError, ValueError, TypeError) as e:
             raise ConfigError(f"cannot reach the Dask scheduler at {scheduler} ({e})") from None
         return client, client.close
     import logging
@@ -259,8 +291,11 @@ def games_frame(columns: dict[str, np.ndarray], first_game_index: int, players: 
 
 
 def build_summary(module, prep: Prepared, agg: Aggregate, games_df: pd.DataFrame | None,
-                  seed: int, elapsed: float) -> dict:
-    """The common summary frame (README, "JSON keys") plus the game's own block."""
+                  seed: int, elapsed: float, played: int | None = None) -> dict:
+    """The common summary frame (README, "JSON keys") plus the game's own block.
+
+    ``games_per_second`` counts the ``played`` games of this call (a resumed run's earlier
+    chunks are not counted) over ``elapsed`` seconds."""
     cfg = prep.config
     labels = [p.label() for p in cfg.policies]
     summary: dict[str, Any] = {
@@ -270,7 +305,8 @@ def build_summary(module, prep: Prepared, agg: Aggregate, games_df: pd.DataFrame
     summary.update(prep.info)
     summary["seats"] = agg.seat_summaries(labels)
     summary["length"] = agg.length_summary()
-    summary["games_per_second"] = agg.n / elapsed if elapsed > 0 else None
+    played = agg.n if played is None else played
+    summary["games_per_second"] = played / elapsed if elapsed > 0 and played else None
     summary["elapsed_seconds"] = elapsed
     if has_partials(module):
         block = module.finalize_summary(agg.game_partial, prep)
@@ -284,7 +320,7 @@ def _run_manifest(cfg: RunConfig, games: int, seed: int, plan) -> dict:
     return {"game": cfg.game, "games": games, "seed": seed, "players": cfg.players,
             "policies": [p.label() for p in cfg.policies], "variant": dict(cfg.variant),
             "options": {k: str(v) for k, v in cfg.options.items()},
-            "chunk_size": plan[0][1], "chunks": len(plan)}
+            "chunk_size": plan.chunk, "chunks": len(plan)}
 
 
 def _prepare_out_dir(out_dir: Path, manifest: dict, resume: bool) -> set[int]:
@@ -380,6 +416,8 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
     """
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games <= 0:
         raise ConfigError(f"--games must be a positive whole number, not {games}")
+    if games > MAX_GAMES:
+        raise ConfigError(f"--games must be at most {MAX_GAMES:,} (10**12), not {games:,}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not (0 <= seed <= MAX_SEED):
         raise ConfigError(f"--seed must be a whole number in [0, 2**64), not {seed}")
     if workers is None:
@@ -411,36 +449,38 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
         done = _prepare_out_dir(out_path, _run_manifest(cfg, games, seed, plan), resume)
     t0 = time.perf_counter()
     module.play_chunk(prep, 0, 1, seed)  # compile (or load the cache) before starting workers
-    tasks = [(module.__name__, prep, first, n, seed, keep_games,
+    tasks = ((module.__name__, prep, first, n, seed, keep_games,
               None if out_path is None else str(out_path))
-             for first, n in plan if first not in done]
-    aggs: dict[int, Aggregate] = {}
-    frames: dict[int, pd.DataFrame] = {}
-    for first in sorted(done):
-        aggs[first] = Aggregate.from_json(json.loads(_agg_path(out_path, first).read_text()))
-        if keep_games:
-            frames[first] = pd.read_parquet(out_path / (_part_name(first) + ".parquet"))
+             for first, n in plan if first not in done)
+    results = _execute(tasks, backend, workers, scheduler)
     from tqdm import tqdm
 
-    bar = tqdm(total=games, initial=sum(a.n for a in aggs.values()), unit="game",
-               unit_scale=True, file=sys.stderr, delay=1.0, disable=not progress, leave=False,
-               dynamic_ncols=True)
+    resumed = sum(n for first, n in plan if first in done) if done else 0
+    bar = tqdm(total=games, initial=resumed, unit="game", unit_scale=True, file=sys.stderr,
+               delay=1.0, disable=not progress, leave=False, dynamic_ncols=True)
+    total = Aggregate.empty(cfg.players)
+    frames: list[pd.DataFrame] = []
     try:
-        for first, agg, df in _execute(tasks, backend, workers, scheduler):
-            aggs[first] = agg
-            if df is not None:
-                frames[first] = df
-            bar.update(agg.n)
+        # merge in chunk order as results arrive (they come in task order): flat memory
+        for first, n in plan:
+            if first in done:
+                agg = Aggregate.from_json(json.loads(_agg_path(out_path, first).read_text()))
+                df = (pd.read_parquet(out_path / (_part_name(first) + ".parquet"))
+                      if keep_games else None)
+            else:
+                got, agg, df = next(results)
+                assert got == first, (got, first)
+                bar.update(agg.n)
+            total = total.merge(agg)
+            if keep_games:
+                frames.append(df)
     finally:
         bar.close()
+        results.close()
     elapsed = time.perf_counter() - t0
-    total = Aggregate.empty(cfg.players)
-    for first, _ in plan:
-        total = total.merge(aggs[first])
-    games_df = None
-    if keep_games:
-        games_df = pd.concat([frames[f] for f, _ in plan], ignore_index=True)
-    summary = build_summary(module, prep, total, games_df, seed, elapsed)
+    games_df = pd.concat(frames, ignore_index=True) if keep_games else None
+    summary = build_summary(module, prep, total, games_df, seed, elapsed,
+                            played=games - resumed)
     if out_path is not None:
         text = to_json(summary, indent=1)
         write_atomic(out_path / SUMMARY_NAME, lambda tmp: Path(tmp).write_text(text + "\n"))

@@ -102,6 +102,20 @@ def test_perft(run):
     (["perft", "sacred-hill"], 2, "--depth"),
     (["perft", "sacred-hill", "-d", "2", "--variant", "zone=x"], 2, "zone"),
     (["replay", "sacred-hill", "/no/such/file.json"], 2, "does not exist"),
+    # found by a fresh-user test session (regressions)
+    (["simulate"], 2, "Missing argument 'GAME'. Choose from: sacred-hill,"),
+    (["simulate", "sacred-hill", "-p", "greedy:w_kingdoms=inf"], 2, "must be a finite number"),
+    (["simulate", "sacred-hill", "-p", "greedy:"], 2, "no parameters after ':'"),
+    (["simulate", "sacred-hill", "-p", "greedy:eps=0.1,eps=0.2"], 2, "'eps' given twice"),
+    (["simulate", "sacred-hill", "--variant", "zone=knight12", "--variant", "zone=chebyshev8"],
+     2, "'zone' is given twice"),
+    (["simulate", "sacred-hill", "-n", "10", "--record", "20", "--record-out", "r.json"], 2,
+     "20 records asked of a 10-game run"),
+    (["simulate", "sacred-hill", "--record", "2", "--record-out", "r.txt"], 2, "must end in .json"),
+    (["simulate", "sacred-hill", "-n", "99999999999999999999"], 2, "at most 1,000,000,000,000"),
+    (["simulate", "sacred-hill", "-n", "10", "--backend", "dask", "--scheduler", "notaurl"], 2,
+     "cannot reach the Dask scheduler at notaurl"),
+    (["simulate", "sacred-hill", "--option", "foo=1"], 2, "unknown option 'foo' for sacred-hill"),
 ])
 def test_bad_input_one_line(run, args, code, text):
     one_error_line(run(*args), code, text)
@@ -130,3 +144,24 @@ def test_replay_bad_records(run, tmp_path, content, text):
     f = tmp_path / "r.json"
     f.write_text(content)
     one_error_line(run("replay", "sacred-hill", f), 1, text)
+
+
+def test_out_onto_existing_directory_or_under_a_file(run, tmp_path):
+    d = tmp_path / "dd.parquet"
+    d.mkdir()
+    one_error_line(run("simulate", "sacred-hill", "-n", 10, "--out", d), 2, "is a directory")
+    f = tmp_path / "plain"
+    f.write_text("")
+    one_error_line(run("simulate", "sacred-hill", "-n", 10, "--out", f / "x.csv"), 2,
+                   "is a file, not a directory")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dd.parquet", "plain"]
+
+
+def test_replay_checks_recorded_points(run, tmp_path):
+    rec = tmp_path / "r.json"
+    assert run("simulate", "sacred-hill", "-n", 3, "-q", "--record", 1, "--record-out",
+               rec).exit_code == 0
+    r = json.loads(rec.read_text())
+    r["points"] = r["points"][::-1]
+    rec.write_text(json.dumps(r))
+    one_error_line(run("replay", "sacred-hill", rec), 1, "the record says points")

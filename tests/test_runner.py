@@ -28,9 +28,20 @@ def test_chunk_plan_depends_only_on_game_count():
     sh = get_game("sacred-hill")
     plan = runner.chunk_plan(sh, 1001)
     assert sum(n for _, n in plan) == 1001 and plan[0] == (0, 64)
-    assert all(n % 2 == 0 for _, n in plan[:-1])  # CHUNK_MULTIPLE: matches stay in one chunk
+    assert all(n % 2 == 0 for _, n in list(plan)[:-1])  # CHUNK_MULTIPLE: matches stay together
     assert runner.chunk_plan(sh, 10_000_000)[0] == (0, 50_000)
     assert runner.chunk_plan(sh, 10, chunk_size=3) == [(0, 4), (4, 4), (8, 2)]
+
+
+def test_chunk_plan_is_lazy_for_any_game_count():
+    plan = runner.chunk_plan(get_game("sacred-hill"), 10**12)
+    assert len(plan) == 20_000_000 and plan[-1] == (10**12 - 50_000, 50_000)
+    assert next(iter(plan)) == (0, 50_000)
+
+
+def test_game_count_cap():
+    with pytest.raises(ConfigError, match="at most 1,000,000,000,000"):
+        mcsim.simulate("sacred-hill", games=10**12 + 1)
 
 
 def test_summary_identical_for_any_workers():
@@ -83,6 +94,9 @@ def test_dataset_out_and_resume(tmp_path):
     (out / "_summary.json").unlink()
     again = mcsim.simulate("sacred-hill", games=2000, seed=4, out_dir=out, resume=True)
     pd.testing.assert_frame_equal(again.games, full.games)
+    # a finished run resumed plays nothing: no throughput to report
+    done = mcsim.simulate("sacred-hill", games=2000, seed=4, out_dir=out, resume=True)
+    assert done.summary["games_per_second"] is None and done.summary["games"] == 2000
     assert strip_timing(again.summary) == strip_timing(full.summary)
     assert json.loads((out / "_summary.json").read_text())["games"] == 2000
 

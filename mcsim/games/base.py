@@ -35,6 +35,7 @@ Policies are an integer id plus a float64 parameter vector; ``PolicySpec`` names
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import math
 from typing import Any
 
 import numpy as np
@@ -86,6 +87,9 @@ class PolicySpec:
         out = np.empty(len(self.params), dtype=np.float64)
         for k, p in enumerate(self.params):
             v = overrides.pop(p.name, p.default)
+            if not math.isfinite(v):
+                raise UnknownPolicyError(
+                    f"policy {self.name!r}: parameter {p.name}={v} must be a finite number")
             if not (p.low <= v <= p.high):
                 raise UnknownPolicyError(
                     f"policy {self.name!r}: parameter {p.name}={v} is outside [{p.low}, {p.high}]")
@@ -163,17 +167,22 @@ def parse_policy(text: str) -> PolicyChoice:
     >>> parse_policy("greedy:eps=0.1")
     PolicyChoice(name='greedy', params={'eps': 0.1})
     """
-    name, _, rest = text.strip().partition(":")
+    name, colon, rest = text.strip().partition(":")
     params: dict[str, float] = {}
+    if colon and not rest.strip():
+        raise UnknownPolicyError(f"policy {text!r}: no parameters after ':'")
     if rest:
         for item in rest.split(","):
             key, eq, val = item.partition("=")
-            if not eq:
+            key = key.strip()
+            if not eq or not key:
                 raise UnknownPolicyError(f"policy parameter {item!r} must be written name=value")
+            if key in params:
+                raise UnknownPolicyError(f"policy {name!r}: parameter {key!r} given twice")
             try:
-                params[key.strip()] = float(val)
+                params[key] = float(val)
             except ValueError:
-                raise UnknownPolicyError(f"policy parameter {key.strip()}={val!r} is not a number")
+                raise UnknownPolicyError(f"policy parameter {key}={val!r} is not a number")
     return PolicyChoice(name.strip(), params)
 
 

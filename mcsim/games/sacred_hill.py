@@ -251,10 +251,14 @@ def summarize(games, prep: Prepared) -> dict:
     return finalize_summary(partial_summary(games, prep), prep)
 
 
-def format_summary(block: dict) -> str:
-    """Readable lines for the ``"sacred_hill"`` block."""
+def format_summary(block: dict, summary: dict | None = None) -> str:
+    """Readable lines for the ``"sacred_hill"`` block (``summary``: the whole summary)."""
+    mixed = summary is not None and len(set(summary["policies"])) > 1
+    label = ("seat balance (win rate seat 0 - seat 1; the seats' policies differ, so this mixes "
+             "the seat and policy effects: see `mcsim tournament`)" if mixed else
+             "first-player balance (win rate seat 0 - seat 1)")
     lines = [
-        f"first-player balance (win rate seat 0 - seat 1): {block['balance']:+.4f}",
+        f"{label}: {block['balance']:+.4f}",
         f"decided by territory: {block['decided_by_territory']:.1%}   "
         f"captures per game: {block['captures_per_game']:.2f}",
         "mean per seat (0 / 1): kingdoms {:.2f} / {:.2f}, territory {:.2f} / {:.2f}, "
@@ -263,9 +267,16 @@ def format_summary(block: dict) -> str:
     ]
     if block["match_win_rate"]:
         a, b = block["match_win_rate"]
-        lines.append(f"matches ({block['matches']:,}, each player starts once): player A "
-                     f"{a['estimate']:.4f} [{a['low']:.4f}, {a['high']:.4f}], player B "
-                     f"{b['estimate']:.4f}; drawn {block['match_draw_rate']:.2%}")
+        if mixed:
+            how = (f"{block['matches']:,} matches: each game plus a return game with the seats "
+                   f"swapped ({block['matches']:,} extra games played)")
+            who = summary["policies"]
+        else:
+            how = f"{block['matches']:,} matches: games 2j and 2j+1, each player starting once"
+            who = ["player starting game 2j", "the other"]
+        lines.append(f"match win rate ({how}): {who[0]} {a['estimate']:.4f} "
+                     f"[{a['low']:.4f}, {a['high']:.4f}], {who[1]} {b['estimate']:.4f}; "
+                     f"drawn {block['match_draw_rate']:.2%}")
     return "\n".join(lines)
 
 
@@ -339,7 +350,12 @@ def replay(record: dict) -> dict:
             play(state, text, variant)
         except IllegalMoveError as e:
             raise IllegalMoveError(ply, text, e.legal) from None
-    return describe(state)
+    result = describe(state)
+    claimed = record.get("points")
+    if claimed is not None and result["points"] is not None and list(claimed) != result["points"]:
+        raise InvalidRecordError(f"the record says points {list(claimed)} but its moves give "
+                                 f"{result['points']}")
+    return result
 
 
 def describe(state) -> dict:
