@@ -205,11 +205,7 @@ def format_summary(summary: dict, module) -> str:
     block = summary.get(module.SPEC.summary_key)
     if block is not None:
         if hasattr(module, "format_summary"):
-            import inspect
-            if len(inspect.signature(module.format_summary).parameters) > 1:
-                lines.append(module.format_summary(block, summary))
-            else:
-                lines.append(module.format_summary(block))
+            lines.append(module.format_summary(block, summary))
         else:
             lines.append(json.dumps(block, default=str))
     return "\n".join(lines)

@@ -38,6 +38,7 @@ CONFIGS = [
     ("don-quixote", ["rollout"], 1, 500, 50, {}),
     ("don-quixote", ["oracle"], 1, 200, 20, {}),
     ("el-grande", ["random"], 2, 5_000, 200, {}),
+    ("el-grande", ["random"], 4, 20_000, 1_000, {}),
     ("el-grande", ["random"], 5, 2_000, 100, {}),
     ("el-grande", ["heuristic"], 4, 2_000, 100, {}),
     ("carcassonne", ["random"], 2, 20_000, 1_000, {}),

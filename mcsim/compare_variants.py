@@ -139,7 +139,8 @@ def format_comparison(res: dict, long_name: str = "") -> str:
                          f"{w['high']:.4f}]  mean score {sc['mean']:.2f} "
                          f"[{sc['low']:.2f}, {sc['high']:.2f}]")
         lines.append(f"  score spread {_ci(a['score_spread'], '{:.2f}')}  winner margin "
-                     f"{_ci(a['winner_margin'], '{:.2f}')}  seat balance {a['seat_balance']:.4f}")
+                     f"{_ci(a['winner_margin'], '{:.2f}')}  seat imbalance "
+                     f"(TV distance from 1/players) {a['seat_balance']:.4f}")
     for p in res["paired"]:
         lines.append(f"paired difference ({p['arm']}) - ({p['reference']}), mean [95% CI]:")
         for k, (w, s) in enumerate(zip(p["win_share"], p["score"])):
@@ -147,6 +148,6 @@ def format_comparison(res: dict, long_name: str = "") -> str:
         lines.append(f"  mean score {_ci(p['mean_score'], '{:+.2f}')}  score spread "
                      f"{_ci(p['score_spread'], '{:+.2f}')}  "
                      f"winner margin {_ci(p['winner_margin'], '{:+.2f}')}")
-        lines.append(f"  seat balance change {p['seat_balance_change']:+.4f}  same winner "
+        lines.append(f"  seat imbalance change {p['seat_balance_change']:+.4f}  same winner "
                      f"{p['same_winner']['estimate']:.3f}")
     return "\n".join(lines)

@@ -25,6 +25,8 @@ Each ``mcsim/games/<game>.py`` defines a frozen ``SPEC = GameSpec(...)`` and the
     compares ``"points"`` with the run's ``score_<k>``.
 ``perft(depth: int, variant: dict) -> int``  (optional)
 ``format_replay(result: dict) -> str``  (optional) readable text for ``mcsim replay``.
+``format_summary(block: dict, summary: dict | None = None) -> str``  (optional) readable text of
+    the game's summary block (``summary``: the whole summary, for context such as the policies).
 
 Module constants (optional): ``CHUNK_SIZE`` (games per chunk), ``CHUNK_MULTIPLE`` (chunk sizes
 are rounded up to it), ``OPTIONS`` (``{key: help}``: the game-specific options accepted in

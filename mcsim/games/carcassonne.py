@@ -998,7 +998,7 @@ class Position:
         return [int(v) for v in self.S[14][:self.players, CATEGORIES.index(category)]]
 
 
-def format_summary(block: dict) -> str:
+def format_summary(block: dict, summary: dict | None = None) -> str:
     """Readable text of the ``"carcassonne"`` summary block (printed by ``mcsim simulate``)."""
     def ci(d, f="{:.2f}"):
         return f"{f.format(d['mean'])} [{f.format(d['low'])}, {f.format(d['high'])}]"

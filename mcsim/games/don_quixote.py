@@ -900,7 +900,7 @@ def ensemble_options(k: int, seed: int, out_dir: str | None = None) -> list[tupl
     return out
 
 
-def format_summary(block: dict) -> str:
+def format_summary(block: dict, summary: dict | None = None) -> str:
     """Readable lines of the ``"don_quixote"`` summary block (for ``mcsim simulate``)."""
     ts = block.get("tileset", {})
     cat = block["mean_per_category"]

@@ -1007,7 +1007,7 @@ def court_intake(st: np.ndarray, seat: int, power_value: int, decisions: list,
     return st
 
 
-def format_summary(block: dict) -> str:
+def format_summary(block: dict, summary: dict | None = None) -> str:
     """Readable tables of the ``"el_grande"`` block: action cards, power cards, point sources."""
     lines = ["action cards (taker minus mean of the others; 95% CI)",
              f"{'card':5s} {'taken/game':>10s}  {'score diff':>26s}  {'win-share diff':>28s}  text"]

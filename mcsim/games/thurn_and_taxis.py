@@ -1241,7 +1241,7 @@ def naive_score_record(record: dict, data: dict | None = None) -> dict:
     return {"scores": scores, "winner": winner, "carriages": carriage, "tiles": tiles}
 
 
-def format_summary(block: dict) -> str:
+def format_summary(block: dict, summary: dict | None = None) -> str:
     """Readable text of the ``thurn_and_taxis`` summary block (printed by ``mcsim simulate``)."""
 
     def pct(d):
