@@ -304,7 +304,8 @@ def tournament_cmd(game, games, seed, policies, variants, players, workers, chun
     """Every policy against every other in every seat: win-rate matrix, Elo, seat effect.
 
     Each pair of policies plays all seat rotations, N games per lineup, on the same deals
-    (common random numbers). Elo ratings and seat effects come from one maximum-likelihood fit,
+    (common random numbers). Here --games/-n is the number of games per lineup, and each
+    --policy is one contestant (every contestant sits in every seat). Elo ratings and seat effects come from one maximum-likelihood fit,
     so the seat advantage is separated from policy strength.
 
     \b
