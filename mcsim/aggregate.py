@@ -47,8 +47,10 @@ def add_partials(a: Any, b: Any) -> Any:
     if isinstance(a, dict):
         keys = list(a) + [k for k in b if k not in a]
         return {k: add_partials(a.get(k), b.get(k)) for k in keys}
-    if isinstance(a, list):
-        return (np.asarray(a) + np.asarray(b)).tolist()
+    if isinstance(a, (list, tuple)):
+        if len(a) != len(b):
+            raise ValueError(f"cannot add partial lists of lengths {len(a)} and {len(b)}")
+        return [add_partials(x, y) for x, y in zip(a, b)]
     return a + b
 
 

@@ -56,6 +56,23 @@ def mean_interval(values) -> dict:
     return {"mean": m, "low": m - half, "high": m + half, "sd": sd, "n": int(n)}
 
 
+def moments(values) -> dict:
+    """Mergeable moments of some values: ``{"n", "sum", "sumsq"}`` (add them key by key)."""
+    x = np.asarray(values, dtype=np.float64)
+    return {"n": int(x.size), "sum": float(x.sum()), "sumsq": float((x * x).sum())}
+
+
+def mean_interval_from_moments(m: dict) -> dict:
+    """``mean_interval`` computed from merged ``moments`` (same keys and meaning)."""
+    n = m["n"]
+    if n == 0:
+        return {"mean": math.nan, "low": math.nan, "high": math.nan, "sd": math.nan, "n": 0}
+    mean = m["sum"] / n
+    sd = math.sqrt(max((m["sumsq"] - n * mean * mean) / (n - 1), 0.0)) if n > 1 else 0.0
+    half = t_quantile(n) * sd / math.sqrt(n) if n > 1 else math.nan
+    return {"mean": mean, "low": mean - half, "high": mean + half, "sd": sd, "n": int(n)}
+
+
 def score_summary(values) -> dict:
     """Score summary of one seat: mean with 95% interval, sd, min, median, max (points)."""
     x = np.asarray(values, dtype=np.float64)

@@ -63,3 +63,45 @@ def test_records_replay_to_run_result(game):
         row = r.games.iloc[i]
         expected = [row[f"score_{k}"] for k in range(r.summary["players"])]
         assert list(out["points"]) == pytest.approx(expected)
+
+
+def _close(a, b, path="block"):
+    """Recursive comparison: equal structure, numbers equal up to float rounding."""
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and set(a) == set(b), path
+        for k in a:
+            _close(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), path
+        for i, (x, y) in enumerate(zip(a, b)):
+            _close(x, y, f"{path}[{i}]")
+    elif isinstance(a, float) and isinstance(b, (int, float)):
+        assert (np.isnan(a) and np.isnan(b)) or a == pytest.approx(b, rel=1e-9, abs=1e-12), path
+    else:
+        assert a == b, path
+
+
+def test_chunk_merged_summary_equals_whole_table(game):
+    """Issue 7 §1: partial aggregates merged over chunks give the whole table's summary."""
+    if not (hasattr(game, "partial_summary") and hasattr(game, "finalize_summary")):
+        pytest.skip(f"{game.SPEC.id} summarises from the whole table (keeps its rows)")
+    s = game.SPEC
+    players = s.max_players
+    r = mcsim.simulate(s.id, games=60, seed=13, players=players, chunk_size=7, keep_games=True)
+    whole = game.finalize_summary(game.partial_summary(r.games, r.prepared), r.prepared)
+    _close(r.summary[s.summary_key], whole)
+    bounded = mcsim.simulate(s.id, games=60, seed=13, players=players, chunk_size=7,
+                             keep_games=False)
+    assert bounded.games is None
+    _close(bounded.summary[s.summary_key], whole)
+
+
+def test_carcassonne_gift_tallies_merge_over_chunks():
+    """The gift part of the Carcassonne block merges over chunks too (gifts=true)."""
+    from mcsim.games import get_game
+    g = get_game("carcassonne")
+    r = mcsim.simulate("carcassonne", games=30, seed=2, chunk_size=4,
+                       variant={"gifts": "true"}, keep_games=True)
+    whole = g.finalize_summary(g.partial_summary(r.games, r.prepared), r.prepared)
+    assert "gifts" in whole
+    _close(r.summary["carcassonne"], whole)

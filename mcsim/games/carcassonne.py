@@ -535,7 +535,36 @@ def margins(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return s[:, -1] - s[:, -2], s[:, -1] - s[:, 0]
 
 
-def summarize(games, prep: Prepared) -> dict:
+def partial_summary(games, prep: Prepared) -> dict:
+    """Additive tallies of a chunk of games (moments, sums and counts; see ``finalize_summary``).
+    Chunks merge by addition (``mcsim.aggregate``), so any number of games fits in flat memory."""
+    from mcsim.stats import moments
+    npl = prep.config.players
+    out: dict = {"tiles": [moments(games[f"tiles_{k}"]) for k in range(npl)], "features": {}}
+    for name in CATEGORIES:
+        cols = np.column_stack([games[f"points_{name}_{k}"].to_numpy() for k in range(npl)])
+        out["features"][name] = {"per_game": moments(cols.sum(axis=1)),
+                                 "by_seat": [float(cols[:, k].sum()) for k in range(npl)]}
+    un = games["unplaceable"].to_numpy()
+    out["unplaceable"] = moments(un)
+    out["with_unplaceable"] = int((un > 0).sum())
+    margin, spread = margins(score_matrix(games, npl))
+    out["margin"] = moments(margin)
+    out["spread"] = moments(spread)
+    if prep.config.variant.get("gifts") == "true":
+        g = {}
+        for name in GIFT_IDS:
+            opened = games[f"gift_opened_{name}"].to_numpy()
+            pts = games[f"gift_points_{name}"].to_numpy()
+            held = games[f"gift_held_{name}"].to_numpy()
+            g[name] = {"received": moments(games[f"gift_received_{name}"]),
+                       "opened": moments(opened), "held": moments(held), "points": moments(pts)}
+        out["gifts"] = g
+        out["gift_cards"] = [moments(games[f"gift_cards_{k}"]) for k in range(npl)]
+    return out
+
+
+def finalize_summary(t: dict, prep: Prepared) -> dict:
     """The ``"carcassonne"`` block of the summary (issue §5).
 
     Keys: ``tiles_per_seat`` (mean tiles placed by each seat), ``points_by_feature`` (per
@@ -545,35 +574,32 @@ def summarize(games, prep: Prepared) -> dict:
     per opened card) and ``gift_cards_per_seat``. Means carry Student-t 95% intervals.
     """
     from mcsim import stats
-    npl = prep.config.players
-    out: dict = {}
-    out["tiles_per_seat"] = [_mean(games[f"tiles_{k}"]) for k in range(npl)]
-    feats = {}
-    for name in CATEGORIES:
-        cols = np.column_stack([games[f"points_{name}_{k}"].to_numpy() for k in range(npl)])
-        feats[name] = {"per_game": _mean(cols.sum(axis=1)),
-                       "by_seat": [float(cols[:, k].mean()) for k in range(npl)]}
-    out["points_by_feature"] = feats
-    un = games["unplaceable"].to_numpy()
-    out["unplaceable_per_game"] = _mean(un)
-    out["games_with_unplaceable"] = stats.proportion(float((un > 0).sum()), len(un))
-    margin, spread = margins(score_matrix(games, npl))
-    out["winner_margin"] = _mean(margin)
-    out["score_spread"] = _mean(spread)
-    if prep.config.variant.get("gifts") == "true":
+    mi = stats.mean_interval_from_moments
+    n = t["unplaceable"]["n"]
+    out: dict = {"tiles_per_seat": [mi(m) for m in t["tiles"]]}
+    out["points_by_feature"] = {
+        name: {"per_game": mi(f["per_game"]), "by_seat": [x / n for x in f["by_seat"]]}
+        for name, f in t["features"].items()}
+    out["unplaceable_per_game"] = mi(t["unplaceable"])
+    out["games_with_unplaceable"] = stats.proportion(float(t["with_unplaceable"]), n)
+    out["winner_margin"] = mi(t["margin"])
+    out["score_spread"] = mi(t["spread"])
+    if "gifts" in t:
         g = {}
-        for name in GIFT_IDS:
-            opened = games[f"gift_opened_{name}"].to_numpy()
-            pts = games[f"gift_points_{name}"].to_numpy()
-            g[name] = {"received_per_game": _mean(games[f"gift_received_{name}"]),
-                       "opened_per_game": _mean(opened),
-                       "held_per_game": _mean(games[f"gift_held_{name}"]),
-                       "points_per_game": _mean(pts),
-                       "points_per_opened": (float(pts.sum() - 2 * games[f"gift_held_{name}"].sum())
-                                             / opened.sum()) if opened.sum() else math.nan}
+        for name, m in t["gifts"].items():
+            opened = m["opened"]["sum"]
+            g[name] = {"received_per_game": mi(m["received"]), "opened_per_game": mi(m["opened"]),
+                       "held_per_game": mi(m["held"]), "points_per_game": mi(m["points"]),
+                       "points_per_opened": ((m["points"]["sum"] - 2 * m["held"]["sum"]) / opened)
+                       if opened else math.nan}
         out["gifts"] = g
-        out["gift_cards_per_seat"] = [_mean(games[f"gift_cards_{k}"]) for k in range(npl)]
+        out["gift_cards_per_seat"] = [mi(m) for m in t["gift_cards"]]
     return out
+
+
+def summarize(games, prep: Prepared) -> dict:
+    """The ``"carcassonne"`` block of a whole per-game table (see ``finalize_summary``)."""
+    return finalize_summary(partial_summary(games, prep), prep)
 
 
 # --------------------------------------------------------------------------------------------

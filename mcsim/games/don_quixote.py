@@ -535,26 +535,37 @@ def _seat_values(games, name: str, seats: int) -> np.ndarray:
     return np.zeros(0)
 
 
-def summarize(games, prep: Prepared) -> dict:
+def partial_summary(games, prep: Prepared) -> dict:
+    """Additive tallies of a chunk of games (estates pooled over seats): the estate count, the
+    sum of every category / scoring column and the count of totals over each band. Chunks merge
+    by addition (``mcsim.aggregate``), so any number of games fits in flat memory."""
+    seats = int(prep.policy_ids.shape[0])
+    total = _seat_values(games, "score", seats)
+    return {
+        "n": int(total.size),
+        "sums": {c: int(_seat_values(games, c, seats).astype(np.int64).sum())
+                 for c in CATEGORY_COLUMNS + SCORING_COLUMNS + DETAIL_COLUMNS},
+        "over": {str(b): int((total > b).sum()) for b in BANDS},
+    }
+
+
+def finalize_summary(t: dict, prep: Prepared) -> dict:
     """The ``"don_quixote"`` summary block: per-category and per-scoring means (all seats
     pooled), P(total > 70/85/100) with Wilson 95% intervals (rulebook bands, rules §3.6), and
     the tile set in use. Bands are ``{"estimate", "low", "high"}`` (``mcsim.stats.proportion``)."""
-    seats = int(prep.policy_ids.shape[0])
-    total = _seat_values(games, "score", seats).astype(float)
-    n = int(total.size)
+    n = t["n"]
     out: dict[str, Any] = {"tileset": dict(prep.info.get("tileset", {})), "n_estates": n}
-    out["mean_per_category"] = {
-        c: float(_seat_values(games, c, seats).mean()) if n else None for c in CATEGORY_COLUMNS}
-    out["mean_per_scoring"] = {
-        c: float(_seat_values(games, c, seats).mean()) if n else None for c in SCORING_COLUMNS}
-    out["mean_per_scoring_category"] = {
-        c: float(_seat_values(games, c, seats).mean()) if n else None for c in DETAIL_COLUMNS}
-    bands = {}
-    for b in BANDS:
-        k = float((total > b).sum())
-        bands[f"p_over_{b}"] = stats.proportion(k, n)
-    out["bands"] = bands
+    for key, cols in (("mean_per_category", CATEGORY_COLUMNS),
+                      ("mean_per_scoring", SCORING_COLUMNS),
+                      ("mean_per_scoring_category", DETAIL_COLUMNS)):
+        out[key] = {c: t["sums"][c] / n if n else None for c in cols}
+    out["bands"] = {f"p_over_{b}": stats.proportion(float(t["over"][str(b)]), n) for b in BANDS}
     return out
+
+
+def summarize(games, prep: Prepared) -> dict:
+    """The ``"don_quixote"`` block of a whole per-game table (see ``finalize_summary``)."""
+    return finalize_summary(partial_summary(games, prep), prep)
 
 
 # ---------------------------------------------------------------- records (issue §5)
