@@ -10,9 +10,9 @@ A game joins in by defining in its module (optional)::
     partial_summary(games_chunk: DataFrame, prep) -> dict   # numbers / numpy arrays / nested dicts
     finalize_summary(total: dict, prep) -> dict             # the game's summary block
 
-where the partial dicts of all chunks are added key by key. A game that only defines
-``summarize(games: DataFrame, prep)`` gets its block from the full per-game table, so its runs
-keep every row in memory.
+where the partial dicts of all chunks are added key by key (dicts and lists recurse). Every game
+of the project defines them; a game that only defines ``summarize(games: DataFrame, prep)`` would
+get its block from the full per-game table, so its runs would keep every row in memory.
 """
 from __future__ import annotations
 
