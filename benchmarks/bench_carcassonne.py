@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _harness import cold_seconds  # noqa: E402
 
 CONFIGS = [  # (policy, players, gifts, warm games)
     ("random", 2, "false", 20_000),
@@ -34,25 +33,6 @@ CONFIGS = [  # (policy, players, gifts, warm games)
     ("heuristic", 4, "false", 500),
     ("heuristic", 2, "true", 1_000),
 ]
-
-_COLD = r"""
-import time
-t0 = time.perf_counter()
-import mcsim
-mcsim.simulate("carcassonne", games=10, seed=1, workers=1)
-print(time.perf_counter() - t0)
-"""
-
-
-def cold_seconds() -> float:
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        p = subprocess.run([sys.executable, "-c", _COLD], env=env, capture_output=True,
-                           text=True, cwd=HERE.parent)
-    if p.returncode != 0:
-        raise RuntimeError(p.stderr.strip().splitlines()[-1])
-    return float(p.stdout.strip().splitlines()[-1])
-
 
 def warm(policy: str, players: int, gifts: str, games: int) -> dict:
     import mcsim
@@ -81,7 +61,7 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     rows = []
-    cold = None if a.no_cold else cold_seconds()
+    cold = None if a.no_cold else cold_seconds("carcassonne")
     for policy, players, gifts, games in CONFIGS:
         n = max(20, games // 10) if a.quick else games
         r = warm(policy, players, gifts, n)

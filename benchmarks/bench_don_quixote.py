@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _harness import cold_seconds  # noqa: E402
 
 CONFIGS = [  # (policy, players, warm games)
     ("random", 1, 200_000),
@@ -38,25 +37,6 @@ CONFIGS = [  # (policy, players, warm games)
     ("oracle", 1, 10),
     ("oracle:beam=16,iters=0", 1, 20),
 ]
-
-_COLD = r"""
-import sys, time
-t0 = time.perf_counter()
-import mcsim
-mcsim.simulate("don-quixote", games=10, seed=1, workers=1, policies=[sys.argv[1]])
-print(time.perf_counter() - t0)
-"""
-
-
-def cold_seconds(policy: str) -> float:
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        p = subprocess.run([sys.executable, "-c", _COLD, policy], env=env,
-                           capture_output=True, text=True, cwd=HERE.parent)
-    if p.returncode != 0:
-        raise RuntimeError(p.stderr.strip().splitlines()[-1])
-    return float(p.stdout.strip().splitlines()[-1])
-
 
 def warm(policy: str, players: int, games: int) -> dict:
     import mcsim
@@ -85,7 +65,7 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     rows = []
-    cold = None if a.no_cold else cold_seconds("random")
+    cold = None if a.no_cold else cold_seconds("don-quixote", policies=["random"])
     for policy, players, games in CONFIGS:
         n = max(2, games // 10) if a.quick else games
         r = warm(policy, players, n)

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _harness import cold_seconds  # noqa: E402
 
 CONFIGS = [  # (policy, players, variant, warm games)
     ("random", 2, {}, 20_000),
@@ -35,25 +34,6 @@ CONFIGS = [  # (policy, players, variant, warm games)
     ("heuristic", 4, {}, 300),
     ("heuristic", 5, {}, 200),
 ]
-
-_COLD = r"""
-import time
-t0 = time.perf_counter()
-import mcsim
-mcsim.simulate("el-grande", games=10, seed=1, workers=1)
-print(time.perf_counter() - t0)
-"""
-
-
-def cold_seconds() -> float:
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        p = subprocess.run([sys.executable, "-c", _COLD], env=env, capture_output=True,
-                           text=True, cwd=HERE.parent)
-    if p.returncode != 0:
-        raise RuntimeError(p.stderr.strip().splitlines()[-1])
-    return float(p.stdout.strip().splitlines()[-1])
-
 
 def warm(policy: str, players: int, variant: dict, games: int) -> dict:
     import mcsim
@@ -84,7 +64,7 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     rows = []
-    cold = None if a.no_cold else cold_seconds()
+    cold = None if a.no_cold else cold_seconds("el-grande")
     for policy, players, variant, games in CONFIGS:
         n = max(20, games // 10) if a.quick else games
         r = warm(policy, players, variant, n)

@@ -15,39 +15,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _harness import cold_seconds  # noqa: E402
 
 CONFIGS = [  # (policy, players, warm games)
     ("random", 2, 2_000), ("random", 3, 2_000), ("random", 4, 2_000),
     ("route", 2, 10_000), ("route", 3, 10_000), ("route", 4, 10_000),
 ]
-
-_COLD = r"""
-import sys, time
-t0 = time.perf_counter()
-import mcsim
-mcsim.simulate("thurn-and-taxis", games=100, seed=1, workers=1, policies=[sys.argv[1]],
-               players=int(sys.argv[2]))
-print(time.perf_counter() - t0)
-"""
-
-
-def cold_seconds(policy: str, players: int) -> float:
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        p = subprocess.run([sys.executable, "-c", _COLD, policy, str(players)], env=env,
-                           capture_output=True, text=True, cwd=HERE.parent)
-    if p.returncode != 0:
-        raise RuntimeError(p.stderr.strip().splitlines()[-1])
-    return float(p.stdout.strip().splitlines()[-1])
-
 
 def warm(policy: str, players: int, games: int) -> dict:
     import mcsim
@@ -62,8 +41,8 @@ def warm(policy: str, players: int, games: int) -> dict:
         out = T.play_chunk(prep, rep * games, games, 7)
         best = max(best, games / max(time.process_time() - t, 1e-9))
     t = time.perf_counter()
-    r = mcsim.simulate("thurn-and-taxis", games=games, seed=3, workers=1, policies=[policy],
-                       players=players)
+    mcsim.simulate("thurn-and-taxis", games=games, seed=3, workers=1, policies=[policy],
+                   players=players)
     e2e = games / (time.perf_counter() - t)
     return {"kernel": best, "simulate": e2e, "turns": float(out["turns"].mean()),
             "plies": float(out["length"].mean()),
@@ -80,7 +59,7 @@ def main() -> None:
     for policy, players, games in CONFIGS:
         g = games // 5 if a.quick else games
         row = {"policy": policy, "players": players, **warm(policy, players, g)}
-        row["cold_s"] = None if a.no_cold else cold_seconds(policy, players)
+        row["cold_s"] = None if a.no_cold else cold_seconds("thurn-and-taxis", games=100, policies=[policy], players=players)
         rows.append(row)
     if a.json:
         print(json.dumps(rows, indent=1))
