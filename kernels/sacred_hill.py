@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from kernels.bitboard import popcount, lsb, kth_set_bit
-from kernels.rng import STREAM_POLICY, new_state, randint, random_float
+from kernels.rng import new_state, randint, random_float
 
 # ---------------------------------------------------------------- geometry (§1, §2)
 WIDTH = 8
