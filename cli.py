@@ -350,7 +350,17 @@ def replay_cmd(game, record_file, as_json):
             raise errors.InvalidRecordError(
                 f"{record_file} holds {len(record)} records; replay takes one")
         record = record[0]
-    result = module.replay(record)
+    try:
+        result = module.replay(record)
+    except (TypeError, AttributeError, KeyError, IndexError) as e:
+        # a record is user data: a field of the wrong type is a malformed record, not a crash
+        raise errors.InvalidRecordError(
+            f"malformed {game} record ({type(e).__name__}: {e})") from None
+    claimed = record.get("points") if isinstance(record, dict) else None
+    if (claimed is not None and result.get("finished") and result.get("points") is not None
+            and list(claimed) != list(result["points"])):
+        raise errors.InvalidRecordError(
+            f"the record says points {list(claimed)} but its moves give {list(result['points'])}")
     from mcsim.runner import to_json
 
     if as_json:

@@ -10,7 +10,9 @@ with one term per seat)::
 
     P(seat s wins) = exp(r[policy(s)] + h[s]) / sum_j exp(r[policy(j)] + h[j])
 
-fitted by maximum likelihood (Newton's method) on the win shares (a shared win counts 1/k).
+fitted by maximum likelihood (Newton's method) on the win shares (a shared win counts 1/k),
+with 0.5 pseudo-wins added to every seat of every lineup so that the ratings stay finite when a
+policy wins every game (where the plain estimate is infinite).
 ``r`` is reported on the Elo scale (400 / ln 10 per unit, mean 1500) and ``h`` as seat effects
 in Elo points relative to seat 0, each with a 95% interval from the observed information. This
 separates the seat effect from the policy effect.
@@ -27,6 +29,8 @@ from mcsim.games.base import parse_policy
 from mcsim.runner import resolve_config, simulate
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
+#: pseudo-wins added to every seat of every lineup before the rating fit (see ``tournament``)
+PSEUDO_WINS = 0.5
 
 
 def lineups(policies: list[str], players: int) -> list[tuple[str, ...]]:
@@ -147,7 +151,11 @@ def tournament(game: str, policies: list[str], players: int | None = None, games
     n_pol = len(labels)
     wins = [[r.aggregate.win_share[s] for s in range(players)] for r in results]
     pol_idx = [[index[p] for p in lineup] for lineup in plan]
-    rr, h, r_se, h_se = fit_ratings([games] * len(plan), pol_idx, wins, n_pol, players)
+    # PSEUDO_WINS per seat and lineup keep the ratings finite when a policy wins (or loses)
+    # every game, where the maximum-likelihood estimate is infinite; negligible for large N.
+    fit_wins = [[w + PSEUDO_WINS for w in ws] for ws in wins]
+    rr, h, r_se, h_se = fit_ratings([games + PSEUDO_WINS * players] * len(plan), pol_idx,
+                                    fit_wins, n_pol, players)
 
     share = np.zeros((n_pol, n_pol))
     count = np.zeros((n_pol, n_pol))
@@ -169,12 +177,13 @@ def tournament(game: str, policies: list[str], players: int | None = None, games
     matrix = [[None if a == b else stats.proportion(share[a, b], int(count[a, b]))
                for b in range(n_pol)] for a in range(n_pol)]
     z = stats.Z95
-    elo = [{"policy": p, "rating": 1500 + ELO_PER_NAT * rr[i],
-            "low": 1500 + ELO_PER_NAT * (rr[i] - z * r_se[i]),
-            "high": 1500 + ELO_PER_NAT * (rr[i] + z * r_se[i]),
-            "mean_score": score_sum[i] / score_n[i]} for i, p in enumerate(labels)]
-    seats = [{"seat": s, "elo": ELO_PER_NAT * h[s], "low": ELO_PER_NAT * (h[s] - z * h_se[s]),
-              "high": ELO_PER_NAT * (h[s] + z * h_se[s]),
+    elo = [{"policy": p, "rating": float(1500 + ELO_PER_NAT * rr[i]),
+            "low": float(1500 + ELO_PER_NAT * (rr[i] - z * r_se[i])),
+            "high": float(1500 + ELO_PER_NAT * (rr[i] + z * r_se[i])),
+            "mean_score": float(score_sum[i] / score_n[i])} for i, p in enumerate(labels)]
+    seats = [{"seat": s, "elo": float(ELO_PER_NAT * h[s]),
+              "low": float(ELO_PER_NAT * (h[s] - z * h_se[s])),
+              "high": float(ELO_PER_NAT * (h[s] + z * h_se[s])),
               "win_rate": stats.proportion(seat_wins[s], games * len(plan))}
              for s in range(players)]
     return {

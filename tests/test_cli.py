@@ -165,3 +165,31 @@ def test_replay_checks_recorded_points(run, tmp_path):
     r["points"] = r["points"][::-1]
     rec.write_text(json.dumps(r))
     one_error_line(run("replay", "sacred-hill", rec), 1, "the record says points")
+
+
+def _one_record(run, tmp_path, game, *args):
+    rec = tmp_path / f"{game}.json"
+    r = run("simulate", game, "-n", 1, "-q", "--record", 1, "--record-out", rec, *args)
+    assert r.exit_code == 0, r.output
+    return rec, json.loads(rec.read_text())
+
+
+def test_replay_wrong_field_types_are_malformed_records(run, tmp_path):
+    """Found by a fresh-user test: a field of the wrong type was a traceback, not one line."""
+    rec, r = _one_record(run, tmp_path, "thurn-and-taxis")
+    r["turns"][0]["draws"] = None
+    rec.write_text(json.dumps(r))
+    one_error_line(run("replay", "thurn-and-taxis", rec), 1, "malformed thurn-and-taxis record")
+
+
+def test_replay_el_grande_checks_recorded_points(run, tmp_path):
+    rec, r = _one_record(run, tmp_path, "el-grande")
+    r["points"] = [p + 1 for p in r["points"]]
+    rec.write_text(json.dumps(r))
+    one_error_line(run("replay", "el-grande", rec), 1, "the record says points")
+
+
+@pytest.mark.parametrize("game,text", [("el-grande", "unknown option 'tiles' for el-grande"),
+                                       ("carcassonne", "unknown option 'tiles' for carcassonne")])
+def test_options_a_game_does_not_take(run, game, text):
+    one_error_line(run("simulate", game, "-n", 2, "--tiles", "/etc/hostname"), 2, text)

@@ -78,3 +78,15 @@ def test_tournament_cli():
     r = CliRunner().invoke(mcsim_cli, ["tournament", "sacred-hill", "-p", "random", "-n", "20"])
     assert r.exit_code == 2 and r.output.strip() == (
         "Error: a tournament needs at least two different --policy values")
+
+
+def test_ratings_stay_finite_when_a_policy_wins_every_game():
+    """Seed 4, 4 games per lineup: the tactician wins all 8; the plain maximum-likelihood
+    rating would be infinite, the 0.5 pseudo-wins keep it finite (found by a fresh-user test)."""
+    t = tournament("sacred-hill", ["random", "tactician"], games=4, seed=4)
+    assert t["matrix"][1][0]["estimate"] == 1.0
+    for e in t["elo"] + t["seat_effect"]:
+        for key in ("low", "high"):
+            assert abs(e[key] - (1500 if "rating" in e else 0)) < 1000, e
+    elo = {e["policy"]: e["rating"] for e in t["elo"]}
+    assert elo["tactician"] > elo["random"]

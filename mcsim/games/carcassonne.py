@@ -136,6 +136,10 @@ HEURISTIC_PARAMS = (
               -100.0, 100.0),
 )
 
+#: game-specific options (``--option KEY=VALUE``)
+OPTIONS = {"data_dir": "directory with tiles.json, gifts.json and scoring.json to use instead "
+                       "of mcsim/data/carcassonne"}
+
 SPEC = GameSpec(
     id="carcassonne",
     long_name="Carcassonne (base game, farmers) with The Gifts",

@@ -88,6 +88,9 @@ HEURISTIC_PARAMS = (
               "extra weight of the round's score on the placement that ends the round"),
 )
 
+#: game-specific options (``--option KEY=VALUE``; ``--tiles FILE`` is ``tiles=FILE``)
+OPTIONS = {"tiles": "tile-set file (JSON, format in mcsim/data/don_quixote/README.md)"}
+
 SPEC = GameSpec(
     id="don-quixote",
     long_name="Don Quixote",

@@ -127,6 +127,9 @@ HEURISTIC_PARAMS = (
     ParamSpec("bid_save", 0.0, "bid: cost per power value x rounds left / 9 (keep high cards)", 0.0, 10.0),
 )
 
+#: game-specific options (``--option KEY=VALUE``): none
+OPTIONS: dict[str, str] = {}
+
 SPEC = GameSpec(
     id="el-grande",
     long_name="El Grande",

@@ -44,9 +44,9 @@ from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConf
 DEFAULT_TRANSITION = "box"
 DEFAULT_ZONE = "knight12"
 CHUNK_SIZE = 50_000
-CHUNK_MULTIPLE = 2
+CHUNK_MULTIPLE = 2  # match pairs (2j, 2j+1) never straddle two chunks
 #: game-specific options (``--option KEY=VALUE``): none
-OPTIONS: dict[str, str] = {}  # match pairs (2j, 2j+1) never straddle two chunks
+OPTIONS: dict[str, str] = {}
 MIRROR_STREAM = STREAM_POLICY + 2
 
 _P = ParamSpec
