@@ -400,6 +400,18 @@ def primitive(st, T, var, kind, p, v, aux):
     _primitive(st, T, var, np.int64(kind), np.int64(p), np.int64(v), np.int64(aux))
 
 
+@njit(cache=True, inline="always")
+def _send_all(st, p, src, dst, king):
+    """Move all of colour ``p``'s caballeros from region ``src`` to ``dst``; a destination in
+    the King's region means the court (Eviction, Castillo discs)."""
+    n = st[O_CAB + src * 5 + p]
+    st[O_CAB + src * 5 + p] = 0
+    if dst == king:
+        st[O_COURT + p] += n
+    else:
+        st[O_CAB + dst * 5 + p] += n
+
+
 @njit(cache=True)
 def _primitive(st, T, var, kind, p, v, aux):
     """Body of ``primitive``."""
@@ -443,19 +455,9 @@ def _primitive(st, T, var, kind, p, v, aux):
     elif kind == K_GRANDE_TO:
         st[O_GRANDE + p] = v
     elif kind == K_EVICT_DST:
-        n = st[O_CAB + aux * 5 + p]
-        st[O_CAB + aux * 5 + p] = 0
-        if v == king:
-            st[O_COURT + p] += n
-        else:
-            st[O_CAB + v * 5 + p] += n
+        _send_all(st, p, aux, v, king)
     elif kind == K_DISC:
-        n = st[O_CAB + CASTILLO * 5 + p]
-        st[O_CAB + CASTILLO * 5 + p] = 0
-        if v == king:
-            st[O_COURT + p] += n
-        else:
-            st[O_CAB + v * 5 + p] += n
+        _send_all(st, p, CASTILLO, v, king)
     elif kind == K_EVICT_REGION:
         # look-ahead approximation only: opponents' caballeros leave to their courts
         for q in range(npl):

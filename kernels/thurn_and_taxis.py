@@ -426,23 +426,8 @@ def _pick_candidates(st, tab):
 
 @njit(cache=True, inline="always")
 def _legal_moves(st, tab, out):
-    """Write the legal actions of the position into ``out`` (int64[>= MAX_ACTIONS]); return count.
-
-    Parameters
-    ----------
-    st : int64[ST_SIZE]
-    tab : int64[TAB_SIZE]
-    out : int64[MAX_ACTIONS]
-
-    Returns
-    -------
-    int
-        Number of actions written (>= 1 unless the game is over, then 0).
-
-    Notes
-    -----
-    jit-compiled. Rules: shared/rules/thurn_und_taxis.md §4 (phases A-C) and §6 (officials).
-    """
+    """Body of ``legal_moves`` (documented there), inlined into ``play_game``.
+    Rules: shared/rules/thurn_und_taxis.md §4 (phases A-C) and §6 (officials)."""
     ph = st[S_PHASE]
     p = st[S_CUR]
     n = 0
