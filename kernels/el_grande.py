@@ -32,6 +32,11 @@ O_PWR          45       power card value played per round and seat, (round-1)*5 
 O_TAKER        45       seat that took each action card (-1 = never taken)
 O_TAKEROUND    45       round in which each action card was taken (0 = never)
 O_KINGBY       9        seat that took the King's card in each round (-1 = round not played)
+O_VPEND        1        1 while a partial Veto is pending on the special action being executed
+O_VCUT         1        steps of that action still allowed before the Veto cancels the rest
+O_ITAKE        5        caballeros taken at court intakes (§3 step 4a) per seat (statistics)
+O_IMAX         5        caballeros that could have been taken at those intakes (statistics)
+O_VCOUNT       2        Vetoes used: whole action cancelled, partial (statistics)
 =============  =======  ===============================================================
 
 Decisions: every choice goes through ``decide`` with a list of legal integer options (kind
@@ -39,6 +44,22 @@ Decisions: every choice goes through ``decide`` with a list of legal integer opt
 heuristic policy evaluates options on a copy of the state. In record mode every decision is
 logged as ``(kind, seat, value, aux)``; in replay mode the logged value is checked against the
 options (the first mismatch is reported, play continues with the first legal option).
+
+Court intake (§3 step 4a, A13; ``court_intake``): one ``K_INTAKE`` decision, the number n in
+0..m taken (m = min(power-card allowance, province + own caballeros in regions other than the
+King's)); min(n, province) come from the province, the rest one at a time from regions
+(``K_SHORT``, a region each). No decision when m = 0. The random policy's count is uniform on
+0..m (one decision), unlike placement, which is a sequence of place-or-stop decisions.
+
+Partial Veto (§6 2a): after ``K_VETO`` = 1 on a multi-step action (``nominal_steps`` >= 2, see
+there) the holder chooses ``K_VETO_CUT`` k in 0..n-1: k steps happen, then the rest is cancelled
+(0 = the whole action, the only possibility for single-step actions). The Veto is discarded
+when declared, even if the action ends before its k-th step. ``veto_stop`` is called before
+every step.
+
+Legacy mode (``ctx[C_FLAGS] & FLAG_V1``, replay of format-1 records): the maximum intake is
+taken from the province with the shortfall decided per caballero (``take_to_court``) and a Veto
+always cancels the whole action at its announcement.
 """
 import numpy as np
 from numba import njit
@@ -76,7 +97,12 @@ O_PWR = 174
 O_TAKER = 219
 O_TAKEROUND = 264
 O_KINGBY = 309
-STATE_SIZE = 320
+O_VPEND = 318
+O_VCUT = 319
+O_ITAKE = 320
+O_IMAX = 325
+O_VCOUNT = 330
+STATE_SIZE = 332
 
 # point sources (O_SRC)
 SRC_GENERAL = 0   # region points at the general scorings (§5)
@@ -163,7 +189,9 @@ K_GRANDE_TO = 20   # card 4d: region
 K_POWERBACK = 21   # card 4e: power value back to hand
 K_SECRET_SCORE = 22  # card 4g: region (secret)
 K_DISC = 23        # general scoring: Castillo disc region (secret)
-N_KINDS = 24
+K_INTAKE = 24      # court intake: number of caballeros taken, 0..m (aux = power-card allowance)
+K_VETO_CUT = 25    # veto holder: steps of the vetoed action allowed before the cancel, 0..n-1
+N_KINDS = 26
 
 # policies
 POL_RANDOM = 0
@@ -179,6 +207,8 @@ HP_EPS = 6
 HP_W_SPECIAL = 7
 HP_BID_SPREAD = 8
 HP_BID_SAVE = 9
+HP_VETO_HARM = 10
+HP_COURT_TARGET = 11
 
 # variant indices (mcsim.games.el_grande SPEC.variants order)
 V_TIE = 0      # 0 rulebook, 1 competition
@@ -194,6 +224,8 @@ C_LOGCAP = 3
 C_EVPTR = 4
 C_EVCAP = 5
 C_NERR = 6     # options count at the error
+C_FLAGS = 7    # FLAG_* bits (``_play``'s mode // 4)
+FLAG_V1 = 1    # legacy rules of format-1 records: maximum intake, Veto only at announcement
 MODE_PLAY = 0
 MODE_RECORD = 1
 MODE_REPLAY = 2
@@ -606,14 +638,57 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
             if opts[i] == want:
                 return i
         return 0
+    if kind == K_VETO_CUT:
+        # aux = actor*64 + card; per-opponent actions: let the steps on the players before me
+        # happen, cancel before mine; anything else: cancel the whole action
+        actor = aux // 64
+        op = T[T_COP + aux % 64]
+        want = 0
+        if op == OP_DECAY_ALL or op == OP_DECAY_N or op == OP_ANGRY or op == OP_REMOVE_EACH:
+            want = (p - actor - 1 + npl) % npl
+        for i in range(nopt):
+            if opts[i] == want:
+                return i
+        return 0
+    if kind == K_INTAKE:
+        # aux = allowance; province caballeros up to a court of court_target, then the
+        # shortfall from regions while the court is below short_min_court
+        prov = st[O_PROV + p]
+        court = st[O_COURT + p]
+        n = aux if aux < prov else prov
+        room = par[HP_COURT_TARGET] - court
+        if n > room:
+            n = int(room) if room > 0 else 0
+        if n == prov and aux > prov:
+            need = par[HP_SHORT_MIN] - (court + prov)
+            if need > 0:
+                k = int(np.ceil(need))
+                n += k if k < aux - prov else aux - prov
+        if n > opts[nopt - 1]:
+            n = opts[nopt - 1]
+        return n
     if kind == K_VETO:
-        # aux = actor*64 + card; veto scorings that favour the actor by >= threshold
+        # aux = actor*64 + card; veto scorings that favour the actor by >= threshold, and
+        # per-opponent actions that would cost me >= veto_harm caballeros
         actor = aux // 64
         c = aux % 64
         op = T[T_COP + c]
         want = 0
         out = np.zeros(MAXP, dtype=np.int32)
-        if op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
+        if op == OP_DECAY_ALL or op == OP_DECAY_N or op == OP_ANGRY or op == OP_REMOVE_EACH:
+            lim = T[T_CARG + c]
+            loss = st[O_COURT + p]
+            if op == OP_ANGRY or op == OP_REMOVE_EACH:
+                for s in range(NREG):
+                    if s != st[O_KING]:
+                        loss += st[O_CAB + s * 5 + p]
+                if op == OP_REMOVE_EACH:
+                    loss -= st[O_COURT + p]
+            if op != OP_DECAY_ALL and loss > lim:
+                loss = lim
+            if loss > 0 and loss >= par[HP_VETO_HARM]:
+                want = 1
+        elif op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
             tmp = st.copy()
             special_scoring(tmp, T, var, op, 0, T[T_CCLS + c], False, out)
             if out[actor] - out[p] >= par[HP_VETO_THR]:
@@ -826,10 +901,53 @@ def _move_dsts(st, src, opts, include_src):
 # engine pieces
 # =============================================================================================
 @njit(cache=True)
+def veto_stop(st):
+    """Step boundary of a multi-step special action (§6 2a, partial Veto): True when a pending
+    Veto cancels the rest of the action now, else counts one more step allowed."""
+    if st[O_VPEND] == 0:
+        return False
+    if st[O_VCUT] == 0:
+        st[O_VPEND] = 0
+        return True
+    st[O_VCUT] -= 1
+    return False
+
+
+@njit(cache=True)
+def nominal_steps(st, T, p, c):
+    """Steps of card ``c``'s special action for the partial Veto (§6 2a): one step per
+    caballero moved or placed (1a: the own caballeros of the region holding most of them outside
+    the King's region; 1b, 1d-1i: the card's limit, 1g both limits; 1c: the larger of 1a and 1b),
+    one step per opponent clockwise from the actor's left for 2b-2e; 1 for every other card
+    (scorings, secret choices, King/Grande/scoreboard moves, 4e, 4f)."""
+    op = T[T_COP + c]
+    lim = T[T_CARG + c]
+    if op == OP_DECAY_ALL or op == OP_DECAY_N or op == OP_ANGRY or op == OP_REMOVE_EACH:
+        return st[O_NP] - 1
+    if op == OP_MOVE_OWN_OPP:
+        return 2 * lim
+    if (op == OP_PLACE_ANY or op == OP_MOVE_FROM_ONE or op == OP_MOVE_OPP or op == OP_MOVE_ANY
+            or op == OP_MOVE_OWN):
+        return lim
+    if op == OP_MOVE_OWN_ONE or op == OP_CHOOSE_1A1B:
+        king = st[O_KING]
+        m = 0
+        for s in range(NREG):
+            if s != king and st[O_CAB + s * 5 + p] > m:
+                m = st[O_CAB + s * 5 + p]
+        if op == OP_CHOOSE_1A1B and lim > m:
+            m = lim
+        return m
+    return 1
+
+
+@njit(cache=True)
 def do_move(st, T, var, D, p, cls, limit, only_region):
     """Up to ``limit`` single-caballero moves (as many as possible once executed; §6)."""
     opts = D[5]
     for _ in range(limit):
+        if veto_stop(st):
+            return
         n = _move_sources(st, p, cls, only_region, opts)
         if n == 0:
             return
@@ -846,6 +964,8 @@ def do_move_own_opp(st, T, var, D, p, limit):
     own_left = limit
     opp_left = limit
     while own_left + opp_left > 0:
+        if veto_stop(st):
+            return
         npl = st[O_NP]
         king = st[O_KING]
         n = 0
@@ -886,6 +1006,8 @@ def do_move_own_one_region(st, T, var, D, p):
     k = st[O_CAB + s * 5 + p]
     code = s * 5 + p
     for _ in range(k):
+        if veto_stop(st):
+            return
         n = _move_dsts(st, s, opts, True)
         d = decide(st, T, var, D, K_MOVE_DST, p, n, code)
         primitive(st, T, var, K_MOVE_DST, p, d, code)
@@ -898,7 +1020,7 @@ def do_place_any(st, T, var, D, p, limit):
     opts = D[5]
     king = st[O_KING]
     for _ in range(limit):
-        if st[O_COURT + p] <= 0:
+        if veto_stop(st) or st[O_COURT + p] <= 0:
             return
         n = 0
         for t in range(NPLACE):
@@ -953,6 +1075,46 @@ def take_to_court(st, T, var, D, p, want):
 
 
 @njit(cache=True)
+def court_intake(st, T, var, D, p, want):
+    """Court intake at the start of a turn (§3 step 4a, §3.1, A13): one ``K_INTAKE`` decision,
+    the number n = 0..m taken, m = min(``want``, province + own caballeros in regions other than
+    the King's region; never the Castillo); min(n, province) come from the province, the rest
+    one at a time from regions (``K_SHORT``, a region each, no stop). Legacy mode: the old
+    maximum intake (``take_to_court``)."""
+    if D[4][C_FLAGS] & FLAG_V1:
+        take_to_court(st, T, var, D, p, want)
+        return
+    opts = D[5]
+    prov = st[O_PROV + p]
+    king = st[O_KING]
+    m = prov
+    if want > prov:
+        for s in range(NREG):
+            if s != king:
+                m += st[O_CAB + s * 5 + p]
+    if m > want:
+        m = want
+    st[O_IMAX + p] += m
+    if m == 0:
+        return
+    for i in range(m + 1):
+        opts[i] = i
+    n = decide(st, T, var, D, K_INTAKE, p, m + 1, want)
+    st[O_ITAKE + p] += n
+    k = n if n < prov else prov
+    st[O_PROV + p] -= k
+    st[O_COURT + p] += k
+    for _ in range(n - k):
+        cnt = 0
+        for s in range(NREG):
+            if s != king and st[O_CAB + s * 5 + p] > 0:
+                opts[cnt] = s
+                cnt += 1
+        s = decide(st, T, var, D, K_SHORT, p, cnt, 0)
+        primitive(st, T, var, K_SHORT, p, s, 0)
+
+
+@njit(cache=True)
 def secret_regions_with(st, p, minimum, opts):
     """Regions (not the King's) where seat p has >= minimum caballeros."""
     king = st[O_KING]
@@ -1001,21 +1163,20 @@ def execute_special(st, T, var, D, p, c):
         do_move(st, T, var, D, p, 0, lim, -1)
     elif op == OP_MOVE_OWN_OPP:
         do_move_own_opp(st, T, var, D, p, lim)
-    elif op == OP_DECAY_ALL:
-        for q in range(npl):
-            if q != p:
-                st[O_PROV + q] += st[O_COURT + q]
-                st[O_COURT + q] = 0
-    elif op == OP_DECAY_N:
-        for q in range(npl):
-            if q != p:
-                k = st[O_COURT + q]
-                if k > lim:
-                    k = lim
-                st[O_PROV + q] += k
-                st[O_COURT + q] -= k
+    elif op == OP_DECAY_ALL or op == OP_DECAY_N:
+        for j in range(1, npl):  # one step per opponent from the left (partial Veto)
+            if veto_stop(st):
+                return
+            q = (p + j) % npl
+            k = st[O_COURT + q]
+            if op == OP_DECAY_N and k > lim:
+                k = lim
+            st[O_PROV + q] += k
+            st[O_COURT + q] -= k
     elif op == OP_ANGRY:
         for j in range(1, npl):
+            if veto_stop(st):
+                return
             q = (p + j) % npl
             for _ in range(lim):
                 n = 0
@@ -1032,6 +1193,8 @@ def execute_special(st, T, var, D, p, c):
                 primitive(st, T, var, K_ANGRY, q, v, 0)
     elif op == OP_REMOVE_EACH:
         for j in range(1, npl):
+            if veto_stop(st):
+                return
             q = (p + j) % npl
             n = secret_regions_with(st, q, 1, opts)
             if n == 0:
@@ -1155,7 +1318,9 @@ def execute_special(st, T, var, D, p, c):
 
 @njit(cache=True)
 def special_action(st, T, var, D, p, c):
-    """Optional special action with the Veto check (§6 deck 2 Veto, A2)."""
+    """Optional special action with the Veto check (§6 deck 2 Veto, A2): holders clockwise
+    from the actor's left are asked ``K_VETO`` until one vetoes; he discards his Veto and, for a
+    multi-step action, chooses the cut ``K_VETO_CUT`` (steps allowed before the cancel)."""
     opts = D[5]
     npl = st[O_NP]
     op = T[T_COP + c]
@@ -1166,20 +1331,39 @@ def special_action(st, T, var, D, p, c):
     ex = decide(st, T, var, D, K_EXEC, p, 2, c)
     if ex == 0:
         return
+    cut = -1
     if var[V_VETO] == 0:
         for j in range(1, npl):
             h = (p + j) % npl
+            asked = False
             for k in range(2):
                 if st[O_VETO_HOLDER + k] == h:
+                    asked = True
                     opts[0] = 0
                     opts[1] = 1
                     v = decide(st, T, var, D, K_VETO, h, 2, p * 64 + c)
                     if v == 1:
                         st[O_VETO_HOLDER + k] = -1
                         st[O_VETO_EXP + k] = 0
-                        return
+                        cut = 0
+                        if (D[4][C_FLAGS] & FLAG_V1) == 0:
+                            n = nominal_steps(st, T, p, c)
+                            if n > 1:
+                                for i in range(n):
+                                    opts[i] = i
+                                cut = decide(st, T, var, D, K_VETO_CUT, h, n, p * 64 + c)
                     break
+            if asked and cut >= 0:
+                break
+    if cut == 0:
+        st[O_VCOUNT] += 1
+        return
+    if cut > 0:
+        st[O_VCOUNT + 1] += 1
+        st[O_VPEND] = 1
+        st[O_VCUT] = cut
     execute_special(st, T, var, D, p, c)
+    st[O_VPEND] = 0
 
 
 @njit(cache=True)
@@ -1295,7 +1479,7 @@ def play_round(st, T, var, D, r):
                 k += 1
     for j in range(npl):
         p = np.int64(st[O_ORDER + j])
-        take_to_court(st, T, var, D, p, np.int64(T[T_PCAB + st[O_PLAYED + p]]))
+        court_intake(st, T, var, D, p, np.int64(T[T_PCAB + st[O_PLAYED + p]]))
         n = 0
         for i in range(5):
             if st[O_FACE + i] >= 0:
@@ -1409,6 +1593,10 @@ def play_batch(first_game_index, n_games, root_seed, npl, policy_ids, policy_par
         Seat that took the King's card per round (-1 round not played).
     unplayed : int32[n_games, npl]
         Sum of power values still in hand at the end (tie-break variant, A6).
+    intake : int32[n_games, npl, 2]
+        Caballeros taken at the court intakes (§3 step 4a) and the most that could have been taken.
+    vetoes : int32[n_games, 2]
+        Vetoes used: cancelling the whole action, cancelling its remaining part (§6 2a).
 
     Notes
     -----
@@ -1420,14 +1608,15 @@ def play_batch(first_game_index, n_games, root_seed, npl, policy_ids, policy_par
               np.ascontiguousarray(policy_params, dtype=np.float64),
               np.ascontiguousarray(var, dtype=np.int64), T, np.int64(MODE_PLAY),
               np.zeros((1, 4), np.int32), np.zeros((1, 8), np.int32), np.zeros(FIXED_SIZE, np.int32))
-    return r[:8]
+    return r[:10]
 
 
 def run_logged(root_seed, game_index, npl, policy_ids, policy_params, var, T, mode, log, ev,
-               fixed):
+               fixed, legacy=False):
     """Play one game in record (mode 1) or replay (mode 2) mode (mode 0: plain play).
 
     ``fixed`` int32[FIXED_SIZE]: setup override / setup used (see ``setup``).
+    ``legacy``: the rules of format-1 records (``FLAG_V1``: maximum intake, whole-action Veto).
     ``log`` int32[L, 4]: decisions (written in record mode, read in replay mode);
     ``ev`` int32[E, 8]: scoring events (ply, code, arg, score_0..4).
     Returns (st int32[STATE_SIZE], n_decisions, n_events, err_ply (-1 none), errbuf int32[64],
@@ -1436,8 +1625,9 @@ def run_logged(root_seed, game_index, npl, policy_ids, policy_params, var, T, mo
     r = _play(np.int64(game_index), np.int64(1), np.uint64(root_seed), np.int64(npl),
               np.ascontiguousarray(policy_ids, dtype=np.int64),
               np.ascontiguousarray(policy_params, dtype=np.float64),
-              np.ascontiguousarray(var, dtype=np.int64), T, np.int64(mode), log, ev, fixed)
-    st, ctx, eb = r[8], r[9], r[10]
+              np.ascontiguousarray(var, dtype=np.int64), T, np.int64(mode + 4 * FLAG_V1 * bool(legacy)),
+              log, ev, fixed)
+    st, ctx, eb = r[10], r[11], r[12]
     return st, int(ctx[C_PTR]), int(ctx[C_EVPTR]), int(ctx[C_ERR]), eb, int(ctx[C_NERR])
 
 
@@ -1445,7 +1635,8 @@ def run_logged(root_seed, game_index, npl, policy_ids, policy_params, var, T, mo
 def _play(first_game_index, n_games, root_seed, npl, policy_ids, policy_params, var, T, mode, log,
           ev, fixed):
     """The batch kernel behind ``play_batch`` and ``run_logged`` (one compiled entry point).
-    Returns ``play_batch``'s eight arrays plus the last state, ctx and the error buffer."""
+    ``mode``: ``MODE_*`` + 4 x ``FLAG_*`` bits. Returns ``play_batch``'s ten arrays plus the
+    last state, ctx and the error buffer."""
     score = np.zeros((n_games, npl), dtype=np.int32)
     src = np.zeros((n_games, npl, 5), dtype=np.int32)
     plies = np.zeros(n_games, dtype=np.int32)
@@ -1454,6 +1645,8 @@ def _play(first_game_index, n_games, root_seed, npl, policy_ids, policy_params, 
     takeround = np.zeros((n_games, 45), dtype=np.int8)
     kingby = np.full((n_games, 9), -1, dtype=np.int8)
     unplayed = np.zeros((n_games, npl), dtype=np.int32)
+    intake = np.zeros((n_games, npl, 2), dtype=np.int32)
+    vetoes = np.zeros((n_games, 2), dtype=np.int32)
     D = make_buffers(1, 1, policy_params.shape[1])
     D = (D[0], D[1], D[2], log, D[4], D[5], D[6], ev)
     for p in range(npl):
@@ -1462,6 +1655,8 @@ def _play(first_game_index, n_games, root_seed, npl, policy_ids, policy_params, 
             D[1][p, k] = policy_params[p, k]
     st = np.zeros(STATE_SIZE, dtype=np.int32)
     ctx = D[4]
+    ctx[C_FLAGS] = mode // 4
+    mode = mode % 4
     for g in range(n_games):
         if mode == MODE_PLAY:
             fixed[0] = 0
@@ -1483,12 +1678,17 @@ def _play(first_game_index, n_games, root_seed, npl, policy_ids, policy_params, 
                 if ((st[O_HAND + p] >> v) & 1) == 1:
                     u += v
             unplayed[g, p] = u
+            intake[g, p, 0] = st[O_ITAKE + p]
+            intake[g, p, 1] = st[O_IMAX + p]
+        vetoes[g, 0] = st[O_VCOUNT]
+        vetoes[g, 1] = st[O_VCOUNT + 1]
         for c in range(45):
             taker[g, c] = st[O_TAKER + c]
             takeround[g, c] = st[O_TAKEROUND + c]
         for r in range(9):
             kingby[g, r] = st[O_KINGBY + r]
-    return score, src, plies, pwr, taker, takeround, kingby, unplayed, st, ctx, D[6]
+    return (score, src, plies, pwr, taker, takeround, kingby, unplayed, intake, vetoes, st, ctx,
+            D[6])
 
 
 STEP_PLACEMENT = 0
@@ -1504,7 +1704,7 @@ def step(st, T, var, D, what, seat, arg):
 
     ``what``: ``STEP_PLACEMENT`` (placement of up to ``arg`` caballeros by ``seat``),
     ``STEP_SPECIAL`` (special action of card ``arg`` by ``seat``, with the Veto check),
-    ``STEP_GENERAL_SCORING``, ``STEP_COURT_INTAKE`` (``arg`` caballeros to ``seat``'s court),
+    ``STEP_GENERAL_SCORING``, ``STEP_COURT_INTAKE`` (intake of up to ``arg`` caballeros by ``seat``),
     ``STEP_ROUND`` (round ``arg``).
     """
     seat = np.int64(seat)
@@ -1516,6 +1716,6 @@ def step(st, T, var, D, what, seat, arg):
     elif what == STEP_GENERAL_SCORING:
         general_scoring(st, T, var, D)
     elif what == STEP_COURT_INTAKE:
-        take_to_court(st, T, var, D, seat, arg)
+        court_intake(st, T, var, D, seat, arg)
     elif what == STEP_ROUND:
         play_round(st, T, var, D, arg)

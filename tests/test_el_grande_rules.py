@@ -23,6 +23,17 @@ def score(st, seat):
     return int(st[K.O_SCORE + seat])
 
 
+def _policy_buffers(pids, seed=1, **params):
+    """Decision buffers in play mode: policy ids per seat, heuristic defaults with ``params``."""
+    names = [p.name for p in G.HEURISTIC_PARAMS]
+    D = K.make_buffers(1, 1, len(names))
+    for k, pid in enumerate(pids):
+        D[0][k] = pid
+        D[1][k] = [params.get(n, p.default) for n, p in zip(names, G.HEURISTIC_PARAMS)]
+        D[2][k] = K.new_state(seed, 0, K.STREAM_POLICY + k)
+    return D
+
+
 # =============================================================================================
 # §1-§3 components
 # =============================================================================================
@@ -237,23 +248,87 @@ class TestGeneralScoring:
 # =============================================================================================
 class TestTurn:
     def test_s3_1_court_intake_from_province(self):
-        """shared/rules/el_grande.md §3.1: power card 1 brings 6 caballeros from the province."""
+        """shared/rules/el_grande.md §3.1: power card 1 brings up to 6 caballeros from the province."""
         st = G.position(3, king="NC", court=[0, 0, 0], prov=[21, 21, 21])
-        G.court_intake(st, 0, 1, [])
+        G.court_intake(st, 0, 1, [("intake", 0, "6")])
         assert (st[K.O_COURT], st[K.O_PROV]) == (6, 15)
+        assert (st[K.O_ITAKE], st[K.O_IMAX]) == (6, 6)
+
+    @pytest.mark.parametrize("n", [0, 1, 4])
+    def test_s3_4a_intake_fewer_allowed(self, n):
+        """shared/rules/el_grande.md §3 step 4a: "up to P(card) ... (fewer allowed)": any count 0..P."""
+        st = G.position(3, king="NC", court=[2, 0, 0], prov=[21, 21, 21], cab={"AR": [3, 0, 0]})
+        before = st.copy()
+        G.court_intake(st, 0, 1, [("intake", 0, str(n))])
+        exp = before.copy()
+        exp[K.O_COURT] += n
+        exp[K.O_PROV] -= n
+        exp[K.O_ITAKE] = n
+        exp[K.O_IMAX] = 6
+        assert st.tolist() == exp.tolist()  # nothing else changes (regions untouched)
+
+    def test_s3_4a_intake_count_is_checked(self):
+        """shared/rules/el_grande.md §3.1: power card 2 allows 5; 6 is illegal and the legal counts are listed."""
+        st = G.position(3, king="NC", court=[0, 0, 0], prov=[21, 21, 21])
+        with pytest.raises(IllegalMoveError) as e:
+            G.court_intake(st, 1, 2, [("intake", 1, "6")])
+        assert e.value.ply == 0
+        assert e.value.legal == [f"seat 1 intake {k}" for k in range(6)]
+
+    def test_s3_4a_no_intake_decision_when_nothing_can_be_taken(self):
+        """shared/rules/el_grande.md §3.1: cards 12/13 bring nobody; an empty province and no region caballeros neither."""
+        st = G.position(3, king="NC", court=[0, 0, 0], prov=[21, 21, 21])
+        G.court_intake(st, 0, 12, [])
+        assert (st[K.O_COURT], st[K.O_PROV], st[K.O_IMAX]) == (0, 21, 0)
+        st = G.position(3, king="NC", court=[0, 0, 0], prov=[0, 21, 21], cab={"NC": [3, 0, 0], "CS": [2, 0, 0]})
+        G.court_intake(st, 0, 1, [])  # only the King's region and the Castillo hold caballeros
+        assert st[K.O_COURT] == 0
+        with pytest.raises(IllegalMoveError):
+            G.court_intake(st, 0, 1, [("intake", 0, "0")])
 
     def test_s3_4a_shortfall_from_regions_not_kings_region(self):
-        """shared/rules/el_grande.md §3 step 4a, A13: shortfall taken from own regions, never the King's."""
+        """shared/rules/el_grande.md §3 step 4a, A13: shortfall taken from own regions, never the King's or the Castillo."""
+        pos = dict(players=3, king="NC", court=[0, 0, 0], prov=[2, 21, 21],
+                   cab={"AR": [2, 0, 0], "GA": [1, 0, 0], "NC": [3, 0, 0], "CS": [4, 0, 0]})
+        st = G.position(**pos)
+        G.court_intake(st, 0, 2, [("intake", 0, "4"), ("shortfall", 0, "AR"), ("shortfall", 0, "GA")])
+        assert (st[K.O_COURT], st[K.O_PROV], cab(st, "AR", 0), cab(st, "GA", 0)) == (4, 0, 1, 0)
+        assert (cab(st, "NC", 0), cab(st, "CS", 0)) == (3, 4)
+        # fewer than the province holds: no shortfall at all
+        st = G.position(**pos)
+        G.court_intake(st, 0, 2, [("intake", 0, "1")])
+        assert (st[K.O_COURT], st[K.O_PROV], cab(st, "AR", 0)) == (1, 1, 2)
+        # allowance 5 but only 2 + 3 available outside the King's region and Castillo -> 0..5
+        with pytest.raises(IllegalMoveError) as e:
+            G.court_intake(G.position(**pos), 0, 1, [("intake", 0, "6")])
+        assert e.value.legal[-1] == "seat 0 intake 5"
+        # shortfall caballeros come from a region (no stop: the count was chosen), never NC/CS
+        for bad in ("stop", "NC", "CS"):
+            with pytest.raises(IllegalMoveError) as e:
+                G.court_intake(G.position(**pos), 0, 2, [("intake", 0, "3"), ("shortfall", 0, bad)])
+            assert e.value.ply == 1 and e.value.legal == ["seat 0 shortfall GA", "seat 0 shortfall AR"]
+
+    def test_s3_4a_legacy_records_take_the_maximum(self):
+        """shared/rules/el_grande.md §3 step 4a: format-1 records: maximum from the province, shortfall per caballero or stop."""
         st = G.position(3, king="NC", court=[0, 0, 0], prov=[2, 21, 21],
                         cab={"AR": [2, 0, 0], "NC": [3, 0, 0], "CS": [4, 0, 0]})
-        G.court_intake(st, 0, 2, [("shortfall", 0, "AR"), ("shortfall", 0, "stop")])
+        G.court_intake(st, 0, 2, [("shortfall", 0, "AR"), ("shortfall", 0, "stop")], legacy=True)
         assert (st[K.O_COURT], st[K.O_PROV], cab(st, "AR", 0)) == (3, 0, 1)
-        st = G.position(3, king="NC", court=[0, 0, 0], prov=[0, 21, 21], cab={"NC": [3, 0, 0]})
         with pytest.raises(IllegalMoveError):
-            G.court_intake(st, 0, 1, [("shortfall", 0, "NC")])
-        st = G.position(3, king="NC", court=[0, 0, 0], prov=[0, 21, 21], cab={"CS": [3, 0, 0]})
-        with pytest.raises(IllegalMoveError):
-            G.court_intake(st, 0, 1, [("shortfall", 0, "CS")])
+            G.court_intake(G.position(3, king="NC"), 0, 1, [("intake", 0, "3")], legacy=True)
+
+    def test_s3_4a_heuristic_intake(self):
+        """shared/rules/el_grande.md §3 step 4a: heuristic takes the maximum by default, up to court_target if set,
+        and shortfall caballeros from regions only while the court is below short_min_court."""
+        def run(st, power, **params):
+            D = _policy_buffers([K.POL_HEURISTIC] * 3, **params)
+            K.step(st, T, VAR, D, K.STEP_COURT_INTAKE, 0, int(T[K.T_PCAB + power]))
+            return int(st[K.O_COURT]), int(st[K.O_PROV])
+        assert run(G.position(3, king="NC", court=[7, 0, 0]), 1) == (13, 15)
+        assert run(G.position(3, king="NC", court=[7, 0, 0]), 1, court_target=9) == (9, 19)
+        assert run(G.position(3, king="NC", court=[12, 0, 0]), 1, court_target=9) == (12, 21)
+        st = G.position(3, king="NC", court=[0, 0, 0], prov=[1, 21, 21], cab={"AR": [4, 0, 0]})
+        assert run(st, 1) == (2, 0) and cab(st, "AR", 0) == 3  # 1 + 1 shortfall: court reaches 2
 
     def test_s3_2a_placement_only_adjacent_or_castillo(self):
         """shared/rules/el_grande.md §3.2a: placement only next to the King's region or into the Castillo."""
@@ -379,19 +454,145 @@ class TestDeck1:
             G.apply_card(base(), 0, "1h", [("execute", 0, "yes"), ("move_from", 0, "AR:1")])
 
 
+def vetoed(holders=(2,), **kw):
+    """``base()`` with the Veto cards held by ``holders`` (taken this round)."""
+    st = base(**kw)
+    for k, h in enumerate(holders):
+        st[K.O_VETO_HOLDER + k] = h
+        st[K.O_VETO_EXP + k] = 2
+    return st
+
+
+def spent(st, k=0, partial=False):
+    """Expected state change of a used Veto card ``k``."""
+    st[K.O_VETO_HOLDER + k] = -1
+    st[K.O_VETO_EXP + k] = 0
+    st[K.O_VCOUNT + int(partial)] += 1
+    return st
+
+
 class TestDeck2:
     def test_s6_2a_veto_cancels_and_is_discarded(self):
         """shared/rules/el_grande.md §6 2a, A2: a held Veto cancels another player's special action."""
-        st = base()
-        st[K.O_VETO_HOLDER] = 2
-        st[K.O_VETO_EXP] = 2
-        G.apply_card(st, 0, "2b", [("execute", 0, "yes"), ("veto", 2, "yes")])
-        assert [st[K.O_COURT + p] for p in range(4)] == [7, 7, 7, 7]
-        assert st[K.O_VETO_HOLDER] == -1
-        st = base()
-        st[K.O_VETO_HOLDER] = 2
+        st = vetoed()
+        G.apply_card(st, 0, "2b", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "all")])
+        assert st.tolist() == spent(vetoed()).tolist()
+        st = vetoed()
         G.apply_card(st, 0, "2b", [("execute", 0, "yes"), ("veto", 2, "no")])
         assert [st[K.O_COURT + p] for p in range(4)] == [7, 0, 0, 0] and st[K.O_VETO_HOLDER] == 2
+
+    @pytest.mark.parametrize("cut", [1, 2])
+    def test_s6_2a_partial_veto_cancels_the_remaining_moves(self, cut):
+        """shared/rules/el_grande.md §6 2a: "cancel ... the remaining part": 1f after k of its 3 moves."""
+        moves = [("move_from", 0, "AR:1"), ("move_to", 0, "CS"), ("move_from", 0, "VA:3"), ("move_to", 0, "GR")]
+        st = vetoed()
+        G.apply_card(st, 0, "1f", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, f"after_{cut}")]
+                     + moves[: 2 * cut])
+        exp = spent(vetoed(), partial=True)
+        exp[K.O_CAB + P("AR") * 5 + 1] -= 1
+        exp[K.O_CAB + P("CS") * 5 + 1] += 1
+        if cut == 2:
+            exp[K.O_CAB + P("VA") * 5 + 3] -= 1
+            exp[K.O_CAB + P("GR") * 5 + 3] += 1
+        assert st.tolist() == exp.tolist() and st[K.O_VPEND] == 0
+        with pytest.raises(IllegalMoveError, match="action finished"):  # no further move after the cut
+            G.apply_card(vetoed(), 0, "1f", [("execute", 0, "yes"), ("veto", 2, "yes"),
+                                             ("veto_cut", 2, f"after_{cut}")] + moves[: 2 * cut]
+                         + [("move_from", 0, "GA:2"), ("move_to", 0, "PV")])
+
+    def test_s6_2a_cut_points_are_checked(self):
+        """shared/rules/el_grande.md §6 2a: the cut is one of 0..n-1 steps (1f: 3 moves); after_3 is no veto."""
+        with pytest.raises(IllegalMoveError) as e:
+            G.apply_card(vetoed(), 0, "1f", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "after_3")])
+        assert e.value.ply == 2
+        assert e.value.legal == ["seat 2 veto_cut all", "seat 2 veto_cut after_1", "seat 2 veto_cut after_2"]
+        with pytest.raises(IllegalMoveError) as e:  # 1g: 2 own + 2 opponents' = 4 steps
+            G.apply_card(vetoed(), 0, "1g#1", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "after_4")])
+        assert e.value.legal[-1] == "seat 2 veto_cut after_3"
+        with pytest.raises(IllegalMoveError) as e:  # 1a: seat 0 has at most 3 in one region (AR)
+            G.apply_card(vetoed(), 0, "1a", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "after_3")])
+        assert e.value.legal[-1] == "seat 2 veto_cut after_2"
+
+    def test_s6_2a_partial_veto_per_opponent_from_the_left(self):
+        """shared/rules/el_grande.md §6 2a, 2b, 2d: per-opponent actions are cut between opponents (clockwise from the left)."""
+        st = vetoed(holders=(1, 3))
+        G.apply_card(st, 0, "2b", [("execute", 0, "yes"), ("veto", 1, "no"), ("veto", 3, "yes"),
+                                   ("veto_cut", 3, "after_2")])
+        assert [st[K.O_COURT + p] for p in range(4)] == [7, 0, 0, 7]
+        assert [st[K.O_PROV + p] for p in range(4)] == [21, 28, 28, 21]
+        assert (st[K.O_VETO_HOLDER], st[K.O_VETO_HOLDER + 1], st[K.O_VCOUNT + 1]) == (1, -1, 1)
+        st = vetoed(holders=(3,), court=[7, 1, 0, 7])
+        G.apply_card(st, 0, "2d", [("execute", 0, "yes"), ("veto", 3, "yes"), ("veto_cut", 3, "after_1"),
+                                   ("angry_king", 1, "court"), ("angry_king", 1, "AR"), ("angry_king", 1, "VA")])
+        assert (st[K.O_COURT + 1], cab(st, "AR", 1), cab(st, "VA", 1), st[K.O_PROV + 1]) == (0, 1, 0, 24)
+        assert (cab(st, "AR", 2), cab(st, "GA", 2), st[K.O_COURT + 3], st[K.O_PROV + 3]) == (1, 1, 7, 21)
+
+    def test_s6_2a_partial_veto_after_the_actors_choices(self):
+        """shared/rules/el_grande.md §6 2a, 1a/1d: region choices are not steps; a cut past the action's end spends the Veto."""
+        st = vetoed()
+        G.apply_card(st, 0, "1a", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "after_1"),
+                                   ("source_region", 0, "AR"), ("move_to", 0, "GA")])
+        assert (cab(st, "AR", 0), cab(st, "GA", 0), st[K.O_VETO_HOLDER]) == (2, 3, -1)
+        st = vetoed()  # 1d from Galicia: only 3 caballeros there, cut after 4 -> all 3 move, Veto gone
+        G.apply_card(st, 0, "1d#1", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "after_4"),
+                                     ("source_region", 0, "GA"), ("move_from", 0, "GA:0"), ("move_to", 0, "PV"),
+                                     ("move_from", 0, "GA:0"), ("move_to", 0, "PV"),
+                                     ("move_from", 0, "GA:2"), ("move_to", 0, "PV")])
+        assert ([cab(st, "GA", p) for p in range(4)], cab(st, "PV", 0), cab(st, "PV", 2)) == ([0, 0, 0, 0], 2, 1)
+        assert st[K.O_VETO_HOLDER] == -1 and st[K.O_VPEND] == 0
+
+    def test_s6_2a_single_step_actions_have_no_cut(self):
+        """shared/rules/el_grande.md §6 2a: a scoring (and 2b in a 2-player game) is cancelled whole, no cut decision."""
+        st = vetoed()
+        G.apply_card(st, 0, "3h", [("execute", 0, "yes"), ("veto", 2, "yes")])
+        assert st.tolist() == spent(vetoed()).tolist()
+        with pytest.raises(IllegalMoveError):
+            G.apply_card(vetoed(), 0, "3h", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "all")])
+        st = G.position(2, king="NC", court=[7, 5])
+        st[K.O_VETO_HOLDER] = 1
+        G.apply_card(st, 0, "2b", [("execute", 0, "yes"), ("veto", 1, "yes")])
+        assert (st[K.O_COURT + 1], st[K.O_VETO_HOLDER], st[K.O_VCOUNT]) == (5, -1, 1)
+
+    def test_s6_2a_legacy_records_veto_the_whole_action(self):
+        """shared/rules/el_grande.md §6 2a: format-1 records: veto yes cancels the whole action, no cut decision."""
+        st = vetoed()
+        G.apply_card(st, 0, "1f", [("execute", 0, "yes"), ("veto", 2, "yes")], legacy=True)
+        assert st.tolist() == spent(vetoed()).tolist()
+        with pytest.raises(IllegalMoveError):
+            G.apply_card(vetoed(), 0, "1f", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "all")],
+                         legacy=True)
+
+    def test_s10_A2_random_holder_vetoes_half_and_cuts_uniformly(self):
+        """shared/rules/el_grande.md §10 A2: a random holder vetoes with p = 1/2, then cuts uniformly among 0..n-1.
+
+        2b in a 4-player game (n = 3), 6000 trials: tolerance 4 standard errors (0.026 for p = 1/2,
+        0.019 for p = 1/6)."""
+        D = _policy_buffers([K.POL_HEURISTIC, K.POL_RANDOM, K.POL_RANDOM, K.POL_RANDOM], seed=5)
+        c = G.card_index("2b")
+        outcome = {(7, 0, 0, 0): 0, (7, 7, 7, 7): 0, (7, 0, 7, 7): 0, (7, 0, 0, 7): 0}
+        n = 6000
+        for _ in range(n):
+            st = vetoed(holders=(3,))
+            K.step(st, T, VAR, D, K.STEP_SPECIAL, 0, c)  # the heuristic actor always executes 2b
+            outcome[tuple(int(st[K.O_COURT + p]) for p in range(4))] += 1
+        freq = [v / n for v in outcome.values()]
+        assert abs(freq[0] - 0.5) < 4 * (0.25 / n) ** 0.5
+        for f in freq[1:]:
+            assert abs(f - 1 / 6) < 4 * (5 / 36 / n) ** 0.5
+
+    def test_s10_A2_heuristic_cuts_before_its_own_step(self):
+        """shared/rules/el_grande.md §10 A2: the heuristic vetoes 2b/2c that cost it >= veto_harm caballeros,
+        letting the steps on the players before it happen."""
+        def run(card, holder, court=None, **params):
+            D = _policy_buffers([K.POL_HEURISTIC] * 4, **params)
+            st = vetoed(holders=(holder,), court=court or [7, 7, 7, 7])
+            K.step(st, T, VAR, D, K.STEP_SPECIAL, 0, G.card_index(card))
+            return [int(st[K.O_COURT + p]) for p in range(4)], int(st[K.O_VETO_HOLDER])
+        assert run("2b", 3) == ([7, 0, 0, 7], -1)
+        assert run("2b", 2) == ([7, 0, 7, 7], -1)  # the rest, seat 3 included, is cancelled
+        assert run("2b", 1) == ([7, 7, 7, 7], -1)
+        assert run("2b", 3, veto_harm=8) == ([7, 0, 0, 0], 3)
+        assert run("2c", 3, court=[7, 7, 7, 2]) == ([7, 4, 4, 0], 3)  # would lose only 2 < 3
 
     def test_s6_2a_veto_off_variant_and_own_action(self):
         """shared/rules/el_grande.md §10 A2: veto=off never asks; the holder cannot veto himself."""

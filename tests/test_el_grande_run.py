@@ -1,6 +1,7 @@
 """El Grande through mcsim.simulate and the CLI: determinism, records and replay, round-engine
 invariants read from records, summary block, bad input (issue 4 §4-§6)."""
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -112,8 +113,9 @@ def test_s2_six_round_variant_plays_six_rounds():
 
 def test_s2_caballeros_are_conserved():
     """shared/rules/el_grande.md §2: 30 caballeros per colour in play (board + court + province), never negative."""
-    prep = G.prepare(mcsim.runner.resolve_config("el-grande", players=5,  # (module, config)
-                                                 policies=["heuristic", "random"] * 2 + ["heuristic:eps=0.5"])[1])
+    prep = G.prepare(mcsim.runner.resolve_config(  # (module, config)
+        "el-grande", players=5,
+        policies=["heuristic", "random", "heuristic:court_target=4,veto_harm=1", "random", "heuristic:eps=0.5"])[1])
     for gi in range(40):
         fixed = np.zeros(K.FIXED_SIZE, np.int32)
         st = K.run_logged(np.uint64(5), np.int64(gi), np.int64(5), prep.policy_ids, prep.policy_params,
@@ -144,6 +146,91 @@ def test_s4_summary_block():
     for e in s["action_cards"].values():
         assert e["score_diff"]["low"] <= e["score_diff"]["mean"] <= e["score_diff"]["high"]
     assert "action cards" in G.format_summary(s)
+    # court intake (§3 step 4a): a random count uniform on 0..m takes half of what it may take;
+    # 1200 seat-games of ~25 allowed, SE of the share ~ 0.005 -> tolerance 0.03
+    ci = s["court_intake"]
+    taken = r.games[[f"intake_taken_{k}" for k in range(4)]].to_numpy()
+    allowed = r.games[[f"intake_max_{k}" for k in range(4)]].to_numpy()
+    assert ci["taken"]["mean"] == pytest.approx(taken.mean()) and ci["allowed"] == pytest.approx(allowed.mean())
+    assert (taken <= allowed).all() and abs(ci["share"] - 0.5) < 0.03
+    v = s["vetoes"]
+    assert (v["all"], v["partial"]) == (int(r.games["vetoes_all"].sum()), int(r.games["vetoes_partial"].sum()))
+    assert v["all"] > 0 and v["partial"] > 0
+    assert "court intake per seat-game" in G.format_summary(s)
+
+
+def _find(records, kind):
+    """(record, decision index) of the first decision of ``kind``."""
+    for rec in records:
+        for i, d in enumerate(rec["decisions"]):
+            if d["kind"] == kind:
+                return rec, i
+    raise AssertionError(f"no {kind} decision recorded")
+
+
+def test_s3_4a_s6_2a_records_carry_intake_and_veto_cut():
+    """shared/rules/el_grande.md §3 step 4a, §6 2a: records (format 2) name the intake count and the veto cut,
+    they replay, and an illegal count or cut is reported with its index and the legal options."""
+    r = mcsim.simulate("el-grande", games=30, seed=8, players=4, record=30)
+    recs = [json.loads(json.dumps(x)) for x in r.records]
+    assert all(x["format"] == 2 for x in recs)
+    rec, i = _find(recs, "veto_cut")
+    d = rec["decisions"][i]
+    assert rec["decisions"][i - 1]["kind"] == "veto" and rec["decisions"][i - 1]["value"] == "yes"
+    assert d["value"] == "all" or d["value"].startswith("after_")
+    assert G.replay(rec)["points"] == rec["points"]
+    bad = json.loads(json.dumps(rec))
+    bad["decisions"][i]["value"] = "after_9"
+    with pytest.raises(IllegalMoveError) as e:
+        G.replay(bad)
+    assert e.value.ply == i and e.value.legal[0] == f"seat {d['seat']} veto_cut all"
+    assert all(x.startswith(f"seat {d['seat']} veto_cut ") for x in e.value.legal)
+    rec, i = _find(recs, "intake")
+    d = rec["decisions"][i]
+    bad = json.loads(json.dumps(rec))
+    bad["decisions"][i]["value"] = "7"
+    with pytest.raises(IllegalMoveError) as e:
+        G.replay(bad)
+    assert e.value.ply == i and e.value.legal[0] == f"seat {d['seat']} intake 0"
+    assert f"seat {d['seat']} intake {d['value']}" in e.value.legal
+    for kind, value in (("intake", "many"), ("veto_cut", "after_0")):
+        bad = json.loads(json.dumps(rec))
+        bad["decisions"][i] = {"seat": 0, "kind": kind, "value": value}
+        with pytest.raises(InvalidRecordError, match=f"decision {i}: {kind}"):
+            G.replay(bad)
+
+
+FORMAT1 = Path(__file__).parent / "data" / "el_grande_format1.json"
+
+
+def test_format1_records_replay_with_their_rules():
+    """shared/rules/el_grande.md §3 step 4a, §6 2a: a record written before the intake and veto-cut decisions
+    (format 1: maximum intake, shortfall stop, veto yes on 1a cancels it whole) still replays to its points."""
+    rec = json.loads(FORMAT1.read_text())
+    kinds = [d["kind"] for d in rec["decisions"]]
+    assert rec["format"] == 1 and "intake" not in kinds and "veto_cut" not in kinds
+    assert {"seat": 1, "kind": "veto", "value": "yes"} in rec["decisions"]
+    assert {"seat": 2, "kind": "shortfall", "value": "stop"} in rec["decisions"]
+    assert G.replay(rec)["points"] == rec["points"] == [68, 41, 60]
+    del rec["format"]  # inferred: no format-2 decision kinds
+    assert G.replay(rec)["points"] == [68, 41, 60]
+    with pytest.raises(IllegalMoveError) as e:  # read as format 2 it lacks the intake decisions
+        G.replay(dict(rec, format=2))
+    assert "intake" in e.value.legal[0]
+    with pytest.raises(InvalidRecordError, match='"format" must be 1 or 2'):
+        G.replay(dict(rec, format=3))
+
+
+def test_s3_4a_s6_2a_new_decisions_are_deterministic():
+    """shared/DESIGN.md, Seeding: intake counts and veto cuts depend only on (seed, game), whatever the chunking."""
+    pol = ["random", "heuristic:court_target=9,eps=0.3", "random", "heuristic"]
+    a = mcsim.simulate("el-grande", games=30, seed=31, policies=pol, workers=1, chunk_size=30, record=30)
+    b = mcsim.simulate("el-grande", games=30, seed=31, policies=pol, workers=1, chunk_size=4, record=30)
+    cols = [c for c in a.games.columns if c.startswith(("intake_", "vetoes_"))]
+    assert len(cols) == 10
+    pd.testing.assert_frame_equal(a.games[cols], b.games[cols])
+    assert [x["decisions"] for x in a.records] == [x["decisions"] for x in b.records]
+    assert a.games["vetoes_partial"].sum() > 0
 
 
 def test_heuristic_beats_random():

@@ -20,25 +20,39 @@ final_tie      shared | unplayed           shared     A6: a final tie is a share
 
 Modelling decisions (documented deviations / readings):
 
-* Court intake from the province is always the maximum the power card allows (the rules say
-  "up to"; taking fewer is never modelled). The shortfall from own caballeros in regions (§3 4a,
-  A13) is a decision per caballero (take one from region R, or stop).
-* A Veto cancels the whole special action when it is announced (after the actor decided to
-  execute it); the partial veto in the middle of an action is not modelled. Holders are asked
-  clockwise from the actor's left; the first to veto discards his Veto card.
+* Court intake (§3 4a, A13) is one decision: how many caballeros n = 0..m to take, m = min(the
+  power card's allowance, province + own caballeros in regions other than the King's region).
+  The first min(n, province) come from the province; only the shortfall beyond an emptied
+  province comes from regions, one decision (the region) per caballero. Card 4f takes its 2
+  caballeros as before (province first, then per caballero a region or stop).
+* Veto (§6 2a, A2): holders are asked clockwise from the actor's left, once the actor has decided
+  to execute his special action; the first to veto discards his Veto card (even if the action
+  then ends before the cut point). For a multi-step action he then chooses the cut k = 0..n-1:
+  the first k steps happen, the rest is cancelled (k = 0: the whole action, the only choice for
+  single-step actions). Steps (``kernels.el_grande.nominal_steps``): one per caballero moved or
+  placed for 1a-1i (n = the card's limit: 1b 2, 1d 5, 1e/1f 3, 1h/1i 4, 1g 2+2; 1a: the own
+  caballeros of the region holding most of them outside the King's region; 1c: the larger of
+  its 1a and 1b counts), one per opponent clockwise from the actor's left for 2b, 2c, 2d, 2e
+  (n = players - 1); every other action (scorings, secret choices 2f/2g/4c/4g, King, Grande,
+  scoreboard, 4e, 4f) is a single step. The cut is chosen right after the veto, before any step.
 * The Castillo's contents are public (A5). Secret choices (Castillo discs, 2f, 2g, 4c
   destinations, 4g) are made by every policy on the same position before any is revealed.
 * Special actions, once executed, are carried out as fully as possible (§3 4c): move cards move
   their full number when possible; 1a may put caballeros back where they were.
 
 Decision space (what the ``random`` policy chooses uniformly from, one decision at a time; the
-record lists the same decisions): power card value; shortfall region or stop; action card; order
-(placement first / special action first); each placement target or stop; execute special action
-yes/no; veto yes/no; 1c alternative; 1a/1d source region; each move's source (region + colour)
-and destination; 1b targets; angry-King source (court or region); 2e victim region; 2f/2g secret
-region; scored place (2h/3h); scoreboard + place; King's destination; eviction region and the
-victims' secret destinations; Grande region; power card taken back; 4g secret region; Castillo
-disc at general scorings.
+record lists the same decisions): power card value; court intake count (0..m, one decision:
+the random policy's count is uniform, so it takes m/2 on average, whereas placement below is
+a sequence of place-or-stop decisions); shortfall region (intake: a region; card 4f: a region or
+stop); action card; order (placement first / special action first); each placement target or
+stop; execute special action yes/no; veto yes/no (so a random holder vetoes with p = 1/2, A2);
+veto cut 0..n-1 (uniform among the cut points once it vetoes); 1c alternative; 1a/1d source
+region; each move's source (region + colour) and destination; 1b targets; angry-King source
+(court or region); 2e victim region; 2f/2g secret region; scored place (2h/3h); scoreboard +
+place; King's destination; eviction region and the victims' secret destinations; Grande
+region; power card taken back; 4g secret region; Castillo disc at general scorings. A decision
+with a single legal option is still a decision (and a record entry), except the intake when
+nothing can be taken (m = 0) and the cut of a single-step action.
 
 Heuristic policy (parameters in ``HEURISTIC_PARAMS``): the evaluation of a position for seat p
 is its score + ``w_board`` x (points every place would pay now) + ``w_court`` x (court size),
@@ -49,9 +63,13 @@ action (exact gain for scorings, a static value x ``w_special`` otherwise) evalu
 placement, move, King/Grande/scoreboard move, removal, secret choice and Castillo disc takes the
 option with the best one-step evaluation; King-moving cards are played action first; scorings
 are skipped when they do not gain; a Veto is used on a scoring that gives the actor at least
-``veto_threshold`` points more than the holder; shortfall caballeros are taken from regions only
-while the court holds fewer than ``short_min_court``; ``eps`` = probability of a uniformly
-random decision.
+``veto_threshold`` points more than the holder (cut: the whole action), and on 2b-2e when its
+step would cost the holder at least ``veto_harm`` caballeros (court caballeros for 2b/2c, up to
+3 from court and regions for 2d, 1 for 2e), cut right before the holder's own step (the steps
+on the players before him happen); court intake: province caballeros until the court holds
+``court_target`` (default 30 = the maximum), then, only if the province is empty, shortfall
+caballeros from regions while the court holds fewer than ``short_min_court``; ``eps`` =
+probability of a uniformly random decision.
 
 Points by source: ``general`` (region points at general scorings), ``special`` (region points at
 special scorings), ``king`` (+2 King bonus), ``grande`` (+2 Grande bonus), ``castillo`` (points
@@ -125,6 +143,8 @@ HEURISTIC_PARAMS = (
     ParamSpec("w_special", 1.0, "weight of the static value of non-scoring special actions (card choice)", 0.0, 10.0),
     ParamSpec("bid_spread", 0.0, "bid: weight per power value / 13 of the value spread of the face-up cards", 0.0, 10.0),
     ParamSpec("bid_save", 0.0, "bid: cost per power value x rounds left / 9 (keep high cards)", 0.0, 10.0),
+    ParamSpec("veto_harm", 3.0, "veto 2b-2e when my step would cost me at least this many caballeros (cut before my step)", 0.0, 31.0),
+    ParamSpec("court_target", 30.0, "court intake: take province caballeros only up to this court size (30 = the maximum)", 0.0, 30.0),
 )
 
 #: game-specific options (``--option KEY=VALUE``): none
@@ -163,7 +183,7 @@ SOURCES = ("general", "special", "king", "grande", "castillo")
 KIND_NAMES = ("power", "shortfall", "card", "order", "place", "execute", "veto", "choice",
               "source_region", "move_from", "move_to", "place_any", "angry_king", "remove",
               "secret_remove", "score", "scoreboard", "king_to", "evict_region", "evict_to",
-              "grande_to", "power_back", "secret_score", "castillo_disc")
+              "grande_to", "power_back", "secret_score", "castillo_disc", "intake", "veto_cut")
 
 
 # =============================================================================================
@@ -407,10 +427,13 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     ``power_r<k>`` [n, seats] (power value played in round k, 0 = not played);
     ``take_<card>`` / ``take_round_<card>`` for the 44 deck cards (seat / round, -1 / 0 = never);
     ``king_r<k>`` (seat that took the King's card in round k, -1 = round not played);
-    ``unplayed`` [n, seats] (sum of power values left in hand).
+    ``unplayed`` [n, seats] (sum of power values left in hand); ``intake_taken`` /
+    ``intake_max`` [n, seats] (caballeros taken at the court intakes / the most that could have
+    been taken, §3 step 4a); ``vetoes_all`` / ``vetoes_partial`` [n] (Vetoes that cancelled a
+    whole special action / its remaining part, §6 2a).
     """
     npl = prep.config.players
-    score, src, plies, pwr, taker, tround, kingby, unplayed = K.play_batch(
+    score, src, plies, pwr, taker, tround, kingby, unplayed, intake, vetoes = K.play_batch(
         np.int64(first_game_index), np.int64(n_games), np.uint64(root_seed), np.int64(npl),
         prep.policy_ids.astype(np.int64), prep.policy_params.astype(np.float64),
         prep.variant_codes.astype(np.int64), prep.tables["T"])
@@ -418,6 +441,8 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
         "score": score, "length": plies.astype(np.int32),
         "win_share": _win_share(score, unplayed, int(prep.variant_codes[3])),
         "unplayed": unplayed,
+        "intake_taken": intake[:, :, 0], "intake_max": intake[:, :, 1],
+        "vetoes_all": vetoes[:, 0], "vetoes_partial": vetoes[:, 1],
     }
     for s, name in enumerate(SOURCES):
         out[f"pts_{name}"] = src[:, :, s]
@@ -495,8 +520,12 @@ def partial_summary(games, prep: Prepared) -> dict:
         arr = games[[f"pts_{name}_{k}" for k in range(npl)]].to_numpy(dtype=np.float64)
         src[name] = {"sum": float(arr.sum()), "sumsq": float((arr * arr).sum()), "n": int(arr.size),
                      "by_seat": arr.sum(axis=0).tolist()}
+    taken = games[[f"intake_taken_{k}" for k in range(npl)]].to_numpy(dtype=np.float64)
+    allowed = games[[f"intake_max_{k}" for k in range(npl)]].to_numpy(dtype=np.float64)
     return {"n": len(games), "cards": cards, "power_by_round": by_round, "first_n": first_n,
-            "first_w": first_w, "src": src, "total": float(scores.sum())}
+            "first_w": first_w, "src": src, "total": float(scores.sum()),
+            "intake": [float(taken.sum()), float((taken * taken).sum()), float(allowed.sum())],
+            "vetoes": [int(games["vetoes_all"].sum()), int(games["vetoes_partial"].sum())]}
 
 
 def _mi(s: float, ss: float, n: int) -> dict:
@@ -524,7 +553,11 @@ def finalize_summary(t: dict, prep: Prepared) -> dict:
         plays}}, ``first_round``, ``win_rate_by_first_value`` {value: Wilson interval of the win
         rate of the seats that played it in the first round played, plus ``n``}.
         ``points_by_source``: per source, mean points per seat-game with 95% interval, ``share``
-        of all points, ``by_seat`` means. ``players``, ``games``.
+        of all points, ``by_seat`` means. ``court_intake``: ``taken`` (mean caballeros taken at
+        the court intakes per seat-game, 95% interval), ``allowed`` (mean of the most that could
+        have been taken), ``share`` (taken / allowed). ``vetoes``: ``per_game``, ``all`` and
+        ``partial`` (counts of Vetoes that cancelled a whole action / its remaining part).
+        ``players``, ``games``.
     """
     from mcsim import stats
 
@@ -565,6 +598,12 @@ def finalize_summary(t: dict, prep: Prepared) -> dict:
         x["by_seat"] = [v / n for v in d["by_seat"]] if n else []
         src[name] = x
     out["points_by_source"] = src
+    tk, tk2, al = t["intake"]
+    m = n * npl
+    out["court_intake"] = {"taken": _mi(tk, tk2, m), "allowed": al / m if m else math.nan,
+                           "share": tk / al if al else math.nan}
+    va, vp = t["vetoes"]
+    out["vetoes"] = {"per_game": (va + vp) / n if n else math.nan, "all": va, "partial": vp}
     return out
 
 
@@ -661,6 +700,16 @@ def encode_value(kind: str, text) -> int:
         except ValueError:
             raise InvalidRecordError(f"{kind}: {text!r} is not a power card value")
         return v
+    if kind == "intake":
+        if not t.isdigit():
+            raise InvalidRecordError(f"intake: {text!r} must be a number of caballeros 0..6")
+        return int(t)
+    if kind == "veto_cut":
+        if low == "all":
+            return 0
+        if low.startswith("after_") and low[6:].isdigit() and int(low[6:]) >= 1:
+            return int(low[6:])
+        raise InvalidRecordError(f"veto_cut: {text!r} must be all or after_K (K >= 1 steps)")
     if kind == "card":
         return card_index(t)
     if kind == "order":
@@ -696,8 +745,10 @@ def format_value(kind: int | str, v: int) -> str:
     name = kind if isinstance(kind, str) else KIND_NAMES[kind]
     data = load_data()
     pid = data["place_ids"]
-    if name in ("power", "power_back"):
+    if name in ("power", "power_back", "intake"):
         return str(int(v))
+    if name == "veto_cut":
+        return "all" if v == 0 else f"after_{int(v)}"
     if name == "card":
         return data["card_ids"][v]
     if name == "order":
@@ -736,11 +787,12 @@ def _log_array(decisions: list, cap_extra: int = 0) -> np.ndarray:
     return log
 
 
-def _buffers(log: np.ndarray, mode: int):
+def _buffers(log: np.ndarray, mode: int, legacy: bool = False):
     D = K.make_buffers(1, 64, len(HEURISTIC_PARAMS))
     D = (D[0], D[1], D[2], log, D[4], D[5], D[6], D[7])
     D[4][K.C_MODE] = mode
     D[4][K.C_LOGCAP] = log.shape[0]
+    D[4][K.C_FLAGS] = K.FLAG_V1 if legacy else 0
     return D
 
 
@@ -751,11 +803,12 @@ def _legal_strings(errbuf: np.ndarray, nerr: int) -> list[str]:
 
 
 def apply_card(st: np.ndarray, seat: int, card: str, decisions: list, variant: dict | None = None,
-               placement: str | None = None) -> np.ndarray:
+               placement: str | None = None, legacy: bool = False) -> np.ndarray:
     """Execute the special action of ``card`` (and the Veto check) for ``seat`` on ``st`` in place,
     with the scripted ``decisions`` ``[(kind, seat, value), ...]`` (record notation; the first is
     normally ``("execute", seat, "yes")``). ``placement="first"`` / ``"after"`` also runs the
-    card's placement step before / after the special action. Returns ``st``.
+    card's placement step before / after the special action. ``legacy=True``: the rules of
+    format-1 records (a Veto cancels the whole action, no ``veto_cut``). Returns ``st``.
 
     Raises
     ------
@@ -765,7 +818,7 @@ def apply_card(st: np.ndarray, seat: int, card: str, decisions: list, variant: d
     var = SPEC.variant_codes(SPEC.resolve_variant(variant))
     T = build_tables()
     log = _log_array(decisions)
-    D = _buffers(log, K.MODE_REPLAY)
+    D = _buffers(log, K.MODE_REPLAY, legacy)
     c = card_index(card)
     if placement == "first":
         K.step(st, T, var, D, K.STEP_PLACEMENT, seat, T[K.T_CDECK + c])
@@ -799,8 +852,10 @@ def general_scoring(st: np.ndarray, discs: list, variant: dict | None = None) ->
 # =============================================================================================
 # records and replay (issue 4 §5)
 # =============================================================================================
-RECORD_FORMAT = 1
+RECORD_FORMAT = 2
 _LOG_CAP = 8000
+#: decision kinds that exist only in format-2 records
+_V2_KINDS = ("intake", "veto_cut")
 
 
 def _setup_dict(fixed: np.ndarray, npl: int) -> dict:
@@ -834,9 +889,9 @@ def _events(ev: np.ndarray, n: int, npl: int) -> list[dict]:
 def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
     """JSON-ready records of the given games (format below); replaying one gives the run's result.
 
-    Record format (``"format": 1``)::
+    Record format (``"format": 2``)::
 
-        {"game": "el-grande", "format": 1, "players": n, "variant": {...}, "policies": [...],
+        {"game": "el-grande", "format": 2, "players": n, "variant": {...}, "policies": [...],
          "seed": S, "game_index": i,
          "places": {"GA": "Galicia", ..., "CS": "Castillo"},
          "setup": {"king": "AR", "homes": ["GA", ...], "start_player": 2,
@@ -845,12 +900,22 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
          "scorings": [{"after_decision": k, "event": "...", "scores": [...]}, ...],
          "points": [...]}
 
-    Decision values: power / power_back: a value 1..13; card: a card id; order: placement_first |
-    action_first; place / shortfall: a place id or ``stop``; execute / veto: yes | no; choice:
-    1a | 1b; move_from: ``REGION:SEAT``; move_to, place_any, source_region, remove, secret_remove,
-    score, king_to, evict_region, evict_to, grande_to, secret_score, castillo_disc: a place id;
-    angry_king: ``court`` or a region id; scoreboard: ``B840@REGION`` / ``B400@REGION``.
-    Only ``setup`` and ``decisions`` are needed to replay (seed and policies are informative).
+    Decision values: power / power_back: a value 1..13; intake: the number of caballeros taken
+    to court (0..allowance; absent when nothing can be taken); card: a card id; order:
+    placement_first | action_first; place / shortfall: a place id or ``stop`` (shortfall: no
+    ``stop`` at an intake, whose count is fixed by ``intake``; ``stop`` only with card 4f);
+    execute / veto: yes | no; veto_cut (after ``veto yes`` on a multi-step action, by the
+    holder): ``all`` (cancel the whole action) or ``after_K`` (K steps happen, the rest is
+    cancelled); choice: 1a | 1b; move_from: ``REGION:SEAT``; move_to, place_any, source_region,
+    remove, secret_remove, score, king_to, evict_region, evict_to, grande_to, secret_score,
+    castillo_disc: a place id; angry_king: ``court`` or a region id; scoreboard:
+    ``B840@REGION`` / ``B400@REGION``. Only ``setup`` and ``decisions`` are needed to replay
+    (seed and policies are informative).
+
+    Format-1 records (written before the intake and veto-cut decisions existed; also a record
+    without ``"format"`` and without any ``intake``/``veto_cut`` decision) replay with their
+    rules: the maximum intake from the province, shortfall caballeros decided one by one with
+    ``stop``, and ``veto yes`` cancelling the whole action.
     """
     cfg = prep.config
     npl = cfg.players
@@ -952,6 +1017,11 @@ def replay(record: dict) -> dict:
     decisions = record.get("decisions")
     if not isinstance(decisions, list):
         raise InvalidRecordError('"decisions" must be a list of {"seat", "kind", "value"}')
+    fmt = record.get("format")
+    if fmt is None:
+        fmt = 2 if any(isinstance(d, dict) and d.get("kind") in _V2_KINDS for d in decisions) else 1
+    if fmt not in (1, 2):
+        raise InvalidRecordError(f'"format" must be 1 or 2, got {fmt!r}')
     fixed = _parse_setup(record.get("setup"), npl)
     log = _log_array(decisions)
     ev = np.zeros((64, 8), dtype=np.int32)
@@ -959,7 +1029,7 @@ def replay(record: dict) -> dict:
     st, nd, nev, err, eb, ne = K.run_logged(
         np.uint64(0), np.int64(0), np.int64(npl), np.zeros(npl, np.int64),
         np.zeros((npl, len(HEURISTIC_PARAMS))), SPEC.variant_codes(variant), T, K.MODE_REPLAY,
-        log, ev, fixed)
+        log, ev, fixed, legacy=fmt == 1)
     if err >= 0:
         move = decisions[err] if err < len(decisions) else "(end of record)"
         if isinstance(move, dict):
@@ -996,12 +1066,14 @@ def format_replay(result: dict) -> str:
 
 
 def court_intake(st: np.ndarray, seat: int, power_value: int, decisions: list,
-                 variant: dict | None = None) -> np.ndarray:
-    """Court intake for a played power card (§3 step 4a, §3.1) on ``st`` in place: the province
-    first, the shortfall by the scripted ``("shortfall", seat, REGION | "stop")`` decisions."""
+                 variant: dict | None = None, legacy: bool = False) -> np.ndarray:
+    """Court intake for a played power card (§3 step 4a, §3.1, A13) on ``st`` in place, with the
+    scripted decisions: ``("intake", seat, N)`` (none when nothing can be taken), then one
+    ``("shortfall", seat, REGION)`` per caballero beyond the province. ``legacy=True``: format-1
+    rules (the province's maximum, then ``("shortfall", seat, REGION | "stop")`` decisions)."""
     var = SPEC.variant_codes(SPEC.resolve_variant(variant))
     T = build_tables()
-    D = _buffers(_log_array(decisions), K.MODE_REPLAY)
+    D = _buffers(_log_array(decisions), K.MODE_REPLAY, legacy)
     K.step(st, T, var, D, K.STEP_COURT_INTAKE, seat, T[K.T_PCAB + power_value])
     if D[4][K.C_ERR] >= 0 or D[4][K.C_PTR] != len(decisions):
         ply = int(D[4][K.C_ERR]) if D[4][K.C_ERR] >= 0 else int(D[4][K.C_PTR])
@@ -1029,4 +1101,11 @@ def format_summary(block: dict, summary: dict | None = None) -> str:
     lines.append("points by source (mean per seat-game, share of all points)")
     for name, d in block["points_by_source"].items():
         lines.append(f"  {name:9s} {d['mean']:7.2f} [{d['low']:7.2f}, {d['high']:7.2f}]  {100 * d['share']:5.1f}%")
+    ci, v = block.get("court_intake"), block.get("vetoes")
+    if ci:
+        tk = ci["taken"]
+        lines.append(f"court intake per seat-game: {tk['mean']:.2f} [{tk['low']:.2f}, {tk['high']:.2f}] taken of "
+                     f"{ci['allowed']:.2f} allowed ({100 * ci['share']:.1f}%)")
+    if v:
+        lines.append(f"vetoes per game: {v['per_game']:.3f} (whole action {v['all']}, remaining part {v['partial']})")
     return "\n".join(lines)
