@@ -479,27 +479,45 @@ def _first_round(prep: Prepared) -> int:
 
 def partial_summary(games, prep: Prepared) -> dict:
     """Additive sums over a chunk of games (merged across chunks by addition, see
-    ``mcsim.aggregate``); ``finalize_summary`` turns them into the ``"el_grande"`` block."""
+    ``mcsim.aggregate``); ``finalize_summary`` turns them into the ``"el_grande"`` block.
+
+    The table is read once as a float64 matrix (every column is numeric and exact in float64):
+    pandas column selection per card would cost more than playing the games."""
     npl = prep.config.players
     data = load_data()
-    scores = games[[f"score_{k}" for k in range(npl)]].to_numpy(dtype=np.float64)
-    shares = games[[f"win_share_{k}" for k in range(npl)]].to_numpy(dtype=np.float64)
+    A = games.to_numpy(dtype=np.float64)
+    pos = {c: i for i, c in enumerate(games.columns)}
+
+    def cols(names):
+        return A[:, [pos[c] for c in names]]
+
+    def icols(names):
+        return cols(names).astype(np.int64)
+
+    def seat_cols(prefix):
+        return cols([f"{prefix}_{k}" for k in range(npl)])
+
+    scores = seat_cols("score")
+    shares = seat_cols("win_share")
+    taker = icols([f"take_{cid}" for cid in data["card_ids"][:44]])
+    tround = icols([f"take_round_{cid}" for cid in data["card_ids"][:44]])
+    kingby = icols([f"king_r{r}" for r in range(1, 10)])
     cards = {}
     for t in _card_types():
         gs, seats, rounds = [], [], []
         if t == "K":
             for r in range(1, 10):
-                col = games[f"king_r{r}"].to_numpy()
+                col = kingby[:, r - 1]
                 m = col >= 0
-                gs.append(np.nonzero(m)[0]); seats.append(col[m].astype(np.int64))
+                gs.append(np.nonzero(m)[0]); seats.append(col[m])
                 rounds.append(np.full(int(m.sum()), r, dtype=np.int64))
         else:
-            for cid, ct in zip(data["card_ids"], data["card_types"]):
+            for c, ct in enumerate(data["card_types"][:44]):
                 if ct == t:
-                    col = games[f"take_{cid}"].to_numpy()
+                    col = taker[:, c]
                     m = col >= 0
-                    gs.append(np.nonzero(m)[0]); seats.append(col[m].astype(np.int64))
-                    rounds.append(games[f"take_round_{cid}"].to_numpy()[m].astype(np.int64))
+                    gs.append(np.nonzero(m)[0]); seats.append(col[m])
+                    rounds.append(tround[m, c])
         g, st, rd = np.concatenate(gs), np.concatenate(seats), np.concatenate(rounds)
         sd, wd = _diff_obs(scores, shares, g, st) if g.size else (np.zeros(0), np.zeros(0))
         cards[t] = {"taken": int(g.size),
@@ -509,23 +527,24 @@ def partial_summary(games, prep: Prepared) -> dict:
                     "wd": [float(wd.sum()), float((wd * wd).sum())]}
     by_round = []
     for r in range(1, 10):
-        vals = games[[f"power_r{r}_{k}" for k in range(npl)]].to_numpy().ravel()
+        vals = seat_cols(f"power_r{r}").astype(np.int64).ravel()
         by_round.append(np.bincount(vals, minlength=14)[1:14].tolist())
     fr = _first_round(prep)
-    vals = games[[f"power_r{fr}_{k}" for k in range(npl)]].to_numpy().ravel()
+    vals = seat_cols(f"power_r{fr}").astype(np.int64).ravel()
     first_n = np.bincount(vals, minlength=14)[1:14].tolist()
     first_w = np.bincount(vals, weights=shares.ravel(), minlength=14)[1:14].tolist()
     src = {}
     for name in SOURCES:
-        arr = games[[f"pts_{name}_{k}" for k in range(npl)]].to_numpy(dtype=np.float64)
+        arr = seat_cols(f"pts_{name}")
         src[name] = {"sum": float(arr.sum()), "sumsq": float((arr * arr).sum()), "n": int(arr.size),
                      "by_seat": arr.sum(axis=0).tolist()}
-    taken = games[[f"intake_taken_{k}" for k in range(npl)]].to_numpy(dtype=np.float64)
-    allowed = games[[f"intake_max_{k}" for k in range(npl)]].to_numpy(dtype=np.float64)
+    taken = seat_cols("intake_taken")
+    allowed = seat_cols("intake_max")
+    vetoes = icols(["vetoes_all", "vetoes_partial"]).sum(axis=0)
     return {"n": len(games), "cards": cards, "power_by_round": by_round, "first_n": first_n,
             "first_w": first_w, "src": src, "total": float(scores.sum()),
             "intake": [float(taken.sum()), float((taken * taken).sum()), float(allowed.sum())],
-            "vetoes": [int(games["vetoes_all"].sum()), int(games["vetoes_partial"].sum())]}
+            "vetoes": [int(vetoes[0]), int(vetoes[1])]}
 
 
 def _mi(s: float, ss: float, n: int) -> dict:
