@@ -166,7 +166,7 @@ N_OPS = 30
 
 # ---- decision kinds -----------------------------------------------------------------------
 K_POWER = 0        # power card value
-K_SHORT = 1        # court intake shortfall: region to take one caballero from, or STOP
+K_SHORT = 1        # intake shortfall: region to take one caballero from (STOP too: card 4f, legacy)
 K_CARD = 2         # action card index
 K_ORDER = 3        # 0 = placement first, 1 = special action first
 K_PLACE = 4        # placement: place 0..9 or STOP
@@ -1596,7 +1596,7 @@ def play_batch(first_game_index, n_games, root_seed, npl, policy_ids, policy_par
     intake : int32[n_games, npl, 2]
         Caballeros taken at the court intakes (§3 step 4a) and the most that could have been taken.
     vetoes : int32[n_games, 2]
-        Vetoes used: cancelling the whole action, cancelling its remaining part (§6 2a).
+        Vetoes used with cut 0 (the whole action) and with a cut k >= 1 (its remaining part, §6 2a).
 
     Notes
     -----

@@ -429,8 +429,9 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     ``king_r<k>`` (seat that took the King's card in round k, -1 = round not played);
     ``unplayed`` [n, seats] (sum of power values left in hand); ``intake_taken`` /
     ``intake_max`` [n, seats] (caballeros taken at the court intakes / the most that could have
-    been taken, §3 step 4a); ``vetoes_all`` / ``vetoes_partial`` [n] (Vetoes that cancelled a
-    whole special action / its remaining part, §6 2a).
+    been taken, §3 step 4a); ``vetoes_all`` / ``vetoes_partial`` [n] (Vetoes used with the cut
+    ``all`` / ``after_K``, K >= 1: the whole special action / its remaining part, §6 2a; a cut
+    past the action's end counts as partial).
     """
     npl = prep.config.players
     score, src, plies, pwr, taker, tround, kingby, unplayed, intake, vetoes = K.play_batch(
@@ -575,7 +576,7 @@ def finalize_summary(t: dict, prep: Prepared) -> dict:
         of all points, ``by_seat`` means. ``court_intake``: ``taken`` (mean caballeros taken at
         the court intakes per seat-game, 95% interval), ``allowed`` (mean of the most that could
         have been taken), ``share`` (taken / allowed). ``vetoes``: ``per_game``, ``all`` and
-        ``partial`` (counts of Vetoes that cancelled a whole action / its remaining part).
+        ``partial`` (counts of Vetoes used with the cut ``all`` / ``after_K``).
         ``players``, ``games``.
     """
     from mcsim import stats
