@@ -4,7 +4,9 @@ All arithmetic stays in ``np.uint64``: Numba follows NumPy's promotion rules, wh
 with int64 gives float64, so constants are written ``np.uint64(...)``.
 """
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 BB_EMPTY = np.uint64(0)
 _ONE = np.uint64(1)
@@ -52,3 +54,36 @@ def kth_set_bit(x, k):
 def bit(i):
     """The bitboard with only bit ``i`` set."""
     return _ONE << np.uint64(i)
+
+
+@intrinsic
+def ctpop(typingctx, x):
+    """Number of set bits of an integer (LLVM ``ctpop``: one ``popcnt`` instruction); int64.
+
+    Usable only inside jit-compiled code; for a negative signed ``x`` it counts the bits of
+    its two's complement.
+    """
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        n = builder.ctpop(args[0])
+        return builder.sext(n, ir.IntType(64)) if x.bitwidth < 64 else n
+
+    return types.int64(x), codegen
+
+
+@intrinsic
+def cttz(typingctx, x):
+    """Index of the lowest set bit of a non-zero integer (LLVM ``cttz``: one ``tzcnt``); int64.
+
+    Usable only inside jit-compiled code; undefined for ``x == 0``.
+    """
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        n = builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
+        return builder.sext(n, ir.IntType(64)) if x.bitwidth < 64 else n
+
+    return types.int64(x), codegen

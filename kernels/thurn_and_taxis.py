@@ -42,7 +42,9 @@ data files; variants (``var``, int64) are indexed ``V_*``.
 import numpy as np
 from numba import njit
 
-from kernels.rng import STREAM_DEAL, STREAM_POLICY, new_state, randint, random_float, shuffle
+from kernels.bitboard import ctpop, cttz
+from kernels.rng import (STREAM_DEAL, STREAM_POLICY, new_state, randint, random_float, shuffle,
+                         shuffle_fast)
 
 N_CITIES = 22
 N_REGIONS = 9
@@ -177,23 +179,16 @@ S_HMASK = S_CLOSED_LEN_SUM + MAX_SEATS  # mask of cities with >= 1 card in hand
 ST_SIZE = S_HMASK + MAX_SEATS
 
 
-_POP_TABLE = np.array([bin(i).count("1") for i in range(1 << 11)], dtype=np.int64)
-# de Bruijn sequence for the index of an isolated low bit (22-bit masks fit in 32 bits):
-# https://graphics.stanford.edu/~seander/bithacks.html#ZerosOnRightMultLookup
-_DEBRUIJN = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
-                      31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9], dtype=np.int64)
-
-
 @njit(inline="always")
 def _popcount(x):
-    """Set bits of a non-negative mask below 2**22 (two 11-bit table lookups)."""
-    return _POP_TABLE[x & 0x7FF] + _POP_TABLE[(x >> 11) & 0x7FF]
+    """Set bits of a non-negative city mask (one ``popcnt``)."""
+    return ctpop(x)
 
 
 @njit(inline="always")
 def _lowbit(x):
-    """Index of the lowest set bit of a non-zero mask below 2**32."""
-    return _DEBRUIJN[(((x & -x) * 0x077CB531) & 0xFFFFFFFF) >> 27]
+    """Index of the lowest set bit of a non-zero mask (one ``tzcnt``)."""
+    return cttz(x)
 
 
 # ----------------------------------------------------------------------------- cards
@@ -212,22 +207,28 @@ def _reshuffle(st, rng, script, slog):
     st[S_DISC_N] = 0
     if script.shape[0] > 0:
         pos = st[S_SCRIPT_POS]
-        cnt = np.zeros(N_CITIES, dtype=np.int64)
-        for i in range(k):
-            cnt[st[S_DECK + i]] += 1
         if pos + k > script.shape[0]:
             st[S_ERROR] = 1
             return
+        # the scripted order must be a permutation of the pile (no allocation here: this runs
+        # inside the NRT-free play loop, see _play_loop)
         for i in range(k):
             c = script[pos + i]
-            if c < 0 or c >= N_CITIES or cnt[c] == 0:
+            if c < 0 or c >= N_CITIES:
                 st[S_ERROR] = 1
                 return
-            cnt[c] -= 1
-            st[S_DECK + i] = c
+        for c in range(N_CITIES):
+            d = 0
+            for i in range(k):
+                d += (st[S_DECK + i] == c) - (script[pos + i] == c)
+            if d != 0:
+                st[S_ERROR] = 1
+                return
+        for i in range(k):
+            st[S_DECK + i] = script[pos + i]
         st[S_SCRIPT_POS] = pos + k
     else:
-        shuffle(rng, st[S_DECK : S_DECK + k])
+        shuffle_fast(rng, st[S_DECK : S_DECK + k])
     if slog.shape[0] > 1:
         # log: the pile size, then the new deck order
         n = st[S_SLOG_N]
@@ -337,7 +338,7 @@ def _end_turn(st, var):
         if st[S_END_REASON] == END_NONE:
             st[S_END_REASON] = END_CAP
         return
-    st[S_CUR] = (p + 1) % n
+    st[S_CUR] = p + 1 if p + 1 < n else 0
     _begin_turn(st)
 
 
@@ -624,6 +625,110 @@ def _pick_next(st, tab, var):
 
 
 @njit(cache=True, inline="always")
+def _step_admin(st, a, rng, script, slog):
+    """Phase Administrator offer (§6): ``a`` = A_YES replaces the whole display."""
+    if a == A_YES:
+        p = st[S_CUR]
+        st[S_OFFICIAL] = OFF_ADMINISTRATOR
+        st[S_N_OFFICIAL + p * 5 + OFF_ADMINISTRATOR] += 1
+        for i in range(DISPLAY):
+            if st[S_DISPLAY + i] >= 0:
+                _discard(st, st[S_DISPLAY + i])
+                st[S_DISPLAY + i] = -1
+        _refill_display(st, rng, script, slog)
+    st[S_PHASE] = PH_DRAW1
+
+
+@njit(cache=True, inline="always")
+def _step_draw(st, a, rng, script, slog):
+    """Phase draw (§4A): the deck's top card, a display card, or nothing (A_NO)."""
+    p = st[S_CUR]
+    h = S_HAND + p * N_CITIES
+    if a == A_DRAW_DECK:
+        c = _deck_card(st, rng, script, slog)
+        if c >= 0:
+            st[h + c] += 1
+            st[S_HAND_N + p] += 1
+            st[S_HMASK + p] |= 1 << c
+    elif a >= A_DRAW_DISPLAY and a < A_DRAW_DISPLAY + N_CITIES:
+        c = a - A_DRAW_DISPLAY
+        for i in range(DISPLAY):
+            if st[S_DISPLAY + i] == c:
+                st[S_DISPLAY + i] = -1
+                break
+        st[h + c] += 1
+        st[S_HAND_N + p] += 1
+        st[S_HMASK + p] |= 1 << c
+        _refill_display(st, rng, script, slog)
+    _draw_done(st)
+
+
+@njit(cache=True, inline="always")
+def _step_postmaster(st, a):
+    """Postmaster offer after the first draw (§6): A_YES gives a second draw."""
+    if a == A_YES:
+        p = st[S_CUR]
+        st[S_OFFICIAL] = OFF_POSTMASTER
+        st[S_N_OFFICIAL + p * 5 + OFF_POSTMASTER] += 1
+        st[S_PHASE] = PH_DRAW2
+    else:
+        st[S_PHASE] = PH_PLAY1
+
+
+@njit(cache=True, inline="always")
+def _step_postal_carrier(st, var, a):
+    """Postal Carrier offer after the first play (§6): A_YES gives a second play."""
+    if a == A_YES:
+        p = st[S_CUR]
+        st[S_OFFICIAL] = OFF_POSTAL_CARRIER
+        st[S_N_OFFICIAL + p * 5 + OFF_POSTAL_CARRIER] += 1
+        st[S_PHASE] = PH_PLAY2
+    else:
+        _to_close(st, var)
+
+
+@njit(cache=True, inline="always")
+def _step_play(st, var, a):
+    """Phase play (§4B): extend either end, start a route, discard and restart, or pass."""
+    if a == A_NO:
+        _to_close(st, var)
+        return
+    p = st[S_CUR]
+    h = S_HAND + p * N_CITIES
+    base = S_ROUTE + p * 44
+    if a >= A_RESTART:
+        c = a - A_RESTART
+        for i in range(st[S_RLO + p], st[S_RHI + p]):
+            _discard(st, st[base + i])
+        st[S_N_DISCARDED + p] += 1
+        st[S_RLO + p] = 22
+        st[S_RHI + p] = 23
+        st[base + 22] = c
+        st[S_RMASK + p] = 1 << c
+    elif a >= A_START:
+        c = a - A_START
+        st[S_RLO + p] = 22
+        st[S_RHI + p] = 23
+        st[base + 22] = c
+        st[S_RMASK + p] = 1 << c
+    elif a >= A_RIGHT:
+        c = a - A_RIGHT
+        st[base + st[S_RHI + p]] = c
+        st[S_RHI + p] += 1
+        st[S_RMASK + p] |= 1 << c
+    else:
+        c = a - A_LEFT
+        st[S_RLO + p] -= 1
+        st[base + st[S_RLO + p]] = c
+        st[S_RMASK + p] |= 1 << c
+    st[h + c] -= 1
+    st[S_HAND_N + p] -= 1
+    if st[h + c] == 0:
+        st[S_HMASK + p] &= ~(1 << c)
+    _play_done(st, var)
+
+
+@njit(cache=True, inline="always")
 def _apply_move(st, tab, var, a, rng, script, slog):
     """Apply legal action ``a`` (see the module docstring) to ``st`` in place.
 
@@ -649,86 +754,19 @@ def _apply_move(st, tab, var, a, rng, script, slog):
     p = st[S_CUR]
     h = S_HAND + p * N_CITIES
     if ph == PH_ADMIN:
-        if a == A_YES:
-            st[S_OFFICIAL] = OFF_ADMINISTRATOR
-            st[S_N_OFFICIAL + p * 5 + OFF_ADMINISTRATOR] += 1
-            for i in range(DISPLAY):
-                if st[S_DISPLAY + i] >= 0:
-                    _discard(st, st[S_DISPLAY + i])
-                    st[S_DISPLAY + i] = -1
-            _refill_display(st, rng, script, slog)
-        st[S_PHASE] = PH_DRAW1
+        _step_admin(st, a, rng, script, slog)
         return
     if ph == PH_DRAW1 or ph == PH_DRAW2:
-        if a == A_DRAW_DECK:
-            c = _deck_card(st, rng, script, slog)
-            if c >= 0:
-                st[h + c] += 1
-                st[S_HAND_N + p] += 1
-                st[S_HMASK + p] |= 1 << c
-        elif a >= A_DRAW_DISPLAY and a < A_DRAW_DISPLAY + N_CITIES:
-            c = a - A_DRAW_DISPLAY
-            for i in range(DISPLAY):
-                if st[S_DISPLAY + i] == c:
-                    st[S_DISPLAY + i] = -1
-                    break
-            st[h + c] += 1
-            st[S_HAND_N + p] += 1
-            st[S_HMASK + p] |= 1 << c
-            _refill_display(st, rng, script, slog)
-        _draw_done(st)
+        _step_draw(st, a, rng, script, slog)
         return
     if ph == PH_PM:
-        if a == A_YES:
-            st[S_OFFICIAL] = OFF_POSTMASTER
-            st[S_N_OFFICIAL + p * 5 + OFF_POSTMASTER] += 1
-            st[S_PHASE] = PH_DRAW2
-        else:
-            st[S_PHASE] = PH_PLAY1
+        _step_postmaster(st, a)
         return
     if ph == PH_PC:
-        if a == A_YES:
-            st[S_OFFICIAL] = OFF_POSTAL_CARRIER
-            st[S_N_OFFICIAL + p * 5 + OFF_POSTAL_CARRIER] += 1
-            st[S_PHASE] = PH_PLAY2
-        else:
-            _to_close(st, var)
+        _step_postal_carrier(st, var, a)
         return
     if ph == PH_PLAY1 or ph == PH_PLAY2:
-        if a == A_NO:
-            _to_close(st, var)
-            return
-        base = S_ROUTE + p * 44
-        if a >= A_RESTART:
-            c = a - A_RESTART
-            for i in range(st[S_RLO + p], st[S_RHI + p]):
-                _discard(st, st[base + i])
-            st[S_N_DISCARDED + p] += 1
-            st[S_RLO + p] = 22
-            st[S_RHI + p] = 23
-            st[base + 22] = c
-            st[S_RMASK + p] = 1 << c
-        elif a >= A_START:
-            c = a - A_START
-            st[S_RLO + p] = 22
-            st[S_RHI + p] = 23
-            st[base + 22] = c
-            st[S_RMASK + p] = 1 << c
-        elif a >= A_RIGHT:
-            c = a - A_RIGHT
-            st[base + st[S_RHI + p]] = c
-            st[S_RHI + p] += 1
-            st[S_RMASK + p] |= 1 << c
-        else:
-            c = a - A_LEFT
-            st[S_RLO + p] -= 1
-            st[base + st[S_RLO + p]] = c
-            st[S_RMASK + p] |= 1 << c
-        st[h + c] -= 1
-        st[S_HAND_N + p] -= 1
-        if st[h + c] == 0:
-            st[S_HMASK + p] &= ~(1 << c)
-        _play_done(st, var)
+        _step_play(st, var, a)
         return
     if ph == PH_CLOSE:
         if a == A_NO:
@@ -1160,6 +1198,10 @@ def choose_action(st, tab, acts, n, pol_id, prm, rng):
 
     ``POL_RANDOM``: uniform over the legal decisions of the phase, except that in a play phase
     the route is discarded only when no extension is possible. ``POL_ROUTE``: ``_route_policy``.
+
+    This is the reference definition; ``play_game`` draws ``random`` decisions through
+    ``_random_move`` / ``_random_step``, which give the same actions from the same random
+    draws without listing every legal action.
     """
     if pol_id == POL_ROUTE:
         return _route_policy(st, tab, acts, n, prm, rng)
@@ -1178,6 +1220,163 @@ def _random_choice(st, acts, n, rng):
             k += 1
         return acts[randint(rng, k)]
     return acts[randint(rng, n)]
+
+
+@njit(inline="always")
+def _select_bit(m, r):
+    """Index of the r-th (0-based, lowest first) set bit of a mask with more than r bits set."""
+    for _ in range(r):
+        m &= m - 1
+    return _lowbit(m)
+
+
+@njit(cache=True, inline="always")
+def _random_play(st, tab, rng):
+    """``random`` in a play phase: a play phase lists left extensions, right extensions, then
+    route restarts (or starts), each in city order, so the r-th extension is the r-th set bit of
+    ``left`` then of ``right``; restarts only when no extension exists (``choose_action``)."""
+    p = st[S_CUR]
+    hm = st[S_HMASK + p]
+    if hm == 0:
+        return A_NO
+    lo = st[S_RLO + p]
+    hi = st[S_RHI + p]
+    if hi == lo:
+        k = _popcount(hm)
+        if k == 1:
+            return A_START + _lowbit(hm)
+        return A_START + _select_bit(hm, randint(rng, k))
+    rmask = st[S_RMASK + p]
+    left = 0
+    if hi - lo > 1:
+        left = tab[T_ADJ + st[S_ROUTE + p * 44 + lo]] & ~rmask & hm
+    right = tab[T_ADJ + st[S_ROUTE + p * 44 + hi - 1]] & ~rmask & hm
+    nl = _popcount(left)
+    k = nl + _popcount(right)
+    if k > 0:
+        r = randint(rng, k)
+        if r < nl:
+            return A_LEFT + _select_bit(left, r)
+        return A_RIGHT + _select_bit(right, r - nl)
+    k = _popcount(hm)
+    if k == 1:
+        return A_RESTART + _lowbit(hm)
+    return A_RESTART + _select_bit(hm, randint(rng, k))
+
+
+@njit(cache=True, inline="always")
+def _random_draw(st, rng):
+    """``random`` in a draw phase: display cities in slot order (first copy of each), then the
+    deck, as ``_draw_options`` lists them; A_NO when nothing can be drawn."""
+    seen = 0
+    k = 0
+    for i in range(DISPLAY):
+        c = st[S_DISPLAY + i]
+        if c >= 0 and (seen >> c) & 1 == 0:
+            seen |= 1 << c
+            k += 1
+    deck = 1 if st[S_DECK_END] > st[S_DECK_TOP] or st[S_DISC_N] > 0 else 0
+    if k + deck == 0:
+        return A_NO
+    r = 0 if k + deck == 1 else randint(rng, k + deck)
+    if r == k:
+        return A_DRAW_DECK
+    seen = 0
+    for i in range(DISPLAY):
+        c = st[S_DISPLAY + i]
+        if c >= 0 and (seen >> c) & 1 == 0:
+            if r == 0:
+                return A_DRAW_DISPLAY + c
+            seen |= 1 << c
+            r -= 1
+    return A_NO  # not reached
+
+
+@njit(cache=True, inline="always")
+def _random_other(st, tab, acts, rng):
+    """``random`` in the remaining phases: uniform over ``_legal_moves``."""
+    n = _legal_moves(st, tab, acts)
+    if n == 1:
+        return acts[0]
+    return acts[randint(rng, n)]
+
+
+@njit(cache=True, inline="always")
+def _random_move(st, tab, acts, rng):
+    """The ``random`` policy's decision (definition: ``choose_action``), drawn fast.
+
+    Same action and same random draws as ``_random_choice`` over ``_legal_moves`` (tested in
+    ``tests/test_thurn_and_taxis_run.py``), but the yes/no, draw, play and close phases are
+    drawn without listing every legal action.
+    """
+    ph = st[S_PHASE]
+    if ph == PH_ADMIN or ph == PH_PM or ph == PH_PC:
+        return randint(rng, 2)  # A_NO = 0, A_YES = 1
+    if ph == PH_PLAY1 or ph == PH_PLAY2:
+        return _random_play(st, tab, rng)
+    if ph == PH_DRAW1 or ph == PH_DRAW2:
+        return _random_draw(st, rng)
+    if ph == PH_CLOSE:
+        r = randint(rng, 3 if st[S_OFFICIAL] == OFF_NONE else 2)
+        return A_NO if r == 0 else A_CLOSE + r - 1
+    return _random_other(st, tab, acts, rng)
+
+
+@njit(cache=True, inline="always")
+def _random_step(st, tab, var, acts, rng, deal_rng, script, slog):
+    """``_random_move`` then ``_apply_move`` with one dispatch on the phase instead of two."""
+    ph = st[S_PHASE]
+    if ph == PH_ADMIN:
+        _step_admin(st, randint(rng, 2), deal_rng, script, slog)
+    elif ph == PH_DRAW1 or ph == PH_DRAW2:
+        _step_draw(st, _random_draw(st, rng), deal_rng, script, slog)
+    elif ph == PH_PLAY1 or ph == PH_PLAY2:
+        _step_play(st, var, _random_play(st, tab, rng))
+    elif ph == PH_PM:
+        _step_postmaster(st, randint(rng, 2))
+    elif ph == PH_PC:
+        _step_postal_carrier(st, var, randint(rng, 2))
+    else:
+        _apply_move(st, tab, var, _random_move(st, tab, acts, rng), deal_rng, script, slog)
+
+
+# Numba's reference counting (atomic NRT_incref/NRT_decref calls on every array passed
+# through the inlined helpers) cost about two thirds of the time of this loop; the refcount
+# pruning pass cannot remove them across its many branches (numba/numba#2345, #2350). The loop
+# allocates nothing, so it is compiled without NRT (``_nrt=False``, the Numba developers'
+# workaround in those issues): 2.9x faster, same results. Everything it calls must not
+# allocate (a compile error says so if it does).
+@njit(cache=True, _nrt=False)
+def _play_loop(st, tab, var, policy_ids, policy_params, prngs, acts, deal_rng, script, slog,
+               alog):
+    """Decisions from the current position to the end of the game; returns their number.
+
+    Arrays as in ``play_game`` (``prngs`` uint64[MAX_SEATS, 4], ``acts`` int64[MAX_ACTIONS]).
+    """
+    plies = 0
+    logging = alog.shape[0] > 1
+    all_random = True
+    for q in range(st[S_NP]):
+        if policy_ids[q] != POL_RANDOM:
+            all_random = False
+    if all_random and not logging:
+        while st[S_OVER] == 0:
+            _random_step(st, tab, var, acts, prngs[st[S_CUR]], deal_rng, script, slog)
+            plies += 1
+        return plies
+    while st[S_OVER] == 0:
+        p = st[S_CUR]
+        if policy_ids[p] == POL_RANDOM:
+            a = _random_move(st, tab, acts, prngs[p])
+        else:
+            n = _legal_moves(st, tab, acts)
+            a = choose_action(st, tab, acts, n, policy_ids[p], policy_params[p], prngs[p])
+        if logging and plies < alog.shape[0]:
+            alog[plies] = a
+        _apply_move(st, tab, var, a, deal_rng, script, slog)
+        plies += 1
+    return plies
+
 
 
 # ----------------------------------------------------------------------------- games
@@ -1236,19 +1435,8 @@ def play_game(st, tab, var, n_players, game_index, root_seed, policy_ids, policy
         prngs[p, :] = new_state(root_seed, game_index, STREAM_POLICY + p)
     acts = np.empty(MAX_ACTIONS, dtype=np.int64)
     script = np.empty(0, dtype=np.int64)
-    plies = 0
-    logging = alog.shape[0] > 1
-    while st[S_OVER] == 0:
-        n = _legal_moves(st, tab, acts)
-        p = st[S_CUR]
-        if policy_ids[p] == POL_RANDOM:
-            a = _random_choice(st, acts, n, prngs[p])
-        else:
-            a = choose_action(st, tab, acts, n, policy_ids[p], policy_params[p], prngs[p])
-        if logging and plies < alog.shape[0]:
-            alog[plies] = a
-        _apply_move(st, tab, var, a, deal_rng, script, slog)
-        plies += 1
+    plies = _play_loop(st, tab, var, policy_ids, policy_params, prngs, acts, deal_rng, script,
+                       slog, alog)
     st[S_ALOG_N] = plies
     return plies
 

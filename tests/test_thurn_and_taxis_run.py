@@ -71,6 +71,44 @@ def test_records_round_trip_and_match_the_run():
     assert "seat 0" in T.format_replay(out)
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_fast_random_decisions_equal_the_documented_random_policy(players):
+    """Kernel docstring of ``choose_action``: the ``random`` policy's fast paths (``_random_move``
+    in the logged loop, ``_random_step`` in the all-random loop) take the same actions with the
+    same random draws as ``choose_action`` (uniform over ``legal_moves``, restart only when no
+    extension exists), stepped here one decision at a time from Python."""
+    from kernels import rng as R
+    from kernels import thurn_and_taxis as K
+
+    prep = T.prepare(mcsim.runner.resolve_config(GAME, players, ["random"])[1])
+    tab, var = prep.tables["tab"], prep.tables["var"]
+    run = T.play_chunk(prep, 0, 4, 21)
+    for g in range(4):
+        st, logged, deck, _ = T._kernel_game(prep, 21, g)
+        deal_rng = R.new_state(21, g, K.STREAM_DEAL)
+        d = np.empty(K.N_CARDS, dtype=np.int64)
+        K.deal_deck(deal_rng, d)
+        ref = np.zeros(K.ST_SIZE, dtype=np.int64)
+        K.init_state(ref, np.int64(players), d)
+        K.init_stacks(ref, tab)
+        rngs = [R.new_state(21, g, K.STREAM_POLICY + p) for p in range(players)]
+        acts = np.empty(K.MAX_ACTIONS, dtype=np.int64)
+        empty, nolog = np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64)
+        actions = []
+        while not K.is_terminal(ref):
+            n = K.legal_moves(ref, tab, acts)
+            p = int(ref[K.S_CUR])
+            a = K.choose_action(ref, tab, acts, n, K.POL_RANDOM, prep.policy_params[p], rngs[p])
+            actions.append(int(a))
+            K.apply_move(ref, tab, var, a, deal_rng, empty, nolog)
+        assert actions == logged
+        assert len(actions) == int(run["length"][g]) > 100
+        scores = np.zeros(K.MAX_SEATS, dtype=np.int64)
+        K.score_final(ref, tab, scores)
+        assert scores[:players].tolist() == run["score"][g].tolist()
+        assert int(ref[K.S_TURN]) == int(run["turns"][g])
+
+
 def _record():
     return mcsim.simulate(GAME, games=1, seed=3, policies=["route"], record=1).records[0]
 

@@ -1,0 +1,84 @@
+"""Shared kernel helpers: bit intrinsics (kernels/bitboard.py) and shuffles (kernels/rng.py).
+
+Rule source: none (infrastructure); shared/DESIGN.md, Seeding and determinism.
+"""
+import numpy as np
+from numba import njit
+
+from kernels import bitboard as B
+from kernels import rng as R
+
+
+@njit(cache=True)
+def _bits_of(xs):
+    out = np.empty((xs.shape[0], 2), dtype=np.int64)
+    for i in range(xs.shape[0]):
+        out[i, 0] = B.ctpop(xs[i])
+        out[i, 1] = B.cttz(xs[i])
+    return out
+
+
+@njit(cache=True)
+def _bits_of_u64(xs):
+    out = np.empty((xs.shape[0], 2), dtype=np.int64)
+    for i in range(xs.shape[0]):
+        out[i, 0] = B.ctpop(xs[i])
+        out[i, 1] = B.cttz(xs[i])
+    return out
+
+
+def test_ctpop_and_cttz_match_python_on_int64_and_uint64():
+    """ctpop = bin(x).count("1"), cttz = index of the lowest set bit, for signed and unsigned."""
+    gen = np.random.default_rng(5)
+    xs = gen.integers(1, 2**62, size=2000, dtype=np.int64)
+    xs[:4] = [1, 2**22 - 1, 2**21, 3 << 40]
+    got = _bits_of(xs)
+    assert got[:, 0].tolist() == [bin(int(x)).count("1") for x in xs]
+    assert got[:, 1].tolist() == [(int(x) & -int(x)).bit_length() - 1 for x in xs]
+    us = xs.astype(np.uint64) | np.uint64(1 << 63)
+    got = _bits_of_u64(us)
+    assert got[:, 0].tolist() == [bin(int(x)).count("1") for x in us]
+    assert got[:, 1].tolist() == [(int(x) & -int(x)).bit_length() - 1 for x in us]
+    assert B.popcount(np.uint64(0xF0F0)) == 8  # the SWAR version agrees on a fixed value
+
+
+@njit(cache=True)
+def _position_counts(n, k, trials, fast):
+    counts = np.zeros((n, n), dtype=np.int64)  # counts[value, position]
+    state = R.new_state(9, 0, 0)
+    arr = np.empty(n, dtype=np.int64)
+    for _ in range(trials):
+        for i in range(n):
+            arr[i] = i
+        if fast:
+            R.shuffle_fast(state, arr[:k])
+        else:
+            R.shuffle(state, arr[:k])
+        for i in range(n):
+            counts[arr[i], i] += 1
+    return counts
+
+
+def test_shuffle_fast_is_a_uniform_permutation_of_the_slice():
+    """Every value lands in every position of the shuffled slice with probability 1/k; the rest
+    of the array is untouched. 40,000 shuffles of 7 items: each cell count is Binomial(40000,
+    1/7), sd = 70; the tolerance is 5 sd = 350 (a false alarm has probability < 1e-5 over the
+    49 cells)."""
+    trials, k, n = 40_000, 7, 9
+    counts = _position_counts(n, k, trials, True)
+    expected = trials / k
+    sd = np.sqrt(trials * (1 / k) * (1 - 1 / k))
+    assert np.abs(counts[:k, :k] - expected).max() < 5 * sd
+    assert counts[:k, :k].sum() == trials * k
+    assert counts[k, k] == counts[k + 1, k + 1] == trials  # outside the slice: fixed
+    # a different permutation from shuffle's for the same state (half the generator calls)
+    assert not np.array_equal(counts, _position_counts(n, k, trials, False))
+
+
+def test_shuffle_fast_handles_short_arrays():
+    """Lengths 0, 1 and 2 (the odd/even tail of the two-per-draw loop)."""
+    state = R.new_state(1, 2, 3)
+    for n in range(0, 6):
+        a = np.arange(n, dtype=np.int64)
+        R.shuffle_fast(state, a)
+        assert sorted(a.tolist()) == list(range(n))
