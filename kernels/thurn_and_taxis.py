@@ -729,6 +729,23 @@ def _step_play(st, var, a):
 
 
 @njit(cache=True, inline="always")
+def _step_close(st, tab, var, a):
+    """Phase close (§4C): keep the route open, close it, or close it with the Cartwright."""
+    if a == A_NO:
+        _after_turn_body(st, var)
+        return
+    p = st[S_CUR]
+    if a == A_CLOSE_CART:
+        st[S_OFFICIAL] = OFF_CARTWRIGHT
+        st[S_N_OFFICIAL + p * 5 + OFF_CARTWRIGHT] += 1
+    st[S_CLOSE_LEN] = st[S_RHI + p] - st[S_RLO + p]
+    if st[S_HOUSES_LEFT + p] > 0:
+        st[S_PHASE] = PH_HOUSE_MODE
+    else:
+        _score_close(st, tab, var)
+
+
+@njit(cache=True, inline="always")
 def _apply_move(st, tab, var, a, rng, script, slog):
     """Apply legal action ``a`` (see the module docstring) to ``st`` in place.
 
@@ -769,17 +786,7 @@ def _apply_move(st, tab, var, a, rng, script, slog):
         _step_play(st, var, a)
         return
     if ph == PH_CLOSE:
-        if a == A_NO:
-            _after_turn_body(st, var)
-            return
-        if a == A_CLOSE_CART:
-            st[S_OFFICIAL] = OFF_CARTWRIGHT
-            st[S_N_OFFICIAL + p * 5 + OFF_CARTWRIGHT] += 1
-        st[S_CLOSE_LEN] = st[S_RHI + p] - st[S_RLO + p]
-        if st[S_HOUSES_LEFT + p] > 0:
-            st[S_PHASE] = PH_HOUSE_MODE
-        else:
-            _score_close(st, tab, var)
+        _step_close(st, tab, var, a)
         return
     if ph == PH_HOUSE_MODE:
         rm = st[S_RMASK + p]
@@ -1293,6 +1300,13 @@ def _random_draw(st, rng):
 
 
 @njit(cache=True, inline="always")
+def _random_close(st, rng):
+    """``random`` in the close phase: no / close / close with the Cartwright (if no official)."""
+    r = randint(rng, 3 if st[S_OFFICIAL] == OFF_NONE else 2)
+    return A_NO if r == 0 else A_CLOSE + r - 1
+
+
+@njit(cache=True, inline="always")
 def _random_other(st, tab, acts, rng):
     """``random`` in the remaining phases: uniform over ``_legal_moves``."""
     n = _legal_moves(st, tab, acts)
@@ -1317,8 +1331,7 @@ def _random_move(st, tab, acts, rng):
     if ph == PH_DRAW1 or ph == PH_DRAW2:
         return _random_draw(st, rng)
     if ph == PH_CLOSE:
-        r = randint(rng, 3 if st[S_OFFICIAL] == OFF_NONE else 2)
-        return A_NO if r == 0 else A_CLOSE + r - 1
+        return _random_close(st, rng)
     return _random_other(st, tab, acts, rng)
 
 
@@ -1336,6 +1349,8 @@ def _random_step(st, tab, var, acts, rng, deal_rng, script, slog):
         _step_postmaster(st, randint(rng, 2))
     elif ph == PH_PC:
         _step_postal_carrier(st, var, randint(rng, 2))
+    elif ph == PH_CLOSE:
+        _step_close(st, tab, var, _random_close(st, rng))
     else:
         _apply_move(st, tab, var, _random_move(st, tab, acts, rng), deal_rng, script, slog)
 

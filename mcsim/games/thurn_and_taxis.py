@@ -1007,39 +1007,52 @@ def _bin_label(lo: int, hi: int) -> str:
 
 def partial_summary(games: pd.DataFrame, prep: Prepared) -> dict:
     """Additive sums over a chunk of games (merged across chunks key by key by
-    ``mcsim.aggregate``; ``finalize_summary`` turns the total into the summary block)."""
+    ``mcsim.aggregate``; ``finalize_summary`` turns the total into the summary block).
+
+    The table is read once as a float64 matrix (every column used is an integer count or a
+    win share, exact in float64), so a chunk costs one conversion rather than a pandas
+    selection per column."""
     k = prep.config.players
     n = len(games)
     f8 = np.float64
+    i8 = np.int64
     max_rounds = int(prep.tables["var"][K.V_MAX_TURNS]) + 1
-    rounds = games["rounds"].to_numpy().astype(np.int64)
-    won = np.concatenate([games[f"win_share_{s}"].to_numpy(f8) for s in range(k)]) if n else \
-        np.zeros(0)
+    matrix = games.to_numpy(dtype=f8)
+    where = {name: j for j, name in enumerate(games.columns)}
+
+    def col(name: str) -> np.ndarray:
+        return matrix[:, where[name]]
+
+    def seats(prefix: str) -> np.ndarray:  # (k, n): one row per seat
+        return np.stack([col(f"{prefix}_{s}") for s in range(k)]) if n else np.zeros((k, 0))
+
+    rounds = col("rounds").astype(i8)
+    win = seats("win_share")
+    score = seats("score")
+    won = win.reshape(-1)
     out: dict[str, Any] = {
         "n": n,
-        "win_share": [float(games[f"win_share_{s}"].sum()) for s in range(k)],
-        "score_sum": [float(games[f"score_{s}"].to_numpy(f8).sum()) for s in range(k)],
-        "score_sumsq": [float((games[f"score_{s}"].to_numpy(f8) ** 2).sum()) for s in range(k)],
-        "end": [int((games["end_reason"].to_numpy() == code).sum()) for code in END_REASONS],
+        "win_share": [float(x) for x in win.sum(axis=1)],
+        "score_sum": [float(x) for x in score.sum(axis=1)],
+        "score_sumsq": [float(x) for x in (score ** 2).sum(axis=1)],
+        "end": [int((col("end_reason") == code).sum()) for code in END_REASONS],
         "rounds_sum": float(rounds.sum()), "rounds_sumsq": float((rounds.astype(f8) ** 2).sum()),
         "rounds_hist": np.bincount(np.minimum(rounds, max_rounds - 1), minlength=max_rounds),
-        "forced": int(sum(games[f"forced_postmaster_{s}"].astype(np.int64).sum() for s in range(k))),
+        "forced": int(seats("forced_postmaster").sum()),
         "officials": {},
-        "closed_len": np.array([games[f"closed_len_{L}"].astype(np.int64).sum()
-                                for L in range(3, 11)], dtype=np.int64),
-        "route_cards": int(sum(games[f"route_cards_closed_{s}"].astype(np.int64).sum()
-                               for s in range(k))),
-        "tiles_taken": np.array([games[f"tiles_{sid}"].astype(np.int64).sum() for sid in STACK_IDS],
-                                dtype=np.int64),
-        "tiles_ran_out": np.array([(games[f"tiles_{sid}"].to_numpy() >= STACK_COUNTS[i]).sum()
-                                   for i, sid in enumerate(STACK_IDS)], dtype=np.int64),
+        "closed_len": np.array([col(f"closed_len_{L}").sum() for L in range(3, 11)], dtype=i8),
+        "route_cards": int(seats("route_cards_closed").sum()),
+        "tiles_taken": np.array([col(f"tiles_{sid}").sum() for sid in STACK_IDS], dtype=i8),
+        "tiles_ran_out": np.array([(col(f"tiles_{sid}") >= STACK_COUNTS[i]).sum()
+                                   for i, sid in enumerate(STACK_IDS)], dtype=i8),
     }
-    carr = np.concatenate([games[f"carriage_{s}"].to_numpy().astype(np.int64) for s in range(k)])
-    out["carriages"] = np.bincount(carr, minlength=8)[[0, 3, 4, 5, 6, 7]].astype(np.int64)
+    carr = seats("carriage").reshape(-1).astype(i8)
+    out["carriages"] = np.bincount(carr, minlength=8)[[0, 3, 4, 5, 6, 7]].astype(i8)
     for name in OFFICIALS:
-        per_game = sum(games[f"used_{name}_{s}"].to_numpy(f8) for s in range(k)) if n else np.zeros(0)
-        uses = np.concatenate([games[f"used_{name}_{s}"].to_numpy() for s in range(k)])
-        players = np.array([((uses >= lo) & (uses < hi)).sum() for lo, hi in _USE_BINS], np.int64)
+        used = seats(f"used_{name}")
+        per_game = used.sum(axis=0)
+        uses = used.reshape(-1)
+        players = np.array([((uses >= lo) & (uses < hi)).sum() for lo, hi in _USE_BINS], i8)
         wins = np.array([won[(uses >= lo) & (uses < hi)].sum() for lo, hi in _USE_BINS], f8)
         out["officials"][name] = {"sum": float(per_game.sum()),
                                   "sumsq": float((per_game ** 2).sum()),
