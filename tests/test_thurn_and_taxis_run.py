@@ -148,6 +148,23 @@ def test_replay_partial_record_and_bad_records():
         bad["reshuffles"][0][0] = "Lodz" if bad["reshuffles"][0][0] != "Lodz" else "Basel"
         with pytest.raises(InvalidRecordError, match="reshuffle"):
             T.replay(bad)
+    assert rec["format"] == T.RECORD_FORMAT == 1
+    with pytest.raises(InvalidRecordError, match='"format" must be 1'):
+        T.replay(dict(rec, format=2))
+    assert T.replay({k: v for k, v in rec.items() if k != "format"})["scores"] == rec["scores"]
+    # a close entry on a turn whose route never reaches 3 cards is an error, whatever its type
+    short = next(i for i, t in enumerate(rec["turns"]) if t["close"] is None)
+    for value in ("bogus", 3, ["each"]):
+        bad = json.loads(json.dumps(rec))
+        bad["turns"][short]["close"] = value
+        with pytest.raises(InvalidRecordError, match="'close' must be null or an object"):
+            T.replay(bad)
+    first = rec["turns"][0]
+    assert first["close"] is None and len(first["plays"]) == 1  # turn 0: a one-card route
+    bad = json.loads(json.dumps(rec))
+    bad["turns"][0]["close"] = {"mode": "each", "houses": []}
+    with pytest.raises(InvalidRecordError, match="turn 0: 'close' given, but the route could not"):
+        T.replay(bad)
 
 
 def test_replay_accepts_houses_in_any_order():

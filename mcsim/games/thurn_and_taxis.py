@@ -645,6 +645,9 @@ def format_move(game: Game, a: int) -> str:
 # ----------------------------------------------------------------------------- records
 
 
+RECORD_FORMAT = 1  # "format" of the records written by record_games (optional in replay)
+
+
 def _kernel_game(prep: Prepared, root_seed: int, game_index: int):
     """Play one game with logging: (final state, actions, deal, reshuffle orders)."""
     n = prep.config.players
@@ -670,7 +673,8 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
 
     Record format::
 
-        {"game": "thurn-and-taxis", "players": 3, "variant": {...}, "seed": S, "game_index": i,
+        {"game": "thurn-and-taxis", "format": 1, "players": 3, "variant": {...}, "seed": S,
+         "game_index": i,
          "policies": [...],
          "deal": [66 city names],        # deck order; the first 6 cards form the display
          "reshuffles": [[names], ...],   # new deck order after each reshuffle, in order
@@ -742,7 +746,7 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
         same = np.ones(K.ST_SIZE, dtype=bool)
         same[[K.S_SCRIPT_POS, K.S_ALOG_N, K.S_SLOG_N]] = False  # bookkeeping only
         assert g.over and bool(np.array_equal(g.st[same], st[same])), "record diverged from kernel"
-        out.append({"game": SPEC.id, "players": prep.config.players,
+        out.append({"game": SPEC.id, "format": RECORD_FORMAT, "players": prep.config.players,
                     "variant": dict(prep.config.variant), "seed": int(root_seed),
                     "game_index": int(i), "policies": [p.label() for p in prep.config.policies],
                     "deal": [names[c] for c in deck],
@@ -854,6 +858,8 @@ def replay(record: dict) -> dict:
     if not isinstance(record, dict) or record.get("game") != SPEC.id:
         raise InvalidRecordError('not a thurn-and-taxis record (expected {"game": '
                                  '"thurn-and-taxis", ...})')
+    if record.get("format", RECORD_FORMAT) != RECORD_FORMAT:
+        raise InvalidRecordError(f'"format" must be {RECORD_FORMAT}, got {record.get("format")!r}')
     players = record.get("players")
     if not isinstance(players, int) or not 2 <= players <= 4:
         raise InvalidRecordError('"players" must be 2, 3 or 4')
@@ -893,6 +899,9 @@ def replay(record: dict) -> dict:
         draws = list(turn.get("draws", []))
         plays = list(turn.get("plays", []))
         close = turn.get("close")
+        if close is not None and not isinstance(close, dict):
+            raise InvalidRecordError(f"turn {t_index}: 'close' must be null or an object")
+        closed = False
         trim = list(turn.get("trim", []))
         houses = list(close.get("houses", [])) if isinstance(close, dict) else []
         used = "postmaster" if g.get(K.S_FORCED) else None
@@ -916,10 +925,9 @@ def replay(record: dict) -> dict:
             elif ph == K.PH_CLOSE:
                 if close is None:
                     a = K.A_NO
-                elif not isinstance(close, dict):
-                    raise InvalidRecordError(f"turn {t_index}: 'close' must be null or an object")
                 else:
                     a = K.A_CLOSE_CART if official == "cartwright" else K.A_CLOSE
+                    closed = True
             elif ph == K.PH_HOUSE_MODE:
                 mode = close.get("mode")
                 if mode == "each":
@@ -968,6 +976,9 @@ def replay(record: dict) -> dict:
         left = draws or plays or houses or trim
         if left:
             raise InvalidRecordError(f"turn {t_index}: entries not used by the turn: {left}")
+        if close is not None and not closed:
+            raise InvalidRecordError(f"turn {t_index}: 'close' given, but the route could not be "
+                                     "closed (it needs 3 or more cards, §4C)")
         if used != official:
             raise InvalidRecordError(f"turn {t_index}: official {official!r} recorded, but the "
                                      f"turn used {used!r}")
