@@ -357,6 +357,50 @@ def test_bad_records_raise_the_right_error():
         G.replay(bad)
 
 
+def test_replay_checks_recorded_total_and_scorings(tmp_path):
+    """issue 3 §5: a recorded total or per-scoring points that differ from the replay are an
+    InvalidRecordError (one line), also through ``mcsim replay``; a partial record's total is
+    not checked, its completed scorings are."""
+    rec = _record()
+    pl = rec["players"][0]
+    total, sc = pl["total"], pl["scorings"]
+    assert G.replay(json.loads(json.dumps(rec)))["players"][0]["matches_record"] is True
+    bad = json.loads(json.dumps(rec))
+    bad["players"][0]["total"] = total + 1
+    with pytest.raises(InvalidRecordError) as e:
+        G.replay(bad)
+    assert str(e.value) == f"player 0: record says total {total + 1}, replay gives {total}"
+    bad = json.loads(json.dumps(rec))
+    bad["players"][0]["scorings"] = [sc[0], sc[1] + 1, sc[2]]
+    with pytest.raises(InvalidRecordError) as e:
+        G.replay(bad)
+    assert str(e.value) == (f"player 0: record says scorings {[sc[0], sc[1] + 1, sc[2]]}, "
+                            f"replay gives {sc}")
+    bad = json.loads(json.dumps(rec))
+    bad["players"][0]["scorings"] = sc[:2]
+    with pytest.raises(InvalidRecordError, match="record says scorings"):
+        G.replay(bad)
+    bad["players"][0]["scorings"] = "many"
+    with pytest.raises(InvalidRecordError, match='"scorings" must list'):
+        G.replay(bad)
+    # partial (12 placements: scoring 1 done): total unchecked, scoring 1 checked
+    solo = {"castles": rec["castles"], "placements": pl["placements"][:12], "total": total + 5,
+            "scorings": sc}
+    out = G.replay(solo)
+    assert out["players"][0]["matches_record"] is False
+    solo["scorings"] = [sc[0] - 1]
+    with pytest.raises(InvalidRecordError, match=f"replay gives \\[{sc[0]}\\]"):
+        G.replay(solo)
+    from cli import mcsim_cli
+    f = tmp_path / "bad.json"
+    rec["players"][0]["total"] = total - 1
+    f.write_text(json.dumps(rec))
+    res = CliRunner().invoke(mcsim_cli, ["replay", "don-quixote", str(f)])
+    assert res.exit_code == 1
+    assert res.output.strip() == (f"Error: player 0: record says total {total - 1}, replay gives "
+                                  f"{total}")
+
+
 def test_partial_record_and_solo_shape():
     """issue 3 §5: a solo record may list placements at top level; a partial game prints the
     completed scorings only."""

@@ -636,11 +636,14 @@ def replay(record: dict) -> dict:
          "players": [{"placements": [{"cell": "G3", "tile": "K3a", "rot": 0 | 180}, ...],
                       "reveals": {"round1": [9 ids], "round2": [7], "round3": [5],
                                   "set_aside": id} (optional),
-                      "total": T (optional)}]}
+                      "scorings": [S1, S2, S3] (optional), "total": T (optional)}]}
 
     A solo record may give ``"placements"`` (and ``"reveals"``) at the top level instead of
     ``"players"``. Placements are in position-card order (shared by all players); the 9th,
-    16th and 22nd end rounds 1-3 (§3.2), and the 22nd is the set-aside tile.
+    16th and 22nd end rounds 1-3 (§3.2), and the 22nd is the set-aside tile. Recorded
+    ``scorings`` (points per scoring) are checked for every scoring the placements reach, and a
+    recorded ``total`` once all 22 placements are in (a partial record's total is only reported
+    as ``recorded_total`` / ``matches_record``).
 
     Returns
     -------
@@ -653,7 +656,8 @@ def replay(record: dict) -> dict:
     Raises
     ------
     InvalidRecordError
-        Not of the documented shape, unknown tile set, castles on adjacent cells (§3.1).
+        Not of the documented shape, unknown tile set, castles on adjacent cells (§3.1), or
+        recorded ``scorings`` / ``total`` that differ from the replay.
     IllegalMoveError
         A placement on a castle or a filled cell, a tile already used or not face up, a bad
         rotation, a cell order that differs between players; carries the ply and legal moves.
@@ -695,7 +699,8 @@ def replay(record: dict) -> dict:
             "cell between them)")
     players = record.get("players")
     if players is None:
-        players = [{k: record[k] for k in ("placements", "reveals", "total") if k in record}]
+        players = [{k: record[k] for k in ("placements", "reveals", "scorings", "total")
+                    if k in record}]
     if not isinstance(players, list) or not players or len(players) > SPEC.max_players:
         raise InvalidRecordError(f"'players' must be a list of 1..{SPEC.max_players} players")
     by_id: dict[str, list[int]] = {}
@@ -753,6 +758,7 @@ def replay(record: dict) -> dict:
                                      f"{len(ref_cells)}")
         total = sum(s["points"] for s in scorings)
         rec_total = pl.get("total")
+        _check_recorded(pl, p, [s["points"] for s in scorings], total, len(moves) == K.N_PLACE)
         results.append({"seat": p, "scorings": scorings, "total": total,
                         "complete": len(moves) == K.N_PLACE, "recorded_total": rec_total,
                         "matches_record": None if rec_total is None else rec_total == total})
@@ -761,6 +767,23 @@ def replay(record: dict) -> dict:
             "finished": all(r["complete"] for r in results),
             "points": [r["total"] for r in results],
             "players": results}
+
+
+def _check_recorded(pl: dict, p: int, done: list[int], total: int, complete: bool) -> None:
+    """Raise ``InvalidRecordError`` when a player's recorded ``scorings`` (points per scoring)
+    or ``total`` differ from the replay: every scoring the placements reach is compared, and
+    the total once the estate is complete (a partial record's total is not checked)."""
+    rec = pl.get("scorings")
+    if rec is not None:
+        if not isinstance(rec, list) or len(rec) > len(K.ROUND_END):
+            raise InvalidRecordError(f'player {p}: "scorings" must list the points of up to '
+                                     f"{len(K.ROUND_END)} scorings")
+        n = min(len(rec), len(done))
+        if rec[:n] != done[:n] or (complete and len(rec) != len(done)):
+            raise InvalidRecordError(f"player {p}: record says scorings {rec}, replay gives {done}")
+    rec_total = pl.get("total")
+    if complete and rec_total is not None and rec_total != total:
+        raise InvalidRecordError(f"player {p}: record says total {rec_total}, replay gives {total}")
 
 
 def _reveal_schedule(rev, by_id, p) -> list[Counter] | None:
