@@ -187,6 +187,31 @@ def test_s3_2_illegal_meeple_and_gift_and_tile():
     assert e.value.ply == 2
 
 
+def test_s6_20_turn_player_must_be_the_seat_to_move():
+    """shared/rules/carcassonne.md §6 #20 (seat 0 starts, seats alternate): a turn whose
+    "player" is not the seat to move is an IllegalMoveError naming the turn; "player" may be
+    left out."""
+    rec = _first_record()
+    n = rec["players"]
+    assert [t["player"] for t in rec["turns"]] == [k % n for k in range(len(rec["turns"]))]
+    want = G.replay(copy.deepcopy(rec))["points"]
+    bad = copy.deepcopy(rec)
+    bad["turns"][3]["player"] = (3 + 1) % n
+    with pytest.raises(IllegalMoveError) as e:
+        G.replay(bad)
+    assert e.value.ply == 3 and e.value.legal == [f"player {3 % n}"]
+    assert str(e.value) == f"illegal move 'player {4 % n}' at ply 3; legal moves: player {3 % n}"
+    for wrong in (None, "0", True):
+        bad = copy.deepcopy(rec)
+        bad["turns"][1]["player"] = wrong
+        with pytest.raises(IllegalMoveError) as e:
+            G.replay(bad)
+        assert e.value.ply == 1
+    for t in rec["turns"]:
+        del t["player"]
+    assert G.replay(rec)["points"] == want
+
+
 @pytest.mark.parametrize("mutate, message", [
     (lambda r: r.update(game="sacred-hill"), "not a carcassonne record"),
     (lambda r: r.update(players=7), '"players" must be'),
@@ -196,7 +221,8 @@ def test_s3_2_illegal_meeple_and_gift_and_tile():
     (lambda r: r["turns"][0].update(place="1,0"), '"place" must be [x, y, rotation]'),
     (lambda r: r.update(points=[0, 0]), "recorded points"),
     (lambda r: r["variant"].update(gifts="maybe"), "gifts='maybe'"),
-    (lambda r: r["turns"].append(dict(r["turns"][-1])), "the draw pile is exhausted"),
+    (lambda r: r["turns"].append(dict(r["turns"][-1], player=len(r["turns"]) % r["players"])),
+     "the draw pile is exhausted"),
 ])
 def test_s3_bad_records_raise_invalid_record(mutate, message):
     """shared/rules/carcassonne.md §3.1-§3.2 (issue #5 §6):

@@ -638,7 +638,8 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
          "points": [a, b], "points_by_feature": {"road": [..], ...}}
 
     Coordinates: start tile at (0, 0), x east, y south; rotation = quarter turns clockwise.
-    A turn's ``tile`` is the tile placed (with Take 2: the one kept).
+    A turn's ``tile`` is the tile placed (with Take 2: the one kept). A turn's ``player`` may be
+    left out; when given it must be the seat to move (turn k: seat k mod players).
     """
     T = prep.tables["T"]
     out = []
@@ -745,6 +746,9 @@ def _record_to_arrays(record: dict):
         where = f"turn {k}"
         if not isinstance(turn, dict):
             _bad(f"{where} must be an object")
+        if turn.get("player", k % players) != k % players or isinstance(turn.get("player"), bool):
+            # seat 0 starts and seats alternate (§6 #20): turn k is seat k mod players
+            raise IllegalMoveError(k, f"player {turn.get('player')}", [f"player {k % players}"])
         if turn.get("tile") not in letters:
             _bad(f'{where}: "tile" must be a tile letter')
         t = letters.index(turn["tile"])
@@ -807,7 +811,8 @@ def replay(record: dict) -> dict:
         Not a carcassonne record, bad shape, a draw list inconsistent with the tile set, or
         recorded points/gifts that differ from the replay.
     IllegalMoveError
-        An illegal decision: ``ply`` = turn index, ``legal`` = the alternatives.
+        An illegal decision: ``ply`` = turn index, ``legal`` = the alternatives; also a turn
+        whose ``player`` (optional) is not the seat to move (turn k is seat k mod players).
     """
     players, variant, tscript, gscript, rows = _record_to_arrays(record)
     data = load_data()
