@@ -314,9 +314,8 @@ def _begin_turn(st):
     st[S_PLAYS] = 0
     if st[S_HAND_N + p] == 0:
         # forced Postmaster (§4A): two draws, no other official this turn
-        st[S_OFFICIAL] = OFF_POSTMASTER
+        _use_official(st, OFF_POSTMASTER)
         st[S_FORCED] = 1
-        st[S_N_OFFICIAL + p * 5 + OFF_POSTMASTER] += 1
         st[S_N_FORCED + p] += 1
         st[S_PHASE] = PH_DRAW1
     else:
@@ -625,12 +624,17 @@ def _pick_next(st, tab, var):
 
 
 @njit(cache=True, inline="always")
+def _use_official(st, off):
+    """The player to move takes official ``off`` this turn (at most one per turn, §4)."""
+    st[S_OFFICIAL] = off
+    st[S_N_OFFICIAL + st[S_CUR] * 5 + off] += 1
+
+
+@njit(cache=True, inline="always")
 def _step_admin(st, a, rng, script, slog):
     """Phase Administrator offer (§6): ``a`` = A_YES replaces the whole display."""
     if a == A_YES:
-        p = st[S_CUR]
-        st[S_OFFICIAL] = OFF_ADMINISTRATOR
-        st[S_N_OFFICIAL + p * 5 + OFF_ADMINISTRATOR] += 1
+        _use_official(st, OFF_ADMINISTRATOR)
         for i in range(DISPLAY):
             if st[S_DISPLAY + i] >= 0:
                 _discard(st, st[S_DISPLAY + i])
@@ -667,9 +671,7 @@ def _step_draw(st, a, rng, script, slog):
 def _step_postmaster(st, a):
     """Postmaster offer after the first draw (§6): A_YES gives a second draw."""
     if a == A_YES:
-        p = st[S_CUR]
-        st[S_OFFICIAL] = OFF_POSTMASTER
-        st[S_N_OFFICIAL + p * 5 + OFF_POSTMASTER] += 1
+        _use_official(st, OFF_POSTMASTER)
         st[S_PHASE] = PH_DRAW2
     else:
         st[S_PHASE] = PH_PLAY1
@@ -679,9 +681,7 @@ def _step_postmaster(st, a):
 def _step_postal_carrier(st, var, a):
     """Postal Carrier offer after the first play (§6): A_YES gives a second play."""
     if a == A_YES:
-        p = st[S_CUR]
-        st[S_OFFICIAL] = OFF_POSTAL_CARRIER
-        st[S_N_OFFICIAL + p * 5 + OFF_POSTAL_CARRIER] += 1
+        _use_official(st, OFF_POSTAL_CARRIER)
         st[S_PHASE] = PH_PLAY2
     else:
         _to_close(st, var)
@@ -736,8 +736,7 @@ def _step_close(st, tab, var, a):
         return
     p = st[S_CUR]
     if a == A_CLOSE_CART:
-        st[S_OFFICIAL] = OFF_CARTWRIGHT
-        st[S_N_OFFICIAL + p * 5 + OFF_CARTWRIGHT] += 1
+        _use_official(st, OFF_CARTWRIGHT)
     st[S_CLOSE_LEN] = st[S_RHI + p] - st[S_RLO + p]
     if st[S_HOUSES_LEFT + p] > 0:
         st[S_PHASE] = PH_HOUSE_MODE
