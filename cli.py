@@ -360,7 +360,7 @@ def replay_cmd(game, record_file, as_json):
     if (claimed is not None and result.get("finished") and result.get("points") is not None
             and list(claimed) != list(result["points"])):
         raise errors.InvalidRecordError(
-            f"the record says points {list(claimed)} but its moves give {list(result['points'])}")
+            f"record says points {list(claimed)}, replay gives {list(result['points'])}")
     from mcsim.runner import to_json
 
     if as_json:
