@@ -105,3 +105,46 @@ def test_carcassonne_gift_tallies_merge_over_chunks():
     whole = g.finalize_summary(g.partial_summary(r.games, r.prepared), r.prepared)
     assert "gifts" in whole
     _close(r.summary["carcassonne"], whole)
+
+
+def _bump_recorded_points(game_id: str, rec: dict) -> None:
+    """Make a record's recorded result one point off (each game records it in its own field)."""
+    if game_id == "don-quixote":
+        rec["players"][0]["total"] += 1
+    elif game_id == "thurn-and-taxis":
+        rec["scores"][0] += 1
+    else:
+        rec["points"][0] += 1
+
+
+def test_replay_errors_share_their_wording(game, tmp_path):
+    """The same problem reads the same in every game's ``mcsim replay`` (one ``Error:`` line,
+    exit 1): not a record of this game, a record variant the game lacks, recorded points that
+    differ from the replay (``record says <field> X, replay gives Y``)."""
+    import re
+
+    from click.testing import CliRunner
+
+    from cli import mcsim_cli
+    s = game.SPEC
+    if not hasattr(game, "record_games") or not hasattr(game, "replay"):
+        pytest.skip(f"{s.id} writes no records yet")
+    rec = json.loads(json.dumps(mcsim.simulate(s.id, games=1, seed=4, record=1).records[0]))
+    f = tmp_path / "r.json"
+
+    def error_of(doc) -> str:
+        f.write_text(json.dumps(doc))
+        res = CliRunner().invoke(mcsim_cli, ["replay", s.id, str(f)])
+        lines = [ln for ln in res.output.splitlines() if ln.strip()]
+        assert res.exit_code == 1 and len(lines) == 1 and lines[0].startswith("Error: "), \
+            res.output
+        return lines[0][len("Error: "):]
+
+    not_this = f'not an? {re.escape(s.id)} record \\(expected {{"game": "{re.escape(s.id)}", ...}}\\)'
+    assert re.fullmatch(not_this, error_of(dict(rec, game="other-game")))
+    assert re.fullmatch(not_this, error_of(5))
+    assert error_of(dict(rec, variant={"nope": "1"})).startswith(f"unknown variant 'nope' for {s.id}")
+    bad = json.loads(json.dumps(rec))
+    _bump_recorded_points(s.id, bad)
+    assert re.fullmatch(r"(player 0: )?record says (points|scores|total) \S.*, replay gives \S.*",
+                        error_of(bad))

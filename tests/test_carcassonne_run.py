@@ -219,7 +219,7 @@ def test_s6_20_turn_player_must_be_the_seat_to_move():
     (lambda r: r["tiles"].__setitem__(-1, "C" if r["tiles"][-1] != "C" else "X"),
      "is not left in the draw pile"),  # one C (X) in the set, already drawn
     (lambda r: r["turns"][0].update(place="1,0"), '"place" must be [x, y, rotation]'),
-    (lambda r: r.update(points=[0, 0]), "recorded points"),
+    (lambda r: r.update(points=[0, 0]), "record says points [0, 0], replay gives"),
     (lambda r: r["variant"].update(gifts="maybe"), "gifts='maybe'"),
     (lambda r: r["turns"].append(dict(r["turns"][-1], player=len(r["turns"]) % r["players"])),
      "the draw pile is exhausted"),

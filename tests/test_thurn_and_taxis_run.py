@@ -157,13 +157,13 @@ def test_replay_partial_record_and_bad_records():
     for value in ("bogus", 3, ["each"]):
         bad = json.loads(json.dumps(rec))
         bad["turns"][short]["close"] = value
-        with pytest.raises(InvalidRecordError, match="'close' must be null or an object"):
+        with pytest.raises(InvalidRecordError, match="\"close\" must be null or an object"):
             T.replay(bad)
     first = rec["turns"][0]
     assert first["close"] is None and len(first["plays"]) == 1  # turn 0: a one-card route
     bad = json.loads(json.dumps(rec))
     bad["turns"][0]["close"] = {"mode": "each", "houses": []}
-    with pytest.raises(InvalidRecordError, match="turn 0: 'close' given, but the route could not"):
+    with pytest.raises(InvalidRecordError, match="turn 0: \"close\" given, but the route could not"):
         T.replay(bad)
 
 

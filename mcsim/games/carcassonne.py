@@ -745,7 +745,7 @@ def _record_to_arrays(record: dict):
     for k, turn in enumerate(turns):
         where = f"turn {k}"
         if not isinstance(turn, dict):
-            _bad(f"{where} must be an object")
+            _bad(f"{where}: must be an object")
         if turn.get("player", k % players) != k % players or isinstance(turn.get("player"), bool):
             # seat 0 starts and seats alternate (§6 #20): turn k is seat k mod players
             raise IllegalMoveError(k, f"player {turn.get('player')}", [f"player {k % players}"])
@@ -882,10 +882,10 @@ def replay(record: dict) -> dict:
         want = record["turns"][k].get("received")
         got = GIFT_IDS[int(rrow[K.L_RECEIVED])] if int(rrow[K.L_RECEIVED]) >= 0 else None
         if "received" in record["turns"][k] and want != got:
-            _bad(f"turn {k}: record says a gift {want!r} was received, the replay gives {got!r}")
+            _bad(f"turn {k}: record says received {want!r}, replay gives {got!r}")
     points = [int(x) for x in score]
     if finished and "points" in record and list(record["points"]) != points:
-        _bad(f"recorded points {record['points']} differ from the replayed {points}")
+        _bad(f"record says points {record['points']}, replay gives {points}")
     best = max(points)
     winner = points.index(best) if finished and points.count(best) == 1 else None
     return {"finished": bool(finished), "turns": int(len(log)), "points": points,

@@ -664,27 +664,25 @@ def replay(record: dict) -> dict:
     DataFileError
         ``tiles_file`` given but broken.
     """
-    if not isinstance(record, dict):
-        raise InvalidRecordError("a don-quixote record must be a JSON object")
-    if record.get("game", SPEC.id) != SPEC.id:
-        raise InvalidRecordError(f"record is for game {record.get('game')!r}, not {SPEC.id}")
+    if not isinstance(record, dict) or record.get("game", SPEC.id) != SPEC.id:
+        raise InvalidRecordError('not a don-quixote record (expected {"game": "don-quixote", ...})')
     tiles_file = record.get("tiles_file")
     ts = load_tileset(tiles_file)
     want = record.get("tileset")
     want_id = want.get("id") if isinstance(want, dict) else want
     if want_id is not None and want_id != ts.id:
         raise InvalidRecordError(f"record uses tile set {want_id!r} but {ts.id!r} is loaded; "
-                                 "give its file as 'tiles_file'")
+                                 'give its file as "tiles_file"')
     try:
         variant = SPEC.resolve_variant(record.get("variant") or {})
-    except Exception as e:  # unknown variant in a record is a record problem
-        raise InvalidRecordError(f"record variant: {e}")
+    except ValueError as e:  # unknown variant in a record is a record problem
+        raise InvalidRecordError(str(e)) from None
     tab = build_tables(ts, variant)
     names = [t.id for t in ts.instances]
     n_land = ts.n_land
     castles = record.get("castles")
     if not isinstance(castles, dict):
-        raise InvalidRecordError("record needs 'castles': {\"6\": cell, \"4\": cell}")
+        raise InvalidRecordError('"castles" must be {"6": cell, "4": cell}')
     ccell = []
     for v in CASTLE_VALUES:
         name = castles.get(str(v))
@@ -702,7 +700,7 @@ def replay(record: dict) -> dict:
         players = [{k: record[k] for k in ("placements", "reveals", "scorings", "total")
                     if k in record}]
     if not isinstance(players, list) or not players or len(players) > SPEC.max_players:
-        raise InvalidRecordError(f"'players' must be a list of 1..{SPEC.max_players} players")
+        raise InvalidRecordError(f'"players" must be a list of 1..{SPEC.max_players} players')
     by_id: dict[str, list[int]] = {}
     for i, n in enumerate(names[:n_land]):
         by_id.setdefault(n, []).append(i)
@@ -710,7 +708,7 @@ def replay(record: dict) -> dict:
     ref_cells: list[int] | None = None
     for p, pl in enumerate(players):
         if not isinstance(pl, dict) or not isinstance(pl.get("placements"), list):
-            raise InvalidRecordError(f"player {p}: needs a 'placements' list")
+            raise InvalidRecordError(f'player {p}: "placements" must be a list')
         moves = pl["placements"]
         if len(moves) > K.N_PLACE:
             raise InvalidRecordError(f"player {p}: {len(moves)} placements, at most {K.N_PLACE}")
@@ -791,7 +789,7 @@ def _reveal_schedule(rev, by_id, p) -> list[Counter] | None:
     if rev is None:
         return None
     if not isinstance(rev, dict):
-        raise InvalidRecordError(f"player {p}: 'reveals' must be an object")
+        raise InvalidRecordError(f'player {p}: "reveals" must be an object')
     sizes = (K.ROUND_SIZES[0], K.ROUND_SIZES[1], K.ROUND_SIZES[2] - 1, 1)
     out = []
     total: Counter = Counter()

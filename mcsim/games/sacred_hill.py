@@ -353,7 +353,7 @@ def replay(record: dict) -> dict:
     result = describe(state)
     claimed = record.get("points")
     if claimed is not None and result["points"] is not None and list(claimed) != result["points"]:
-        raise InvalidRecordError(f"the record says points {list(claimed)} but its moves give "
+        raise InvalidRecordError(f"record says points {list(claimed)}, replay gives "
                                  f"{result['points']}")
     return result
 

@@ -900,7 +900,7 @@ def replay(record: dict) -> dict:
         plays = list(turn.get("plays", []))
         close = turn.get("close")
         if close is not None and not isinstance(close, dict):
-            raise InvalidRecordError(f"turn {t_index}: 'close' must be null or an object")
+            raise InvalidRecordError(f'turn {t_index}: "close" must be null or an object')
         closed = False
         trim = list(turn.get("trim", []))
         houses = list(close.get("houses", [])) if isinstance(close, dict) else []
@@ -977,7 +977,7 @@ def replay(record: dict) -> dict:
         if left:
             raise InvalidRecordError(f"turn {t_index}: entries not used by the turn: {left}")
         if close is not None and not closed:
-            raise InvalidRecordError(f"turn {t_index}: 'close' given, but the route could not be "
+            raise InvalidRecordError(f'turn {t_index}: "close" given, but the route could not be '
                                      "closed (it needs 3 or more cards, §4C)")
         if used != official:
             raise InvalidRecordError(f"turn {t_index}: official {official!r} recorded, but the "
