@@ -276,6 +276,10 @@ def test_replay_rejects_non_records_and_bad_setup():
     rec["decisions"][0]["kind"] = "teleport"
     with pytest.raises(InvalidRecordError, match="unknown kind 'teleport'"):
         G.replay(rec)
+    rec = _record()
+    rec["decisions"][2] = 5  # was a TypeError caught by the CLI as "malformed el-grande record"
+    with pytest.raises(InvalidRecordError, match='decision 2: must be an object {"seat", "kind"'):
+        G.replay(rec)
 
 
 def test_replay_illegal_decision_names_index_and_legal_options():

@@ -793,8 +793,10 @@ def _log_array(decisions: list, cap_extra: int = 0) -> np.ndarray:
     for i, d in enumerate(decisions):
         if isinstance(d, dict):
             kind, seat, value = d.get("kind"), d.get("seat"), d.get("value")
-        else:
+        elif isinstance(d, (list, tuple)) and len(d) == 3:
             kind, seat, value = d
+        else:
+            raise InvalidRecordError(f'decision {i}: must be an object {{"seat", "kind", "value"}}')
         if kind not in KIND_NAMES:
             raise InvalidRecordError(f"decision {i}: unknown kind {kind!r}; kinds: {', '.join(KIND_NAMES)}")
         if not isinstance(seat, int) or not 0 <= seat < 5:
