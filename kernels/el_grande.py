@@ -230,6 +230,18 @@ MODE_PLAY = 0
 MODE_RECORD = 1
 MODE_REPLAY = 2
 
+# scratch rows (D[8]: int32[N_SCRATCH, STATE_SIZE], see make_buffers): the play loop allocates
+# nothing (it runs without NRT, see _play_rounds), so the heuristic's look-ahead states and the
+# per-seat point vectors live here
+R_LOOK1 = 0    # heuristic: state after an option / after a card's placements (card_value)
+R_LOOK2 = 1    # heuristic: card_value's state after one more option
+R_EVAL = 2     # evaluate: points per seat of one place
+R_POT = 3      # evaluate: points per seat if every place were scored now
+R_OUT = 4      # points per seat of a scoring (engine and heuristic)
+R_SPEC = 5     # special_scoring / _primitive / general_scoring_regions: points of one place
+R_CHOICE = 6   # engine: secret choices per seat, -1 none (held across decisions)
+N_SCRATCH = 7
+
 # static special-action value (points-like) used by the heuristic to rank cards by opcode
 _STATIC = np.array([0.0, 2.0, 2.0, 2.5, 3.0, 2.5, 2.5, 2.5, 2.5, 2.0, 2.0, 1.5, 2.0, 1.5, 1.5,
                     2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 1.5, 2.0, 1.0, 1.5, 1.5, 1.0, 3.0],
@@ -239,6 +251,22 @@ _STATIC = np.array([0.0, 2.0, 2.0, 2.5, 3.0, 2.5, 2.5, 2.5, 2.5, 2.0, 2.0, 1.5, 
 # =============================================================================================
 # scoring (§4, §5, §7)
 # =============================================================================================
+@njit(cache=True, inline="always")
+def _copy_state(src, dst):
+    """``dst[:] = src`` for a state vector, as a loop (no temporary: the NRT-free play loop)."""
+    for i in range(STATE_SIZE):
+        dst[i] = src[i]
+
+
+@njit(cache=True, inline="always")
+def _no_choices(scr):
+    """``scr[R_CHOICE]`` with the per-seat choices reset to -1 (none)."""
+    choice = scr[R_CHOICE]
+    for q in range(MAXP):
+        choice[q] = -1
+    return choice
+
+
 @njit(cache=True)
 def board_at(st, place):
     """Mobile scoreboard lying on ``place`` (0/1) or -1."""
@@ -350,10 +378,11 @@ def total_in(st, place):
 
 
 @njit(cache=True)
-def special_scoring(st, T, var, op, arg_place, cls_mask, apply, out):
-    """Apply a special-scoring opcode (cards 2h, 3a-3h); ``out`` gets the points per seat."""
+def special_scoring(st, T, var, op, arg_place, cls_mask, apply, out, scr):
+    """Apply a special-scoring opcode (cards 2h, 3a-3h); ``out`` gets the points per seat
+    (``scr``: scratch rows, ``make_buffers``; uses ``R_SPEC``)."""
     npl = st[O_NP]
-    tmp = np.zeros(MAXP, dtype=np.int32)
+    tmp = scr[R_SPEC]
     for p in range(npl):
         out[p] = 0
     if op == OP_SCORE_CHOICE:
@@ -393,9 +422,9 @@ def special_scoring(st, T, var, op, arg_place, cls_mask, apply, out):
 
 
 @njit(cache=True)
-def general_scoring_regions(st, T, var):
-    """Score the nine regions at a general scoring (§5 step 4)."""
-    tmp = np.zeros(MAXP, dtype=np.int32)
+def general_scoring_regions(st, T, var, scr):
+    """Score the nine regions at a general scoring (§5 step 4); uses ``scr[R_SPEC]``."""
+    tmp = scr[R_SPEC]
     for r in range(NREG):
         score_place(st, T, var, r, False, SRC_GENERAL, True, tmp)
 
@@ -404,12 +433,15 @@ def general_scoring_regions(st, T, var):
 # evaluation (heuristic)
 # =============================================================================================
 @njit(cache=True)
-def evaluate(st, T, var, p, w_board, w_court):
+def evaluate(st, T, var, p, w_board, w_court, scr):
     """Heuristic value of the position for seat ``p``: own (score + w_board * points if every
-    place were scored now + w_court * court) minus the opponents' mean of the same."""
+    place were scored now + w_court * court) minus the opponents' mean of the same.
+    Uses ``scr[R_EVAL]`` and ``scr[R_POT]`` (integer points: the same floats as a float sum)."""
     npl = st[O_NP]
-    pot = np.zeros(MAXP, dtype=np.float64)
-    tmp = np.zeros(MAXP, dtype=np.int32)
+    pot = scr[R_POT]
+    tmp = scr[R_EVAL]
+    for q in range(npl):
+        pot[q] = 0
     for pl in range(NPLACE):
         score_place(st, T, var, pl, False, SRC_GENERAL, False, tmp)
         for q in range(npl):
@@ -426,10 +458,10 @@ def evaluate(st, T, var, p, w_board, w_court):
 # primitives (shared by the engine and the heuristic's look-ahead)
 # =============================================================================================
 @njit(inline="always")
-def primitive(st, T, var, kind, p, v, aux):
+def primitive(st, T, var, kind, p, v, aux, scr):
     """Apply the direct effect of option ``v`` of a decision of kind ``kind`` by seat ``p``
-    (int64 casts: one compiled ``_primitive``)."""
-    _primitive(st, T, var, np.int64(kind), np.int64(p), np.int64(v), np.int64(aux))
+    (int64 casts: one compiled ``_primitive``; ``scr``: scratch rows, uses ``R_SPEC``)."""
+    _primitive(st, T, var, np.int64(kind), np.int64(p), np.int64(v), np.int64(aux), scr)
 
 
 @njit(cache=True, inline="always")
@@ -445,7 +477,7 @@ def _send_all(st, p, src, dst, king):
 
 
 @njit(cache=True)
-def _primitive(st, T, var, kind, p, v, aux):
+def _primitive(st, T, var, kind, p, v, aux, scr):
     """Body of ``primitive``."""
     npl = st[O_NP]
     king = st[O_KING]
@@ -478,8 +510,7 @@ def _primitive(st, T, var, kind, p, v, aux):
         st[O_CAB + v * 5 + p] -= n
         st[O_PROV + p] += n
     elif kind == K_SCORE_REGION or kind == K_SECRET_SCORE:
-        tmp = np.zeros(MAXP, dtype=np.int32)
-        score_place(st, T, var, v, False, SRC_SPECIAL, True, tmp)
+        score_place(st, T, var, v, False, SRC_SPECIAL, True, scr[R_SPEC])
     elif kind == K_BOARD:
         st[O_BOARD + v // 10] = v % 10
     elif kind == K_KING_TO:
@@ -504,14 +535,16 @@ def _primitive(st, T, var, kind, p, v, aux):
 # decisions and policies
 # =============================================================================================
 @njit(cache=True)
-def _opt_eval(st, T, var, kind, p, v, aux, wb, wc):
-    tmp = st.copy()
-    primitive(tmp, T, var, kind, p, v, aux)
-    return evaluate(tmp, T, var, p, wb, wc)
+def _opt_eval(st, T, var, kind, p, v, aux, wb, wc, scr, row):
+    """Evaluation after option ``v``, on a copy of ``st`` in ``scr[row]``."""
+    tmp = scr[row]
+    _copy_state(st, tmp)
+    primitive(tmp, T, var, kind, p, v, aux, scr)
+    return evaluate(tmp, T, var, p, wb, wc, scr)
 
 
 @njit(cache=True)
-def _best_dst_eval(st, T, var, p, src_code, wb, wc):
+def _best_dst_eval(st, T, var, p, src_code, wb, wc, scr):
     """Best evaluation over destinations of one caballero taken from ``src_code``."""
     s = src_code // 5
     king = st[O_KING]
@@ -519,19 +552,21 @@ def _best_dst_eval(st, T, var, p, src_code, wb, wc):
     for d in range(NPLACE):
         if d == s or d == king:
             continue
-        e = _opt_eval(st, T, var, K_MOVE_DST, p, d, src_code, wb, wc)
+        e = _opt_eval(st, T, var, K_MOVE_DST, p, d, src_code, wb, wc, scr, R_LOOK1)
         if e > best:
             best = e
     return best
 
 
 @njit(cache=True)
-def card_value(st, T, var, p, c, par):
-    """Heuristic value of action card ``c`` for seat ``p`` (placement look-ahead + special)."""
+def card_value(st, T, var, p, c, par, scr):
+    """Heuristic value of action card ``c`` for seat ``p`` (placement look-ahead + special);
+    the look-ahead state is ``scr[R_LOOK1]``."""
     wb = par[HP_W_BOARD]
     wc = par[HP_W_COURT]
-    base = evaluate(st, T, var, p, wb, wc)
-    tmp = st.copy()
+    base = evaluate(st, T, var, p, wb, wc, scr)
+    tmp = scr[R_LOOK1]
+    _copy_state(st, tmp)
     n = T[T_CDECK + c]
     king = tmp[O_KING]
     adj = T[T_ADJ + king]
@@ -542,29 +577,28 @@ def card_value(st, T, var, p, c, par):
         bt = -1
         for t in range(NPLACE):
             if t == CASTILLO or ((adj >> t) & 1) == 1:
-                e = _opt_eval(tmp, T, var, K_PLACE, p, t, 0, wb, wc)
+                e = _opt_eval(tmp, T, var, K_PLACE, p, t, 0, wb, wc, scr, R_LOOK2)
                 if e > best:
                     best = e
                     bt = t
         if bt < 0:
             break
-        primitive(tmp, T, var, K_PLACE, p, bt, 0)
-    val = evaluate(tmp, T, var, p, wb, wc) - base
+        primitive(tmp, T, var, K_PLACE, p, bt, 0, scr)
+    val = evaluate(tmp, T, var, p, wb, wc, scr) - base
     op = T[T_COP + c]
     if op == OP_SCORE_CHOICE:
-        before = evaluate(tmp, T, var, p, wb, wc)
+        before = evaluate(tmp, T, var, p, wb, wc, scr)
         best = -1e18
         for pl in range(NPLACE):
-            e = _opt_eval(tmp, T, var, K_SCORE_REGION, p, pl, 0, wb, wc) - before
+            e = _opt_eval(tmp, T, var, K_SCORE_REGION, p, pl, 0, wb, wc, scr, R_LOOK2) - before
             if e > best:
                 best = e
         if best > 0:
             val += best
     elif op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
-        before = evaluate(tmp, T, var, p, wb, wc)
-        out = np.zeros(MAXP, dtype=np.int32)
-        special_scoring(tmp, T, var, op, 0, T[T_CCLS + c], True, out)
-        g = evaluate(tmp, T, var, p, wb, wc) - before
+        before = evaluate(tmp, T, var, p, wb, wc, scr)
+        special_scoring(tmp, T, var, op, 0, T[T_CCLS + c], True, scr[R_OUT], scr)
+        g = evaluate(tmp, T, var, p, wb, wc, scr) - before
         if g > 0:
             val += g
     else:
@@ -577,6 +611,7 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
     """Index of the heuristic's option (see ``decide``)."""
     opts = D[5]
     par = D[1][p]
+    scr = D[8]
     wb = par[HP_W_BOARD]
     wc = par[HP_W_COURT]
     npl = st[O_NP]
@@ -591,7 +626,7 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
             for i in range(5):
                 c = st[O_FACE + i]
                 if c >= 0:
-                    x = card_value(st, T, var, p, c, par)
+                    x = card_value(st, T, var, p, c, par, scr)
                     if x > hi:
                         hi = x
                     if x < lo:
@@ -611,7 +646,7 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
         return bi
     if kind == K_CARD:
         for i in range(nopt):
-            e = card_value(st, T, var, p, opts[i], par)
+            e = card_value(st, T, var, p, opts[i], par, scr)
             if e > best:
                 best = e
                 bi = i
@@ -628,11 +663,11 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
         op = T[T_COP + aux]
         want = 1
         if op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
-            tmp = st.copy()
-            before = evaluate(tmp, T, var, p, wb, wc)
-            out = np.zeros(MAXP, dtype=np.int32)
-            special_scoring(tmp, T, var, op, 0, T[T_CCLS + aux], True, out)
-            if evaluate(tmp, T, var, p, wb, wc) - before <= 0:
+            tmp = scr[R_LOOK1]
+            _copy_state(st, tmp)
+            before = evaluate(tmp, T, var, p, wb, wc, scr)
+            special_scoring(tmp, T, var, op, 0, T[T_CCLS + aux], True, scr[R_OUT], scr)
+            if evaluate(tmp, T, var, p, wb, wc, scr) - before <= 0:
                 want = 0
         for i in range(nopt):
             if opts[i] == want:
@@ -674,7 +709,7 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
         c = aux % 64
         op = T[T_COP + c]
         want = 0
-        out = np.zeros(MAXP, dtype=np.int32)
+        out = scr[R_OUT]
         if op == OP_DECAY_ALL or op == OP_DECAY_N or op == OP_ANGRY or op == OP_REMOVE_EACH:
             lim = T[T_CARG + c]
             loss = st[O_COURT + p]
@@ -689,8 +724,7 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
             if loss > 0 and loss >= par[HP_VETO_HARM]:
                 want = 1
         elif op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
-            tmp = st.copy()
-            special_scoring(tmp, T, var, op, 0, T[T_CCLS + c], False, out)
+            special_scoring(st, T, var, op, 0, T[T_CCLS + c], False, out, scr)  # apply=False
             if out[actor] - out[p] >= par[HP_VETO_THR]:
                 want = 1
         elif op == OP_SCORE_CHOICE:
@@ -726,7 +760,7 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
         return bi
     if kind == K_MOVE_SRC:
         for i in range(nopt):
-            e = _best_dst_eval(st, T, var, p, opts[i], wb, wc)
+            e = _best_dst_eval(st, T, var, p, opts[i], wb, wc, scr)
             if e > best:
                 best = e
                 bi = i
@@ -739,7 +773,7 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
             e = -1e18
             for c in range(npl):
                 if st[O_CAB + s * 5 + c] > 0 and ((aux == 0 and c == p) or (aux == 1 and c != p)):
-                    x = _best_dst_eval(st, T, var, p, s * 5 + c, wb, wc)
+                    x = _best_dst_eval(st, T, var, p, s * 5 + c, wb, wc, scr)
                     if x > e:
                         e = x
             if e > best:
@@ -751,7 +785,7 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
         pass
     # generic: one-step look-ahead of the primitive
     for i in range(nopt):
-        e = _opt_eval(st, T, var, kind, p, opts[i], aux, wb, wc)
+        e = _opt_eval(st, T, var, kind, p, opts[i], aux, wb, wc, scr, R_LOOK1)
         if e > best:
             best = e
             bi = i
@@ -777,7 +811,8 @@ def _decide(st, T, var, D, kind, p, nopt, aux):
     """Choose one of ``D[5][:nopt]`` (the legal options) for seat ``p``.
 
     ``D`` = (policy_ids int64[5], policy_params float64[5, P], rng uint64[5, 4],
-    log int32[L, 4], ctx int64[8], opts int32[64], errbuf int32[64], events int32[E, 8]).
+    log int32[L, 4], ctx int64[8], opts int32[64], errbuf int32[64], events int32[E, 8],
+    scratch int32[N_SCRATCH, STATE_SIZE] (rows ``R_*``)).
     Returns the chosen option value. Logs it in record/replay mode.
     """
     opts = D[5]
@@ -954,7 +989,7 @@ def do_move(st, T, var, D, p, cls, limit, only_region):
         code = decide(st, T, var, D, K_MOVE_SRC, p, n, 0)
         n = _move_dsts(st, code // 5, opts, False)
         d = decide(st, T, var, D, K_MOVE_DST, p, n, code)
-        primitive(st, T, var, K_MOVE_DST, p, d, code)
+        primitive(st, T, var, K_MOVE_DST, p, d, code, D[8])
 
 
 @njit(cache=True)
@@ -987,7 +1022,7 @@ def do_move_own_opp(st, T, var, D, p, limit):
             opp_left -= 1
         n = _move_dsts(st, code // 5, opts, False)
         d = decide(st, T, var, D, K_MOVE_DST, p, n, code)
-        primitive(st, T, var, K_MOVE_DST, p, d, code)
+        primitive(st, T, var, K_MOVE_DST, p, d, code, D[8])
 
 
 @njit(cache=True)
@@ -1010,7 +1045,7 @@ def do_move_own_one_region(st, T, var, D, p):
             return
         n = _move_dsts(st, s, opts, True)
         d = decide(st, T, var, D, K_MOVE_DST, p, n, code)
-        primitive(st, T, var, K_MOVE_DST, p, d, code)
+        primitive(st, T, var, K_MOVE_DST, p, d, code, D[8])
 
 
 @njit(cache=True)
@@ -1028,7 +1063,7 @@ def do_place_any(st, T, var, D, p, limit):
                 opts[n] = t
                 n += 1
         t = decide(st, T, var, D, K_PLACE_ANY, p, n, 0)
-        primitive(st, T, var, K_PLACE_ANY, p, t, 0)
+        primitive(st, T, var, K_PLACE_ANY, p, t, 0, D[8])
 
 
 @njit(cache=True)
@@ -1043,7 +1078,7 @@ def do_placement(st, T, var, D, p, limit):
         t = decide(st, T, var, D, K_PLACE, p, n, 0)
         if t == STOP:
             return
-        primitive(st, T, var, K_PLACE, p, t, 0)
+        primitive(st, T, var, K_PLACE, p, t, 0, D[8])
 
 
 @njit(cache=True)
@@ -1071,7 +1106,7 @@ def take_to_court(st, T, var, D, p, want):
         s = decide(st, T, var, D, K_SHORT, p, n, 0)
         if s == STOP:
             return
-        primitive(st, T, var, K_SHORT, p, s, 0)
+        primitive(st, T, var, K_SHORT, p, s, 0, D[8])
 
 
 @njit(cache=True)
@@ -1111,7 +1146,7 @@ def court_intake(st, T, var, D, p, want):
                 opts[cnt] = s
                 cnt += 1
         s = decide(st, T, var, D, K_SHORT, p, cnt, 0)
-        primitive(st, T, var, K_SHORT, p, s, 0)
+        primitive(st, T, var, K_SHORT, p, s, 0, D[8])
 
 
 @njit(cache=True)
@@ -1190,7 +1225,7 @@ def execute_special(st, T, var, D, p, c):
                 if n == 0:
                     break
                 v = decide(st, T, var, D, K_ANGRY, q, n, 0)
-                primitive(st, T, var, K_ANGRY, q, v, 0)
+                primitive(st, T, var, K_ANGRY, q, v, 0, D[8])
     elif op == OP_REMOVE_EACH:
         for j in range(1, npl):
             if veto_stop(st):
@@ -1200,9 +1235,9 @@ def execute_special(st, T, var, D, p, c):
             if n == 0:
                 continue
             v = decide(st, T, var, D, K_REMOVE1, p, n, q)
-            primitive(st, T, var, K_REMOVE1, p, v, q)
+            primitive(st, T, var, K_REMOVE1, p, v, q, D[8])
     elif op == OP_SECRET_REM2 or op == OP_SECRET_REMALL:
-        choice = np.full(MAXP, -1, dtype=np.int32)
+        choice = _no_choices(D[8])
         for j in range(1, npl):
             q = (p + j) % npl
             n = 0
@@ -1215,17 +1250,15 @@ def execute_special(st, T, var, D, p, c):
             choice[q] = decide(st, T, var, D, K_SECRET_REM, q, n, lim)
         for q in range(npl):
             if choice[q] >= 0:
-                primitive(st, T, var, K_SECRET_REM, q, choice[q], lim)
+                primitive(st, T, var, K_SECRET_REM, q, choice[q], lim, D[8])
     elif op == OP_SCORE_CHOICE:
         for t in range(NPLACE):
             opts[t] = t
         v = decide(st, T, var, D, K_SCORE_REGION, p, NPLACE, 0)
-        out = np.zeros(MAXP, dtype=np.int32)
-        special_scoring(st, T, var, op, v, 0, True, out)
+        special_scoring(st, T, var, op, v, 0, True, D[8][R_OUT], D[8])
         _event(st, D, 200 + c, v)
     elif op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
-        out = np.zeros(MAXP, dtype=np.int32)
-        special_scoring(st, T, var, op, 0, T[T_CCLS + c], True, out)
+        special_scoring(st, T, var, op, 0, T[T_CCLS + c], True, D[8][R_OUT], D[8])
         _event(st, D, 200 + c, -1)
     elif op == OP_BOARD:
         n = 0
@@ -1240,7 +1273,7 @@ def execute_special(st, T, var, D, p, c):
                     n += 1
         if n > 0:
             v = decide(st, T, var, D, K_BOARD, p, n, 0)
-            primitive(st, T, var, K_BOARD, p, v, 0)
+            primitive(st, T, var, K_BOARD, p, v, 0, D[8])
     elif op == OP_ADVISOR:
         adj = T[T_ADJ + king]
         n = 0
@@ -1249,12 +1282,12 @@ def execute_special(st, T, var, D, p, c):
                 opts[n] = t
                 n += 1
         v = decide(st, T, var, D, K_KING_TO, p, n, 0)
-        primitive(st, T, var, K_KING_TO, p, v, 0)
+        primitive(st, T, var, K_KING_TO, p, v, 0, D[8])
     elif op == OP_KING:
         for t in range(NREG):
             opts[t] = t
         v = decide(st, T, var, D, K_KING_TO, p, NREG, 0)
-        primitive(st, T, var, K_KING_TO, p, v, 0)
+        primitive(st, T, var, K_KING_TO, p, v, 0, D[8])
     elif op == OP_EVICT:
         n = 0
         for s in range(NREG):
@@ -1262,7 +1295,7 @@ def execute_special(st, T, var, D, p, c):
                 opts[n] = s
                 n += 1
         r = decide(st, T, var, D, K_EVICT_REGION, p, n, 0)
-        choice = np.full(MAXP, -1, dtype=np.int32)
+        choice = _no_choices(D[8])
         for j in range(1, npl):
             q = (p + j) % npl
             if st[O_CAB + r * 5 + q] == 0:
@@ -1275,7 +1308,7 @@ def execute_special(st, T, var, D, p, c):
             choice[q] = decide(st, T, var, D, K_EVICT_DST, q, n, r)
         for q in range(npl):
             if choice[q] >= 0:
-                primitive(st, T, var, K_EVICT_DST, q, choice[q], r)
+                primitive(st, T, var, K_EVICT_DST, q, choice[q], r, D[8])
     elif op == OP_GRANDE:
         g = st[O_GRANDE + p]
         if g != king:
@@ -1285,7 +1318,7 @@ def execute_special(st, T, var, D, p, c):
                     opts[n] = s
                     n += 1
             v = decide(st, T, var, D, K_GRANDE_TO, p, n, 0)
-            primitive(st, T, var, K_GRANDE_TO, p, v, 0)
+            primitive(st, T, var, K_GRANDE_TO, p, v, 0, D[8])
     elif op == OP_POWERBACK:
         n = 0
         for v in range(1, 14):
@@ -1294,17 +1327,17 @@ def execute_special(st, T, var, D, p, c):
                 n += 1
         if n > 0:
             v = decide(st, T, var, D, K_POWERBACK, p, n, 0)
-            primitive(st, T, var, K_POWERBACK, p, v, 0)
+            primitive(st, T, var, K_POWERBACK, p, v, 0, D[8])
     elif op == OP_COURT:
         take_to_court(st, T, var, D, p, lim)
     elif op == OP_SECRET_SCORE:
-        choice = np.full(MAXP, -1, dtype=np.int32)
+        choice = _no_choices(D[8])
         for j in range(npl):
             q = (p + j) % npl
             for t in range(NREG):
                 opts[t] = t
             choice[q] = decide(st, T, var, D, K_SECRET_SCORE, q, NREG, 0)
-        out = np.zeros(MAXP, dtype=np.int32)
+        out = D[8][R_OUT]
         for j in range(npl):
             q = (p + j) % npl
             k = 0
@@ -1371,18 +1404,17 @@ def general_scoring(st, T, var, D):
     """General scoring (§5): secret Castillo discs, Castillo, discs revealed, nine regions."""
     opts = D[5]
     npl = st[O_NP]
-    choice = np.full(MAXP, -1, dtype=np.int32)
+    choice = _no_choices(D[8])
     for q in range(npl):
         if st[O_CAB + CASTILLO * 5 + q] > 0:
             for t in range(NREG):
                 opts[t] = t
             choice[q] = decide(st, T, var, D, K_DISC, q, NREG, 0)
-    out = np.zeros(MAXP, dtype=np.int32)
-    score_place(st, T, var, CASTILLO, False, SRC_GENERAL, True, out)
+    score_place(st, T, var, CASTILLO, False, SRC_GENERAL, True, D[8][R_OUT])
     for q in range(npl):
         if choice[q] >= 0:
-            primitive(st, T, var, K_DISC, q, choice[q], 0)
-    general_scoring_regions(st, T, var)
+            primitive(st, T, var, K_DISC, q, choice[q], 0, D[8])
+    general_scoring_regions(st, T, var, D[8])
     _event(st, D, 100 + st[O_ROUND], -1)
 
 
@@ -1525,6 +1557,22 @@ def play_round(st, T, var, D, r):
         general_scoring(st, T, var, D)
 
 
+# Numba's reference counting (atomic NRT_incref/NRT_decref on every array passed through the
+# helpers, D's arrays included) was about 40% of the time of random play and 25% of heuristic
+# play, with small allocations (look-ahead copies, point vectors) another 5%; the refcount
+# pruning pass cannot remove them across the branches (numba/numba#2345, #2350). The rounds
+# allocate nothing (scratch rows in D[8]), so they are compiled without NRT (``_nrt=False``,
+# the workaround in those issues); so is ``step``, which keeps one compiled engine. Everything
+# they call must not allocate (a compile error says so if it does).
+@njit(cache=True, _nrt=False)
+def _play_rounds(st, T, var, D):
+    """Rounds 1-9 (or the 6-round variant's) of a game set up in ``st``."""
+    for r in range(1, 10):
+        if var[V_ROUNDS] == 1 and (r == 1 or r == 4 or r == 7):
+            continue
+        play_round(st, T, var, D, r)
+
+
 @njit(inline="always")
 def play_game(st, T, var, D, npl, root_seed, game_index, fixed):
     """Play one whole game into ``st`` (§2-§5); ``fixed`` as in ``setup``."""
@@ -1535,10 +1583,7 @@ def play_game(st, T, var, D, npl, root_seed, game_index, fixed):
         for k in range(4):
             rng[p, k] = s[k]
     setup(st, T, var, npl, deal, fixed)
-    for r in range(1, 10):
-        if var[V_ROUNDS] == 1 and (r == 1 or r == 4 or r == 7):
-            continue
-        play_round(st, T, var, D, r)
+    _play_rounds(st, T, var, D)
 
 
 @njit(cache=True)
@@ -1552,10 +1597,11 @@ def make_buffers(log_cap, ev_cap, n_params):
     opts = np.zeros(64, dtype=np.int32)
     errbuf = np.zeros(64, dtype=np.int32)
     ev = np.zeros((ev_cap, 8), dtype=np.int32)
+    scr = np.zeros((N_SCRATCH, STATE_SIZE), dtype=np.int32)
     ctx[C_ERR] = -1
     ctx[C_LOGCAP] = log_cap
     ctx[C_EVCAP] = ev_cap
-    return (pol, par, rng, log, ctx, opts, errbuf, ev)
+    return (pol, par, rng, log, ctx, opts, errbuf, ev, scr)
 
 
 def play_batch(first_game_index, n_games, root_seed, npl, policy_ids, policy_params, var, T):
@@ -1648,7 +1694,7 @@ def _play(first_game_index, n_games, root_seed, npl, policy_ids, policy_params, 
     intake = np.zeros((n_games, npl, 2), dtype=np.int32)
     vetoes = np.zeros((n_games, 2), dtype=np.int32)
     D = make_buffers(1, 1, policy_params.shape[1])
-    D = (D[0], D[1], D[2], log, D[4], D[5], D[6], ev)
+    D = (D[0], D[1], D[2], log, D[4], D[5], D[6], ev, D[8])
     for p in range(npl):
         D[0][p] = policy_ids[p]
         for k in range(policy_params.shape[1]):
@@ -1698,7 +1744,7 @@ STEP_COURT_INTAKE = 3
 STEP_ROUND = 4
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # see _play_rounds
 def step(st, T, var, D, what, seat, arg):
     """One engine piece on ``st`` (tests, examples; a single entry point keeps compile time down).
 

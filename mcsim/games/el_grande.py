@@ -811,7 +811,7 @@ def _log_array(decisions: list, cap_extra: int = 0) -> np.ndarray:
 
 def _buffers(log: np.ndarray, mode: int, legacy: bool = False):
     D = K.make_buffers(1, 64, len(HEURISTIC_PARAMS))
-    D = (D[0], D[1], D[2], log, D[4], D[5], D[6], D[7])
+    D = D[:3] + (log,) + D[4:]
     D[4][K.C_MODE] = mode
     D[4][K.C_LOGCAP] = log.shape[0]
     D[4][K.C_FLAGS] = K.FLAG_V1 if legacy else 0
