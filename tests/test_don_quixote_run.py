@@ -588,3 +588,42 @@ def test_s3_6_band_shares_match_the_games():
     for b in (70, 85, 100):
         got = r.summary["don_quixote"]["bands"][f"p_over_{b}"]
         assert got == stats.proportion(float((s > b).sum()), 500)
+
+
+# ---------------------------------------------------------------- perft
+def test_perft_counts_replay_accepted_placements():
+    """perft from the unshuffled deal: depths 1-2 equal a naive count of the placement
+    sequences ``replay`` accepts (every tile id of the set x rotations 0/90/180 at the dealt
+    cells), depth 3 and the full game equal the product over the face-up tiles (22 different
+    ids: 2 x 9 x 2 x 8 x 2 x 7; 9! 7! 5! 2^22)."""
+    import math
+
+    deal = G.perft_deal()
+    assert deal["castles"] == [G.cell_index("A1"), G.cell_index("A3")]
+    assert [G.K.CELL_NAMES[c] for c in deal["cells"][:3]] == ["A2", "B1", "B2"]
+    cells = [G.K.CELL_NAMES[c] for c in deal["cells"]]
+    ids = sorted({t.id for t in G.load_tileset().instances if not t.castle})
+    base = {"castles": {"6": "A1", "4": "A3"}, "reveals": deal["reveals"]}
+
+    def accepted(prefix):
+        out = []
+        for tid in ids:
+            for rot in (0, 90, 180):
+                moves = prefix + [{"cell": cells[len(prefix)], "tile": tid, "rot": rot}]
+                try:
+                    G.replay(dict(base, placements=moves))
+                except IllegalMoveError:
+                    continue
+                out.append(moves)
+        return out
+
+    depth1 = accepted([])
+    assert len(depth1) == G.perft(1) == 18
+    assert sum(len(accepted(m)) for m in depth1) == G.perft(2) == 288
+    assert G.perft(3) == 2 * 9 * 2 * 8 * 2 * 7 == 4032
+    full = math.factorial(9) * math.factorial(7) * math.factorial(5) * 2 ** 22
+    assert G.perft(22) == full == 920523160682496000
+    assert G.perft(22, {"last_tile_rotation": "random"}) == full // 2
+    assert G.perft(0) == 1
+    with pytest.raises(ConfigError, match="depth"):
+        G.perft(23)
