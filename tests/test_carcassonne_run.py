@@ -356,3 +356,45 @@ def test_s4_1_gift_deck_analysis_variant():
     for i, rec in enumerate(r.records):
         assert set(rec["gift_cards"]) <= {"synod"}
         assert G.replay(rec)["points"] == rec["points"]
+
+
+# ---------------------------------------------------------------- perft
+def _replay_accepted(prefix: list, pile: list, box: int) -> list:
+    """Every one-turn extension of ``prefix`` that ``replay`` accepts, found by trying every
+    cell of the square |x|, |y| <= box, every rotation and every meeple choice of the tile."""
+    segs = {t["letter"]: G.segment_names(t) for t in G.load_data()["tiles"]}
+    letter = pile[len(prefix)]
+    out = []
+    for x in range(-box, box + 1):
+        for y in range(-box, box + 1):
+            for r in range(4):
+                for m in [None] + segs[letter]:
+                    turns = prefix + [{"tile": letter, "place": [x, y, r], "meeple": m}]
+                    try:
+                        G.replay({"game": "carcassonne", "players": 2,
+                                  "tiles": pile[:len(turns)], "turns": turns})
+                    except IllegalMoveError:
+                        continue
+                    out.append(turns)
+    return out
+
+
+def test_perft_counts_replay_accepted_turns():
+    """perft (a move = one turn: placement x meeple choice) from the unshuffled pile
+    A A B B B B C ...: depths 1-2 equal a naive count of the turns ``replay`` accepts (every
+    cell near the start, rotations 0-3, every meeple choice). Depth 1 by hand: A fits east and
+    west of D with its road on D's road (1 rotation each) and south with its road away from
+    D's field (3 rotations): 5 placements x (none, road0, field0, cloister) = 20. Depth 3
+    (31 032) was checked the same way once (about a minute, too slow to repeat here)."""
+    pile = G.perft_pile()
+    assert pile[:7] == ["A", "A", "B", "B", "B", "B", "C"] and len(pile) == 71
+    depth1 = _replay_accepted([], pile, 2)
+    assert len(depth1) == G.perft(1) == 20
+    assert sum(len(_replay_accepted(p, pile, 3)) for p in depth1) == G.perft(2) == 790
+    assert [G.perft(d) for d in (0, 3)] == [1, 31032]
+    assert G.perft(2, {"farms": "v1", "tiny_city": "true"}) == 790  # scoring rules: same tree
+    assert G.perft(2, players=3) == 790  # nobody runs out of meeples in two turns
+    with pytest.raises(ConfigError, match="gifts=false"):
+        G.perft(1, {"gifts": "true"})
+    with pytest.raises(ConfigError, match="depth"):
+        G.perft(-1)
