@@ -1311,6 +1311,29 @@ def play_game(S, T, H, game_index, root_seed, npl, pol_ids, pol_params, variant,
     ``0 .. sc[S_NOPT]-1`` and stops.
     Rules: ``shared/rules/carcassonne.md`` §3 (base game), §4 (The Gifts).
     """
+    drng = new_state(root_seed, game_index, STREAM_DEAL)
+    grng = new_state(root_seed, game_index, STREAM_GIFTS)
+    prng = np.empty((npl, 4), dtype=np.uint64)
+    for p in range(npl):
+        prng[p, :] = new_state(root_seed, game_index, STREAM_POLICY + p)
+    _play_turns(S, T, H, npl, pol_ids, pol_params, variant, mode, tscript, gscript, rscript, log,
+                tlog, glog, drng, grng, prng)
+    if S[21][S_FINISHED] == 1:
+        score_final(S, T, variant)
+
+
+# Numba's reference counting (atomic NRT_incref/NRT_decref on every array passed to the
+# helpers; S alone holds 25 arrays) was about 40% of the time of random play; the refcount
+# pruning pass cannot remove them across the branches (numba/numba#2345, #2350). The turns
+# allocate nothing (random states and scratch come from ``play_game``; ``score_final``, which
+# allocates, runs after), so they are compiled without NRT (``_nrt=False``, the workaround in
+# those issues). Everything they call must not allocate (a compile error says so if it does).
+@njit(cache=True, _nrt=False)
+def _play_turns(S, T, H, npl, pol_ids, pol_params, variant, mode, tscript, gscript, rscript, log,
+                tlog, glog, drng, grng, prng):
+    """Body of ``play_game`` up to the final scoring: reset, start tile, pile, then turns until
+    the pile is empty (sets ``sc[S_FINISHED]``) or a replay stops; ``drng``/``grng`` uint64[4]
+    and ``prng`` uint64[npl, 4] are the deal, gift and per-seat policy streams."""
     (board, pat, nb8, fpos, front, tinfo, parent, fsize, lo, hi, fint, fmee, mnode, score, brk,
      pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch, mflag) = S
     nseg, seg_kind, cl_seg, pts, counts = T[3], T[4], T[9], T[10], T[12]
@@ -1319,11 +1342,6 @@ def play_game(S, T, H, game_index, root_seed, npl, pol_ids, pol_params, variant,
     _reset(S)
     sc[S_NPLAYERS] = npl
     gifts = variant[V_GIFTS] == 1
-    drng = new_state(root_seed, game_index, STREAM_DEAL)
-    grng = new_state(root_seed, game_index, STREAM_GIFTS)
-    prng = np.empty((npl, 4), dtype=np.uint64)
-    for p in range(npl):
-        prng[p, :] = new_state(root_seed, game_index, STREAM_POLICY + p)
     nmee = min(pts[P_MEEPLES], MAX_MEEPLES)
     for p in range(npl):
         for k in range(nmee, MAX_MEEPLES):
@@ -1637,7 +1655,6 @@ def play_game(S, T, H, game_index, root_seed, npl, pol_ids, pol_params, variant,
         _fail(S, ERR_LENGTH, turn)
         return
     sc[S_FINISHED] = 1
-    score_final(S, T, variant)
 
 
 @njit(cache=True)
