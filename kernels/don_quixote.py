@@ -548,7 +548,13 @@ def _reveal(hand, nh, seq, pos):
     return nh
 
 
-@njit(cache=True)
+# Numba's reference counting (atomic NRT_incref/NRT_decref on every array passed to the
+# helpers) was about half of the kernel time of random and greedy play; the refcount pruning
+# pass cannot remove them across the branches (numba/numba#2345, #2350). The placements
+# allocate nothing (the caller passes every buffer), so they are compiled without NRT
+# (``_nrt=False``, the workaround in those issues). Everything called from here must not
+# allocate (a compile error says so if it does).
+@njit(cache=True, _nrt=False)
 def _run_simple(S, tiles, cells, seq, pos0, hand, nh, pol, w, last_rotmask, rng, log, saved,
                 open_ws, bd, bd_row, moves):
     """Play placements ``pos0 .. 21`` with a simple policy; return the sum of scorings done.
