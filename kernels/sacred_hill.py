@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from kernels.bitboard import popcount, lsb, kth_set_bit
-from kernels.rng import new_state, randint, random_float
+from kernels.rng import game_seed, randint, random_float, seed_state
 
 # ---------------------------------------------------------------- geometry (§1, §2)
 WIDTH = 8
@@ -395,21 +395,28 @@ def choose_move(state, moves, kind, policy_id, params, rng, zone):
 
 
 # ---------------------------------------------------------------- playouts
+@njit(cache=True, inline="always")
+def _seed(rng, root_seed, game_index, stream):
+    """``rng.new_state(root_seed, game_index, stream)`` written into ``rng`` (uint64[4])."""
+    seed_state(rng, game_seed(np.uint64(root_seed), np.uint64(game_index), np.uint64(stream)))
+
+
 @njit(cache=True)
 def play_game(state, root_seed, game_index, stream_base, policy_ids, policy_params,
-              transition, zone, record):
+              transition, zone, record, rngs):
     """Play one game from the empty board to the end; ``record`` (int16[MAX_PLIES] or
-    length 0) receives the moves. Returns the number of plies."""
+    length 0) receives the moves; ``rngs`` (uint64[2, 4]) receives the seats' policy streams.
+    Returns the number of plies."""
     new_game(state)
-    rng0 = new_state(root_seed, game_index, stream_base)
-    rng1 = new_state(root_seed, game_index, stream_base + 1)
+    _seed(rngs[0], root_seed, game_index, stream_base)
+    _seed(rngs[1], root_seed, game_index, stream_base + 1)
     ply = 0
     while True:
         moves, kind = legal_moves(state)
         if kind == KIND_TERMINAL or ply >= MAX_PLIES:
             break
         p = np.int64(state[S_TO_MOVE])
-        rng = rng0 if p == 0 else rng1
+        rng = rngs[p]
         mv = choose_move(state, moves, kind, policy_ids[p], policy_params[p], rng, zone)
         if record.shape[0] > ply:
             record[ply] = mv
@@ -453,10 +460,30 @@ def play_batch(first_game_index, n_games, root_seed, stream_base, policy_ids, po
     state = np.zeros(S_SIZE, dtype=np.uint64)
     pts = np.zeros(2, dtype=np.int64)
     empty_record = np.empty(0, dtype=np.int16)
+    rngs = np.zeros((2, 4), dtype=np.uint64)
+    _play_games(first_game_index, n_games, root_seed, stream_base, policy_ids, policy_params,
+                transition, zone, out_points, out_plies, out_kingdoms, out_territory,
+                out_captures, out_manoeuvre_forts, out_passes, out_decided_by, out_record,
+                state, pts, empty_record, rngs)
+
+
+# Numba's reference counting (atomic NRT_incref/NRT_decref on every array passed to the
+# helpers) was about half of the time of random play; the refcount pruning pass cannot remove
+# them across the branches (numba/numba#2345, #2350). The games allocate nothing (``play_batch``
+# passes the state, points, empty record and random-state buffers), so they are compiled
+# without NRT (``_nrt=False``, the workaround in those issues). Everything called from here must
+# not allocate (a compile error says so if it does).
+@njit(cache=True, _nrt=False)
+def _play_games(first_game_index, n_games, root_seed, stream_base, policy_ids, policy_params,
+                transition, zone, out_points, out_plies, out_kingdoms, out_territory,
+                out_captures, out_manoeuvre_forts, out_passes, out_decided_by, out_record,
+                state, pts, empty_record, rngs):
+    """The game loop of ``play_batch`` (same arguments, then its scratch buffers)."""
     for g in range(n_games):
         rec = out_record[g] if g < out_record.shape[0] else empty_record
         plies = play_game(state, np.uint64(root_seed), np.uint64(first_game_index + g),
-                          np.uint64(stream_base), policy_ids, policy_params, transition, zone, rec)
+                          np.uint64(stream_base), policy_ids, policy_params, transition, zone, rec,
+                          rngs)
         out_decided_by[g] = score_final(state, pts)
         out_plies[g] = plies
         out_passes[g] = state[S_PASSES]
