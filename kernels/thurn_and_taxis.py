@@ -1350,8 +1350,20 @@ def _random_step(st, tab, var, acts, rng, deal_rng, script, slog):
         _step_postal_carrier(st, var, randint(rng, 2))
     elif ph == PH_CLOSE:
         _step_close(st, tab, var, _random_close(st, rng))
-    else:
-        _apply_move(st, tab, var, _random_move(st, tab, acts, rng), deal_rng, script, slog)
+    else:  # house placement and trim
+        _apply_move(st, tab, var, _random_other(st, tab, acts, rng), deal_rng, script, slog)
+
+
+@njit(cache=True, _nrt=False)
+def _play_random(st, tab, var, prngs, acts, deal_rng, script, slog):
+    """``_play_loop`` when every seat plays ``random`` and nothing is logged; compiled on its own
+    and without NRT (see the comment above ``_play_loop``), which keeps the cold compile shorter
+    than one function holding both loops."""
+    plies = 0
+    while st[S_OVER] == 0:
+        _random_step(st, tab, var, acts, prngs[st[S_CUR]], deal_rng, script, slog)
+        plies += 1
+    return plies
 
 
 # Numba's reference counting (atomic NRT_incref/NRT_decref calls on every array passed
@@ -1374,10 +1386,7 @@ def _play_loop(st, tab, var, policy_ids, policy_params, prngs, acts, deal_rng, s
         if policy_ids[q] != POL_RANDOM:
             all_random = False
     if all_random and not logging:
-        while st[S_OVER] == 0:
-            _random_step(st, tab, var, acts, prngs[st[S_CUR]], deal_rng, script, slog)
-            plies += 1
-        return plies
+        return _play_random(st, tab, var, prngs, acts, deal_rng, script, slog)
     while st[S_OVER] == 0:
         p = st[S_CUR]
         if policy_ids[p] == POL_RANDOM:
