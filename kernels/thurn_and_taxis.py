@@ -1427,7 +1427,8 @@ def play_game(st, tab, var, n_players, game_index, root_seed, policy_ids, policy
     var : int64[N_VARIANT_SLOTS]
     n_players : int
         2..4.
-    game_index, root_seed : int
+    game_index : int
+    root_seed : uint64
         The deck is shuffled from stream ``STREAM_DEAL`` (also used for reshuffles), seat k's
         policy draws from ``STREAM_POLICY + k``: the game depends only on (root_seed,
         game_index), and every policy sees the same deal.
@@ -1471,7 +1472,8 @@ def play_batch(first_game_index, n_games, root_seed, n_players, policy_ids, poli
 
     Parameters
     ----------
-    first_game_index, n_games, root_seed : int
+    first_game_index, n_games : int
+    root_seed : uint64
     n_players : int
         2..4.
     policy_ids : int64[n_players]

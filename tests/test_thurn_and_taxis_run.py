@@ -27,6 +27,19 @@ def test_determinism_across_workers_and_chunks():
     assert not a.games["score_0"].equals(c.games["score_0"])
 
 
+def test_seeds_up_to_2_64_and_records_of_them():
+    """shared/DESIGN.md, Seeding: any seed in [0, 2**64) works (the kernel takes it as uint64)."""
+    top = 2**64 - 1
+    a = mcsim.simulate(GAME, games=4, seed=top, policies=["random"], workers=1, record=1)
+    b = mcsim.simulate(GAME, games=4, seed=top, policies=["random"], workers=2, chunk_size=1)
+    pd.testing.assert_frame_equal(a.games, b.games)
+    assert a.records[0]["seed"] == top
+    assert T.replay(json.loads(json.dumps(a.records[0])))["scores"] == a.records[0]["scores"]
+    c = mcsim.simulate(GAME, games=4, seed=2**63, policies=["random"], workers=1)
+    assert not a.games["score_0"].equals(c.games["score_0"]) or \
+        not a.games["length_plies"].equals(c.games["length_plies"])
+
+
 def test_common_random_numbers_same_deal_for_every_policy():
     """shared/DESIGN.md: game i deals the same deck whatever the policies."""
     p1 = T.prepare(mcsim.runner.resolve_config(GAME, 3, ["random"])[1])
@@ -148,6 +161,12 @@ def test_replay_partial_record_and_bad_records():
         bad["reshuffles"][0][0] = "Lodz" if bad["reshuffles"][0][0] != "Lodz" else "Basel"
         with pytest.raises(InvalidRecordError, match="reshuffle"):
             T.replay(bad)
+    for key, value in (("winner", (rec["winner"] + 1) % 3), ("end_reason", "turn_cap")):
+        with pytest.raises(InvalidRecordError, match=f"record says {key} "):
+            T.replay(dict(rec, **{key: value}))
+    for value in (10**30, 0, True, "2000"):
+        with pytest.raises(InvalidRecordError, match='"max_turns" must be an integer in 1..100,000'):
+            T.replay(dict(rec, max_turns=value))
     assert rec["format"] == T.RECORD_FORMAT == 1
     with pytest.raises(InvalidRecordError, match='"format" must be 1'):
         T.replay(dict(rec, format=2))

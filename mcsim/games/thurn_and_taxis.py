@@ -62,6 +62,7 @@ from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConf
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "thurn_and_taxis"
 RULES = "shared/rules/thurn_und_taxis.md"
 DEFAULT_MAX_TURNS = 2000  # safety cap; random games end far earlier
+MAX_TURNS_LIMIT = 100_000  # largest accepted cap (records allocate a decision log of ~60 per turn)
 CHUNK_SIZE = 1000  # games per runner chunk (random games take ~500 turns)
 
 STACK_IDS = ("route5", "route6", "route7", "baiern", "boehmen_salzburg", "baden",
@@ -409,8 +410,8 @@ def prepare(config: RunConfig) -> Prepared:
         max_turns = int(opts.get("max_turns", DEFAULT_MAX_TURNS))
     except (TypeError, ValueError):
         raise ConfigError(f"option max_turns={opts.get('max_turns')!r} is not an integer")
-    if max_turns < 1:
-        raise ConfigError("option max_turns must be >= 1")
+    if not 1 <= max_turns <= MAX_TURNS_LIMIT:
+        raise ConfigError(f"option max_turns must be in 1..{MAX_TURNS_LIMIT:,}")
     ids, params = policy_arrays(SPEC, config.policies)
     if params.shape[1] < K.N_PARAMS:
         params = np.hstack([params, np.zeros((params.shape[0], K.N_PARAMS - params.shape[1]))])
@@ -441,7 +442,7 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     n = prep.config.players
     (score, win, plies, turns, end_reason, end_seat, officials, forced, carriage, houses_left,
      tile_pts, closed, closed_len, route_hist, tiles_taken) = K.play_batch(
-        np.int64(first_game_index), np.int64(n_games), np.int64(root_seed), np.int64(n),
+        np.int64(first_game_index), np.int64(n_games), np.uint64(root_seed), np.int64(n),
         prep.policy_ids, prep.policy_params, t["var"], t["tab"])
     out = {"score": score, "win_share": win, "length": plies, "turns": turns,
            "rounds": ((turns + n - 1) // n).astype(np.int32),
@@ -657,7 +658,7 @@ def _kernel_game(prep: Prepared, root_seed: int, game_index: int):
     slog = np.zeros(200_000, dtype=np.int64)
     deck = np.empty(K.N_CARDS, dtype=np.int64)
     plies = K.play_game(st, prep.tables["tab"], prep.tables["var"], np.int64(n),
-                        np.int64(game_index), np.int64(root_seed), prep.policy_ids,
+                        np.int64(game_index), np.uint64(root_seed), prep.policy_ids,
                         prep.policy_params, alog, slog, deck)
     reshuffles = []
     k = 0
@@ -883,8 +884,9 @@ def replay(record: dict) -> dict:
     if not isinstance(turns, list):
         raise InvalidRecordError('"turns" must be a list')
     max_turns = record.get("max_turns", DEFAULT_MAX_TURNS)
-    if not isinstance(max_turns, int) or max_turns < 1:
-        raise InvalidRecordError('"max_turns" must be a positive integer')
+    if isinstance(max_turns, bool) or not isinstance(max_turns, int) \
+            or not 1 <= max_turns <= MAX_TURNS_LIMIT:
+        raise InvalidRecordError(f'"max_turns" must be an integer in 1..{MAX_TURNS_LIMIT:,}')
     g = Game(players, deck, variant, reshuffles=reshuffles, data=data, max_turns=max_turns)
     for t_index, turn in enumerate(turns):
         if g.over:
@@ -988,9 +990,11 @@ def replay(record: dict) -> dict:
               "carriages": [g.get(K.S_CARRIAGE, p) for p in range(players)],
               "houses_left": [g.get(K.S_HOUSES_LEFT, p) for p in range(players)],
               "tile_points": [g.get(K.S_TILE_PTS, p) for p in range(players)]}
-    if g.over and "scores" in record and list(record["scores"]) != result["scores"]:
-        raise InvalidRecordError(f"record says scores {record['scores']}, replay gives "
-                                 f"{result['scores']}")
+    if g.over:
+        for key in ("scores", "winner", "end_reason"):
+            if key in record and record[key] != result[key]:
+                raise InvalidRecordError(f"record says {key} {record[key]!r}, replay gives "
+                                         f"{result[key]!r}")
     return result
 
 
