@@ -37,8 +37,24 @@ def friendly_errors(fn):
             raise click.ClickException(f"{e.strerror or e}: {e.filename or ''}".rstrip(": ")) from None
         except KeyboardInterrupt:
             raise click.Abort() from None
+        except SystemError as e:
+            if _interrupted(e):  # Ctrl-C inside a Numba call (one worker)
+                raise click.Abort() from None
+            raise
 
     return wrapper
+
+
+def _interrupted(e: BaseException) -> bool:
+    """True when a KeyboardInterrupt is in the exception's cause/context chain (Numba reports
+    Ctrl-C during a jit call as ``SystemError: ... returned a result with an exception set``)."""
+    seen = set()
+    while e is not None and id(e) not in seen:
+        if isinstance(e, KeyboardInterrupt):
+            return True
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return False
 
 
 def parse_variants(values) -> dict:
@@ -130,6 +146,11 @@ class OneLineErrorGroup(click.Group):
             click.echo(f"Error: {message}", err=True)
             sys.exit(e.exit_code)
         except (click.Abort, KeyboardInterrupt):
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        except SystemError as e:
+            if not _interrupted(e):
+                raise
             click.echo("Aborted!", err=True)
             sys.exit(1)
         sys.exit(rv if isinstance(rv, int) else 0)
@@ -267,6 +288,13 @@ def simulate_cmd(game, games, seed, policies, variants, players, workers, chunk_
         raise click.BadParameter(f"{out} is a directory", param_hint="--out")
     if record_out and Path(record_out).suffix.lower() != ".json":
         raise click.BadParameter("must end in .json", param_hint="--record-out")
+    if record_out and out is not None:
+        taken = ({Path(out).resolve(), Path(str(out) + ".manifest.json").resolve()} if single_file
+                 else {Path(out).resolve()})
+        if Path(record_out).resolve() in taken or (
+                not single_file and Path(out).resolve() in Path(record_out).resolve().parents):
+            raise click.BadParameter(f"{record_out} would overwrite part of the --out output",
+                                     param_hint="--record-out")
     if record and games > 0 and record > games:
         raise click.BadParameter(f"{record} records asked of a {games}-game run",
                                  param_hint="--record")
@@ -357,6 +385,10 @@ def replay_cmd(game, record_file, as_json):
         raise errors.InvalidRecordError(
             f"malformed {game} record ({type(e).__name__}: {e})") from None
     claimed = record.get("points") if isinstance(record, dict) else None
+    if claimed is not None and (
+            not isinstance(claimed, list)
+            or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in claimed)):
+        raise errors.InvalidRecordError('"points" must be a list of numbers')
     if (claimed is not None and result.get("finished") and result.get("points") is not None
             and list(claimed) != list(result["points"])):
         raise errors.InvalidRecordError(

@@ -210,7 +210,7 @@ def format_evaluation(ev: dict, long_name: str = "") -> str:
              f"{ev['games']:,} deals (seed {ev['seed']}, {ev['players']} player(s))"
              + (f", tile set {ts['id']} ({ts['provenance']})" if ts else "")]
     bands = list(ev["policies"][0]["bands"])
-    head = f"{'policy':<24} {'mean [95% CI]':<24}{'sd':>7}{'p50':>6}"
+    head = f"{'policy':<24} {'mean [95% CI]':<24}{'sd':>7}{'p50':>8}"
     for b in bands:
         head += f"  {'P(>' + b.split('_')[-1] + ') [95% CI]':<22}"
     head += f"  {'diff vs ' + ev['reference'] + ' [95% CI]':<28}{'games/s':>10}"
@@ -218,7 +218,7 @@ def format_evaluation(ev: dict, long_name: str = "") -> str:
     for p in ev["policies"]:
         t = p["total"]
         row = (f"{p['policy']:<24} {t['mean']:7.2f} [{t['low']:.2f}, {t['high']:.2f}]".ljust(49)
-               + f"{t['sd']:>7.2f}{p['median']:>6g}")
+               + f"{t['sd']:>7.2f} {p['median']:>7g}")
         for b in bands:
             q = p["bands"][b]
             row += f"  {q['estimate']:.3f} [{q['low']:.3f}, {q['high']:.3f}]".ljust(24)

@@ -193,3 +193,44 @@ def test_replay_el_grande_checks_recorded_points(run, tmp_path):
                                        ("carcassonne", "unknown option 'tiles' for carcassonne")])
 def test_options_a_game_does_not_take(run, game, text):
     one_error_line(run("simulate", game, "-n", 2, "--tiles", "/etc/hostname"), 2, text)
+
+
+def test_record_out_may_not_overwrite_the_out_output(run, tmp_path):
+    """The records file cannot replace the table's manifest, the table, or land in --out DIR."""
+    table = tmp_path / "t.csv"
+    for target in (str(table) + ".manifest.json",):
+        r = run("simulate", "sacred-hill", "-n", 10, "--out", table, "--record", 1,
+                "--record-out", target)
+        one_error_line(r, 2, "would overwrite part of the --out output")
+    (tmp_path / "d").mkdir()
+    r = run("simulate", "sacred-hill", "-n", 10, "--out", tmp_path / "d", "--record", 1,
+            "--record-out", tmp_path / "d" / "r.json")
+    one_error_line(r, 2, "would overwrite part of the --out output")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d"]
+    assert list((tmp_path / "d").iterdir()) == []
+
+
+def test_ctrl_c_inside_a_numba_call_is_aborted_not_a_traceback():
+    """Numba reports Ctrl-C during a jit call as a SystemError whose context is the
+    KeyboardInterrupt; the CLI turns that into 'Aborted!' (exit 1) like any Ctrl-C."""
+    import cli
+
+    try:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise SystemError("CPUDispatcher(...) returned a result with an exception set")
+    except SystemError as e:
+        assert cli._interrupted(e)
+    assert not cli._interrupted(SystemError("other"))
+
+    @cli.friendly_errors
+    def interrupted():
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise SystemError("returned a result with an exception set")
+
+    import click
+    with pytest.raises(click.Abort):
+        interrupted()
