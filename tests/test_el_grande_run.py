@@ -1,6 +1,7 @@
 """El Grande through mcsim.simulate and the CLI: determinism, records and replay, round-engine
 invariants read from records, summary block, bad input (issue 4 §4-§6)."""
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -350,3 +351,82 @@ def test_s4_partial_summaries_merge_to_the_full_table_summary():
         assert wa[v]["n"] == wb[v]["n"] and wa[v]["estimate"] == pytest.approx(wb[v]["estimate"])
     for name in G.SOURCES:
         assert got["points_by_source"][name]["mean"] == pytest.approx(full["points_by_source"][name]["mean"])
+
+
+@pytest.mark.parametrize("kind, value, message", [
+    ("intake", "²", "intake: '²' must be a number of caballeros"),  # isdigit() yes, int() no
+    ("veto_cut", "after_²", "veto_cut: 'after_²' must be all or after_K"),
+    ("intake", "99999999999", "intake: '99999999999' must be a number"),  # was an int32 OverflowError
+    ("veto_cut", "after_99999999999", "veto_cut: 'after_99999999999' must be all or after_K"),
+    ("power", "99999999999", "power: '99999999999' is not a power card value"),
+    ("power", "-3", "power: '-3' is not a power card value"),
+    ("move_from", "GA:99999999999", "move_from: 'GA:99999999999' must be REGION:SEAT"),
+    ("move_from", "GA:²", r"move_from: 'GA:²' must be REGION:SEAT"),
+    # §2: seats are 0..players-1; PV:3 was read as place*5+seat = the next region's seat 3-5
+    ("move_from", "PV:3", r"move_from: 'PV:3': seat 3 is not a seat 0\.\.2"),
+    ("move_from", "PV:7", r"move_from: 'PV:7': seat 7 is not a seat 0\.\.2"),
+])
+def test_replay_malformed_decision_values_are_one_line_errors(tmp_path, kind, value, message):
+    """Bad notation is an InvalidRecordError naming the decision, never a traceback; the CLI
+    prints it as one 'Error:' line and exits 1."""
+    rec = _record()
+    rec["decisions"][0] = {"seat": rec["decisions"][0]["seat"], "kind": kind, "value": value}
+    with pytest.raises(InvalidRecordError, match="decision 0: " + message):
+        G.replay(rec)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(rec))
+    res = CliRunner().invoke(mcsim_cli, ["replay", "el-grande", str(path)])
+    assert res.exit_code == 1, res.output
+    assert res.output.count("\n") == 1 and res.output.startswith("Error: decision 0: "), res.output
+
+
+def test_replay_in_range_values_stay_illegal_moves_with_legal_options():
+    """A well-formed number no option has (power 999) is an illegal move, not a notation error."""
+    rec = _record()
+    rec["decisions"][0] = dict(rec["decisions"][0], value="999")
+    with pytest.raises(IllegalMoveError) as e:
+        G.replay(rec)
+    assert e.value.ply == 0 and len(e.value.legal) == 13
+
+
+def _with(rec, **fields):
+    rec = json.loads(json.dumps(rec))
+    for k, v in fields.items():
+        if k == "seat0":
+            rec["decisions"][0]["seat"] = v
+        else:
+            rec[k] = v
+    return rec
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"format": 1}, 'decision [0-9]+: "format" 1 records have no intake/veto_cut decisions '
+                    r'\(format 2 has them\)'),
+    ({"format": True}, '"format" must be 1 or 2, got true'),
+    ({"format": 3}, '"format" must be 1 or 2, got 3'),
+    ({"seat0": True}, r"decision 0: seat True must be an integer 0\.\.2"),
+    ({"seat0": 3}, r"decision 0: seat 3 must be an integer 0\.\.2"),
+    ({"variant": ["veto"]}, '"variant" must be an object'),
+    ({"variant": "on"}, '"variant" must be an object'),
+    ({"points": 5}, '"points" must be a list of numbers'),
+    ({"points": ["a", 1, 2]}, '"points" must be a list of numbers'),
+])
+def test_replay_malformed_record_fields_are_one_line_errors(tmp_path, fields, message):
+    rec = _record()
+    assert any(d["kind"] == "intake" for d in rec["decisions"])
+    bad = _with(rec, **fields)
+    if "points" not in fields:  # the recorded points are checked by the CLI (every game)
+        with pytest.raises(InvalidRecordError, match=message):
+            G.replay(bad)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad))
+    res = CliRunner().invoke(mcsim_cli, ["replay", "el-grande", str(path)])
+    assert res.exit_code == 1, res.output
+    assert res.output.count("\n") == 1 and res.output.startswith("Error: "), res.output
+    assert re.search(message, res.output), res.output
+
+
+def test_card_2a_text_says_all_or_the_remaining_part():
+    """shared/rules/el_grande.md §6 2a: a Veto cancels all or the remaining part of one action."""
+    text = next(c["text"] for c in G.load_data()["cards"]["cards"] if c["id"] == "2a")
+    assert "cancel all or the remaining part of one special action" in text

@@ -79,6 +79,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -710,25 +711,38 @@ def score_place(st: np.ndarray, place: str, variant: dict | None = None,
     return [int(x) for x in out[: st[K.O_NP]]]
 
 
-def encode_value(kind: str, text) -> int:
+def _small_int(t: str, high: int) -> int | None:
+    """``t`` as an int if it is plain ASCII digits with value <= ``high``, else None.
+
+    Strict on purpose: ``str.isdigit`` accepts superscripts that ``int`` rejects, and a
+    huge number would overflow the kernel's int32 decision log. Values in range but not
+    legal in the position are left to the kernel (an illegal move with the legal options).
+    """
+    if not re.fullmatch(r"[0-9]{1,9}", t) or int(t) > high:
+        return None
+    return int(t)
+
+
+def encode_value(kind: str, text, players: int = 5) -> int:
     """Kernel option value of a decision written as in records (see ``format_value``)."""
     t = str(text).strip()
     low = t.lower()
     if kind in ("power", "power_back"):
-        try:
-            v = int(t)
-        except ValueError:
+        v = _small_int(t, 999)  # a value no card has is an illegal move (legal options listed)
+        if v is None:
             raise InvalidRecordError(f"{kind}: {text!r} is not a power card value")
         return v
     if kind == "intake":
-        if not t.isdigit():
+        v = _small_int(t, 999)
+        if v is None:
             raise InvalidRecordError(f"intake: {text!r} must be a number of caballeros 0..6")
-        return int(t)
+        return v
     if kind == "veto_cut":
         if low == "all":
             return 0
-        if low.startswith("after_") and low[6:].isdigit() and int(low[6:]) >= 1:
-            return int(low[6:])
+        k = _small_int(low[6:], 999) if low.startswith("after_") else None
+        if k is not None and k >= 1:
+            return k
         raise InvalidRecordError(f"veto_cut: {text!r} must be all or after_K (K >= 1 steps)")
     if kind == "card":
         return card_index(t)
@@ -748,9 +762,13 @@ def encode_value(kind: str, text) -> int:
         return K.STOP
     if kind == "move_from":
         place, _, seat = t.partition(":")
-        if not seat.strip().isdigit():
+        p = _small_int(seat.strip(), 99)
+        if p is None:
             raise InvalidRecordError(f"move_from: {text!r} must be REGION:SEAT")
-        return place_index(place) * 5 + int(seat)
+        if p >= players:
+            raise InvalidRecordError(
+                f"move_from: {text!r}: seat {p} is not a seat 0..{players - 1}")
+        return place_index(place) * 5 + p
     if kind == "scoreboard":
         b, _, place = t.partition("@")
         boards = [m["id"].lower() for m in load_data()["board"]["mobile_scoreboards"]]
@@ -788,7 +806,7 @@ def format_value(kind: int | str, v: int) -> str:
     return pid[v]
 
 
-def _log_array(decisions: list, cap_extra: int = 0) -> np.ndarray:
+def _log_array(decisions: list, cap_extra: int = 0, players: int = 5) -> np.ndarray:
     log = np.zeros((len(decisions) + cap_extra, 4), dtype=np.int32)
     for i, d in enumerate(decisions):
         if isinstance(d, dict):
@@ -799,10 +817,11 @@ def _log_array(decisions: list, cap_extra: int = 0) -> np.ndarray:
             raise InvalidRecordError(f'decision {i}: must be an object {{"seat", "kind", "value"}}')
         if kind not in KIND_NAMES:
             raise InvalidRecordError(f"decision {i}: unknown kind {kind!r}; kinds: {', '.join(KIND_NAMES)}")
-        if not isinstance(seat, int) or not 0 <= seat < 5:
-            raise InvalidRecordError(f"decision {i}: seat {seat!r} must be an integer 0..4")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < players:
+            raise InvalidRecordError(
+                f"decision {i}: seat {seat!r} must be an integer 0..{players - 1}")
         try:
-            v = encode_value(kind, value)
+            v = encode_value(kind, value, players)
         except InvalidRecordError as e:
             raise InvalidRecordError(f"decision {i}: {e}") from None
         log[i] = (KIND_NAMES.index(kind), seat, v, 0)
@@ -839,7 +858,7 @@ def apply_card(st: np.ndarray, seat: int, card: str, decisions: list, variant: d
     """
     var = SPEC.variant_codes(SPEC.resolve_variant(variant))
     T = build_tables()
-    log = _log_array(decisions)
+    log = _log_array(decisions, players=int(st[K.O_NP]))
     D = _buffers(log, K.MODE_REPLAY, legacy)
     c = card_index(card)
     if placement == "first":
@@ -862,7 +881,7 @@ def general_scoring(st: np.ndarray, discs: list, variant: dict | None = None) ->
     seats with caballeros in the Castillo, in seat order."""
     decisions = [("castillo_disc", s, r) for s, r in discs]
     var = SPEC.variant_codes(SPEC.resolve_variant(variant))
-    D = _buffers(_log_array(decisions), K.MODE_REPLAY)
+    D = _buffers(_log_array(decisions, players=int(st[K.O_NP])), K.MODE_REPLAY)
     K.step(st, build_tables(), var, D, K.STEP_GENERAL_SCORING, 0, 0)
     if D[4][K.C_ERR] >= 0:
         ply = int(D[4][K.C_ERR])
@@ -1032,6 +1051,8 @@ def replay(record: dict) -> dict:
     npl = record.get("players")
     if not isinstance(npl, int) or not 2 <= npl <= 5:
         raise InvalidRecordError('"players" must be 2..5')
+    if record.get("variant") is not None and not isinstance(record.get("variant"), dict):
+        raise InvalidRecordError('"variant" must be an object')
     try:
         variant = SPEC.resolve_variant(record.get("variant") or {})
     except ValueError as e:
@@ -1042,10 +1063,16 @@ def replay(record: dict) -> dict:
     fmt = record.get("format")
     if fmt is None:
         fmt = 2 if any(isinstance(d, dict) and d.get("kind") in _V2_KINDS for d in decisions) else 1
-    if fmt not in (1, 2):
-        raise InvalidRecordError(f'"format" must be 1 or 2, got {fmt!r}')
+    if isinstance(fmt, bool) or fmt not in (1, 2):
+        raise InvalidRecordError(f'"format" must be 1 or 2, got {json.dumps(fmt)}')
+    if fmt == 1:
+        for i, d in enumerate(decisions):
+            if isinstance(d, dict) and d.get("kind") in _V2_KINDS:
+                raise InvalidRecordError(
+                    f'decision {i}: "format" 1 records have no intake/veto_cut decisions '
+                    f'(format 2 has them)')
     fixed = _parse_setup(record.get("setup"), npl)
-    log = _log_array(decisions)
+    log = _log_array(decisions, players=npl)
     ev = np.zeros((64, 8), dtype=np.int32)
     T = build_tables()
     st, nd, nev, err, eb, ne = K.run_logged(
@@ -1095,7 +1122,7 @@ def court_intake(st: np.ndarray, seat: int, power_value: int, decisions: list,
     rules (the province's maximum, then ``("shortfall", seat, REGION | "stop")`` decisions)."""
     var = SPEC.variant_codes(SPEC.resolve_variant(variant))
     T = build_tables()
-    D = _buffers(_log_array(decisions), K.MODE_REPLAY, legacy)
+    D = _buffers(_log_array(decisions, players=int(st[K.O_NP])), K.MODE_REPLAY, legacy)
     K.step(st, T, var, D, K.STEP_COURT_INTAKE, seat, T[K.T_PCAB + power_value])
     if D[4][K.C_ERR] >= 0 or D[4][K.C_PTR] != len(decisions):
         ply = int(D[4][K.C_ERR]) if D[4][K.C_ERR] >= 0 else int(D[4][K.C_PTR])
