@@ -607,6 +607,15 @@ def card_value(st, T, var, p, c, par, scr):
 
 
 @njit(cache=True)
+def _option_index(opts, nopt, want):
+    """Index of option ``want`` among ``opts[:nopt]``; 0 (the first option) if it is absent."""
+    for i in range(nopt):
+        if opts[i] == want:
+            return i
+    return 0
+
+
+@njit(cache=True)
 def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
     """Index of the heuristic's option (see ``decide``)."""
     opts = D[5]
@@ -654,10 +663,7 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
     if kind == K_ORDER:
         op = aux
         want = 1 if (op == OP_KING or op == OP_ADVISOR) else 0
-        for i in range(nopt):
-            if opts[i] == want:
-                return i
-        return 0
+        return _option_index(opts, nopt, want)
     if kind == K_EXEC:
         # aux = card index; scorings only if they gain, everything else executes
         op = T[T_COP + aux]
@@ -669,10 +675,7 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
             special_scoring(tmp, T, var, op, 0, T[T_CCLS + aux], True, scr[R_OUT], scr)
             if evaluate(tmp, T, var, p, wb, wc, scr) - before <= 0:
                 want = 0
-        for i in range(nopt):
-            if opts[i] == want:
-                return i
-        return 0
+        return _option_index(opts, nopt, want)
     if kind == K_VETO_CUT:
         # aux = actor*64 + card; per-opponent actions: let the steps on the players before me
         # happen, cancel before mine; anything else: cancel the whole action
@@ -681,10 +684,7 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
         want = 0
         if op == OP_DECAY_ALL or op == OP_DECAY_N or op == OP_ANGRY or op == OP_REMOVE_EACH:
             want = (p - actor - 1 + npl) % npl
-        for i in range(nopt):
-            if opts[i] == want:
-                return i
-        return 0
+        return _option_index(opts, nopt, want)
     if kind == K_INTAKE:
         # aux = allowance; province caballeros up to a court of court_target, then the
         # shortfall from regions while the court is below short_min_court
@@ -737,16 +737,10 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
                     bo = out[p]
             if bestg - bo >= par[HP_VETO_THR]:
                 want = 1
-        for i in range(nopt):
-            if opts[i] == want:
-                return i
-        return 0
+        return _option_index(opts, nopt, want)
     if kind == K_CHOICE:
         want = 1 if st[O_COURT + p] >= 2 else 0
-        for i in range(nopt):
-            if opts[i] == want:
-                return i
-        return 0
+        return _option_index(opts, nopt, want)
     if kind == K_SHORT:
         if st[O_COURT + p] >= par[HP_SHORT_MIN]:
             for i in range(nopt):

@@ -696,17 +696,14 @@ def _step_play(st, var, a):
     p = st[S_CUR]
     h = S_HAND + p * N_CITIES
     base = S_ROUTE + p * 44
-    if a >= A_RESTART:
-        c = a - A_RESTART
-        for i in range(st[S_RLO + p], st[S_RHI + p]):
-            _discard(st, st[base + i])
-        st[S_N_DISCARDED + p] += 1
-        st[S_RLO + p] = 22
-        st[S_RHI + p] = 23
-        st[base + 22] = c
-        st[S_RMASK + p] = 1 << c
-    elif a >= A_START:
-        c = a - A_START
+    if a >= A_START:  # a new route of one card (restart: after discarding the open one)
+        if a >= A_RESTART:
+            c = a - A_RESTART
+            for i in range(st[S_RLO + p], st[S_RHI + p]):
+                _discard(st, st[base + i])
+            st[S_N_DISCARDED + p] += 1
+        else:
+            c = a - A_START
         st[S_RLO + p] = 22
         st[S_RHI + p] = 23
         st[base + 22] = c
