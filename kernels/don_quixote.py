@@ -829,6 +829,15 @@ def plan_total(S0, tiles, cells, plan, S, log):
     return total
 
 
+@njit(cache=True, inline="always")
+def _swap_plan_rows(plan, p, q):
+    """Exchange placements p and q (tile and rotation) of a plan (int[N_PLACE, 2])."""
+    for k in range(2):
+        tmp = plan[p, k]
+        plan[p, k] = plan[q, k]
+        plan[q, k] = tmp
+
+
 @njit(cache=True)
 def improve_plan(S0, tiles, cells, last_rotmask, plan, iters, rng):
     """Simulated annealing over a full-knowledge plan (``oracle``); returns the best total.
@@ -865,12 +874,7 @@ def improve_plan(S0, tiles, cells, last_rotmask, plan, iters, rng):
             q = starts[r] + randint(rng, sizes[r])
             if q == p:
                 continue
-            tmp = cur_plan[p, 0]
-            cur_plan[p, 0] = cur_plan[q, 0]
-            cur_plan[q, 0] = tmp
-            tmp = cur_plan[p, 1]
-            cur_plan[p, 1] = cur_plan[q, 1]
-            cur_plan[q, 1] = tmp
+            _swap_plan_rows(cur_plan, p, q)
         v = plan_total(S0, tiles, cells, cur_plan, S, log)
         if v >= cur or random_float(rng) < np.exp((v - cur) / temp):
             cur = v
@@ -881,12 +885,7 @@ def improve_plan(S0, tiles, cells, last_rotmask, plan, iters, rng):
             if q < 0:
                 cur_plan[p, 1] ^= 1
             else:
-                tmp = cur_plan[p, 0]
-                cur_plan[p, 0] = cur_plan[q, 0]
-                cur_plan[q, 0] = tmp
-                tmp = cur_plan[p, 1]
-                cur_plan[p, 1] = cur_plan[q, 1]
-                cur_plan[q, 1] = tmp
+                _swap_plan_rows(cur_plan, p, q)
     return best
 
 

@@ -353,6 +353,16 @@ def test_s4_partial_summaries_merge_to_the_full_table_summary():
         assert got["points_by_source"][name]["mean"] == pytest.approx(full["points_by_source"][name]["mean"])
 
 
+def _cli_replay(tmp_path, rec):
+    """``mcsim replay el-grande`` on ``rec``: asserts exit 1 and one 'Error:' line; the result."""
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(rec))
+    res = CliRunner().invoke(mcsim_cli, ["replay", "el-grande", str(path)])
+    assert res.exit_code == 1, res.output
+    assert res.output.count("\n") == 1 and res.output.startswith("Error: "), res.output
+    return res
+
+
 @pytest.mark.parametrize("kind, value, message", [
     ("intake", "²", "intake: '²' must be a number of caballeros"),  # isdigit() yes, int() no
     ("veto_cut", "after_²", "veto_cut: 'after_²' must be all or after_K"),
@@ -373,11 +383,8 @@ def test_replay_malformed_decision_values_are_one_line_errors(tmp_path, kind, va
     rec["decisions"][0] = {"seat": rec["decisions"][0]["seat"], "kind": kind, "value": value}
     with pytest.raises(InvalidRecordError, match="decision 0: " + message):
         G.replay(rec)
-    path = tmp_path / "bad.json"
-    path.write_text(json.dumps(rec))
-    res = CliRunner().invoke(mcsim_cli, ["replay", "el-grande", str(path)])
-    assert res.exit_code == 1, res.output
-    assert res.output.count("\n") == 1 and res.output.startswith("Error: decision 0: "), res.output
+    res = _cli_replay(tmp_path, rec)
+    assert res.output.startswith("Error: decision 0: "), res.output
 
 
 def test_replay_in_range_values_stay_illegal_moves_with_legal_options():
@@ -418,11 +425,7 @@ def test_replay_malformed_record_fields_are_one_line_errors(tmp_path, fields, me
     if "points" not in fields:  # the recorded points are checked by the CLI (every game)
         with pytest.raises(InvalidRecordError, match=message):
             G.replay(bad)
-    path = tmp_path / "bad.json"
-    path.write_text(json.dumps(bad))
-    res = CliRunner().invoke(mcsim_cli, ["replay", "el-grande", str(path)])
-    assert res.exit_code == 1, res.output
-    assert res.output.count("\n") == 1 and res.output.startswith("Error: "), res.output
+    res = _cli_replay(tmp_path, bad)
     assert re.search(message, res.output), res.output
 
 
