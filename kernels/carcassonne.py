@@ -696,7 +696,10 @@ def _draw_gift_card(S, grng, mode, gscript, gpos):
     """Top card of the gift deck (reshuffling the discards when empty); -1 = none left.
 
     Drawing a uniform card from the remaining multiset is the same as drawing the top card of a
-    shuffled deck. In replay mode the card comes from ``gscript`` (validated: must be in the deck).
+    shuffled deck; the deck rebuilt from the discards (§4.2, §6 #12) is drawn the same way, so a
+    record's list of cards drawn also replays every reshuffle. In replay mode the card comes from
+    ``gscript`` (validated: must be in the deck); past the end of ``gscript`` a deck of a single
+    card type still gives that card (the draw has no choice, e.g. a one-card reshuffled pile).
     """
     gdeck, gdisc, sc = S[18], S[19], S[21]
     tot = 0
@@ -711,7 +714,14 @@ def _draw_gift_card(S, grng, mode, gscript, gpos):
         return -1
     if mode == MODE_REPLAY:
         if gpos >= gscript.shape[0]:
-            return -2
+            only = -1
+            for g in range(N_GIFT):
+                if gdeck[g] > 0:
+                    only = g if only == -1 else -2
+            if only < 0:
+                return -2
+            gdeck[only] -= 1
+            return only
         g = gscript[gpos]
         if g < 0 or g >= N_GIFT or gdeck[g] == 0:
             return -2
@@ -1445,6 +1455,7 @@ def _play_turns(S, T, H, npl, pol_ids, pol_params, variant, mode, tscript, gscri
             return
         if opened >= 0:
             hand[cur, opened] -= 1
+            gdisc[opened] += 1  # face-up discard pile, reshuffled when the deck is empty (§4.3)
             gst[cur, 7 + opened] += 1
             if nlog > 0:
                 log[row, L_OPEN] = opened

@@ -28,13 +28,32 @@ class Naive:
         self.players = players
         self.variant = variant
         self.board = {(0, 0): ("D", 0)}
+        self._segs, self._edges = {}, {}  # per (letter, rotation): memo of pure functions
         self.meeples = []  # [player, x, y, segment]
         self.score = [0] * players
         self.hand = [0] * players
+        # gift deck and face-up discard pile by card id (§4.1, §4.3); the deck is rebuilt from
+        # the discards when a gift is due and it is empty (§4.2, §6 #12)
+        gifts = json.loads((G.DATA_DIR / "gifts.json").read_text())
+        only = variant.get("gift_deck", "all")
+        total = sum(c["count"] for c in gifts["cards"])
+        self.deck = {c["id"]: (c["count"] if only == "all" else total * (c["id"] == only))
+                     for c in gifts["cards"]}
+        self.discard = dict.fromkeys(self.deck, 0)
+        self.draws = 0  # gift cards drawn
+        self.reshuffles = 0  # times the discard pile became the deck (a rare path, §6 #12)
+        self.ties = {}  # majority ties by number of tied players (§3.3, rare paths)
+        self.strict = False  # True: check every meeple choice against the rules (check_draws)
+        self.supply_empty = 0  # meeple steps with no meeple in supply (strict mode)
 
     # ---- geometry of a placed tile
     def segments(self, x, y):
-        letter, rot = self.board[(x, y)]
+        key = self.board[(x, y)]
+        if key not in self._segs:
+            self._segs[key] = self._segments(*key)
+        return self._segs[key]
+
+    def _segments(self, letter, rot):
         t = self.tiles[letter]
         out = {}
         for i, c in enumerate(t["cities"]):
@@ -92,6 +111,8 @@ class Naive:
         counts = [sum(1 for m in ms if m[0] == p) for p in range(self.players)]
         top = max(counts)
         if top:
+            winners = sum(1 for c in counts if c == top)
+            self.ties[winners] = self.ties.get(winners, 0) + (winners > 1)
             for p in range(self.players):
                 if counts[p] == top:
                     self.score[p] += pts
@@ -110,13 +131,66 @@ class Naive:
             return 2  # §6 #17, old rule
         return 2 * len(tiles) + 2 * pen if complete else len(tiles) + pen
 
+    # ---- legality, from the rules alone (§3.2 steps 1-2), never from the kernel's move list
+    def edge_kinds(self, letter, rot):
+        """Kind of each side N, E, S, W of ``letter`` turned ``rot`` quarter turns clockwise."""
+        if (letter, rot) not in self._edges:
+            self._edges[(letter, rot)] = self._edge_kinds(letter, rot)
+        return self._edges[(letter, rot)]
+
+    def _edge_kinds(self, letter, rot):
+        t = self.tiles[letter]
+        kinds = ["field"] * 4
+        for c in t["cities"]:
+            for s in c["sides"]:
+                kinds[(SIDES.index(s) + rot) % 4] = "city"
+        for r in t["roads"]:
+            for s in r:
+                kinds[(SIDES.index(s) + rot) % 4] = "road"
+        return kinds
+
+    def fits(self, letter, x, y, rot):
+        """§3.2 step 1: an empty cell next to a tile, every shared edge of the same kind."""
+        if (x, y) in self.board:
+            return False
+        kinds = self.edge_kinds(letter, rot)
+        touching = False
+        for side, (dx, dy) in enumerate(STEP):
+            nb = self.board.get((x + dx, y + dy))
+            if nb is not None:
+                touching = True
+                if self.edge_kinds(*nb)[(side + 2) % 4] != kinds[side]:
+                    return False
+        return touching
+
+    def placements(self, letter):
+        """Every legal (x, y, rotation), all four rotations of a symmetric tile included."""
+        cells = {(x + dx, y + dy) for (x, y) in self.board for dx, dy in STEP}
+        return sorted((x, y, r) for (x, y) in cells for r in range(4) if self.fits(letter, x, y, r))
+
+    def meeple_choices(self, p, x, y):
+        """§3.2 step 2 on the tile just placed at (x, y): None, or a segment whose whole feature
+        holds no meeple, when the player has a meeple in supply."""
+        out = [None]
+        if sum(1 for m in self.meeples if m[0] == p) >= self.meeples_each:
+            return out
+        for name in self.segments(x, y):
+            nodes, _ = self.feature(x, y, name)
+            if not self.meeples_in(nodes):
+                out.append(name)
+        return out
+
+    meeples_each = 7  # scoring.json meeples_per_player (§3.1)
+
     # ---- a turn of a record
     def turn(self, p, turn):
         gift = turn.get("gift")
         if gift:
             g = gift["open"]
             self.hand[p] -= 1
+            self.discard[g] += 1
             if g == "synod" and "monastery" in gift:
+                assert not self.strict or sum(m[0] == p for m in self.meeples) < self.meeples_each
                 self.meeples.append([p, *gift["monastery"], "cloister"])
             elif g == "road_sweeper" and "road" in gift:
                 nodes, _ = self.feature(*gift["road"])
@@ -175,6 +249,11 @@ class Naive:
                 earned |= any(flag for n, flag in before if n == name)
             elif someone_elses(self.meeples_in(nodes)):
                 earned = True
+        if self.strict:  # §3.2 step 2 from the rules, never from the kernel's list
+            if sum(1 for m in self.meeples if m[0] == p) >= self.meeples_each:
+                self.supply_empty += 1
+            assert turn["meeple"] in self.meeple_choices(p, x, y), \
+                f"meeple {turn['meeple']!r} on {turn['tile']} at {x},{y}: not a legal choice"
         if turn["meeple"] is not None:
             self.meeples.append([p, x, y, turn["meeple"]])
         if turn.get("received"):
@@ -197,6 +276,16 @@ class Naive:
                     self.award(ms, 9)
                     self.remove(ms)
         return earned
+
+    def draw_gift(self):
+        """None when the deck and the discards are empty, else "any" (the caller checks the card
+        against the deck); an empty deck first takes the shuffled discards (§4.2, §6 #12)."""
+        if sum(self.deck.values()) == 0:
+            if sum(self.discard.values()) == 0:
+                return None
+            self.deck, self.discard = self.discard, dict.fromkeys(self.discard, 0)
+            self.reshuffles += 1
+        return "any"
 
     def finish(self):
         done = set()
@@ -250,16 +339,127 @@ class Naive:
         return self.score
 
 
-def naive_score(record):
+def naive_game(record):
+    """The naive replay of a kernel record up to the final scoring (a ``Naive``)."""
     n = Naive(record["players"], record["variant"])
     for k, turn in enumerate(record["turns"]):
-        earned = n.turn(turn["player"], turn)
-        if record["variant"]["gifts"] == "true":
-            # a gift is earned iff the kernel drew one (or the gift deck and discards were empty)
-            assert earned or turn["received"] is None, f"turn {k}: kernel gave a gift, naive did not"
-            if earned and turn["received"] is None:
-                assert sum(n.hand) == 25, f"turn {k}: naive gives a gift, kernel did not"  # §6 #12
-    return n.finish()
+        _gift_step(n, record, k, turn, n.turn(turn["player"], turn))
+    return n
+
+
+def _gift_step(n, record, k, turn, earned):
+    """Check turn ``k``'s gift receipt against the naive predicate and the naive deck."""
+    if record["variant"]["gifts"] != "true":
+        return
+    # a gift is earned iff the kernel drew one (or the gift deck and discards were empty)
+    assert earned or turn["received"] is None, f"turn {k}: kernel gave a gift, naive did not"
+    if earned:
+        got = n.draw_gift()
+        assert (got is None) == (turn["received"] is None), \
+            f"turn {k}: naive draws {got!r}, kernel {turn['received']!r}"  # §4.2, §6 #12
+        if got:
+            assert n.deck[turn["received"]] > 0, f"turn {k}: card not in the gift deck"
+            n.deck[turn["received"]] -= 1
+            n.draws += 1
+
+
+def naive_score(record):
+    return naive_game(record).finish()
+
+
+def naive_pile():
+    """The unshuffled pile of ``perft``, from tiles.json alone: letters in file order with their
+    counts, the start tile taken out once (§2, §3.1)."""
+    doc = json.loads((G.DATA_DIR / "tiles.json").read_text())
+    pile = [t["letter"] for t in doc["tiles"] for _ in range(t["count"])]
+    pile.remove(doc["start_tile"])
+    return pile
+
+
+def naive_perft(depth, players=2):
+    """Turn sequences of length ``depth`` on ``naive_pile()`` (a turn: a legal placement of the
+    drawn tile with a legal meeple choice; a tile with no placement is set aside, §3.2), counted
+    by the naive board: flood fill and edge matching from tiles.json, nothing from the kernel."""
+    pile = naive_pile()
+
+    def clone(n):
+        c = Naive.__new__(Naive)
+        c.__dict__ = dict(n.__dict__, board=dict(n.board), meeples=[list(m) for m in n.meeples],
+                          score=list(n.score))
+        return c
+
+    def count(n, k, turn, d):
+        if d == 0:
+            return 1
+        while k < len(pile) and not n.placements(pile[k]):
+            k += 1
+        if k == len(pile):
+            return 0
+        total = 0
+        p = turn % players
+        for (x, y, r) in n.placements(pile[k]):
+            n.board[(x, y)] = (pile[k], r)
+            choices = n.meeple_choices(p, x, y)
+            del n.board[(x, y)]
+            if d == 1:
+                total += len(choices)
+                continue
+            for m in choices:
+                c = clone(n)
+                c.turn(p, {"tile": pile[k], "place": [x, y, r], "meeple": m})
+                total += count(c, k + 1, turn + 1, d - 1)
+        return total
+
+    return count(Naive(players, {}), 0, 0, depth)
+
+
+def check_draws(record, n=None):
+    """Check a record's draws against the naive board (§3.2 step 1, §4.4.5, §6 #10-#11, #14).
+
+    Replays ``record`` on a fresh ``Naive`` (or on ``n``) and, turn by turn, checks that every
+    tile drawn and not placed had no legal placement when drawn, that the tile placed is the
+    draw (with Take 2: one of the two placeable draws), that each placement and meeple is legal
+    (also the supply of 7 meeples), and that the tiles after the last turn are all unplaceable.
+    Also checks every gift receipt like ``naive_game``. Returns ``(n, counts)``: the naive game
+    and counts of the rare draw paths ``{"unplaceable", "take2_unplaceable", "take2_empty_pile",
+    "last_tile_unplaceable", "meeple_supply_empty"}``.
+    """
+    n = n or Naive(record["players"], record["variant"])
+    n.strict = True
+    tiles = record["tiles"]
+    k = 0
+    seen = dict.fromkeys(("unplaceable", "take2_unplaceable", "take2_empty_pile",
+                          "last_tile_unplaceable", "meeple_supply_empty"), 0)
+
+    def draw(what):
+        nonlocal k
+        while k < len(tiles) and not n.placements(tiles[k]):
+            seen[what] += 1
+            k += 1
+        k += 1
+        return tiles[k - 1] if k <= len(tiles) else None
+
+    for i, turn in enumerate(record["turns"]):
+        first = draw("unplaceable")
+        assert first is not None, f"turn {i}: no placeable tile left"
+        gift = turn.get("gift")
+        if gift and gift["open"] == "take_2" and "keep" in gift:
+            second = draw("take2_unplaceable")
+            assert second is not None and gift["keep"] in (first, second), f"turn {i}: Take 2"
+            assert turn["tile"] == gift["keep"], f"turn {i}: Take 2 keeps {gift['keep']}"
+        elif gift and gift["open"] == "take_2":  # no effect: nothing placeable left (§4.4.5)
+            assert draw("take2_unplaceable") is None, f"turn {i}: Take 2 had a second tile"
+            seen["take2_empty_pile"] += 1
+        else:
+            assert turn["tile"] == first, f"turn {i}: placed {turn['tile']}, drew {first}"
+        x, y, r = turn["place"]
+        assert n.fits(turn["tile"], x, y, r), f"turn {i}: illegal placement {turn['place']}"
+        _gift_step(n, record, i, turn, n.turn(turn["player"], turn))
+    rest = tiles[k:]
+    assert all(not n.placements(t) for t in rest), "a placeable tile was left in the pile"
+    seen["last_tile_unplaceable"] = int(bool(rest))
+    seen["meeple_supply_empty"] = n.supply_empty
+    return n, seen
 
 
 _VARIANTS = [  # every reading of the ambiguity table the kernel offers, a few at a time

@@ -5,6 +5,7 @@ Statistical checks use fixed seeds; tolerances are stated next to each assertion
 """
 import copy
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -14,6 +15,9 @@ import cli
 import mcsim
 from mcsim.errors import ConfigError, IllegalMoveError, InvalidRecordError, UnknownVariantError
 from mcsim.games import carcassonne as G
+from tests.test_carcassonne_naive import Naive, naive_perft
+
+DATA = Path(__file__).parent / "data"
 
 
 @pytest.fixture(scope="module")
@@ -162,8 +166,15 @@ def test_s3_2_illegal_placement_names_ply_and_legal_moves():
     with pytest.raises(IllegalMoveError) as e:
         G.replay(rec)
     assert e.value.ply == 3
-    assert f"place {rec['turns'][3]['tile']} {good[0]},{good[1]} {good[2]}" in e.value.legal \
-        or rec["turns"][3]["tile"] in ("B", "C", "X")  # symmetric tiles: another rotation is listed
+    # the legal list is every placement the rules allow, counted by the naive board from
+    # tiles.json (edges matched by hand, every rotation of a symmetric tile listed)
+    n = Naive(2, rec["variant"])
+    for k in range(3):
+        n.turn(k % 2, rec["turns"][k])
+    tile = rec["turns"][3]["tile"]
+    want = [f"place {tile} {x},{y} {r}" for x, y, r in n.placements(tile)]
+    assert sorted(e.value.legal) == sorted(want) and len(want) >= 2
+    assert f"place {tile} {good[0]},{good[1]} {good[2]}" in e.value.legal
 
 
 def test_s3_2_illegal_meeple_and_gift_and_tile():
@@ -279,6 +290,45 @@ def test_s3_4_compare_variants_pairs_the_same_deals():
         compare_variants("carcassonne", ["gifts=false", "farms=v3"], games=5)
 
 
+def test_s4_3_opened_gifts_are_discarded_and_reshuffled_issue11_bug():
+    """shared/rules/carcassonne.md §4.3, §4.2, §6 #12 (issue 11 §1): an opened card goes to the
+    discard pile; the empty deck is rebuilt from it. In the case record all 25 cards are drawn
+    and one Cash Out opened; on the last turn seat 0 extends seat 1's city and receives that
+    Cash Out: 12 + 1 = 13 cards (the discard pile's only card, so the record need not list it)."""
+    path = DATA / "carcassonne_gift_deck_reshuffle.json"
+    rec = json.loads(path.read_text())
+    assert len(rec["gift_cards"]) == 25
+    assert G.replay(rec)["gifts_held"] == [13, 12]
+    res = CliRunner().invoke(cli.mcsim_cli, ["replay", "carcassonne", str(path), "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["gifts_held"] == [13, 12]
+    rec["gift_cards"].append("cash_out")  # the reshuffled draw written out: the same game
+    rec["turns"][-1]["received"] = "cash_out"
+    assert G.replay(rec)["gifts_held"] == [13, 12]
+    rec["gift_cards"][-1] = "synod"  # every Synod is in a hand: not in the reshuffled deck
+    with pytest.raises(InvalidRecordError, match="card 25 is missing or not left in the gift deck"):
+        G.replay(rec)
+
+
+def test_s6_gift_readings_need_gifts_true():
+    """shared/rules/carcassonne.md §4, §6 #1-#12 (issue 11 §6): a reading of The Gifts with
+    gifts=false would change nothing: a one-line error naming gifts=true."""
+    for name, value in (("cash_out_counts", "own"), ("take2_other", "discard"),
+                        ("gift_shared_majority", "gift"), ("gift_deck", "synod")):
+        with pytest.raises(ConfigError) as e:
+            mcsim.simulate("carcassonne", games=1, variant={name: value})
+        assert str(e.value) == f"variant {name}={value} needs gifts=true (it is a reading of The Gifts, §4)"
+    res = CliRunner().invoke(cli.mcsim_cli, ["simulate", "carcassonne", "-n", "1", "-q",
+                                             "--variant", "take2_other=discard"])
+    assert res.exit_code != 0 and "Traceback" not in res.output
+    assert res.output.strip().endswith("variant take2_other=discard needs gifts=true "
+                                       "(it is a reading of The Gifts, §4)")
+    assert len(res.output.strip().splitlines()) == 1
+    with pytest.raises(InvalidRecordError, match="needs gifts=true"):
+        G.replay({"game": "carcassonne", "players": 2, "variant": {"cash_out_counts": "own"},
+                  "tiles": [], "turns": []})
+
+
 def test_s3_cli_simulate_record_replay_compare(tmp_path):
     """shared/rules/carcassonne.md §3, §4 (issue #5 §5-§6, CLI):
     simulate --record writes records; replay validates; compare prints."""
@@ -385,13 +435,16 @@ def test_perft_counts_replay_accepted_turns():
     cell near the start, rotations 0-3, every meeple choice). Depth 1 by hand: A fits east and
     west of D with its road on D's road (1 rotation each) and south with its road away from
     D's field (3 rotations): 5 placements x (none, road0, field0, cloister) = 20. Depth 3
-    (31 032) was checked the same way once (about a minute, too slow to repeat here)."""
+    (31 032) is counted by ``naive_perft`` (tests/test_carcassonne_naive.py: the rules' edge
+    matching and flood fill on tiles.json, no kernel code; a few seconds)."""
     pile = G.perft_pile()
     assert pile[:7] == ["A", "A", "B", "B", "B", "B", "C"] and len(pile) == 71
     depth1 = _replay_accepted([], pile, 2)
     assert len(depth1) == G.perft(1) == 20
     assert sum(len(_replay_accepted(p, pile, 3)) for p in depth1) == G.perft(2) == 790
-    assert [G.perft(d) for d in (0, 3)] == [1, 31032]
+    # depth 3 counted independently by the naive board (tiles.json, edge matching, flood fill)
+    assert G.perft(0) == naive_perft(0) == 1
+    assert G.perft(3) == naive_perft(3) == 31032
     assert G.perft(2, {"farms": "v1", "tiny_city": "true"}) == 790  # scoring rules: same tree
     assert G.perft(2, players=3) == 790  # nobody runs out of meeples in two turns
     with pytest.raises(ConfigError, match="gifts=false"):
