@@ -1418,7 +1418,9 @@ def setup(st, T, var, npl, deal, fixed):
 
     ``fixed`` int32[FIXED_SIZE]: if ``fixed[0] == 1`` the King's region (``fixed[1]``), home
     regions (``fixed[2:7]``), start seat (``fixed[7]``) and deck orders (``fixed[8:52]``) are
-    taken from it instead of the deal; the setup used is always written back into it.
+    taken from it instead of the deal; the setup used is always written back into it. With
+    ``veto=off`` (``var[V_VETO] == 1``) the two Veto cards leave the game (A2): they go below the
+    nine cards of deck 2 that the rounds reveal (the same shuffle, the other cards' order kept).
     """
     for i in range(STATE_SIZE):
         st[i] = 0
@@ -1443,8 +1445,16 @@ def setup(st, T, var, npl, deal, fixed):
         start = T[T_DECKSTART + d]
         cards = np.arange(start, start + 11, dtype=np.int32)
         shuffle(deal, cards)
-        for k in range(11):
-            st[O_DECK + d * 11 + k] = cards[k]
+        k = 0
+        if var[V_VETO] == 1:  # veto=off: the Vetoes leave the game (A2), below the last card dealt
+            for i in range(11):
+                if T[T_COP + cards[i]] != OP_VETO:
+                    st[O_DECK + d * 11 + k] = cards[i]
+                    k += 1
+        for i in range(11):
+            if var[V_VETO] == 0 or T[T_COP + cards[i]] == OP_VETO:
+                st[O_DECK + d * 11 + k] = cards[i]
+                k += 1
     st[O_START] = randint(deal, npl)
     if fixed[0] == 1:
         st[O_KING] = fixed[1]

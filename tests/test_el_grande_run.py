@@ -433,3 +433,36 @@ def test_card_2a_text_says_all_or_the_remaining_part():
     """shared/rules/el_grande.md §6 2a: a Veto cancels all or the remaining part of one action."""
     text = next(c["text"] for c in G.load_data()["cards"]["cards"] if c["id"] == "2a")
     assert "cancel all or the remaining part of one special action" in text
+
+
+def test_a2_veto_off_removes_both_vetoes_issue11():
+    """shared/rules/el_grande.md §10 A2, §6 deck 2 (issue 11 §3): with veto=off the two Veto
+    cards leave the game: deck 2 holds its 9 other cards, one revealed per round, so no Veto is
+    ever taken and the records list 9 cards for deck 2. With veto=on they stay (11 cards)."""
+    veto_ids = [c for c in G.load_data()["card_ids"] if c.startswith("2a")]
+    assert len(veto_ids) == 2
+    off = mcsim.simulate("el-grande", games=40, seed=8, players=4, variant={"veto": "off"},
+                         record=40)
+    for cid in veto_ids:
+        assert (off.games[f"take_{cid}"] == -1).all()
+    for rec in off.records:
+        deck2 = rec["setup"]["decks"]["2"]
+        assert len(deck2) == 9 and not set(deck2) & set(veto_ids)
+        assert G.replay(rec)["points"] == rec["points"]
+    on = mcsim.simulate("el-grande", games=40, seed=8, players=4, record=1)
+    assert sum(int((on.games[f"take_{cid}"] >= 0).sum()) for cid in veto_ids) > 0
+    assert len(on.records[0]["setup"]["decks"]["2"]) == 11
+    bad = json.loads(json.dumps(off.records[0]))
+    bad["setup"]["decks"]["2"][0] = veto_ids[0]
+    with pytest.raises(InvalidRecordError, match="is a Veto, out of the game with veto=off"):
+        G.replay(bad)
+
+
+def test_replay_checks_recorded_points_itself_issue11():
+    """Issue 11 §6: El Grande's replay() checks the record's points (the CLI no longer does)."""
+    rec = _record()
+    rec["points"] = [p + 1 for p in rec["points"]]
+    with pytest.raises(InvalidRecordError, match="record says points"):
+        G.replay(rec)
+    with pytest.raises(InvalidRecordError, match='"points" must be a list of numbers'):
+        G.replay(dict(rec, points="many"))

@@ -12,7 +12,8 @@ tie_rank       rulebook | competition      rulebook   A1: tied players slide bac
                                                       group starts two places lower (rulebook) or at
                                                       1 + seats above it (competition)
 veto           on | off                    on         A2: the two Veto cards are in deck 2 (off: they
-                                                      are dealt but cannot cancel, as BGA's option)
+                                                      leave the game, deck 2 holds its 9 other cards,
+                                                      as BGA's option)
 rounds         9 | 6                       9          §2: short game skips rounds 1, 4, 7
 final_tie      shared | unplayed           shared     A6: a final tie is a shared win, or broken by the
                                                       larger sum of power cards still in hand
@@ -89,7 +90,7 @@ import numpy as np
 from kernels import el_grande as K
 from mcsim.errors import ConfigError, DataFileError, InvalidRecordError, IllegalMoveError
 from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
-                              check_players, policy_arrays)
+                              check_players, check_recorded_points, policy_arrays)
 
 RULES = "shared/rules/el_grande.md"
 DEFAULT_TIE_RANK = "rulebook"
@@ -161,7 +162,8 @@ SPEC = GameSpec(
     variants=(
         VariantSpec("tie_rank", ("rulebook", "competition"), DEFAULT_TIE_RANK,
                     "rank after a tie: rulebook (tie uses two rank slots) or competition", RULES + " §10 A1"),
-        VariantSpec("veto", ("on", "off"), DEFAULT_VETO, "Veto cards can cancel special actions",
+        VariantSpec("veto", ("on", "off"), DEFAULT_VETO,
+                    "on: the 2 Veto cards (deck 2) cancel special actions; off: they leave the game",
                     RULES + " §10 A2"),
         VariantSpec("rounds", ("9", "6"), DEFAULT_ROUNDS, "game length (6 skips rounds 1, 4, 7)",
                     RULES + " §2"),
@@ -899,14 +901,20 @@ _LOG_CAP = 8000
 _V2_KINDS = ("intake", "veto_cut")
 
 
-def _setup_dict(fixed: np.ndarray, npl: int) -> dict:
+def _is_veto(data: dict, card: int) -> bool:
+    return EFFECTS[data["card_rows"][card]["effect"]] == K.OP_VETO
+
+
+def _setup_dict(fixed: np.ndarray, npl: int, veto_off: bool = False) -> dict:
+    """``veto_off``: the Veto cards are out of the game (A2) and not listed in deck 2."""
     data = load_data()
     pid = data["place_ids"]
     return {
         "king": pid[int(fixed[1])],
         "homes": [pid[int(fixed[2 + p])] for p in range(npl)],
         "start_player": int(fixed[7]),
-        "decks": {str(d + 1): [data["card_ids"][int(x)] for x in fixed[8 + 11 * d: 19 + 11 * d]]
+        "decks": {str(d + 1): [data["card_ids"][int(x)] for x in fixed[8 + 11 * d: 19 + 11 * d]
+                               if not (veto_off and _is_veto(data, int(x)))]
                   for d in range(4)},
     }
 
@@ -979,7 +987,7 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
             "variant": dict(cfg.variant), "policies": [p.label() for p in cfg.policies],
             "seed": int(root_seed), "game_index": int(gi),
             "places": dict(zip(data["place_ids"], data["place_names"])),
-            "setup": _setup_dict(fixed, npl),
+            "setup": _setup_dict(fixed, npl, cfg.variant.get("veto") == "off"),
             "decisions": decisions,
             "scorings": _events(ev, nev, npl),
             "points": [int(st[K.O_SCORE + p]) for p in range(npl)],
@@ -987,7 +995,9 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
     return out
 
 
-def _parse_setup(setup: Any, npl: int) -> np.ndarray:
+def _parse_setup(setup: Any, npl: int, veto_off: bool = False) -> np.ndarray:
+    """``fixed`` setup array of a record; ``veto_off``: deck 2 may not list the Veto cards, which
+    go below its other cards (out of the game, A2)."""
     if not isinstance(setup, dict):
         raise InvalidRecordError('"setup" must be an object with king, homes, start_player, decks')
     fixed = np.zeros(K.FIXED_SIZE, dtype=np.int32)
@@ -1023,8 +1033,14 @@ def _parse_setup(setup: Any, npl: int) -> np.ndarray:
                 raise InvalidRecordError(f"setup: card {cid!r} is not a deck-{d + 1} card id")
             if cid in idx:
                 raise InvalidRecordError(f"setup: card {cid!r} appears twice in deck {d + 1}")
+            if veto_off and _is_veto(data, data["card_ids"].index(cid)):
+                raise InvalidRecordError(
+                    f"setup: card {cid!r} is a Veto, out of the game with veto=off (A2)")
             idx.append(cid)
-        idx += [c for c in own if c not in idx]  # unrevealed cards: fill in file order
+        # unrevealed cards: fill in file order (with veto=off the Vetoes last, never revealed)
+        idx += [c for c in own if c not in idx
+                and not (veto_off and _is_veto(data, data["card_ids"].index(c)))]
+        idx += [c for c in own if c not in idx]
         fixed[8 + 11 * d: 19 + 11 * d] = [data["card_ids"].index(c) for c in idx]
     return fixed
 
@@ -1071,7 +1087,7 @@ def replay(record: dict) -> dict:
                 raise InvalidRecordError(
                     f'decision {i}: "format" 1 records have no intake/veto_cut decisions '
                     f'(format 2 has them)')
-    fixed = _parse_setup(record.get("setup"), npl)
+    fixed = _parse_setup(record.get("setup"), npl, variant.get("veto") == "off")
     log = _log_array(decisions, players=npl)
     ev = np.zeros((64, 8), dtype=np.int32)
     T = build_tables()
@@ -1092,12 +1108,14 @@ def replay(record: dict) -> dict:
                                                       for p in range(npl)]]),
                        SPEC.variant_codes(variant)[3])[0]
     winner = int(np.argmax(share)) if share.max() >= 1 - 1e-9 else None
-    return {
+    result = {
         "finished": True, "players": npl, "points": points, "winner": winner,
         "points_by_source": {name: [int(st[K.O_SRC + p * 5 + s]) for p in range(npl)]
                              for s, name in enumerate(SOURCES)},
         "scorings": _events(ev, nev, npl), "plies": int(nd),
     }
+    check_recorded_points(record, result)
+    return result
 
 
 def format_replay(result: dict) -> str:
