@@ -41,6 +41,7 @@ class Naive:
                      for c in gifts["cards"]}
         self.discard = dict.fromkeys(self.deck, 0)
         self.draws = 0  # gift cards drawn
+        self.dry = 0  # gifts earned with the deck and the discards empty (§4.2)
         self.reshuffles = 0  # times the discard pile became the deck (a rare path, §6 #12)
         self.ties = {}  # majority ties by number of tied players (§3.3, rare paths)
         self.strict = False  # True: check every meeple choice against the rules (check_draws)
@@ -282,6 +283,7 @@ class Naive:
         against the deck); an empty deck first takes the shuffled discards (§4.2, §6 #12)."""
         if sum(self.deck.values()) == 0:
             if sum(self.discard.values()) == 0:
+                self.dry += 1
                 return None
             self.deck, self.discard = self.discard, dict.fromkeys(self.discard, 0)
             self.reshuffles += 1

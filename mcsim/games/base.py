@@ -22,7 +22,8 @@ Each ``mcsim/games/<game>.py`` defines a frozen ``SPEC = GameSpec(...)`` and the
     Validate a record move by move; raise ``InvalidRecordError`` / ``IllegalMoveError``. The
     result has at least ``"finished"`` (bool) and ``"points"`` (final points per seat, a list,
     or None when unfinished); ``tests/test_all_games.py`` replays ``record_games`` output and
-    compares ``"points"`` with the run's ``score_<k>``.
+    compares ``"points"`` with the run's ``score_<k>``. A record's own ``"points"`` are checked
+    here, once, with ``check_recorded_points`` (the CLI does not check them again).
 ``perft(depth: int, variant: dict) -> int``  (optional)
 ``format_replay(result: dict) -> str``  (optional) readable text for ``mcsim replay``.
 ``format_summary(block: dict, summary: dict | None = None) -> str``  (optional) readable text of
@@ -42,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from mcsim.errors import ConfigError, UnknownPolicyError, UnknownVariantError
+from mcsim.errors import ConfigError, InvalidRecordError, UnknownPolicyError, UnknownVariantError
 
 
 @dataclass(frozen=True)
@@ -234,3 +235,30 @@ def check_players(spec: GameSpec, players: int) -> None:
     if not (spec.min_players <= players <= spec.max_players):
         raise ConfigError(
             f"{spec.id} is for {spec.min_players}-{spec.max_players} players, not {players}")
+
+
+def check_recorded_points(record: dict, result: dict) -> None:
+    """Compare a record's optional ``"points"`` (final points per seat) with its replay.
+
+    Every game's ``replay()`` calls this once at its end. ``result`` is the replay's result: its
+    ``"points"`` are compared when ``"finished"`` is true and they are not None.
+
+    >>> check_recorded_points({"points": [3, 1]}, {"finished": True, "points": [3, 1]})
+    >>> check_recorded_points({"points": [3, 2]}, {"finished": True, "points": [3, 1]})
+    Traceback (most recent call last):
+    mcsim.errors.InvalidRecordError: record says points [3, 2], replay gives [3, 1]
+
+    Raises
+    ------
+    InvalidRecordError
+        ``"points"`` is not a list of numbers, or differs from the replay of a finished game.
+    """
+    claimed = record.get("points")
+    if claimed is None:
+        return
+    if not isinstance(claimed, list) or any(
+            isinstance(x, bool) or not isinstance(x, (int, float)) for x in claimed):
+        raise InvalidRecordError('"points" must be a list of numbers')
+    got = result.get("points")
+    if result.get("finished") and got is not None and list(claimed) != list(got):
+        raise InvalidRecordError(f"record says points {list(claimed)}, replay gives {list(got)}")

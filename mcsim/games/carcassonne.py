@@ -80,7 +80,7 @@ import numpy as np
 import kernels.carcassonne as K
 from mcsim.errors import ConfigError, DataFileError, IllegalMoveError, InvalidRecordError
 from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
-                              check_players, policy_arrays)
+                              check_players, check_recorded_points, policy_arrays)
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "carcassonne"
 SIDES = "NESW"
@@ -121,6 +121,28 @@ VARIANTS = (
                 "analysis, not a rule reading: the gift deck holds only cards of one type (as many "
                 "as the whole deck), to measure what each card is worth", f"{_src} §4.1"),
 )
+
+#: readings of The Gifts (§4, §6 #1-#12): with ``gifts=false`` they could change nothing
+GIFT_READINGS = ("gift_shared_majority", "gift_on_completion", "cash_out_counts",
+                 "change_to_completed", "take2_other", "gift_majority_judged", "gift_deck")
+
+
+def gift_readings_error(variant: dict) -> str | None:
+    """One-line error when a resolved ``variant`` sets a reading of The Gifts away from its default
+    while ``gifts=false`` (the reading would change nothing), else None.
+
+    >>> gift_readings_error(SPEC.resolve_variant({"cash_out_counts": "own"}))
+    'variant cash_out_counts=own needs gifts=true (it is a reading of The Gifts, §4)'
+    >>> gift_readings_error(SPEC.resolve_variant({"gifts": "true", "cash_out_counts": "own"}))
+    """
+    if variant.get("gifts") == "true":
+        return None
+    for v in VARIANTS:
+        if v.name in GIFT_READINGS and variant.get(v.name, v.default) != v.default:
+            return (f"variant {v.name}={variant[v.name]} needs gifts=true "
+                    f"(it is a reading of The Gifts, §4)")
+    return None
+
 
 HEURISTIC_PARAMS = (
     ParamSpec("w_opp", 0.6, "weight of points going to an opponent (subtracted)", 0.0, 5.0),
@@ -476,6 +498,9 @@ def prepare(config: RunConfig) -> Prepared:
         raise ConfigError(f"carcassonne needs one policy per seat ({config.players}), "
                           f"got {len(config.policies)}")
     variant = SPEC.resolve_variant(config.variant)
+    msg = gift_readings_error(variant)
+    if msg:
+        raise ConfigError(msg)
     config.variant = variant
     unknown = set(config.options) - {"data_dir"}
     if unknown:
@@ -726,6 +751,8 @@ def _record_to_arrays(record: dict):
         variant = SPEC.resolve_variant(record.get("variant") or {})
     except ValueError as e:
         _bad(str(e))
+    if gift_readings_error(variant):
+        _bad(gift_readings_error(variant))
     data = load_data()
     letters = [t["letter"] for t in data["tiles"]]
     segs = [segment_names(t) for t in data["tiles"]]
@@ -887,13 +914,14 @@ def replay(record: dict) -> dict:
         if "received" in record["turns"][k] and want != got:
             _bad(f"turn {k}: record says received {want!r}, replay gives {got!r}")
     points = [int(x) for x in score]
-    if finished and "points" in record and list(record["points"]) != points:
-        _bad(f"record says points {record['points']}, replay gives {points}")
     best = max(points)
     winner = points.index(best) if finished and points.count(best) == 1 else None
-    return {"finished": bool(finished), "turns": int(len(log)), "points": points,
-            "points_by_feature": {c: [int(x) for x in brk[:, k]] for k, c in enumerate(CATEGORIES)},
-            "gifts_held": [int(x) for x in held.sum(axis=1)], "winner": winner}
+    result = {"finished": bool(finished), "turns": int(len(log)), "points": points,
+              "points_by_feature": {c: [int(x) for x in brk[:, k]]
+                                    for k, c in enumerate(CATEGORIES)},
+              "gifts_held": [int(x) for x in held.sum(axis=1)], "winner": winner}
+    check_recorded_points(record, result)
+    return result
 
 
 def format_replay(result: dict) -> str:

@@ -55,7 +55,7 @@ from kernels import don_quixote as K
 from mcsim import stats
 from mcsim.errors import ConfigError, DataFileError, IllegalMoveError, InvalidRecordError
 from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
-                              check_players, policy_arrays)
+                              check_players, check_recorded_points, policy_arrays)
 
 RULES = "shared/rules/don_quixote.md"
 DEFAULT_TILES = "tiles_placeholder.json"
@@ -764,11 +764,13 @@ def replay(record: dict) -> dict:
         results.append({"seat": p, "scorings": scorings, "total": total,
                         "complete": len(moves) == K.N_PLACE, "recorded_total": rec_total,
                         "matches_record": None if rec_total is None else rec_total == total})
-    return {"tileset": {"id": ts.id, "provenance": ts.provenance},
-            "castles": {str(v): K.CELL_NAMES[c] for v, c in zip(CASTLE_VALUES, ccell)},
-            "finished": all(r["complete"] for r in results),
-            "points": [r["total"] for r in results],
-            "players": results}
+    result = {"tileset": {"id": ts.id, "provenance": ts.provenance},
+              "castles": {str(v): K.CELL_NAMES[c] for v, c in zip(CASTLE_VALUES, ccell)},
+              "finished": all(r["complete"] for r in results),
+              "points": [r["total"] for r in results],
+              "players": results}
+    check_recorded_points(record, result)
+    return result
 
 
 def _check_recorded(pl: dict, p: int, done: list[int], total: int, complete: bool) -> None:

@@ -39,7 +39,7 @@ from kernels.rng import STREAM_POLICY
 from mcsim import stats
 from mcsim.errors import ConfigError, IllegalMoveError, InvalidRecordError
 from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
-                              check_players, policy_arrays)
+                              check_players, check_recorded_points, policy_arrays)
 
 DEFAULT_TRANSITION = "box"
 DEFAULT_ZONE = "knight12"
@@ -315,8 +315,45 @@ def _legal_names(state) -> list[str]:
     return names
 
 
+def _orth(i: int) -> list[int]:
+    """Existing orthogonal neighbours of hill ``i`` (§1), from the cell names alone."""
+    return [j for j in (i - 1, i + 1, i - 8, i + 8)
+            if j in K.CELL_NAMES and abs(j % 8 - i % 8) + abs(j // 8 - i // 8) == 1]
+
+
+def forced_move_error(state, move: str) -> list[str] | None:
+    """The rule's own check of the forced moves (§3.3.1-3.3.4, §3.4), not the kernel's list.
+
+    ``state`` is the position before ``move`` (a kernel state, only its forts, phases and
+    player to move are read). Returns None when ``move`` keeps these rules, else the moves they
+    allow: a besieged enemy lone fort must be captured (any of them, §3.3.1); a Battle build
+    must touch an own fort when some empty hill does (§3.3.2); a pass only when the board is
+    full and nothing can be captured (§3.3.4, §3.4).
+    """
+    me = int(state[K.S_TO_MOVE])
+    mine, theirs = int(state[K.S_FORTS + me]), int(state[K.S_FORTS + 1 - me])
+    own = {i for i in K.CELL_NAMES if (mine >> i) & 1}
+    enemy = {i for i in K.CELL_NAMES if (theirs >> i) & 1}
+    empty = set(K.CELL_NAMES) - own - enemy
+    besieged = sorted(i for i in enemy if all(j in own for j in _orth(i)))
+    if besieged:
+        names = [K.CELL_NAMES[i] for i in besieged]
+        return None if move in names else names
+    if move == "pass":
+        return None if not empty else sorted(K.CELL_NAMES[i] for i in empty)
+    if int(state[K.S_PHASE + me]) == K.PHASE_BATTLE:
+        adjacent = sorted(i for i in empty if any(j in own for j in _orth(i)))
+        names = [K.CELL_NAMES[i] for i in adjacent]
+        if adjacent and move not in names:
+            return names
+    return None
+
+
 def replay(record: dict) -> dict:
     """Validate a record move by move and describe the position reached.
+
+    Besides the kernel's legal-move list, the forced moves (mandatory capture, Battle build next
+    to an own fort, pass) are checked by ``forced_move_error`` from the rules themselves.
 
     Returns
     -------
@@ -346,15 +383,16 @@ def replay(record: dict) -> dict:
             parse_move(text)
         except InvalidRecordError as e:
             raise InvalidRecordError(f"move at ply {ply}: {e}") from None
+        if not K.is_terminal(state):
+            allowed = forced_move_error(state, text)
+            if allowed is not None:
+                raise IllegalMoveError(ply, text, allowed)
         try:
             play(state, text, variant)
         except IllegalMoveError as e:
             raise IllegalMoveError(ply, text, e.legal) from None
     result = describe(state)
-    claimed = record.get("points")
-    if claimed is not None and result["points"] is not None and list(claimed) != result["points"]:
-        raise InvalidRecordError(f"record says points {list(claimed)}, replay gives "
-                                 f"{result['points']}")
+    check_recorded_points(record, result)
     return result
 
 

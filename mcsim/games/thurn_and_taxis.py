@@ -57,7 +57,7 @@ import pandas as pd
 from kernels import thurn_and_taxis as K
 from mcsim.errors import (ConfigError, DataFileError, IllegalMoveError, InvalidRecordError)
 from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
-                              check_players, policy_arrays)
+                              check_players, check_recorded_points, policy_arrays)
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "thurn_and_taxis"
 RULES = "shared/rules/thurn_und_taxis.md"
@@ -995,6 +995,7 @@ def replay(record: dict) -> dict:
             if key in record and record[key] != result[key]:
                 raise InvalidRecordError(f"record says {key} {record[key]!r}, replay gives "
                                          f"{result[key]!r}")
+    check_recorded_points(record, result)
     return result
 
 
