@@ -40,15 +40,24 @@ class TestGeometry:
         """shared/rules/sacred_hill.md §8: knight degrees 9x8, 4x6, 8x5, 16x4, 8x3 (table §1)."""
         deg = [bin(int(K.BB_KNIGHT[i])).count("1") for i in K.CELLS]
         assert {d: deg.count(d) for d in set(deg)} == {8: 9, 6: 4, 5: 8, 4: 16, 3: 8}
-        table = ["3443".ljust(1)]  # row 7 .. row 1 from §1, corners skipped
+        # the §1 table, row 7 .. row 1, corners skipped, against the kernel masks and against a
+        # count of the 8 knight offsets that stay on the 45 hills (no kernel code)
         rows = {7: "34443", 6: "3456543", 5: "4588854", 4: "4688864", 3: "4588854",
                 2: "3456543", 1: "34443"}
+        hills = {f"{c}{r}" for r in range(1, 8) for c in "ABCDEFG"} - {"A1", "G1", "A7", "G7"}
+        offsets = [(a, b) for a in (-2, -1, 1, 2) for b in (-2, -1, 1, 2) if abs(a) != abs(b)]
+        checked = 0
         for r, digits in rows.items():
             cols = "BCDEF" if r in (1, 7) else "ABCDEFG"
+            assert len(digits) == len(cols)
             for c, d in zip(cols, digits):
                 i = SH.parse_move(f"{c}{r}")
                 assert bin(int(K.BB_KNIGHT[i])).count("1") == int(d), f"{c}{r}"
-        assert table
+                on_board = sum(1 for a, b in offsets
+                               if f"{chr(ord(c) + a)}{r + b}" in hills)
+                assert on_board == int(d), f"{c}{r}"
+                checked += 1
+        assert checked == 45
 
     def test_s8_zone_of_d4(self):
         """shared/rules/sacred_hill.md §8: the 12-hill proximity zone of D4."""
