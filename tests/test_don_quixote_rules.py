@@ -197,32 +197,47 @@ def test_s7_t5_networks(tmp_path):
 
 
 # ---------------------------------------------------------------- T6, T7 (network level)
-def test_s7_t6_final_scoring_33():
-    """shared/rules/don_quixote.md §7 T6: final scoring 0 + 4 + 8 + 12 + 0 + 9 = 33."""
-    S = network_estate([
+def _t6_estate():
+    return network_estate([
         [("stub", 0, 6), ("K", 1)], [("stub", 0, 6)],
         [("stub", 1, 4), ("K", 2), ("K", 3), ("K", 1), ("K", 3)], [("stub", 1, 4)],
         [("C",)] * 4, [("C",)], [("C",)], [("C",)],
         [("W",)] * 2, [("W",)] * 5,
         [("K", 2)], [("K", 1)],
     ], defence=3)
+
+
+def test_s7_t6_final_scoring_33():
+    """shared/rules/don_quixote.md §7 T6: final scoring 0 + 4 + 8 + 12 + 0 + 9 = 33."""
+    S = _t6_estate()
     assert breakdown(S, 3) == ({"castle6": 0, "castle4": 4, "churches": 8, "windmills": 12,
                                 "defence": 0, "knight_bonus": 9}, 33)
-    assert 6 + 18 + breakdown(S, 3)[1] == 57
 
 
-def test_s7_t7_derived_scoring2_18():
-    """shared/rules/don_quixote.md §7 T7: scoring 2 = 4 + 0 + 0 + 2 + 12 = 18 (castle 4 via B2
-    and D3, windmill pair D2/C3, the other groups 12)."""
-    S = network_estate([
+def test_s7_t5_t6_t7_game_total_57(tmp_path):
+    """shared/rules/don_quixote.md §7 T6: the game total is 6 + 18 + 33 = 57, each scoring
+    computed by the engine on its own estate (T5 board at scoring 1, T7 at 2, T6 at 3)."""
+    totals = [t5_board(tmp_path).bd(1)[1], breakdown(_t7_estate(), 2)[1], breakdown(_t6_estate(), 3)[1]]
+    assert totals == [6, 18, 33] and sum(totals) == 57
+
+
+def _t7_estate():
+    return network_estate([
         [("stub", 0, 6), ("K", 1)], [("stub", 0, 6)],
         [("stub", 1, 4), ("K", 3), ("W",)], [("stub", 1, 4), ("K", 1), ("W",), ("W",)],
         [("C",)] * 3, [("W",)] * 3, [("C",)],
     ], defence=3)
-    bd, total = breakdown(S, 2)
+
+
+def test_s7_t7_derived_scoring2_18():
+    """shared/rules/don_quixote.md §7 T7: scoring 2 = 4 + 0 + 0 + 2 + 12 = 18 (castle 4 via B2
+    and D3, windmill pair D2/C3, the other groups 12). In this estate the other groups are 3
+    churches and 3 windmills (plus a lone church): by §3.5 group(3) = 6 each, so churches
+    6 + 0 = 6 and windmills 2 (the pair D2/C3) + 0 (B2's lone windmill) + 6 = 8."""
+    bd, total = breakdown(_t7_estate(), 2)
     assert total == 18
-    assert (bd["castle4"], bd["castle6"], bd["defence"]) == (4, 0, 0)
-    assert bd["churches"] + bd["windmills"] - 2 == 12
+    assert bd == {"castle6": 0, "castle4": 4, "churches": 6, "windmills": 8, "defence": 0,
+                  "knight_bonus": 0}
 
 
 # ---------------------------------------------------------------- T8 geometry
@@ -255,8 +270,18 @@ def test_s7_t8a_d3_knight_defends_only_facing_out(tmp_path, rot, shields):
 
 @pytest.mark.parametrize("variant", [None, {"defence_road": "half-only"}])
 def test_s7_t8b_h2_road_through_other_half_does_not_defend(tmp_path, variant):
-    """shared/rules/don_quixote.md §7 T8 (b): H2, knight on L whose road leaves by RS: S = 0."""
+    """shared/rules/don_quixote.md §7 T8 (b): H2, knight on L whose road leaves by RS: S = 0
+    under both readings (no boundary port in the knight's own half)."""
     assert Board(tmp_path, T8_TILES, variant).put("H2", "KL1_RS").shields == 0
+
+
+@pytest.mark.parametrize("variant, shields", [(None, 1), ({"defence_road": "half-only"}, 0)])
+def test_s3_7_3_defence_road_variant_own_port_and_other_half(tmp_path, variant, shields):
+    """shared/rules/don_quixote.md §3.7.3 (issue 11 §5): H2, knight 1 on L whose road piece has
+    the boundary port LS in its own half and also RS in the other half: it defends with the
+    default own-half (S = 1), not with half-only (S = 0)."""
+    tiles = T8_TILES + [land("KL1_LS_RS", L="knight", shieldL=1, roads=[(["LS", "RS"], ["L"])])]
+    assert Board(tmp_path, tiles, variant).put("H2", "KL1_LS_RS").shields == shields
 
 
 @pytest.mark.parametrize("where,rot,shields", [("A1", 0, 3), ("B1", 0, 0), ("B1", 180, 0)])
