@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+import cli
 import mcsim
 from kernels import don_quixote as K
 from mcsim.errors import (ConfigError, DataFileError, IllegalMoveError, InvalidRecordError,
@@ -538,6 +539,23 @@ def test_s3_7_variants_change_what_they_say():
     assert pm == [1 << K.P_LW, 1 << K.P_RE]
     assert G.build_tables(ts)[-1, 0, K.T_PORTS:K.T_PORTS + 2].tolist() == [1 << K.P_LN,
                                                                           1 << K.P_RS]
+
+
+def test_s2_1_castle_roads_ln_rs_is_the_shipped_file_issue11():
+    """shared/rules/don_quixote.md §2.1, §3.7.1 (issue 11 §6): the shipped castles are LN|RS, so
+    castle_roads=ln-rs builds the same tables and plays the same games as the default file;
+    `mcsim games` says so."""
+    ts = G.load_tileset()
+    assert [t.id for t in ts.instances if t.castle] == ["CASTLE6", "CASTLE4"]
+    assert np.array_equal(G.build_tables(ts, {"castle_roads": "ln-rs"}), G.build_tables(ts))
+    kw = dict(games=30, seed=4, players=2, policies=["greedy"])
+    pd.testing.assert_frame_equal(
+        mcsim.simulate("don-quixote", variant={"castle_roads": "ln-rs"}, **kw).games,
+        mcsim.simulate("don-quixote", **kw).games)
+    spec = G.SPEC.variant_spec("castle_roads")
+    assert "castles are LN|RS, so ln-rs gives the same results as file" in spec.help
+    out = CliRunner().invoke(cli.mcsim_cli, ["games"]).output
+    assert "ln-rs gives the same results as file" in out
 
 
 def test_s3_3_connectivity_only_grows(tmp_path):

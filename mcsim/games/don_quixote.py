@@ -24,7 +24,8 @@ defence_road         own-half | half-only    own-half  §3.7.3: a border knight 
                                                        have no port in the other half
 castle_roads         file | ln-rs | ls-rn |  file      §2.1/§3.7.1: castle stub exits as in
                      lw-re                             the tile file, or forced to LN|RS,
-                                                       LS|RN, LW|RE
+                                                       LS|RN, LW|RE (the shipped set's castles
+                                                       are LN|RS: ln-rs = file with it)
 ===================  ======================  ========  ========================================
 
 Policies: ``random``, ``greedy``, ``heuristic`` (9 weights), ``rollout`` (k, base),
@@ -108,7 +109,9 @@ SPEC = GameSpec(
         VariantSpec("defence_road", ("own-half", "half-only"), DEFAULT_DEFENCE_ROAD,
                     "which knight roads count for defence of the realm", RULES + " §3.7.3"),
         VariantSpec("castle_roads", ("file", "ln-rs", "ls-rn", "lw-re"), DEFAULT_CASTLE_ROADS,
-                    "castle stub exits (tile file or forced)", RULES + " §2.1, §3.7.1"),
+                    "castle stub exits (tile file or forced); the shipped set's castles are "
+                    "LN|RS, so ln-rs gives the same results as file with it",
+                    RULES + " §2.1, §3.7.1"),
     ),
     policies=(
         PolicySpec("random", K.POL_RANDOM, "uniform over (face-up tile, rotation)"),
