@@ -6,7 +6,7 @@ scoreboards), §10 A1 (tie ranks). For every game of the named configurations th
 replayed up to the final general scoring (before its Castillo discs); the final scoring is then
 recomputed by a naive closed-form scorer from board.json alone (no kernel scoring code): the
 Castillo, the disc moves, the nine regions. It must give exactly the record's final points minus
-the points of the scoring event before it (points change only at scoring events). Tie sizes, mobile scoreboards, Castillo discs and shared wins are counted.
+the replay's points at the scoring event before it (points change only at scoring events). Tie sizes, mobile scoreboards, Castillo discs and shared wins are counted.
 
 Configurations (records of every game; counts at the commit that added this file):
 
@@ -89,7 +89,7 @@ def _replay_state(rec, decisions, variant):
         np.zeros((npl, len(G.HEURISTIC_PARAMS))), G.SPEC.variant_codes(variant), G.build_tables(),
         K.MODE_REPLAY, G._log_array(decisions, players=npl), ev, fixed,
         legacy=rec.get("format", 1) == 1)
-    return st, err
+    return st, err, ev[:nev]
 
 
 def _check(rec):
@@ -110,12 +110,12 @@ def _check(rec):
     variant = G.SPEC.resolve_variant(rec.get("variant") or {})
     place = {pid: i for i, pid in enumerate(G.load_data()["place_ids"])}
     discs = {d["seat"]: place[d["value"]] for d in decisions[len(decisions) - m:]}
-    full, err = _replay_state(rec, decisions, variant)
+    full, err, events = _replay_state(rec, decisions, variant)
     assert err < 0
     king = int(full[K.O_KING])
     if king == 0 or any(r in (0, king) for r in discs.values()):
         return None  # the Castillo counts cannot be told apart (see above)
-    cut, err = _replay_state(rec, decisions[:len(decisions) - m], variant)
+    cut, err, _ = _replay_state(rec, decisions[:len(decisions) - m], variant)
     assert err == (len(decisions) - m if m else -1)
 
     def cab(s, r, p):
@@ -131,8 +131,8 @@ def _check(rec):
         assert min(before[r][p] for r in range(10)) >= 0
     pts, ties, nboards = naive_final_scoring(before, full, npl, discs,
                                              variant["tie_rank"] == "competition")
-    assert rec["scorings"][-1]["event"] == "general scoring after round 9"
-    prev = rec["scorings"][-2]["scores"]
+    assert int(events[-1, 1]) == 109  # the replay's last event: general scoring after round 9
+    prev = [int(x) for x in events[-2, 3:3 + npl]]  # the replay's scores before it
     assert [b + p for b, p in zip(prev, pts)] == rec["points"], rec.get("game_index")
     return {"ties": ties, "discs": m, "boards": nboards,
             "shared_win": rec["points"].count(max(rec["points"])) > 1}
