@@ -14,7 +14,8 @@ Configurations (all gifts=true; records of every game; counts at the commit that
   ``TAKE2_UNPLACEABLE``: its games 1379, 1735, 1931, found by scanning games 0-19,999 (15 of
   them draw an unplaceable tile during a Take 2; 8 more open Take 2 on an exhausted pile after
   removing an unplaceable tile).
-* ``HOARD``: 5 players, heuristic with hold=100 (opens a gift only for a gain over 100 points), seed 13, games 0-19.
+* ``HOARD``: 5 players, heuristic with hold=100 (opens a gift only for a gain over 100
+  points), seed 13, games 0-19.
 """
 import pytest
 

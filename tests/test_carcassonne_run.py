@@ -317,7 +317,8 @@ def test_s6_gift_readings_need_gifts_true():
                         ("gift_shared_majority", "gift"), ("gift_deck", "synod")):
         with pytest.raises(ConfigError) as e:
             mcsim.simulate("carcassonne", games=1, variant={name: value})
-        assert str(e.value) == f"variant {name}={value} needs gifts=true (it is a reading of The Gifts, §4)"
+        assert str(e.value) == (f"variant {name}={value} needs gifts=true "
+                                "(it is a reading of The Gifts, §4)")
     res = CliRunner().invoke(cli.mcsim_cli, ["simulate", "carcassonne", "-n", "1", "-q",
                                              "--variant", "take2_other=discard"])
     assert res.exit_code != 0 and "Traceback" not in res.output

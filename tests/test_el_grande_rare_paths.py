@@ -2,11 +2,12 @@
 
 shared/rules/el_grande.md §4 (majorities, ties, paying ranks), §1.4 (King and Grande bonuses),
 §5 (general scoring: secret Castillo discs, Castillo, discs revealed, nine regions), §7 (mobile
-scoreboards), §10 A1 (tie ranks). For every game of the named configurations the record is
-replayed up to the final general scoring (before its Castillo discs); the final scoring is then
+scoreboards), §10 A1 (tie ranks). For every game of the named configurations the position before
+the final general scoring is recovered from replays (see ``_check``); the final scoring is then
 recomputed by a naive closed-form scorer from board.json alone (no kernel scoring code): the
 Castillo, the disc moves, the nine regions. It must give exactly the record's final points minus
-the replay's points at the scoring event before it (points change only at scoring events). Tie sizes, mobile scoreboards, Castillo discs and shared wins are counted.
+the replay's points at the scoring event before it (points change only at scoring events). Tie
+sizes, mobile scoreboards, Castillo discs and shared wins are counted.
 
 Configurations (records of every game; counts at the commit that added this file):
 

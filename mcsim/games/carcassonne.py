@@ -652,7 +652,9 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
          "start": {"tile": "D", "x": 0, "y": 0, "rotation": 0},
          "tiles": ["V", "U", ...],          # every tile drawn, in order (unplaceable and
                                             # Take 2 draws included; the start tile excluded)
-         "gift_cards": ["cash_out", ...],   # gift cards drawn, in order (gifts=true)
+         "gift_cards": ["cash_out", ...],   # gift cards drawn, in order (gifts=true), the
+                                            # reshuffled discard pile's included; a draw from a
+                                            # deck of one card type may be left out at the end
          "turns": [{"player": 0, "tile": "V", "place": [x, y, rotation],
                     "meeple": "road0" | null,
                     "gift": null | {"open": "synod", "monastery": [x, y]}
