@@ -135,8 +135,11 @@ def _check(rec):
     assert int(events[-1, 1]) == 109  # the replay's last event: general scoring after round 9
     prev = [int(x) for x in events[-2, 3:3 + npl]]  # the replay's scores before it
     assert [b + p for b, p in zip(prev, pts)] == rec["points"], rec.get("game_index")
+    kinds = [(d["kind"], d["value"]) for d in decisions]
     return {"ties": ties, "discs": m, "boards": nboards,
-            "shared_win": rec["points"].count(max(rec["points"])) > 1}
+            "shared_win": rec["points"].count(max(rec["points"])) > 1,
+            "shortfall": sum(k == "shortfall" for k, _ in kinds),
+            "partial_veto": sum(k == "veto_cut" and v != "all" for k, v in kinds)}
 
 
 def _run(cfg):
@@ -181,3 +184,12 @@ def test_format1_record_final_scoring_recomputed_naively():
     rec = json.loads(FORMAT1.read_text())
     assert rec["points"] == [68, 41, 60]
     assert _check(rec) is not None
+
+
+def test_s3_1_province_runs_short_and_partial_vetoes(games):
+    """shared/rules/el_grande.md §3.1 (an emptied province: the shortfall comes from regions, one
+    decision per caballero), §6 2a (a Veto cancelling the remaining part of an action): both
+    reached in the rescored games, whose final scoring the naive scorer then confirmed
+    (shortfall: FOUR_HEURISTIC 3 games; partial Veto: FIVE 4, FOUR_HEURISTIC 2)."""
+    assert sum(g["shortfall"] > 0 for name in games for g in games[name]) > 0
+    assert sum(g["partial_veto"] > 0 for name in games for g in games[name]) > 0
