@@ -17,7 +17,7 @@ GAME_IDS = list(REGISTRY)
 
 # errors that are about the options given (exit 2) vs about files and data (exit 1)
 _USAGE_ERRORS = (errors.UnknownGameError, errors.UnknownPolicyError, errors.UnknownVariantError,
-                 errors.ConfigError)
+                 errors.ConfigError, errors.MissingFileError)
 
 
 def friendly_errors(fn):
@@ -100,6 +100,9 @@ def game_options(tiles=None) -> dict:
     ctx = click.get_current_context(silent=True)
     options = dict(ctx.meta.get("game_options", {})) if ctx is not None else {}
     if tiles:
+        if "tiles" in options:
+            raise click.BadParameter(f"--tiles {tiles} and --option tiles={options['tiles']} "
+                                     f"name two tile files; give one", param_hint="--tiles")
         options["tiles"] = tiles
     return options
 
@@ -369,10 +372,9 @@ def replay_cmd(game, record_file, as_json):
     module = get_game(game)
     if not hasattr(module, "replay"):
         raise errors.ConfigError(f"{game} has no replay yet")
-    try:
-        record = json.loads(Path(record_file).read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise errors.InvalidRecordError(f"{record_file} is not valid JSON ({e})") from None
+    from mcsim.files import read_json
+
+    record = read_json(record_file, "record")
     if isinstance(record, list):
         if len(record) != 1:
             raise errors.InvalidRecordError(

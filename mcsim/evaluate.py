@@ -92,7 +92,7 @@ def _evaluate(game, policies, games, seed, variant, players, workers, options, p
     """``evaluate`` plus the per-game scores of each policy (float64[games] per policy)."""
     from mcsim.runner import simulate
 
-    policies = list(policies)
+    policies = [policies] if isinstance(policies, str) else list(policies)
     if not policies:
         raise ConfigError("evaluate needs at least one --policy")
     module = get_game(game)

@@ -72,6 +72,7 @@ class ParamSpec:
     help: str
     low: float = -np.inf
     high: float = np.inf
+    integer: bool = False  # a count or an id: only whole numbers are accepted
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,9 @@ class PolicySpec:
             if not (p.low <= v <= p.high):
                 raise UnknownPolicyError(
                     f"policy {self.name!r}: parameter {p.name}={v} is outside [{p.low}, {p.high}]")
+            if p.integer and v != int(v):
+                raise UnknownPolicyError(
+                    f"policy {self.name!r}: parameter {p.name}={v} must be a whole number")
             out[k] = v
         if overrides:
             known = ", ".join(p.name for p in self.params) or "(none)"

@@ -78,6 +78,7 @@ from pathlib import Path
 import numpy as np
 
 import kernels.carcassonne as K
+from mcsim.files import read_json
 from mcsim.errors import ConfigError, DataFileError, IllegalMoveError, InvalidRecordError
 from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
                               check_players, policy_arrays)
@@ -173,13 +174,7 @@ def _fail(path: Path, entry: str, rule: str):
 
 
 def _read_json(path: Path):
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except FileNotFoundError:
-        raise DataFileError(f"{path}: file not found")
-    except json.JSONDecodeError as e:
-        raise DataFileError(f"{path.name}: not valid JSON (line {e.lineno}: {e.msg})")
+    return read_json(path, "data file")
 
 
 def _int(v) -> bool:

@@ -87,6 +87,7 @@ from typing import Any
 import numpy as np
 
 from kernels import el_grande as K
+from mcsim.files import read_json
 from mcsim.errors import ConfigError, DataFileError, InvalidRecordError, IllegalMoveError
 from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
                               check_players, policy_arrays)
@@ -191,13 +192,7 @@ KIND_NAMES = ("power", "shortfall", "card", "order", "place", "execute", "veto",
 # data
 # =============================================================================================
 def _read_json(name: str) -> dict:
-    path = resources.files("mcsim") / "data" / "el_grande" / name
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataFileError(f"el_grande/{name}: file missing")
-    except json.JSONDecodeError as e:
-        raise DataFileError(f"el_grande/{name}: not valid JSON ({e.msg} at line {e.lineno})")
+    return read_json(str(resources.files("mcsim") / "data" / "el_grande" / name), "data file")
 
 
 def _values(where: str, v: Any) -> list[int]:

@@ -55,6 +55,7 @@ import numpy as np
 import pandas as pd
 
 from kernels import thurn_and_taxis as K
+from mcsim.files import read_json
 from mcsim.errors import (ConfigError, DataFileError, IllegalMoveError, InvalidRecordError)
 from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
                               check_players, policy_arrays)
@@ -72,7 +73,8 @@ OFFICIALS = ("postmaster", "administrator", "postal_carrier", "cartwright")  # K
 END_REASONS = {K.END_CARRIAGE: "carriage7", K.END_HOUSES: "houses", K.END_CAP: "turn_cap"}
 
 ROUTE_PARAMS = (
-    ParamSpec("close_len", 3.0, "close a route once it has this many cards", 3, 22),
+    ParamSpec("close_len", 3.0, "close a route once it has this many cards", 3, 22,
+              integer=True),
     ParamSpec("w_region", 2.0, "weight of a city in a region group still needed", 0, 100),
     ParamSpec("w_house", 1.0, "weight of a city without an own house", 0, 100),
     ParamSpec("w_open", 0.3, "weight per free neighbour of a route end", 0, 100),
@@ -81,9 +83,10 @@ ROUTE_PARAMS = (
     ParamSpec("admin_below", 1.0, "use the Administrator if no display card is worth this", -100, 100),
     ParamSpec("pm_hand_max", 10.0, "use the Postmaster while the hand has at most this many cards", 0, 66),
     ParamSpec("cartwright", 1.0, "1: save the turn's official for the Cartwright when it buys the "
-              "next carriage; 0: never", 0, 1),
+              "next carriage; 0: never", 0, 1, integer=True),
     ParamSpec("chase_carriage", 1.0, "1: keep building until the route buys the next carriage "
-              "(counting the Cartwright); 0: close at close_len", 0, 1),
+              "(counting the Cartwright); 0: close at close_len", 0, 1,
+              integer=True),
 )
 
 #: game-specific options (``--option KEY=VALUE``; ``--tiles FILE`` means bonus_tiles=FILE)
@@ -122,13 +125,7 @@ SPEC = GameSpec(
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except FileNotFoundError:
-        raise DataFileError(f"{path}: file not found")
-    except json.JSONDecodeError as e:
-        raise DataFileError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})")
+    return read_json(path, "data file")
 
 
 def _need(obj: Any, key: str, typ: type, where: str) -> Any:
@@ -399,6 +396,10 @@ def prepare(config: RunConfig) -> Prepared:
     resolved = SPEC.resolve_variant(config.variant)
     opts = {k: v for k, v in dict(config.options or {}).items() if v is not None}
     if "tiles" in opts:  # the CLI's --tiles FILE: for this game, the bonus-tile file
+        if "bonus_tiles" in opts:
+            raise ConfigError(f"options tiles={opts['tiles']} and bonus_tiles="
+                              f"{opts['bonus_tiles']} name the same file (tiles is an alias of "
+                              f"bonus_tiles); give one")
         opts["bonus_tiles"] = opts.pop("tiles")
     unknown = set(opts) - {"carriages", "bonus_tiles", "map", "max_turns"}
     if unknown:
