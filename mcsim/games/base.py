@@ -140,6 +140,9 @@ class GameSpec:
     def resolve_variant(self, given: dict[str, str] | None) -> dict[str, str]:
         """All variants with defaults filled in; raises ``UnknownVariantError``."""
         out = {v.name: v.default for v in self.variants}
+        if given is not None and not isinstance(given, dict):
+            raise UnknownVariantError(f'"variant" must be an object of name: value pairs, not '
+                                      f'{given!r}')
         for name, value in (given or {}).items():
             spec = self.variant_spec(name)
             value = str(value).lower() if isinstance(value, bool) else str(value)

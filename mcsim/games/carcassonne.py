@@ -730,6 +730,10 @@ def _record_to_arrays(record: dict):
     tiles = record.get("tiles")
     if not isinstance(tiles, list) or any(t not in letters for t in tiles):
         _bad(f'"tiles" must be a list of tile letters ({"".join(letters)})')
+    turns = record.get("turns")
+    if isinstance(turns, list) and len(tiles) < len(turns):
+        _bad(f'"tiles" lists {len(tiles)} draws but the record has {len(turns)} turns '
+             f'(every turn draws at least one tile)')
     cards = record.get("gift_cards", [])
     if not isinstance(cards, list) or any(c not in GIFT_IDS for c in cards):
         _bad(f'"gift_cards" must be a list of card ids ({", ".join(GIFT_IDS)})')
@@ -865,7 +869,7 @@ def replay(record: dict) -> dict:
                 legal = [json.dumps({"open": GIFT_IDS[g], key: list(where(o[3]))}) for o in opts]
             raise IllegalMoveError(turn, move, legal or [json.dumps({"open": GIFT_IDS[g]})])
         if err == K.ERR_PLACE:
-            x, y, r = int(row[K.L_X]), int(row[K.L_Y]), int(row[K.L_ROT])
+            x, y, r = record["turns"][turn]["place"]  # as written (rows hold them clamped)
             move = _place_name(letters, t, x, y, r)
             legal = []
             for o in opts:
@@ -882,7 +886,7 @@ def replay(record: dict) -> dict:
         if "received" in record["turns"][k] and want != got:
             _bad(f"turn {k}: record says received {want!r}, replay gives {got!r}")
     points = [int(x) for x in score]
-    if finished and "points" in record and list(record["points"]) != points:
+    if finished and "points" in record and record["points"] != points:
         _bad(f"record says points {record['points']}, replay gives {points}")
     best = max(points)
     winner = points.index(best) if finished and points.count(best) == 1 else None

@@ -737,6 +737,9 @@ def replay(record: dict) -> dict:
             legal = [_move_text(cell, names[t], r) for t in avail for r in (0, 180)]
             tile = mv.get("tile")
             rot = mv.get("rot")
+            if isinstance(rot, bool) or not isinstance(rot, int):
+                raise InvalidRecordError(f'player {p} placement {ply}: "rot" must be the number '
+                                         f'0 or 180, not {json.dumps(rot)}')
             cand = [t for t in by_id.get(tile, []) if t in avail] if isinstance(tile, str) else []
             if not cand or rot not in (0, 180) or isinstance(rot, bool):
                 raise IllegalMoveError(ply, text, legal)

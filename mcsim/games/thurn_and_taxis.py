@@ -69,6 +69,7 @@ CHUNK_SIZE = 1000  # games per runner chunk (random games take ~500 turns)
 STACK_IDS = ("route5", "route6", "route7", "baiern", "boehmen_salzburg", "baden",
              "wuerttemberg_hohenzollern", "schweiz_tyrol", "all_regions", "game_end")
 STACK_COUNTS = (2, 3, 4, 4, 3, 3, 3, 3, 4, 1)  # §2.2 (counts: high confidence)
+STACK_KINDS = ("route",) * 3 + ("region_group",) * 5 + ("all_regions", "game_end")  # §2.2
 OFFICIALS = ("postmaster", "administrator", "postal_carrier", "cartwright")  # K.OFF_* 1..4
 END_REASONS = {K.END_CARRIAGE: "carriage7", K.END_HOUSES: "houses", K.END_CAP: "turn_cap"}
 
@@ -255,8 +256,10 @@ def load_carriages(path: Path | None = None) -> dict[int, int]:
             raise DataFileError(f"{where}: value {v} listed twice")
         if p < 0:
             raise DataFileError(f"{where} (value {v}): points {p} must be >= 0")
-        if "copies" in r and _need(r, "copies", int, where) < K.MAX_SEATS:
-            raise DataFileError(f"{where} (value {v}): needs at least {K.MAX_SEATS} copies (§2)")
+        if "copies" in r and _need(r, "copies", int, where) != K.MAX_SEATS:
+            raise DataFileError(f"{where} (value {v}): copies {r['copies']} must be "
+                                f"{K.MAX_SEATS}, one per player (§2.1; the supply is not "
+                                f"modelled)")
         vp[v] = p
     for v in range(3, 8):
         if v not in vp:
@@ -287,6 +290,9 @@ def load_bonus_tiles(regions: list[str], path: Path | None = None) -> list[dict]
             raise DataFileError(f"{where}: unknown stack id (expected one of {', '.join(STACK_IDS)})")
         if sid in by_id:
             raise DataFileError(f"{where}: listed twice")
+        kind = STACK_KINDS[STACK_IDS.index(sid)]
+        if s.get("kind", kind) != kind:
+            raise DataFileError(f"{where}: kind {s.get('kind')!r} must be {kind!r} (§2.2)")
         vals = _need(s, "values", list, where)
         if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in vals):
             raise DataFileError(f"{where}: values must be non-negative integers")
@@ -295,13 +301,16 @@ def load_bonus_tiles(regions: list[str], path: Path | None = None) -> list[dict]
             raise DataFileError(f"{where}: {len(vals)} tiles, expected {want} (§2.2)")
         if any(vals[i] < vals[i + 1] for i in range(len(vals) - 1)):
             raise DataFileError(f"{where}: values must be listed top first, highest on top (§2.2)")
-        by_id[sid] = dict(s)
+        by_id[sid] = dict(s, kind=kind)
     for sid in STACK_IDS:
         if sid not in by_id:
             raise DataFileError(f"{w}: stack {sid!r} is missing (§2.2)")
     total = sum(len(s["values"]) for s in by_id.values())
-    if total != 30 or d.get("total_tiles", 30) != 30:
+    if total != 30:
         raise DataFileError(f"{w}: {total} tiles, expected 30 (§2.2)")
+    if d.get("total_tiles", 30) != 30:
+        raise DataFileError(f"{w}: 'total_tiles' is {json.dumps(d.get('total_tiles'))}, but the "
+                            f"stacks hold 30 tiles (§2.2)")
     for k, sid in enumerate(("route5", "route6", "route7")):
         if _need(by_id[sid], "length", int, f"{w}: stack {sid!r}") != 5 + k:
             raise DataFileError(f"{w}: stack {sid!r}: length must be {5 + k}")
