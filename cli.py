@@ -260,7 +260,8 @@ def format_summary(summary: dict, module) -> str:
     for s in summary["seats"]:
         w, sc = s["win_rate"], s["score"]
         wr = f"{w['estimate']:.4f} [{w['low']:.4f}, {w['high']:.4f}]"
-        ms = f"{sc['mean']:.3f} [{sc['low']:.3f}, {sc['high']:.3f}]"
+        ms = (f"{sc['mean']:.3f} [{sc['low']:.3f}, {sc['high']:.3f}]" if sc["low"] == sc["low"]
+              else f"{sc['mean']:.3f} [undefined]")  # one game: no interval
         sd = "undefined" if sc["sd"] is None or sc["sd"] != sc["sd"] else f"{sc['sd']:.3f}"
         lines.append(f"{s['seat']:>4}  {s['policy']:<{pw}} {wr:<28} {ms:<28}{sd:>7} "
                      f"{sc['min']:>6g} {sc['p50']:>6g} {sc['max']:>6g}")
