@@ -191,6 +191,14 @@ def _file_name(name: str) -> str:
     return "plan.toml" if "PLAN" in name else "input.json"
 
 
+def _parses(content) -> bool:
+    try:
+        files.json.loads(content)
+        return True
+    except (ValueError, TypeError, RecursionError):
+        return False
+
+
 def _check(name, valid, fmt, keys, call, content):
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
@@ -202,7 +210,8 @@ def _check(name, valid, fmt, keys, call, content):
         before = sorted(p.name for p in d.iterdir())
         r = invoke(*call(f, d))
         assert_one_line(r)
-        assert str(f) in r.stderr or str(f.name) in r.stderr, r.stderr  # names the file
+        if name != "replay" or not _parses(content):  # (a record's own errors: one file)
+            assert str(f) in r.stderr or str(f.name) in r.stderr, r.stderr  # names the file
         assert sorted(p.name for p in d.iterdir()) == before  # nothing written
 
 
@@ -302,7 +311,9 @@ def test_batch_resume_replays_a_damaged_cell_summary(tmp_path):
     again = invoke("batch", plan, "--out", out, "--resume", "--json")
     assert again.exit_code == 0, again.output
     assert "a-000: done" in again.stderr and "a-001: finished earlier, skipped" in again.stderr
-    assert json.loads(again.stdout)["rows"] == json.loads(first.stdout)["rows"]
+    rows = [[{k: v for k, v in row.items() if k != "elapsed_seconds"}
+             for row in json.loads(r.stdout)["rows"]] for r in (first, again)]
+    assert rows[0] == rows[1]
 
 
 def test_missing_named_files_exit_2_everywhere(tmp_path):
