@@ -127,7 +127,7 @@ def read_json(path: str | os.PathLike, what: str = "JSON file", limit: int = MAX
     >>> import tempfile, pathlib
     >>> f = pathlib.Path(tempfile.mkdtemp()) / "r.json"
     >>> _ = f.write_text("[" * 100 + "]" * 100)
-    >>> read_json(f, "record")
+    >>> read_json(f, "record")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     mcsim.errors.InputFileError: ...r.json: record is nested deeper than 64 levels

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from cli import mcsim_cli
@@ -215,26 +215,35 @@ def _check(name, valid, fmt, keys, call, content):
         assert sorted(p.name for p in d.iterdir()) == before  # nothing written
 
 
-@pytest.mark.parametrize("name,valid,fmt,keys,call", INPUTS, ids=[i[0] for i in INPUTS])
-def test_garbage_in_every_file_input_is_one_line(name, valid, fmt, keys, call):
+def _property(strategy, fmt, check):
+    """Run ``check(content)`` on 12 generated contents plus one fixed example of each kind
+    (so every kind is tried whatever hypothesis draws)."""
+    deep = "a = " + _deep_json(5000) if fmt == "toml" else _deep_json(100_000)
+
     @settings(max_examples=12, deadline=None, derandomize=True, database=None,
               suppress_health_check=list(HealthCheck))
-    @given(content=garbage(valid, fmt, keys))
+    @example(content=deep)  # past the parser's recursion limit
+    @example(content=b"\xff\xfe\x00 not text")  # random bytes
+    @example(content=b"")  # empty
+    @example(content=HUGE)  # one byte over the cap
+    @given(content=strategy)
     def prop(content):
-        _check(name, valid, fmt, keys, call, content)
+        check(content)
 
     prop()
+
+
+@pytest.mark.parametrize("name,valid,fmt,keys,call", INPUTS, ids=[i[0] for i in INPUTS])
+def test_garbage_in_every_file_input_is_one_line(name, valid, fmt, keys, call):
+    _property(garbage(valid, fmt, keys), fmt,
+              lambda content: _check(name, valid, fmt, keys, call, content))
 
 
 @pytest.mark.parametrize("game", list(RECORD_KEYS))
 def test_garbage_records_are_one_line(records, game):
-    @settings(max_examples=12, deadline=None, derandomize=True, database=None,
-              suppress_health_check=list(HealthCheck))
-    @given(content=garbage(records[game], "json", RECORD_KEYS[game]))
-    def prop(content):
-        _check("replay", None, "json", None, lambda f, d: ["replay", game, f], content)
-
-    prop()
+    _property(garbage(records[game], "json", RECORD_KEYS[game]), "json",
+              lambda content: _check("replay", None, "json", None,
+                                     lambda f, d: ["replay", game, f], content))
 
 
 def test_batch_plan_naming_a_garbage_data_file(tmp_path):
@@ -257,11 +266,12 @@ def _run_dir(tmp_path, *extra):
     return out, json.loads(r.stdout)
 
 
-@settings(max_examples=12, deadline=None, derandomize=True, database=None,
-          suppress_health_check=list(HealthCheck))
-@given(content=garbage(json.dumps({"run": {"game": "sacred-hill", "games": 2000}}), "json",
-                       ["run"]))
-def test_resume_with_a_garbage_manifest_is_one_line(content):
+def test_resume_with_a_garbage_manifest_is_one_line():
+    _property(garbage(json.dumps({"run": {"game": "sacred-hill", "games": 2000}}), "json",
+                      ["run"]), "json", _resume_check)
+
+
+def _resume_check(content):
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "run"
         (out / "_aggregates").mkdir(parents=True)
