@@ -296,7 +296,8 @@ def scale_options(fn):
 @game_argument
 @run_options
 @scale_options
-@click.option("--out", "-o", type=click.Path(), default=None, callback=output_path("table-or-dir"),
+@click.option("--out", "-o", type=click.Path(), default=None,
+              callback=output_path("table-or-dir"),
               help="Per-game rows: FILE.parquet or FILE.csv (plus FILE.manifest.json), or a "
                    "directory: a Parquet dataset written chunk by chunk (bounded memory, "
                    "resumable) with _manifest.json and _summary.json.")
@@ -430,7 +431,9 @@ def replay_cmd(game, record_file, index, as_json):
         if index is None and len(record) != 1:
             raise errors.InvalidRecordError(
                 f"{record_file} holds {len(record)} records; choose one with --index 0.."
-                f"{max(len(record) - 1, 0)}" if record else f"{record_file} holds no records")
+                f"{len(record) - 1}" if record else f"{record_file} holds no records")
+        if not record:
+            raise errors.InvalidRecordError(f"{record_file} holds no records")
         if (index or 0) >= len(record):
             raise click.BadParameter(f"{record_file} holds {len(record)} records (0.."
                                      f"{len(record) - 1})", param_hint="--index")

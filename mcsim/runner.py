@@ -504,7 +504,6 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
     try:
         # merge in chunk order as results arrive (they come in task order): flat memory
         for first, n in plan:
-            loaded = None
             if first in done:
                 loaded, damage = _load_chunk(out_path, first, n, cfg.players, keep_games)
                 if loaded is None:  # damaged: play it again here, in this process
@@ -512,8 +511,7 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
                                         f"({damage})")
                     _, agg, df = _work((module.__name__, prep, first, n, seed, keep_games,
                                         str(out_path)))
-                    replayed += n
-                    bar.update(n)
+                    replayed += n  # (the bar counted it as resumed already)
                 else:
                     agg, df = loaded
             else:
