@@ -236,7 +236,8 @@ def load_carriages(path: Path | None = None) -> dict[int, int]:
     Raises
     ------
     DataFileError
-        A value missing or repeated, points negative or decreasing with the value.
+        A value missing or repeated, points negative or decreasing with the value, ``copies``
+        other than 4 (§2.1; the file is read by ``mcsim.files.read_json``).
 
     >>> load_carriages()
     {3: 2, 4: 3, 5: 5, 6: 7, 7: 10}
@@ -275,8 +276,10 @@ def load_bonus_tiles(regions: list[str], path: Path | None = None) -> list[dict]
     Raises
     ------
     DataFileError
-        Unknown or missing stack, wrong tile count, values increasing towards the top, a region
-        group that does not match §1 (groups must partition the 8 regions other than Polen).
+        Unknown or missing stack, a ``kind`` other than its stack's (route, region_group,
+        all_regions, game_end), wrong tile count, ``total_tiles`` other than 30, values
+        increasing towards the top, a region group that does not match §1 (groups must
+        partition the 8 regions other than Polen).
     """
     path = Path(path) if path else DATA_DIR / "bonus_tiles.json"
     d = _read_json(path)
