@@ -310,6 +310,68 @@ def test_resume_replays_damaged_chunks_and_ignores_stray_files(tmp_path):
     pd.testing.assert_frame_equal(pd.read_parquet(out), table)
 
 
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    out, fresh = _run_dir(tmp_path_factory.mktemp("run"))
+    for k in ("elapsed_seconds", "games_per_second"):
+        fresh.pop(k)
+    return out, fresh
+
+
+def test_resume_replays_any_garbage_chunk_file(finished_run):
+    """Garbage in a chunk's aggregate (JSON) or part (Parquet): the chunk is played again and
+    the resumed run's summary equals the undamaged run's."""
+    src, fresh = finished_run
+    agg = json.loads((src / "_aggregates" / "part-000000000500.json").read_text())
+    part = (src / "part-000000000500.parquet").read_bytes()
+    parquet = st.one_of(st.binary(max_size=64), st.integers(0, len(part) - 1).map(
+        lambda k: part[:k]), st.just(b"PAR1" + part[4:-8] + b"\0" * 8))
+
+    def check(target, content):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "run"
+            shutil.copytree(src, out)
+            _write(out / target, content)
+            r = invoke("simulate", "sacred-hill", "-n", 2000, "--chunk-size", 500, "-w", 1,
+                       "--json", "--out", out, "--resume")
+            assert r.exit_code == 0, r.output
+            assert "note: resume: played games 500..999 again (" in r.stderr
+            resumed = json.loads(r.stdout)
+            for k in ("elapsed_seconds", "games_per_second"):
+                resumed.pop(k)
+            assert resumed == fresh
+
+    _property(garbage(json.dumps(agg), "json", ["n", "players", "win_share", "score_hist"]),
+              "json", lambda c: check("_aggregates/part-000000000500.json", c))
+
+    @settings(max_examples=8, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @example(content=b"")
+    @given(content=parquet)
+    def prop(content):
+        check("part-000000000500.parquet", content)
+
+    prop()
+
+
+def test_resume_without_kept_rows_checks_the_part_footer(finished_run, tmp_path):
+    """Runs that keep no rows in memory read only a part's footer: a truncated part is still
+    found and played again."""
+    import mcsim
+    src, fresh = finished_run
+    out = tmp_path / "run"
+    shutil.copytree(src, out)
+    part = out / "part-000000001000.parquet"
+    part.write_bytes(part.read_bytes()[:-20])
+    r = mcsim.simulate("sacred-hill", games=2000, chunk_size=500, out_dir=out, resume=True,
+                       keep_games=False)
+    assert r.prepared.notices == [
+        f"resume: played games 1000..1499 again ({part}: chunk part is not readable Parquet "
+        f"(Parquet magic bytes not found in footer. Either the file is corrupted or this is not "
+        f"a parquet file.))"]
+    assert r.summary["seats"] == fresh["seats"]
+
+
 def test_batch_resume_replays_a_damaged_cell_summary(tmp_path):
     plan = tmp_path / "plan.toml"
     plan.write_text('[[experiment]]\nname = "a"\ngame = "sacred-hill"\ngames = [50, 60]\n')
