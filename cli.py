@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -17,7 +18,7 @@ GAME_IDS = list(REGISTRY)
 
 # errors that are about the options given (exit 2) vs about files and data (exit 1)
 _USAGE_ERRORS = (errors.UnknownGameError, errors.UnknownPolicyError, errors.UnknownVariantError,
-                 errors.ConfigError)
+                 errors.ConfigError, errors.MissingFileError)
 
 
 def friendly_errors(fn):
@@ -27,7 +28,7 @@ def friendly_errors(fn):
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except click.ClickException:
+        except (click.ClickException, BrokenPipeError):
             raise
         except _USAGE_ERRORS as e:
             raise click.UsageError(str(e)) from None
@@ -74,6 +75,26 @@ def check_output_paths(pairs) -> None:
             raise click.BadParameter(f"directory {Path(p).parent} does not exist", param_hint=name)
 
 
+def output_path(kind: str):
+    """Click callback for an output option: refuse an empty path, and a directory output
+    (``kind`` "dir", or "table-or-dir" without a .parquet/.csv suffix) naming an existing
+    non-directory such as ``/dev/full``."""
+
+    def check(ctx, param, value):
+        if value is None:
+            return value
+        if not str(value).strip():
+            raise click.BadParameter("is empty; give a file or directory name")
+        p = Path(value)
+        is_dir = kind == "dir" or (kind == "table-or-dir"
+                                   and p.suffix.lower() not in (".parquet", ".csv"))
+        if is_dir and p.exists() and not p.is_dir():
+            raise click.BadParameter(f"{value} exists and is not a directory")
+        return value
+
+    return check
+
+
 def game_argument(fn):
     return click.argument("game", metavar="GAME", type=click.Choice(GAME_IDS))(fn)
 
@@ -100,27 +121,38 @@ def game_options(tiles=None) -> dict:
     ctx = click.get_current_context(silent=True)
     options = dict(ctx.meta.get("game_options", {})) if ctx is not None else {}
     if tiles:
+        if "tiles" in options:
+            raise click.BadParameter(f"--tiles {tiles} and --option tiles={options['tiles']} "
+                                     f"name two tile files; give one", param_hint="--tiles")
         options["tiles"] = tiles
     return options
 
 
-def run_options(fn):
-    """Options shared by the commands that play games."""
+def run_options(fn=None, *, games_help="Number of games to play.",
+                players_help="Number of seats (default: one per --policy, else the game's "
+                             "default).", chunk_size=True,
+                policy_help="Policy per seat, in seat order; one value = all seats "
+                            "(default random). Parameters: greedy:eps=0.1,w_kingdoms=2."):
+    """Options shared by the commands that play games (``@run_options``, or
+    ``@run_options(games_help=..., players_help=..., chunk_size=False)`` for a command whose
+    options mean something else)."""
+    if fn is None:
+        return functools.partial(run_options, games_help=games_help, players_help=players_help,
+                                 chunk_size=chunk_size, policy_help=policy_help)
     for deco in reversed([
         click.option("--games", "-n", type=int, default=10_000, show_default=True,
-                     help="Number of games to play."),
+                     help=games_help),
         click.option("--seed", "-s", type=int, default=0, show_default=True,
                      help="Root seed; game i depends only on (seed, i)."),
         click.option("--policy", "-p", "policies", multiple=True, metavar="NAME[:k=v,...]",
-                     help="Policy per seat, in seat order; one value = all seats "
-                          "(default random). Parameters: greedy:eps=0.1,w_kingdoms=2."),
+                     help=policy_help),
         click.option("--variant", "variants", multiple=True, metavar="NAME=VALUE",
                      help="A rule reading, e.g. transition=web2014 (see `mcsim games`)."),
-        click.option("--players", type=int, default=None,
-                     help="Number of seats (default: one per --policy, else the game's default)."),
+        click.option("--players", type=int, default=None, help=players_help),
         click.option("--workers", "-w", type=int, default=None,
                      help="Worker processes (default: all cores). Results do not depend on it."),
-        click.option("--chunk-size", type=int, default=None, help="Games per work chunk."),
+    ] + ([click.option("--chunk-size", type=int, default=None, help="Games per work chunk.")]
+         if chunk_size else []) + [
         click.option("--tiles", type=click.Path(dir_okay=False), default=None,
                      help="Don Quixote: a tile-set file to use instead of the shipped one."),
         click.option("--option", "game_option_values", multiple=True, metavar="KEY=VALUE",
@@ -138,9 +170,21 @@ class OneLineErrorGroup(click.Group):
     """A click group whose errors are exactly one line on stderr (``Error: ...``) and a
     non-zero exit: 2 for bad options, 1 for bad files and data, 1 after Ctrl-C."""
 
+    def parse_args(self, ctx, args):
+        if not args and self.no_args_is_help and not ctx.resilient_parsing:
+            click.echo(ctx.get_help())  # `mcsim` alone: the normal help, exit 0
+            ctx.exit(0)
+        return super().parse_args(ctx, args)
+
     def main(self, *args, standalone_mode=True, **kwargs):
         try:
             rv = super().main(*args, standalone_mode=False, **kwargs)
+        except BrokenPipeError:
+            # the reader of stdout went away (`mcsim games | head -1`): stop quietly, and keep
+            # Python's exit-time flush from failing again on the closed pipe
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            sys.exit(1)
         except click.ClickException as e:
             message = " ".join(e.format_message().split())  # always exactly one line
             click.echo(f"Error: {message}", err=True)
@@ -216,8 +260,10 @@ def format_summary(summary: dict, module) -> str:
     for s in summary["seats"]:
         w, sc = s["win_rate"], s["score"]
         wr = f"{w['estimate']:.4f} [{w['low']:.4f}, {w['high']:.4f}]"
-        ms = f"{sc['mean']:.3f} [{sc['low']:.3f}, {sc['high']:.3f}]"
-        lines.append(f"{s['seat']:>4}  {s['policy']:<{pw}} {wr:<28} {ms:<28}{sc['sd']:>7.3f} "
+        ms = (f"{sc['mean']:.3f} [{sc['low']:.3f}, {sc['high']:.3f}]" if sc["low"] == sc["low"]
+              else f"{sc['mean']:.3f} [undefined]")  # one game: no interval
+        sd = "undefined" if sc["sd"] is None or sc["sd"] != sc["sd"] else f"{sc['sd']:.3f}"
+        lines.append(f"{s['seat']:>4}  {s['policy']:<{pw}} {wr:<28} {ms:<28}{sd:>7} "
                      f"{sc['min']:>6g} {sc['p50']:>6g} {sc['max']:>6g}")
     ln = summary["length"]
     gps = summary.get("games_per_second") or 0
@@ -251,6 +297,7 @@ def scale_options(fn):
 @run_options
 @scale_options
 @click.option("--out", "-o", type=click.Path(), default=None,
+              callback=output_path("table-or-dir"),
               help="Per-game rows: FILE.parquet or FILE.csv (plus FILE.manifest.json), or a "
                    "directory: a Parquet dataset written chunk by chunk (bounded memory, "
                    "resumable) with _manifest.json and _summary.json.")
@@ -259,6 +306,7 @@ def scale_options(fn):
 @click.option("--record", "record", type=int, default=0, show_default=True,
               help="Also write the records of the first K games.")
 @click.option("--record-out", type=click.Path(dir_okay=False), default=None,
+              callback=output_path("file"),
               help="File for --record (JSON: one record, or a list when K > 1).")
 @friendly_errors
 def simulate_cmd(game, games, seed, policies, variants, players, workers, chunk_size, tiles,
@@ -324,10 +372,15 @@ def simulate_cmd(game, games, seed, policies, variants, players, workers, chunk_
 
 @mcsim_cli.command("tournament")
 @game_argument
-@run_options
+@run_options(games_help="Games per lineup (every seat rotation of every pair of policies "
+                        "plays this many).",
+             players_help="Seats per game (default: the game's default seat count, whatever "
+                          "the number of --policy values).", chunk_size=False,
+             policy_help="A contestant (repeat; at least two). Every contestant sits in every "
+                         "seat.")
 @scale_options
 @friendly_errors
-def tournament_cmd(game, games, seed, policies, variants, players, workers, chunk_size, tiles,
+def tournament_cmd(game, games, seed, policies, variants, players, workers, tiles,
                    as_json, quiet, backend, scheduler):
     """Every policy against every other in every seat: win-rate matrix, Elo, seat effect.
 
@@ -343,8 +396,6 @@ def tournament_cmd(game, games, seed, policies, variants, players, workers, chun
     from mcsim.runner import to_json
     from mcsim.tournament import format_tournament, tournament
 
-    if chunk_size is not None:
-        raise click.UsageError("--chunk-size is not used by tournament")
     options = game_options(tiles)
     t = tournament(game, list(policies), players=players, games=games, seed=seed,
                    variant=parse_variants(variants), workers=workers, options=options,
@@ -355,29 +406,40 @@ def tournament_cmd(game, games, seed, policies, variants, players, workers, chun
 @mcsim_cli.command("replay")
 @game_argument
 @click.argument("record_file", metavar="FILE", type=click.Path(exists=True, dir_okay=False))
+@click.option("--index", "-i", "index", type=click.IntRange(min=0), default=None,
+              help="Which record of a list (as `simulate --record K` writes), from 0.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @friendly_errors
-def replay_cmd(game, record_file, as_json):
+def replay_cmd(game, record_file, index, as_json):
     """Validate a game record move by move and print the position or scores reached.
 
     An illegal move exits with status 1 and names its ply index, the move and the legal moves.
+    A record cut short replays as unfinished (the scores reached so far).
 
     \b
-    Example:
+    Examples:
         mcsim replay sacred-hill game.json --json
+        mcsim replay sacred-hill records.json --index 2    # the third of a list of records
     """
     module = get_game(game)
     if not hasattr(module, "replay"):
         raise errors.ConfigError(f"{game} has no replay yet")
-    try:
-        record = json.loads(Path(record_file).read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise errors.InvalidRecordError(f"{record_file} is not valid JSON ({e})") from None
+    from mcsim.files import read_json
+
+    record = read_json(record_file, "record")
     if isinstance(record, list):
-        if len(record) != 1:
+        if index is None and len(record) != 1:
             raise errors.InvalidRecordError(
-                f"{record_file} holds {len(record)} records; replay takes one")
-        record = record[0]
+                f"{record_file} holds {len(record)} records; choose one with --index 0.."
+                f"{len(record) - 1}" if record else f"{record_file} holds no records")
+        if not record:
+            raise errors.InvalidRecordError(f"{record_file} holds no records")
+        if (index or 0) >= len(record):
+            raise click.BadParameter(f"{record_file} holds {len(record)} records (0.."
+                                     f"{len(record) - 1})", param_hint="--index")
+        record = record[index or 0]
+    elif index not in (None, 0):
+        raise click.BadParameter(f"{record_file} holds one record (index 0)", param_hint="--index")
     try:
         result = module.replay(record)
     except (TypeError, AttributeError, KeyError, IndexError) as e:
@@ -434,6 +496,7 @@ def perft_cmd(game, depth, variants):
 @click.option("--ensemble-seed", type=int, default=None,
               help="Seed of the random tile sets (default: --seed).")
 @click.option("--ensemble-out", type=click.Path(file_okay=False), default=None,
+              callback=output_path("dir"),
               help="Directory to write the random tile sets to (reusable with --tiles).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or notices on stderr.")
@@ -503,9 +566,9 @@ def compare_cmd(game, arms, games, seed, policies, players, workers, as_json, qu
 
 
 @mcsim_cli.command("batch")
-@click.argument("plan_file", metavar="PLAN.toml", type=click.Path(dir_okay=False))
+@click.argument("plan_file", metavar="PLAN.toml", type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", "-o", type=click.Path(file_okay=False), default=None,
-              help="Folder for results.csv, results.parquet, plan.json and experiments/*.json "
+              callback=output_path("dir"), help="Folder for results.csv, results.parquet, plan.json and experiments/*.json "
                    "(created if missing).")
 @click.option("--workers", "-w", type=int, default=None,
               help="Worker processes per cell (default: all cores). Results do not depend on it.")
@@ -548,7 +611,7 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_j
 @run_options
 @scale_options
 @click.option("--out", "-o", type=click.Path(file_okay=False), required=True,
-              help="Folder for report.html, report.md, the PNG figures and summary.json.")
+              callback=output_path("dir"), help="Folder for report.html, report.md, the PNG figures and summary.json.")
 @click.option("--no-rotate", is_flag=True,
               help="With different policies per seat, do not also play the rotated seatings "
                    "(the comparison then mixes policy and seat effect).")

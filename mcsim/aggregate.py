@@ -113,8 +113,8 @@ class Aggregate:
     def _score(self, k: int) -> dict:
         n = self.n
         mean = self.score_sum[k] / n
-        var = (self.score_sumsq[k] - n * mean * mean) / (n - 1) if n > 1 else 0.0
-        sd = math.sqrt(max(var, 0.0))
+        var = (self.score_sumsq[k] - n * mean * mean) / (n - 1) if n > 1 else math.nan
+        sd = math.sqrt(max(var, 0.0)) if n > 1 else math.nan  # undefined for one game
         half = stats.t_quantile(n) * sd / math.sqrt(n) if n > 1 else math.nan
         hist = self.score_hist[k]
         return {"mean": mean, "low": mean - half, "high": mean + half, "sd": sd,

@@ -69,7 +69,6 @@ import math
 import re
 import sys
 import time
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -77,7 +76,8 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from mcsim.errors import McsimError
+from mcsim.errors import McsimError, MissingFileError
+from mcsim.files import read_json, read_toml
 from mcsim.runner import MAX_SEED, resolve_config, to_json, write_atomic
 
 #: keys an ``[[experiment]]`` table may have
@@ -117,6 +117,10 @@ BATCH_COLUMNS = (
 
 class PlanError(McsimError):
     """A malformed batch plan; the one-line message names the plan file and the entry."""
+
+
+class PlanFileMissing(PlanError, MissingFileError):
+    """A plan, or a data file a plan names, that does not exist (the CLI exits 2)."""
 
 
 @dataclass
@@ -192,15 +196,11 @@ def load_plan(path: str | Path) -> Plan:
     """
     path = Path(path)
     try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise PlanError(f"{path}: cannot read plan ({e.strerror or e})") from None
-    try:
-        doc = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise PlanError(f"{path}: not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as e:
-        raise PlanError(f"{path}: not valid TOML ({_one_line(e)})") from None
+        doc = read_toml(path, "plan")
+    except MissingFileError as e:
+        raise PlanFileMissing(str(e)) from None
+    except McsimError as e:
+        raise PlanError(str(e)) from None
     return parse_plan(doc, str(path), base_dir=path.resolve().parent)
 
 
@@ -293,7 +293,8 @@ def _expand(e: dict, name: str, label: str, base_dir: Path) -> list[Cell]:
             _, cfg = resolve_config(game, pl, pol, var, options)
             prep = modules[game].prepare(cfg)
         except McsimError as e:
-            raise PlanError(f"{where}: {_one_line(e)}") from None
+            cls = PlanFileMissing if isinstance(e, MissingFileError) else PlanError
+            raise cls(f"{where}: {_one_line(e)}") from None
         cell.resolved_players = cfg.players
         cell.resolved_variant = dict(cfg.variant)
         cell.policy_labels = [p.label() for p in prep.config.policies]
@@ -525,8 +526,8 @@ def _finished(out_dir: Path, cell: Cell) -> dict | None:
     """The summary of ``cell`` written by an earlier batch into ``out_dir``, if it matches."""
     path = out_dir / "experiments" / f"{cell.id}.json"
     try:
-        s = json.loads(path.read_text())
-    except (OSError, ValueError):
+        s = read_json(path, "cell summary")
+    except McsimError:  # missing or damaged: the cell is played again
         return None
     same = (isinstance(s, dict) and s.get("game") == cell.game and s.get("games") == cell.games
             and s.get("seed") == cell.seed and s.get("players") == cell.resolved_players

@@ -36,6 +36,8 @@ def parse_arm(text: str) -> dict[str, str]:
         name, eq, val = item.partition("=")
         if not eq or not name.strip() or not val.strip():
             raise UnknownVariantError(f"variant {item!r} must be written name=value")
+        if name.strip() in out:
+            raise UnknownVariantError(f"arm {text!r}: variant {name.strip()!r} is given twice")
         out[name.strip()] = val.strip()
     return out
 

@@ -28,6 +28,17 @@ class DataFileError(McsimError):
     """A malformed component data file (tiles, maps, cards); names the entry and the rule."""
 
 
+
+
+class MissingFileError(DataFileError):
+    """A named input file that does not exist (the CLI exits 2, like a bad option)."""
+
+
+class InputFileError(DataFileError):
+    """An input file that cannot be read or parsed: unreadable, too large, not UTF-8, not valid
+    JSON/TOML/Parquet, nested too deeply (``mcsim.files``); the message starts with its path."""
+
+
 class InvalidRecordError(McsimError):
     """A game record that is not valid JSON or not of the documented shape."""
 

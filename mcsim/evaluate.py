@@ -92,7 +92,7 @@ def _evaluate(game, policies, games, seed, variant, players, workers, options, p
     """``evaluate`` plus the per-game scores of each policy (float64[games] per policy)."""
     from mcsim.runner import simulate
 
-    policies = list(policies)
+    policies = [policies] if isinstance(policies, str) else list(policies)
     if not policies:
         raise ConfigError("evaluate needs at least one --policy")
     module = get_game(game)
@@ -123,6 +123,7 @@ def _evaluate(game, policies, games, seed, variant, players, workers, options, p
         for b, x in zip(blocks, scores):
             b["regret_vs_oracle"] = stats.paired_difference(scores[best], x)
     head["reference"] = blocks[0]["policy"]
+    head["measures"] = SELF_PLAY if players > 1 else "solo"
     head["policies"] = blocks
     return head, scores
 
@@ -203,12 +204,20 @@ def evaluate_ensemble(game: str, policies: Iterable[str], k: int, games: int = 1
     return {"base": base, "sets": sets, "spread": spread, "pairs": pairs}
 
 
+#: ``evaluate``'s ``"measures"`` on a multi-player game: every seat plays the evaluated policy
+SELF_PLAY = "self-play"
+
+
 def format_evaluation(ev: dict, long_name: str = "") -> str:
     """Readable table of an ``evaluate`` result."""
     ts = ev.get("tileset")
     lines = [f"{long_name or ev['game']}: {len(ev['policies'])} policies on the same "
              f"{ev['games']:,} deals (seed {ev['seed']}, {ev['players']} player(s))"
              + (f", tile set {ts['id']} ({ts['provenance']})" if ts else "")]
+    if ev["players"] > 1:
+        lines.append(f"self-play: all {ev['players']} seats play the evaluated policy, so this "
+                     f"measures its score against copies of itself, not its strength; for "
+                     f"head-to-head strength use `mcsim tournament`")
     bands = list(ev["policies"][0]["bands"])
     head = f"{'policy':<24} {'mean [95% CI]':<24}{'sd':>7}{'p50':>8}"
     for b in bands:
@@ -218,7 +227,8 @@ def format_evaluation(ev: dict, long_name: str = "") -> str:
     for p in ev["policies"]:
         t = p["total"]
         row = (f"{p['policy']:<24} {t['mean']:7.2f} [{t['low']:.2f}, {t['high']:.2f}]".ljust(49)
-               + f"{t['sd']:>7.2f} {p['median']:>7g}")
+               + (f"{t['sd']:>7.2f}" if t["sd"] == t["sd"] else "  undef")
+               + f" {p['median']:>7g}")
         for b in bands:
             q = p["bands"][b]
             row += f"  {q['estimate']:.3f} [{q['low']:.3f}, {q['high']:.3f}]".ljust(24)

@@ -33,7 +33,8 @@ import pandas as pd
 
 from mcsim import stats
 from mcsim.aggregate import Aggregate
-from mcsim.errors import ConfigError, McsimError
+from mcsim.errors import ConfigError, InputFileError, McsimError
+from mcsim.files import parquet_rows, read_json_object, read_parquet
 from mcsim.games import get_game
 from mcsim.games.base import PolicyChoice, Prepared, RunConfig, check_players, parse_policy
 
@@ -90,6 +91,8 @@ def resolve_config(game: str, players: int | None = None, policies: Iterable | N
     """
     module = get_game(game)
     spec = module.SPEC
+    if isinstance(policies, (str, PolicyChoice)):
+        policies = [policies]  # one policy for all seats (a string is not a list of letters)
     choices = [p if isinstance(p, PolicyChoice) else parse_policy(str(p))
                for p in (list(policies) if policies else ["random"])]
     if players is None:
@@ -329,7 +332,9 @@ def _prepare_out_dir(out_dir: Path, manifest: dict, resume: bool) -> set[int]:
     if resume:
         if not mfile.exists():
             raise ConfigError(f"cannot resume: {out_dir} holds no run (no {MANIFEST_NAME})")
-        old = json.loads(mfile.read_text()).get("run", {})
+        old = read_json_object(mfile, "run manifest").get("run")
+        if not isinstance(old, dict):
+            raise InputFileError(f"{mfile}: run manifest has no \"run\" object")
         for k, v in manifest.items():
             if old.get(k) != v:
                 raise ConfigError(f"cannot resume: {out_dir} holds a different run "
@@ -348,10 +353,45 @@ def _prepare_out_dir(out_dir: Path, manifest: dict, resume: bool) -> set[int]:
         write_atomic(mfile, lambda tmp: Path(tmp).write_text(text + "\n"))
     done = set()
     for f in out_dir.glob("part-*.parquet"):
-        first = int(f.stem.split("-")[1])
+        digits = f.stem[len("part-"):]
+        if not (digits.isascii() and digits.isdigit()):
+            continue  # a stray file, not one of ours: ignored (and never read)
+        first = int(digits)
         if _agg_path(out_dir, first).exists():
             done.add(first)
     return done
+
+
+def _load_chunk(out_dir: Path, first: int, n: int, players: int, keep: bool):
+    """The saved aggregate (and rows, with ``keep``) of a finished chunk of a resumed run, or
+    ``None`` with the reason when either file is damaged (the chunk is then played again: a
+    chunk depends only on the seed and its first game)."""
+    part = out_dir / (_part_name(first) + ".parquet")
+    try:
+        doc = read_json_object(_agg_path(out_dir, first), "chunk aggregate")
+        try:
+            agg = Aggregate.from_json(doc)
+            Aggregate.empty(players).merge(agg)  # every field of the right type ...
+            if any(len(x) != players for x in (agg.win_share, agg.score_sum, agg.score_sumsq,
+                                                 agg.score_hist)):  # ... and length
+                raise ValueError("seat count")
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+            raise InputFileError(f"{_agg_path(out_dir, first)}: not a chunk aggregate "
+                                 f"({type(e).__name__})") from None
+        if agg.n != n or agg.players != players:
+            raise InputFileError(f"{_agg_path(out_dir, first)}: holds {agg.n} games of "
+                                 f"{agg.players} players, not {n} of {players}")
+        if keep:
+            df = read_parquet(part, "chunk part")
+            ok = (len(df) == n and "game_index" in df
+                  and np.array_equal(df["game_index"].to_numpy(), np.arange(first, first + n)))
+        else:
+            df, ok = None, parquet_rows(part, "chunk part") == n
+        if not ok:
+            raise InputFileError(f"{part}: does not hold games {first}..{first + n - 1}")
+    except McsimError as e:
+        return None, str(e)
+    return (agg, df), None
 
 
 def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable | None = None,
@@ -460,13 +500,20 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
                delay=1.0, disable=not progress, leave=False, dynamic_ncols=True)
     total = Aggregate.empty(cfg.players)
     frames: list[pd.DataFrame] = []
+    replayed = 0
     try:
         # merge in chunk order as results arrive (they come in task order): flat memory
         for first, n in plan:
             if first in done:
-                agg = Aggregate.from_json(json.loads(_agg_path(out_path, first).read_text()))
-                df = (pd.read_parquet(out_path / (_part_name(first) + ".parquet"))
-                      if keep_games else None)
+                loaded, damage = _load_chunk(out_path, first, n, cfg.players, keep_games)
+                if loaded is None:  # damaged: play it again here, in this process
+                    prep.notices.append(f"resume: played games {first}..{first + n - 1} again "
+                                        f"({damage})")
+                    _, agg, df = _work((module.__name__, prep, first, n, seed, keep_games,
+                                        str(out_path)))
+                    replayed += n  # (the bar counted it as resumed already)
+                else:
+                    agg, df = loaded
             else:
                 got, agg, df = next(results)
                 assert got == first, (got, first)
@@ -480,7 +527,7 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
     elapsed = time.perf_counter() - t0
     games_df = pd.concat(frames, ignore_index=True) if keep_games else None
     summary = build_summary(module, prep, total, games_df, seed, elapsed,
-                            played=games - resumed)
+                            played=games - resumed + replayed)
     if out_path is not None:
         text = to_json(summary, indent=1)
         write_atomic(out_path / SUMMARY_NAME, lambda tmp: Path(tmp).write_text(text + "\n"))

@@ -51,7 +51,7 @@ def mean_interval(values) -> dict:
     if n == 0:
         return {"mean": math.nan, "low": math.nan, "high": math.nan, "sd": math.nan, "n": 0}
     m = float(x.mean())
-    sd = float(x.std(ddof=1)) if n > 1 else 0.0
+    sd = float(x.std(ddof=1)) if n > 1 else math.nan  # undefined for one value
     half = t_quantile(n) * sd / math.sqrt(n) if n > 1 else math.nan
     return {"mean": m, "low": m - half, "high": m + half, "sd": sd, "n": int(n)}
 
@@ -68,7 +68,7 @@ def mean_interval_from_moments(m: dict) -> dict:
     if n == 0:
         return {"mean": math.nan, "low": math.nan, "high": math.nan, "sd": math.nan, "n": 0}
     mean = m["sum"] / n
-    sd = math.sqrt(max((m["sumsq"] - n * mean * mean) / (n - 1), 0.0)) if n > 1 else 0.0
+    sd = math.sqrt(max((m["sumsq"] - n * mean * mean) / (n - 1), 0.0)) if n > 1 else math.nan
     half = t_quantile(n) * sd / math.sqrt(n) if n > 1 else math.nan
     return {"mean": mean, "low": mean - half, "high": mean + half, "sd": sd, "n": int(n)}
 

@@ -267,7 +267,9 @@ def test_cli_bad_plans_are_one_line(cli, tmp_path, no_simulate):
     r = cli("batch", bad, "--out", tmp_path / "o")
     one_error_line(r, "experiment 'a' (#1), cell 0")
     assert r.exit_code == 1 and not (tmp_path / "o").exists()
-    one_error_line(cli("batch", tmp_path / "missing.toml"), "cannot read plan")
+    r = cli("batch", tmp_path / "missing.toml")  # exit 2 like any named file (issue 12 §6)
+    one_error_line(r, "missing.toml' does not exist")
+    assert r.exit_code == 2
     one_error_line(cli("batch", write(tmp_path, "x = [", "broken.toml")), "not valid TOML")
     r = cli("batch", write(tmp_path, SMALL_PLAN), "--out", tmp_path / "no" / "such")
     one_error_line(r, "does not exist")

@@ -233,7 +233,7 @@ def test_s6_20_turn_player_must_be_the_seat_to_move():
     (lambda r: r.update(points=[0, 0]), "record says points [0, 0], replay gives"),
     (lambda r: r["variant"].update(gifts="maybe"), "gifts='maybe'"),
     (lambda r: r["turns"].append(dict(r["turns"][-1], player=len(r["turns"]) % r["players"])),
-     "the draw pile is exhausted"),
+     '"tiles" lists 71 draws but the record has 72 turns'),  # issue 12 §6: checked up front
 ])
 def test_s3_bad_records_raise_invalid_record(mutate, message):
     """shared/rules/carcassonne.md §3.1-§3.2 (issue #5 §6):

@@ -479,9 +479,9 @@ def test_s6_1_not_json_and_missing(tmp_path):
     """shared/rules/don_quixote.md §6.1: unreadable files are DataFileError too."""
     p = tmp_path / "x.json"
     p.write_text("{not json")
-    with pytest.raises(DataFileError, match="not a readable JSON tile file"):
+    with pytest.raises(DataFileError, match="tile file is not valid JSON"):
         G.load_tileset(p)
-    with pytest.raises(DataFileError, match="not found"):
+    with pytest.raises(DataFileError, match="missing.json: tile file does not exist"):
         G.load_tileset(tmp_path / "missing.json")
 
 

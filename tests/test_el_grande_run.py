@@ -296,10 +296,16 @@ def test_replay_illegal_decision_names_index_and_legal_options():
 
 
 def test_replay_truncated_and_overlong_records():
+    """A record cut short replays as unfinished (issue 12 §7): the points after the last
+    scoring it completes; one decision more than the game has is an error."""
     rec = _record()
+    full = G.replay(rec)
     rec["decisions"] = rec["decisions"][:-1]
-    with pytest.raises(IllegalMoveError, match="end of record"):
-        G.replay(rec)
+    cut = G.replay(rec)
+    assert cut["finished"] is False and cut["winner"] is None
+    assert cut["plies"] == len(rec["decisions"])
+    assert cut["scorings"] == full["scorings"][:-1]  # the final scoring is not reached
+    assert cut["points"] == full["scorings"][-2]["scores"]
     rec = _record()
     rec["decisions"].append(dict(rec["decisions"][-1]))
     with pytest.raises(InvalidRecordError, match="game ended after"):

@@ -224,7 +224,7 @@ def test_bad_input_raises_mcsim_errors(tmp_path):
         mcsim.simulate(GAME, games=2, variant={"all_regions_includes_baiern": "maybe"})
     with pytest.raises(ConfigError, match="unknown option"):
         mcsim.simulate(GAME, games=2, options={"cards": "x.json"})
-    with pytest.raises(DataFileError, match="file not found"):
+    with pytest.raises(DataFileError, match="none.json: data file does not exist"):
         mcsim.simulate(GAME, games=2, options={"tiles": str(tmp_path / "none.json")})
     bad = tmp_path / "c.json"
     bad.write_text(json.dumps({"carriages": [{"value": 3, "points": 2}]}))

@@ -38,6 +38,7 @@ Policies are an integer id plus a float64 parameter vector; ``PolicySpec`` names
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import json
 import math
 from typing import Any
 
@@ -73,6 +74,7 @@ class ParamSpec:
     help: str
     low: float = -np.inf
     high: float = np.inf
+    integer: bool = False  # a count or an id: only whole numbers are accepted
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,9 @@ class PolicySpec:
             if not (p.low <= v <= p.high):
                 raise UnknownPolicyError(
                     f"policy {self.name!r}: parameter {p.name}={v} is outside [{p.low}, {p.high}]")
+            if p.integer and v != int(v):
+                raise UnknownPolicyError(
+                    f"policy {self.name!r}: parameter {p.name}={v} must be a whole number")
             out[k] = v
         if overrides:
             known = ", ".join(p.name for p in self.params) or "(none)"
@@ -137,6 +142,9 @@ class GameSpec:
     def resolve_variant(self, given: dict[str, str] | None) -> dict[str, str]:
         """All variants with defaults filled in; raises ``UnknownVariantError``."""
         out = {v.name: v.default for v in self.variants}
+        if given is not None and not isinstance(given, dict):
+            raise UnknownVariantError(f'"variant" must be an object of name: value pairs, not '
+                                      f'{given!r}')
         for name, value in (given or {}).items():
             spec = self.variant_spec(name)
             value = str(value).lower() if isinstance(value, bool) else str(value)
@@ -258,7 +266,8 @@ def check_recorded_points(record: dict, result: dict) -> None:
         return
     if not isinstance(claimed, list) or any(
             isinstance(x, bool) or not isinstance(x, (int, float)) for x in claimed):
-        raise InvalidRecordError('"points" must be a list of numbers')
+        raise InvalidRecordError('"points" must be a list of numbers, not '
+                                 + json.dumps(claimed)[:60])
     got = result.get("points")
     if result.get("finished") and got is not None and list(claimed) != list(got):
         raise InvalidRecordError(f"record says points {list(claimed)}, replay gives {list(got)}")

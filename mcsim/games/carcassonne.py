@@ -78,6 +78,7 @@ from pathlib import Path
 import numpy as np
 
 import kernels.carcassonne as K
+from mcsim.files import read_json
 from mcsim.errors import ConfigError, DataFileError, IllegalMoveError, InvalidRecordError
 from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
                               check_players, check_recorded_points, policy_arrays)
@@ -195,13 +196,7 @@ def _fail(path: Path, entry: str, rule: str):
 
 
 def _read_json(path: Path):
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except FileNotFoundError:
-        raise DataFileError(f"{path}: file not found")
-    except json.JSONDecodeError as e:
-        raise DataFileError(f"{path.name}: not valid JSON (line {e.lineno}: {e.msg})")
+    return read_json(path, "data file")
 
 
 def _int(v) -> bool:
@@ -764,6 +759,10 @@ def _record_to_arrays(record: dict):
     tiles = record.get("tiles")
     if not isinstance(tiles, list) or any(t not in letters for t in tiles):
         _bad(f'"tiles" must be a list of tile letters ({"".join(letters)})')
+    turns = record.get("turns")
+    if isinstance(turns, list) and len(tiles) < len(turns):
+        _bad(f'"tiles" lists {len(tiles)} draws but the record has {len(turns)} turns '
+             f'(every turn draws at least one tile)')
     cards = record.get("gift_cards", [])
     if not isinstance(cards, list) or any(c not in GIFT_IDS for c in cards):
         _bad(f'"gift_cards" must be a list of card ids ({", ".join(GIFT_IDS)})')
@@ -899,7 +898,7 @@ def replay(record: dict) -> dict:
                 legal = [json.dumps({"open": GIFT_IDS[g], key: list(where(o[3]))}) for o in opts]
             raise IllegalMoveError(turn, move, legal or [json.dumps({"open": GIFT_IDS[g]})])
         if err == K.ERR_PLACE:
-            x, y, r = int(row[K.L_X]), int(row[K.L_Y]), int(row[K.L_ROT])
+            x, y, r = record["turns"][turn]["place"]  # as written (rows hold them clamped)
             move = _place_name(letters, t, x, y, r)
             legal = []
             for o in opts:

@@ -54,6 +54,7 @@ import numpy as np
 
 from kernels import don_quixote as K
 from mcsim import stats
+from mcsim.files import read_json
 from mcsim.errors import ConfigError, DataFileError, IllegalMoveError, InvalidRecordError
 from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
                               check_players, check_recorded_points, policy_arrays)
@@ -122,17 +123,19 @@ SPEC = GameSpec(
                    "maximise a weighted evaluation of the estate", HEURISTIC_PARAMS),
         PolicySpec("rollout", K.POL_ROLLOUT,
                    "best mean of k completions per candidate on sampled futures",
-                   (ParamSpec("k", 8.0, "completions per candidate", 1.0, 4096.0),
+                   (ParamSpec("k", 8.0, "completions per candidate", 1.0, 4096.0,
+                              integer=True),
                     ParamSpec("base", 1.0, "base policy id: 0 random, 1 greedy, 2 heuristic",
-                              0.0, 2.0))),
+                              0.0, 2.0, integer=True))),
         PolicySpec("oracle", K.POL_ORACLE,
                    "full-knowledge search (beam over rounds 1-2 + exact round 3, then simulated "
                    "annealing of the within-round assignment): a lower bound on the best "
                    "achievable total; not a playable policy",
                    (ParamSpec("beam", 16.0, "beam width for rounds 1-2 (cost grows linearly)", 1.0,
-                              4096.0),
+                              4096.0, integer=True),
                     ParamSpec("iters", 20000.0, "simulated-annealing steps over the within-round "
-                              "assignment after the beam (0 = beam only)", 0.0, 1e9))),
+                              "assignment after the beam (0 = beam only)", 0.0, 1e9,
+                              integer=True))),
     ),
     summary_key="don_quixote",
     max_plies=K.N_PLACE,
@@ -227,12 +230,7 @@ def load_tileset(path: str | Path | None = None, strict: bool = True) -> TileSet
     """
     p = Path(path) if path is not None else _default_path()
     where = p.name
-    try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataFileError(f"{p}: tile file not found")
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise DataFileError(f"{where}: not a readable JSON tile file ({e})")
+    doc = read_json(p, "tile file")
     if not isinstance(doc, dict) or not isinstance(doc.get("tiles"), list):
         raise DataFileError(f"{where}: top level must be an object with a 'tiles' list")
     tsid = doc.get("tileset")
@@ -742,6 +740,9 @@ def replay(record: dict) -> dict:
             legal = [_move_text(cell, names[t], r) for t in avail for r in (0, 180)]
             tile = mv.get("tile")
             rot = mv.get("rot")
+            if isinstance(rot, bool) or not isinstance(rot, int):
+                raise InvalidRecordError(f'player {p} placement {ply}: "rot" must be the number '
+                                         f'0 or 180, not {json.dumps(rot)}')
             cand = [t for t in by_id.get(tile, []) if t in avail] if isinstance(tile, str) else []
             if not cand or rot not in (0, 180) or isinstance(rot, bool):
                 raise IllegalMoveError(ply, text, legal)

@@ -88,6 +88,7 @@ from typing import Any
 import numpy as np
 
 from kernels import el_grande as K
+from mcsim.files import read_json
 from mcsim.errors import ConfigError, DataFileError, InvalidRecordError, IllegalMoveError
 from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
                               check_players, check_recorded_points, policy_arrays)
@@ -193,13 +194,7 @@ KIND_NAMES = ("power", "shortfall", "card", "order", "place", "execute", "veto",
 # data
 # =============================================================================================
 def _read_json(name: str) -> dict:
-    path = resources.files("mcsim") / "data" / "el_grande" / name
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataFileError(f"el_grande/{name}: file missing")
-    except json.JSONDecodeError as e:
-        raise DataFileError(f"el_grande/{name}: not valid JSON ({e.msg} at line {e.lineno})")
+    return read_json(str(resources.files("mcsim") / "data" / "el_grande" / name), "data file")
 
 
 def _values(where: str, v: Any) -> list[int]:
@@ -1052,15 +1047,16 @@ def replay(record: dict) -> dict:
     -------
     dict
         ``{"finished": True, "players", "points": [...], "winner": seat or None (shared),
-        "points_by_source": {source: [...]}, "scorings": [...], "plies"}``.
+        "points_by_source": {source: [...]}, "scorings": [...], "plies"}``. A record that
+        stops before the game ends gives ``"finished": False``, the points after the last
+        scoring completed within it, ``"winner": None`` and ``"points_by_source": None``.
 
     Raises
     ------
     InvalidRecordError
         Not an El Grande record, bad setup, unknown kind/value notation, or too many decisions.
     IllegalMoveError
-        A decision that is not legal in the position reached (index, decision, legal options),
-        or a record that ends before the game does.
+        A decision that is not legal in the position reached (index, decision, legal options).
     """
     if not isinstance(record, dict) or record.get("game") != SPEC.id:
         raise InvalidRecordError('not an el-grande record (expected {"game": "el-grande", ...})')
@@ -1095,6 +1091,15 @@ def replay(record: dict) -> dict:
         np.uint64(0), np.int64(0), np.int64(npl), np.zeros(npl, np.int64),
         np.zeros((npl, len(HEURISTIC_PARAMS))), SPEC.variant_codes(variant), T, K.MODE_REPLAY,
         log, ev, fixed, legacy=fmt == 1)
+    if err >= 0 and err == len(decisions):
+        # the record stops before the game ends: unfinished, with the points of the scorings
+        # completed before its end (the kernel played on from there with stand-in choices)
+        events = [e for e in _events(ev, nev, npl) if e["after_decision"] <= err]
+        return {
+            "finished": False, "players": npl,
+            "points": list(events[-1]["scores"]) if events else [0] * npl, "winner": None,
+            "points_by_source": None, "scorings": events, "plies": int(err),
+        }
     if err >= 0:
         move = decisions[err] if err < len(decisions) else "(end of record)"
         if isinstance(move, dict):
@@ -1120,10 +1125,15 @@ def replay(record: dict) -> dict:
 
 def format_replay(result: dict) -> str:
     """Readable replay report: scores after each scoring, final points by source, winner."""
-    lines = []
+    lines = [] if result["finished"] else [
+        f"not finished: the record ends after {result['plies']} decisions"]
     for e in result["scorings"]:
         lines.append(f"after decision {e['after_decision']:4d}  {e['event']:<45s} "
                      + "  ".join(f"{s:3d}" for s in e["scores"]))
+    if not result["finished"]:
+        lines.append("points so far: " + ", ".join(f"seat {k}: {v}"
+                                                   for k, v in enumerate(result["points"])))
+        return "\n".join(lines)
     lines.append("final points: " + ", ".join(f"seat {k}: {v}" for k, v in enumerate(result["points"])))
     for name, vals in result["points_by_source"].items():
         lines.append(f"  {name:<9s} " + "  ".join(f"{v:3d}" for v in vals))

@@ -55,6 +55,7 @@ import numpy as np
 import pandas as pd
 
 from kernels import thurn_and_taxis as K
+from mcsim.files import read_json
 from mcsim.errors import (ConfigError, DataFileError, IllegalMoveError, InvalidRecordError)
 from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
                               check_players, check_recorded_points, policy_arrays)
@@ -68,11 +69,13 @@ CHUNK_SIZE = 1000  # games per runner chunk (random games take ~500 turns)
 STACK_IDS = ("route5", "route6", "route7", "baiern", "boehmen_salzburg", "baden",
              "wuerttemberg_hohenzollern", "schweiz_tyrol", "all_regions", "game_end")
 STACK_COUNTS = (2, 3, 4, 4, 3, 3, 3, 3, 4, 1)  # §2.2 (counts: high confidence)
+STACK_KINDS = ("route",) * 3 + ("region_group",) * 5 + ("all_regions", "game_end")  # §2.2
 OFFICIALS = ("postmaster", "administrator", "postal_carrier", "cartwright")  # K.OFF_* 1..4
 END_REASONS = {K.END_CARRIAGE: "carriage7", K.END_HOUSES: "houses", K.END_CAP: "turn_cap"}
 
 ROUTE_PARAMS = (
-    ParamSpec("close_len", 3.0, "close a route once it has this many cards", 3, 22),
+    ParamSpec("close_len", 3.0, "close a route once it has this many cards", 3, 22,
+              integer=True),
     ParamSpec("w_region", 2.0, "weight of a city in a region group still needed", 0, 100),
     ParamSpec("w_house", 1.0, "weight of a city without an own house", 0, 100),
     ParamSpec("w_open", 0.3, "weight per free neighbour of a route end", 0, 100),
@@ -81,9 +84,10 @@ ROUTE_PARAMS = (
     ParamSpec("admin_below", 1.0, "use the Administrator if no display card is worth this", -100, 100),
     ParamSpec("pm_hand_max", 10.0, "use the Postmaster while the hand has at most this many cards", 0, 66),
     ParamSpec("cartwright", 1.0, "1: save the turn's official for the Cartwright when it buys the "
-              "next carriage; 0: never", 0, 1),
+              "next carriage; 0: never", 0, 1, integer=True),
     ParamSpec("chase_carriage", 1.0, "1: keep building until the route buys the next carriage "
-              "(counting the Cartwright); 0: close at close_len", 0, 1),
+              "(counting the Cartwright); 0: close at close_len", 0, 1,
+              integer=True),
 )
 
 #: game-specific options (``--option KEY=VALUE``; ``--tiles FILE`` means bonus_tiles=FILE)
@@ -122,13 +126,7 @@ SPEC = GameSpec(
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except FileNotFoundError:
-        raise DataFileError(f"{path}: file not found")
-    except json.JSONDecodeError as e:
-        raise DataFileError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})")
+    return read_json(path, "data file")
 
 
 def _need(obj: Any, key: str, typ: type, where: str) -> Any:
@@ -238,7 +236,8 @@ def load_carriages(path: Path | None = None) -> dict[int, int]:
     Raises
     ------
     DataFileError
-        A value missing or repeated, points negative or decreasing with the value.
+        A value missing or repeated, points negative or decreasing with the value, ``copies``
+        other than 4 (§2.1; the file is read by ``mcsim.files.read_json``).
 
     >>> load_carriages()
     {3: 2, 4: 3, 5: 5, 6: 7, 7: 10}
@@ -258,8 +257,10 @@ def load_carriages(path: Path | None = None) -> dict[int, int]:
             raise DataFileError(f"{where}: value {v} listed twice")
         if p < 0:
             raise DataFileError(f"{where} (value {v}): points {p} must be >= 0")
-        if "copies" in r and _need(r, "copies", int, where) < K.MAX_SEATS:
-            raise DataFileError(f"{where} (value {v}): needs at least {K.MAX_SEATS} copies (§2)")
+        if "copies" in r and _need(r, "copies", int, where) != K.MAX_SEATS:
+            raise DataFileError(f"{where} (value {v}): copies {r['copies']} must be "
+                                f"{K.MAX_SEATS}, one per player (§2.1; the supply is not "
+                                f"modelled)")
         vp[v] = p
     for v in range(3, 8):
         if v not in vp:
@@ -275,8 +276,10 @@ def load_bonus_tiles(regions: list[str], path: Path | None = None) -> list[dict]
     Raises
     ------
     DataFileError
-        Unknown or missing stack, wrong tile count, values increasing towards the top, a region
-        group that does not match §1 (groups must partition the 8 regions other than Polen).
+        Unknown or missing stack, a ``kind`` other than its stack's (route, region_group,
+        all_regions, game_end), wrong tile count, ``total_tiles`` other than 30, values
+        increasing towards the top, a region group that does not match §1 (groups must
+        partition the 8 regions other than Polen).
     """
     path = Path(path) if path else DATA_DIR / "bonus_tiles.json"
     d = _read_json(path)
@@ -290,6 +293,9 @@ def load_bonus_tiles(regions: list[str], path: Path | None = None) -> list[dict]
             raise DataFileError(f"{where}: unknown stack id (expected one of {', '.join(STACK_IDS)})")
         if sid in by_id:
             raise DataFileError(f"{where}: listed twice")
+        kind = STACK_KINDS[STACK_IDS.index(sid)]
+        if s.get("kind", kind) != kind:
+            raise DataFileError(f"{where}: kind {s.get('kind')!r} must be {kind!r} (§2.2)")
         vals = _need(s, "values", list, where)
         if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in vals):
             raise DataFileError(f"{where}: values must be non-negative integers")
@@ -298,13 +304,16 @@ def load_bonus_tiles(regions: list[str], path: Path | None = None) -> list[dict]
             raise DataFileError(f"{where}: {len(vals)} tiles, expected {want} (§2.2)")
         if any(vals[i] < vals[i + 1] for i in range(len(vals) - 1)):
             raise DataFileError(f"{where}: values must be listed top first, highest on top (§2.2)")
-        by_id[sid] = dict(s)
+        by_id[sid] = dict(s, kind=kind)
     for sid in STACK_IDS:
         if sid not in by_id:
             raise DataFileError(f"{w}: stack {sid!r} is missing (§2.2)")
     total = sum(len(s["values"]) for s in by_id.values())
-    if total != 30 or d.get("total_tiles", 30) != 30:
+    if total != 30:
         raise DataFileError(f"{w}: {total} tiles, expected 30 (§2.2)")
+    if d.get("total_tiles", 30) != 30:
+        raise DataFileError(f"{w}: 'total_tiles' is {json.dumps(d.get('total_tiles'))}, but the "
+                            f"stacks hold 30 tiles (§2.2)")
     for k, sid in enumerate(("route5", "route6", "route7")):
         if _need(by_id[sid], "length", int, f"{w}: stack {sid!r}") != 5 + k:
             raise DataFileError(f"{w}: stack {sid!r}: length must be {5 + k}")
@@ -399,6 +408,10 @@ def prepare(config: RunConfig) -> Prepared:
     resolved = SPEC.resolve_variant(config.variant)
     opts = {k: v for k, v in dict(config.options or {}).items() if v is not None}
     if "tiles" in opts:  # the CLI's --tiles FILE: for this game, the bonus-tile file
+        if "bonus_tiles" in opts:
+            raise ConfigError(f"options tiles={opts['tiles']} and bonus_tiles="
+                              f"{opts['bonus_tiles']} name the same file (tiles is an alias of "
+                              f"bonus_tiles); give one")
         opts["bonus_tiles"] = opts.pop("tiles")
     unknown = set(opts) - {"carriages", "bonus_tiles", "map", "max_turns"}
     if unknown:
