@@ -61,17 +61,31 @@ def pick_record(data, index: int | None, source: str = "record") -> dict:
 def build_show(game: str, record: dict) -> Show:
     """The frames of ``record`` (a game record of ``game``, as ``mcsim replay`` reads it).
 
+    The record is validated first with the game's ``replay`` and the checks of ``mcsim
+    replay`` (recorded points), then drawn from the game's engine.
+
     Raises
     ------
     InvalidRecordError, IllegalMoveError
-        As the game's ``replay`` does (a record of another game, a malformed or illegal record);
-        a field of the wrong type is reported as a malformed record, as ``mcsim replay`` does.
+        As ``mcsim replay`` does (a record of another game, a malformed or illegal record); a
+        field of the wrong type is reported as a malformed record, as ``mcsim replay`` does.
     """
     drawer = _drawer(game)
+    module = get_game(game)
     try:
-        return drawer.frames(record)
+        result = module.replay(record)
     except (TypeError, AttributeError, KeyError, IndexError) as e:
         raise InvalidRecordError(f"malformed {game} record ({type(e).__name__}: {e})") from None
+    claimed = record.get("points") if isinstance(record, dict) else None
+    if claimed is not None and (
+            not isinstance(claimed, list)
+            or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in claimed)):
+        raise InvalidRecordError('"points" must be a list of numbers')
+    if (claimed is not None and result.get("finished") and result.get("points") is not None
+            and list(claimed) != list(result["points"])):
+        raise InvalidRecordError(
+            f"record says points {list(claimed)}, replay gives {list(result['points'])}")
+    return drawer.frames(record, result)
 
 
 def show_html(game: str, record: dict) -> str:

@@ -158,12 +158,11 @@ def _faceup(ts, pl: dict, ply: int, used: Counter) -> list[str] | None:
     return sorted(left.elements())
 
 
-def frames(record: dict) -> Show:
-    """Validate ``record`` with ``replay`` and draw the start and every placement index.
+def frames(record: dict, result: dict) -> Show:
+    """Draw the start and every placement index.
 
-    Raises ``InvalidRecordError`` / ``IllegalMoveError`` / ``DataFileError`` as ``replay`` does.
+    ``record`` has been validated by the game's ``replay``, which gave ``result``.
     """
-    result = G.replay(record)
     ts = G.load_tileset(record.get("tiles_file"))
     variant = G.SPEC.resolve_variant(record.get("variant") or {})
     tab = G.build_tables(ts, variant)

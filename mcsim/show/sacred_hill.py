@@ -107,12 +107,11 @@ def _position_svg(state, last: int | None, captured: int | None) -> str:
     return "".join(out)
 
 
-def frames(record: dict) -> Show:
-    """Validate ``record`` with ``replay`` and draw the start and every ply.
+def frames(record: dict, result: dict) -> Show:
+    """Draw the start and every ply.
 
-    Raises ``InvalidRecordError`` / ``IllegalMoveError`` exactly as ``replay`` does.
+    ``record`` has been validated by the game's ``replay``, which gave ``result``.
     """
-    result = G.replay(record)
     variant = G.SPEC.resolve_variant(record.get("variant") or {})
     policies = record.get("policies") or []
     seats = [f"red (seat 0{', ' + policies[0] if policies else ''})",
