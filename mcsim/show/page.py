@@ -25,7 +25,7 @@ table{border-collapse:collapse;margin:4px 0}td,th{border:1px solid #ccc;padding:
 font-size:13px;text-align:left}th{background:#eee}
 #moves{position:relative;max-height:260px;overflow:auto;font-size:12px;background:#fff;border:1px solid #ccc;
 margin:8px 0;padding:4px 4px 4px 44px;font-family:ui-monospace,monospace}
-#moves li{cursor:pointer}#moves li.cur{background:%(hl)s;color:#fff}
+#moves li{cursor:pointer}#moves li.cur{background:%(hl)s;color:#fff}#moves li.cur::marker{color:#222}
 .legend{font-size:12px;color:#444;margin-top:6px}.sw{display:inline-block;width:11px;height:11px;
 border-radius:2px;vertical-align:middle;margin-right:3px}
 .note{background:#fff8d6;border:1px solid #e0c860;padding:3px 6px;margin:4px 0}
