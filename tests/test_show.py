@@ -114,6 +114,28 @@ def test_one_frame_per_ply_and_the_moves_of_the_record(pages, game):
 
 
 @pytest.mark.parametrize("game", GAMES)
+def test_last_frame_shows_the_final_points(pages, game):
+    """The scores of the last frame are the record's final points (written by the run); the
+    start shows 0 for every seat."""
+    p = Page()
+    p.feed(pages[game])
+    rec = record(game)
+    if game == "don-quixote":
+        final = [pl["total"] for pl in rec["players"]]
+    elif game == "thurn-and-taxis":
+        final = rec["scores"]
+    else:
+        final = rec["points"]
+    assert p.frames[-1]["data-scores"] == ",".join(map(str, final))
+    start = [int(v) for v in p.frames[0]["data-scores"].split(",")]
+    assert len(start) == len(final)
+    if game != "thurn-and-taxis":  # there the running score counts the 20 houses not placed
+        assert start == [0] * len(final)
+    else:
+        assert start == [-20] * len(final)
+
+
+@pytest.mark.parametrize("game", GAMES)
 def test_self_contained_no_external_resources(pages, game):
     """Inline SVG/CSS/script only: every reference is in-document (#id); no URL, no link tag."""
     text = pages[game]

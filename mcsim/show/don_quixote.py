@@ -231,8 +231,8 @@ def frames(record: dict, result: dict) -> Show:
                 pts = int(K.score_breakdown(estates[p], rnd, bd))
                 totals[p] += pts
                 rows.append([names[p].split(" (")[0]] + [int(v) for v in bd] + [pts, totals[p]])
-            notes = (f'<div class="note"><b>scoring {rnd}</b> (§3.4, values x{rnd} where the '
-                     f'rules multiply by the round)</div>'
+            notes = (f'<div class="note"><b>scoring {rnd}</b> after placement {ply + 1} '
+                     f'(§3.4): points per category</div>'
                      + table(["player"] + [CAT_LABEL[c] for c in K.CAT_NAMES]
                              + ["this scoring", "total"], rows))
         nxt = ply + 1

@@ -94,7 +94,8 @@ def render(show: Show) -> str:
         turn = (f"<div>to move: <b>{esc(f.to_move)}</b></div>" if f.to_move
                 else "<div><b>game over</b></div>")
         parts.append(
-            f'<div class="frame" data-ply="{k}" data-move="{esc(f.move)}"{hidden}>'
+            f'<div class="frame" data-ply="{k}" data-move="{esc(f.move)}" '
+            f'data-scores="{esc(",".join(map(str, f.scores)))}"{hidden}>'
             f'<div style="display:flex;gap:16px;flex-wrap:wrap;align-items:flex-start">'
             f'<svg class="board" {vb} width="{w:.0f}" height="{h:.0f}">'
             f'<use href="#base"/>{f.svg}</svg>'

@@ -67,10 +67,11 @@ def _kingdom_outline(forts: int, seat: int) -> str:
         m &= m - 1
         x, y = _xy(i)
         col, row = i % K.WIDTH, i // K.WIDTH
-        for dc, dr, (x1, y1, x2, y2) in ((0, 1, (x, y, x + CELL, y)),
-                                         (0, -1, (x, y + CELL, x + CELL, y + CELL)),
-                                         (-1, 0, (x, y, x, y + CELL)),
-                                         (1, 0, (x + CELL, y, x + CELL, y + CELL))):
+        i_ = 3  # inset, so the outlines of touching red and blue kingdoms do not overlap
+        for dc, dr, (x1, y1, x2, y2) in ((0, 1, (x, y + i_, x + CELL, y + i_)),
+                                         (0, -1, (x, y + CELL - i_, x + CELL, y + CELL - i_)),
+                                         (-1, 0, (x + i_, y, x + i_, y + CELL)),
+                                         (1, 0, (x + CELL - i_, y, x + CELL - i_, y + CELL))):
             c2, r2 = col + dc, row + dr
             inside = 0 <= c2 < K.N_COLS and 0 <= r2 < K.N_ROWS and (forts >> (8 * r2 + c2)) & 1
             if not inside:
