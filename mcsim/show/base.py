@@ -43,6 +43,7 @@ class Show:
     subtitle: str = ""
     legend: str = ""
     colours: tuple = SEAT_FILL
+    defs: str = ""  # reusable SVG pieces (``<g id=...>``), drawn with ``<use href="#id">``
 
 
 def esc(text) -> str:

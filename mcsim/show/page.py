@@ -79,7 +79,7 @@ def render(show: Show) -> str:
         '<button id="last" title="end (End)">&#x25B6;|</button>'
         f'<input id="slider" type="range" min="0" max="{n - 1}" value="0" step="1">'
         '<span id="pos"></span></div>',
-        f'<svg width="0" height="0" style="position:absolute"><defs><g id="base">{show.base}'
+        f'<svg width="0" height="0" style="position:absolute"><defs>{show.defs}<g id="base">{show.base}'
         "</g></defs></svg>",
         '<div id="main"><div id="frames">',
     ]

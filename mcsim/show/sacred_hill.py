@@ -46,40 +46,57 @@ def _base() -> str:
     return "".join(out)
 
 
-def _fort(i: int, seat: int) -> str:
-    """A ringfort: a round wall with four towers, in the seat's colour."""
-    x, y = _xy(i)
-    cx, cy = x + CELL / 2, y + CELL / 2 + 3
-    out = [circle(cx, cy, 19, fill=SEAT_FILL[seat], stroke=SEAT_DARK[seat], sw=2.5)]
+def _fort_symbol(seat: int) -> str:
+    """A ringfort centred on (0, 0): a round wall with four towers, in the seat's colour."""
+    out = [f'<g id="fort{seat}">', circle(0, 0, 19, fill=SEAT_FILL[seat], stroke=SEAT_DARK[seat],
+                                          sw=2.5)]
     for dx, dy in ((-15, -11), (15, -11), (-15, 11), (15, 11)):
-        out.append(rect(cx + dx - 5, cy + dy - 5, 10, 10, fill=SEAT_FILL[seat],
-                        stroke=SEAT_DARK[seat], sw=1.5))
-    out.append(circle(cx, cy, 9, fill="#f6efe0", stroke=SEAT_DARK[seat], sw=1.5))
-    return "".join(out)
+        out.append(rect(dx - 5, dy - 5, 10, 10, fill=SEAT_FILL[seat], stroke=SEAT_DARK[seat],
+                        sw=1.5))
+    out.append(circle(0, 0, 9, fill="#f6efe0", stroke=SEAT_DARK[seat], sw=1.5))
+    return "".join(out) + "</g>"
+
+
+def _fort(i: int, seat: int) -> str:
+    x, y = _xy(i)
+    return f'<use href="#fort{seat}" x="{x + CELL / 2:.0f}" y="{y + CELL / 2 + 3:.0f}"/>'
 
 
 def _kingdom_outline(forts: int, seat: int) -> str:
-    """The outer edges of every kingdom of ``forts`` (4-connected, §2) as one path."""
+    """The outer edges of every kingdom of ``forts`` (4-connected, §2) as one path, drawn 3 px
+    inside the kingdom so that the outlines of touching red and blue kingdoms stay apart."""
+    inset = 3
+
+    def inside(c: int, r: int) -> bool:
+        return 0 <= c < K.N_COLS and 0 <= r < K.N_ROWS and bool((forts >> (8 * r + c)) & 1)
+
     segs = []
-    m = forts
-    while m:
-        i = (m & -m).bit_length() - 1
-        m &= m - 1
+    for i in _bits(forts):
+        c, r = i % K.WIDTH, i // K.WIDTH
         x, y = _xy(i)
-        col, row = i % K.WIDTH, i // K.WIDTH
-        i_ = 3  # inset, so the outlines of touching red and blue kingdoms do not overlap
-        for dc, dr, (x1, y1, x2, y2) in ((0, 1, (x, y + i_, x + CELL, y + i_)),
-                                         (0, -1, (x, y + CELL - i_, x + CELL, y + CELL - i_)),
-                                         (-1, 0, (x + i_, y, x + i_, y + CELL)),
-                                         (1, 0, (x + CELL - i_, y, x + CELL - i_, y + CELL))):
-            c2, r2 = col + dc, row + dr
-            inside = 0 <= c2 < K.N_COLS and 0 <= r2 < K.N_ROWS and (forts >> (8 * r2 + c2)) & 1
-            if not inside:
-                segs.append(f"M{x1},{y1}L{x2},{y2}")
+        cx, cy = x + CELL / 2, y + CELL / 2
+        for dc, dr in ((0, 1), (0, -1), (-1, 0), (1, 0)):  # board directions (row 7 on top)
+            if inside(c + dc, r + dr):
+                continue
+            ox, oy = dc, -dr  # outward, in pixels
+            px, py = -oy, ox  # along the edge
+            mx, my = cx + ox * (CELL / 2 - inset), cy + oy * (CELL / 2 - inset)
+            ends = []
+            for sgn in (-1, 1):
+                nc, nr = c + sgn * px, r - sgn * py
+                if not inside(nc, nr):
+                    half = CELL / 2 - inset  # convex corner: meet the side edge
+                elif inside(nc + dc, nr + dr):
+                    half = CELL / 2 + inset  # concave corner: reach the neighbour's side edge
+                else:
+                    half = CELL / 2  # straight on along the neighbour's edge
+                ends.append((mx + sgn * px * half, my + sgn * py * half))
+            (x1, y1), (x2, y2) = ends
+            segs.append(f"M{x1:.0f},{y1:.0f}L{x2:.0f},{y2:.0f}")
     if not segs:
         return ""
     return (f'<path d="{"".join(segs)}" stroke="{SEAT_DARK[seat]}" stroke-width="4" '
-            f'fill="none" stroke-linecap="round"/>')
+            f'fill="none" stroke-linecap="square"/>')
 
 
 def _bits(m: int) -> list[int]:
@@ -155,7 +172,8 @@ def frames(record: dict, result: dict) -> Show:
               'at the end only (§3.5): 2 + the kingdom (or territory) difference to the winner.')
     w = 2 * MARGIN + 7 * CELL
     return Show(game="sacred-hill", title="Sacred Hill", width=w, height=w, base=_base(),
-                seats=seats, frames=out, subtitle=sub, legend=legend)
+                seats=seats, frames=out, subtitle=sub, legend=legend,
+                defs=_fort_symbol(0) + _fort_symbol(1))
 
 
 def _notes(state, seats) -> str:
