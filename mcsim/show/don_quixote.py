@@ -18,7 +18,7 @@ import numpy as np
 
 from kernels import don_quixote as K
 from mcsim.games import don_quixote as G
-from mcsim.show.base import (HIGHLIGHT, SEAT_FILL, Frame, Show, circle, esc, line, poly, rect,
+from mcsim.show.base import (HIGHLIGHT, SEAT_FILL, Frame, Show, esc, line, poly, rect,
                              table, text)
 
 TW, TH = 84, 42  # a tile: landscape, two square halves

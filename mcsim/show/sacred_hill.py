@@ -12,7 +12,7 @@ import numpy as np
 import kernels.sacred_hill as K
 from mcsim.games import sacred_hill as G
 from mcsim.show.base import (HIGHLIGHT, SEAT_DARK, SEAT_FILL, Frame, Show, circle, esc, line,
-                             poly, rect, table, text)
+                             rect, table, text)
 
 CELL = 64
 MARGIN = 40
