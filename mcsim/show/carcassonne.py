@@ -50,14 +50,17 @@ def _segment_sides(T, t: int, r: int, s: int) -> list[int]:
     return [d for d in range(4) if side_seg[t, r, d] == s]
 
 
-def _tile(T, t: int, r: int, x: float, y: float, done: dict, letter: str) -> str:
-    """Tile type ``t`` at rotation ``r``; ``done[s]`` True when segment s's feature is complete."""
+def _tile(T, t: int, r: int, x: float, y: float, done: dict, letter: str,
+          only: set | None = None) -> str:
+    """Tile type ``t`` at rotation ``r``; ``done[s]`` True when segment s's feature is complete.
+    ``only``: draw just these segments (no background), to mark completed features over the
+    tile's symbol."""
     nseg, seg_kind, seg_pen, cl_seg = T[3], T[4], T[6], T[9]
-    out = [rect(x, y, C, C, fill="#8fbf5a", stroke="#5d7f37", sw=0.8)]
+    out = [] if only is not None else [rect(x, y, C, C, fill="#8fbf5a", stroke="#5d7f37", sw=0.8)]
     cx, cy = x + C / 2, y + C / 2
     # cities
     for s in range(nseg[t]):
-        if seg_kind[t, s] != K.KIND_CITY:
+        if seg_kind[t, s] != K.KIND_CITY or (only is not None and s not in only):
             continue
         sides = _segment_sides(T, t, r, s)
         col = CITY_DONE if done.get(s) else CITY
@@ -86,7 +89,7 @@ def _tile(T, t: int, r: int, x: float, y: float, done: dict, letter: str) -> str
                              (px - 6, py + 2)], fill="#1f4fa8", stroke="#fff", sw=1))
     # roads
     for s in range(nseg[t]):
-        if seg_kind[t, s] != K.KIND_ROAD:
+        if seg_kind[t, s] != K.KIND_ROAD or (only is not None and s not in only):
             continue
         sides = _segment_sides(T, t, r, s)
         col = ROAD_DONE if done.get(s) else "#f7f2e4"
@@ -101,13 +104,14 @@ def _tile(T, t: int, r: int, x: float, y: float, done: dict, letter: str) -> str
         if len(sides) != 2:
             out.append(rect(cx - 5, cy - 5, 10, 10, fill="#b33a2b", stroke="#333", sw=1))
     cs = cl_seg[t]
-    if cs >= 0:
+    if cs >= 0 and (only is None or int(cs) in only):
         fill = "#e8d9b0" if not done.get(int(cs)) else "#f5c542"
         out.append(rect(cx - 11, cy - 6, 22, 16, fill=fill, stroke="#444", sw=1))
         out.append(poly([(cx - 13, cy - 6), (cx, cy - 16), (cx + 13, cy - 6)], fill="#b33a2b",
                         stroke="#444", sw=1))
         out.append(line(cx, cy - 22, cx, cy - 16, stroke="#444", sw=1.5))
-    out.append(text(x + 3, y + C - 3, letter, size=8, anchor="start", fill="#2c3e13"))
+    if only is None:
+        out.append(text(x + 3, y + C - 3, letter, size=8, anchor="start", fill="#2c3e13"))
     return "".join(out)
 
 
@@ -201,6 +205,7 @@ def frames(record: dict, result: dict) -> Show:
         return PAD + (x - x0) * C, PAD + (y - y0) * C
 
     out = []
+    symbols: dict[tuple[int, int], str] = {}  # one SVG symbol per (tile type, rotation)
     for k, S in enumerate(states):
         tinfo, parent, fint, mnode = S[5], S[6].copy(), S[10], S[12]
         n = int(S[21][K.S_NPLACED])
@@ -209,7 +214,14 @@ def frames(record: dict, result: dict) -> Show:
             t, r, cell = (int(v) for v in tinfo[i])
             done = {s: bool(fint[K.find(parent, i * K.MAX_SEG + s), K.F_DONE])
                     for s in range(int(T[3][t])) if T[4][t, s] != K.KIND_FIELD}
-            svg.append(_tile(T, t, r, *pos(cell), done, letters[t]))
+            x, y = pos(cell)
+            if (t, r) not in symbols:
+                symbols[(t, r)] = (f'<g id="cc{t}_{r}">'
+                                   + _tile(T, t, r, 0, 0, {}, letters[t]) + "</g>")
+            svg.append(f'<use href="#cc{t}_{r}" x="{x:.0f}" y="{y:.0f}"/>')
+            finished = {s for s, v in done.items() if v}
+            if finished:  # completed features drawn dark over the symbol
+                svg.append(_tile(T, t, r, x, y, done, letters[t], only=finished))
         for p in range(players):
             for m in range(K.MAX_MEEPLES):
                 nd = int(mnode[p, m])
@@ -268,4 +280,4 @@ def frames(record: dict, result: dict) -> Show:
               "at the end (§3.3).")
     return Show(game="carcassonne", title="Carcassonne" + (" with The Gifts" if gifts_on else ""),
                 width=w, height=h, base=rect(0, 0, w, h, fill="#e9efe0"), seats=seats,
-                frames=out, subtitle=sub, legend=legend)
+                frames=out, subtitle=sub, legend=legend, defs="".join(symbols.values()))

@@ -185,6 +185,16 @@ def frames(record: dict, result: dict) -> Show:
     bd = np.zeros(K.N_CAT, dtype=np.int64)
     plies = max(len(pl["placements"]) for pl in players)
 
+    symbols: dict[tuple[int, int], str] = {}  # one SVG symbol per (tile, orientation)
+
+    def use(t: int, o: int, x: float, y: float, scale: float = 1.0) -> str:
+        if (t, o) not in symbols:
+            symbols[(t, o)] = f'<g id="dq{t}_{o}">' + _tile(ts, tab, t, o, 0, 0) + "</g>"
+        if scale == 1.0:
+            return f'<use href="#dq{t}_{o}" x="{x:.0f}" y="{y:.0f}"/>'
+        return (f'<use href="#dq{t}_{o}" transform="translate({x:.0f},{y:.0f}) '
+                f'scale({scale:.4f})"/>')
+
     def draw(last: int | None, ply: int) -> str:
         out = []
         for p in range(n):
@@ -194,8 +204,10 @@ def frames(record: dict, result: dict) -> Show:
                 t = int(S[K.CELLS, c])
                 if t >= 0:
                     x, y = _cell_xy(c, ox)
-                    out.append(_tile(ts, tab, t, int(S[K.CELLS, K.N_CELLS + c]), x, y,
-                                     mark=(c == last)))
+                    out.append(use(t, int(S[K.CELLS, K.N_CELLS + c]), x, y))
+                    if c == last:
+                        out.append(rect(x - 2, y - 2, TW + 4, TH + 4, stroke=HIGHLIGHT, sw=3,
+                                        rx=3))
             fu = _faceup(ts, players[p], ply, used[p])
             fx = ox + MX + 3 * (TW + GAP) + 8
             if fu is None:
@@ -205,8 +217,7 @@ def frames(record: dict, result: dict) -> Show:
             else:
                 for k, tid in enumerate(fu):
                     t = by_id[tid][0]
-                    out.append(_tile(ts, tab, t, 0, fx + (k % 2) * 72, MY + (k // 2) * 40, 66,
-                                     33))
+                    out.append(use(t, 0, fx + (k % 2) * 72, MY + (k // 2) * 40, 66 / TW))
         return "".join(out)
 
     frames_out = [Frame(svg=draw(None, 0), to_move=f"placement 1 on "
@@ -253,7 +264,7 @@ def frames(record: dict, result: dict) -> Show:
               "(cell tile rotation). Points appear at the three scorings (§3.4).")
     return Show(game="don-quixote", title="Don Quixote", width=n * EST_W, height=EST_H,
                 base=_base(n, names), seats=names, frames=frames_out, subtitle=sub,
-                legend=legend)
+                legend=legend, defs="".join(symbols.values()))
 
 
 def _castle_note(record: dict) -> str:
