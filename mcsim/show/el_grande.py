@@ -193,6 +193,11 @@ def frames(record: dict, result: dict) -> Show:
     by_ply: dict[int, list] = {}
     for e in result["scorings"]:
         by_ply.setdefault(int(e["after_decision"]), []).append(e)
+    setup = data["board"]["setup"]
+    short = ""
+    if variant.get("rounds") == "6":
+        short = (" (6-round game: rounds " + ", ".join(map(str, setup["short_game_skips"]))
+                 + " are skipped)")
     out = []
     for j, s in enumerate(states):
         moved = set()
@@ -211,7 +216,7 @@ def frames(record: dict, result: dict) -> Show:
             seat, kind, _ = _decision(decisions[j])
             nxt = f"{seats[seat]}: {kind}"
         rnd = int(s[K.O_ROUND])
-        notes = (f"<div>round {rnd} of {9 if variant.get('rounds') != '6' else 6}</div>"
+        notes = (f"<div>round {rnd}{short}</div>"
                  + _frame_notes(s, data, npl, seats, by_ply.get(j, [])))
         out.append(Frame(svg=_position_svg(s, data, pos, npl, moved), move=move, actor=actor,
                          to_move=nxt, scores=[int(s[K.O_SCORE + p]) for p in range(npl)],
