@@ -18,9 +18,10 @@ import pytest
 from click.testing import CliRunner
 
 from cli import mcsim_cli
+from mcsim.games import REGISTRY
 
 DATA = Path(__file__).parent / "data"
-GAMES = ["sacred-hill", "don-quixote", "el-grande", "carcassonne", "thurn-and-taxis"]
+GAMES = list(REGISTRY)  # every game has a drawer and a record in tests/data/show_<game>.json
 
 
 def record(game: str) -> dict:
