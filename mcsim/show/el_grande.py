@@ -207,6 +207,11 @@ def frames(record: dict, result: dict) -> Show:
             moved = {pl for pl in range(K.NPLACE)
                      if any(int(prev[K.O_CAB + pl * 5 + p]) != int(s[K.O_CAB + pl * 5 + p])
                             for p in range(npl))}
+            # the King, a Grande or a mobile scoreboard moved: mark where it went
+            for off, k in [(K.O_KING, 1), (K.O_GRANDE, npl), (K.O_BOARD, 2)]:
+                for i in range(k):
+                    if int(prev[off + i]) != int(s[off + i]) and 0 <= int(s[off + i]) < K.NPLACE:
+                        moved.add(int(s[off + i]))
             seat, kind, value = _decision(decisions[j - 1])
             move = f"{kind} {value}"
             actor = seats[seat].split(" (")[0] if isinstance(seat, int) and 0 <= seat < npl \
@@ -228,7 +233,8 @@ def frames(record: dict, result: dict) -> Show:
               "(board.json), each with its 1st/2nd/3rd values; the Castillo on the left. "
               "Coloured blocks are each seat's caballeros (the number on the block), the crown "
               "is the King, the pawns are the Grandes, white badges the mobile scoreboards. A "
-              "pink frame marks the places whose caballeros changed with the decision. A ply is "
+              "pink frame marks the places whose caballeros changed with the decision, or where "
+              "the King, a Grande or a scoreboard went. A ply is "
               "one decision of the record (seat, kind, value).")
     return Show(game="el-grande", title="El Grande", width=W, height=H,
                 base=_base(data, pos), seats=seats, frames=out, subtitle=sub, legend=legend)
