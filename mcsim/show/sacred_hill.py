@@ -122,6 +122,14 @@ def _position_svg(state, last: int | None, captured: int | None) -> str:
     if last is not None:
         x, y = _xy(last)
         out.append(rect(x + 2, y + 2, CELL - 4, CELL - 4, stroke=HIGHLIGHT, sw=4, rx=14))
+    # the hills the player to move may take next (§3.1-3.3): small dots in their colour
+    moves, kind = K.legal_moves(state)
+    if kind not in (K.KIND_TERMINAL, K.KIND_PASS):
+        seat = int(state[K.S_TO_MOVE])
+        for i in _bits(int(moves)):
+            x, y = _xy(i)
+            out.append(circle(x + CELL - 12, y + CELL - 12, 4, fill=SEAT_FILL[seat],
+                              stroke="#fff", sw=1))
     return "".join(out)
 
 
@@ -168,7 +176,8 @@ def frames(record: dict, result: dict) -> Show:
     legend = ('<span class="sw" style="background:#d7263d"></span>red forts (seat 0, moves '
               'first) <span class="sw" style="background:#1b6ec2"></span>blue forts (seat 1); '
               'thick lines outline each kingdom (orthogonally linked forts, §2); the pink ring '
-              'is the move just made; a black stroke marks a capture (§3.3). Points are scored '
+              'is the move just made; a black stroke marks a capture (§3.3); small dots mark the '
+              'hills the player to move may take. Points are scored '
               'at the end only (§3.5): 2 + the kingdom (or territory) difference to the winner.')
     w = 2 * MARGIN + 7 * CELL
     return Show(game="sacred-hill", title="Sacred Hill", width=w, height=w, base=_base(),
