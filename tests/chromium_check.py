@@ -70,14 +70,18 @@ class Browser:
         self.next_id = 0
         self.events: list[dict] = []
         self.session = None
-        targets = self.call("Target.getTargets")["targetInfos"]
-        page = next(t for t in targets if t["type"] == "page")
-        self.session = self.call("Target.attachToTarget", targetId=page["targetId"],
-                                 flatten=True)["sessionId"]
-        for dom in ("Page", "Runtime", "Log"):
-            self.call(f"{dom}.enable")
-        self.call("Emulation.setDeviceMetricsOverride", width=width, height=height,
-                  deviceScaleFactor=1, mobile=False)
+        try:
+            targets = self.call("Target.getTargets")["targetInfos"]
+            page = next(t for t in targets if t["type"] == "page")
+            self.session = self.call("Target.attachToTarget", targetId=page["targetId"],
+                                     flatten=True)["sessionId"]
+            for dom in ("Page", "Runtime", "Log"):
+                self.call(f"{dom}.enable")
+            self.call("Emulation.setDeviceMetricsOverride", width=width, height=height,
+                      deviceScaleFactor=1, mobile=False)
+        except BaseException:
+            self.close()  # never leave a browser running
+            raise
 
     # --- protocol
     def _read_message(self, deadline: float) -> dict:
