@@ -456,6 +456,69 @@ def replay_cmd(game, record_file, index, as_json):
         click.echo(json.dumps(result, indent=2))
 
 
+@mcsim_cli.command("show")
+@game_argument
+@click.argument("record_file", metavar="[RECORD.json]", required=False,
+                type=click.Path(exists=True, dir_okay=False))
+@click.option("--index", type=int, default=None,
+              help="Which record of a file holding a list of records (0-based).")
+@click.option("--seed", "-s", type=int, default=None,
+              help="Play game --game-index of `simulate --seed S` instead of reading a record.")
+@click.option("--game-index", type=int, default=None, help="With --seed: the game to show.")
+@click.option("--policy", "-p", "policies", multiple=True, metavar="NAME[:k=v,...]",
+              help="With --seed: policy per seat, as for simulate.")
+@click.option("--variant", "variants", multiple=True, metavar="NAME=VALUE",
+              help="With --seed: a rule reading, as for simulate.")
+@click.option("--players", type=int, default=None, help="With --seed: number of seats.")
+@click.option("--tiles", type=click.Path(dir_okay=False), default=None,
+              help="With --seed: Don Quixote tile-set file.")
+@click.option("--option", "game_option_values", multiple=True, metavar="KEY=VALUE",
+              expose_value=False, callback=_store_game_options,
+              help="With --seed: a game-specific option, as for simulate.")
+@click.option("--out", "-o", type=click.Path(dir_okay=False), required=True,
+              help="The HTML file to write (self-contained, opens offline).")
+@friendly_errors
+def show_cmd(game, record_file, index, seed, game_index, policies, variants, players, tiles, out):
+    """Draw one game move by move as a self-contained HTML file (step with the arrow keys).
+
+    Give a record (as `replay` reads it; --index picks one of a list), or --seed S and
+    --game-index I to play game I of `simulate --seed S` with the same policies and variants.
+
+    \b
+    Examples:
+        mcsim show sacred-hill game.json --out game.html
+        mcsim show el-grande --seed 1 --game-index 7 -p heuristic --players 4 --out eg.html
+    """
+    from mcsim import show
+
+    check_output_paths(((out, "--out"),))
+    if Path(out).suffix.lower() not in (".html", ".htm"):
+        raise click.BadParameter("must end in .html", param_hint="--out")
+    played = (seed, game_index, policies, variants, players, tiles,
+              click.get_current_context().meta.get("game_options"))
+    if record_file is not None:
+        if seed is not None or game_index is not None:
+            raise click.UsageError("give a RECORD.json or --seed/--game-index, not both")
+        if any(played[2:6]) or played[6]:
+            raise click.UsageError("-p/--variant/--players/--tiles/--option go with --seed, "
+                                   "not with a record")
+        try:
+            data = json.loads(Path(record_file).read_text())
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise errors.InvalidRecordError(f"{record_file} is not valid JSON ({e})") from None
+        record = show.pick_record(data, index, record_file)
+    else:
+        if seed is None or game_index is None:
+            raise click.UsageError("give a RECORD.json, or --seed S and --game-index I")
+        if index is not None:
+            raise click.UsageError("--index goes with a RECORD.json file")
+        record = show.record_of_seed(game, seed, game_index, list(policies) or None,
+                                     parse_variants(variants), players, game_options(tiles))
+    html = show.show_html(game, record)
+    show.write_show(out, html)
+    click.echo(f"wrote {out}")
+
+
 @mcsim_cli.command("perft")
 @game_argument
 @click.option("--depth", "-d", type=click.IntRange(0, 12), required=True,

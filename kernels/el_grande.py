@@ -807,7 +807,9 @@ def _decide(st, T, var, D, kind, p, nopt, aux):
     ``D`` = (policy_ids int64[5], policy_params float64[5, P], rng uint64[5, 4],
     log int32[L, 4], ctx int64[8], opts int32[64], errbuf int32[64], events int32[E, 8],
     scratch int32[N_SCRATCH, STATE_SIZE] (rows ``R_*``)).
-    Returns the chosen option value. Logs it in record/replay mode.
+    Returns the chosen option value. Logs it in record/replay mode. In replay mode a log of
+    ``4 + STATE_SIZE`` columns also receives the position before decision ``ptr`` in columns
+    ``4 ..`` (``mcsim.show.el_grande``; the usual 4-column log is unaffected).
     """
     opts = D[5]
     ctx = D[4]
@@ -816,6 +818,10 @@ def _decide(st, T, var, D, kind, p, nopt, aux):
     ptr = ctx[C_PTR]
     idx = 0
     if mode == MODE_REPLAY:
+        if log.shape[1] >= 4 + STATE_SIZE and ptr < log.shape[0]:
+            # a wide log asks for the position before each decision (``mcsim show``)
+            for i in range(STATE_SIZE):
+                log[ptr, 4 + i] = st[i]
         found = -1
         if ptr < ctx[C_LOGCAP] and log[ptr, 0] == kind and log[ptr, 1] == p:
             want = log[ptr, 2]

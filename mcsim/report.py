@@ -10,7 +10,11 @@ file                            content
 ``report.md``                   the same tables, figures linked as ``<slug>.png``
 ``<slug>.png``                  one file per figure (matplotlib, Agg)
 ``summary.json``                the run's summary (``mcsim simulate --json``) plus a
-                                ``"report"`` block: figures, skipped charts, comparisons
+                                ``"report"`` block: figures, skipped charts, comparisons,
+                                example games
+``show_<what>_game<i>.html``    example games drawn move by move (``mcsim show``): the
+                                longest, a typical and the most one-sided game, linked
+                                from the report (``mcsim.show.examples``)
 ==============================  ===========================================================
 
 Figures (every one has a title, axis labels with units, the number of games and the seed):
@@ -130,6 +134,24 @@ class _Ctx:
                 f"({pol}); {g}; seed {self.seed}")
 
 
+def _examples_md(examples: list[dict]) -> str:
+    if not examples:
+        return ""
+    lines = ["", "## Example games", "",
+             "Each file draws one game move by move (`mcsim show`; arrow keys step):", ""]
+    lines += [f"- [{e['title']}]({e['file']}): {e['why']}" for e in examples]
+    return "\n".join(lines) + "\n"
+
+
+def _examples_html(examples: list[dict]) -> str:
+    if not examples:
+        return ""
+    items = "".join(f'<li><a href="{html.escape(e["file"])}">{html.escape(e["title"])}</a>: '
+                    f'{html.escape(e["why"])}</li>' for e in examples)
+    return ("<h2>Example games</h2><p>Each file beside this report draws one game move by move "
+            f"(<code>mcsim show</code>; arrow keys step):</p><ul>{items}</ul>\n")
+
+
 # ---------------------------------------------------------------- entry point
 def build_report(game: str, out: str | Path, games: int = 10_000, seed: int = 0,
                  policies=None, variant: dict | None = None, players: int | None = None,
@@ -230,8 +252,15 @@ def build_report(game: str, out: str | Path, games: int = 10_000, seed: int = 0,
         "notes": _notes(ctx),
         "comparison": comparison,
     }
-    md = render_markdown(ctx, figures, skipped, comparison)
+    # example games drawn move by move (mcsim show, issue 17), beside report.html
+    from mcsim.show.examples import write_examples
+
+    examples = write_examples(module, main.prepared, seed, out, ctx.games)
+    files += sorted({e["file"] for e in examples})
+    summary["report"]["example_games"] = examples
+    md = render_markdown(ctx, figures, skipped, comparison) + _examples_md(examples)
     page = render_html(ctx, figures, skipped, comparison)
+    page = page.replace("</body></html>", _examples_html(examples) + "</body></html>")
     text = to_json(summary, indent=2)
     for name, content in (("report.md", md), ("report.html", page), ("summary.json", text + "\n")):
         write_atomic(out / name, lambda tmp, c=content: Path(tmp).write_text(c, encoding="utf-8"))

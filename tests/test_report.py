@@ -47,7 +47,13 @@ def test_files_written(rep):
     expected = {"score_distribution.png", "win_rate_by_seat.png", "game_length.png",
                 "policy_comparison.png", "sacred_hill_decided_by.png",
                 "sacred_hill_kingdoms.png", "report.html", "report.md", "summary.json"}
-    assert names == expected
+    shows = {n for n in names if n.startswith("show_")}  # example games (issue 17)
+    assert names - shows == expected
+    assert shows == {e["file"] for e in json.loads(
+        (rep.out / "summary.json").read_text())["report"]["example_games"]}
+    assert {n.split("_game")[0] for n in shows} <= {"show_longest", "show_typical",
+                                                    "show_one_sided"}
+    assert any(n.startswith("show_longest") for n in shows)
     assert rep.skipped == []
     for f in rep.figures:
         data = (rep.out / f.file).read_bytes()
@@ -64,10 +70,15 @@ def test_html_is_self_contained_and_references_every_figure(rep):
         assert base64.b64decode(b64) == (rep.out / name).read_bytes()
     # opens offline: no scripts, stylesheets, remote or relative resources
     assert "<script" not in page and "<link" not in page
-    assert not re.search(r'(src|href)="(?!data:)', page)
+    # the only links: the example games drawn by mcsim show, files beside the report (issue 17)
+    assert not re.search(r'(src|href)="(?!data:|show_[a-z_]+_game\d+\.html")', page)
     md = (rep.out / "report.md").read_text()
     for name in pngs:
         assert f"]({name})" in md
+    links = re.findall(r'href="(show_[a-z_]+_game\d+\.html)"', page)
+    assert links
+    for name in links:
+        assert (rep.out / name).is_file() and f"]({name})" in md
 
 
 def test_html_and_markdown_contain_the_headline_numbers(rep):

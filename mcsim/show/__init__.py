@@ -1,0 +1,118 @@
+"""``mcsim show``: one game drawn move by move as a self-contained HTML file (issue 17).
+
+Every game has a drawer module ``mcsim.show.<game>`` with one function::
+
+    frames(record: dict) -> Show
+
+It first validates the record with the game's own ``replay`` (so bad input gives exactly the
+errors ``mcsim replay`` gives), then steps through it with the game's engine (kernel functions
+or the game's own ``replay`` loop, never a second implementation of the rules) and draws one
+``Frame`` per ply plus the start. Board geometry and components come from the game's data
+(``mcsim/data/<game>/`` and the kernels' tables), so a corrected data file redraws correctly.
+
+``mcsim.show.page.render(show)`` turns a ``Show`` into one HTML file: inline SVG and CSS, a
+small inline script (buttons, arrow keys, a slider), no external resources.
+
+>>> from mcsim.show import show_html
+>>> html = show_html("sacred-hill", {"game": "sacred-hill", "moves": ["D4", "B3"]})
+>>> html.count('class="frame"')
+3
+"""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from mcsim.errors import ConfigError, InvalidRecordError
+from mcsim.games import REGISTRY, get_game
+from mcsim.show.base import Frame, Show  # noqa: F401  (re-exported)
+
+#: game id -> drawer module under ``mcsim.show``
+DRAWERS = {g: f"mcsim.show.{m}" for g, m in REGISTRY.items()}
+
+
+def _drawer(game: str):
+    get_game(game)  # UnknownGameError for an unknown id
+    return importlib.import_module(DRAWERS[game])
+
+
+def pick_record(data, index: int | None, source: str = "record") -> dict:
+    """One record out of a file's JSON: an object, or a list of them (``index`` picks one).
+
+    Raises ``InvalidRecordError`` for an index out of range or a list without ``index`` when
+    it holds more than one record (the messages of ``mcsim replay``).
+    """
+    if isinstance(data, list):
+        if index is None:
+            if len(data) != 1:
+                raise InvalidRecordError(
+                    f"{source} holds {len(data)} records; give --index 0..{len(data) - 1}")
+            return data[0]
+        if not 0 <= index < len(data):
+            raise InvalidRecordError(
+                f"--index {index} is out of range: {source} holds {len(data)} records "
+                f"(0..{len(data) - 1})")
+        return data[index]
+    if index not in (None, 0):
+        raise InvalidRecordError(f"--index {index} is out of range: {source} holds one record (0)")
+    return data
+
+
+def build_show(game: str, record: dict) -> Show:
+    """The frames of ``record`` (a game record of ``game``, as ``mcsim replay`` reads it).
+
+    The record is validated first with the game's ``replay`` and the checks of ``mcsim
+    replay`` (recorded points), then drawn from the game's engine.
+
+    Raises
+    ------
+    InvalidRecordError, IllegalMoveError
+        As ``mcsim replay`` does (a record of another game, a malformed or illegal record); a
+        field of the wrong type is reported as a malformed record, as ``mcsim replay`` does.
+    """
+    drawer = _drawer(game)
+    module = get_game(game)
+    try:
+        result = module.replay(record)
+    except (TypeError, AttributeError, KeyError, IndexError) as e:
+        raise InvalidRecordError(f"malformed {game} record ({type(e).__name__}: {e})") from None
+    claimed = record.get("points") if isinstance(record, dict) else None
+    if claimed is not None and (
+            not isinstance(claimed, list)
+            or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in claimed)):
+        raise InvalidRecordError('"points" must be a list of numbers')
+    if (claimed is not None and result.get("finished") and result.get("points") is not None
+            and list(claimed) != list(result["points"])):
+        raise InvalidRecordError(
+            f"record says points {list(claimed)}, replay gives {list(result['points'])}")
+    return drawer.frames(record, result)
+
+
+def show_html(game: str, record: dict) -> str:
+    """The HTML text of ``record`` drawn move by move (see ``build_show``)."""
+    from mcsim.show.page import render
+
+    return render(build_show(game, record))
+
+
+def record_of_seed(game: str, seed: int, game_index: int, policies=None, variant=None,
+                   players: int | None = None, options: dict | None = None) -> dict:
+    """The record of game ``game_index`` of ``simulate --seed seed`` with these settings (the
+    same engine and seeding: the game's ``record_games``).
+
+    Raises ``ConfigError`` (and the other config errors of ``simulate``) for bad settings.
+    """
+    from mcsim.runner import resolve_config
+
+    if game_index < 0:
+        raise ConfigError(f"--game-index must be 0 or more, not {game_index}")
+    module, cfg = resolve_config(game, players, policies, variant, options)
+    prep = module.prepare(cfg)
+    return module.record_games(prep, int(seed), [int(game_index)])[0]
+
+
+def write_show(path, html: str) -> None:
+    """Write ``html`` to ``path`` atomically (no partial file on failure)."""
+    from mcsim.runner import write_atomic
+
+    write_atomic(path, lambda tmp: Path(tmp).write_text(html, encoding="utf-8"))
