@@ -403,6 +403,28 @@ def tournament_cmd(game, games, seed, policies, variants, players, workers, tile
     click.echo(to_json(t) if as_json else format_tournament(t))
 
 
+def read_record(record_file, index):
+    """The record in ``record_file`` (bounded JSON reader): the object itself, or entry
+    ``index`` of a list (as ``simulate --record K`` writes); one-line errors otherwise."""
+    from mcsim.files import read_json
+
+    record = read_json(record_file, "record")
+    if isinstance(record, list):
+        if index is None and len(record) != 1:
+            raise errors.InvalidRecordError(
+                f"{record_file} holds {len(record)} records; choose one with --index 0.."
+                f"{len(record) - 1}" if record else f"{record_file} holds no records")
+        if not record:
+            raise errors.InvalidRecordError(f"{record_file} holds no records")
+        if (index or 0) >= len(record):
+            raise click.BadParameter(f"{record_file} holds {len(record)} records (0.."
+                                     f"{len(record) - 1})", param_hint="--index")
+        record = record[index or 0]
+    elif index not in (None, 0):
+        raise click.BadParameter(f"{record_file} holds one record (index 0)", param_hint="--index")
+    return record
+
+
 @mcsim_cli.command("replay")
 @game_argument
 @click.argument("record_file", metavar="FILE", type=click.Path(exists=True, dir_okay=False))
@@ -424,22 +446,7 @@ def replay_cmd(game, record_file, index, as_json):
     module = get_game(game)
     if not hasattr(module, "replay"):
         raise errors.ConfigError(f"{game} has no replay yet")
-    from mcsim.files import read_json
-
-    record = read_json(record_file, "record")
-    if isinstance(record, list):
-        if index is None and len(record) != 1:
-            raise errors.InvalidRecordError(
-                f"{record_file} holds {len(record)} records; choose one with --index 0.."
-                f"{len(record) - 1}" if record else f"{record_file} holds no records")
-        if not record:
-            raise errors.InvalidRecordError(f"{record_file} holds no records")
-        if (index or 0) >= len(record):
-            raise click.BadParameter(f"{record_file} holds {len(record)} records (0.."
-                                     f"{len(record) - 1})", param_hint="--index")
-        record = record[index or 0]
-    elif index not in (None, 0):
-        raise click.BadParameter(f"{record_file} holds one record (index 0)", param_hint="--index")
+    record = read_record(record_file, index)
     try:
         result = module.replay(record)
     except (TypeError, AttributeError, KeyError, IndexError) as e:
@@ -502,11 +509,7 @@ def show_cmd(game, record_file, index, seed, game_index, policies, variants, pla
         if any(played[2:6]) or played[6]:
             raise click.UsageError("-p/--variant/--players/--tiles/--option go with --seed, "
                                    "not with a record")
-        try:
-            data = json.loads(Path(record_file).read_text())
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise errors.InvalidRecordError(f"{record_file} is not valid JSON ({e})") from None
-        record = show.pick_record(data, index, record_file)
+        record = read_record(record_file, index)
     else:
         if seed is None or game_index is None:
             raise click.UsageError("give a RECORD.json, or --seed S and --game-index I")
