@@ -517,13 +517,49 @@ def test_s4_handwritten_record_illegal_play():
     assert "right:Freiburg" in e.value.legal and "restart:Stuttgart" in e.value.legal
 
 
+def _naive_opening_count(depth, players):
+    """Decision sequences of the first round from the unshuffled deal, read from the rules alone
+    (§3: display = the first 6 cards, no hands; §4A: an empty hand forces the Postmaster, so a
+    first turn is draw, draw, then one card starts the route, §4B; a 1-card route cannot close,
+    §4C). A draw takes a display city (each distinct one once; its slot is refilled from the
+    deck top at once) or the deck top."""
+    assert depth <= 3 * players  # first turns only
+
+    def count(display, deck, hands, seat, step, d):
+        if d == 0:
+            return 1
+        total = 0
+        if step < 2:
+            for c in sorted(set(display)):
+                i = display.index(c)
+                nd = display[:i] + [deck[0]] + display[i + 1:]
+                nh = [list(h) for h in hands]
+                nh[seat].append(c)
+                total += count(nd, deck[1:], nh, seat, step + 1, d - 1)
+            nh = [list(h) for h in hands]
+            nh[seat].append(deck[0])
+            total += count(display, deck[1:], nh, seat, step + 1, d - 1)
+        else:
+            for _ in sorted(set(hands[seat])):
+                total += count(display, deck, hands, seat + 1, 0, d - 1)
+        return total
+
+    deal = [c for c in range(22) for _ in range(3)]
+    return count(deal[:6], deal[6:], [[] for _ in range(players)], 0, 0, depth)
+
+
 def test_s4_perft_fixed_deal():
     """shared/rules/thurn_und_taxis.md §3-§4: decision counts from the unshuffled deal.
 
     Depth 1: display Carlsruhe, display Freiburg, deck (3). Depth 2: after a display draw the
     slot shows Mannheim (4 options each), after the deck draw 3: 11. Depth 3: new routes with
-    each distinct hand city: 7 + 7 + 5 = 19 (counted by hand)."""
-    assert [T.perft(d) for d in range(5)] == [1, 3, 11, 19, 75]
+    each distinct hand city: 7 + 7 + 5 = 19 (counted by hand). Deeper counts come from
+    ``_naive_opening_count``, not from the product (issue 11 §5)."""
+    assert [T.perft(d) for d in range(4)] == [1, 3, 11, 19]
+    assert [T.perft(d) for d in range(8)] == [_naive_opening_count(d, 3) for d in range(8)]
+    assert T.perft(4) == 75
+    assert [T.perft(d, players=2) for d in range(7)] == [_naive_opening_count(d, 2)
+                                                          for d in range(7)]
     with pytest.raises(Exception, match="depth"):
         T.perft(-1)
 
