@@ -36,6 +36,9 @@ second_trigger       another player also triggers in the last round (no second e
 tie_<k>              k players tie for the top score; tie_holder_out: the end-tile holder is not
                      among them and the win goes clockwise after him (§5)
 turn_cap             the game is cut at max_turns (no game-end tile; the win is shared)
+all_regions_tile     the all-regions tile is taken (§2.2); all_regions_without_baiern: ... by a
+                     player with no house in Baiern, where all_regions_includes_baiern=true
+                     (§7.1) would refuse it
 ===================  =========================================================================
 """
 import copy
@@ -52,6 +55,7 @@ REGION_OF = {c["name"]: c["region"] for c in DATA["cities"]}
 ADJ = {c["name"]: {DATA["cities"][j]["name"] for j in DATA["adj"][c["id"]]} for c in DATA["cities"]}
 GROUPS = {s["id"]: {c for c, r in REGION_OF.items() if r in s["regions"]}
           for s in DATA["stacks"] if s["kind"] == "region_group"}
+NON_BAIERN = set(DATA["regions"]) - {"Baiern"}
 CARRIAGE_MAX = 7
 HOUSES = 20
 
@@ -70,6 +74,8 @@ def naive_turns(rec: dict) -> Counter:
     houses = [set() for _ in range(n)]
     carriage = [0] * n
     route_stacks = {5: 2, 6: 3, 7: 4}  # §2.2 tile counts
+    all_regions = [False] * n
+    all_regions_left = [4]
     trigger = None
     triggers = set()
     max_turns = rec.get("max_turns", T.DEFAULT_MAX_TURNS)
@@ -181,6 +187,12 @@ def naive_turns(rec: dict) -> Counter:
                 ev["houses_short"] += 1
                 ev["houses_skip"] += close["mode"] == "each"
             houses[p] |= set(placed)
+            regions_held = {REGION_OF[c] for c in houses[p]}
+            if not all_regions[p] and all_regions_left[0] and NON_BAIERN <= regions_held:
+                all_regions[p] = True  # §2.2 "outside Baiern" tile (default reading, §7.1)
+                all_regions_left[0] -= 1
+                ev["all_regions_tile"] += 1
+                ev["all_regions_without_baiern"] += "Baiern" not in regions_held
             want = min(L, 7)
             if want >= 5:
                 s = next((s for s in range(want, 4, -1) if route_stacks[s]), None)
@@ -339,6 +351,11 @@ PATHS = [
     ("tie_holder_out", "§5 §8 E8", "short4", 1, 1),
     ("tie_holder_out", "§5 §8 E8", "hoard4", 1, 1),
     ("turn_cap", "§7 (max_turns)", "cap3", 20, 20),
+    ("all_regions_tile", "§2.2 §7.1", "random2", 34, 30),
+    ("all_regions_tile", "§2.2 §7.1", "random4", 33, 27),
+    ("all_regions_tile", "§2.2 §7.1", "route3", 7, 7),
+    ("all_regions_tile", "§2.2 §7.1", "short4", 25, 21),
+    ("all_regions_tile", "§2.2 §7.1", "hoard4", 77, 56),
 ]
 
 
@@ -364,3 +381,13 @@ def test_naive_reading_refuses_a_skipped_house():
     t["close"]["houses"].pop()
     with pytest.raises(AssertionError, match="§4C.1"):
         naive_turns(rec)
+
+
+def test_s7_1_all_regions_tile_never_taken_without_baiern():
+    """shared/rules/thurn_und_taxis.md §7.1 (issue 11 §6): ``all_regions_includes_baiern=true``
+    changes who may take the all-regions tile only for a player with houses in the 8 other
+    regions and none in Baiern. In the 176 takes of these configurations that never happens
+    (the README gives the larger measurement), so the variant changes no result here."""
+    takes = sum(checked(name)[0]["all_regions_tile"] for name in CONFIGS)
+    assert takes == 176
+    assert sum(checked(name)[0]["all_regions_without_baiern"] for name in CONFIGS) == 0
