@@ -674,6 +674,21 @@ class TestHouseLeftOutCase:
         assert out["end_reason"] == "houses" and out["finished"] is False
         assert T.naive_score_record(rec)["scores"] == [23, 6]
 
+    def test_s4c1_cli_replay_refuses_turn_182(self, tmp_path):
+        """Issue 11 §2: ``mcsim replay`` exits 1 with the one-line error (no traceback)."""
+        import json
+
+        from click.testing import CliRunner
+
+        import cli
+        f = tmp_path / "case.json"
+        f.write_text(json.dumps(_house_case_legal_before_182()))
+        res = CliRunner().invoke(cli.mcsim_cli, ["replay", "thurn-and-taxis", str(f)])
+        assert res.exit_code == 1
+        assert res.output == (
+            "Error: illegal move 'close each [Augsburg]' at ply 182; legal moves: close each "
+            "[Ulm, Augsburg], close region Wuerttemberg [Ulm], close region Baiern [Augsburg]\n")
+
     def test_s4c1_replay_checks_the_rule_itself(self, monkeypatch):
         """Issue 11 §4: replay refuses a skipped mandatory house even if the kernel's legal-move
         list offered the skip (here: main's list, restored by a patch)."""
