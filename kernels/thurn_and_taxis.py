@@ -32,7 +32,7 @@ so the loop is always ``legal_moves`` -> choose -> ``apply_move``. Actions (``A_
 170             houses: one per region on the route        (phase house mode, §4C.1 i)
 171 + r         houses: every route city of region r       (phase house mode, §4C.1 ii)
 192 + c         place a house in c                          (phase house pick)
-214             place no house for this region (houses short, §7.5)
+214             place no house for this region (only when houses run short, §7.5)
 224 + c         discard a card of city c from hand          (phase trim, §4C.4)
 ==============  =====================================================================
 
@@ -425,6 +425,22 @@ def _pick_candidates(st, tab):
 
 
 @njit(cache=True, inline="always")
+def _regions_to_serve(st, tab):
+    """Mode (i) house pick: pending regions (the one being served included) with a route city
+    still lacking an own house (§4C.1: fully housed regions are passed over, not served)."""
+    p = st[S_CUR]
+    open_ = st[S_RMASK + p] & ~st[S_HOUSES + p]
+    pend = st[S_PENDING]
+    k = 0
+    while pend:
+        r = _lowbit(pend)
+        pend &= pend - 1
+        if open_ & tab[T_REGMASK + r]:
+            k += 1
+    return k
+
+
+@njit(cache=True, inline="always")
 def _legal_moves(st, tab, out):
     """Body of ``legal_moves`` (documented there), inlined into ``play_game``.
     Rules: shared/rules/thurn_und_taxis.md §4 (phases A-C) and §6 (officials)."""
@@ -452,11 +468,15 @@ def _legal_moves(st, tab, out):
             n = 3
         return n
     if ph == PH_HOUSE_MODE:
+        # placing is mandatory (§4C.1, §7.13): an option that places no house (a region whose
+        # route cities all hold his house) is legal only when no option places any; houses left
+        # are > 0 here (_step_close), so mode (i) places one as soon as any route city lacks one
         out[0] = A_MODE_EACH
         n = 1
         rm = st[S_RMASK + p]
+        open_ = rm & ~st[S_HOUSES + p]
         for r in range(N_REGIONS):
-            if rm & tab[T_REGMASK + r]:
+            if rm & tab[T_REGMASK + r] and (open_ == 0 or open_ & tab[T_REGMASK + r]):
                 out[n] = A_MODE_REGION + r
                 n += 1
         return n
@@ -467,7 +487,9 @@ def _legal_moves(st, tab, out):
             cand &= cand - 1
             out[n] = A_HOUSE + c
             n += 1
-        if st[S_PICK_MODE] == 0 and st[S_HOUSES_LEFT + p] < _popcount(st[S_PENDING]):
+        if st[S_PICK_MODE] == 0 and st[S_HOUSES_LEFT + p] < _regions_to_serve(st, tab):
+            # houses short (§4C.1, §7.5): he may leave out a region only while fewer houses
+            # are left than regions that still lack his house on the route
             out[n] = A_HOUSE_SKIP
             n += 1
         return n
@@ -1071,7 +1093,7 @@ def _route_policy(st, tab, acts, n, prm, rng):
     regions, close at a length threshold, use officials when they pay."""
     ph = st[S_PHASE]
     p = st[S_CUR]
-    if n == 1:
+    if n == 1 and ph != PH_HOUSE_PICK:
         return acts[0]
     L = st[S_RHI + p] - st[S_RLO + p]
     if ph == PH_ADMIN:
@@ -1149,27 +1171,45 @@ def _route_policy(st, tab, acts, n, prm, rng):
             return A_CLOSE
         return A_NO
     if ph == PH_HOUSE_MODE:
+        # one tie-break draw per option in the list (mode i, then every route region, legal or
+        # not), so the policy's random stream does not depend on which options place a house:
+        # an option that places none scores below any that places one, and was never chosen
+        # while it was (wrongly) offered (issue 11: same route games before and after)
         best_a = acts[0]
         best = -1e9
-        for i in range(n):
-            v = _house_option_value(st, tab, p, acts[i], prm) + 1e-3 * random_float(rng)
-            if v > best:
-                best = v
-                best_a = acts[i]
+        rm = st[S_RMASK + p]
+        i = 0
+        for r in range(-1, N_REGIONS):
+            a = A_MODE_EACH
+            if r >= 0:
+                if rm & tab[T_REGMASK + r] == 0:
+                    continue
+                a = A_MODE_REGION + r
+            v = _house_option_value(st, tab, p, a, prm) + 1e-3 * random_float(rng)
+            if i < n and acts[i] == a:
+                i += 1
+                if v > best:
+                    best = v
+                    best_a = a
         return best_a
     if ph == PH_HOUSE_PICK:
+        # the skip is never chosen (any house scores more). Its tie-break draw is made whenever
+        # the list offered it before issue 11 (pending regions counted whether or not they still
+        # lack a house), so the policy's random stream and its games are unchanged
+        old_skip = st[S_PICK_MODE] == 0 and st[S_HOUSES_LEFT + p] < _popcount(st[S_PENDING])
+        k = n - 1 if acts[n - 1] == A_HOUSE_SKIP else n
+        if k + old_skip == 1:
+            return acts[0]
         best_a = acts[0]
         best = -1e9
-        for i in range(n):
+        for i in range(k):
             a = acts[i]
-            if a == A_HOUSE_SKIP:
-                v = -1.0
-            else:
-                v = _city_value(st, tab, p, a - A_HOUSE, prm)
-            v += 1e-3 * random_float(rng)
+            v = _city_value(st, tab, p, a - A_HOUSE, prm) + 1e-3 * random_float(rng)
             if v > best:
                 best = v
                 best_a = a
+        if old_skip:
+            random_float(rng)
         return best_a
     if ph == PH_TRIM:
         # drop the card with the fewest neighbours among the other hand cards (duplicates first)

@@ -30,7 +30,9 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, fl
     denom = 1.0 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # exact ends at p = 0 and p = 1 (centre - half leaves a round-off residue there, e.g. 5.6e-17)
+    return (0.0 if successes <= 0 else max(0.0, centre - half),
+            1.0 if successes >= n else min(1.0, centre + half))
 
 
 def proportion(successes: float, n: int) -> dict:

@@ -39,7 +39,7 @@ def lineups(policies: list[str], players: int) -> list[tuple[str, ...]]:
     >>> lineups(["a", "b"], 2)
     [('a', 'b'), ('b', 'a')]
     >>> lineups(["a", "b"], 3)
-    [('a', 'b', 'a'), ('b', 'a', 'a'), ('a', 'a', 'b'), ('b', 'a', 'b'), ('a', 'b', 'b'), ('b', 'b', 'a')]
+    [('a', 'b', 'a'), ('a', 'a', 'b'), ('b', 'a', 'a'), ('b', 'a', 'b'), ('b', 'b', 'a'), ('a', 'b', 'b')]
     """
     out: list[tuple[str, ...]] = []
     for i in range(len(policies)):

@@ -442,16 +442,31 @@ def _naive_legal(g):
     if ph == K.PH_CLOSE:
         assert len(route) >= 3
         return {"no close", "close"} | ({"close cartwright"} if g.get(K.S_OFFICIAL) == K.OFF_NONE else set())
+    region_of = [x["region"] for x in DATA["cities"]]
+    lacking = [x for x in route if x not in g.houses(p)]
     if ph == K.PH_HOUSE_MODE:
-        return {"mode:each"} | {f"mode:region:{DATA['cities'][x]['region']}" for x in route}
+        # §4C.1, §7.13: an option placing no house only when none places any
+        regs = {region_of[x] for x in (lacking or route)}
+        return {"mode:each"} | {f"mode:region:{r}" for r in regs}
+    if ph == K.PH_HOUSE_PICK:
+        # the kernel places one house per decision: the region served is the lowest pending one
+        # (mode i) or the chosen region (mode ii); a skip only while houses are short (§7.5)
+        pend = g.get(K.S_PENDING)
+        if g.get(K.S_PICK_MODE) == 0:
+            served = [DATA["regions"][r] for r in range(9) if (pend >> r) & 1]
+        else:
+            served = [DATA["regions"][pend]]
+        out = {f"house:{names[x]}" for x in lacking if region_of[x] == served[0]}
+        short = g.get(K.S_HOUSES_LEFT, p) < len({region_of[x] for x in lacking} & set(served))
+        return out | ({"skip"} if g.get(K.S_PICK_MODE) == 0 and short else set())
     if ph == K.PH_TRIM:
         return {f"trim:{names[x]}" for x in hand}
-    return None  # house picks: checked by the naive scorer through records
+    raise AssertionError(f"phase {ph}")
 
 
 def test_s4_move_generator_matches_naive_rules_reading():
     """shared/rules/thurn_und_taxis.md §4, §6: the kernel's legal moves equal a naive reading of
-    the rules in every phase (except house picks) of random 2-4 player games."""
+    the rules in every phase (house modes and picks included, §4C.1) of random 2-4 player games."""
     rng = np.random.default_rng(7)
     checked = 0
     for n in (2, 3, 4):
@@ -460,9 +475,8 @@ def test_s4_move_generator_matches_naive_rules_reading():
             while not g.over:
                 legal = g.legal()
                 want = _naive_legal(g)
-                if want is not None:
-                    assert {T.format_move(g, a) for a in legal} == want
-                    checked += 1
+                assert {T.format_move(g, a) for a in legal} == want
+                checked += 1
                 g.apply(legal[rng.integers(len(legal))])
     assert checked > 1000
 
@@ -503,12 +517,198 @@ def test_s4_handwritten_record_illegal_play():
     assert "right:Freiburg" in e.value.legal and "restart:Stuttgart" in e.value.legal
 
 
+def _naive_opening_count(depth, players):
+    """Decision sequences of the first round from the unshuffled deal, read from the rules alone
+    (§3: display = the first 6 cards, no hands; §4A: an empty hand forces the Postmaster, so a
+    first turn is draw, draw, then one card starts the route, §4B; a 1-card route cannot close,
+    §4C). A draw takes a display city (each distinct one once; its slot is refilled from the
+    deck top at once) or the deck top."""
+    assert depth <= 3 * players  # first turns only
+
+    def count(display, deck, hands, seat, step, d):
+        if d == 0:
+            return 1
+        total = 0
+        if step < 2:
+            for c in sorted(set(display)):
+                i = display.index(c)
+                nd = display[:i] + [deck[0]] + display[i + 1:]
+                nh = [list(h) for h in hands]
+                nh[seat].append(c)
+                total += count(nd, deck[1:], nh, seat, step + 1, d - 1)
+            nh = [list(h) for h in hands]
+            nh[seat].append(deck[0])
+            total += count(display, deck[1:], nh, seat, step + 1, d - 1)
+        else:
+            for _ in sorted(set(hands[seat])):
+                total += count(display, deck, hands, seat + 1, 0, d - 1)
+        return total
+
+    deal = [c for c in range(22) for _ in range(3)]
+    return count(deal[:6], deal[6:], [[] for _ in range(players)], 0, 0, depth)
+
+
 def test_s4_perft_fixed_deal():
     """shared/rules/thurn_und_taxis.md §3-§4: decision counts from the unshuffled deal.
 
     Depth 1: display Carlsruhe, display Freiburg, deck (3). Depth 2: after a display draw the
     slot shows Mannheim (4 options each), after the deck draw 3: 11. Depth 3: new routes with
-    each distinct hand city: 7 + 7 + 5 = 19 (counted by hand)."""
-    assert [T.perft(d) for d in range(5)] == [1, 3, 11, 19, 75]
+    each distinct hand city: 7 + 7 + 5 = 19 (counted by hand). Deeper counts come from
+    ``_naive_opening_count``, not from the product (issue 11 §5)."""
+    assert [T.perft(d) for d in range(4)] == [1, 3, 11, 19]
+    assert [T.perft(d) for d in range(8)] == [_naive_opening_count(d, 3) for d in range(8)]
+    assert T.perft(4) == 75
+    assert [T.perft(d, players=2) for d in range(7)] == [_naive_opening_count(d, 2)
+                                                          for d in range(7)]
     with pytest.raises(Exception, match="depth"):
         T.perft(-1)
+
+
+# ----------------------------------------------------------------------------- issue 11 §2
+# Placing houses is mandatory (§4C.1, §7.5, §7.13): mode (i) serves every route region that still
+# has a route city without the player's house, fewer only when houses run short; an option that
+# places no house is legal only when no option places any.
+
+
+class TestMandatoryHouses:
+    def test_s4c1_fully_housed_region_is_no_option_bug(self):
+        """shared/rules/thurn_und_taxis.md §4C.1, §7.13: with Sigmaringen already his, region mode
+        Hohenzollern would place nothing while other options place houses: not offered."""
+        g = closing(game(), E1_ROUTE)
+        g.set_houses(0, c("Sigmaringen"))
+        g.apply(K.A_CLOSE)
+        assert g.phase == K.PH_HOUSE_MODE
+        assert g.legal() == [K.A_MODE_EACH, K.A_MODE_REGION + R["Wuerttemberg"],
+                             K.A_MODE_REGION + R["Baiern"]]
+
+    def test_s4c1_every_route_city_housed_all_options_place_nothing(self):
+        """shared/rules/thurn_und_taxis.md §7.13: when no option places a house, every option is
+        legal (and places none)."""
+        g = closing(game(), ("Basel", "Freiburg", "Zuerich"))
+        g.set_houses(0, c("Basel", "Freiburg", "Zuerich"))
+        g.apply(K.A_CLOSE)
+        assert g.legal() == [K.A_MODE_EACH, K.A_MODE_REGION + R["Baden"],
+                             K.A_MODE_REGION + R["Schweiz"]]
+        g.apply(K.A_MODE_REGION + R["Baden"])
+        assert g.get(K.S_HOUSES_LEFT) == 17 and g.route(0) == []
+
+    def test_s4c1_no_skip_when_houses_suffice_bug(self):
+        """shared/rules/thurn_und_taxis.md §4C.1, §7.5: 2 houses left, the route's regions
+        Wuerttemberg and Baiern lack his house (Hohenzollern is housed): both get one; no skip
+        (main offered one: it counted Hohenzollern among the regions to serve)."""
+        g = closing(game(), E1_ROUTE)
+        g.set_houses(0, [x for x in range(22) if x not in c("Stuttgart", "Nuernberg", "Augsburg", "Ulm")])
+        assert g.get(K.S_HOUSES_LEFT) == 2 and C["Sigmaringen"] in g.houses(0)
+        g.play(K.A_CLOSE, K.A_MODE_EACH)
+        assert g.legal() == [K.A_HOUSE + C["Stuttgart"]]
+        g.apply(K.A_HOUSE + C["Stuttgart"])
+        assert g.legal() == [K.A_HOUSE + C["Augsburg"], K.A_HOUSE + C["Nuernberg"]]
+        g.apply(K.A_HOUSE + C["Augsburg"])
+        assert g.get(K.S_HOUSES_LEFT) == 0 and g.get(K.S_END_REASON) == K.END_HOUSES
+
+    def test_s7_5_short_skip_only_while_short(self):
+        """shared/rules/thurn_und_taxis.md §7.5: 1 house left, 2 regions to serve: the first may
+        be skipped, then the last one must take the house."""
+        g = closing(game(), E1_ROUTE)
+        g.set_houses(0, [x for x in range(22) if x not in c("Stuttgart", "Augsburg", "Nuernberg")])
+        assert g.get(K.S_HOUSES_LEFT) == 1 and C["Sigmaringen"] in g.houses(0)
+        g.play(K.A_CLOSE, K.A_MODE_EACH)
+        assert g.legal() == [K.A_HOUSE + C["Stuttgart"], K.A_HOUSE_SKIP]
+        g.apply(K.A_HOUSE_SKIP)
+        assert g.legal() == [K.A_HOUSE + C["Augsburg"], K.A_HOUSE + C["Nuernberg"]]
+
+
+def _house_case():
+    import json
+    from pathlib import Path
+    return json.loads((Path(__file__).parent / "data" / "thurn_and_taxis_house_left_out.json")
+                      .read_text())
+
+
+def _house_case_legal_before_182():
+    """The case record with its two earlier closes that place no house although another option
+    places some (turn 101, seat 1: region Baiern on Budweis-Linz-Passau; turn 166, seat 0: region
+    Baden on Carlsruhe-Freiburg-Zuerich-Basel) replaced by legal closes (§7.13)."""
+    rec = _house_case()
+    for k in ("scores", "winner", "end_reason"):
+        rec.pop(k, None)
+    rec["turns"][101]["close"] = {"mode": "region", "region": "Boehmen", "houses": ["Budweis"]}
+    rec["turns"][166]["close"] = {"mode": "region", "region": "Schweiz", "houses": ["Zuerich"]}
+    return rec
+
+
+class TestHouseLeftOutCase:
+    """Issue 11 §2 input ``shared/cases/thurn_and_taxis_house_left_out.json`` (copied to
+    tests/data/): a random 2-player record that main accepts (houses left 2, 14 points)."""
+
+    def test_s7_13_case_refused_at_its_first_close_that_places_nothing_bug(self):
+        """shared/rules/thurn_und_taxis.md §7.13: turn 101 closes Budweis-Linz-Passau in region
+        mode Baiern (all housed) while Linz and Budweis lack seat 1's house."""
+        with pytest.raises(IllegalMoveError) as e:
+            T.replay(_house_case())
+        assert str(e.value) == (
+            "illegal move 'close region Baiern []' at ply 101; legal moves: close each [Linz, "
+            "Budweis], close region Salzburg [Linz], close region Boehmen [Budweis]")
+
+    def test_s4c1_house_left_out_at_turn_182_refused_bug(self):
+        """shared/rules/thurn_und_taxis.md §4C.1, §7.5: turn 182, seat 0 closes
+        Augsburg-Ulm-Stuttgart-Ingolstadt-Regensburg-Passau-Salzburg-Innsbruck with 2 houses
+        left (3 in the case file; Zuerich took one at turn 166); only Augsburg and Ulm lack his
+        house and the record places only Augsburg: refused, with the legal choices."""
+        with pytest.raises(IllegalMoveError) as e:
+            T.replay(_house_case_legal_before_182())
+        assert e.value.ply == 182
+        assert str(e.value) == (
+            "illegal move 'close each [Augsburg]' at ply 182; legal moves: close each [Ulm, "
+            "Augsburg], close region Wuerttemberg [Ulm], close region Baiern [Augsburg]")
+
+    def test_s4c1_house_left_out_with_ulm_added_replays(self):
+        """shared/rules/thurn_und_taxis.md §4C, §5: with Ulm added seat 0 places his last 2 houses
+        at turn 182: 5-carriage 5 + tiles 18 - 0 houses left = 23, and the game-end tile is his
+        (end by houses; the record stops before the round is over)."""
+        rec = _house_case_legal_before_182()
+        rec["turns"][182]["close"]["houses"] = ["Augsburg", "Ulm"]
+        out = T.replay(rec)
+        assert out["houses_left"] == [0, 7] and out["scores"] == [23, 6]
+        assert out["carriages"] == [5, 5] and out["tile_points"] == [18, 8]
+        assert out["end_reason"] == "houses" and out["finished"] is False
+        assert T.naive_score_record(rec)["scores"] == [23, 6]
+
+    def test_s4c1_cli_replay_refuses_turn_182(self, tmp_path):
+        """Issue 11 §2: ``mcsim replay`` exits 1 with the one-line error (no traceback)."""
+        import json
+
+        from click.testing import CliRunner
+
+        import cli
+        f = tmp_path / "case.json"
+        f.write_text(json.dumps(_house_case_legal_before_182()))
+        res = CliRunner().invoke(cli.mcsim_cli, ["replay", "thurn-and-taxis", str(f)])
+        assert res.exit_code == 1
+        assert res.output == (
+            "Error: illegal move 'close each [Augsburg]' at ply 182; legal moves: close each "
+            "[Ulm, Augsburg], close region Wuerttemberg [Ulm], close region Baiern [Augsburg]\n")
+
+    def test_s4c1_replay_checks_the_rule_itself(self, monkeypatch):
+        """Issue 11 §4: replay refuses a skipped mandatory house even if the kernel's legal-move
+        list offered the skip (here: main's list, restored by a patch)."""
+        real = T.Game.legal
+
+        def buggy(self):
+            out = real(self)
+            p = self.current
+            if self.phase == K.PH_HOUSE_MODE:  # every route region, as on main
+                rm = self.get(K.S_RMASK, p)
+                out = [K.A_MODE_EACH] + [K.A_MODE_REGION + r for r in range(9)
+                                         if rm & int(self.tab[K.T_REGMASK + r])]
+            if self.phase == K.PH_HOUSE_PICK and K.A_HOUSE_SKIP not in out:
+                out.append(K.A_HOUSE_SKIP)
+            return out
+
+        monkeypatch.setattr(T.Game, "legal", buggy)
+        with pytest.raises(IllegalMoveError) as e:
+            T.replay(_house_case_legal_before_182())
+        assert e.value.ply == 182 and e.value.move == "close each [Augsburg]"
+        with pytest.raises(IllegalMoveError) as e:
+            T.replay(_house_case())
+        assert e.value.ply == 101

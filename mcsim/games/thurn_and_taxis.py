@@ -14,7 +14,9 @@ name                              values                  default     meaning
 ================================  ======================  ==========  =========================
 all_regions_includes_baiern       false | true            false       §7.1: the all-regions tile
                                                                       needs the 8 non-Baiern
-                                                                      regions (false) or all 9
+                                                                      regions (false) or all 9;
+                                                                      never bound in measured
+                                                                      play (README)
 route_tile_cascade                true | false            true        §7.3: an empty route stack
                                                                       falls back to lower ones
 hand_limit                        after_close | every_turn after_close §7.7: trim to 3 cards only
@@ -27,7 +29,8 @@ Policies (``--policy name:param=value``):
 * ``random``: uniform over the legal decisions of each phase of a turn (official yes/no, which
   card to draw, where to play, close or not, house mode and picks, trimming), except that the
   open route is discarded only when no card in hand extends it. Random 3-player games last
-  about 500 turns, because random routes rarely reach 3 cards before they are stuck.
+  about 400 turns (401 in 2,000 games, seed 2026), because random routes rarely reach 3 cards
+  before they are stuck.
 * ``route``: route planner. Draws and plays cards that extend the route at either end, valued
   by the regions and houses still needed (``w_region``, ``w_house``) and by the room left to
   grow (``w_open``, ``w_hand``); closes at ``close_len`` cards, or later when
@@ -64,7 +67,7 @@ DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "thurn_and_taxis"
 RULES = "shared/rules/thurn_und_taxis.md"
 DEFAULT_MAX_TURNS = 2000  # safety cap; random games end far earlier
 MAX_TURNS_LIMIT = 100_000  # largest accepted cap (records allocate a decision log of ~60 per turn)
-CHUNK_SIZE = 1000  # games per runner chunk (random games take ~500 turns)
+CHUNK_SIZE = 1000  # games per runner chunk (random games take ~300-500 turns)
 
 STACK_IDS = ("route5", "route6", "route7", "baiern", "boehmen_salzburg", "baden",
              "wuerttemberg_hohenzollern", "schweiz_tyrol", "all_regions", "game_end")
@@ -851,6 +854,86 @@ def _parse_play(g: Game, text: str) -> int:
     return base + g.city(name)
 
 
+def house_options(route, own, houses_left: int, region_of: dict, regions: list[str]):
+    """Every legal way to place houses when closing ``route`` (§4C.1, §7.5, §7.13).
+
+    Written from the rules text, without the kernel's move generator (replay checks records
+    with it). Option (i) puts one house in each route region that still has a route city
+    without the player's house; option (ii) puts one in every such city of one route region.
+    The number placed is min(houses left, what the option can take); the player chooses which
+    only when houses run short. An option that places no house is legal only when none places
+    any.
+
+    Parameters
+    ----------
+    route : sequence of int
+        City ids of the closed route.
+    own : set of int
+        Cities already holding the player's house.
+    houses_left : int
+        Houses in the player's supply (0..20).
+    region_of : dict
+        City id -> region name.
+    regions : list of str
+        Region names in map order (the order options are listed in).
+
+    Yields
+    ------
+    (mode, region, houses)
+        ``("each", None, (c, ...))`` or ``("region", name, (c, ...))``; houses as sorted city ids.
+    """
+    from itertools import combinations, product
+
+    lacking = [c for c in sorted(set(route)) if c not in own]
+    on_route = [r for r in regions if any(region_of[c] == r for c in route)]
+    by_region = {r: [c for c in lacking if region_of[c] == r] for r in on_route}
+    need = [r for r in on_route if by_region[r]]
+    places = houses_left > 0 and bool(lacking)
+    k = min(houses_left, len(need))
+    for regs in combinations(need, k):
+        for pick in product(*(by_region[r] for r in regs)):
+            yield ("each", None, tuple(sorted(pick)))
+    for r in on_route:
+        if not by_region[r] and places:
+            continue  # places nothing while another option places some (§7.13)
+        for pick in combinations(by_region[r], min(houses_left, len(by_region[r]))):
+            yield ("region", r, pick)
+
+
+def _describe_close(mode, region, houses, names) -> str:
+    where = "each" if mode == "each" else f"region {region}"
+    return f"close {where} [{', '.join(names[c] for c in houses)}]"
+
+
+def _check_close(g: Game, t_index: int, close: dict, data: dict) -> None:
+    """Refuse a recorded close whose houses break §4C.1 (``house_options``), whatever the
+    kernel offers: a skipped mandatory house is an ``IllegalMoveError`` naming the turn and
+    listing the legal choices."""
+    p = g.current
+    names = [c["name"] for c in data["cities"]]
+    region_of = {c["id"]: c["region"] for c in data["cities"]}
+    mode = close.get("mode")
+    region = close.get("region") if mode == "region" else None
+    if mode == "region" and region not in data["regions"]:
+        raise InvalidRecordError(f"turn {t_index}: unknown region {region!r}")
+    houses = close.get("houses", [])
+    if not isinstance(houses, list) or not all(isinstance(h, str) for h in houses):
+        raise InvalidRecordError(f'turn {t_index}: close "houses" must be a list of city names')
+    ids = [g.city(h) for h in houses]
+    options = house_options(g.route(p), g.houses(p), g.get(K.S_HOUSES_LEFT, p), region_of,
+                            data["regions"])
+    if len(set(ids)) == len(ids) and (mode, region, tuple(sorted(ids))) in set(options):
+        return
+    shown = []
+    for opt in house_options(g.route(p), g.houses(p), g.get(K.S_HOUSES_LEFT, p), region_of,
+                             data["regions"]):
+        shown.append(_describe_close(*opt, names))
+        if len(shown) > 60:
+            break
+    raise IllegalMoveError(t_index, f"close {'each' if mode == 'each' else f'region {region}'} "
+                           f"[{', '.join(houses)}]", shown)
+
+
 def replay(record: dict) -> dict:
     """Validate a record turn by turn and return the result.
 
@@ -943,6 +1026,8 @@ def replay(record: dict) -> dict:
                 else:
                     a = K.A_CLOSE_CART if official == "cartwright" else K.A_CLOSE
                     closed = True
+                    if close.get("mode") in ("each", "region") and a in legal:
+                        _check_close(g, t_index, close, data)
             elif ph == K.PH_HOUSE_MODE:
                 mode = close.get("mode")
                 if mode == "each":
@@ -1236,11 +1321,20 @@ def naive_score_record(record: dict, data: dict | None = None) -> dict:
         assert L >= 3
         placed = [names[h] for h in close["houses"]]
         assert len(set(placed)) == len(placed) and all(h in r and h not in houses[p] for h in placed)
+        # placing is mandatory (§4C.1, §7.5, §7.13): as many as the option can take, fewer
+        # only when houses run short; an option placing none only when none places any
+        left = 20 - len(houses[p])
+        lacking = [c for c in r if c not in houses[p]]
         if close["mode"] == "each":
             regs = [region_of[h] for h in placed]
             assert len(set(regs)) == len(regs)
+            assert len(placed) == min(left, len({region_of[c] for c in lacking})), (turn, r)
         else:
+            assert close["region"] in {region_of[c] for c in r}, (turn, r)
             assert all(region_of[h] == close["region"] for h in placed)
+            cand = [c for c in lacking if region_of[c] == close["region"]]
+            assert len(placed) == min(left, len(cand)), (turn, r)
+            assert placed or not lacking or left == 0, (turn, r)
         houses[p] |= set(placed)
         assert len(houses[p]) <= 20
         # route tile, cascading down (§4C.2, §7.3)
