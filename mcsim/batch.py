@@ -78,7 +78,8 @@ import numpy as np
 import pandas as pd
 
 from mcsim.errors import McsimError
-from mcsim.runner import MAX_SEED, resolve_config, to_json, write_atomic
+from mcsim.runner import (MAX_SEED, fingerprint_change, resolve_config, run_fingerprint, to_json,
+                          write_atomic)
 
 #: keys an ``[[experiment]]`` table may have
 EXPERIMENT_KEYS = ("name", "game", "players", "policies", "variant", "games", "seed", "seeds",
@@ -488,7 +489,10 @@ def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: in
     n = len(plan.cells)
     t_all = time.perf_counter()
     for k, cell in enumerate(plan.cells, start=1):
-        earlier = _finished(out_dir, cell) if resume else None
+        module, cfg = resolve_config(cell.game, cell.players, cell.policies, cell.variant,
+                                     cell.options)
+        fingerprint = run_fingerprint(module, cfg)
+        earlier = _finished(out_dir, cell, fingerprint) if resume else None
         if earlier is not None:
             summaries.append(earlier)
             rows.extend(rows_for(cell, earlier))
@@ -502,7 +506,8 @@ def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: in
                            workers=workers, options=cell.options, progress=progress, **scale)
         summary = dict(r.summary)
         summary["experiment"] = {"id": cell.id, "name": cell.experiment, "cell": cell.index,
-                                 "plan": plan.path, "title": plan.title}
+                                 "plan": plan.path, "title": plan.title,
+                                 "fingerprint": fingerprint}
         summaries.append(summary)
         rows.extend(rows_for(cell, summary))
         if out_dir is not None:
@@ -521,18 +526,36 @@ def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: in
     return BatchResult(plan, table, summaries)
 
 
-def _finished(out_dir: Path, cell: Cell) -> dict | None:
-    """The summary of ``cell`` written by an earlier batch into ``out_dir``, if it matches."""
+def _finished(out_dir: Path, cell: Cell, fingerprint: dict | None = None) -> dict | None:
+    """The summary of ``cell`` written by an earlier batch into ``out_dir``; None when there
+    is none (the cell is played).
+
+    Raises ``PlanError`` when the earlier cell was played with other inputs (game, seats,
+    policies and their full parameters, variant, games, seed, options, or the content of a data
+    file: ``run_fingerprint``): resuming never reuses results of different inputs."""
     path = out_dir / "experiments" / f"{cell.id}.json"
     try:
         s = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
-    same = (isinstance(s, dict) and s.get("game") == cell.game and s.get("games") == cell.games
-            and s.get("seed") == cell.seed and s.get("players") == cell.resolved_players
-            and s.get("policies") == cell.policy_labels
-            and s.get("variant") == cell.resolved_variant and "seats" in s)
-    return s if same else None
+    if not isinstance(s, dict) or "seats" not in s:
+        return None
+    checks = (("game", cell.game), ("games", cell.games), ("seed", cell.seed),
+              ("players", cell.resolved_players), ("policies", cell.policy_labels),
+              ("variant", cell.resolved_variant))
+    change = None
+    for key, now in checks:
+        if s.get(key) != now:
+            change = f"{key} {s.get(key)!r} there, {now!r} now"
+            break
+    if change is None and fingerprint is not None:
+        exp = s.get("experiment")
+        change = fingerprint_change(exp.get("fingerprint") if isinstance(exp, dict) else None,
+                                    fingerprint)
+    if change:
+        raise PlanError(f"cannot resume: cell {cell.id} in {out_dir} was played with other "
+                        f"inputs ({change}); use another --out folder")
+    return s
 
 
 def _prepare_out(out) -> Path:

@@ -316,11 +316,86 @@ def build_summary(module, prep: Prepared, agg: Aggregate, games_df: pd.DataFrame
     return summary
 
 
-def _run_manifest(cfg: RunConfig, games: int, seed: int, plan) -> dict:
-    return {"game": cfg.game, "games": games, "seed": seed, "players": cfg.players,
-            "policies": [p.label() for p in cfg.policies], "variant": dict(cfg.variant),
-            "options": {k: str(v) for k, v in cfg.options.items()},
-            "chunk_size": plan.chunk, "chunks": len(plan)}
+def _run_manifest(cfg: RunConfig, games: int, seed: int, plan, module=None) -> dict:
+    m = {"game": cfg.game, "games": games, "seed": seed, "players": cfg.players,
+         "policies": [p.label() for p in cfg.policies], "variant": dict(cfg.variant),
+         "options": {k: str(v) for k, v in cfg.options.items()},
+         "chunk_size": plan.chunk, "chunks": len(plan)}
+    if module is not None:
+        m.update(run_fingerprint(module, cfg))
+    return m
+
+
+def content_hash(path: str | os.PathLike) -> str:
+    """SHA-256 (hex) of a file's bytes, or of a folder's files (relative names and contents,
+    in sorted order, hidden names skipped)."""
+    import hashlib
+
+    path = Path(path)
+    h = hashlib.sha256()
+    if path.is_dir():
+        for f in sorted(q for q in path.rglob("*") if q.is_file()):
+            rel = f.relative_to(path).as_posix()
+            if any(part.startswith(".") or part == "__pycache__" for part in rel.split("/")):
+                continue
+            h.update(rel.encode() + b"\0" + content_hash(f).encode() + b"\n")
+        return h.hexdigest()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def run_fingerprint(module, cfg: RunConfig) -> dict:
+    """What a run's results depend on, for ``--resume`` (issue 12 §1).
+
+    ``config``: the full resolved configuration (every policy's complete parameter vector by
+    name, defaults included; every variant; the options as given; the mcsim version).
+    ``inputs``: ``{name: sha256}`` of every data file the run reads: the game's shipped data
+    folder (``data mcsim/data/<game>``) and each option naming a file or folder
+    (``option tiles (t.json)``). Resume compares both and refuses any difference.
+    """
+    import mcsim
+
+    spec = module.SPEC
+    params = []
+    for c in cfg.policies:
+        ps = spec.policy(c.name)
+        vec = ps.vector(c.params)
+        params.append({"policy": c.name, **{q.name: float(v) for q, v in zip(ps.params, vec)}})
+    config = {"policy_params": params, "mcsim": mcsim.__version__}
+    inputs = {}
+    data_dir = Path(__file__).resolve().parent / "data" / module.__name__.rsplit(".", 1)[-1]
+    if data_dir.is_dir():
+        inputs[f"data mcsim/data/{data_dir.name}"] = content_hash(data_dir)
+    for k, v in sorted(cfg.options.items()):
+        if isinstance(v, (str, os.PathLike)) and str(v) and Path(v).exists():
+            inputs[f"option {k} ({v})"] = content_hash(v)
+    return {"config": config, "inputs": inputs}
+
+
+def fingerprint_change(old: dict | None, new: dict) -> str | None:
+    """One phrase naming the first difference between two ``run_fingerprint`` dicts (None when
+    they are equal): a changed data file by name, else the changed configuration entry."""
+    if not isinstance(old, dict) or "inputs" not in old or "config" not in old:
+        return "it was written without input hashes (by an older mcsim)"
+    oi, ni = old.get("inputs") or {}, new["inputs"]
+    for name, h in ni.items():
+        if name not in oi:
+            what = name.split(" (")[0]
+            before = [o for o in oi if o.split(" (")[0] == what]
+            return (f"{name}: another file than {before[0][len(what) + 1:]} there"
+                    if before else f"{name} was not used there")
+        if oi[name] != h:
+            return f"{name} has different content now (sha256 {oi[name][:12]} there, {h[:12]} now)"
+    for name in oi:
+        if name not in ni:
+            return f"{name} was used there, not now"
+    oc, nc = old.get("config") or {}, new["config"]
+    for k, v in nc.items():
+        if oc.get(k) != v:
+            return f"{k} {oc.get(k)!r} there, {v!r} now"
+    return None
 
 
 def _prepare_out_dir(out_dir: Path, manifest: dict, resume: bool) -> set[int]:
@@ -331,9 +406,16 @@ def _prepare_out_dir(out_dir: Path, manifest: dict, resume: bool) -> set[int]:
             raise ConfigError(f"cannot resume: {out_dir} holds no run (no {MANIFEST_NAME})")
         old = json.loads(mfile.read_text()).get("run", {})
         for k, v in manifest.items():
+            if k in ("config", "inputs"):
+                continue
             if old.get(k) != v:
                 raise ConfigError(f"cannot resume: {out_dir} holds a different run "
                                   f"({k} {old.get(k)!r} there, {v!r} now)")
+        if "inputs" in manifest:
+            change = fingerprint_change(old, manifest)
+            if change:
+                raise ConfigError(f"cannot resume: {out_dir} holds a run of other inputs "
+                                  f"({change}); start a new run in another directory")
     else:
         if out_dir.exists() and any(out_dir.iterdir()):
             raise ConfigError(f"{out_dir} is not empty; use --resume to continue the run in it "
@@ -446,7 +528,8 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
     done: set[int] = set()
     out_path = Path(out_dir) if out_dir is not None else None
     if out_path is not None:
-        done = _prepare_out_dir(out_path, _run_manifest(cfg, games, seed, plan), resume)
+        done = _prepare_out_dir(out_path, _run_manifest(cfg, games, seed, plan, module),
+                                resume)
     t0 = time.perf_counter()
     module.play_chunk(prep, 0, 1, seed)  # compile (or load the cache) before starting workers
     tasks = ((module.__name__, prep, first, n, seed, keep_games,
