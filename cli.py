@@ -260,9 +260,12 @@ def scale_options(fn):
               help="Also write the records of the first K games.")
 @click.option("--record-out", type=click.Path(dir_okay=False), default=None,
               help="File for --record (JSON: one record, or a list when K > 1).")
+@click.option("--force", is_flag=True,
+              help="Overwrite an existing --out file or --record-out file (or an earlier run's "
+                   "--out DIR).")
 @friendly_errors
 def simulate_cmd(game, games, seed, policies, variants, players, workers, chunk_size, tiles,
-                 as_json, quiet, backend, scheduler, out, resume, record, record_out):
+                 as_json, quiet, backend, scheduler, out, resume, record, record_out, force):
     """Play N complete games and print the summary (win rate and score per seat, ...).
 
     \b
@@ -298,6 +301,19 @@ def simulate_cmd(game, games, seed, policies, variants, players, workers, chunk_
     if record and games > 0 and record > games:
         raise click.BadParameter(f"{record} records asked of a {games}-game run",
                                  param_hint="--record")
+    if force and resume:
+        raise click.UsageError("--force starts over and --resume continues: give one of them")
+    from mcsim.outputs import Outputs, clear_run_folder, stage_games_table
+
+    outs = Outputs(force=force)  # every output checked before the first game (issue 12 §2)
+    if single_file:
+        outs.file(out, "--out")
+    elif out is not None:
+        outs.folder(out, "--out", keep=True)
+    if record_out:
+        outs.file(record_out, "--record-out")
+    if force and out is not None and not single_file:
+        clear_run_folder(out)
     options = game_options(tiles)
     result = mcsim.simulate(game, games=games, seed=seed, policies=policies or None,
                             variant=parse_variants(variants), players=players, workers=workers,
@@ -305,14 +321,17 @@ def simulate_cmd(game, games, seed, policies, variants, players, workers, chunk_
                             progress=not quiet, backend=backend, scheduler=scheduler,
                             out_dir=None if (out is None or single_file) else out, resume=resume,
                             keep_games=True if single_file else None)
-    from mcsim.runner import manifest_for, to_json, write_atomic, write_games_table
+    from mcsim.runner import manifest_for, to_json
 
-    if single_file:
-        write_games_table(result.games, out, manifest_for(result.summary))
-    if record:
-        recs = result.records if len(result.records) > 1 else result.records[0]
-        text = json.dumps(recs, indent=1)
-        write_atomic(record_out, lambda tmp: Path(tmp).write_text(text + "\n"))
+    with outs:  # all of the command's files are moved into place together, or none
+        if single_file:
+            stage_games_table(outs, result.games, out, manifest_for(result.summary))
+        if record:
+            recs = result.records if len(result.records) > 1 else result.records[0]
+            text = json.dumps(recs, indent=1)
+            outs.stage_file(record_out, lambda tmp: Path(tmp).write_text(text + "\n"),
+                            "--record-out")
+        outs.commit()
     if not quiet:
         for line in result.prepared.notices:
             click.echo(f"note: {line}", err=True)
@@ -461,6 +480,10 @@ def evaluate_cmd(game, policies, games, seed, variants, players, workers, tiles,
                                 format_evaluation)
     from mcsim.runner import to_json
 
+    if ensemble_out:
+        from mcsim.outputs import Outputs
+
+        Outputs().folder(ensemble_out, "--ensemble-out", keep=True)
     options = game_options(tiles)
     kw = dict(games=games, seed=seed, variant=parse_variants(variants), players=players,
               workers=workers, options=options, progress=not quiet)
@@ -525,8 +548,11 @@ def compare_cmd(game, arms, games, seed, policies, players, workers, as_json, qu
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object (tidy rows and every cell's summary).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+@click.option("--force", is_flag=True,
+              help="Replace the results of an earlier batch in a non-empty --out folder.")
 @friendly_errors
-def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_json, quiet):
+def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_json, quiet,
+              force):
     """Run a sweep plan (games x players x policies x variants x game counts/seeds).
 
     The whole plan is validated before the first game; the results are one tidy table (one
@@ -541,6 +567,14 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_j
     from mcsim import batch
 
     plan = batch.load_plan(plan_file)
+    if force and resume:
+        raise click.UsageError("--force starts over and --resume continues: give one of them")
+    if out is not None:  # checked before any game, also by --dry-run (issue 12 §2)
+        from mcsim.outputs import Outputs
+
+        Outputs(force=force).folder(out, "--out", keep=resume)
+        if force and not dry_run:
+            batch.clear_batch_folder(out)
     if dry_run:
         for c in plan.cells:
             click.echo(f"{c.id}: {c.describe()}")
@@ -561,9 +595,10 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_j
 @click.option("--no-rotate", is_flag=True,
               help="With different policies per seat, do not also play the rotated seatings "
                    "(the comparison then mixes policy and seat effect).")
+@click.option("--force", is_flag=True, help="Replace an existing, non-empty --out folder.")
 @friendly_errors
 def report_cmd(game, games, seed, policies, variants, players, workers, chunk_size, tiles,
-               as_json, quiet, backend, scheduler, out, no_rotate):
+               as_json, quiet, backend, scheduler, out, no_rotate, force):
     """Write a balance report: report.html (self-contained), report.md and PNG figures.
 
     \b
@@ -580,7 +615,7 @@ def report_cmd(game, games, seed, policies, variants, players, workers, chunk_si
                               variant=parse_variants(variants), players=players,
                               workers=workers, chunk_size=chunk_size, options=options,
                               rotate=not no_rotate, progress=not quiet, echo=echo,
-                              backend=backend, scheduler=scheduler)
+                              backend=backend, scheduler=scheduler, force=force)
     if not quiet:
         for line in rep.result.prepared.notices:
             click.echo(f"note: {line}", err=True)

@@ -78,8 +78,8 @@ import numpy as np
 import pandas as pd
 
 from mcsim.errors import McsimError
-from mcsim.runner import (MAX_SEED, fingerprint_change, resolve_config, run_fingerprint, to_json,
-                          write_atomic)
+from mcsim.runner import (MAX_SEED, check_limits, fingerprint_change, resolve_config,
+                          run_fingerprint, to_json, write_atomic)
 
 #: keys an ``[[experiment]]`` table may have
 EXPERIMENT_KEYS = ("name", "game", "players", "policies", "variant", "games", "seed", "seeds",
@@ -291,6 +291,7 @@ def _expand(e: dict, name: str, label: str, base_dir: Path) -> list[Cell]:
         where = f"{label}, cell {j} ({game}, players={pl if pl is not None else 'default'}, " \
                 f"policies={'|'.join(pol)}, variant={_fmt_variant(var)})"
         try:
+            check_limits(n, seed, "'games'", "'seeds'" if "seeds" in e else "'seed'")
             _, cfg = resolve_config(game, pl, pol, var, options)
             prep = modules[game].prepare(cfg)
         except McsimError as e:
@@ -518,8 +519,14 @@ def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: in
                  f"({gps:,.0f} games/s)")
     table = tidy_table(rows)
     if out_dir is not None:
-        write_atomic(out_dir / "results.csv", lambda tmp: table.to_csv(tmp, index=False))
-        write_atomic(out_dir / "results.parquet", lambda tmp: table.to_parquet(tmp, index=False))
+        from mcsim.outputs import Outputs
+
+        with Outputs(force=True) as outs:  # both tables in place together, or neither
+            outs.stage_file(out_dir / "results.csv", lambda tmp: table.to_csv(tmp, index=False),
+                            "--out")
+            outs.stage_file(out_dir / "results.parquet",
+                            lambda tmp: table.to_parquet(tmp, index=False), "--out")
+            outs.commit()
     if echo:
         echo(f"batch: {n} cells, {plan.total_games:,} games in "
              f"{time.perf_counter() - t_all:.1f} s")
@@ -556,6 +563,17 @@ def _finished(out_dir: Path, cell: Cell, fingerprint: dict | None = None) -> dic
         raise PlanError(f"cannot resume: cell {cell.id} in {out_dir} was played with other "
                         f"inputs ({change}); use another --out folder")
     return s
+
+
+def clear_batch_folder(out) -> None:
+    """Remove an earlier batch's files from ``out`` (``mcsim batch --force``): ``results.csv``,
+    ``results.parquet``, ``plan.json`` and ``experiments/*.json``; other files stay."""
+    d = Path(out)
+    for name in ("results.csv", "results.parquet", "plan.json"):
+        if (d / name).is_file():
+            (d / name).unlink()
+    for f in (d / "experiments").glob("*.json") if (d / "experiments").is_dir() else ():
+        f.unlink()
 
 
 def _prepare_out(out) -> Path:

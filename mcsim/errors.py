@@ -28,6 +28,11 @@ class DataFileError(McsimError):
     """A malformed component data file (tiles, maps, cards); names the entry and the rule."""
 
 
+class OutputError(McsimError):
+    """An output that cannot be written (missing, read-only or full folder; an existing output
+    without ``--force``); the message names the user's path and flag."""
+
+
 class InvalidRecordError(McsimError):
     """A game record that is not valid JSON or not of the documented shape."""
 

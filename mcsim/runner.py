@@ -436,6 +436,18 @@ def _prepare_out_dir(out_dir: Path, manifest: dict, resume: bool) -> set[int]:
     return done
 
 
+def check_limits(games, seed, games_name: str = "--games", seed_name: str = "--seed") -> None:
+    """The limits ``simulate`` enforces on a run's game count and seed, for every caller
+    (``simulate`` itself, and each cell of a batch plan before anything is played, named by
+    its plan key). Raises ``ConfigError`` naming ``games_name`` / ``seed_name``."""
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games <= 0:
+        raise ConfigError(f"{games_name} must be a positive whole number, not {games}")
+    if games > MAX_GAMES:
+        raise ConfigError(f"{games_name} must be at most {MAX_GAMES:,} (10**12), not {games:,}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not (0 <= seed <= MAX_SEED):
+        raise ConfigError(f"{seed_name} must be a whole number in [0, 2**64), not {seed}")
+
+
 def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable | None = None,
              variant: dict | None = None, players: int | None = None, workers: int | None = 1,
              chunk_size: int | None = None, options: dict | None = None, record: int = 0,
@@ -496,12 +508,7 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
     >>> r.summary["games"], list(r.games.columns[:3])
     (200, ['game_index', 'score_0', 'score_1'])
     """
-    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games <= 0:
-        raise ConfigError(f"--games must be a positive whole number, not {games}")
-    if games > MAX_GAMES:
-        raise ConfigError(f"--games must be at most {MAX_GAMES:,} (10**12), not {games:,}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not (0 <= seed <= MAX_SEED):
-        raise ConfigError(f"--seed must be a whole number in [0, 2**64), not {seed}")
+    check_limits(games, seed)
     if workers is None:
         workers = default_workers()
     if workers < 1:
@@ -596,12 +603,19 @@ def write_atomic(path: str | os.PathLike, write) -> None:
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
         raise McsimError(f"cannot write {path}: directory {directory} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    except OSError as e:
+        raise McsimError(f"cannot write {path}: {e.strerror or e}") from None
     os.close(fd)
     try:
         write(tmp)
         os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; give the file the usual mode
         os.replace(tmp, path)
+    except OSError as e:  # name the user's path, never the temporary file
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise McsimError(f"cannot write {path}: {e.strerror or e}") from None
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
