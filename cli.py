@@ -1,16 +1,31 @@
 """mcsim command line: argument parsing and printing only (the work is in ``mcsim``)."""
 from __future__ import annotations
 
-import functools
-import json
+import os
+import signal
 import sys
-from pathlib import Path
 
-import click
 
-import mcsim
-from mcsim import errors
-from mcsim.games import REGISTRY, all_games, get_game
+def _abort_during_startup(signum, frame):  # Ctrl-C while the modules below load (issue 12 §3)
+    os.write(2, b"Aborted!\n")
+    os._exit(1)
+
+
+if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    signal.signal(signal.SIGINT, _abort_during_startup)
+
+import functools  # noqa: E402
+import json  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import click  # noqa: E402
+
+import mcsim  # noqa: E402
+from mcsim import errors  # noqa: E402
+from mcsim.games import REGISTRY, all_games, get_game  # noqa: E402
+
+if signal.getsignal(signal.SIGINT) is _abort_during_startup:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 GAME_IDS = list(REGISTRY)
@@ -207,17 +222,19 @@ def format_summary(summary: dict, module) -> str:
     """Readable text of a summary (the table printed by ``simulate``)."""
     var = " ".join(f"{k}={v}" for k, v in summary["variant"].items()) or "-"
     pw = max([22] + [len(s["policy"]) + 1 for s in summary["seats"]])
+    solo = summary["players"] == 1  # one seat: score statistics only, no win rate (issue 12 §5)
+    wr_head = "" if solo else f"{'win rate [95% CI]':<28} "
     lines = [
         f"{module.SPEC.long_name}: {summary['games']:,} games, seed {summary['seed']}, "
         f"{summary['players']} players, variant {var}",
-        f"{'seat':>4}  {'policy':<{pw}} {'win rate [95% CI]':<28} {'mean score [95% CI]':<28}"
+        f"{'seat':>4}  {'policy':<{pw}} {wr_head}{'mean score [95% CI]':<28}"
         f"{'sd':>7} {'min':>6} {'p50':>6} {'max':>6}",
     ]
     for s in summary["seats"]:
         w, sc = s["win_rate"], s["score"]
-        wr = f"{w['estimate']:.4f} [{w['low']:.4f}, {w['high']:.4f}]"
+        wr = "" if solo else f"{w['estimate']:.4f} [{w['low']:.4f}, {w['high']:.4f}]".ljust(28) + " "
         ms = f"{sc['mean']:.3f} [{sc['low']:.3f}, {sc['high']:.3f}]"
-        lines.append(f"{s['seat']:>4}  {s['policy']:<{pw}} {wr:<28} {ms:<28}{sc['sd']:>7.3f} "
+        lines.append(f"{s['seat']:>4}  {s['policy']:<{pw}} {wr}{ms:<28}{sc['sd']:>7.3f} "
                      f"{sc['min']:>6g} {sc['p50']:>6g} {sc['max']:>6g}")
     ln = summary["length"]
     gps = summary.get("games_per_second") or 0
@@ -529,8 +546,10 @@ def compare_cmd(game, arms, games, seed, policies, players, workers, as_json, qu
     from mcsim.compare_variants import compare_variants, format_comparison
     from mcsim.runner import to_json
 
+    announce = None if quiet else (lambda line: click.echo(f"note: {line}", err=True))
     res = compare_variants(game, arms, games=games, seed=seed, policies=list(policies) or None,
-                           players=players, workers=workers, progress=not quiet)
+                           players=players, workers=workers, progress=not quiet,
+                           announce=announce)
     click.echo(to_json(res) if as_json else format_comparison(res, get_game(game).SPEC.long_name))
 
 

@@ -604,7 +604,8 @@ def format_table(table: pd.DataFrame) -> str:
     lines = [f"{'cell':<22} {'game':<16} {'seat':>4} {'policy':<16} {'win rate [95% CI]':<26} "
              f"{'mean score [95% CI]':<28} variant / games / seed"]
     for r in table.itertuples(index=False):
-        wr = f"{r.win_rate:.4f} [{r.win_rate_low:.4f}, {r.win_rate_high:.4f}]"
+        wr = (f"{r.win_rate:.4f} [{r.win_rate_low:.4f}, {r.win_rate_high:.4f}]"
+              if r.players > 1 else "-")  # a solo game has no win rate (issue 12 §5)
         lo = "" if math.isnan(r.score_low) else f"{r.score_low:.3f}"
         hi = "" if math.isnan(r.score_high) else f"{r.score_high:.3f}"
         ms = f"{r.score_mean:.3f} [{lo}, {hi}]"

@@ -197,32 +197,73 @@ def _work(task):
     return first, agg, (df if keep else None)
 
 
-def _ignore_sigint():
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _worker_init(parent_pid: int | None = None):
+    """Start of every local worker process: Ctrl-C is the parent's to handle (the terminal
+    sends SIGINT to the whole process group), and the worker dies with its parent: the kernel
+    sends it SIGKILL when the parent ends, however it ends (Linux ``PR_SET_PDEATHSIG``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+    if parent_pid is not None and os.getppid() != parent_pid:  # the parent died before prctl
+        os._exit(1)
+
+
+_ignore_sigint = _worker_init  # the old name
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """The interrupt path of the local backend: drop queued chunks, kill the workers (a
+    running kernel cannot be asked to stop), and return without waiting for them."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for p in procs:
+        if p.is_alive():
+            p.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        p.join(timeout=5)
 
 
 def _execute(tasks, backend: str, workers: int, scheduler: str | None):
     """Yield ``_work`` results in task order, keeping at most ~2 tasks per worker in flight.
 
-    ``tasks`` may be any iterable (it is consumed lazily)."""
+    The one execution layer of every command (simulate, tournament, compare, evaluate, batch,
+    report all play through ``simulate``). ``tasks`` may be any iterable (it is consumed
+    lazily). One interrupt path: when the caller stops early (Ctrl-C, an error, or closing
+    the generator), pending chunks are cancelled and the workers are killed at once (local
+    processes) or the Dask futures cancelled and the cluster closed; a second Ctrl-C during
+    that cleanup is ignored. Workers die with their parent. With ``backend="serial"`` (or
+    one worker) the chunks run in this process, and Ctrl-C takes effect when the running
+    kernel call returns (at the end of its chunk).
+    """
     it = iter(tasks)
     head = list(itertools.islice(it, 2))
     it = itertools.chain(head, it)
-    if backend == "serial" or (backend == "local" and (workers <= 1 or len(head) <= 1)):
+    if backend == "serial" or (backend == "local" and workers <= 1) or not head:
         for t in it:
             yield _work(t)
         return
     window = max(2, 2 * workers)
     if backend == "local":
+        # even a single chunk runs in a worker process, so that Ctrl-C can always stop it
         ctx = mp.get_context("fork")
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
-                                   initializer=_ignore_sigint)
+        pool = ProcessPoolExecutor(max_workers=workers if len(head) > 1 else 1, mp_context=ctx,
+                                   initializer=_worker_init, initargs=(os.getpid(),))
         submit = pool.submit
         close = lambda: pool.shutdown(wait=True, cancel_futures=True)  # noqa: E731
+        stop = lambda: _stop_pool(pool)  # noqa: E731
     else:
         client, close = _dask_client(workers, scheduler)
         submit = lambda fn, t: client.submit(fn, t, pure=False)  # noqa: E731
+        stop = close
     pending: collections.deque = collections.deque()
+    finished = False
     try:
         for t in it:
             pending.append(submit(_work, t))
@@ -233,10 +274,24 @@ def _execute(tasks, backend: str, workers: int, scheduler: str | None):
             for t in it:
                 pending.append(submit(_work, t))
                 break
+        finished = True
     finally:
+        _quiet_cleanup(pending, close if finished else stop)
+
+
+def _quiet_cleanup(pending, close) -> None:
+    """Cancel ``pending`` futures and call ``close``, ignoring further Ctrl-C meanwhile."""
+    import threading
+
+    main = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
         for f in pending:
             f.cancel()
         close()
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, old)
 
 
 def _dask_client(workers: int, scheduler: str | None):
@@ -251,10 +306,34 @@ def _dask_client(workers: int, scheduler: str | None):
             raise ConfigError(f"cannot reach the Dask scheduler at {scheduler} ({e})") from None
         return client, client.close
     import logging
+    import threading
     logging.getLogger("distributed").setLevel(logging.ERROR)
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
-    client = Client(cluster)
+    # The worker processes must not see the terminal's Ctrl-C (it is this process's to handle):
+    # SIGINT is blocked while they are started, and they inherit the blocked mask; a Ctrl-C
+    # meanwhile is delivered here as soon as the cluster is up, and takes the interrupt path.
+    # Their stderr is /dev/null (they inherit it here): a worker's failure reaches this process
+    # through its future, and a cluster closed by Ctrl-C prints no worker tracebacks.
+    main = threading.current_thread() is threading.main_thread()
+    if main:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    sys.stderr.flush()
+    saved_err = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+    try:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.ERROR)
+        try:
+            client = Client(cluster)
+        except BaseException:
+            cluster.close()
+            raise
+    finally:
+        os.dup2(saved_err, 2)
+        os.close(saved_err)
+        if main:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
     def close():
         client.close()
@@ -291,11 +370,14 @@ def games_frame(columns: dict[str, np.ndarray], first_game_index: int, players: 
 
 
 def build_summary(module, prep: Prepared, agg: Aggregate, games_df: pd.DataFrame | None,
-                  seed: int, elapsed: float, played: int | None = None) -> dict:
+                  seed: int, elapsed: float, played: int | None = None,
+                  compile_seconds: float = 0.0) -> dict:
     """The common summary frame (README, "JSON keys") plus the game's own block.
 
-    ``games_per_second`` counts the ``played`` games of this call (a resumed run's earlier
-    chunks are not counted) over ``elapsed`` seconds."""
+    ``elapsed_seconds`` is the wall time of the call, Numba compile (or cache load) included;
+    ``compile_seconds`` that compile part; ``games_per_second`` counts the ``played`` games of
+    this call (a resumed run's earlier chunks are not counted) over the play time alone
+    (``elapsed - compile_seconds``)."""
     cfg = prep.config
     labels = [p.label() for p in cfg.policies]
     summary: dict[str, Any] = {
@@ -306,8 +388,10 @@ def build_summary(module, prep: Prepared, agg: Aggregate, games_df: pd.DataFrame
     summary["seats"] = agg.seat_summaries(labels)
     summary["length"] = agg.length_summary()
     played = agg.n if played is None else played
-    summary["games_per_second"] = played / elapsed if elapsed > 0 and played else None
+    play = elapsed - compile_seconds
+    summary["games_per_second"] = played / play if play > 0 and played else None
     summary["elapsed_seconds"] = elapsed
+    summary["compile_seconds"] = compile_seconds
     if has_partials(module):
         block = module.finalize_summary(agg.game_partial, prep)
     else:
@@ -538,7 +622,8 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
         done = _prepare_out_dir(out_path, _run_manifest(cfg, games, seed, plan, module),
                                 resume)
     t0 = time.perf_counter()
-    module.play_chunk(prep, 0, 1, seed)  # compile (or load the cache) before starting workers
+    module.play_chunk(prep, 0, 0, seed)  # compile (or load the cache) before starting workers
+    compile_seconds = time.perf_counter() - t0
     tasks = ((module.__name__, prep, first, n, seed, keep_games,
               None if out_path is None else str(out_path))
              for first, n in plan if first not in done)
@@ -570,7 +655,7 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
     elapsed = time.perf_counter() - t0
     games_df = pd.concat(frames, ignore_index=True) if keep_games else None
     summary = build_summary(module, prep, total, games_df, seed, elapsed,
-                            played=games - resumed)
+                            played=games - resumed, compile_seconds=compile_seconds)
     if out_path is not None:
         text = to_json(summary, indent=1)
         write_atomic(out_path / SUMMARY_NAME, lambda tmp: Path(tmp).write_text(text + "\n"))

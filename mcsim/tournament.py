@@ -127,13 +127,19 @@ def tournament(game: str, policies: list[str], players: int | None = None, games
     Raises
     ------
     ConfigError
-        Fewer than two distinct policies; plus everything ``simulate`` raises.
+        Fewer than two distinct policies, or one seat (a solo game has no opponents to rate
+        against: ``mcsim evaluate`` ranks policies by score on common deals); plus everything
+        ``simulate`` raises.
     """
     labels = [parse_policy(p).label() for p in policies]
     if len(labels) < 2 or len(set(labels)) != len(labels):
         raise ConfigError("a tournament needs at least two different --policy values")
     module, cfg = resolve_config(game, players, [labels[0]], variant, options)
     players = cfg.players
+    if players < 2:  # refused before any game (issue 12 §5)
+        raise ConfigError(f"a tournament needs at least 2 seats; {cfg.game} with 1 player is a "
+                          f"solo game: rank policies by score on common deals with `mcsim "
+                          f"evaluate {cfg.game} -p A -p B`")
     for p in labels:
         resolve_config(game, players, [p], variant, options)
     index = {p: i for i, p in enumerate(labels)}

@@ -3,6 +3,7 @@
 Each test names the issue item it covers (§1 resume inputs, §2 outputs, §3 Ctrl-C, §5 one-seat
 games, §7 throughput and --force).
 """
+import importlib.util
 import json
 import os
 import shutil
@@ -178,3 +179,173 @@ def test_s7_existing_out_needs_force(run, tmp_path):
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
     r = run("simulate", "sacred-hill", "-n", 50, "--out", tmp_path / "d", "--resume", "--force")
     one_error_line(r, 2, "--force starts over and --resume continues")
+
+
+# ---------------------------------------------------------------- §3 Ctrl-C always stops
+def _start(*args):
+    """Start ``mcsim ARGS`` in its own process group (as a terminal runs a command)."""
+    return subprocess.Popen([sys.executable, "-c", "from cli import main; main()",
+                             *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def _descendants(pid):
+    """Live descendant processes of ``pid`` (from /proc)."""
+    kids = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat = (d / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2:].split()
+            if fields[0] != "Z":
+                kids[int(d.name)] = int(fields[1])
+    out, frontier = set(), {pid}
+    while frontier:
+        frontier = {c for c, parent in kids.items() if parent in frontier} - out
+        out |= frontier
+    return out
+
+
+def _wait_for(cond, timeout=120.0):
+    """Poll ``cond()`` every 0.1 s until it is true (the start-up of a loaded machine can take
+    tens of seconds: Numba cache loads, worker start); returns its last value."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        v = cond()
+        if v:
+            return v
+        time.sleep(0.1)
+    return cond()
+
+
+def _interrupt(p, workers):
+    """Wait until ``workers`` descendant processes run, send Ctrl-C to the process group (as a
+    terminal does), and return ``(returncode, stderr, seconds to stop, workers)``."""
+    kids = _wait_for(lambda: len(_descendants(p.pid)) >= workers and _descendants(p.pid))
+    assert kids, "the workers never started"
+    time.sleep(0.5)  # let them take their chunks
+    t = time.monotonic()
+    os.killpg(p.pid, signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        pytest.fail("Ctrl-C did not stop the command within 60 s")
+    return p.returncode, err, time.monotonic() - t, kids
+
+
+def _gone(pids):
+    return not any(Path(f"/proc/{q}").exists() and
+                   (Path(f"/proc/{q}/stat").read_text().split(") ")[-1][0] != "Z")
+                   for q in pids)
+
+
+# A chunk of 20,000,000 greedy Sacred Hill games takes minutes: on today's main, Ctrl-C waited
+# for the running chunks (and a second Ctrl-C left orphans).
+LONG = ["sacred-hill", "-n", 100_000_000, "-p", "greedy", "-w", 2, "-q"]
+
+
+def test_s3_ctrl_c_stops_simulate_and_its_workers():
+    """§3: Ctrl-C during long chunks: exit 1, "Aborted!", no traceback, no worker left."""
+    p = _start("simulate", *LONG, "--chunk-size", 20_000_000)
+    code, err, took, kids = _interrupt(p, 2)
+    assert code == 1 and err.strip() == "Aborted!", err
+    assert _wait_for(lambda: _gone(kids), 10)
+    assert took < 30  # bounded by process kill + exit, not by the chunk (minutes)
+
+
+def test_s3_ctrl_c_stops_tournament():
+    """§3: tournament plays through the same execution layer and stops the same way."""
+    p = _start("tournament", "sacred-hill", "-p", "random", "-p", "greedy", "-n", 100_000_000,
+               "-w", 2, "-q")
+    code, err, _, kids = _interrupt(p, 2)
+    assert code == 1 and err.strip() == "Aborted!", err
+    assert _wait_for(lambda: _gone(kids), 10)
+
+
+def test_s3_workers_die_with_their_parent():
+    """§3: a main process that ends abnormally (SIGKILL) takes its workers with it."""
+    p = _start("simulate", *LONG, "--chunk-size", 20_000_000)
+    kids = _wait_for(lambda: len(_descendants(p.pid)) >= 2 and _descendants(p.pid))
+    assert kids
+    p.kill()
+    p.communicate()
+    assert _wait_for(lambda: _gone(kids), 10), "workers outlived their parent"
+
+
+def test_s3_ctrl_c_during_start_up_is_clean():
+    """§3: Ctrl-C while the modules load: "Aborted!", exit 1 (not 130), no import traceback."""
+    p = _start("simulate", "sacred-hill", "-n", 1000, "-q")
+    assert _wait_for(lambda: "numpy" in Path(f"/proc/{p.pid}/maps").read_text(), 60)
+    os.killpg(p.pid, signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 1 and err.strip() == "Aborted!", (p.returncode, err)
+
+
+def test_s3_ctrl_c_with_dask_prints_no_worker_tracebacks():
+    """§3: Dask LocalCluster: Ctrl-C gives "Aborted!" only (workers neither see the terminal's
+    SIGINT nor print tracebacks while the cluster closes)."""
+    if importlib.util.find_spec("distributed") is None:
+        pytest.skip("the dask extra is not installed")
+    p = _start("simulate", *LONG, "--chunk-size", 20_000_000, "--backend", "dask")
+    code, err, _, kids = _interrupt(p, 3)  # the nanny's spawned workers and their tracker
+    assert code == 1 and err.strip() == "Aborted!", err
+    assert _wait_for(lambda: _gone(kids), 20)
+
+
+# ---------------------------------------------------------------- §5 one-seat games
+def test_s5_compare_solo_game_reports_score_differences_only(run):
+    """§5: compare on Don Quixote solo says before playing that it reports score differences
+    only, and does (today: IndexError after every game)."""
+    r = run("compare", "don-quixote", "--variant", "last_tile_rotation=free",
+            "--variant", "last_tile_rotation=random", "-n", 40, "-w", 1)
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert lines[0] == ("note: don-quixote with 1 player is a solo game: compare reports score "
+                        "differences only (no win rates, score spread, winner margin or seat "
+                        "balance)")
+    assert "win" not in "\n".join(lines[1:]).lower()
+    assert lines[-1].startswith("paired difference (last_tile_rotation=random) - "
+                                "(last_tile_rotation=free), mean [95% CI]: score ")
+
+
+def test_s5_tournament_refuses_a_solo_game_before_playing(run, no_play):
+    """§5: tournament on a one-seat game: one line pointing to evaluate, nothing played."""
+    r = run("tournament", "don-quixote", "-p", "random", "-p", "greedy", "-n", 100)
+    one_error_line(r, 2, "a tournament needs at least 2 seats; don-quixote with 1 player is a "
+                         "solo game: rank policies by score on common deals with `mcsim evaluate "
+                         "don-quixote -p A -p B`")
+
+
+def test_s5_solo_summary_shows_score_statistics_only(run):
+    """§5: a solo summary has no "win rate 1.0000 [0.9981, 1.0000]" column."""
+    r = run("simulate", "don-quixote", "-n", 30, "-w", 1, "-q")
+    assert r.exit_code == 0, r.output
+    head = r.output.splitlines()[1]
+    assert head.split() == ["seat", "policy", "mean", "score", "[95%", "CI]", "sd", "min",
+                            "p50", "max"]
+    assert "1.0000" not in r.output
+
+
+# ---------------------------------------------------------------- §7 throughput without compile
+def test_s7_games_per_second_excludes_compile_time(monkeypatch):
+    """§7: the summary reports the compile time, and games_per_second excludes it."""
+    import mcsim
+    from mcsim.games import sacred_hill
+
+    real = sacred_hill.play_chunk
+
+    def slow_first_call(prep, first, n, seed):  # a 0.5 s "compile" in the warm-up call
+        if n == 0 or not getattr(slow_first_call, "done", False):
+            slow_first_call.done = True
+            time.sleep(0.5)
+        return real(prep, first, n, seed)
+
+    monkeypatch.setattr(sacred_hill, "play_chunk", slow_first_call)
+    s = mcsim.simulate("sacred-hill", games=200, seed=1).summary
+    assert s["compile_seconds"] >= 0.5
+    assert s["games_per_second"] == pytest.approx(
+        200 / (s["elapsed_seconds"] - s["compile_seconds"]))
