@@ -114,6 +114,7 @@ def no_play(monkeypatch):
         raise AssertionError("a game was played")
 
     monkeypatch.setattr(mcsim, "simulate", played)
+    monkeypatch.setattr("mcsim.runner.simulate", played)
 
 
 def test_s2_read_only_out_fails_before_any_game_naming_the_users_path(run, read_only, no_play):
@@ -294,6 +295,17 @@ def test_s3_ctrl_c_with_dask_prints_no_worker_tracebacks():
     code, err, _, kids = _interrupt(p, 3)  # the nanny's spawned workers and their tracker
     assert code == 1 and err.strip() == "Aborted!", err
     assert _wait_for(lambda: _gone(kids), 20)
+
+
+def test_s3_oracle_parameters_keep_one_game_within_seconds(run, no_play):
+    """§3: `evaluate don-quixote -p oracle:beam=4096,iters=1e9 -n 1` ran for 13 minutes
+    without heeding Ctrl-C; the oracle's parameters are now bounded (beam <= 512, iters <= 1e6:
+    ~2-3 s per game on an idle core), refused before any game."""
+    r = run("evaluate", "don-quixote", "-p", "oracle:beam=4096,iters=1e9", "-n", 1)
+    one_error_line(r, 2, "policy 'oracle': parameter beam=4096.0 is outside [1.0, 512.0]")
+    r = run("evaluate", "don-quixote", "-p", "greedy", "-p", "oracle:iters=1e9", "-n", 1)
+    one_error_line(r, 2, "policy 'oracle': parameter iters=1000000000.0 is outside "
+                         "[0.0, 1000000.0]")
 
 
 # ---------------------------------------------------------------- §5 one-seat games
