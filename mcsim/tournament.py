@@ -122,7 +122,8 @@ def tournament(game: str, policies: list[str], players: int | None = None, games
     seats' policies, win rates and mean scores), ``matrix`` (``matrix[a][b]``: policy a's win
     share in games between a and b, Wilson 95%; null on the diagonal), ``elo`` (per policy:
     rating, low, high, mean score), ``seat_effect`` (per seat: Elo offset from seat 0 with 95%
-    interval, and the raw win rate over all lineups), ``games_per_second``.
+    interval, and the raw win rate over all lineups), ``games_per_second`` (compile time
+    excluded).
 
     Raises
     ------
@@ -152,7 +153,7 @@ def tournament(game: str, policies: list[str], players: int | None = None, games
                      players=players, workers=workers, options=options, backend=backend,
                      scheduler=scheduler, progress=progress, keep_games=False)
         results.append(r)
-        elapsed += r.summary["elapsed_seconds"]
+        elapsed += r.summary["elapsed_seconds"] - r.summary.get("compile_seconds", 0.0)
         total_games += games
     n_pol = len(labels)
     wins = [[r.aggregate.win_share[s] for s in range(players)] for r in results]
