@@ -502,8 +502,8 @@ def _prepare_out_dir(out_dir: Path, manifest: dict, resume: bool) -> set[int]:
                                   f"({change}); start a new run in another directory")
     else:
         if out_dir.exists() and any(out_dir.iterdir()):
-            raise ConfigError(f"{out_dir} is not empty; use --resume to continue the run in it "
-                              f"or choose another directory")
+            raise ConfigError(f"{out_dir} is not empty; use --resume to continue the run in it, "
+                              f"--force to start over, or choose another directory")
         if out_dir.exists() and not out_dir.is_dir():
             raise ConfigError(f"{out_dir} is a file, not a directory")
         if not out_dir.parent.is_dir():

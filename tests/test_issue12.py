@@ -181,6 +181,14 @@ def test_s7_existing_out_needs_force(run, tmp_path):
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
     r = run("simulate", "sacred-hill", "-n", 50, "--out", tmp_path / "d", "--resume", "--force")
     one_error_line(r, 2, "--force starts over and --resume continues")
+    d = tmp_path / "d"  # a dataset folder: refused, --resume continues, --force starts over
+    assert run("simulate", "sacred-hill", "-n", 50, "-s", 1, "--out", d, "-q").exit_code == 0
+    r = run("simulate", "sacred-hill", "-n", 50, "-s", 2, "--out", d, "-q")
+    one_error_line(r, 2, "is not empty; use --resume to continue the run in it, --force to "
+                         "start over")
+    r = run("simulate", "sacred-hill", "-n", 50, "-s", 2, "--out", d, "-q", "--force")
+    assert r.exit_code == 0, r.output
+    assert json.loads((d / "_manifest.json").read_text())["run"]["seed"] == 2
 
 
 # ---------------------------------------------------------------- §3 Ctrl-C always stops
