@@ -591,7 +591,8 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_j
     if out is not None:  # checked before any game, also by --dry-run (issue 12 §2)
         from mcsim.outputs import Outputs
 
-        Outputs(force=force).folder(out, "--out", keep=resume)
+        Outputs(force=force).folder(out, "--out", keep=resume,
+                                    hint="--resume to continue the batch in it, or ")
         if force and not dry_run:
             batch.clear_batch_folder(out)
     if dry_run:

@@ -88,16 +88,18 @@ class Outputs:
             raise OutputError(f"{flag} {path} exists; use --force to overwrite it")
         probe_folder(p.parent, flag, path)
 
-    def folder(self, path: str | os.PathLike, flag: str, keep: bool = False) -> None:
+    def folder(self, path: str | os.PathLike, flag: str, keep: bool = False,
+               hint: str = "") -> None:
         """Declare an output folder: it (or its parent, when missing) must be writable; a
-        non-empty folder needs ``force`` unless ``keep`` (a resumed run). Raises
+        non-empty folder needs ``force`` unless ``keep`` (a resumed run); ``hint`` is put
+        before ``--force`` in that message (e.g. ``"--resume to continue, or "``). Raises
         ``OutputError``."""
         p = Path(path)
         if p.exists() and not p.is_dir():
             raise OutputError(f"{flag} {path} exists and is not a folder")
         if p.is_dir():
             if not keep and not self.force and any(p.iterdir()):
-                raise OutputError(f"{flag} {path} is not empty; use --force to replace "
+                raise OutputError(f"{flag} {path} is not empty; use {hint}--force to replace "
                                   f"its contents")
             probe_folder(p, flag, path)
         else:
