@@ -149,6 +149,16 @@ def run_options(fn):
     return fn
 
 
+_PROGRAM = {"running": False}  # True when this process is the ``mcsim`` program (``main()``)
+
+
+def _ignore_further_ctrl_c():
+    """On the abort path of the program, a second Ctrl-C changes nothing (no traceback, exit 1);
+    not when the CLI is called in-process (``CliRunner``, notebooks)."""
+    if _PROGRAM["running"]:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class OneLineErrorGroup(click.Group):
     """A click group whose errors are exactly one line on stderr (``Error: ...``) and a
     non-zero exit: 2 for bad options, 1 for bad files and data, 1 after Ctrl-C."""
@@ -161,11 +171,13 @@ class OneLineErrorGroup(click.Group):
             click.echo(f"Error: {message}", err=True)
             sys.exit(e.exit_code)
         except (click.Abort, KeyboardInterrupt):
+            _ignore_further_ctrl_c()
             click.echo("Aborted!", err=True)
             sys.exit(1)
         except SystemError as e:
             if not _interrupted(e):
                 raise
+            _ignore_further_ctrl_c()
             click.echo("Aborted!", err=True)
             sys.exit(1)
         sys.exit(rv if isinstance(rv, int) else 0)
@@ -650,6 +662,7 @@ def report_cmd(game, games, seed, policies, variants, players, workers, chunk_si
 
 def main():
     """Console-script entry point."""
+    _PROGRAM["running"] = True
     mcsim_cli(prog_name="mcsim")
 
 

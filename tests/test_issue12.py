@@ -196,7 +196,8 @@ def _start(*args):
     """Start ``mcsim ARGS`` in its own process group (as a terminal runs a command)."""
     return subprocess.Popen([sys.executable, "-c", "from cli import main; main()",
                              *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def _descendants(pid):
@@ -239,15 +240,22 @@ def _kill_group(p):
     p.communicate()
 
 
-def _interrupt(p, workers):
+def _interrupt(p, workers, twice=False):
     """Wait until ``workers`` descendant processes run, send Ctrl-C to the process group (as a
-    terminal does), and return ``(returncode, stderr, seconds to stop, workers)``."""
+    terminal does; ``twice``: a second one 0.05 s later, as an impatient user does), and return
+    ``(returncode, stderr, seconds to stop, workers)``."""
     try:
         kids = _wait_for(lambda: len(_descendants(p.pid)) >= workers and _descendants(p.pid))
         assert kids, "the workers never started"
         time.sleep(0.5)  # let them take their chunks
         t = time.monotonic()
         os.killpg(p.pid, signal.SIGINT)
+        if twice:
+            time.sleep(0.05)
+            try:
+                os.killpg(p.pid, signal.SIGINT)
+            except ProcessLookupError:  # already gone
+                pass
         try:
             _, err = p.communicate(timeout=60)
         except subprocess.TimeoutExpired:
@@ -278,11 +286,16 @@ def test_s3_ctrl_c_stops_simulate_and_its_workers():
     assert took < 30  # bounded by process kill + exit, not by the chunk (minutes)
 
 
-def test_s3_ctrl_c_stops_tournament():
-    """§3: tournament plays through the same execution layer and stops the same way."""
-    p = _start("tournament", "sacred-hill", "-p", "random", "-p", "greedy", "-n", 100_000_000,
-               "-w", 2, "-q")
-    code, err, _, kids = _interrupt(p, 2)
+@pytest.mark.parametrize("args", [
+    ["tournament", "sacred-hill", "-p", "random", "-p", "greedy", "-n", 100_000_000],
+    ["compare", "sacred-hill", "--variant", "transition=box", "--variant", "transition=web2014",
+     "-p", "greedy", "-n", 2_000_000],
+], ids=["tournament", "compare"])
+def test_s3_ctrl_c_stops_tournament_and_compare(args):
+    """§3: tournament and compare play through the same execution layer and stop the same
+    way (compare hung joining idle workers, and a second Ctrl-C left orphans)."""
+    p = _start(*args, "-w", 2, "-q")
+    code, err, _, kids = _interrupt(p, 2, twice=args[0] == "compare")
     assert code == 1 and err.strip() == "Aborted!", err
     assert _wait_for(lambda: _gone(kids), 10)
 
