@@ -512,6 +512,9 @@ def _prepare_out_dir(out_dir: Path, manifest: dict, resume: bool) -> set[int]:
         (out_dir / AGGREGATES_DIR).mkdir(exist_ok=True)
         text = json.dumps({"run": manifest, "versions": versions()}, indent=2)
         write_atomic(mfile, lambda tmp: Path(tmp).write_text(text + "\n"))
+    for tmp in itertools.chain(out_dir.glob(".part-*.tmp"),  # left by killed workers
+                               (out_dir / AGGREGATES_DIR).glob(".part-*.tmp")):
+        tmp.unlink(missing_ok=True)
     done = set()
     for f in out_dir.glob("part-*.parquet"):
         first = int(f.stem.split("-")[1])
@@ -649,6 +652,13 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
             total = total.merge(agg)
             if keep_games:
                 frames.append(df)
+    except BaseException:
+        results.close()  # the interrupt path: workers stopped (killed) before we tidy up
+        if out_path is not None:  # a killed worker's unfinished temporary files
+            for tmp in itertools.chain(out_path.glob(".part-*.tmp"),
+                                       (out_path / AGGREGATES_DIR).glob(".part-*.tmp")):
+                tmp.unlink(missing_ok=True)
+        raise
     finally:
         bar.close()
         results.close()
