@@ -1,17 +1,31 @@
 """mcsim command line: argument parsing and printing only (the work is in ``mcsim``)."""
 from __future__ import annotations
 
-import functools
-import json
 import os
+import signal
 import sys
-from pathlib import Path
 
-import click
 
-import mcsim
-from mcsim import errors
-from mcsim.games import REGISTRY, all_games, get_game
+def _abort_during_startup(signum, frame):  # Ctrl-C while the modules below load (issue 12 §3)
+    os.write(2, b"Aborted!\n")
+    os._exit(1)
+
+
+if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    signal.signal(signal.SIGINT, _abort_during_startup)
+
+import functools  # noqa: E402
+import json  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import click  # noqa: E402
+
+import mcsim  # noqa: E402
+from mcsim import errors  # noqa: E402
+from mcsim.games import REGISTRY, all_games, get_game  # noqa: E402
+
+if signal.getsignal(signal.SIGINT) is _abort_during_startup:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 GAME_IDS = list(REGISTRY)
@@ -166,6 +180,16 @@ def run_options(fn=None, *, games_help="Number of games to play.",
     return fn
 
 
+_PROGRAM = {"running": False}  # True when this process is the ``mcsim`` program (``main()``)
+
+
+def _ignore_further_ctrl_c():
+    """On the abort path of the program, a second Ctrl-C changes nothing (no traceback, exit 1);
+    not when the CLI is called in-process (``CliRunner``, notebooks)."""
+    if _PROGRAM["running"]:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class OneLineErrorGroup(click.Group):
     """A click group whose errors are exactly one line on stderr (``Error: ...``) and a
     non-zero exit: 2 for bad options, 1 for bad files and data, 1 after Ctrl-C."""
@@ -190,11 +214,13 @@ class OneLineErrorGroup(click.Group):
             click.echo(f"Error: {message}", err=True)
             sys.exit(e.exit_code)
         except (click.Abort, KeyboardInterrupt):
+            _ignore_further_ctrl_c()
             click.echo("Aborted!", err=True)
             sys.exit(1)
         except SystemError as e:
             if not _interrupted(e):
                 raise
+            _ignore_further_ctrl_c()
             click.echo("Aborted!", err=True)
             sys.exit(1)
         sys.exit(rv if isinstance(rv, int) else 0)
@@ -251,19 +277,21 @@ def format_summary(summary: dict, module) -> str:
     """Readable text of a summary (the table printed by ``simulate``)."""
     var = " ".join(f"{k}={v}" for k, v in summary["variant"].items()) or "-"
     pw = max([22] + [len(s["policy"]) + 1 for s in summary["seats"]])
+    solo = summary["players"] == 1  # one seat: score statistics only, no win rate (issue 12 §5)
+    wr_head = "" if solo else f"{'win rate [95% CI]':<28} "
     lines = [
         f"{module.SPEC.long_name}: {summary['games']:,} games, seed {summary['seed']}, "
         f"{summary['players']} players, variant {var}",
-        f"{'seat':>4}  {'policy':<{pw}} {'win rate [95% CI]':<28} {'mean score [95% CI]':<28}"
+        f"{'seat':>4}  {'policy':<{pw}} {wr_head}{'mean score [95% CI]':<28}"
         f"{'sd':>7} {'min':>6} {'p50':>6} {'max':>6}",
     ]
     for s in summary["seats"]:
         w, sc = s["win_rate"], s["score"]
-        wr = f"{w['estimate']:.4f} [{w['low']:.4f}, {w['high']:.4f}]"
+        wr = "" if solo else f"{w['estimate']:.4f} [{w['low']:.4f}, {w['high']:.4f}]".ljust(28) + " "
         ms = (f"{sc['mean']:.3f} [{sc['low']:.3f}, {sc['high']:.3f}]" if sc["low"] == sc["low"]
               else f"{sc['mean']:.3f} [undefined]")  # one game: no interval
         sd = "undefined" if sc["sd"] is None or sc["sd"] != sc["sd"] else f"{sc['sd']:.3f}"
-        lines.append(f"{s['seat']:>4}  {s['policy']:<{pw}} {wr:<28} {ms:<28}{sd:>7} "
+        lines.append(f"{s['seat']:>4}  {s['policy']:<{pw}} {wr}{ms:<28}{sd:>7} "
                      f"{sc['min']:>6g} {sc['p50']:>6g} {sc['max']:>6g}")
     ln = summary["length"]
     gps = summary.get("games_per_second") or 0
@@ -308,9 +336,12 @@ def scale_options(fn):
 @click.option("--record-out", type=click.Path(dir_okay=False), default=None,
               callback=output_path("file"),
               help="File for --record (JSON: one record, or a list when K > 1).")
+@click.option("--force", is_flag=True,
+              help="Overwrite an existing --out file or --record-out file (or an earlier run's "
+                   "--out DIR).")
 @friendly_errors
 def simulate_cmd(game, games, seed, policies, variants, players, workers, chunk_size, tiles,
-                 as_json, quiet, backend, scheduler, out, resume, record, record_out):
+                 as_json, quiet, backend, scheduler, out, resume, record, record_out, force):
     """Play N complete games and print the summary (win rate and score per seat, ...).
 
     \b
@@ -346,6 +377,19 @@ def simulate_cmd(game, games, seed, policies, variants, players, workers, chunk_
     if record and games > 0 and record > games:
         raise click.BadParameter(f"{record} records asked of a {games}-game run",
                                  param_hint="--record")
+    if force and resume:
+        raise click.UsageError("--force starts over and --resume continues: give one of them")
+    from mcsim.outputs import Outputs, clear_run_folder, stage_games_table
+
+    outs = Outputs(force=force)  # every output checked before the first game (issue 12 §2)
+    if single_file:
+        outs.file(out, "--out")
+    elif out is not None:
+        outs.folder(out, "--out", keep=True)
+    if record_out:
+        outs.file(record_out, "--record-out")
+    if force and out is not None and not single_file:
+        clear_run_folder(out)
     options = game_options(tiles)
     result = mcsim.simulate(game, games=games, seed=seed, policies=policies or None,
                             variant=parse_variants(variants), players=players, workers=workers,
@@ -353,14 +397,17 @@ def simulate_cmd(game, games, seed, policies, variants, players, workers, chunk_
                             progress=not quiet, backend=backend, scheduler=scheduler,
                             out_dir=None if (out is None or single_file) else out, resume=resume,
                             keep_games=True if single_file else None)
-    from mcsim.runner import manifest_for, to_json, write_atomic, write_games_table
+    from mcsim.runner import manifest_for, to_json
 
-    if single_file:
-        write_games_table(result.games, out, manifest_for(result.summary))
-    if record:
-        recs = result.records if len(result.records) > 1 else result.records[0]
-        text = json.dumps(recs, indent=1)
-        write_atomic(record_out, lambda tmp: Path(tmp).write_text(text + "\n"))
+    with outs:  # all of the command's files are moved into place together, or none
+        if single_file:
+            stage_games_table(outs, result.games, out, manifest_for(result.summary))
+        if record:
+            recs = result.records if len(result.records) > 1 else result.records[0]
+            text = json.dumps(recs, indent=1)
+            outs.stage_file(record_out, lambda tmp: Path(tmp).write_text(text + "\n"),
+                            "--record-out")
+        outs.commit()
     if not quiet:
         for line in result.prepared.notices:
             click.echo(f"note: {line}", err=True)
@@ -581,6 +628,10 @@ def evaluate_cmd(game, policies, games, seed, variants, players, workers, tiles,
                                 format_evaluation)
     from mcsim.runner import to_json
 
+    if ensemble_out:
+        from mcsim.outputs import Outputs
+
+        Outputs().folder(ensemble_out, "--ensemble-out", keep=True)
     options = game_options(tiles)
     kw = dict(games=games, seed=seed, variant=parse_variants(variants), players=players,
               workers=workers, options=options, progress=not quiet)
@@ -626,8 +677,10 @@ def compare_cmd(game, arms, games, seed, policies, players, workers, as_json, qu
     from mcsim.compare_variants import compare_variants, format_comparison
     from mcsim.runner import to_json
 
+    announce = None if quiet else (lambda line: click.echo(f"note: {line}", err=True))
     res = compare_variants(game, arms, games=games, seed=seed, policies=list(policies) or None,
-                           players=players, workers=workers, progress=not quiet)
+                           players=players, workers=workers, progress=not quiet,
+                           announce=announce)
     click.echo(to_json(res) if as_json else format_comparison(res, get_game(game).SPEC.long_name))
 
 
@@ -645,8 +698,11 @@ def compare_cmd(game, arms, games, seed, policies, players, workers, as_json, qu
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object (tidy rows and every cell's summary).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+@click.option("--force", is_flag=True,
+              help="Replace the results of an earlier batch in a non-empty --out folder.")
 @friendly_errors
-def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_json, quiet):
+def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_json, quiet,
+              force):
     """Run a sweep plan (games x players x policies x variants x game counts/seeds).
 
     The whole plan is validated before the first game; the results are one tidy table (one
@@ -661,6 +717,15 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_j
     from mcsim import batch
 
     plan = batch.load_plan(plan_file)
+    if force and resume:
+        raise click.UsageError("--force starts over and --resume continues: give one of them")
+    if out is not None:  # checked before any game, also by --dry-run (issue 12 §2)
+        from mcsim.outputs import Outputs
+
+        Outputs(force=force).folder(out, "--out", keep=resume,
+                                    hint="--resume to continue the batch in it, or ")
+        if force and not dry_run:
+            batch.clear_batch_folder(out)
     if dry_run:
         for c in plan.cells:
             click.echo(f"{c.id}: {c.describe()}")
@@ -681,9 +746,10 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_j
 @click.option("--no-rotate", is_flag=True,
               help="With different policies per seat, do not also play the rotated seatings "
                    "(the comparison then mixes policy and seat effect).")
+@click.option("--force", is_flag=True, help="Replace an existing, non-empty --out folder.")
 @friendly_errors
 def report_cmd(game, games, seed, policies, variants, players, workers, chunk_size, tiles,
-               as_json, quiet, backend, scheduler, out, no_rotate):
+               as_json, quiet, backend, scheduler, out, no_rotate, force):
     """Write a balance report: report.html (self-contained), report.md and PNG figures.
 
     \b
@@ -700,7 +766,7 @@ def report_cmd(game, games, seed, policies, variants, players, workers, chunk_si
                               variant=parse_variants(variants), players=players,
                               workers=workers, chunk_size=chunk_size, options=options,
                               rotate=not no_rotate, progress=not quiet, echo=echo,
-                              backend=backend, scheduler=scheduler)
+                              backend=backend, scheduler=scheduler, force=force)
     if not quiet:
         for line in rep.result.prepared.notices:
             click.echo(f"note: {line}", err=True)
@@ -715,6 +781,7 @@ def report_cmd(game, games, seed, policies, variants, players, workers, chunk_si
 
 def main():
     """Console-script entry point."""
+    _PROGRAM["running"] = True
     mcsim_cli(prog_name="mcsim")
 
 

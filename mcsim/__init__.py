@@ -3,7 +3,7 @@
 >>> import mcsim
 >>> r = mcsim.simulate("sacred-hill", games=100, seed=1)
 >>> sorted(r.summary)[:3]
-['elapsed_seconds', 'game', 'games']
+['compile_seconds', 'elapsed_seconds', 'game']
 """
 __version__ = "0.1.0"
 

@@ -78,7 +78,8 @@ import pandas as pd
 
 from mcsim.errors import McsimError, MissingFileError
 from mcsim.files import read_json, read_toml
-from mcsim.runner import MAX_SEED, resolve_config, to_json, write_atomic
+from mcsim.runner import (MAX_SEED, check_limits, fingerprint_change, resolve_config,
+                          run_fingerprint, to_json, write_atomic)
 
 #: keys an ``[[experiment]]`` table may have
 EXPERIMENT_KEYS = ("name", "game", "players", "policies", "variant", "games", "seed", "seeds",
@@ -290,6 +291,7 @@ def _expand(e: dict, name: str, label: str, base_dir: Path) -> list[Cell]:
         where = f"{label}, cell {j} ({game}, players={pl if pl is not None else 'default'}, " \
                 f"policies={'|'.join(pol)}, variant={_fmt_variant(var)})"
         try:
+            check_limits(n, seed, "'games'", "'seeds'" if "seeds" in e else "'seed'")
             _, cfg = resolve_config(game, pl, pol, var, options)
             prep = modules[game].prepare(cfg)
         except McsimError as e:
@@ -489,7 +491,10 @@ def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: in
     n = len(plan.cells)
     t_all = time.perf_counter()
     for k, cell in enumerate(plan.cells, start=1):
-        earlier = _finished(out_dir, cell) if resume else None
+        module, cfg = resolve_config(cell.game, cell.players, cell.policies, cell.variant,
+                                     cell.options)
+        fingerprint = run_fingerprint(module, cfg)
+        earlier = _finished(out_dir, cell, fingerprint) if resume else None
         if earlier is not None:
             summaries.append(earlier)
             rows.extend(rows_for(cell, earlier))
@@ -503,7 +508,8 @@ def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: in
                            workers=workers, options=cell.options, progress=progress, **scale)
         summary = dict(r.summary)
         summary["experiment"] = {"id": cell.id, "name": cell.experiment, "cell": cell.index,
-                                 "plan": plan.path, "title": plan.title}
+                                 "plan": plan.path, "title": plan.title,
+                                 "fingerprint": fingerprint}
         summaries.append(summary)
         rows.extend(rows_for(cell, summary))
         if out_dir is not None:
@@ -514,26 +520,61 @@ def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: in
                  f"({gps:,.0f} games/s)")
     table = tidy_table(rows)
     if out_dir is not None:
-        write_atomic(out_dir / "results.csv", lambda tmp: table.to_csv(tmp, index=False))
-        write_atomic(out_dir / "results.parquet", lambda tmp: table.to_parquet(tmp, index=False))
+        from mcsim.outputs import Outputs
+
+        with Outputs(force=True) as outs:  # both tables in place together, or neither
+            outs.stage_file(out_dir / "results.csv", lambda tmp: table.to_csv(tmp, index=False),
+                            "--out")
+            outs.stage_file(out_dir / "results.parquet",
+                            lambda tmp: table.to_parquet(tmp, index=False), "--out")
+            outs.commit()
     if echo:
         echo(f"batch: {n} cells, {plan.total_games:,} games in "
              f"{time.perf_counter() - t_all:.1f} s")
     return BatchResult(plan, table, summaries)
 
 
-def _finished(out_dir: Path, cell: Cell) -> dict | None:
-    """The summary of ``cell`` written by an earlier batch into ``out_dir``, if it matches."""
+def _finished(out_dir: Path, cell: Cell, fingerprint: dict | None = None) -> dict | None:
+    """The summary of ``cell`` written by an earlier batch into ``out_dir``; None when there
+    is none (the cell is played).
+
+    Raises ``PlanError`` when the earlier cell was played with other inputs (game, seats,
+    policies and their full parameters, variant, games, seed, options, or the content of a data
+    file: ``run_fingerprint``): resuming never reuses results of different inputs."""
     path = out_dir / "experiments" / f"{cell.id}.json"
     try:
         s = read_json(path, "cell summary")
     except McsimError:  # missing or damaged: the cell is played again
         return None
-    same = (isinstance(s, dict) and s.get("game") == cell.game and s.get("games") == cell.games
-            and s.get("seed") == cell.seed and s.get("players") == cell.resolved_players
-            and s.get("policies") == cell.policy_labels
-            and s.get("variant") == cell.resolved_variant and "seats" in s)
-    return s if same else None
+    if not isinstance(s, dict) or "seats" not in s:
+        return None
+    checks = (("game", cell.game), ("games", cell.games), ("seed", cell.seed),
+              ("players", cell.resolved_players), ("policies", cell.policy_labels),
+              ("variant", cell.resolved_variant))
+    change = None
+    for key, now in checks:
+        if s.get(key) != now:
+            change = f"{key} {s.get(key)!r} there, {now!r} now"
+            break
+    if change is None and fingerprint is not None:
+        exp = s.get("experiment")
+        change = fingerprint_change(exp.get("fingerprint") if isinstance(exp, dict) else None,
+                                    fingerprint)
+    if change:
+        raise PlanError(f"cannot resume: cell {cell.id} in {out_dir} was played with other "
+                        f"inputs ({change}); use another --out folder")
+    return s
+
+
+def clear_batch_folder(out) -> None:
+    """Remove an earlier batch's files from ``out`` (``mcsim batch --force``): ``results.csv``,
+    ``results.parquet``, ``plan.json`` and ``experiments/*.json``; other files stay."""
+    d = Path(out)
+    for name in ("results.csv", "results.parquet", "plan.json"):
+        if (d / name).is_file():
+            (d / name).unlink()
+    for f in (d / "experiments").glob("*.json") if (d / "experiments").is_dir() else ():
+        f.unlink()
 
 
 def _prepare_out(out) -> Path:
@@ -564,7 +605,8 @@ def format_table(table: pd.DataFrame) -> str:
     lines = [f"{'cell':<22} {'game':<16} {'seat':>4} {'policy':<16} {'win rate [95% CI]':<26} "
              f"{'mean score [95% CI]':<28} variant / games / seed"]
     for r in table.itertuples(index=False):
-        wr = f"{r.win_rate:.4f} [{r.win_rate_low:.4f}, {r.win_rate_high:.4f}]"
+        wr = (f"{r.win_rate:.4f} [{r.win_rate_low:.4f}, {r.win_rate_high:.4f}]"
+              if r.players > 1 else "-")  # a solo game has no win rate (issue 12 §5)
         lo = "" if math.isnan(r.score_low) else f"{r.score_low:.3f}"
         hi = "" if math.isnan(r.score_high) else f"{r.score_high:.3f}"
         ms = f"{r.score_mean:.3f} [{lo}, {hi}]"

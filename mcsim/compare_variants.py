@@ -51,9 +51,14 @@ def _per_game(df, players: int) -> dict[str, np.ndarray]:
             "balance": 0.5 * float(np.abs(w.mean(axis=0) - 1.0 / players).sum())}
 
 
+#: what ``compare`` reports for a one-seat game (said before any game is played)
+SOLO_NOTE = ("{game} with 1 player is a solo game: compare reports score differences only "
+             "(no win rates, score spread, winner margin or seat balance)")
+
+
 def compare_variants(game: str, arms: Iterable[dict | str], games: int = 10_000, seed: int = 0,
                      policies=None, players: int | None = None, workers: int | None = None,
-                     progress: bool = False) -> dict:
+                     progress: bool = False, announce=None) -> dict:
     """Play every arm on the same deals and report paired differences against the first arm.
 
     Parameters
@@ -67,6 +72,10 @@ def compare_variants(game: str, arms: Iterable[dict | str], games: int = 10_000,
         Games per arm and the common root seed.
     policies, players, workers :
         As in ``mcsim.simulate`` (the same for every arm).
+    announce : callable, optional
+        Called with one line before any game is played when the game has one seat
+        (``SOLO_NOTE``): a solo comparison has score differences only; its arms and paired
+        entries then hold no win-rate, spread, margin, balance or same-winner keys.
 
     Returns
     -------
@@ -96,13 +105,21 @@ def compare_variants(game: str, arms: Iterable[dict | str], games: int = 10_000,
         for j in range(i):
             if resolved[i] == resolved[j]:
                 raise ConfigError(f"--variant arms {j + 1} and {i + 1} are the same rules")
+    from mcsim.runner import resolve_config
+
+    _, cfg = resolve_config(game, players, policies, arms[0])
+    solo = cfg.players == 1
+    if solo and announce is not None:
+        announce(SOLO_NOTE.format(game=game))
     results = [mcsim.simulate(game, games=games, seed=seed, policies=policies, variant=a,
                               players=players, workers=workers, progress=progress) for a in arms]
     npl = results[0].summary["players"]
-    per = [_per_game(r.games, npl) for r in results]
     labels = [",".join(f"{k}={v}" for k, v in a.items()) or "(defaults)" for a in arms]
     out = {"game": game, "games": games, "seed": seed, "players": npl,
            "policies": results[0].summary["policies"], "arms": [], "paired": []}
+    if solo:
+        return _solo(out, labels, results, module)
+    per = [_per_game(r.games, npl) for r in results]
     for label, r, p in zip(labels, results, per):
         out["arms"].append({
             "label": label, "variant": r.summary["variant"], "seats": r.summary["seats"],
@@ -125,6 +142,19 @@ def compare_variants(game: str, arms: Iterable[dict | str], games: int = 10_000,
     return out
 
 
+def _solo(out: dict, labels: list[str], results, module) -> dict:
+    """The comparison of a one-seat game: per arm the score, paired score differences."""
+    scores = [r.games["score_0"].to_numpy(dtype=np.float64) for r in results]
+    for label, r, x in zip(labels, results, scores):
+        out["arms"].append({"label": label, "variant": r.summary["variant"],
+                            "score": stats.mean_interval(x),
+                            module.SPEC.summary_key: r.summary.get(module.SPEC.summary_key)})
+    for label, x in zip(labels[1:], scores[1:]):
+        out["paired"].append({"arm": label, "reference": labels[0],
+                              "score": stats.paired_difference(x, scores[0])})
+    return out
+
+
 def _ci(d: dict, fmt: str = "{:+.3f}") -> str:
     return f"{fmt.format(d['mean'])} [{fmt.format(d['low'])}, {fmt.format(d['high'])}]"
 
@@ -133,6 +163,13 @@ def format_comparison(res: dict, long_name: str = "") -> str:
     """Readable text of ``compare_variants``."""
     lines = [f"{long_name or res['game']}: {res['games']:,} games per arm on the same deals, seed "
              f"{res['seed']}, {res['players']} players, policies {', '.join(res['policies'])}"]
+    if res["players"] == 1:  # solo: score differences only
+        for a in res["arms"]:
+            lines.append(f"arm {a['label']}: mean score {_ci(a['score'], '{:.2f}')}")
+        for p in res["paired"]:
+            lines.append(f"paired difference ({p['arm']}) - ({p['reference']}), mean [95% CI]: "
+                         f"score {_ci(p['score'], '{:+.2f}')}")
+        return "\n".join(lines)
     for a in res["arms"]:
         lines.append(f"arm {a['label']}:")
         for s in a["seats"]:

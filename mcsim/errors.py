@@ -28,8 +28,6 @@ class DataFileError(McsimError):
     """A malformed component data file (tiles, maps, cards); names the entry and the rule."""
 
 
-
-
 class MissingFileError(DataFileError):
     """A named input file that does not exist (the CLI exits 2, like a bad option)."""
 
@@ -37,6 +35,11 @@ class MissingFileError(DataFileError):
 class InputFileError(DataFileError):
     """An input file that cannot be read or parsed: unreadable, too large, not UTF-8, not valid
     JSON/TOML/Parquet, nested too deeply (``mcsim.files``); the message starts with its path."""
+
+
+class OutputError(McsimError):
+    """An output that cannot be written (missing, read-only or full folder; an existing output
+    without ``--force``); the message names the user's path and flag."""
 
 
 class InvalidRecordError(McsimError):

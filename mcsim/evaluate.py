@@ -98,10 +98,14 @@ def _evaluate(game, policies, games, seed, variant, players, workers, options, p
     module = get_game(game)
     if players is None:
         players = module.SPEC.min_players
+    from mcsim.runner import resolve_config
+
+    choices = [parse_policy(t) if isinstance(t, str) else t for t in policies]
+    for choice in choices:  # every policy checked before the first game
+        resolve_config(game, players, [choice] * players, variant, options)
     blocks, scores = [], []
     head: dict[str, Any] = {}
-    for text in policies:
-        choice = parse_policy(text) if isinstance(text, str) else text
+    for choice in choices:
         r = simulate(game, games=games, seed=seed, policies=[choice] * players,
                      variant=variant, players=players, workers=workers, options=options,
                      progress=progress)

@@ -52,7 +52,7 @@ import pandas as pd
 from mcsim import stats
 from mcsim.errors import ConfigError
 from mcsim.games import get_game
-from mcsim.runner import SimulationResult, to_json, write_atomic
+from mcsim.runner import SimulationResult, to_json
 
 DPI = 110
 #: seat colours (matplotlib tab10)
@@ -158,7 +158,7 @@ def build_report(game: str, out: str | Path, games: int = 10_000, seed: int = 0,
                  workers: int | None = 1, chunk_size: int | None = None,
                  options: dict | None = None, rotate: bool = True, progress: bool = False,
                  echo: Callable[[str], None] | None = None, backend: str | None = None,
-                 scheduler: str | None = None) -> ReportResult:
+                 scheduler: str | None = None, force: bool = False) -> ReportResult:
     """Play a run and write its balance report into the folder ``out``.
 
     Parameters
@@ -176,6 +176,10 @@ def build_report(game: str, out: str | Path, games: int = 10_000, seed: int = 0,
         Progress bars on stderr.
     echo : callable, optional
         Called with one line per step (runs, files written).
+    force : bool
+        Replace a non-empty ``out`` (``--force``); without it such a folder is refused before
+        anything is played. The report is written to a temporary folder next to ``out`` and
+        moved into place at the end, so a failed run leaves nothing.
 
     Returns
     -------
@@ -189,11 +193,14 @@ def build_report(game: str, out: str | Path, games: int = 10_000, seed: int = 0,
     """
     import mcsim
 
+    from mcsim.outputs import Outputs
+
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out} exists and is not a folder")
     if not out.resolve().parent.is_dir():
         raise ConfigError(f"--out {out}: folder {out.resolve().parent} does not exist")
+    Outputs(force=force).folder(out, "--out")  # before any game (issue 12 §2)
     module = get_game(game)
     say = echo or (lambda s: None)
     kw = dict(games=games, seed=seed, variant=variant, players=players, workers=workers,
@@ -239,11 +246,6 @@ def build_report(game: str, out: str | Path, games: int = 10_000, seed: int = 0,
         fig.slug = slug
         figures.append(fig)
 
-    out.mkdir(exist_ok=True)
-    files = []
-    for f in figures:
-        write_atomic(out / f.file, lambda tmp, b=f.png: Path(tmp).write_bytes(b))
-        files.append(f.file)
     summary = dict(main.summary)
     summary["report"] = {
         "figures": [{"file": f.file, "title": f.title} for f in figures],
@@ -262,9 +264,17 @@ def build_report(game: str, out: str | Path, games: int = 10_000, seed: int = 0,
     page = render_html(ctx, figures, skipped, comparison)
     page = page.replace("</body></html>", _examples_html(examples) + "</body></html>")
     text = to_json(summary, indent=2)
-    for name, content in (("report.md", md), ("report.html", page), ("summary.json", text + "\n")):
-        write_atomic(out / name, lambda tmp, c=content: Path(tmp).write_text(c, encoding="utf-8"))
-        files.append(name)
+    files = []
+    with Outputs(force=True) as outs:  # the whole folder is moved into place at once, or none
+        stage = outs.stage_folder(out, "--out")
+        for f in figures:
+            (stage / f.file).write_bytes(f.png)
+            files.append(f.file)
+        for name, content in (("report.md", md), ("report.html", page),
+                              ("summary.json", text + "\n")):
+            (stage / name).write_text(content, encoding="utf-8")
+            files.append(name)
+        outs.commit()
     say(f"report: wrote {out / 'report.html'} ({len(figures)} figures)")
     return ReportResult(out, main, figures, skipped, comparison, files)
 

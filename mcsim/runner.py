@@ -200,32 +200,73 @@ def _work(task):
     return first, agg, (df if keep else None)
 
 
-def _ignore_sigint():
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _worker_init(parent_pid: int | None = None):
+    """Start of every local worker process: Ctrl-C is the parent's to handle (the terminal
+    sends SIGINT to the whole process group), and the worker dies with its parent: the kernel
+    sends it SIGKILL when the parent ends, however it ends (Linux ``PR_SET_PDEATHSIG``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+    if parent_pid is not None and os.getppid() != parent_pid:  # the parent died before prctl
+        os._exit(1)
+
+
+_ignore_sigint = _worker_init  # the old name
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """The interrupt path of the local backend: drop queued chunks, kill the workers (a
+    running kernel cannot be asked to stop), and return without waiting for them."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for p in procs:
+        if p.is_alive():
+            p.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        p.join(timeout=5)
 
 
 def _execute(tasks, backend: str, workers: int, scheduler: str | None):
     """Yield ``_work`` results in task order, keeping at most ~2 tasks per worker in flight.
 
-    ``tasks`` may be any iterable (it is consumed lazily)."""
+    The one execution layer of every command (simulate, tournament, compare, evaluate, batch,
+    report all play through ``simulate``). ``tasks`` may be any iterable (it is consumed
+    lazily). One interrupt path: when the caller stops early (Ctrl-C, an error, or closing
+    the generator), pending chunks are cancelled and the workers are killed at once (local
+    processes) or the Dask futures cancelled and the cluster closed; a second Ctrl-C during
+    that cleanup is ignored. Workers die with their parent. With ``backend="serial"`` (or
+    one worker) the chunks run in this process, and Ctrl-C takes effect when the running
+    kernel call returns (at the end of its chunk).
+    """
     it = iter(tasks)
     head = list(itertools.islice(it, 2))
     it = itertools.chain(head, it)
-    if backend == "serial" or (backend == "local" and (workers <= 1 or len(head) <= 1)):
+    if backend == "serial" or (backend == "local" and workers <= 1) or not head:
         for t in it:
             yield _work(t)
         return
     window = max(2, 2 * workers)
     if backend == "local":
+        # even a single chunk runs in a worker process, so that Ctrl-C can always stop it
         ctx = mp.get_context("fork")
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
-                                   initializer=_ignore_sigint)
+        pool = ProcessPoolExecutor(max_workers=workers if len(head) > 1 else 1, mp_context=ctx,
+                                   initializer=_worker_init, initargs=(os.getpid(),))
         submit = pool.submit
         close = lambda: pool.shutdown(wait=True, cancel_futures=True)  # noqa: E731
+        stop = lambda: _stop_pool(pool)  # noqa: E731
     else:
         client, close = _dask_client(workers, scheduler)
         submit = lambda fn, t: client.submit(fn, t, pure=False)  # noqa: E731
+        stop = close
     pending: collections.deque = collections.deque()
+    finished = False
     try:
         for t in it:
             pending.append(submit(_work, t))
@@ -236,10 +277,24 @@ def _execute(tasks, backend: str, workers: int, scheduler: str | None):
             for t in it:
                 pending.append(submit(_work, t))
                 break
+        finished = True
     finally:
+        _quiet_cleanup(pending, close if finished else stop)
+
+
+def _quiet_cleanup(pending, close) -> None:
+    """Cancel ``pending`` futures and call ``close``, ignoring further Ctrl-C meanwhile."""
+    import threading
+
+    main = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
         for f in pending:
             f.cancel()
         close()
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, old)
 
 
 def _dask_client(workers: int, scheduler: str | None):
@@ -254,10 +309,34 @@ def _dask_client(workers: int, scheduler: str | None):
             raise ConfigError(f"cannot reach the Dask scheduler at {scheduler} ({e})") from None
         return client, client.close
     import logging
+    import threading
     logging.getLogger("distributed").setLevel(logging.ERROR)
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
-    client = Client(cluster)
+    # The worker processes must not see the terminal's Ctrl-C (it is this process's to handle):
+    # SIGINT is blocked while they are started, and they inherit the blocked mask; a Ctrl-C
+    # meanwhile is delivered here as soon as the cluster is up, and takes the interrupt path.
+    # Their stderr is /dev/null (they inherit it here): a worker's failure reaches this process
+    # through its future, and a cluster closed by Ctrl-C prints no worker tracebacks.
+    main = threading.current_thread() is threading.main_thread()
+    if main:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    sys.stderr.flush()
+    saved_err = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+    try:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.ERROR)
+        try:
+            client = Client(cluster)
+        except BaseException:
+            cluster.close()
+            raise
+    finally:
+        os.dup2(saved_err, 2)
+        os.close(saved_err)
+        if main:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
     def close():
         client.close()
@@ -294,11 +373,14 @@ def games_frame(columns: dict[str, np.ndarray], first_game_index: int, players: 
 
 
 def build_summary(module, prep: Prepared, agg: Aggregate, games_df: pd.DataFrame | None,
-                  seed: int, elapsed: float, played: int | None = None) -> dict:
+                  seed: int, elapsed: float, played: int | None = None,
+                  compile_seconds: float = 0.0) -> dict:
     """The common summary frame (README, "JSON keys") plus the game's own block.
 
-    ``games_per_second`` counts the ``played`` games of this call (a resumed run's earlier
-    chunks are not counted) over ``elapsed`` seconds."""
+    ``elapsed_seconds`` is the wall time of the call, Numba compile (or cache load) included;
+    ``compile_seconds`` that compile part; ``games_per_second`` counts the ``played`` games of
+    this call (a resumed run's earlier chunks are not counted) over the play time alone
+    (``elapsed - compile_seconds``)."""
     cfg = prep.config
     labels = [p.label() for p in cfg.policies]
     summary: dict[str, Any] = {
@@ -309,8 +391,10 @@ def build_summary(module, prep: Prepared, agg: Aggregate, games_df: pd.DataFrame
     summary["seats"] = agg.seat_summaries(labels)
     summary["length"] = agg.length_summary()
     played = agg.n if played is None else played
-    summary["games_per_second"] = played / elapsed if elapsed > 0 and played else None
+    play = elapsed - compile_seconds
+    summary["games_per_second"] = played / play if play > 0 and played else None
     summary["elapsed_seconds"] = elapsed
+    summary["compile_seconds"] = compile_seconds
     if has_partials(module):
         block = module.finalize_summary(agg.game_partial, prep)
     else:
@@ -319,11 +403,86 @@ def build_summary(module, prep: Prepared, agg: Aggregate, games_df: pd.DataFrame
     return summary
 
 
-def _run_manifest(cfg: RunConfig, games: int, seed: int, plan) -> dict:
-    return {"game": cfg.game, "games": games, "seed": seed, "players": cfg.players,
-            "policies": [p.label() for p in cfg.policies], "variant": dict(cfg.variant),
-            "options": {k: str(v) for k, v in cfg.options.items()},
-            "chunk_size": plan.chunk, "chunks": len(plan)}
+def _run_manifest(cfg: RunConfig, games: int, seed: int, plan, module=None) -> dict:
+    m = {"game": cfg.game, "games": games, "seed": seed, "players": cfg.players,
+         "policies": [p.label() for p in cfg.policies], "variant": dict(cfg.variant),
+         "options": {k: str(v) for k, v in cfg.options.items()},
+         "chunk_size": plan.chunk, "chunks": len(plan)}
+    if module is not None:
+        m.update(run_fingerprint(module, cfg))
+    return m
+
+
+def content_hash(path: str | os.PathLike) -> str:
+    """SHA-256 (hex) of a file's bytes, or of a folder's files (relative names and contents,
+    in sorted order, hidden names skipped)."""
+    import hashlib
+
+    path = Path(path)
+    h = hashlib.sha256()
+    if path.is_dir():
+        for f in sorted(q for q in path.rglob("*") if q.is_file()):
+            rel = f.relative_to(path).as_posix()
+            if any(part.startswith(".") or part == "__pycache__" for part in rel.split("/")):
+                continue
+            h.update(rel.encode() + b"\0" + content_hash(f).encode() + b"\n")
+        return h.hexdigest()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def run_fingerprint(module, cfg: RunConfig) -> dict:
+    """What a run's results depend on, for ``--resume`` (issue 12 §1).
+
+    ``config``: the full resolved configuration (every policy's complete parameter vector by
+    name, defaults included; every variant; the options as given; the mcsim version).
+    ``inputs``: ``{name: sha256}`` of every data file the run reads: the game's shipped data
+    folder (``data mcsim/data/<game>``) and each option naming a file or folder
+    (``option tiles (t.json)``). Resume compares both and refuses any difference.
+    """
+    import mcsim
+
+    spec = module.SPEC
+    params = []
+    for c in cfg.policies:
+        ps = spec.policy(c.name)
+        vec = ps.vector(c.params)
+        params.append({"policy": c.name, **{q.name: float(v) for q, v in zip(ps.params, vec)}})
+    config = {"policy_params": params, "mcsim": mcsim.__version__}
+    inputs = {}
+    data_dir = Path(__file__).resolve().parent / "data" / module.__name__.rsplit(".", 1)[-1]
+    if data_dir.is_dir():
+        inputs[f"data mcsim/data/{data_dir.name}"] = content_hash(data_dir)
+    for k, v in sorted(cfg.options.items()):
+        if isinstance(v, (str, os.PathLike)) and str(v) and Path(v).exists():
+            inputs[f"option {k} ({v})"] = content_hash(v)
+    return {"config": config, "inputs": inputs}
+
+
+def fingerprint_change(old: dict | None, new: dict) -> str | None:
+    """One phrase naming the first difference between two ``run_fingerprint`` dicts (None when
+    they are equal): a changed data file by name, else the changed configuration entry."""
+    if not isinstance(old, dict) or "inputs" not in old or "config" not in old:
+        return "it was written without input hashes (by an older mcsim)"
+    oi, ni = old.get("inputs") or {}, new["inputs"]
+    for name, h in ni.items():
+        if name not in oi:
+            what = name.split(" (")[0]
+            before = [o for o in oi if o.split(" (")[0] == what]
+            return (f"{name}: another file than {before[0][len(what) + 1:]} there"
+                    if before else f"{name} was not used there")
+        if oi[name] != h:
+            return f"{name} has different content now (sha256 {oi[name][:12]} there, {h[:12]} now)"
+    for name in oi:
+        if name not in ni:
+            return f"{name} was used there, not now"
+    oc, nc = old.get("config") or {}, new["config"]
+    for k, v in nc.items():
+        if oc.get(k) != v:
+            return f"{k} {oc.get(k)!r} there, {v!r} now"
+    return None
 
 
 def _prepare_out_dir(out_dir: Path, manifest: dict, resume: bool) -> set[int]:
@@ -336,13 +495,20 @@ def _prepare_out_dir(out_dir: Path, manifest: dict, resume: bool) -> set[int]:
         if not isinstance(old, dict):
             raise InputFileError(f"{mfile}: run manifest has no \"run\" object")
         for k, v in manifest.items():
+            if k in ("config", "inputs"):
+                continue
             if old.get(k) != v:
                 raise ConfigError(f"cannot resume: {out_dir} holds a different run "
                                   f"({k} {old.get(k)!r} there, {v!r} now)")
+        if "inputs" in manifest:
+            change = fingerprint_change(old, manifest)
+            if change:
+                raise ConfigError(f"cannot resume: {out_dir} holds a run of other inputs "
+                                  f"({change}); start a new run in another directory")
     else:
         if out_dir.exists() and any(out_dir.iterdir()):
-            raise ConfigError(f"{out_dir} is not empty; use --resume to continue the run in it "
-                              f"or choose another directory")
+            raise ConfigError(f"{out_dir} is not empty; use --resume to continue the run in it, "
+                              f"--force to start over, or choose another directory")
         if out_dir.exists() and not out_dir.is_dir():
             raise ConfigError(f"{out_dir} is a file, not a directory")
         if not out_dir.parent.is_dir():
@@ -351,6 +517,9 @@ def _prepare_out_dir(out_dir: Path, manifest: dict, resume: bool) -> set[int]:
         (out_dir / AGGREGATES_DIR).mkdir(exist_ok=True)
         text = json.dumps({"run": manifest, "versions": versions()}, indent=2)
         write_atomic(mfile, lambda tmp: Path(tmp).write_text(text + "\n"))
+    for tmp in itertools.chain(out_dir.glob(".part-*.tmp"),  # left by killed workers
+                               (out_dir / AGGREGATES_DIR).glob(".part-*.tmp")):
+        tmp.unlink(missing_ok=True)
     done = set()
     for f in out_dir.glob("part-*.parquet"):
         digits = f.stem[len("part-"):]
@@ -392,6 +561,18 @@ def _load_chunk(out_dir: Path, first: int, n: int, players: int, keep: bool):
     except McsimError as e:
         return None, str(e)
     return (agg, df), None
+
+
+def check_limits(games, seed, games_name: str = "--games", seed_name: str = "--seed") -> None:
+    """The limits ``simulate`` enforces on a run's game count and seed, for every caller
+    (``simulate`` itself, and each cell of a batch plan before anything is played, named by
+    its plan key). Raises ``ConfigError`` naming ``games_name`` / ``seed_name``."""
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games <= 0:
+        raise ConfigError(f"{games_name} must be a positive whole number, not {games}")
+    if games > MAX_GAMES:
+        raise ConfigError(f"{games_name} must be at most {MAX_GAMES:,} (10**12), not {games:,}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not (0 <= seed <= MAX_SEED):
+        raise ConfigError(f"{seed_name} must be a whole number in [0, 2**64), not {seed}")
 
 
 def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable | None = None,
@@ -454,12 +635,7 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
     >>> r.summary["games"], list(r.games.columns[:3])
     (200, ['game_index', 'score_0', 'score_1'])
     """
-    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games <= 0:
-        raise ConfigError(f"--games must be a positive whole number, not {games}")
-    if games > MAX_GAMES:
-        raise ConfigError(f"--games must be at most {MAX_GAMES:,} (10**12), not {games:,}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not (0 <= seed <= MAX_SEED):
-        raise ConfigError(f"--seed must be a whole number in [0, 2**64), not {seed}")
+    check_limits(games, seed)
     if workers is None:
         workers = default_workers()
     if workers < 1:
@@ -486,9 +662,11 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
     done: set[int] = set()
     out_path = Path(out_dir) if out_dir is not None else None
     if out_path is not None:
-        done = _prepare_out_dir(out_path, _run_manifest(cfg, games, seed, plan), resume)
+        done = _prepare_out_dir(out_path, _run_manifest(cfg, games, seed, plan, module),
+                                resume)
     t0 = time.perf_counter()
-    module.play_chunk(prep, 0, 1, seed)  # compile (or load the cache) before starting workers
+    module.play_chunk(prep, 0, 0, seed)  # compile (or load the cache) before starting workers
+    compile_seconds = time.perf_counter() - t0
     tasks = ((module.__name__, prep, first, n, seed, keep_games,
               None if out_path is None else str(out_path))
              for first, n in plan if first not in done)
@@ -521,13 +699,20 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
             total = total.merge(agg)
             if keep_games:
                 frames.append(df)
+    except BaseException:
+        results.close()  # the interrupt path: workers stopped (killed) before we tidy up
+        if out_path is not None:  # a killed worker's unfinished temporary files
+            for tmp in itertools.chain(out_path.glob(".part-*.tmp"),
+                                       (out_path / AGGREGATES_DIR).glob(".part-*.tmp")):
+                tmp.unlink(missing_ok=True)
+        raise
     finally:
         bar.close()
         results.close()
     elapsed = time.perf_counter() - t0
     games_df = pd.concat(frames, ignore_index=True) if keep_games else None
     summary = build_summary(module, prep, total, games_df, seed, elapsed,
-                            played=games - resumed + replayed)
+                            played=games - resumed + replayed, compile_seconds=compile_seconds)
     if out_path is not None:
         text = to_json(summary, indent=1)
         write_atomic(out_path / SUMMARY_NAME, lambda tmp: Path(tmp).write_text(text + "\n"))
@@ -560,12 +745,19 @@ def write_atomic(path: str | os.PathLike, write) -> None:
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
         raise McsimError(f"cannot write {path}: directory {directory} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    except OSError as e:
+        raise McsimError(f"cannot write {path}: {e.strerror or e}") from None
     os.close(fd)
     try:
         write(tmp)
         os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; give the file the usual mode
         os.replace(tmp, path)
+    except OSError as e:  # name the user's path, never the temporary file
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise McsimError(f"cannot write {path}: {e.strerror or e}") from None
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)

@@ -122,18 +122,25 @@ def tournament(game: str, policies: list[str], players: int | None = None, games
     seats' policies, win rates and mean scores), ``matrix`` (``matrix[a][b]``: policy a's win
     share in games between a and b, Wilson 95%; null on the diagonal), ``elo`` (per policy:
     rating, low, high, mean score), ``seat_effect`` (per seat: Elo offset from seat 0 with 95%
-    interval, and the raw win rate over all lineups), ``games_per_second``.
+    interval, and the raw win rate over all lineups), ``games_per_second`` (compile time
+    excluded).
 
     Raises
     ------
     ConfigError
-        Fewer than two distinct policies; plus everything ``simulate`` raises.
+        Fewer than two distinct policies, or one seat (a solo game has no opponents to rate
+        against: ``mcsim evaluate`` ranks policies by score on common deals); plus everything
+        ``simulate`` raises.
     """
     labels = [parse_policy(p).label() for p in policies]
     if len(labels) < 2 or len(set(labels)) != len(labels):
         raise ConfigError("a tournament needs at least two different --policy values")
     module, cfg = resolve_config(game, players, [labels[0]], variant, options)
     players = cfg.players
+    if players < 2:  # refused before any game (issue 12 §5)
+        raise ConfigError(f"a tournament needs at least 2 seats; {cfg.game} with 1 player is a "
+                          f"solo game: rank policies by score on common deals with `mcsim "
+                          f"evaluate {cfg.game} -p A -p B`")
     for p in labels:
         resolve_config(game, players, [p], variant, options)
     index = {p: i for i, p in enumerate(labels)}
@@ -146,7 +153,7 @@ def tournament(game: str, policies: list[str], players: int | None = None, games
                      players=players, workers=workers, options=options, backend=backend,
                      scheduler=scheduler, progress=progress, keep_games=False)
         results.append(r)
-        elapsed += r.summary["elapsed_seconds"]
+        elapsed += r.summary["elapsed_seconds"] - r.summary.get("compile_seconds", 0.0)
         total_games += games
     n_pol = len(labels)
     wins = [[r.aggregate.win_share[s] for s in range(players)] for r in results]

@@ -20,6 +20,7 @@ def strip_timing(summary):
     s = dict(summary)
     s.pop("elapsed_seconds")
     s.pop("games_per_second")
+    s.pop("compile_seconds")
     return s
 
 

@@ -94,6 +94,9 @@ HEURISTIC_PARAMS = (
               "extra weight of the round's score on the placement that ends the round"),
 )
 
+#: upper bounds of the oracle's parameters (one game within seconds; issue 12 §3)
+ORACLE_MAX_BEAM = 512.0
+ORACLE_MAX_ITERS = 1e6
 #: game-specific options (``--option KEY=VALUE``; ``--tiles FILE`` is ``tiles=FILE``)
 OPTIONS = {"tiles": "tile-set file (JSON, format in mcsim/data/don_quixote/README.md)"}
 
@@ -131,11 +134,14 @@ SPEC = GameSpec(
                    "full-knowledge search (beam over rounds 1-2 + exact round 3, then simulated "
                    "annealing of the within-round assignment): a lower bound on the best "
                    "achievable total; not a playable policy",
+                   # bounded so that one game (one oracle decision) stays within seconds:
+                   # beam=512 or iters=1e6 took ~10-15 s per game on a 5x-overloaded 2-core
+                   # machine, ~2-3 s idle (issue 12 §3: 4096 / 1e9 ignored Ctrl-C for minutes)
                    (ParamSpec("beam", 16.0, "beam width for rounds 1-2 (cost grows linearly)", 1.0,
-                              4096.0, integer=True),
+                              ORACLE_MAX_BEAM, integer=True),
                     ParamSpec("iters", 20000.0, "simulated-annealing steps over the within-round "
-                              "assignment after the beam (0 = beam only)", 0.0, 1e9,
-                              integer=True))),
+                              "assignment after the beam (0 = beam only)", 0.0,
+                              ORACLE_MAX_ITERS, integer=True))),
     ),
     summary_key="don_quixote",
     max_plies=K.N_PLACE,

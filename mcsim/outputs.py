@@ -1,0 +1,212 @@
+"""The outputs of one command: checked before any game is played, committed together at the
+end, or none (issue 12 §2).
+
+Every command that writes files declares its targets first (``Outputs.file`` /
+``Outputs.folder``): each target's folder is probed by creating, writing and removing a small
+file in it, an existing output is refused unless ``force`` (``--force``), and every error names
+the user's path and flag, never a temporary file. The files are then written to temporary names
+next to their targets (``Outputs.stage_file`` / ``Outputs.stage_folder``) and moved into place
+together by ``commit()``; ``abort()`` (or leaving the ``with`` block by an exception) removes
+every temporary file, so a failed run leaves nothing behind.
+
+>>> import tempfile, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> with Outputs() as outs:
+...     outs.file(d / "a.txt", "--out")
+...     outs.stage_file(d / "a.txt", lambda tmp: pathlib.Path(tmp).write_text("hi"))
+...     outs.commit()
+>>> sorted(p.name for p in d.iterdir())
+['a.txt']
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+from mcsim.errors import OutputError
+
+#: bytes written by the probe (a full disk fails here, not after the games)
+PROBE_BYTES = 4096
+
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
+def probe_folder(folder: str | os.PathLike, flag: str, user_path: str | os.PathLike) -> None:
+    """Create, write (``PROBE_BYTES``) and remove a file in ``folder``.
+
+    Raises
+    ------
+    OutputError
+        One line naming ``flag`` and ``user_path`` when the folder is missing, read-only or full.
+    """
+    folder = Path(folder) if str(folder) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".mcsim-probe-", dir=folder)
+    except OSError as e:
+        raise OutputError(f"cannot write {flag} {user_path}: {e.strerror or e} "
+                          f"(folder {folder})") from None
+    try:
+        try:
+            os.write(fd, b"\0" * PROBE_BYTES)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as e:
+        raise OutputError(f"cannot write {flag} {user_path}: {e.strerror or e} "
+                          f"(folder {folder})") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+class Outputs:
+    """The output files and folders of one command (see the module docstring).
+
+    Parameters
+    ----------
+    force : bool
+        Replace existing outputs (``--force``); without it an existing output file, or a
+        non-empty output folder, is refused before anything is played.
+    """
+
+    def __init__(self, force: bool = False):
+        self.force = force
+        self._staged: list[tuple[Path, Path, str]] = []  # (temporary, target, flag)
+
+    # ------------------------------------------------------------ checks (before any game)
+    def file(self, path: str | os.PathLike, flag: str) -> None:
+        """Declare an output file: its folder must be writable; an existing file needs
+        ``force``. Raises ``OutputError``."""
+        p = Path(path)
+        if p.is_dir():
+            raise OutputError(f"{flag} {path} is a folder, not a file")
+        if p.exists() and not self.force:
+            raise OutputError(f"{flag} {path} exists; use --force to overwrite it")
+        probe_folder(p.parent, flag, path)
+
+    def folder(self, path: str | os.PathLike, flag: str, keep: bool = False,
+               hint: str = "") -> None:
+        """Declare an output folder: it (or its parent, when missing) must be writable; a
+        non-empty folder needs ``force`` unless ``keep`` (a resumed run); ``hint`` is put
+        before ``--force`` in that message (e.g. ``"--resume to continue, or "``). Raises
+        ``OutputError``."""
+        p = Path(path)
+        if p.exists() and not p.is_dir():
+            raise OutputError(f"{flag} {path} exists and is not a folder")
+        if p.is_dir():
+            if not keep and not self.force and any(p.iterdir()):
+                raise OutputError(f"{flag} {path} is not empty; use {hint}--force to replace "
+                                  f"its contents")
+            probe_folder(p, flag, path)
+        else:
+            parent = p.resolve().parent
+            if not parent.is_dir():
+                raise OutputError(f"{flag} {path}: folder {parent} does not exist")
+            probe_folder(parent, flag, path)
+
+    # ------------------------------------------------------------ writing
+    def stage_file(self, path: str | os.PathLike, write: Callable[[str], object],
+                   flag: str = "output") -> None:
+        """Call ``write(tmp)`` for a temporary file next to ``path``; ``commit`` moves it to
+        ``path``. A failure raises ``OutputError`` naming ``path``."""
+        target = Path(path)
+        folder = target.parent if str(target.parent) else Path(".")
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+            os.close(fd)
+        except OSError as e:
+            raise OutputError(f"cannot write {flag} {path}: {e.strerror or e}") from None
+        self._staged.append((Path(tmp), target, flag))
+        try:
+            write(tmp)
+            os.chmod(tmp, 0o666 & ~_UMASK)
+        except OSError as e:
+            raise OutputError(f"cannot write {flag} {path}: {e.strerror or e}") from None
+
+    def stage_folder(self, path: str | os.PathLike, flag: str = "output") -> Path:
+        """A new temporary folder next to ``path`` to write the folder's files into;
+        ``commit`` puts it in place of ``path`` (replacing an existing folder)."""
+        target = Path(path)
+        try:
+            tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp",
+                                        dir=target.resolve().parent))
+            os.chmod(tmp, 0o777 & ~_UMASK)
+        except OSError as e:
+            raise OutputError(f"cannot write {flag} {path}: {e.strerror or e}") from None
+        self._staged.append((tmp, target, flag))
+        return tmp
+
+    def commit(self) -> None:
+        """Move every staged output into place (renames in the targets' own folders)."""
+        staged, self._staged = self._staged, []
+        try:
+            for k, (tmp, target, flag) in enumerate(staged):
+                if tmp.is_dir():
+                    old = None
+                    if target.exists():
+                        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.",
+                                                    dir=target.resolve().parent))
+                        os.rmdir(old)
+                        os.replace(target, old)
+                    os.replace(tmp, target)
+                    if old is not None:
+                        shutil.rmtree(old, ignore_errors=True)
+                else:
+                    os.replace(tmp, target)
+        except OSError as e:
+            self._staged = staged[k:]
+            self.abort()
+            raise OutputError(f"cannot write {flag} {target}: {e.strerror or e}") from None
+
+    def abort(self) -> None:
+        """Remove every staged (not yet committed) temporary file or folder."""
+        staged, self._staged = self._staged, []
+        for tmp, _, _ in staged:
+            if tmp.is_dir():
+                shutil.rmtree(tmp, ignore_errors=True)
+            elif tmp.exists():
+                tmp.unlink()
+
+    def __enter__(self) -> "Outputs":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.abort()
+
+
+def stage_games_table(outs: Outputs, df, path: str | os.PathLike, manifest: dict | None = None,
+                      flag: str = "--out") -> None:
+    """Stage the per-game table (``.parquet`` or ``.csv``, as ``runner.write_games_table``)
+    and its ``<path>.manifest.json`` in ``outs``; nothing is in place before ``commit``."""
+    import json
+
+    from mcsim.runner import _json_default
+
+    path = Path(path)
+    if path.suffix.lower() == ".parquet":
+        outs.stage_file(path, lambda tmp: df.to_parquet(tmp, index=False), flag)
+    else:
+        outs.stage_file(path, lambda tmp: df.to_csv(tmp, index=False), flag)
+    if manifest is not None:
+        text = json.dumps(manifest, indent=2, default=_json_default)
+        outs.stage_file(Path(str(path) + ".manifest.json"),
+                        lambda tmp: Path(tmp).write_text(text + "\n"), flag)
+
+
+def clear_run_folder(path: str | os.PathLike) -> None:
+    """Remove an earlier run's files from a dataset folder (``simulate --out DIR --force``):
+    ``part-*.parquet``, ``_aggregates/``, ``_manifest.json``, ``_summary.json``. Other files
+    stay (the run then refuses the non-empty folder)."""
+    p = Path(path)
+    if not (p / "_manifest.json").exists():
+        return
+    for f in p.glob("part-*.parquet"):
+        f.unlink()
+    shutil.rmtree(p / "_aggregates", ignore_errors=True)
+    for name in ("_manifest.json", "_summary.json"):
+        if (p / name).exists():
+            (p / name).unlink()
