@@ -531,8 +531,10 @@ def replay_cmd(game, record_file, index, as_json):
               help="With --seed: a game-specific option, as for simulate.")
 @click.option("--out", "-o", type=click.Path(dir_okay=False), required=True,
               help="The HTML file to write (self-contained, opens offline).")
+@click.option("--force", is_flag=True, help="Overwrite an existing --out file.")
 @friendly_errors
-def show_cmd(game, record_file, index, seed, game_index, policies, variants, players, tiles, out):
+def show_cmd(game, record_file, index, seed, game_index, policies, variants, players, tiles, out,
+             force):
     """Draw one game move by move as a self-contained HTML file (step with the arrow keys).
 
     Give a record (as `replay` reads it; --index picks one of a list), or --seed S and
@@ -544,10 +546,13 @@ def show_cmd(game, record_file, index, seed, game_index, policies, variants, pla
         mcsim show el-grande --seed 1 --game-index 7 -p heuristic --players 4 --out eg.html
     """
     from mcsim import show
+    from mcsim.outputs import Outputs
 
     check_output_paths(((out, "--out"),))
     if Path(out).suffix.lower() not in (".html", ".htm"):
         raise click.BadParameter("must end in .html", param_hint="--out")
+    outs = Outputs(force=force)
+    outs.file(out, "--out")  # checked before anything is played (issue 12 §2)
     played = (seed, game_index, policies, variants, players, tiles,
               click.get_current_context().meta.get("game_options"))
     if record_file is not None:
@@ -565,7 +570,9 @@ def show_cmd(game, record_file, index, seed, game_index, policies, variants, pla
         record = show.record_of_seed(game, seed, game_index, list(policies) or None,
                                      parse_variants(variants), players, game_options(tiles))
     html = show.show_html(game, record)
-    show.write_show(out, html)
+    with outs:
+        outs.stage_file(out, lambda tmp: Path(tmp).write_text(html, encoding="utf-8"), "--out")
+        outs.commit()
     click.echo(f"wrote {out}")
 
 

@@ -254,19 +254,18 @@ def build_report(game: str, out: str | Path, games: int = 10_000, seed: int = 0,
         "notes": _notes(ctx),
         "comparison": comparison,
     }
-    # example games drawn move by move (mcsim show, issue 17), beside report.html
     from mcsim.show.examples import write_examples
 
-    examples = write_examples(module, main.prepared, seed, out, ctx.games)
-    files += sorted({e["file"] for e in examples})
-    summary["report"]["example_games"] = examples
-    md = render_markdown(ctx, figures, skipped, comparison) + _examples_md(examples)
-    page = render_html(ctx, figures, skipped, comparison)
-    page = page.replace("</body></html>", _examples_html(examples) + "</body></html>")
-    text = to_json(summary, indent=2)
     files = []
     with Outputs(force=True) as outs:  # the whole folder is moved into place at once, or none
         stage = outs.stage_folder(out, "--out")
+        # example games drawn move by move (mcsim show, issue 17), beside report.html
+        examples = write_examples(module, main.prepared, seed, stage, ctx.games)
+        summary["report"]["example_games"] = examples
+        md = render_markdown(ctx, figures, skipped, comparison) + _examples_md(examples)
+        page = render_html(ctx, figures, skipped, comparison)
+        page = page.replace("</body></html>", _examples_html(examples) + "</body></html>")
+        text = to_json(summary, indent=2)
         for f in figures:
             (stage / f.file).write_bytes(f.png)
             files.append(f.file)
@@ -274,6 +273,7 @@ def build_report(game: str, out: str | Path, games: int = 10_000, seed: int = 0,
                               ("summary.json", text + "\n")):
             (stage / name).write_text(content, encoding="utf-8")
             files.append(name)
+        files += sorted({e["file"] for e in examples})
         outs.commit()
     say(f"report: wrote {out / 'report.html'} ({len(figures)} figures)")
     return ReportResult(out, main, figures, skipped, comparison, files)

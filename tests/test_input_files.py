@@ -156,7 +156,7 @@ INPUTS = [
      lambda f, d: ["simulate", "don-quixote", "-n", 1, "-q", "--tiles", f, "--out", d / "o"]),
     ("tournament --tiles", _DQ_TILES, "json", ["tiles"],
      lambda f, d: ["tournament", "don-quixote", "-n", 1, "-q", "-p", "random", "-p", "greedy",
-                   "--tiles", f]),
+                   "--players", 2, "--tiles", f]),  # two seats: a solo tournament is refused
     ("evaluate --tiles", _DQ_TILES, "json", ["tiles"],
      lambda f, d: ["evaluate", "don-quixote", "-n", 1, "-q", "-p", "random", "--tiles", f]),
     ("report --tiles", _DQ_TILES, "json", ["tiles"],
@@ -303,7 +303,7 @@ def test_resume_replays_damaged_chunks_and_ignores_stray_files(tmp_path):
         "note: resume: played games 1000..1499 again",
         "note: resume: played games 1500..1999 again"]
     resumed = json.loads(r.stdout)
-    for k in ("elapsed_seconds", "games_per_second"):
+    for k in ("elapsed_seconds", "games_per_second", "compile_seconds"):
         fresh.pop(k), resumed.pop(k)
     assert resumed == fresh
     (out / "part-abc.parquet").unlink()
@@ -313,7 +313,7 @@ def test_resume_replays_damaged_chunks_and_ignores_stray_files(tmp_path):
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory):
     out, fresh = _run_dir(tmp_path_factory.mktemp("run"))
-    for k in ("elapsed_seconds", "games_per_second"):
+    for k in ("elapsed_seconds", "games_per_second", "compile_seconds"):
         fresh.pop(k)
     return out, fresh
 
@@ -337,7 +337,7 @@ def test_resume_replays_any_garbage_chunk_file(finished_run):
             assert r.exit_code == 0, r.output
             assert "note: resume: played games 500..999 again (" in r.stderr
             resumed = json.loads(r.stdout)
-            for k in ("elapsed_seconds", "games_per_second"):
+            for k in ("elapsed_seconds", "games_per_second", "compile_seconds"):
                 resumed.pop(k)
             assert resumed == fresh
 

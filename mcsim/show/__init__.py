@@ -78,10 +78,3 @@ def record_of_seed(game: str, seed: int, game_index: int, policies=None, variant
     module, cfg = resolve_config(game, players, policies, variant, options)
     prep = module.prepare(cfg)
     return module.record_games(prep, int(seed), [int(game_index)])[0]
-
-
-def write_show(path, html: str) -> None:
-    """Write ``html`` to ``path`` atomically (no partial file on failure)."""
-    from mcsim.runner import write_atomic
-
-    write_atomic(path, lambda tmp: Path(tmp).write_text(html, encoding="utf-8"))

@@ -50,7 +50,7 @@ def write_examples(module, prep, seed: int, out: Path, games: pd.DataFrame) -> l
     """Write ``show_<slug>_game<i>.html`` into ``out`` for each picked game (its record from the
     game's ``record_games`` with the run's ``prep`` and ``seed``); returns the picks with their
     ``file``. Games without records give an empty list."""
-    from mcsim.show import show_html, write_show
+    from mcsim.show import show_html
 
     if not hasattr(module, "record_games"):
         return []
@@ -62,7 +62,7 @@ def write_examples(module, prep, seed: int, out: Path, games: pd.DataFrame) -> l
         gi = p["game_index"]
         if gi not in written:
             name = f"show_{p['slug']}_game{gi}.html"
-            write_show(Path(out) / name, show_html(module.SPEC.id, recs[gi]))
+            (Path(out) / name).write_text(show_html(module.SPEC.id, recs[gi]), encoding="utf-8")
             written[gi] = name
         p["file"] = written[gi]
     return picks
