@@ -119,17 +119,19 @@ SPEC = GameSpec(
                    "maximise a weighted evaluation of the estate", HEURISTIC_PARAMS),
         PolicySpec("rollout", K.POL_ROLLOUT,
                    "best mean of k completions per candidate on sampled futures",
-                   (ParamSpec("k", 8.0, "completions per candidate", 1.0, 4096.0),
+                   (ParamSpec("k", 8.0, "completions per candidate", 1.0, 4096.0,
+                              integer=True),
                     ParamSpec("base", 1.0, "base policy id: 0 random, 1 greedy, 2 heuristic",
-                              0.0, 2.0))),
+                              0.0, 2.0, integer=True))),
         PolicySpec("oracle", K.POL_ORACLE,
                    "full-knowledge search (beam over rounds 1-2 + exact round 3, then simulated "
                    "annealing of the within-round assignment): a lower bound on the best "
                    "achievable total; not a playable policy",
                    (ParamSpec("beam", 16.0, "beam width for rounds 1-2 (cost grows linearly)", 1.0,
-                              4096.0),
+                              4096.0, integer=True),
                     ParamSpec("iters", 20000.0, "simulated-annealing steps over the within-round "
-                              "assignment after the beam (0 = beam only)", 0.0, 1e9))),
+                              "assignment after the beam (0 = beam only)", 0.0, 1e9,
+                              integer=True))),
     ),
     summary_key="don_quixote",
     max_plies=K.N_PLACE,

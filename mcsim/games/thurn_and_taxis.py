@@ -72,18 +72,20 @@ OFFICIALS = ("postmaster", "administrator", "postal_carrier", "cartwright")  # K
 END_REASONS = {K.END_CARRIAGE: "carriage7", K.END_HOUSES: "houses", K.END_CAP: "turn_cap"}
 
 ROUTE_PARAMS = (
-    ParamSpec("close_len", 3.0, "close a route once it has this many cards", 3, 22),
+    ParamSpec("close_len", 3.0, "close a route once it has this many cards", 3, 22,
+              integer=True),
     ParamSpec("w_region", 2.0, "weight of a city in a region group still needed", 0, 100),
     ParamSpec("w_house", 1.0, "weight of a city without an own house", 0, 100),
     ParamSpec("w_open", 0.3, "weight per free neighbour of a route end", 0, 100),
     ParamSpec("w_hand", 1.0, "weight per hand card that can follow a route end", 0, 100),
     ParamSpec("deck_value", 1.5, "value of a blind deck draw against display cards", -100, 100),
     ParamSpec("admin_below", 1.0, "use the Administrator if no display card is worth this", -100, 100),
-    ParamSpec("pm_hand_max", 10.0, "use the Postmaster while the hand has at most this many cards", 0, 66),
+    ParamSpec("pm_hand_max", 10.0, "use the Postmaster while the hand has at most this many cards", 0, 66,
+              integer=True),
     ParamSpec("cartwright", 1.0, "1: save the turn's official for the Cartwright when it buys the "
-              "next carriage; 0: never", 0, 1),
+              "next carriage; 0: never", 0, 1, integer=True),
     ParamSpec("chase_carriage", 1.0, "1: keep building until the route buys the next carriage "
-              "(counting the Cartwright); 0: close at close_len", 0, 1),
+              "(counting the Cartwright); 0: close at close_len", 0, 1, integer=True),
 )
 
 #: game-specific options (``--option KEY=VALUE``; ``--tiles FILE`` means bonus_tiles=FILE)
