@@ -278,6 +278,9 @@ class _Setup:
         against = [parse_policy(a) if isinstance(a, str) else a for a in (against or [])]
         if players is None:
             players = 1 + len(against) if len(against) > 1 else spec.default_players
+            if not spec.min_players <= players <= spec.max_players:
+                raise ConfigError(f"{len(against)} --against policies make {players} players; "
+                                  f"{spec.id} is for {spec.min_players}-{spec.max_players}")
         if players == 1 and against:
             raise ConfigError("--against needs at least 2 players (a solo game has no opponents)")
         if players > 1:
@@ -342,7 +345,6 @@ class _Setup:
         share = np.zeros((n, K))
         field = np.zeros((n, K))
         margin = np.zeros((n, K))
-        pos = {}
         for (key, r, f), s, w in results:
             rows = slice(f, f + s.shape[0])
             score[rows, r] = s[:, r]
@@ -353,7 +355,6 @@ class _Setup:
                 for seat in range(K):
                     if seat != r:
                         field[rows, seat] += s[:, seat] / (K - 1)
-            pos[(r, f)] = True
         obj = {"score": score, "win_share": share, "margin": margin}[self.objective].mean(axis=1)
         return {"objective": obj, "score": score, "share": share, "field": field}
 
