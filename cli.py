@@ -364,9 +364,9 @@ def tournament_cmd(game, games, seed, policies, variants, players, workers, chun
               help="Seats (default: 1 + the --against count when above one, else the game's "
                    "default).")
 @click.option("--budget", "-n", type=int, default=None,
-              help="Total games, validation included (default per game: sacred-hill 400,000, "
-                   "don-quixote 1,000,000, el-grande 100,000, carcassonne 100,000, "
-                   "thurn-and-taxis 500,000; sized for the heuristics, give less for mcts).")
+              help="Total games, validation included (default per game: sacred-hill, don-quixote "
+                   "and thurn-and-taxis 1,000,000, el-grande and carcassonne 100,000: minutes "
+                   "for the heuristics on 2 cores; give far less for mcts).")
 @click.option("--seed", "-s", type=int, default=0, show_default=True,
               help="Root seed; tuning plays its game indices 0.., validation 2**40..")
 @click.option("--param", "params", multiple=True, metavar="NAME[=LOW:HIGH]",
@@ -395,11 +395,14 @@ def tournament_cmd(game, games, seed, policies, variants, players, workers, chun
                    "candidate), objective.png and state.pkl (for --resume).")
 @click.option("--resume", is_flag=True,
               help="Continue an interrupted run in --out DIR (same result as uninterrupted).")
+@click.option("--dry-run", is_flag=True,
+              help="Print the search space (boxes, integers), the budget plan and the seeds; "
+                   "play nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 @friendly_errors
 def tune_cmd(game, policy, against, players, budget, seed, params, objective, deals, popsize,
-             variants, tiles, workers, backend, scheduler, out, resume, as_json, quiet):
+             variants, tiles, workers, backend, scheduler, out, resume, dry_run, as_json, quiet):
     """Fit a policy's numeric parameters (CMA-ES) and validate the gain on fresh deals.
 
     The tuned policy plays the field in every seat in turn; all candidates of a generation play
@@ -414,9 +417,10 @@ def tune_cmd(game, policy, against, players, budget, seed, params, objective, de
         mcsim tune don-quixote -p heuristic --budget 500000 --out dq-tune
         mcsim tune el-grande -p heuristic:eps=0 --against heuristic --players 4 -n 50000
         mcsim tune don-quixote -p heuristic --out dq-tune --resume      # after Ctrl-C
+        mcsim tune thurn-and-taxis -p route --dry-run     # boxes, budget plan, seeds
     """
     from mcsim.runner import to_json
-    from mcsim.tune import format_tune, tune
+    from mcsim.tune import format_plan, format_tune, tune
 
     if resume and out is None:
         raise click.UsageError("--resume needs --out DIR (the directory of the interrupted run)")
@@ -426,8 +430,12 @@ def tune_cmd(game, policy, against, players, budget, seed, params, objective, de
                params=list(params), objective=objective, variant=parse_variants(variants),
                options=game_options(tiles), workers=workers, backend=backend,
                scheduler=scheduler, out_dir=out, resume=resume, deals=deals, popsize=popsize,
-               echo=echo)
-    click.echo(to_json(res) if as_json else format_tune(res, get_game(game).SPEC.long_name))
+               echo=echo, dry_run=dry_run)
+    long_name = get_game(game).SPEC.long_name
+    if dry_run:
+        click.echo(to_json(res) if as_json else format_plan(res["settings"], long_name))
+    else:
+        click.echo(to_json(res) if as_json else format_tune(res, long_name))
 
 
 @mcsim_cli.command("replay")

@@ -84,8 +84,8 @@ MIN_DEALS = 16
 SIGMA0 = 0.3
 #: default --budget per game (games), sized so that tuning the game's heuristic finishes in
 #: well under 10 minutes on 2 idle cores (see benchmarks/RESULTS.md)
-DEFAULT_BUDGETS = {"sacred-hill": 400_000, "don-quixote": 1_000_000, "el-grande": 100_000,
-                   "carcassonne": 100_000, "thurn-and-taxis": 500_000}
+DEFAULT_BUDGETS = {"sacred-hill": 1_000_000, "don-quixote": 1_000_000, "el-grande": 100_000,
+                   "carcassonne": 100_000, "thurn-and-taxis": 1_000_000}
 STATE_NAME = "state.pkl"
 SETTINGS_NAME = "tune.json"
 CSV_NAME = "evaluations.csv"
@@ -310,7 +310,8 @@ class _Setup:
         self.options = dict(options or {})
         self.seed = seed
         # the starting policy's per-deal objective is a constant when it fills every seat
-        same = all(f.label() == start.label() for f in field)
+        vec = lambda c: (c.name, tuple(spec.policy(c.name).vector(c.params)))  # noqa: E731
+        same = all(vec(f) == vec(start) for f in field)
         self.start_exact = None
         if players > 1 and same and objective == "win_share":
             self.start_exact = 1.0 / players
@@ -495,7 +496,7 @@ def tune(game: str, policy: str, against: Sequence[str] | None = None,
          out_dir: str | os.PathLike | None = None, resume: bool = False,
          deals: int | None = None, popsize: int | None = None,
          echo: Callable[[str], None] | None = None,
-         on_generation: Callable[[dict], None] | None = None) -> dict:
+         on_generation: Callable[[dict], None] | None = None, dry_run: bool = False) -> dict:
     """Tune ``policy``'s numeric parameters and validate the result on fresh deals.
 
     Parameters
@@ -533,6 +534,9 @@ def tune(game: str, policy: str, against: Sequence[str] | None = None,
         Receives one progress line per generation.
     on_generation : callable(info), optional
         Called after each generation (and its state saved) with ``run_cma``'s progress info.
+    dry_run : bool
+        Check everything and return ``{"settings": ...}`` (search space, budget plan, seeds)
+        without playing a game or writing a file.
 
     Returns
     -------
@@ -589,6 +593,8 @@ def tune(game: str, policy: str, against: Sequence[str] | None = None,
         "tuning_game_indices": [0, plan["generations"] * plan["deals"]],
         "validation_game_indices": [VALIDATION_FIRST, VALIDATION_FIRST + plan["validation_deals"]],
     }
+    if dry_run:
+        return {"settings": settings}
     out = Path(out_dir) if out_dir is not None else None
     state = _prepare_out(out, settings, resume) if out is not None else None
     if state is not None and echo is not None:
@@ -667,7 +673,8 @@ def validate(setup: _Setup, ex: _Executor, tuned: PolicyChoice, start: PolicyCho
         "field_score_by_seat": [float] (mean score of the field in each seat),
         "start_score_by_seat" (when the start is played)}``. Means: t 95% intervals.
     """
-    batch = max(1, int(getattr(setup.module, "CHUNK_SIZE", 20_000)))
+    # deals per round of work: 8 chunks per seating (bounded memory, both workers busy)
+    batch = 8 * max(1, min(int(getattr(setup.module, "CHUNK_SIZE", 20_000)), 20_000))
     acc = {"tuned": None, "start": None, "diff": None}
     seat_mom = [None] * setup.players
     start_mom = [None] * setup.players
@@ -812,6 +819,26 @@ def _write_png(path: Path, rows: list[dict], settings: dict, validation: dict) -
         write_atomic(path, write)
     finally:
         plt.close(fig)
+
+
+def format_plan(settings: dict, long_name: str = "") -> str:
+    """Readable text of a dry run: the search space, the budget plan and the seeds."""
+    s = settings
+    lines = [f"{long_name or s['game']}: tune {s['start_policy']} ({s['players']} player(s), "
+             f"field {', '.join(s['against']) or '-'}, objective {s['objective']}), "
+             f"budget {s['budget']:,} games, seed {s['seed']}",
+             f"  {'parameter':<20}{'low':>10}{'high':>10}{'start':>10}  type"]
+    for p in s["search_space"]:
+        lines.append(f"  {p['name']:<20}{p['low']:>10g}{p['high']:>10g}{p['start']:>10g}  "
+                     + ("integer" if p["integer"] else "real"))
+    if s["fixed"]:
+        lines.append("  fixed: " + ", ".join(f"{k}={v:g}" for k, v in s["fixed"].items()))
+    lines.append(f"  tuning: {s['generations']} generations x {s['popsize']} candidates x "
+                 f"{s['seatings']} seating(s) x {s['deals']} deals = {s['tuning_games']:,} games "
+                 f"(game indices {s['tuning_game_indices'][0]}..{s['tuning_game_indices'][1] - 1})")
+    lines.append(f"  validation: {s['validation_deals']:,} deals = {s['validation_games']:,} "
+                 f"games (game indices 2**40 ..)")
+    return "\n".join(lines)
 
 
 def format_tune(res: dict, long_name: str = "") -> str:

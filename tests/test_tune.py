@@ -212,3 +212,15 @@ def test_solo_score_objective_validates_against_the_played_start():
     assert v["start"]["mean"] == pytest.approx(float(np.mean(direct)), abs=1e-12)
     assert v["difference"]["mean"] == pytest.approx(v["tuned"]["mean"] - v["start"]["mean"])
     assert res["games_played"] == s["tuning_games"] + 2 * v["deals"] <= 200
+
+
+def test_a_start_equal_to_the_field_is_not_played():
+    # tactician:eps=0 is tactician at its defaults: its win share is exactly 1/2 on every deal,
+    # so validation plays only the tuned policy (2 seatings per deal, not 4)
+    same = T.tune("sacred-hill", "tactician:eps=0", against=["tactician"], budget=10_000,
+                  dry_run=True)["settings"]
+    other = T.tune("sacred-hill", "tactician:eps=0", against=["greedy"], budget=10_000,
+                   dry_run=True)["settings"]
+    assert same["validation_games"] == 2 * same["validation_deals"]
+    assert other["validation_games"] == 4 * other["validation_deals"]
+    assert same["tuning_games"] + same["validation_games"] <= 10_000
