@@ -16,7 +16,7 @@ Optimiser
 ---------
 CMA-ES from the ``cma`` package (Hansen's reference implementation). Continuous parameters are
 normalised to ``[0, 1]``; integer ones are kept on their integer lattice (``[0, high - low]``,
-cma's ``integer_variables`` handling, initial step scaled to the box). CMA minimises
+cma's ``integer_variables`` handling, initial step 0.15 of the box). CMA minimises
 ``-objective``; its random numbers come from a ``numpy.random.Generator`` seeded from the root
 seed and pickled with the optimiser state, so a resumed run continues the same sequence. The
 reported parameters are the final mean of the search distribution (less noisy than the best
@@ -81,7 +81,7 @@ MAX_GENERATIONS = 40
 #: ... and at least this many deals per candidate and generation
 MIN_DEALS = 16
 #: initial CMA step size, as a fraction of each search box
-SIGMA0 = 0.3
+SIGMA0 = 0.15
 #: default --budget per game (games), sized so that tuning the game's heuristic finishes in
 #: well under 10 minutes on 2 idle cores (see benchmarks/RESULTS.md)
 DEFAULT_BUDGETS = {"sacred-hill": 1_000_000, "don-quixote": 1_000_000, "el-grande": 100_000,
@@ -473,7 +473,7 @@ def run_cma(space: list[TunedParam], evaluate: Callable[[list[dict], int], np.nd
             cands = [_values(space, y) for y in ys]
             obj = np.asarray(evaluate(cands, g), dtype=np.float64)
             es.tell(ys, [-float(v) for v in obj])
-            mean = _values(space, es.mean)
+            mean = _values(space, _favorite(es))
             for i, (c, v) in enumerate(zip(cands, obj)):
                 state["rows"].append({"generation": g, "candidate": i, "objective": float(v),
                                       **c})
@@ -484,7 +484,13 @@ def run_cma(space: list[TunedParam], evaluate: Callable[[list[dict], int], np.nd
             if on_generation is not None:
                 on_generation({"generation": g, "generations": generations, "values": cands,
                                "objectives": obj, "mean": mean})
-    return {"best": _values(space, es.mean), "rows": state["rows"], "state": state}
+    return {"best": _values(space, _favorite(es)), "rows": state["rows"], "state": state}
+
+
+def _favorite(es) -> np.ndarray:
+    """The distribution mean in parameter space (``es.mean`` is cma's internal genotype, which
+    may lie outside the box; the boundary transformation maps it inside)."""
+    return np.asarray(es.result.xfavorite, dtype=np.float64)
 
 
 # ---------------------------------------------------------------- the command
@@ -649,7 +655,7 @@ def tune(game: str, policy: str, against: Sequence[str] | None = None,
               "start_policy": settings["start_policy"], "validation": validation,
               "evaluations": len(res["rows"]),
               "games_played": plan["tuning_games"] + plan["validation_games"],
-              "elapsed_seconds": elapsed, "versions": versions()}
+              "elapsed_seconds": elapsed, "versions": tune_versions()}
     if out is not None:
         _write_csv(out / CSV_NAME, res["rows"], space, settings)
         text = json.dumps(_jsonable(result), indent=1)
@@ -720,6 +726,12 @@ def validate(setup: _Setup, ex: _Executor, tuned: PolicyChoice, start: PolicyCho
 
 
 # ---------------------------------------------------------------- files
+def tune_versions() -> dict:
+    """Package versions (``mcsim.runner.versions``) plus the optimiser's."""
+    import cma
+    return {**versions(), "cma": cma.__version__}
+
+
 def _jsonable(o):
     from mcsim.runner import _nan_to_none
     return json.loads(json.dumps(_nan_to_none(o), default=_json_default))
@@ -765,7 +777,7 @@ def _prepare_out(out: Path, settings: dict, resume: bool) -> dict | None:
     if not out.parent.is_dir():
         raise ConfigError(f"cannot write {out}: directory {out.parent} does not exist")
     out.mkdir(exist_ok=True)
-    text = json.dumps({"settings": settings, "status": "running", "versions": versions()},
+    text = json.dumps({"settings": settings, "status": "running", "versions": tune_versions()},
                       indent=1)
     write_atomic(sfile, lambda tmp: Path(tmp).write_text(text + "\n"))
     return None
