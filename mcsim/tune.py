@@ -651,7 +651,13 @@ def tune(game: str, policy: str, against: Sequence[str] | None = None,
     finally:
         ex.close()
     elapsed = time.perf_counter() - t0
-    result = {"settings": settings, "best": best, "policy": best_text,
+    # tuned values at an edge of their box where the documented range goes further
+    doc = {q.name: q for q in specs}
+    tol = {p.name: 0.01 * (p.high - p.low) for p in space}
+    edge = [p.name for p in space
+            if (best[p.name] - p.low <= tol[p.name] and p.low > doc[p.name].low)
+            or (p.high - best[p.name] <= tol[p.name] and p.high < doc[p.name].high)]
+    result = {"settings": settings, "best": best, "policy": best_text, "at_box_edge": edge,
               "start_policy": settings["start_policy"], "validation": validation,
               "evaluations": len(res["rows"]),
               "games_played": plan["tuning_games"] + plan["validation_games"],
@@ -893,5 +899,9 @@ def format_tune(res: dict, long_name: str = "") -> str:
     else:
         lines.append("tuning did NOT beat its start (the tuned policy scored no better on fresh "
                      "deals); keep the starting parameters")
+    if res.get("at_box_edge"):
+        lines.append("at the edge of its search box (the best value may lie beyond it; widen "
+                     "with --param NAME=LOW:HIGH inside the documented range): "
+                     + ", ".join(res["at_box_edge"]))
     lines.append(f"{res['elapsed_seconds']:.1f} s")
     return "\n".join(lines)
