@@ -80,6 +80,8 @@ VALIDATION_SHARE = 0.2
 MAX_GENERATIONS = 40
 #: ... and at least this many deals per candidate and generation
 MIN_DEALS = 16
+#: generations allowed with an explicit --deals (the evaluations are kept for the CSV)
+MAX_RUN_GENERATIONS = 10_000
 #: initial CMA step size, as a fraction of each search box
 SIGMA0 = 0.15
 #: default --budget per game (games), sized so that tuning the game's heuristic finishes in
@@ -132,7 +134,11 @@ def _fmt(v: float, integer: bool) -> str:
 
 
 def policy_text(name: str, values: dict[str, float], integer: dict[str, bool]) -> str:
-    """``name:k=v,...`` (4 significant digits; integers as integers), ready for ``-p``."""
+    """``name:k=v,...`` (4 significant digits; integers as integers), ready for ``-p``.
+
+    >>> policy_text("route", {"close_len": 5.0, "w_open": 0.123456}, {"close_len": True})
+    'route:close_len=5,w_open=0.1235'
+    """
     if not values:
         return name
     return name + ":" + ",".join(f"{k}={_fmt(v, integer.get(k, False))}"
@@ -367,7 +373,12 @@ def plan_budget(budget: int, popsize: int, seatings: int, start_exact: bool,
 
     Returns ``{"generations", "deals", "tuning_games", "validation_deals",
     "validation_games"}``; raises ``ConfigError`` when the budget cannot fit one generation of
-    2 deals plus 2 validation deals (the message gives the minimum)."""
+    2 deals plus 2 validation deals (the message gives the minimum), or more than
+    ``MAX_RUN_GENERATIONS`` generations (give more ``deals``).
+
+    >>> plan_budget(100_000, popsize=10, seatings=3, start_exact=True)["generations"]
+    40
+    """
     per_eval = popsize * seatings  # games per deal of one generation
     per_val = seatings * (1 if start_exact else 2)
     minimum = 2 * per_eval + 2 * per_val
@@ -388,6 +399,9 @@ def plan_budget(budget: int, popsize: int, seatings: int, start_exact: bool,
         deals = units // gens
     else:
         gens = units // deals
+        if gens > MAX_RUN_GENERATIONS:
+            raise ConfigError(f"--deals {deals} makes {gens:,} generations; at most "
+                              f"{MAX_RUN_GENERATIONS:,} (give more --deals or a smaller --budget)")
         if gens < 1:
             raise ConfigError(f"--budget {budget:,} cannot fit one generation of --deals {deals} "
                               f"({popsize} candidates x {seatings} seatings x {deals} deals plus "
