@@ -129,6 +129,11 @@ class _Randn:
         return self.rng.standard_normal(shape if shape else None)
 
 
+def _finite(x: float) -> float | None:
+    """``x``, or None for an unbounded end of a documented range (JSON has no infinity)."""
+    return float(x) if math.isfinite(x) else None
+
+
 def _fmt(v: float, integer: bool) -> str:
     return str(int(round(v))) if integer else f"{v:.4g}"
 
@@ -595,6 +600,7 @@ def tune(game: str, policy: str, against: Sequence[str] | None = None,
     tuned_names = {p.name for p in space}
     fixed = {k: v for k, v in start.params.items() if k not in tuned_names}
     integer = {p.name: bool(p.integer) for p in specs}
+    doc_range = {p.name: (p.low, p.high) for p in specs}
     lam = popsize if popsize is not None else default_popsize(len(space))
     if budget is None:
         budget = DEFAULT_BUDGETS.get(setup.module.SPEC.id, 100_000)
@@ -608,7 +614,9 @@ def tune(game: str, policy: str, against: Sequence[str] | None = None,
         "variant": setup.variant, "options": {k: str(v) for k, v in setup.options.items()},
         "optimizer": "cma (CMA-ES)", "popsize": int(lam), "sigma0": SIGMA0,
         "search_space": [{"name": p.name, "low": p.low, "high": p.high, "start": p.start,
-                          "integer": p.integer} for p in space],
+                          "integer": p.integer,
+                          "range": [_finite(doc_range[p.name][0]), _finite(doc_range[p.name][1])]}
+                         for p in space],
         **plan, "seatings": setup.seatings,
         "tuning_game_indices": [0, plan["generations"] * plan["deals"]],
         "validation_game_indices": [VALIDATION_FIRST, VALIDATION_FIRST + plan["validation_deals"]],
@@ -661,7 +669,7 @@ def tune(game: str, policy: str, against: Sequence[str] | None = None,
         tuned_choice = parse_policy(best_text)
         if echo is not None:
             echo(f"validating {best_text} on {plan['validation_deals']:,} fresh deals")
-        validation = validate(setup, ex, tuned_choice, start, plan["validation_deals"])
+        validation = validate(setup, ex, tuned_choice, start, plan["validation_deals"], echo)
     finally:
         ex.close()
     elapsed = time.perf_counter() - t0
@@ -685,7 +693,7 @@ def tune(game: str, policy: str, against: Sequence[str] | None = None,
 
 
 def validate(setup: _Setup, ex: _Executor, tuned: PolicyChoice, start: PolicyChoice,
-             n_deals: int) -> dict:
+             n_deals: int, echo: Callable[[str], None] | None = None) -> dict:
     """Tuned against starting policy on deals ``VALIDATION_FIRST ..`` (never used in tuning).
 
     Returns
@@ -725,6 +733,8 @@ def validate(setup: _Setup, ex: _Executor, tuned: PolicyChoice, start: PolicyCho
             acc["diff"] = add(acc["diff"], stats.moments(tv["objective"] - sv["objective"]))
             for r in range(setup.players):
                 start_mom[r] = add(start_mom[r], stats.moments(sv["score"][:, r]))
+        if echo is not None and first + n < n_deals:
+            echo(f"validation: {first + n:,}/{n_deals:,} deals")
     tuned_i = stats.mean_interval_from_moments(acc["tuned"])
     if setup.start_exact is None:
         start_i = stats.mean_interval_from_moments(acc["start"])
@@ -859,10 +869,13 @@ def format_plan(settings: dict, long_name: str = "") -> str:
     lines = [f"{long_name or s['game']}: tune {s['start_policy']} ({s['players']} player(s), "
              f"field {', '.join(s['against']) or '-'}, objective {s['objective']}), "
              f"budget {s['budget']:,} games, seed {s['seed']}",
-             f"  {'parameter':<20}{'low':>10}{'high':>10}{'start':>10}  type"]
+             f"  {'parameter':<20}{'low':>10}{'high':>10}{'start':>10}  {'type':<9}"
+             f"documented range"]
     for p in s["search_space"]:
+        lo, hi = (("-inf" if p["range"][0] is None else f"{p['range'][0]:g}"),
+                  ("inf" if p["range"][1] is None else f"{p['range'][1]:g}"))
         lines.append(f"  {p['name']:<20}{p['low']:>10g}{p['high']:>10g}{p['start']:>10g}  "
-                     + ("integer" if p["integer"] else "real"))
+                     + f"{'integer' if p['integer'] else 'real':<9}[{lo}, {hi}]")
     if s["fixed"]:
         lines.append("  fixed: " + ", ".join(f"{k}={v:g}" for k, v in s["fixed"].items()))
     lines.append(f"  tuning: {s['generations']} generations x {s['popsize']} candidates x "

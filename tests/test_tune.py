@@ -185,7 +185,8 @@ def test_cli_prints_a_ready_policy_string_and_the_validation(tmp_path):
     res = json.loads(r.output)
     assert res["policy"].startswith("tactician:eps=0.05,w_kingdoms=")
     assert res["settings"]["search_space"] == [
-        {"name": "w_kingdoms", "low": -1.0, "high": 3.0, "start": 1.0, "integer": False}]
+        {"name": "w_kingdoms", "low": -1.0, "high": 3.0, "start": 1.0, "integer": False,
+         "range": [None, None]}]
     v = res["validation"]
     assert v["start"] == {"mean": 0.5, "exact": True}  # tactician:eps=0.05 in both seats
     assert v["difference"]["mean"] == pytest.approx(v["tuned"]["mean"] - 0.5)
