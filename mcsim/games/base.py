@@ -67,7 +67,12 @@ class VariantSpec:
 
 @dataclass(frozen=True)
 class ParamSpec:
-    """One numeric policy parameter (``--policy name:param=value``)."""
+    """One numeric policy parameter (``--policy name:param=value``).
+
+    ``low``/``high`` is the documented range (values outside it are refused); ``integer``
+    marks a parameter whose kernel use only tells whole numbers apart (a count, a threshold
+    on a count, an on/off switch), so ``mcsim tune`` searches integers only.
+    """
 
     name: str
     default: float

@@ -152,7 +152,8 @@ HEURISTIC_PARAMS = (
     ParamSpec("meeple", 1.5, "cost of a meeple locked in an open feature (points)", 0.0, 20.0),
     ParamSpec("scarcity", 2.0, "extra meeple cost when the supply is empty (linear)", 0.0, 20.0),
     ParamSpec("farm", 2.5, "farmer worth per adjacent city segment at the end", 0.0, 10.0),
-    ParamSpec("farm_turn", 15.0, "no farmers before this many tiles are placed", 0.0, 72.0),
+    ParamSpec("farm_turn", 15.0, "no farmers before this many tiles are placed", 0.0, 72.0,
+              integer=True),
     ParamSpec("mon", 1.0, "weight of monastery worth", 0.0, 5.0),
     ParamSpec("hold", 4.0, "open a gift only when its estimated gain exceeds this (an unopened "
               "card is worth 2; 4 beat 2 head to head, 2 x 400 games)", -100.0, 100.0),

@@ -140,14 +140,14 @@ HEURISTIC_PARAMS = (
     ParamSpec("w_court", 0.4, "value of one caballero in court (evaluation, points)", 0.0, 10.0),
     ParamSpec("bid_cab", 0.7, "bid: weight per caballero the power card brings to court", 0.0, 10.0),
     ParamSpec("bid_order", 0.35, "bid: weight per power value (turn order)", 0.0, 10.0),
-    ParamSpec("veto_threshold", 3.0, "veto a scoring that gives the actor this many points more than me", -50.0, 50.0),
-    ParamSpec("short_min_court", 2.0, "take shortfall caballeros from regions only while court is below this", 0.0, 30.0),
+    ParamSpec("veto_threshold", 3.0, "veto a scoring that gives the actor this many points more than me", -50.0, 50.0, integer=True),
+    ParamSpec("short_min_court", 2.0, "take shortfall caballeros from regions only while court is below this", 0.0, 30.0, integer=True),
     ParamSpec("eps", 0.0, "probability of a uniformly random decision instead", 0.0, 1.0),
     ParamSpec("w_special", 1.0, "weight of the static value of non-scoring special actions (card choice)", 0.0, 10.0),
     ParamSpec("bid_spread", 0.0, "bid: weight per power value / 13 of the value spread of the face-up cards", 0.0, 10.0),
     ParamSpec("bid_save", 0.0, "bid: cost per power value x rounds left / 9 (keep high cards)", 0.0, 10.0),
-    ParamSpec("veto_harm", 3.0, "veto 2b-2e when my step would cost me at least this many caballeros (cut before my step)", 0.0, 31.0),
-    ParamSpec("court_target", 30.0, "court intake: take province caballeros only up to this court size (30 = the maximum)", 0.0, 30.0),
+    ParamSpec("veto_harm", 3.0, "veto 2b-2e when my step would cost me at least this many caballeros (cut before my step)", 0.0, 31.0, integer=True),
+    ParamSpec("court_target", 30.0, "court intake: take province caballeros only up to this court size (30 = the maximum)", 0.0, 30.0, integer=True),
 )
 
 #: game-specific options (``--option KEY=VALUE``): none

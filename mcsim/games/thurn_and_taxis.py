@@ -85,7 +85,8 @@ ROUTE_PARAMS = (
     ParamSpec("w_hand", 1.0, "weight per hand card that can follow a route end", 0, 100),
     ParamSpec("deck_value", 1.5, "value of a blind deck draw against display cards", -100, 100),
     ParamSpec("admin_below", 1.0, "use the Administrator if no display card is worth this", -100, 100),
-    ParamSpec("pm_hand_max", 10.0, "use the Postmaster while the hand has at most this many cards", 0, 66),
+    ParamSpec("pm_hand_max", 10.0, "use the Postmaster while the hand has at most this many cards", 0, 66,
+              integer=True),
     ParamSpec("cartwright", 1.0, "1: save the turn's official for the Cartwright when it buys the "
               "next carriage; 0: never", 0, 1, integer=True),
     ParamSpec("chase_carriage", 1.0, "1: keep building until the route buys the next carriage "
