@@ -92,6 +92,17 @@ HEURISTIC_PARAMS = (
               "extra weight of the round's score on the placement that ends the round"),
 )
 
+#: ``mcts`` parameters (kernel order ``kernels.don_quixote.M_*``); defaults from the
+#: measurements in benchmarks/RESULTS.md ("Search")
+MCTS_PARAMS = (
+    ParamSpec("iterations", 1000.0, "search iterations per placement (no wall-clock budget)",
+              1.0, 1e6),
+    ParamSpec("c", 0.7, "UCB1 exploration constant (reward = own total / 10 points)", 0.0,
+              100.0),
+    ParamSpec("rollout", 2.0, "rollout policy: 0 random, 1 greedy, 2 heuristic (default "
+              "weights)", 0.0, 2.0),
+)
+
 #: game-specific options (``--option KEY=VALUE``; ``--tiles FILE`` is ``tiles=FILE``)
 OPTIONS = {"tiles": "tile-set file (JSON, format in mcsim/data/don_quixote/README.md)"}
 
@@ -130,6 +141,10 @@ SPEC = GameSpec(
                               4096.0),
                     ParamSpec("iters", 20000.0, "simulated-annealing steps over the within-round "
                               "assignment after the beam (0 = beam only)", 0.0, 1e9))),
+        PolicySpec("mcts", K.POL_MCTS,
+                   "information-set Monte Carlo tree search (kernels/search.py): each "
+                   "iteration samples the unseen cells and tiles anew; reward = own total",
+                   MCTS_PARAMS),
     ),
     summary_key="don_quixote",
     max_plies=K.N_PLACE,
@@ -482,6 +497,9 @@ def prepare(config: RunConfig) -> Prepared:
     variant = SPEC.resolve_variant(config.variant)
     ids, params = policy_arrays(SPEC, config.policies)
     ts = load_tileset(config.options.get("tiles"))
+    if (ids == K.POL_MCTS).any() and ts.n_land > K.MAX_SEARCH_LAND:
+        raise ConfigError(f"don-quixote: mcts handles at most {K.MAX_SEARCH_LAND} landscape "
+                          f"tiles; the tile set has {ts.n_land}")
     tab = build_tables(ts, variant)
     prep = Prepared(config=config, policy_ids=ids, policy_params=params,
                     variant_codes=SPEC.variant_codes(variant), tables={"tiles": tab},
