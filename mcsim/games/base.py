@@ -234,3 +234,16 @@ def check_players(spec: GameSpec, players: int) -> None:
     if not (spec.min_players <= players <= spec.max_players):
         raise ConfigError(
             f"{spec.id} is for {spec.min_players}-{spec.max_players} players, not {players}")
+
+
+def check_whole(policies: list[PolicyChoice], name: str, params: tuple[str, ...]) -> None:
+    """Raise ``UnknownPolicyError`` if policy ``name`` is given a non-integer value for one of
+    ``params`` (counts and choices such as ``mcts:iterations=...``)."""
+    for p in policies:
+        if p.name != name:
+            continue
+        for k in params:
+            v = p.params.get(k)
+            if v is not None and v != int(v):
+                raise UnknownPolicyError(
+                    f"policy {name!r}: parameter {k}={v:g} must be a whole number")

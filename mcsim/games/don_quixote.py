@@ -55,7 +55,7 @@ from kernels import don_quixote as K
 from mcsim import stats
 from mcsim.errors import ConfigError, DataFileError, IllegalMoveError, InvalidRecordError
 from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
-                              check_players, policy_arrays)
+                              check_players, check_whole, policy_arrays)
 
 RULES = "shared/rules/don_quixote.md"
 DEFAULT_TILES = "tiles_placeholder.json"
@@ -496,6 +496,7 @@ def prepare(config: RunConfig) -> Prepared:
                           f"policies, got {len(config.policies)}")
     variant = SPEC.resolve_variant(config.variant)
     ids, params = policy_arrays(SPEC, config.policies)
+    check_whole(config.policies, "mcts", ("iterations", "rollout"))
     ts = load_tileset(config.options.get("tiles"))
     if (ids == K.POL_MCTS).any() and ts.n_land > K.MAX_SEARCH_LAND:
         raise ConfigError(f"don-quixote: mcts handles at most {K.MAX_SEARCH_LAND} landscape "

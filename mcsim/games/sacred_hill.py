@@ -39,7 +39,7 @@ from kernels.rng import STREAM_POLICY
 from mcsim import stats
 from mcsim.errors import ConfigError, IllegalMoveError, InvalidRecordError
 from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
-                              check_players, policy_arrays)
+                              check_players, check_whole, policy_arrays)
 
 DEFAULT_TRANSITION = "box"
 DEFAULT_ZONE = "knight12"
@@ -161,6 +161,7 @@ def prepare(config: RunConfig) -> Prepared:
     this game does not take."""
     check_players(SPEC, config.players)
     ids, params = policy_arrays(SPEC, config.policies)
+    check_whole(config.policies, "mcts", ("iterations", "reward", "rollout"))
     params = _with_rollout_weights(ids, params)
     labels = [p.label() for p in config.policies]
     return Prepared(config=config, policy_ids=ids, policy_params=params,
