@@ -95,11 +95,11 @@ HEURISTIC_PARAMS = (
 #: ``mcts`` parameters (kernel order ``kernels.don_quixote.M_*``); defaults from the
 #: measurements in benchmarks/RESULTS.md ("Search")
 MCTS_PARAMS = (
-    ParamSpec("iterations", 1000.0, "search iterations per placement (no wall-clock budget)",
+    ParamSpec("iterations", 2500.0, "search iterations per placement (no wall-clock budget)",
               1.0, 1e6),
-    ParamSpec("c", 0.7, "UCB1 exploration constant (reward = own total / 10 points)", 0.0,
+    ParamSpec("c", 1.5, "UCB1 exploration constant (reward = own total / 10 points)", 0.0,
               100.0),
-    ParamSpec("rollout", 2.0, "rollout policy: 0 random, 1 greedy, 2 heuristic (default "
+    ParamSpec("rollout", 1.0, "rollout policy: 0 random, 1 greedy, 2 heuristic (default "
               "weights)", 0.0, 2.0),
 )
 

@@ -67,15 +67,15 @@ HEURISTIC_PARAMS = (
 #: ``mcts`` parameters (kernel order ``kernels.sacred_hill.P_MCTS_*``); defaults from the
 #: measurements in benchmarks/RESULTS.md ("Search")
 MCTS_PARAMS = (
-    _P("iterations", 400.0, "search iterations per decision (no wall-clock budget)", 1.0, 1e6),
+    _P("iterations", 1000.0, "search iterations per decision (no wall-clock budget)", 1.0, 1e6),
     _P("c", 0.7, "UCB1 exploration constant (rewards in [0, 1] for win, points/10 for margin)",
        0.0, 100.0),
     _P("reward", 0.0, "0 = win (1 for the winner), 1 = margin ((own - other points) / 10)",
        0.0, 1.0),
-    _P("rollout", 2.0, "rollout policy: 0 random, 1 greedy, 2 tactician (at its default "
+    _P("rollout", 0.0, "rollout policy: 0 random, 1 greedy, 2 tactician (at its default "
        "weights)", 0.0, 2.0),
-    _P("rollout_eps", 0.1, "the rollout policy's eps (probability of a uniform move)", 0.0,
-       1.0),
+    _P("rollout_eps", 0.1, "the rollout policy's eps (probability of a uniform move; greedy "
+       "and tactician rollouts)", 0.0, 1.0),
 )
 _ROLLOUT_POLICIES = ("random", "greedy", "tactician")
 
