@@ -58,7 +58,7 @@ def bench_sacred_hill():
     params = SH.prepare(cfg).policy_params[0]
     n_iter = int(params[SK.P_MCTS_ITER])
     scr = SK.search_scratch(n_iter + 1)
-    work, tree, value, mv, untried, mark, path, scores, reward, base_w, pts = scr
+    work, tree, value, logs, mv, untried, mark, path, scores, reward, base_w, pts = scr
     base_w[:] = params[SK.P_MCTS_BASE:SK.P_MCTS_BASE + SK.N_HEURISTIC_PARAMS]
     base_w[SK.P_EPS] = params[SK.P_MCTS_ROLLOUT_EPS]
     ctx = (SK.TRANSITION_BOX, SK.BB_ZONE_KNIGHT12, np.int64(params[SK.P_MCTS_ROLLOUT]), base_w,
@@ -73,7 +73,8 @@ def bench_sacred_hill():
                 rng = new_state(1, k, 16)
                 if fn == "search":
                     search.search(st, ctx, n_iter, params[SK.P_MCTS_C], 0, SK.MARGIN_SCALE, rng,
-                                  work, tree, value, mv, untried, mark, path, scores, reward)
+                                  work, tree, value, logs, mv, untried, mark, path, scores,
+                                  reward)
                 else:
                     search.flat(st, ctx, n_iter, 0, SK.MARGIN_SCALE, rng, work, mv, totals,
                                 scores, reward)
@@ -89,8 +90,8 @@ def bench_don_quixote():
     tiles = prep.tables["tiles"]
     n_iter = int(params[DK.M_ITER])
     scr = DK.search_scratch(tiles, n_iter + 1)
-    (root, work, tree, value, mv, untried, mark, path, scores, reward, w, log, saved, open_ws,
-     nobd, moves2) = scr
+    (root, work, tree, value, logs, mv, untried, mark, path, scores, reward, w, log, saved,
+     open_ws, nobd, moves2) = scr
     ctx = (tiles, False, np.int64(params[DK.M_ROLLOUT]), w, log, saved, open_ws, nobd, moves2)
     n_land = tiles.shape[0] - 2
     roots = []
@@ -127,8 +128,8 @@ def bench_don_quixote():
                 rng = new_state(1, k, 16)
                 if name == "tree":
                     search.search(r, ctx, n_iter, params[DK.M_C], search.REWARD_MARGIN,
-                                  DK.SEARCH_SCALE, rng, work, tree, value, mv, untried, mark,
-                                  path, scores, reward)
+                                  DK.SEARCH_SCALE, rng, work, tree, value, logs, mv, untried,
+                                  mark, path, scores, reward)
                 else:
                     search.flat(r, ctx, n_iter, search.REWARD_MARGIN, DK.SEARCH_SCALE, rng,
                                 work, mv, totals, scores, reward)

@@ -31,6 +31,9 @@ Policies (issue 3 §3; ids ``POL_*``)
 * heuristic: maximise ``heuristic_value`` (weights = policy parameters, ``HEUR_DEFAULT``).
 * rollout: ``_choose_rollout`` (k completions per candidate with a base policy on futures
   sampled from the hidden information, the same futures for every candidate).
+* mcts: ``choose_mcts``, information-set MCTS by ``kernels.search`` over this player's
+  placements (see "search" below); the cell is part of a move, so tree nodes are what the
+  player has seen.
 * oracle: ``oracle_full`` on the whole deal (beam + exact round 3 + annealing); an upper
   reference for regret, not a playable policy; its result is a lower bound on the optimum.
 
@@ -1117,13 +1120,13 @@ def choose_mcts(params, S, tiles, cells, seq, pos, hand, nh, bank, last_rotmask,
     """(hand index, orientation) of placement ``pos`` by ISMCTS (``kernels.search``) with the
     ``mcts`` parameters ``M_*``; ``scr`` from ``search_scratch``. Reads of the deal only what
     the player has seen (``search_root``)."""
-    (root, work, tree, value, mv, untried, mark, path, scores, reward, w, log, saved, open_ws,
-     nobd, moves2) = scr
+    (root, work, tree, value, logs, mv, untried, mark, path, scores, reward, w, log, saved,
+     open_ws, nobd, moves2) = scr
     search_root(S, tiles, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand, root)
     ctx = (tiles, last_rand, np.int64(params[M_ROLLOUT]), w, log, saved, open_ws, nobd, moves2)
     move = search.search(root, ctx, np.int64(params[M_ITER]), params[M_C], search.REWARD_MARGIN,
-                         SEARCH_SCALE, rng, work, tree, value, mv, untried, mark, path, scores,
-                         reward)
+                         SEARCH_SCALE, rng, work, tree, value, logs, mv, untried, mark, path,
+                         scores, reward)
     T = tiles.shape[0]
     t = (move >> 1) % T
     i = 0
@@ -1138,7 +1141,7 @@ def search_scratch(tiles, capacity):
     T = tiles.shape[0]
     return (np.zeros((8, N_NODES), np.int64), np.zeros((8, N_NODES), np.int64),
             np.zeros((capacity, search.TREE_COLS), np.int64), np.zeros(capacity, np.float64),
-            np.zeros(32, np.int64), np.zeros(32, np.int64), np.zeros(N_CELLS * T * 2, np.int64),
+            np.zeros(capacity, np.float64), np.zeros(32, np.int64), np.zeros(32, np.int64), np.zeros(N_CELLS * T * 2, np.int64),
             np.zeros(N_PLACE + 2, np.int64), np.zeros(1, np.float64), np.zeros(1, np.float64),
             HEUR_DEFAULT.copy(), np.zeros(LOGN, np.int64), np.zeros(SC_SAVE, np.int64),
             np.zeros(N_NODES, np.int64), np.zeros((0, 3, N_CAT), np.int64),

@@ -479,10 +479,11 @@ search.register(
 @njit(cache=True)
 def search_scratch(capacity):
     """Scratch of ``choose_move_search`` for trees of ``capacity`` nodes (a tuple of arrays:
-    work state, tree, value, moves, untried, mark, path, scores, reward, rollout weights,
+    work state, tree, value, logs, moves, untried, mark, path, scores, reward, rollout weights,
     points)."""
     return (np.zeros(S_SIZE, np.uint64), np.zeros((capacity, search.TREE_COLS), np.int64),
-            np.zeros(capacity, np.float64), np.zeros(64, np.int64), np.zeros(64, np.int64),
+            np.zeros(capacity, np.float64), np.zeros(capacity, np.float64),
+            np.zeros(64, np.int64), np.zeros(64, np.int64),
             np.zeros(MOVE_PASS + 1, np.int64), np.zeros(MAX_PLIES + 2, np.int64),
             np.zeros(2, np.float64), np.zeros(2, np.float64),
             np.zeros(N_HEURISTIC_PARAMS, np.float64), np.zeros(2, np.int64))
@@ -508,14 +509,14 @@ def choose_move_search(state, moves, kind, policy_id, params, rng, zone, transit
         return MOVE_PASS
     if popcount(moves) == 1:
         return lsb(moves)
-    work, tree, value, mv, untried, mark, path, scores, reward, base_w, pts = scr
+    work, tree, value, logs, mv, untried, mark, path, scores, reward, base_w, pts = scr
     for k in range(N_HEURISTIC_PARAMS):
         base_w[k] = params[P_MCTS_BASE + k]
     base_w[P_EPS] = params[P_MCTS_ROLLOUT_EPS]
     ctx = (transition, zone, np.int64(params[P_MCTS_ROLLOUT]), base_w, pts)
     return search.search(state, ctx, np.int64(params[P_MCTS_ITER]), params[P_MCTS_C],
                          np.int64(params[P_MCTS_REWARD]), MARGIN_SCALE, rng, work, tree, value,
-                         mv, untried, mark, path, scores, reward)
+                         logs, mv, untried, mark, path, scores, reward)
 
 
 # ---------------------------------------------------------------- playouts

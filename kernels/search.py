@@ -164,8 +164,8 @@ def rewards(scores, mode, scale, out):
 
 
 @njit(cache=True)
-def search(root, ctx, n_iter, c, mode, scale, rng, work, tree, value, moves, untried, mark,
-           path, scores, reward):
+def search(root, ctx, n_iter, c, mode, scale, rng, work, tree, value, logs, moves, untried,
+           mark, path, scores, reward):
     """Choose a move for the seat to move in ``root`` by ``n_iter`` ISMCTS iterations.
 
     Parameters
@@ -177,7 +177,8 @@ def search(root, ctx, n_iter, c, mode, scale, rng, work, tree, value, moves, unt
     mode : int  ``REWARD_WIN`` or ``REWARD_MARGIN``; scale : float  points per reward unit
     rng : uint64[4]  the seat's xoshiro256** stream (the only source of randomness)
     work : state array like ``root`` (scratch)
-    tree : int64[capacity, TREE_COLS], value : float64[capacity]  (scratch; capacity >= 2)
+    tree : int64[capacity, TREE_COLS], value, logs : float64[capacity]  (scratch; capacity >= 2;
+        ``logs[k]`` caches log(k) for the UCB1 term)
     moves, untried : int64[max legal moves]; mark : int64[number of move codes]
     path : int64[max plies + 2]; scores, reward : float64[n_seats]  (scratch)
 
@@ -204,6 +205,8 @@ def search(root, ctx, n_iter, c, mode, scale, rng, work, tree, value, moves, unt
     value[0] = 0.0
     n_nodes = 1
     stamp = 0
+    for k in range(1, min(n_iter + 1, cap)):
+        logs[k] = np.log(np.float64(k))
     for _ in range(n_iter):
         game_copy(work, root)
         game_determinize(work, ctx, rng)
@@ -229,7 +232,7 @@ def search(root, ctx, n_iter, c, mode, scale, rng, work, tree, value, moves, unt
                     n_seen += 1
                     tree[ch, T_AVAIL] += 1
                     nv = np.float64(tree[ch, T_VISITS])
-                    u = value[ch] / nv + c * np.sqrt(np.log(np.float64(tree[ch, T_AVAIL])) / nv)
+                    u = value[ch] / nv + c * np.sqrt(logs[tree[ch, T_AVAIL]] / nv)
                     if u > best_u:
                         best_u = u
                         best = ch

@@ -29,7 +29,11 @@ castle_roads         file | ln-rs | ls-rn |  file      §2.1/§3.7.1: castle stu
 
 Policies: ``random``, ``greedy``, ``heuristic`` (9 weights), ``rollout`` (k, base),
 ``oracle`` (beam, iters: full knowledge of the deal, the reference for regret, not a playable
-policy; its total is a lower bound on the best achievable one).
+policy; its total is a lower bound on the best achievable one), ``mcts`` (iterations, c,
+rollout: information-set MCTS, ``kernels/search.py``; each iteration samples the cells of the
+later placements, the order of the unrevealed tiles and, under ``last_tile_rotation=random``,
+the set-aside tile's orientation anew from what the player has seen; the reward is the
+player's own total, players do not interact, §3.1.5).
 
 Game-specific extras: ``--tiles FILE`` (``RunConfig.options["tiles"]``), records and replay
 (format in ``replay``), ``mcsim evaluate`` hooks (``EVALUATE_BANDS``, ``EVALUATE_GROUPS``,

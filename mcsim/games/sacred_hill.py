@@ -21,6 +21,10 @@ Policies
 ``random`` uniform over legal moves; ``greedy`` a 1-ply kingdom/territory evaluation (§6.2, B1);
 ``tactician`` the Manoeuvre and safe-connection advice (§6.1-6.5: M1+M2, B1-B3). Both heuristics
 share one parameter vector (see ``HEURISTIC_PARAMS``) and break ties uniformly at random.
+``mcts`` is UCT (``kernels/search.py``; perfect information, so no determinization):
+``iterations`` per decision, exploration ``c``, ``reward`` win or margin, playouts by
+``rollout`` (random, greedy or tactician at its default weights, with ``rollout_eps``); see
+``MCTS_PARAMS`` and benchmarks/RESULTS.md ("Search") for how the defaults were chosen.
 
 Seats: seat 0 moves first. Points are the rulebook's (§3.5): the winner scores 2 + the kingdom
 (or territory) difference, the loser 0.
