@@ -31,6 +31,9 @@ Policies (issue 3 §3; ids ``POL_*``)
 * heuristic: maximise ``heuristic_value`` (weights = policy parameters, ``HEUR_DEFAULT``).
 * rollout: ``_choose_rollout`` (k completions per candidate with a base policy on futures
   sampled from the hidden information, the same futures for every candidate).
+* mcts: ``choose_mcts``, information-set MCTS by ``kernels.search`` over this player's
+  placements (see "search" below); the cell is part of a move, so tree nodes are what the
+  player has seen.
 * oracle: ``oracle_full`` on the whole deal (beam + exact round 3 + annealing); an upper
   reference for regret, not a playable policy; its result is a lower bound on the optimum.
 
@@ -42,7 +45,9 @@ replay and the tests.
 jit-compiled; the caller (``mcsim.games.don_quixote``) validates all input.
 """
 import numpy as np
-from numba import njit
+from numba import njit, types
+
+from kernels import search
 
 from kernels.rng import (STREAM_DEAL, STREAM_POLICY, new_state, next_u64, randint,
                          random_float, seed_state)
@@ -141,7 +146,13 @@ SC_SAVE = 16      # scalars saved/restored around a trial placement
 LOGN = 1 + 2 * 32
 
 # ---------------------------------------------------------------- policies
-POL_RANDOM, POL_GREEDY, POL_HEURISTIC, POL_ROLLOUT, POL_ORACLE = 0, 1, 2, 3, 4
+POL_RANDOM, POL_GREEDY, POL_HEURISTIC, POL_ROLLOUT, POL_ORACLE, POL_MCTS = 0, 1, 2, 3, 4, 5
+#: ``mcts`` parameter positions: iterations per placement, UCB1 constant, rollout policy id
+#: (0 random, 1 greedy, 2 heuristic at ``HEUR_DEFAULT``)
+M_ITER, M_C, M_ROLLOUT = range(3)
+#: points per reward unit of the search (the reward is the seat's own total, §3.1.5: players
+#: do not interact)
+SEARCH_SCALE = 10.0
 #: heuristic weights (policy parameters; names in mcsim.games.don_quixote.HEURISTIC_PARAMS)
 #: tuned by coordinate search (1,500 common deals on the placeholder set + 4 ensemble sets)
 HEUR_DEFAULT = np.array([1.0, 2.0, 0.6, 0.3, 0.375, 0.45, 0.0, 0.5, 0.0], dtype=np.float64)
@@ -912,6 +923,231 @@ def oracle_full(S, tiles, cells, seq, last_rotmask, beam, iters, rng, plan):
     return best
 
 
+# ---------------------------------------------------------------- search (kernels.search)
+# The step interface of ``kernels.search`` for one player's estate. The search state is an
+# estate array (int64[8, 96]) whose SC row carries, after the scalars of ``place`` (columns
+# < SC_SAVE), the placement index, the face-up hand, the points banked, the orientation mask of
+# the set-aside tile, the position-card order and the reveal order. ctx = (tiles, last_rand,
+# rollout policy id, rollout weights, log, saved, open_ws, empty breakdown, moves scratch).
+SC_POS = 16        # next placement index (0..22)
+SC_NH = 17         # face-up unplaced tiles in the hand (after the reveals of SC_POS)
+SC_LROT = 18       # orientation mask of the set-aside tile
+SC_BANK = 19       # points of the scorings done
+SC_HAND = 20       # 16 slots: the hand
+SC_FCELLS = 36     # 22 slots: the cell of each placement
+SC_SEQ = 58        # n_land slots: the reveal order
+MAX_SEARCH_LAND = N_NODES - SC_SEQ  # 38
+
+
+@njit(cache=True)
+def n_revealed(pos):
+    """Tiles of the reveal order a player has seen when making placement ``pos`` (§3.2)."""
+    if pos <= ROUND_END[0]:
+        return ROUND_SIZES[0]
+    if pos <= ROUND_END[1]:
+        return ROUND_SIZES[0] + ROUND_SIZES[1]
+    if pos < N_PLACE - 1:
+        return N_PLACE - 1
+    return N_PLACE
+
+
+@njit(cache=True)
+def _revealed_at(pos):
+    """Tiles ``_reveal`` adds to the hand at placement ``pos``."""
+    if pos == 0:
+        return ROUND_SIZES[0]
+    if pos == ROUND_END[0] + 1:
+        return ROUND_SIZES[1]
+    if pos == ROUND_END[1] + 1:
+        return ROUND_SIZES[2] - 1
+    if pos == N_PLACE - 1:
+        return 1
+    return 0
+
+
+@njit(cache=True)
+def _search_copy(dst, src):
+    for r in range(8):
+        for k in range(N_NODES):
+            dst[r, k] = src[r, k]
+
+
+@njit(cache=True)
+def _shuffle_sc(S, rng, start, stop):
+    """Fisher-Yates over ``S[SC, start:stop]``."""
+    for j in range(stop - 1, start, -1):
+        m = start + randint(rng, j - start + 1)
+        tmp = S[SC, j]
+        S[SC, j] = S[SC, m]
+        S[SC, m] = tmp
+
+
+@njit(cache=True)
+def _search_determinize(S, ctx, rng):
+    """Sample what the player has not seen: the cells of the later placements (the empty cells
+    but the current one), the order of the unrevealed tiles (the tiles not yet revealed), and
+    the set-aside tile's orientation (variant random, before it is revealed). Each is rebuilt
+    in ascending order from what is known and shuffled, so the old values are never read."""
+    n_land = ctx[0].shape[0] - 2
+    pos = S[SC, SC_POS]
+    if pos >= N_PLACE - 1:
+        return
+    cur = S[SC, SC_FCELLS + pos]
+    k = SC_FCELLS + pos + 1
+    for c in range(N_CELLS):
+        if S[CELLS, c] < 0 and c != cur:
+            S[SC, k] = c
+            k += 1
+    _shuffle_sc(S, rng, SC_FCELLS + pos + 1, SC_FCELLS + N_PLACE)
+    nrev = n_revealed(pos)
+    seen = 0
+    for j in range(nrev):
+        seen |= 1 << S[SC, SC_SEQ + j]
+    k = SC_SEQ + nrev
+    for t in range(n_land):
+        if not (seen >> t) & 1:
+            S[SC, k] = t
+            k += 1
+    _shuffle_sc(S, rng, SC_SEQ + nrev, SC_SEQ + n_land)
+    if ctx[1]:
+        S[SC, SC_LROT] = 1 << randint(rng, 2)
+
+
+@njit(cache=True)
+def _search_legal(S, ctx, moves):
+    """Moves ``(cell * T + tile) * 2 + rotation``: the cell is part of the move, so a node's
+    children differ with the position card seen (information sets, not open loop)."""
+    pos = S[SC, SC_POS]
+    if pos >= N_PLACE:
+        return 0
+    T = ctx[0].shape[0]
+    cell = S[SC, SC_FCELLS + pos]
+    nh = S[SC, SC_NH]
+    n = 0
+    if pos == N_PLACE - 1:
+        rotmask = S[SC, SC_LROT]
+        first = nh - 1
+    else:
+        rotmask = 3
+        first = 0
+    for i in range(first, nh):
+        base = (cell * T + S[SC, SC_HAND + i]) * 2
+        for o in range(2):
+            if (rotmask >> o) & 1:
+                moves[n] = base + o
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def _search_to_move(S, ctx):
+    return 0
+
+
+@njit(cache=True)
+def _search_apply(S, ctx, move):
+    tiles = ctx[0]
+    T = tiles.shape[0]
+    t = (move >> 1) % T
+    o = move & 1
+    pos = S[SC, SC_POS]
+    nh = S[SC, SC_NH]
+    i = 0
+    while S[SC, SC_HAND + i] != t:
+        i += 1
+    S[SC, SC_HAND + i] = S[SC, SC_HAND + nh - 1]
+    nh -= 1
+    place(S, tiles, S[SC, SC_FCELLS + pos], t, o, ctx[4])
+    rnd = round_of(pos)
+    if pos == ROUND_END[rnd - 1]:
+        S[SC, SC_BANK] += score_round(S, rnd)
+    pos += 1
+    if pos < N_PLACE:
+        n_land = tiles.shape[0] - 2
+        nh = _reveal(S[SC, SC_HAND:SC_HAND + 16], nh, S[SC, SC_SEQ:SC_SEQ + n_land], pos)
+    S[SC, SC_POS] = pos
+    S[SC, SC_NH] = nh
+
+
+@njit(cache=True)
+def _search_rollout(S, ctx, rng, scores):
+    tiles, last_rand, base, w, log, saved, open_ws, nobd, moves2 = ctx
+    pos = S[SC, SC_POS]
+    total = S[SC, SC_BANK]
+    if pos < N_PLACE:
+        n_land = tiles.shape[0] - 2
+        total += _run_simple(S, tiles, S[SC, SC_FCELLS:SC_FCELLS + N_PLACE],
+                             S[SC, SC_SEQ:SC_SEQ + n_land], pos, S[SC, SC_HAND:SC_HAND + 16],
+                             S[SC, SC_NH] - _revealed_at(pos), base, w, S[SC, SC_LROT], rng, log,
+                             saved, open_ws, nobd, 0, moves2)
+    scores[0] = total
+
+
+search.register(
+    lambda t: isinstance(t, types.Array) and t.ndim == 2 and t.dtype == types.int64,
+    copy=lambda dst, src: _search_copy(dst, src),
+    determinize=lambda state, ctx, rng: _search_determinize(state, ctx, rng),
+    legal=lambda state, ctx, moves: _search_legal(state, ctx, moves),
+    to_move=lambda state, ctx: _search_to_move(state, ctx),
+    apply=lambda state, ctx, move: _search_apply(state, ctx, move),
+    rollout=lambda state, ctx, rng, scores: _search_rollout(state, ctx, rng, scores))
+
+
+@njit(cache=True)
+def search_root(S, tiles, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand, root):
+    """Write the search state of placement ``pos`` into ``root`` (int64[8, 96]): the estate
+    ``S``, the hand ``hand[:nh]`` (after the reveals of ``pos``), the points banked and what the
+    player has seen of the deal. Hidden values (later cells, unrevealed tiles, the set-aside
+    tile's orientation before it is revealed under variant random) are written as -1 / 3."""
+    n_land = tiles.shape[0] - 2
+    root[:, :] = S
+    root[SC, SC_POS] = pos
+    root[SC, SC_NH] = nh
+    root[SC, SC_BANK] = bank
+    root[SC, SC_LROT] = last_rotmask if (pos == N_PLACE - 1 or not last_rand) else 3
+    for i in range(16):
+        root[SC, SC_HAND + i] = hand[i] if i < nh else -1
+    for j in range(N_PLACE):
+        root[SC, SC_FCELLS + j] = cells[j] if j <= pos else -1
+    nrev = n_revealed(pos)
+    for j in range(n_land):
+        root[SC, SC_SEQ + j] = seq[j] if j < nrev else -1
+
+
+@njit(cache=True)
+def choose_mcts(params, S, tiles, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand,
+                rng, scr):
+    """(hand index, orientation) of placement ``pos`` by ISMCTS (``kernels.search``) with the
+    ``mcts`` parameters ``M_*``; ``scr`` from ``search_scratch``. Reads of the deal only what
+    the player has seen (``search_root``)."""
+    (root, work, tree, value, logs, mv, untried, mark, path, scores, reward, w, log, saved,
+     open_ws, nobd, moves2) = scr
+    search_root(S, tiles, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand, root)
+    ctx = (tiles, last_rand, np.int64(params[M_ROLLOUT]), w, log, saved, open_ws, nobd, moves2)
+    move = search.search(root, ctx, np.int64(params[M_ITER]), params[M_C], search.REWARD_MARGIN,
+                         SEARCH_SCALE, rng, work, tree, value, logs, mv, untried, mark, path,
+                         scores, reward)
+    T = tiles.shape[0]
+    t = (move >> 1) % T
+    i = 0
+    while hand[i] != t:
+        i += 1
+    return i, move & 1
+
+
+@njit(cache=True)
+def search_scratch(tiles, capacity):
+    """Scratch of ``choose_mcts`` for trees of ``capacity`` nodes (a tuple of arrays)."""
+    T = tiles.shape[0]
+    return (np.zeros((8, N_NODES), np.int64), np.zeros((8, N_NODES), np.int64),
+            np.zeros((capacity, search.TREE_COLS), np.int64), np.zeros(capacity, np.float64),
+            np.zeros(capacity, np.float64), np.zeros(32, np.int64), np.zeros(32, np.int64), np.zeros(N_CELLS * T * 2, np.int64),
+            np.zeros(N_PLACE + 2, np.int64), np.zeros(1, np.float64), np.zeros(1, np.float64),
+            HEUR_DEFAULT.copy(), np.zeros(LOGN, np.int64), np.zeros(SC_SAVE, np.int64),
+            np.zeros(N_NODES, np.int64), np.zeros((0, 3, N_CAT), np.int64),
+            np.zeros((N_PLACE, 2), np.int64))
+
+
 @njit(cache=True)
 def play_player(S, tiles, cells, seq, pol, params, last_rotmask, last_rand, rng, bd, bd_row,
                 moves):
@@ -936,6 +1172,10 @@ def play_player(S, tiles, cells, seq, pol, params, last_rotmask, last_rand, rng,
         return _run_simple(S, tiles, cells, seq, 0, hand, 0, pol, w, last_rotmask, rng, log,
                            saved, open_ws, bd, bd_row, moves)
     plan = np.zeros((N_PLACE, 2), dtype=np.int64)
+    if pol == POL_MCTS:
+        scr = search_scratch(tiles, np.int64(params[M_ITER]) + 1)
+    else:
+        scr = search_scratch(tiles, 2)
     if pol == POL_ORACLE:
         oracle_full(S, tiles, cells, seq, last_rotmask, int(params[0]), int(params[1]), rng,
                     plan)
@@ -950,6 +1190,9 @@ def play_player(S, tiles, cells, seq, pol, params, last_rotmask, last_rand, rng,
             while hand[i] != plan[pos, 0]:
                 i += 1
             o = plan[pos, 1]
+        elif pol == POL_MCTS:
+            i, o = choose_mcts(params, S, tiles, cells, seq, pos, hand, nh, total, rotmask,
+                               last_rand, rng, scr)
         else:
             i, o = _choose_rollout(params, S, tiles, cells, seq, pos, hand, nh, rotmask,
                                    last_rand, rng, log, saved, open_ws)

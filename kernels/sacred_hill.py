@@ -22,6 +22,9 @@ A move is a cell index 0..63 (build on an empty hill or capture the enemy fort t
 import numpy as np
 from numba import njit
 
+from numba import types
+
+from kernels import search
 from kernels.bitboard import popcount, lsb, kth_set_bit
 from kernels.rng import game_seed, randint, random_float, seed_state
 
@@ -113,9 +116,20 @@ TRANSITION_WEB2014 = 1
 POLICY_RANDOM = 0
 POLICY_GREEDY = 1
 POLICY_TACTICIAN = 2
+POLICY_MCTS = 3
 #: positions in the policy parameter vector (shared by greedy and tactician)
 P_EPS, P_W_KINGDOMS, P_W_TERRITORY, P_W_SUICIDE, P_W_ATARI, P_W_BLOCK, P_W_SAFE_FILL, \
     P_W_MANOEUVRES, P_W_SPREAD = range(9)
+N_HEURISTIC_PARAMS = 9
+#: positions in the ``mcts`` parameter vector: iterations per decision, UCB1 constant, reward
+#: (``search.REWARD_*``), rollout policy id (random / greedy / tactician), the rollout policy's
+#: eps, then (from ``P_MCTS_BASE``) the rollout policy's 9 weights (filled in by
+#: ``mcsim.games.sacred_hill.prepare`` from that policy's defaults)
+P_MCTS_ITER, P_MCTS_C, P_MCTS_REWARD, P_MCTS_ROLLOUT, P_MCTS_ROLLOUT_EPS = range(5)
+P_MCTS_BASE = 5
+N_MCTS_PARAMS = P_MCTS_BASE + N_HEURISTIC_PARAMS
+#: points per reward unit for ``reward = margin`` (search.REWARD_MARGIN)
+MARGIN_SCALE = 10.0
 
 #: an upper bound on plies: 45 builds + at most one capture per hill + passes (§3.4)
 MAX_PLIES = 140
@@ -394,6 +408,117 @@ def choose_move(state, moves, kind, policy_id, params, rng, zone):
     return best_move
 
 
+# ---------------------------------------------------------------- search (kernels.search)
+# The step interface of ``kernels.search`` for Sacred Hill: the state is the uint64[S_SIZE]
+# array, ctx = (transition, zone, rollout policy id, rollout weights float64[9], int64[2]
+# points scratch). Perfect information: nothing to determinize.
+@njit(cache=True)
+def _search_copy(dst, src):
+    for k in range(S_SIZE):
+        dst[k] = src[k]
+
+
+@njit(cache=True)
+def _search_determinize(state, ctx, rng):
+    pass
+
+
+@njit(cache=True)
+def _search_legal(state, ctx, moves):
+    if state[S_PLIES] >= MAX_PLIES:
+        return 0
+    m, kind = legal_moves(state)
+    if kind == KIND_TERMINAL:
+        return 0
+    if kind == KIND_PASS:
+        moves[0] = MOVE_PASS
+        return 1
+    n = 0
+    while m != _ZERO:
+        moves[n] = lsb(m)
+        m &= m - _ONE
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _search_to_move(state, ctx):
+    return np.int64(state[S_TO_MOVE])
+
+
+@njit(cache=True)
+def _search_apply(state, ctx, move):
+    kind = legal_moves(state)[1]
+    apply_move(state, move, kind, ctx[0], ctx[1])
+
+
+@njit(cache=True)
+def _search_rollout(state, ctx, rng, scores):
+    transition, zone, base_id, base_w, pts = ctx
+    while state[S_PLIES] < MAX_PLIES:
+        moves, kind = legal_moves(state)
+        if kind == KIND_TERMINAL:
+            break
+        mv = choose_move(state, moves, kind, base_id, base_w, rng, zone)
+        apply_move(state, mv, kind, transition, zone)
+    score_final(state, pts)
+    scores[0] = pts[0]
+    scores[1] = pts[1]
+
+
+search.register(
+    lambda t: isinstance(t, types.Array) and t.ndim == 1 and t.dtype == types.uint64,
+    copy=lambda dst, src: _search_copy(dst, src),
+    determinize=lambda state, ctx, rng: _search_determinize(state, ctx, rng),
+    legal=lambda state, ctx, moves: _search_legal(state, ctx, moves),
+    to_move=lambda state, ctx: _search_to_move(state, ctx),
+    apply=lambda state, ctx, move: _search_apply(state, ctx, move),
+    rollout=lambda state, ctx, rng, scores: _search_rollout(state, ctx, rng, scores))
+
+
+@njit(cache=True)
+def search_scratch(capacity):
+    """Scratch of ``choose_move_search`` for trees of ``capacity`` nodes (a tuple of arrays:
+    work state, tree, value, logs, moves, untried, mark, path, scores, reward, rollout weights,
+    points)."""
+    return (np.zeros(S_SIZE, np.uint64), np.zeros((capacity, search.TREE_COLS), np.int64),
+            np.zeros(capacity, np.float64), np.zeros(capacity, np.float64),
+            np.zeros(64, np.int64), np.zeros(64, np.int64),
+            np.zeros(MOVE_PASS + 1, np.int64), np.zeros(MAX_PLIES + 2, np.int64),
+            np.zeros(2, np.float64), np.zeros(2, np.float64),
+            np.zeros(N_HEURISTIC_PARAMS, np.float64), np.zeros(2, np.int64))
+
+
+@njit(cache=True)
+def search_capacity(policy_ids, policy_params):
+    """Tree nodes needed by the ``mcts`` seats of a game (iterations + 1; 2 if none)."""
+    cap = 2
+    for p in range(policy_ids.shape[0]):
+        if policy_ids[p] == POLICY_MCTS:
+            cap = max(cap, np.int64(policy_params[p, P_MCTS_ITER]) + 1)
+    return cap
+
+
+@njit(cache=True)
+def choose_move_search(state, moves, kind, policy_id, params, rng, zone, transition, scr):
+    """``choose_move`` for every policy including ``POLICY_MCTS`` (UCT by ``kernels.search``
+    with the parameters ``P_MCTS_*``; ``scr`` from ``search_scratch``). Allocates nothing."""
+    if policy_id != POLICY_MCTS:
+        return choose_move(state, moves, kind, policy_id, params, rng, zone)
+    if kind == KIND_PASS:
+        return MOVE_PASS
+    if popcount(moves) == 1:
+        return lsb(moves)
+    work, tree, value, logs, mv, untried, mark, path, scores, reward, base_w, pts = scr
+    for k in range(N_HEURISTIC_PARAMS):
+        base_w[k] = params[P_MCTS_BASE + k]
+    base_w[P_EPS] = params[P_MCTS_ROLLOUT_EPS]
+    ctx = (transition, zone, np.int64(params[P_MCTS_ROLLOUT]), base_w, pts)
+    return search.search(state, ctx, np.int64(params[P_MCTS_ITER]), params[P_MCTS_C],
+                         np.int64(params[P_MCTS_REWARD]), MARGIN_SCALE, rng, work, tree, value,
+                         logs, mv, untried, mark, path, scores, reward)
+
+
 # ---------------------------------------------------------------- playouts
 @njit(cache=True, inline="always")
 def _seed(rng, root_seed, game_index, stream):
@@ -403,10 +528,10 @@ def _seed(rng, root_seed, game_index, stream):
 
 @njit(cache=True)
 def play_game(state, root_seed, game_index, stream_base, policy_ids, policy_params,
-              transition, zone, record, rngs):
+              transition, zone, record, rngs, scr):
     """Play one game from the empty board to the end; ``record`` (int16[MAX_PLIES] or
-    length 0) receives the moves; ``rngs`` (uint64[2, 4]) receives the seats' policy streams.
-    Returns the number of plies."""
+    length 0) receives the moves; ``rngs`` (uint64[2, 4]) receives the seats' policy streams;
+    ``scr`` is the ``mcts`` scratch (``search_scratch``). Returns the number of plies."""
     new_game(state)
     _seed(rngs[0], root_seed, game_index, stream_base)
     _seed(rngs[1], root_seed, game_index, stream_base + 1)
@@ -417,7 +542,8 @@ def play_game(state, root_seed, game_index, stream_base, policy_ids, policy_para
             break
         p = np.int64(state[S_TO_MOVE])
         rng = rngs[p]
-        mv = choose_move(state, moves, kind, policy_ids[p], policy_params[p], rng, zone)
+        mv = choose_move_search(state, moves, kind, policy_ids[p], policy_params[p], rng, zone,
+                                transition, scr)
         if record.shape[0] > ply:
             record[ply] = mv
         apply_move(state, mv, kind, transition, zone)
@@ -461,10 +587,11 @@ def play_batch(first_game_index, n_games, root_seed, stream_base, policy_ids, po
     pts = np.zeros(2, dtype=np.int64)
     empty_record = np.empty(0, dtype=np.int16)
     rngs = np.zeros((2, 4), dtype=np.uint64)
+    scr = search_scratch(search_capacity(policy_ids, policy_params))
     _play_games(first_game_index, n_games, root_seed, stream_base, policy_ids, policy_params,
                 transition, zone, out_points, out_plies, out_kingdoms, out_territory,
                 out_captures, out_manoeuvre_forts, out_passes, out_decided_by, out_record,
-                state, pts, empty_record, rngs)
+                state, pts, empty_record, rngs, scr)
 
 
 # Numba's reference counting (atomic NRT_incref/NRT_decref on every array passed to the
@@ -477,13 +604,13 @@ def play_batch(first_game_index, n_games, root_seed, stream_base, policy_ids, po
 def _play_games(first_game_index, n_games, root_seed, stream_base, policy_ids, policy_params,
                 transition, zone, out_points, out_plies, out_kingdoms, out_territory,
                 out_captures, out_manoeuvre_forts, out_passes, out_decided_by, out_record,
-                state, pts, empty_record, rngs):
+                state, pts, empty_record, rngs, scr):
     """The game loop of ``play_batch`` (same arguments, then its scratch buffers)."""
     for g in range(n_games):
         rec = out_record[g] if g < out_record.shape[0] else empty_record
         plies = play_game(state, np.uint64(root_seed), np.uint64(first_game_index + g),
                           np.uint64(stream_base), policy_ids, policy_params, transition, zone, rec,
-                          rngs)
+                          rngs, scr)
         out_decided_by[g] = score_final(state, pts)
         out_plies[g] = plies
         out_passes[g] = state[S_PASSES]

@@ -49,6 +49,8 @@ def _policy_block(result, module, players: int) -> tuple[dict, np.ndarray]:
         out[name] = {c: float(_game_scores(g, players, c).mean()) for c in cols}
     out["games_per_second"] = result.summary.get("games_per_second")
     out["seconds"] = result.summary.get("elapsed_seconds")
+    # wall time per game of this policy's run (all workers; compile excluded only if cached)
+    out["seconds_per_game"] = (out["seconds"] / x.size) if out["seconds"] and x.size else None
     return out, x
 
 
@@ -76,7 +78,7 @@ def evaluate(game: str, policies: Iterable[str], games: int = 1000, seed: int = 
         "policies": [{"policy", "total": {mean, low, high, sd, n}, "median", "bands":
         {"p_over_T": {estimate, low, high}}, <EVALUATE_GROUPS means>, "diff_vs_first":
         {mean, low, high, sd, n} | None, "regret_vs_oracle": {...} (if an oracle was
-        evaluated), "games_per_second", "seconds"}]}``. Means have t 95% intervals,
+        evaluated), "games_per_second", "seconds", "seconds_per_game"}]}``. Means have t 95% intervals,
         proportions Wilson 95% intervals, differences paired t 95% intervals (points).
 
     Raises
@@ -226,7 +228,7 @@ def format_evaluation(ev: dict, long_name: str = "") -> str:
     head = f"{'policy':<24} {'mean [95% CI]':<24}{'sd':>7}{'p50':>8}"
     for b in bands:
         head += f"  {'P(>' + b.split('_')[-1] + ') [95% CI]':<22}"
-    head += f"  {'diff vs ' + ev['reference'] + ' [95% CI]':<28}{'games/s':>10}"
+    head += f"  {'diff vs ' + ev['reference'] + ' [95% CI]':<28}{'games/s':>10}{'s/game':>9}"
     lines.append(head)
     for p in ev["policies"]:
         t = p["total"]
@@ -240,6 +242,7 @@ def format_evaluation(ev: dict, long_name: str = "") -> str:
         row += (f"  {d['mean']:+7.2f} [{d['low']:+.2f}, {d['high']:+.2f}]".ljust(30)
                 if d else "  " + "-".ljust(28))
         row += f"{p['games_per_second'] or 0:>10,.1f}"
+        row += f"{p.get('seconds_per_game') or 0:>9.4f}"
         lines.append(row)
     extra = [k for k in ev["policies"][0] if isinstance(ev["policies"][0][k], dict)
              and k.startswith("mean_per_")]

@@ -30,7 +30,11 @@ castle_roads         file | ln-rs | ls-rn |  file      §2.1/§3.7.1: castle stu
 
 Policies: ``random``, ``greedy``, ``heuristic`` (9 weights), ``rollout`` (k, base),
 ``oracle`` (beam, iters: full knowledge of the deal, the reference for regret, not a playable
-policy; its total is a lower bound on the best achievable one).
+policy; its total is a lower bound on the best achievable one), ``mcts`` (iterations, c,
+rollout: information-set MCTS, ``kernels/search.py``; each iteration samples the cells of the
+later placements, the order of the unrevealed tiles and, under ``last_tile_rotation=random``,
+the set-aside tile's orientation anew from what the player has seen; the reward is the
+player's own total, players do not interact, §3.1.5).
 
 Game-specific extras: ``--tiles FILE`` (``RunConfig.options["tiles"]``), records and replay
 (format in ``replay``), ``mcsim evaluate`` hooks (``EVALUATE_BANDS``, ``EVALUATE_GROUPS``,
@@ -97,6 +101,18 @@ HEURISTIC_PARAMS = (
 #: upper bounds of the oracle's parameters (one game within seconds; issue 12 §3)
 ORACLE_MAX_BEAM = 512.0
 ORACLE_MAX_ITERS = 1e6
+
+#: ``mcts`` parameters (kernel order ``kernels.don_quixote.M_*``); defaults from the
+#: measurements in benchmarks/RESULTS.md ("Search")
+MCTS_PARAMS = (
+    ParamSpec("iterations", 2500.0, "search iterations per placement (no wall-clock budget)",
+              1.0, 1e6, integer=True),
+    ParamSpec("c", 1.5, "UCB1 exploration constant (reward = own total / 10 points)", 0.0,
+              100.0),
+    ParamSpec("rollout", 1.0, "rollout policy: 0 random, 1 greedy, 2 heuristic (default "
+              "weights)", 0.0, 2.0, integer=True),
+)
+
 #: game-specific options (``--option KEY=VALUE``; ``--tiles FILE`` is ``tiles=FILE``)
 OPTIONS = {"tiles": "tile-set file (JSON, format in mcsim/data/don_quixote/README.md)"}
 
@@ -142,6 +158,10 @@ SPEC = GameSpec(
                     ParamSpec("iters", 20000.0, "simulated-annealing steps over the within-round "
                               "assignment after the beam (0 = beam only)", 0.0,
                               ORACLE_MAX_ITERS, integer=True))),
+        PolicySpec("mcts", K.POL_MCTS,
+                   "information-set Monte Carlo tree search (kernels/search.py): each "
+                   "iteration samples the unseen cells and tiles anew; reward = own total",
+                   MCTS_PARAMS),
     ),
     summary_key="don_quixote",
     max_plies=K.N_PLACE,
@@ -489,6 +509,9 @@ def prepare(config: RunConfig) -> Prepared:
     variant = SPEC.resolve_variant(config.variant)
     ids, params = policy_arrays(SPEC, config.policies)
     ts = load_tileset(config.options.get("tiles"))
+    if (ids == K.POL_MCTS).any() and ts.n_land > K.MAX_SEARCH_LAND:
+        raise ConfigError(f"don-quixote: mcts handles at most {K.MAX_SEARCH_LAND} landscape "
+                          f"tiles; the tile set has {ts.n_land}")
     tab = build_tables(ts, variant)
     prep = Prepared(config=config, policy_ids=ids, policy_params=params,
                     variant_codes=SPEC.variant_codes(variant), tables={"tiles": tab},

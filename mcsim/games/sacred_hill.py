@@ -21,6 +21,10 @@ Policies
 ``random`` uniform over legal moves; ``greedy`` a 1-ply kingdom/territory evaluation (§6.2, B1);
 ``tactician`` the Manoeuvre and safe-connection advice (§6.1-6.5: M1+M2, B1-B3). Both heuristics
 share one parameter vector (see ``HEURISTIC_PARAMS``) and break ties uniformly at random.
+``mcts`` is UCT (``kernels/search.py``; perfect information, so no determinization):
+``iterations`` per decision, exploration ``c``, ``reward`` win or margin, playouts by
+``rollout`` (random, greedy or tactician at its default weights, with ``rollout_eps``); see
+``MCTS_PARAMS`` and benchmarks/RESULTS.md ("Search") for how the defaults were chosen.
 
 Seats: seat 0 moves first. Points are the rulebook's (§3.5): the winner scores 2 + the kingdom
 (or territory) difference, the loser 0.
@@ -64,6 +68,23 @@ HEURISTIC_PARAMS = (
 )
 
 
+#: ``mcts`` parameters (kernel order ``kernels.sacred_hill.P_MCTS_*``); defaults from the
+#: measurements in benchmarks/RESULTS.md ("Search")
+MCTS_PARAMS = (
+    _P("iterations", 1000.0, "search iterations per decision (no wall-clock budget)", 1.0, 1e6,
+       integer=True),
+    _P("c", 0.7, "UCB1 exploration constant (rewards in [0, 1] for win, points/10 for margin)",
+       0.0, 100.0),
+    _P("reward", 0.0, "0 = win (1 for the winner), 1 = margin ((own - other points) / 10)",
+       0.0, 1.0, integer=True),
+    _P("rollout", 0.0, "rollout policy: 0 random, 1 greedy, 2 tactician (at its default "
+       "weights)", 0.0, 2.0, integer=True),
+    _P("rollout_eps", 0.1, "the rollout policy's eps (probability of a uniform move; greedy "
+       "and tactician rollouts)", 0.0, 1.0),
+)
+_ROLLOUT_POLICIES = ("random", "greedy", "tactician")
+
+
 def _params(defaults):
     out = []
     for (name, help_, lo, hi), d in zip(HEURISTIC_PARAMS, defaults):
@@ -95,6 +116,9 @@ SPEC = GameSpec(
         PolicySpec("tactician", K.POLICY_TACTICIAN,
                    "Manoeuvre and safe-connection advice (§6: M1+M2, B1-B3)",
                    _params((0.0, 1.0, 0.25, 2.0, 0.5, 0.25, 0.75, 1.0, 0.1))),
+        PolicySpec("mcts", K.POLICY_MCTS,
+                   "Monte Carlo tree search (UCT, kernels/search.py): iterations per move, "
+                   "rollouts by a base policy", MCTS_PARAMS),
     ),
     summary_key="sacred_hill",
     max_plies=K.MAX_PLIES,
@@ -142,12 +166,26 @@ def prepare(config: RunConfig) -> Prepared:
     this game does not take."""
     check_players(SPEC, config.players)
     ids, params = policy_arrays(SPEC, config.policies)
+    params = _with_rollout_weights(ids, params)
     labels = [p.label() for p in config.policies]
     return Prepared(config=config, policy_ids=ids, policy_params=params,
                     variant_codes=SPEC.variant_codes(config.variant),
                     tables={"zone": zone_table(config.variant),
                             "transition": _transition(config.variant),
                             "mirror": labels[0] != labels[1]})
+
+
+def _with_rollout_weights(ids: np.ndarray, params: np.ndarray) -> np.ndarray:
+    """Widen the parameter matrix to ``K.N_MCTS_PARAMS`` columns and put each ``mcts`` seat's
+    rollout policy weights (that policy's defaults) from column ``K.P_MCTS_BASE`` on."""
+    out = np.zeros((params.shape[0], max(params.shape[1], K.N_MCTS_PARAMS)), np.float64)
+    out[:, :params.shape[1]] = params
+    for k, pid in enumerate(ids):
+        if pid == K.POLICY_MCTS:
+            base = SPEC.policy(_ROLLOUT_POLICIES[int(out[k, K.P_MCTS_ROLLOUT])])
+            w = base.vector() if base.params else np.zeros(K.N_HEURISTIC_PARAMS)
+            out[k, K.P_MCTS_BASE:K.P_MCTS_BASE + K.N_HEURISTIC_PARAMS] = w
+    return out
 
 
 def _run_kernel(prep: Prepared, first: int, n: int, seed: int, stream: int, ids, params,
