@@ -57,11 +57,10 @@ import math
 import multiprocessing as mp
 import os
 import pickle
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -577,7 +576,8 @@ def tune(game: str, policy: str, against: Sequence[str] | None = None,
         is not empty (without ``resume``) or holds a different run (with it).
     """
     t0 = time.perf_counter()
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= MAX_SEED:
+    if (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+            or not 0 <= seed <= MAX_SEED):
         raise ConfigError(f"--seed must be a whole number in [0, 2**64), not {seed}")
     if workers is None:
         workers = default_workers()
@@ -787,7 +787,8 @@ def _prepare_out(out: Path, settings: dict, resume: bool) -> dict | None:
         try:
             old = json.loads(sfile.read_text())["settings"]
         except (ValueError, KeyError, TypeError):
-            raise ConfigError(f"cannot resume: {sfile} is not a tuning run's {SETTINGS_NAME}") from None
+            raise ConfigError(f"cannot resume: {sfile} is not a tuning run's "
+                              f"{SETTINGS_NAME}") from None
         for k, v in settings.items():
             if old.get(k) != v:
                 raise ConfigError(f"cannot resume: {out} holds a different run ({k} "
@@ -798,7 +799,8 @@ def _prepare_out(out: Path, settings: dict, resume: bool) -> dict | None:
         try:
             return pickle.loads(st.read_bytes())
         except Exception:
-            raise ConfigError(f"cannot resume: {st} is unreadable; remove it to start over") from None
+            raise ConfigError(f"cannot resume: {st} is unreadable; remove it to start "
+                              f"over") from None
     if out.exists() and not out.is_dir():
         raise ConfigError(f"{out} is a file, not a directory")
     if out.exists() and any(out.iterdir()):
