@@ -43,7 +43,7 @@ def test_games_lists_variants_and_policies(run):
     assert "policy   tactician" in r.output
     data = json.loads(run("games", "--json").output)
     sh = next(g for g in data if g["id"] == "sacred-hill")
-    assert [p["name"] for p in sh["policies"]] == ["random", "greedy", "tactician"]
+    assert [p["name"] for p in sh["policies"]] == ["random", "greedy", "tactician", "mcts"]
 
 
 def test_simulate_text_and_json(run):
