@@ -139,12 +139,12 @@ def bench_don_quixote():
 
 
 def main():
-    sh_game = _game_seconds("sacred-hill", ["mcts"], 2, 20)
-    dq_game = _game_seconds("don-quixote", ["mcts"], 1, 10)
+    sh_game = _game_seconds("sacred-hill", ["mcts"], 2, 60)
+    dq_game = _game_seconds("don-quixote", ["mcts"], 1, 30)
     print("| game | complete game, default mcts (s, 1 core, CPU time) | issue goal |")
     print("|---|---|---|")
-    print(f"| sacred-hill, mcts vs mcts (20 games) | {sh_game:.4f} | <= 0.1 |")
-    print(f"| don-quixote, solo (10 games) | {dq_game:.3f} | <= 0.5 |")
+    print(f"| sacred-hill, mcts vs mcts (60 games) | {sh_game:.4f} | <= 0.1 |")
+    print(f"| don-quixote, solo (30 games) | {dq_game:.3f} | <= 0.5 |")
     print()
     print("| game | iterations per decision | positions | tree iterations/s | flat iterations/s "
           "| tree cost (flat / tree) |")

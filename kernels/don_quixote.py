@@ -1141,7 +1141,8 @@ def search_scratch(tiles, capacity):
     T = tiles.shape[0]
     return (np.zeros((8, N_NODES), np.int64), np.zeros((8, N_NODES), np.int64),
             np.zeros((capacity, search.TREE_COLS), np.int64), np.zeros(capacity, np.float64),
-            np.zeros(capacity, np.float64), np.zeros(32, np.int64), np.zeros(32, np.int64), np.zeros(N_CELLS * T * 2, np.int64),
+            np.zeros(capacity, np.float64), np.zeros(32, np.int64), np.zeros(32, np.int64),
+            np.zeros(N_CELLS * T * 2, np.int64),
             np.zeros(N_PLACE + 2, np.int64), np.zeros(1, np.float64), np.zeros(1, np.float64),
             HEUR_DEFAULT.copy(), np.zeros(LOGN, np.int64), np.zeros(SC_SAVE, np.int64),
             np.zeros(N_NODES, np.int64), np.zeros((0, 3, N_CAT), np.int64),

@@ -78,8 +78,10 @@ def evaluate(game: str, policies: Iterable[str], games: int = 1000, seed: int = 
         "policies": [{"policy", "total": {mean, low, high, sd, n}, "median", "bands":
         {"p_over_T": {estimate, low, high}}, <EVALUATE_GROUPS means>, "diff_vs_first":
         {mean, low, high, sd, n} | None, "regret_vs_oracle": {...} (if an oracle was
-        evaluated), "games_per_second", "seconds", "seconds_per_game"}]}``. Means have t 95% intervals,
-        proportions Wilson 95% intervals, differences paired t 95% intervals (points).
+        evaluated), "games_per_second", "seconds", "seconds_per_game" (wall time of the
+        policy's run over its games, compile included when the cache is cold)}]}``. Means have
+        t 95% intervals, proportions Wilson 95% intervals, differences paired t 95% intervals
+        (points).
 
     Raises
     ------
