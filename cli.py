@@ -510,7 +510,7 @@ def read_record(record_file, index):
 @scale_options
 @click.option("--out", "-o", type=click.Path(file_okay=False), default=None,
               help="Folder for tune.json (settings, versions, result), evaluations.csv (every "
-                   "candidate), objective.png and state.pkl (for --resume).")
+                   "candidate), objective.png and state.json (for --resume).")
 @click.option("--resume", is_flag=True,
               help="Continue an interrupted run in --out DIR (same result as uninterrupted).")
 @click.option("--dry-run", is_flag=True,
@@ -518,9 +518,13 @@ def read_record(record_file, index):
                    "play nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+@click.option("--force", is_flag=True,
+              help="Start over in an --out DIR that holds an earlier tuning run (its tune.json, "
+                   "evaluations.csv, objective.png and state.json are removed).")
 @friendly_errors
 def tune_cmd(game, policy, against, players, budget, seed, params, objective, deals, popsize,
-             variants, tiles, workers, backend, scheduler, out, resume, dry_run, as_json, quiet):
+             variants, tiles, workers, backend, scheduler, out, resume, dry_run, as_json, quiet,
+             force):
     """Fit a policy's numeric parameters (CMA-ES) and validate the gain on fresh deals.
 
     The tuned policy plays the field in every seat in turn; all candidates of a generation play
@@ -542,7 +546,13 @@ def tune_cmd(game, policy, against, players, budget, seed, params, objective, de
 
     if resume and out is None:
         raise click.UsageError("--resume needs --out DIR (the directory of the interrupted run)")
+    if force and resume:
+        raise click.UsageError("--force starts over and --resume continues: give one of them")
     check_output_paths(((out, "--out"),))
+    if force and out is not None and not dry_run:
+        from mcsim.tune import clear_tune_folder
+
+        clear_tune_folder(out)
     echo = None if quiet else (lambda line: click.echo(f"tune: {line}", err=True))
     res = tune(game, policy, against=list(against), players=players, budget=budget, seed=seed,
                params=list(params), objective=objective, variant=parse_variants(variants),
@@ -598,8 +608,8 @@ def replay_cmd(game, record_file, index, as_json):
 @game_argument
 @click.argument("record_file", metavar="[RECORD.json]", required=False,
                 type=click.Path(exists=True, dir_okay=False))
-@click.option("--index", type=int, default=None,
-              help="Which record of a file holding a list of records (0-based).")
+@click.option("--index", "-i", "index", type=click.IntRange(min=0), default=None,
+              help="Which record of a list (as `simulate --record K` writes), from 0.")
 @click.option("--seed", "-s", type=int, default=None,
               help="Play game --game-index of `simulate --seed S` instead of reading a record.")
 @click.option("--game-index", type=int, default=None, help="With --seed: the game to show.")

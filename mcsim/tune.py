@@ -18,7 +18,8 @@ CMA-ES from the ``cma`` package (Hansen's reference implementation). Continuous 
 normalised to ``[0, 1]``; integer ones are kept on their integer lattice (``[0, high - low]``,
 cma's ``integer_variables`` handling, initial step 0.15 of the box). CMA minimises
 ``-objective``; its random numbers come from a ``numpy.random.Generator`` seeded from the root
-seed and pickled with the optimiser state, so a resumed run continues the same sequence. The
+seed; a resumed run rebuilds the optimiser by telling it the saved generations again, so it
+continues the same sequence. The
 reported parameters are the final mean of the search distribution (less noisy than the best
 single candidate, whose score carries the most luck).
 
@@ -56,7 +57,6 @@ import json
 import math
 import multiprocessing as mp
 import os
-import pickle
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -65,7 +65,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from mcsim import stats
-from mcsim.errors import ConfigError
+from mcsim.errors import ConfigError, McsimError
 from mcsim.games.base import ParamSpec, PolicyChoice, parse_policy
 from mcsim.runner import (BACKENDS, MAX_GAMES, MAX_SEED, _dask_client, _ignore_sigint,
                           chunk_plan, default_workers, resolve_config, versions, write_atomic)
@@ -87,7 +87,7 @@ SIGMA0 = 0.15
 #: well under 10 minutes on 2 idle cores (see benchmarks/RESULTS.md)
 DEFAULT_BUDGETS = {"sacred-hill": 1_000_000, "don-quixote": 1_000_000, "el-grande": 100_000,
                    "carcassonne": 100_000, "thurn-and-taxis": 1_000_000}
-STATE_NAME = "state.pkl"
+STATE_NAME = "state.json"
 SETTINGS_NAME = "tune.json"
 CSV_NAME = "evaluations.csv"
 PNG_NAME = "objective.png"
@@ -467,7 +467,8 @@ def run_cma(space: list[TunedParam], evaluate: Callable[[list[dict], int], np.nd
     state : dict, optional
         A state saved by ``save`` (resume): continue after its last finished generation.
     save : callable(state), optional
-        Called after every generation with the picklable state.
+        Called after every generation with the state (JSON-able: generation, objectives per
+        generation, rows, means).
     on_generation : callable(info), optional
         Progress: ``{"generation", "generations", "values", "objectives", "mean"}``.
 
@@ -479,18 +480,30 @@ def run_cma(space: list[TunedParam], evaluate: Callable[[list[dict], int], np.nd
     """
     import warnings
 
+    es = new_optimizer(space, popsize, seed)
     if state is None:
-        state = {"generation": 0, "es": new_optimizer(space, popsize, seed), "rows": [],
-                 "means": []}
-    es = state["es"]
+        state = {"generation": 0, "objectives": [], "rows": [], "means": []}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        # resume: the optimiser is a function of (space, popsize, seed) and the objectives told
+        # so far, so it is rebuilt by asking and telling the saved generations again (no
+        # pickled object is ever loaded)
+        for g, objs in enumerate(state["objectives"]):
+            ys = es.ask()
+            saved = [r for r in state["rows"] if r.get("generation") == g]
+            cands = [_values(space, y) for y in ys]
+            if len(objs) != len(ys) or len(saved) != len(ys) or any(
+                    any(r.get(k) != v for k, v in c.items()) for r, c in zip(saved, cands)):
+                raise ConfigError(f"cannot resume: generation {g + 1} of the saved run is not "
+                                  "what this optimiser proposes (another cma or numpy version?)")
+            es.tell(ys, [-float(v) for v in objs])
         while state["generation"] < generations:
             g = state["generation"]
             ys = es.ask()
             cands = [_values(space, y) for y in ys]
             obj = np.asarray(evaluate(cands, g), dtype=np.float64)
             es.tell(ys, [-float(v) for v in obj])
+            state["objectives"].append([float(v) for v in obj])
             mean = _values(space, _favorite(es))
             for i, (c, v) in enumerate(zip(cands, obj)):
                 state["rows"].append({"generation": g, "candidate": i, "objective": float(v),
@@ -546,7 +559,7 @@ def tune(game: str, policy: str, against: Sequence[str] | None = None,
     variant, options, workers, backend, scheduler
         As for ``mcsim.simulate``; results do not depend on ``workers`` or ``backend``.
     out_dir : path, optional
-        Write ``tune.json``, ``evaluations.csv``, ``objective.png`` and ``state.pkl`` (the
+        Write ``tune.json``, ``evaluations.csv``, ``objective.png`` and ``state.json`` (the
         optimiser state after every generation, for ``resume``) here.
     resume : bool
         Continue the interrupted run in ``out_dir`` (same result as an uninterrupted run).
@@ -629,8 +642,8 @@ def tune(game: str, policy: str, against: Sequence[str] | None = None,
         echo(f"resuming after generation {state['generation']} of {plan['generations']}")
 
     def save(st):
-        data = pickle.dumps(st)
-        write_atomic(out / STATE_NAME, lambda tmp: Path(tmp).write_bytes(data))
+        data = json.dumps(st)
+        write_atomic(out / STATE_NAME, lambda tmp: Path(tmp).write_text(data + "\n"))
         _write_csv(out / CSV_NAME, st["rows"], space, settings)
 
     # compile (or load the cache) in this process before any worker starts
@@ -756,6 +769,39 @@ def validate(setup: _Setup, ex: _Executor, tuned: PolicyChoice, start: PolicyCho
 
 
 # ---------------------------------------------------------------- files
+def clear_tune_folder(out) -> None:
+    """Remove an earlier tuning run's files from ``out`` (``mcsim tune --force``): ``tune.json``,
+    ``evaluations.csv``, ``objective.png`` and ``state.json``; other files stay (so a folder
+    holding anything else is still refused as not empty)."""
+    d = Path(out)
+    for name in (SETTINGS_NAME, CSV_NAME, PNG_NAME, STATE_NAME):
+        if (d / name).is_file():
+            (d / name).unlink()
+
+
+def _read_state(path: Path) -> dict:
+    """The saved state of an interrupted run (``state.json``), checked field by field.
+
+    Raises ``ConfigError`` (one line naming the file) when it is unreadable or malformed."""
+    from mcsim.files import read_json_object
+
+    try:
+        st = read_json_object(path, "tuning state")
+        gen, objs, rows, means = st["generation"], st["objectives"], st["rows"], st["means"]
+        ok = (isinstance(gen, int) and not isinstance(gen, bool) and gen >= 0
+              and isinstance(objs, list) and len(objs) == gen
+              and all(isinstance(o, list) and all(isinstance(v, (int, float)) for v in o)
+                      for o in objs)
+              and isinstance(rows, list) and all(isinstance(r, dict) for r in rows)
+              and isinstance(means, list) and len(means) == gen)
+    except (McsimError, KeyError, TypeError):
+        ok = False
+    if not ok:
+        raise ConfigError(f"cannot resume: {path} is not a tuning state; remove it to start "
+                          f"over") from None
+    return st
+
+
 def tune_versions() -> dict:
     """Package versions (``mcsim.runner.versions``) plus the optimiser's."""
     import cma
@@ -796,11 +842,7 @@ def _prepare_out(out: Path, settings: dict, resume: bool) -> dict | None:
         st = out / STATE_NAME
         if not st.exists():
             return None  # interrupted before the first generation finished
-        try:
-            return pickle.loads(st.read_bytes())
-        except Exception:
-            raise ConfigError(f"cannot resume: {st} is unreadable; remove it to start "
-                              f"over") from None
+        return _read_state(st)
     if out.exists() and not out.is_dir():
         raise ConfigError(f"{out} is a file, not a directory")
     if out.exists() and any(out.iterdir()):
@@ -894,10 +936,10 @@ def format_tune(res: dict, long_name: str = "") -> str:
     obj = s["objective"]
     field = ", ".join(s["against"]) or "-"
     lines = [
-        f"{long_name or s['game']}: tuned {s['start_policy']} ({s['players']} player(s), field "
+        f"{long_name or s['game']}: tuning from {s['start_policy']} ({s['players']} player(s), field "
         f"{field}, objective {obj}) with {res['games_played']:,} of {s['budget']:,} games, "
         f"seed {s['seed']}",
-        f"  {s['generations']} generations x {s['popsize']} candidates x {s['seatings']} "
+        f"  {s['generations']} generation(s) x {s['popsize']} candidates x {s['seatings']} "
         f"seating(s) x {s['deals']} deals; {len(s['search_space'])} parameters: "
         + ", ".join(f"{p['name']} in [{p['low']:g}, {p['high']:g}]"
                     + (" (integer)" if p["integer"] else "") for p in s["search_space"]),
@@ -932,5 +974,5 @@ def format_tune(res: dict, long_name: str = "") -> str:
         lines.append("at the edge of its search box (the best value may lie beyond it; widen "
                      "with --param NAME=LOW:HIGH inside the documented range): "
                      + ", ".join(res["at_box_edge"]))
-    lines.append(f"{res['elapsed_seconds']:.1f} s")
+    lines.append(f"wall time {res['elapsed_seconds']:.1f} s")
     return "\n".join(lines)

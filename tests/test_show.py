@@ -243,3 +243,17 @@ def test_option_errors(tmp_path):
     for args, msg in cases:
         assert _errors_of(args) == (2, msg)
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("args, text", [
+    (["--seed", "-1", "--game-index", "0"], "--seed must be a whole number in [0, 2**64)"),
+    (["--seed", str(2**64), "--game-index", "0"], "--seed must be a whole number in [0, 2**64)"),
+    (["--seed", "1", "--game-index", str(2**64)], "--game-index must be below"),
+])
+def test_seed_and_game_index_out_of_range_are_one_line(tmp_path, args, text):
+    """`show --seed` takes simulate's seed range; a game index past simulate's limit is refused
+    (fresh-user test: these were tracebacks, and seed -1 drew the game of seed 2**64-1)."""
+    out = tmp_path / "g.html"
+    code, msg = _errors_of(["show", "carcassonne", *args, "--out", str(out)])
+    assert code == 2 and msg.splitlines()[-1].startswith("Error: ") and text in msg
+    assert not out.exists()

@@ -177,6 +177,39 @@ def test_interrupted_and_resumed_gives_the_same_result(tmp_path):
     assert (tmp_path / "full" / T.PNG_NAME).read_bytes()[:4] == b"\x89PNG"
 
 
+@pytest.mark.parametrize("content", [b"\x80\x04K\x01.", b'{"a": 1}', b"7",
+                                     b'{"generation": 1, "objectives": [], "rows": [], "means": []}'])
+def test_a_damaged_or_foreign_state_file_is_one_line_and_never_unpickled(tmp_path, content):
+    """Resume reads ``state.json`` with the bounded JSON reader and checks its fields; a pickle
+    (which could run code), a wrong shape or inconsistent counts is one ConfigError line."""
+    def stop(info):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        T.tune("sacred-hill", "tactician", budget=700, deals=8, out_dir=tmp_path / "cut",
+               on_generation=stop, **SMALL)
+    (tmp_path / "cut" / T.STATE_NAME).write_bytes(content)
+    with pytest.raises(ConfigError, match=r"is not a tuning state; remove it to start over"):
+        T.tune("sacred-hill", "tactician", budget=700, deals=8, out_dir=tmp_path / "cut",
+               resume=True, **SMALL)
+
+
+def test_a_state_the_optimiser_does_not_reproduce_is_refused(tmp_path):
+    def stop(info):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        T.tune("sacred-hill", "tactician", budget=700, deals=8, out_dir=tmp_path / "cut",
+               on_generation=stop, **SMALL)
+    st = json.loads((tmp_path / "cut" / T.STATE_NAME).read_text())
+    st["rows"][0][SMALL["params"][0]] += 0.125  # a candidate this optimiser never proposed
+    (tmp_path / "cut" / T.STATE_NAME).write_text(json.dumps(st))
+    with pytest.raises(ConfigError, match="generation 1 of the saved run is not what this "
+                                          "optimiser proposes"):
+        T.tune("sacred-hill", "tactician", budget=700, deals=8, out_dir=tmp_path / "cut",
+               resume=True, **SMALL)
+
+
 def test_cli_prints_a_ready_policy_string_and_the_validation(tmp_path):
     r = CliRunner().invoke(mcsim_cli, ["tune", "sacred-hill", "-p", "tactician:eps=0.05",
                                        "--param", "w_kingdoms", "--budget", "300", "-w", "1",
@@ -229,3 +262,19 @@ def test_a_start_equal_to_the_field_is_not_played():
     assert same["validation_games"] == 2 * same["validation_deals"]
     assert other["validation_games"] == 4 * other["validation_deals"]
     assert same["tuning_games"] + same["validation_games"] <= 10_000
+
+
+def test_force_starts_over_in_a_folder_of_an_earlier_run(tmp_path):
+    """`tune --force` removes the earlier run's four files and tunes again (fresh-user test:
+    there was no --force); with --resume it is a usage error."""
+    args = ["tune", "sacred-hill", "-p", "tactician", "--param", "w_kingdoms", "--budget", "300",
+            "-w", "1", "--seed", "3", "-q", "--out", str(tmp_path / "t")]
+    assert CliRunner().invoke(mcsim_cli, args).exit_code == 0
+    again = CliRunner().invoke(mcsim_cli, args)
+    assert again.exit_code == 2 and "not empty" in again.output
+    forced = CliRunner().invoke(mcsim_cli, args + ["--force"])
+    assert forced.exit_code == 0, forced.output
+    assert sorted(p.name for p in (tmp_path / "t").iterdir()) == sorted(
+        [T.SETTINGS_NAME, T.CSV_NAME, T.PNG_NAME, T.STATE_NAME])
+    both = CliRunner().invoke(mcsim_cli, args + ["--force", "--resume"])
+    assert both.exit_code == 2 and "give one of them" in both.output

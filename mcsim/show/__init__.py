@@ -71,10 +71,13 @@ def record_of_seed(game: str, seed: int, game_index: int, policies=None, variant
 
     Raises ``ConfigError`` (and the other config errors of ``simulate``) for bad settings.
     """
-    from mcsim.runner import resolve_config
+    from mcsim.runner import MAX_GAMES, check_limits, resolve_config
 
-    if game_index < 0:
+    check_limits(1, seed)  # the seed range of simulate
+    if isinstance(game_index, bool) or not isinstance(game_index, int) or game_index < 0:
         raise ConfigError(f"--game-index must be 0 or more, not {game_index}")
+    if game_index >= MAX_GAMES:
+        raise ConfigError(f"--game-index must be below {MAX_GAMES:,} (10**12), not {game_index}")
     module, cfg = resolve_config(game, players, policies, variant, options)
     prep = module.prepare(cfg)
     return module.record_games(prep, int(seed), [int(game_index)])[0]
