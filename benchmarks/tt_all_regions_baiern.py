@@ -1,7 +1,7 @@
 """How often Thurn and Taxis' ``all_regions_includes_baiern`` binds (issue 11 §6; a rules
 measurement, not a throughput run).
 
-The variant (shared/rules/thurn_und_taxis.md §7.1) matters only when a player holds houses in the
+The variant (docs/rules/thurn_und_taxis.md §7.1) matters only when a player holds houses in the
 8 non-Baiern regions and none in Baiern. For random and route play with 2, 3 and 4 players:
 
 * ``games_changed``: games (seed 2026, games 0..n-1) in which any score, the winner or the number of

@@ -1,6 +1,6 @@
 """Carcassonne (base game, C2/C3, farmers) + The Gifts: Numba kernel.
 
-Rule source: ``shared/rules/carcassonne.md`` (§1 tile model, §3 base rules, §4 The Gifts,
+Rule source: ``docs/rules/carcassonne.md`` (§1 tile model, §3 base rules, §4 The Gifts,
 §6 readings).
 Python (``mcsim.games.carcassonne``) loads and validates the tile data and builds the tables below;
 this module never imports ``mcsim``.
@@ -1319,7 +1319,7 @@ def play_game(S, T, H, game_index, root_seed, npl, pol_ids, pol_params, variant,
     jit-compiled; the caller validates inputs. In replay mode an illegal record sets
     ``sc[S_ERR]`` (``ERR_*``), ``sc[S_ERR_TURN]`` and leaves the legal options in ``opt`` rows
     ``0 .. sc[S_NOPT]-1`` and stops.
-    Rules: ``shared/rules/carcassonne.md`` §3 (base game), §4 (The Gifts).
+    Rules: ``docs/rules/carcassonne.md`` §3 (base game), §4 (The Gifts).
     """
     drng = new_state(root_seed, game_index, STREAM_DEAL)
     grng = new_state(root_seed, game_index, STREAM_GIFTS)

@@ -1,6 +1,6 @@
 """Don Quixote estate kernel: geometry, union-find road networks, scoring, policies, play_batch.
 
-Rule source: ``shared/rules/don_quixote.md`` (sections cited per function).
+Rule source: ``docs/rules/don_quixote.md`` (sections cited per function).
 
 Layout
 ------

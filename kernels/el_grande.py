@@ -1,6 +1,6 @@
 """El Grande kernels (Numba): state layout, scoring, the round engine, policies, ``play_batch``.
 
-Rules: ``shared/rules/el_grande.md``. Never imports ``mcsim``; ``mcsim.games.el_grande`` builds
+Rules: ``docs/rules/el_grande.md``. Never imports ``mcsim``; ``mcsim.games.el_grande`` builds
 the table vector ``T`` from the data files and names every integer used here.
 
 Places: 0..8 are the nine regions in the order of ``board.json`` (Galicia .. Granada), 9 is the

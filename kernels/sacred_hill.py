@@ -1,6 +1,6 @@
 """Sacred Hill kernel: 45 hills as uint64 bitboards, move generation, policies, playouts.
 
-Rules: ``shared/rules/sacred_hill.md`` (§ numbers below refer to it).
+Rules: ``docs/rules/sacred_hill.md`` (§ numbers below refer to it).
 
 Layout
 ------

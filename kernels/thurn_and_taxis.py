@@ -1,6 +1,6 @@
 """Thurn and Taxis kernel: state layout, legal decisions, apply, scoring, policies, play_batch.
 
-Rule source: ``shared/rules/thurn_und_taxis.md`` (§3 setup, §4 turn, §5 end and score, §6
+Rule source: ``docs/rules/thurn_und_taxis.md`` (§3 setup, §4 turn, §5 end and score, §6
 officials, §7 ambiguity defaults). Numba only; never imports ``mcsim``.
 
 State layout
@@ -443,7 +443,7 @@ def _regions_to_serve(st, tab):
 @njit(cache=True, inline="always")
 def _legal_moves(st, tab, out):
     """Body of ``legal_moves`` (documented there), inlined into ``play_game``.
-    Rules: shared/rules/thurn_und_taxis.md §4 (phases A-C) and §6 (officials)."""
+    Rules: docs/rules/thurn_und_taxis.md §4 (phases A-C) and §6 (officials)."""
     ph = st[S_PHASE]
     p = st[S_CUR]
     n = 0
@@ -783,7 +783,7 @@ def _apply_move(st, tab, var, a, rng, script, slog):
 
     Notes
     -----
-    jit-compiled; caller validates. shared/rules/thurn_und_taxis.md §4-§6.
+    jit-compiled; caller validates. docs/rules/thurn_und_taxis.md §4-§6.
     """
     ph = st[S_PHASE]
     p = st[S_CUR]
@@ -867,7 +867,7 @@ def legal_moves(st, tab, out):
     Notes
     -----
     jit-compiled (the body ``_legal_moves`` is inlined into ``play_game``). Rules:
-    shared/rules/thurn_und_taxis.md §4 (phases A-C) and §6 (officials).
+    docs/rules/thurn_und_taxis.md §4 (phases A-C) and §6 (officials).
     """
     return _legal_moves(st, tab, out)
 

@@ -1,6 +1,6 @@
 """A deliberately naive second implementation of Sacred Hill, written from the rules file alone.
 
-shared/rules/sacred_hill.md §1-§3: hills are (column, row) pairs, masks are Python ints over the
+docs/rules/sacred_hill.md §1-§3: hills are (column, row) pairs, masks are Python ints over the
 45 hills in the order below, the neighbour, knight and zone sets come from their offsets, and the
 turn rules (§3.1 Manoeuvres, §3.2 the box / web2014 switch, §3.3 Battle priorities, §3.4 forced
 pass and end, §3.5 scoring) are coded again here. Nothing is imported from ``kernels`` or

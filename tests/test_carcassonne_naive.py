@@ -1,6 +1,6 @@
 """A deliberately naive second scorer for Carcassonne (+ The Gifts), cross-checked against the kernel.
 
-shared/rules/carcassonne.md §3 (scoring), §4 (gifts): this implementation reads the tile table
+docs/rules/carcassonne.md §3 (scoring), §4 (gifts): this implementation reads the tile table
 straight from ``tiles.json``, keeps the board as a dict and the meeples as a list, and finds every
 feature by flood fill from scratch each time (no union-find, no bitboards). It replays the kernel's
 own records (placements, meeples, gift actions) and must reach the same scores and the same gift
@@ -475,7 +475,7 @@ _VARIANTS = [  # every reading of the ambiguity table the kernel offers, a few a
 
 @pytest.mark.parametrize("variant", _VARIANTS, ids=lambda v: ",".join(f"{k}={x}" for k, x in v.items()))
 def test_s6_naive_scorer_agrees_on_every_variant(variant):
-    """shared/rules/carcassonne.md §3.3, §6: naive scorer == kernel under the variant readings."""
+    """docs/rules/carcassonne.md §3.3, §6: naive scorer == kernel under the variant readings."""
     variant = dict(variant, gifts="true")
     for players, policies in ((2, ["random"] * 2), (3, ["heuristic", "random", "random"])):
         r = mcsim.simulate("carcassonne", games=40, seed=77, players=players, policies=policies,
@@ -494,7 +494,7 @@ def test_s6_naive_scorer_agrees_on_every_variant(variant):
     (2, "true", ["heuristic", "random"], 15),
 ])
 def test_s3_naive_scorer_agrees_with_kernel(players, gifts, policies, games):
-    """shared/rules/carcassonne.md §3.3, §4: naive flood-fill scorer == kernel on finished games."""
+    """docs/rules/carcassonne.md §3.3, §4: naive flood-fill scorer == kernel on finished games."""
     r = mcsim.simulate("carcassonne", games=games, seed=41 + players, players=players,
                        policies=policies, variant={"gifts": gifts}, record=games)
     opened = 0

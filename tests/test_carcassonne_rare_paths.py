@@ -1,6 +1,6 @@
 """Carcassonne rare rule paths, found in simulated games and checked by the naive implementation.
 
-shared/rules/carcassonne.md §3.2 (draws, unplaceable tiles, meeple supply), §3.3 (majority ties),
+docs/rules/carcassonne.md §3.2 (draws, unplaceable tiles, meeple supply), §3.3 (majority ties),
 §4.2-§4.4 (gift deck reshuffle, empty deck, Take 2), §6 #10-#14 (issue 11 §4). Each test names a
 fixed configuration, counts how often the path is reached there, and checks every game of it with
 tests/test_carcassonne_naive.py (``check_draws``: draws, placements and meeples legal by the
@@ -62,14 +62,14 @@ def _games(games, key):
 
 
 def test_s6_12_gift_deck_reshuffled_from_the_discards(five):
-    """shared/rules/carcassonne.md §4.2, §4.3, §6 #12: the empty gift deck is rebuilt from the
+    """docs/rules/carcassonne.md §4.2, §4.3, §6 #12: the empty gift deck is rebuilt from the
     discard pile and gifts keep coming (FIVE: 5 of 60 games)."""
     assert _games(five, "reshuffles") >= 1
     assert all((len(rec["gift_cards"]) > 25) == (c["reshuffles"] > 0) for rec, c in five)
 
 
 def test_s4_2_gift_due_with_deck_and_discards_empty():
-    """shared/rules/carcassonne.md §4.2, §6 #12: with all 25 cards held unopened an earned gift
+    """docs/rules/carcassonne.md §4.2, §6 #12: with all 25 cards held unopened an earned gift
     gives nothing (HOARD: 2 of 20 games; the naive deck agrees turn by turn)."""
     games = _run(HOARD)
     assert _games(games, "dry") >= 1
@@ -77,19 +77,19 @@ def test_s4_2_gift_due_with_deck_and_discards_empty():
 
 
 def test_s3_2_unplaceable_tiles_are_removed(five):
-    """shared/rules/carcassonne.md §3.2 step 1, §5 #13, §6 #14: a drawn tile with no legal
+    """docs/rules/carcassonne.md §3.2 step 1, §5 #13, §6 #14: a drawn tile with no legal
     placement (naive edge matching) is removed and the same player draws again (FIVE: 5 games)."""
     assert _games(five, "unplaceable") >= 1
 
 
 def test_s4_4_5_take_2_on_an_exhausted_pile(take2):
-    """shared/rules/carcassonne.md §4.4.5: Take 2 opened when no placeable tile is left has no
+    """docs/rules/carcassonne.md §4.4.5: Take 2 opened when no placeable tile is left has no
     effect; the player places his tile (TAKE2: 3 of 60 games)."""
     assert _games(take2, "take2_empty_pile") >= 1
 
 
 def test_s6_11_take_2_with_unplaceable_extra_draws():
-    """shared/rules/carcassonne.md §4.4.5, §6 #11: Take 2's unplaceable extra draws are removed
+    """docs/rules/carcassonne.md §4.4.5, §6 #11: Take 2's unplaceable extra draws are removed
     and drawing goes on (TAKE2_UNPLACEABLE: all three games; 15 in 20,000 TAKE2 games)."""
     module, cfg = resolve_config("carcassonne", players=2, policies=TAKE2["policies"],
                                  variant=TAKE2["variant"])
@@ -99,14 +99,14 @@ def test_s6_11_take_2_with_unplaceable_extra_draws():
 
 
 def test_s3_2_meeple_supply_runs_out(take2, five):
-    """shared/rules/carcassonne.md §3.1, §3.2 step 2: with all 7 meeples on the board no meeple
+    """docs/rules/carcassonne.md §3.1, §3.2 step 2: with all 7 meeples on the board no meeple
     may be placed (the naive supply check; TAKE2: every game, FIVE: 2 games)."""
     assert _games(take2, "meeple_supply_empty") == len(take2)
     assert _games(five, "meeple_supply_empty") >= 1
 
 
 def test_s3_3_majority_ties_of_every_size(five):
-    """shared/rules/carcassonne.md §3.3, §5 #7, §6 #19: tied majorities all score the full points;
+    """docs/rules/carcassonne.md §3.3, §5 #7, §6 #19: tied majorities all score the full points;
     ties of 2, 3 and 4 players are reached in 5-player play and scored as by the naive scorer
     (FIVE: 128, 26 and 6 tied features or fields)."""
     sizes = {}
@@ -117,7 +117,7 @@ def test_s3_3_majority_ties_of_every_size(five):
 
 
 def test_s3_1_game_end_on_more_than_one_seat(five, take2):
-    """shared/rules/carcassonne.md §3.1, §3.4: the game ends when the pile is empty (naive check:
+    """docs/rules/carcassonne.md §3.1, §3.4: the game ends when the pile is empty (naive check:
     every tile left after the last turn is unplaceable); a removed tile moves the last turn to
     another seat (FIVE: seats 0 and 4; TAKE2: seats 0 and 1)."""
     assert len({(len(rec["turns"]) - 1) % 5 for rec, _ in five}) >= 2

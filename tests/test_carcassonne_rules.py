@@ -1,4 +1,4 @@
-"""Carcassonne + The Gifts: one test per rule / worked example of shared/rules/carcassonne.md.
+"""Carcassonne + The Gifts: one test per rule / worked example of docs/rules/carcassonne.md.
 
 Positions are built with ``mcsim.games.carcassonne.Position`` (the kernel's own placement, merge
 and scoring functions). Coordinates as in §5: start tile D at (0, 0), city north, x east, y south;
@@ -20,7 +20,7 @@ RED, BLUE = 0, 1
 # ------------------------------------------------------------------------------------- §2 data
 
 def test_s2_tile_checksums():
-    """shared/rules/carcassonne.md §2: 72 tiles, 6 cloisters, 10 pennants, 79/94/115 edges."""
+    """docs/rules/carcassonne.md §2: 72 tiles, 6 cloisters, 10 pennants, 79/94/115 edges."""
     d = G.load_data()
     tiles = d["tiles"]
     assert len(tiles) == 24
@@ -36,7 +36,7 @@ def test_s2_tile_checksums():
 
 
 def test_s2_kernel_tables_match_data():
-    """shared/rules/carcassonne.md §1.1: rotation maps side s -> s+k, port p -> p+2k."""
+    """docs/rules/carcassonne.md §1.1: rotation maps side s -> s+k, port p -> p+2k."""
     T = G.default_tables()
     letters = [t["letter"] for t in G.load_data()["tiles"]]
     v = letters.index("V")  # F F R R, road S-W
@@ -61,7 +61,7 @@ def test_s2_kernel_tables_match_data():
     (lambda d: d.update(start_tile="Z"), "start_tile: must be the letter"),
 ])
 def test_s2_bad_tile_data_raises_one_line(tmp_path, mutate, message):
-    """shared/rules/carcassonne.md §2: a malformed tile table is refused with a one-line error."""
+    """docs/rules/carcassonne.md §2: a malformed tile table is refused with a one-line error."""
     doc = json.loads((G.DATA_DIR / "tiles.json").read_text())
     mutate(doc)
     (tmp_path / "tiles.json").write_text(json.dumps(doc))
@@ -73,7 +73,7 @@ def test_s2_bad_tile_data_raises_one_line(tmp_path, mutate, message):
 
 
 def test_s4_1_gift_cards():
-    """shared/rules/carcassonne.md §4.1: 25 cards, 5 of each of the five types, 2 points unopened."""
+    """docs/rules/carcassonne.md §4.1: 25 cards, 5 of each of the five types, 2 points unopened."""
     g = G.load_data()["gifts"]
     assert [c["id"] for c in g["cards"]] == list(G.GIFT_IDS)
     assert [c["count"] for c in g["cards"]] == [5] * 5
@@ -83,7 +83,7 @@ def test_s4_1_gift_cards():
 # ------------------------------------------------------------------------------------- §3 base
 
 def test_s5_1_two_tile_city_scores_4():
-    """shared/rules/carcassonne.md §5 #1: D + E closing the start city = 4 (tiny_city=true: 2)."""
+    """docs/rules/carcassonne.md §5 #1: D + E closing the start city = 4 (tiny_city=true: 2)."""
     pos = Position()
     pos.place("E", 0, -1, rot=2, meeple="city0", player=RED)
     assert pos.scores == [4, 0]
@@ -94,7 +94,7 @@ def test_s5_1_two_tile_city_scores_4():
 
 
 def test_s5_2_city_with_pennant_complete_8_incomplete_4():
-    """shared/rules/carcassonne.md §5 #2: M + two E caps = 2*3 + 2*1 = 8; incomplete 3 + 1 = 4."""
+    """docs/rules/carcassonne.md §5 #2: M + two E caps = 2*3 + 2*1 = 8; incomplete 3 + 1 = 4."""
     pos = Position(start=False)
     pos.place("M", 10, 0, 0, meeple="city0", player=RED, check=False)
     pos.place("E", 10, -1, 2, check=False)
@@ -111,7 +111,7 @@ def test_s5_2_city_with_pennant_complete_8_incomplete_4():
 
 
 def test_s5_3_incomplete_big_city_12_tiles_5_pennants_is_17():
-    """shared/rules/carcassonne.md §5 #3 (JCZ #198): 12 tiles + 5 pennants incomplete = 17."""
+    """docs/rules/carcassonne.md §5 #3 (JCZ #198): 12 tiles + 5 pennants incomplete = 17."""
     pos = Position(start=False)
     row = [("E", 1), ("F", 0), ("F", 0), ("G", 0), ("R", 0), ("R", 0), ("R", 0), ("T", 0),
            ("Q", 0), ("S", 0), ("S", 0), ("E", 3)]
@@ -124,7 +124,7 @@ def test_s5_3_incomplete_big_city_12_tiles_5_pennants_is_17():
 
 
 def test_s5_4_road_between_two_villages_is_3():
-    """shared/rules/carcassonne.md §5 #4: L - U - W in a row, road complete over 3 tiles = 3."""
+    """docs/rules/carcassonne.md §5 #4: L - U - W in a row, road complete over 3 tiles = 3."""
     pos = Position(start=False)
     pos.place("L", 0, 20, 0, check=False)
     pos.place("U", 1, 20, 1, meeple="road0", player=BLUE, check=False)
@@ -135,7 +135,7 @@ def test_s5_4_road_between_two_villages_is_3():
 
 
 def test_s5_4_loop_closing_road_completes():
-    """shared/rules/carcassonne.md §5 #4 (JCZ #60): four curves closing a loop complete the road."""
+    """docs/rules/carcassonne.md §5 #4 (JCZ #60): four curves closing a loop complete the road."""
     pos = Position(start=False)
     pos.place("V", 0, 30, 3, meeple="road0", player=RED, check=False)
     pos.place("V", 1, 30, 0, check=False)
@@ -147,7 +147,7 @@ def test_s5_4_loop_closing_road_completes():
 
 
 def test_s1_2_road_looping_back_to_one_crossroads_counts_it_once():
-    """shared/rules/carcassonne.md §1.2, §6 #16: a road leaving and re-entering X counts X once."""
+    """docs/rules/carcassonne.md §1.2, §6 #16: a road leaving and re-entering X counts X once."""
     pos = Position(start=False)
     pos.place("X", 0, 40, 0, check=False)
     pos.add_meeple(0, 40, "road1", RED)  # the east road
@@ -160,7 +160,7 @@ def test_s1_2_road_looping_back_to_one_crossroads_counts_it_once():
 
 
 def test_s1_2_city_passing_twice_through_one_tile_counts_it_once():
-    """shared/rules/carcassonne.md §1.2: both caps of H in one city: 6 distinct tiles, 2*6 = 12."""
+    """docs/rules/carcassonne.md §1.2: both caps of H in one city: 6 distinct tiles, 2*6 = 12."""
     pos = Position(start=False)
     pos.place("H", 0, 50, 0, check=False)
     pos.add_meeple(0, 50, "city0", BLUE)
@@ -176,7 +176,7 @@ def test_s1_2_city_passing_twice_through_one_tile_counts_it_once():
 
 
 def test_s5_5_road_ending_at_monastery_and_village_is_3():
-    """shared/rules/carcassonne.md §5 #5: A (stub S) - V (N-E curve) - L (W road) complete = 3."""
+    """docs/rules/carcassonne.md §5 #5: A (stub S) - V (N-E curve) - L (W road) complete = 3."""
     pos = Position(start=False)
     pos.place("A", 0, 60, 0, check=False)
     pos.place("V", 0, 61, 2, meeple="road0", player=RED, check=False)
@@ -196,7 +196,7 @@ def _ring(pos, cx, cy, k):
 
 
 def test_s5_6_monastery_complete_9_incomplete_6_and_1():
-    """shared/rules/carcassonne.md §5 #6: complete 9; at the end 1 + 5 neighbours = 6; alone 1."""
+    """docs/rules/carcassonne.md §5 #6: complete 9; at the end 1 + 5 neighbours = 6; alone 1."""
     pos = Position(start=False)
     pos.place("B", 20, 20, 0, meeple="cloister", player=RED, check=False)
     _ring(pos, 20, 20, 7)
@@ -224,7 +224,7 @@ def _pennant_city(pos, red, blue):
 
 
 def test_s5_7_majority_and_ties():
-    """shared/rules/carcassonne.md §5 #7: Red 2 / Blue 1 -> Red 8, Blue 0, all 3 return; 1/1 both 8."""
+    """docs/rules/carcassonne.md §5 #7: Red 2 / Blue 1 -> Red 8, Blue 0, all 3 return; 1/1 both 8."""
     pos = Position(start=False)
     _pennant_city(pos, 2, 1)
     assert pos.scores == [8, 0]
@@ -235,7 +235,7 @@ def test_s5_7_majority_and_ties():
 
 
 def test_s3_2_occupied_feature_refuses_a_meeple():
-    """shared/rules/carcassonne.md §3.2 step 2: no meeple on a feature that already holds one."""
+    """docs/rules/carcassonne.md §3.2 step 2: no meeple on a feature that already holds one."""
     pos = Position()
     pos.add_meeple(0, 0, "road0", BLUE)
     with pytest.raises(IllegalMoveError):
@@ -250,7 +250,7 @@ def test_s3_2_occupied_feature_refuses_a_meeple():
 
 
 def test_s3_2_completed_unoccupied_feature_scores_nobody_and_meeples_run_out():
-    """shared/rules/carcassonne.md §3.2: no meeple -> nobody scores; 7 meeples, then none to place."""
+    """docs/rules/carcassonne.md §3.2: no meeple -> nobody scores; 7 meeples, then none to place."""
     pos = Position()
     pos.place("E", 0, -1, rot=2)
     assert pos.scores == [0, 0]
@@ -264,7 +264,7 @@ def test_s3_2_completed_unoccupied_feature_scores_nobody_and_meeples_run_out():
 
 
 def test_s5_8_field_majority_and_tie():
-    """shared/rules/carcassonne.md §5 #8: field by completed X, Y and open Z: Red 2/Blue 1 -> 6/0."""
+    """docs/rules/carcassonne.md §5 #8: field by completed X, Y and open Z: Red 2/Blue 1 -> 6/0."""
     def build(red, blue):
         pos = Position(start=False)
         pos.place("I", 5, 5, 0, check=False)   # caps N and E, field S/W touches both
@@ -283,7 +283,7 @@ def test_s5_8_field_majority_and_tie():
 
 
 def test_s3_3_field_touching_one_city_twice_counts_it_once():
-    """shared/rules/carcassonne.md §3.3: a field bordering one completed city in two places gets 3."""
+    """docs/rules/carcassonne.md §3.3: a field bordering one completed city in two places gets 3."""
     pos = Position()
     pos.place("E", 0, -1, 2)            # city {D, E} complete
     pos.place("B", 1, -1, 0)            # field tile east of E
@@ -293,7 +293,7 @@ def test_s3_3_field_touching_one_city_twice_counts_it_once():
 
 
 def test_s3_3_each_field_scores_a_city_independently():
-    """shared/rules/carcassonne.md §3.3 (v3): one city scores for two separate fields; v2: once."""
+    """docs/rules/carcassonne.md §3.3 (v3): one city scores for two separate fields; v2: once."""
     def build(variant):
         pos = Position(variant=variant)
         pos.place("E", 0, -1, 2)  # city {D, E}; E's field and D's north strip are separate fields
@@ -307,7 +307,7 @@ def test_s3_3_each_field_scores_a_city_independently():
 
 
 def test_s5_11_start_tile_south_field_does_not_touch_the_city():
-    """shared/rules/carcassonne.md §5 #11: D's south field (ports 3-6) gets 0 from D's city."""
+    """docs/rules/carcassonne.md §5 #11: D's south field (ports 3-6) gets 0 from D's city."""
     south = Position()
     south.place("E", 0, -1, 2)
     south.add_meeple(0, 0, "field1", BLUE)
@@ -319,7 +319,7 @@ def test_s5_11_start_tile_south_field_does_not_touch_the_city():
 
 
 def test_s5_13_unplaceable_tile():
-    """shared/rules/carcassonne.md §5 #13: C (all city) has no legal spot next to a closed D city."""
+    """docs/rules/carcassonne.md §5 #13: C (all city) has no legal spot next to a closed D city."""
     pos = Position()
     T = pos.T
     c = [t["letter"] for t in G.load_data()["tiles"]].index("C")
@@ -329,7 +329,7 @@ def test_s5_13_unplaceable_tile():
 
 
 def test_s3_2_placement_must_match_every_edge():
-    """shared/rules/carcassonne.md §3.2 step 1: all shared edges equal; adjacency required."""
+    """docs/rules/carcassonne.md §3.2 step 1: all shared edges equal; adjacency required."""
     pos = Position()
     with pytest.raises(IllegalMoveError):
         pos.place("E", 0, -1, 0)  # field facing D's city
@@ -351,14 +351,14 @@ def _road_with(red, blue, variant=None):
 
 
 def test_s5_14_extending_an_opponents_road_earns_a_gift():
-    """shared/rules/carcassonne.md §5 #14, §4.2: Red extends Blue's road -> a gift."""
+    """docs/rules/carcassonne.md §5 #14, §4.2: Red extends Blue's road -> a gift."""
     pos = _road_with(0, 1)
     pos.place("U", 1, 0, 1, player=RED)
     assert pos.last_gift
 
 
 def test_s5_14_one_gift_even_when_extending_own_city_too():
-    """shared/rules/carcassonne.md §5 #14: the same tile also extends Red's city -> still a gift."""
+    """docs/rules/carcassonne.md §5 #14: the same tile also extends Red's city -> still a gift."""
     pos = _road_with(0, 1)
     pos.place("E", 1, -1, 2, check=False)
     pos.add_meeple(1, -1, "city0", RED)
@@ -367,7 +367,7 @@ def test_s5_14_one_gift_even_when_extending_own_city_too():
 
 
 def test_s5_15_shared_majority_gives_no_gift():
-    """shared/rules/carcassonne.md §5 #15, §6 #1: Red 1 + Blue 1, Red extends -> no gift."""
+    """docs/rules/carcassonne.md §5 #15, §6 #1: Red 1 + Blue 1, Red extends -> no gift."""
     pos = _road_with(1, 1)
     pos.place("U", 1, 0, 1, player=RED)
     assert not pos.last_gift
@@ -377,14 +377,14 @@ def test_s5_15_shared_majority_gives_no_gift():
 
 
 def test_s5_16_empty_feature_gives_no_gift():
-    """shared/rules/carcassonne.md §5 #16: extending an unoccupied road or city -> no gift."""
+    """docs/rules/carcassonne.md §5 #16: extending an unoccupied road or city -> no gift."""
     pos = _road_with(0, 0)
     pos.place("U", 1, 0, 1, player=RED)
     assert not pos.last_gift
 
 
 def test_s4_2_connecting_into_a_tie_or_lead_gives_no_gift():
-    """shared/rules/carcassonne.md §4.2 (c), §6 #2: joining the opponent's road into a tie: no gift."""
+    """docs/rules/carcassonne.md §4.2 (c), §6 #2: joining the opponent's road into a tie: no gift."""
     pos = Position()
     pos.add_meeple(0, 0, "road0", BLUE)          # Blue on D's road (open E and W)
     pos.place("U", 2, 0, 1, check=False)
@@ -401,7 +401,7 @@ def test_s4_2_connecting_into_a_tie_or_lead_gives_no_gift():
 
 
 def test_s6_2_majority_judged_before_placement_variant():
-    """shared/rules/carcassonne.md §4.2 (c), §6 #2: joining into a tie: a gift when judged before."""
+    """docs/rules/carcassonne.md §4.2 (c), §6 #2: joining into a tie: a gift when judged before."""
     for variant, want in (({}, False), ({"gift_majority_judged": "before_placement"}, True)):
         pos = Position(variant=variant)
         pos.add_meeple(0, 0, "road0", BLUE)
@@ -422,7 +422,7 @@ def test_s6_2_majority_judged_before_placement_variant():
 
 
 def test_s6_3_completed_feature_still_gives_a_gift_by_default():
-    """shared/rules/carcassonne.md §6 #3: gift decided before scoring; variant no_gift."""
+    """docs/rules/carcassonne.md §6 #3: gift decided before scoring; variant no_gift."""
     for variant, want in (({}, True), ({"gift_on_completion": "no_gift"}, False)):
         pos = Position(variant=variant)
         pos.add_meeple(0, 0, "city0", BLUE)
@@ -432,7 +432,7 @@ def test_s6_3_completed_feature_still_gives_a_gift_by_default():
 
 
 def test_s4_2_monasteries_and_fields_never_give_gifts():
-    """shared/rules/carcassonne.md §4.2: only roads and cities count."""
+    """docs/rules/carcassonne.md §4.2: only roads and cities count."""
     pos = Position()
     pos.add_meeple(0, 0, "field1", BLUE)
     pos.place("B", 0, 1, 0, player=RED)          # extends Blue's field
@@ -440,7 +440,7 @@ def test_s4_2_monasteries_and_fields_never_give_gifts():
 
 
 def test_s5_17_cash_out():
-    """shared/rules/carcassonne.md §5 #17, §6 #7: city Red 1, Blue 2: Red +6, Blue's stay, no score."""
+    """docs/rules/carcassonne.md §5 #17, §6 #7: city Red 1, Blue 2: Red +6, Blue's stay, no score."""
     pos = Position()
     pos.add_meeple(0, 0, "city0", RED)
     pos.add_meeple(0, 0, "city0", BLUE)
@@ -455,7 +455,7 @@ def test_s5_17_cash_out():
 
 
 def test_s5_19_road_sweeper():
-    """shared/rules/carcassonne.md §5 #19: 4-tile road Red 1/Blue 1 -> both +4, all return, reusable."""
+    """docs/rules/carcassonne.md §5 #19: 4-tile road Red 1/Blue 1 -> both +4, all return, reusable."""
     pos = Position()
     pos.place("U", -1, 0, 1)
     pos.place("U", 1, 0, 1)
@@ -479,7 +479,7 @@ def test_s5_19_road_sweeper():
 
 
 def test_s4_4_synod_adds_a_monk_and_majority_scores():
-    """shared/rules/carcassonne.md §4.4.1, §6 #19: a second monk ties the monastery: both score 9."""
+    """docs/rules/carcassonne.md §4.4.1, §6 #19: a second monk ties the monastery: both score 9."""
     pos = Position(start=False)
     pos.place("B", 20, 20, 0, meeple="cloister", player=RED, check=False)
     pos.synod(BLUE, 20, 20)
@@ -496,7 +496,7 @@ def test_s4_4_synod_adds_a_monk_and_majority_scores():
 
 
 def test_s4_4_synod_targets_are_unfinished_monasteries():
-    """shared/rules/carcassonne.md §4.4.1, §6 #5: completed monasteries are not targets."""
+    """docs/rules/carcassonne.md §4.4.1, §6 #5: completed monasteries are not targets."""
     pos = Position(start=False)
     pos.place("B", 20, 20, 0, check=False)
     pos.place("A", 30, 30, 0, check=False)
@@ -509,7 +509,7 @@ def test_s4_4_synod_targets_are_unfinished_monasteries():
 
 
 def test_s4_4_change_position():
-    """shared/rules/carcassonne.md §4.4.4, §6 #8, #9: standing <-> lying on the same tile only."""
+    """docs/rules/carcassonne.md §4.4.4, §6 #8, #9: standing <-> lying on the same tile only."""
     pos = Position()
     pos.add_meeple(0, 0, "road0", RED)
     assert pos.change_targets(0, 0, "road0") == ["field0", "field1"]
@@ -535,7 +535,7 @@ def test_s4_4_change_position():
 
 
 def test_s5_21_unopened_gifts_score_2_each():
-    """shared/rules/carcassonne.md §5 #21, §4.5: 3 unopened gifts -> +6 at the end."""
+    """docs/rules/carcassonne.md §5 #21, §4.5: 3 unopened gifts -> +6 at the end."""
     pos = Position(variant={"gifts": "true"})
     pos.S[17][RED, K.GIFT_SYNOD] = 2
     pos.S[17][RED, K.GIFT_TAKE2] = 1
@@ -546,7 +546,7 @@ def test_s5_21_unopened_gifts_score_2_each():
 
 
 def test_s4_2_gift_deck_reshuffles_discards_and_can_run_dry():
-    """shared/rules/carcassonne.md §4.2, §6 #12: empty deck: reshuffle discards; both empty: none."""
+    """docs/rules/carcassonne.md §4.2, §6 #12: empty deck: reshuffle discards; both empty: none."""
     from kernels.rng import new_state
     pos = Position(variant={"gifts": "true"})
     rng = new_state(1, 0, 1)
@@ -577,7 +577,7 @@ def _take2_record(take2_other="shuffle", keep="W"):
 
 
 def test_s5_22_take_2_constructed_record():
-    """shared/rules/carcassonne.md §5 #22, §6 #10-#11: unplaceable extra draw removed, other tile
+    """docs/rules/carcassonne.md §5 #22, §6 #10-#11: unplaceable extra draw removed, other tile
     shuffled back (and drawn again later); with take2_other=discard it is gone."""
     out = G.replay(_take2_record())
     assert out["finished"] is False and out["turns"] == 5
@@ -594,7 +594,7 @@ def test_s5_22_take_2_constructed_record():
 
 
 def test_s5_13_unplaceable_draw_is_removed_and_the_same_player_draws_again():
-    """shared/rules/carcassonne.md §5 #13, §3.2 step 1: C is removed, Blue goes on with the next draw."""
+    """docs/rules/carcassonne.md §5 #13, §3.2 step 1: C is removed, Blue goes on with the next draw."""
     rec = {"game": "carcassonne", "players": 2, "tiles": ["E", "C", "U"],
            "turns": [{"tile": "E", "place": [0, -1, 2], "meeple": None},
                      {"tile": "U", "place": [1, 0, 1], "meeple": "road0"}]}

@@ -1,6 +1,6 @@
 """Carcassonne through mcsim.simulate, records/replay, compare and the CLI.
 
-shared/rules/carcassonne.md §3 (game flow), §4 (gifts), issue #5 §5-§6 (statistics, records).
+docs/rules/carcassonne.md §3 (game flow), §4 (gifts), issue #5 §5-§6 (statistics, records).
 Statistical checks use fixed seeds; tolerances are stated next to each assertion.
 """
 import copy
@@ -28,7 +28,7 @@ def gift_records():
 
 
 def test_s3_determinism_and_game_independence():
-    """shared/rules/carcassonne.md §3.1:
+    """docs/rules/carcassonne.md §3.1:
     game i depends only on (seed, i), not on chunking/workers."""
     kw = dict(seed=7, variant={"gifts": "true"}, policies=["heuristic", "random", "random"])
     a = mcsim.simulate("carcassonne", games=12, workers=1, **kw)
@@ -39,7 +39,7 @@ def test_s3_determinism_and_game_independence():
 
 
 def test_s3_same_tile_order_for_every_policy_and_variant():
-    """shared/rules/carcassonne.md §3.1:
+    """docs/rules/carcassonne.md §3.1:
     the deal (tile order) is common to policies and variants."""
     base = mcsim.simulate("carcassonne", games=3, seed=5, record=3, workers=1).records
     heur = mcsim.simulate("carcassonne", games=3, seed=5, record=3, workers=1,
@@ -51,7 +51,7 @@ def test_s3_same_tile_order_for_every_policy_and_variant():
 
 
 def test_s3_4_tiles_per_seat_and_unplaceable_tiles():
-    """shared/rules/carcassonne.md §3.4, §5 #13: 2p 36/35 tiles; placed + removed = 71."""
+    """docs/rules/carcassonne.md §3.4, §5 #13: 2p 36/35 tiles; placed + removed = 71."""
     r = mcsim.simulate("carcassonne", games=400, seed=3, workers=1)
     g = r.games
     assert (g["length_plies"] + g["unplaceable"] == 71).all()
@@ -66,7 +66,7 @@ def test_s3_4_tiles_per_seat_and_unplaceable_tiles():
 
 
 def test_s3_points_by_feature_add_up():
-    """shared/rules/carcassonne.md §3.3: road + city + monastery + farm + gift = score, per seat."""
+    """docs/rules/carcassonne.md §3.3: road + city + monastery + farm + gift = score, per seat."""
     r = mcsim.simulate("carcassonne", games=50, seed=2, players=3, variant={"gifts": "true"},
                        workers=1)
     g = r.games
@@ -79,7 +79,7 @@ def test_s3_points_by_feature_add_up():
 
 
 def test_s4_gift_bookkeeping(gift_records):
-    """shared/rules/carcassonne.md §4.2-§4.5: received = opened + held; held cards score 2 each."""
+    """docs/rules/carcassonne.md §4.2-§4.5: received = opened + held; held cards score 2 each."""
     g = gift_records.games
     for name in G.GIFT_IDS:
         assert (g[f"gift_received_{name}"] >= g[f"gift_opened_{name}"] + 0).all()
@@ -104,7 +104,7 @@ def test_s4_gift_bookkeeping(gift_records):
 
 
 def test_s5_22_take_2_tile_accounting(gift_records):
-    """shared/rules/carcassonne.md §5 #22, §6 #10-#11: Take 2 puts the other tile back (shuffle)."""
+    """docs/rules/carcassonne.md §5 #22, §6 #10-#11: Take 2 puts the other tile back (shuffle)."""
     n_take2 = 0
     for i, rec in enumerate(gift_records.records):
         returned = 0
@@ -129,7 +129,7 @@ def test_s5_22_take_2_tile_accounting(gift_records):
 
 
 def test_s3_s4_records_replay_gifts_and_five_players(gift_records):
-    """shared/rules/carcassonne.md §3, §4 (issue #5 §6):
+    """docs/rules/carcassonne.md §3, §4 (issue #5 §6):
     records (gift actions included) replay to the run's scores."""
     for i, rec in enumerate(gift_records.records[:20]):
         out = G.replay(json.loads(json.dumps(rec)))
@@ -144,7 +144,7 @@ def test_s3_s4_records_replay_gifts_and_five_players(gift_records):
 
 
 def test_s3_2_unfinished_record_replays_as_unfinished(gift_records):
-    """shared/rules/carcassonne.md §3.2 (issue #5 §6):
+    """docs/rules/carcassonne.md §3.2 (issue #5 §6):
     a record cut after 10 turns is valid and unfinished."""
     rec = copy.deepcopy(gift_records.records[0])
     rec["turns"] = rec["turns"][:10]
@@ -158,7 +158,7 @@ def _first_record():
 
 
 def test_s3_2_illegal_placement_names_ply_and_legal_moves():
-    """shared/rules/carcassonne.md §3.2 step 1 (issue #5 §6):
+    """docs/rules/carcassonne.md §3.2 step 1 (issue #5 §6):
     an illegal placement raises IllegalMoveError with its turn and the alternatives."""
     rec = _first_record()
     good = rec["turns"][3]["place"]
@@ -178,7 +178,7 @@ def test_s3_2_illegal_placement_names_ply_and_legal_moves():
 
 
 def test_s3_2_illegal_meeple_and_gift_and_tile():
-    """shared/rules/carcassonne.md §3.2, §4.3 (issue #5 §6):
+    """docs/rules/carcassonne.md §3.2, §4.3 (issue #5 §6):
     meeple on an occupied feature, opening a card not held, wrong tile."""
     rec = _first_record()
     k = next(i for i, t in enumerate(rec["turns"]) if t["meeple"] is None and i > 0)
@@ -199,7 +199,7 @@ def test_s3_2_illegal_meeple_and_gift_and_tile():
 
 
 def test_s6_20_turn_player_must_be_the_seat_to_move():
-    """shared/rules/carcassonne.md §6 #20 (seat 0 starts, seats alternate): a turn whose
+    """docs/rules/carcassonne.md §6 #20 (seat 0 starts, seats alternate): a turn whose
     "player" is not the seat to move is an IllegalMoveError naming the turn; "player" may be
     left out."""
     rec = _first_record()
@@ -236,7 +236,7 @@ def test_s6_20_turn_player_must_be_the_seat_to_move():
      '"tiles" lists 71 draws but the record has 72 turns'),  # issue 12 §6: checked up front
 ])
 def test_s3_bad_records_raise_invalid_record(mutate, message):
-    """shared/rules/carcassonne.md §3.1-§3.2 (issue #5 §6):
+    """docs/rules/carcassonne.md §3.1-§3.2 (issue #5 §6):
     malformed records raise InvalidRecordError with a one-line message."""
     rec = _first_record()
     mutate(rec)
@@ -246,7 +246,7 @@ def test_s3_bad_records_raise_invalid_record(mutate, message):
 
 
 def test_s3_1_bad_configuration_errors():
-    """shared/rules/carcassonne.md §3.1: 2-5 players; unknown variants and options are refused."""
+    """docs/rules/carcassonne.md §3.1: 2-5 players; unknown variants and options are refused."""
     with pytest.raises(ConfigError):
         mcsim.simulate("carcassonne", games=2, players=6)
     with pytest.raises(UnknownVariantError):
@@ -258,7 +258,7 @@ def test_s3_1_bad_configuration_errors():
 
 
 def test_s3_2_heuristic_beats_random():
-    """shared/rules/carcassonne.md §3.2 (issue #5 §4 policies):
+    """docs/rules/carcassonne.md §3.2 (issue #5 §4 policies):
     the heuristic wins clearly against random (200 games; measured 100% on 2000)."""
     r = mcsim.simulate("carcassonne", games=200, seed=1, policies=["heuristic", "random"], workers=1)
     w = r.summary["seats"][0]["win_rate"]
@@ -266,7 +266,7 @@ def test_s3_2_heuristic_beats_random():
 
 
 def test_s3_3_heuristic_parameters_change_play():
-    """shared/rules/carcassonne.md §3.3 (issue #5 §4 policies):
+    """docs/rules/carcassonne.md §3.3 (issue #5 §4 policies):
     heuristic parameters are numbers (ParamSpec) and matter."""
     a = mcsim.simulate("carcassonne", games=20, seed=1, policies=["heuristic", "heuristic"], workers=1)
     b = mcsim.simulate("carcassonne", games=20, seed=1, workers=1,
@@ -276,7 +276,7 @@ def test_s3_3_heuristic_parameters_change_play():
 
 
 def test_s3_4_compare_variants_pairs_the_same_deals():
-    """shared/rules/carcassonne.md §3.4, §4 (issue #5 §5):
+    """docs/rules/carcassonne.md §3.4, §4 (issue #5 §5):
     compare gifts=false vs gifts=true on the same tile orders, paired CIs."""
     from mcsim.compare_variants import compare_variants, format_comparison
     res = compare_variants("carcassonne", ["gifts=false", "gifts=true"], games=300, seed=3, workers=1)
@@ -291,7 +291,7 @@ def test_s3_4_compare_variants_pairs_the_same_deals():
 
 
 def test_s4_3_opened_gifts_are_discarded_and_reshuffled_issue11_bug():
-    """shared/rules/carcassonne.md §4.3, §4.2, §6 #12 (issue 11 §1): an opened card goes to the
+    """docs/rules/carcassonne.md §4.3, §4.2, §6 #12 (issue 11 §1): an opened card goes to the
     discard pile; the empty deck is rebuilt from it. In the case record all 25 cards are drawn
     and one Cash Out opened; on the last turn seat 0 extends seat 1's city and receives that
     Cash Out: 12 + 1 = 13 cards (the discard pile's only card, so the record need not list it)."""
@@ -311,7 +311,7 @@ def test_s4_3_opened_gifts_are_discarded_and_reshuffled_issue11_bug():
 
 
 def test_s6_gift_readings_need_gifts_true():
-    """shared/rules/carcassonne.md §4, §6 #1-#12 (issue 11 §6): a reading of The Gifts with
+    """docs/rules/carcassonne.md §4, §6 #1-#12 (issue 11 §6): a reading of The Gifts with
     gifts=false would change nothing: a one-line error naming gifts=true."""
     for name, value in (("cash_out_counts", "own"), ("take2_other", "discard"),
                         ("gift_shared_majority", "gift"), ("gift_deck", "synod")):
@@ -331,7 +331,7 @@ def test_s6_gift_readings_need_gifts_true():
 
 
 def test_s3_cli_simulate_record_replay_compare(tmp_path):
-    """shared/rules/carcassonne.md §3, §4 (issue #5 §5-§6, CLI):
+    """docs/rules/carcassonne.md §3, §4 (issue #5 §5-§6, CLI):
     simulate --record writes records; replay validates; compare prints."""
     runner = CliRunner()
     rec = tmp_path / "rec.json"
@@ -371,7 +371,7 @@ def _find_turn(records, card, key):
     ("change_position", "to", "cloister"),
 ])
 def test_s4_4_illegal_gift_arguments_list_the_legal_ones(gift_records, card, key, bad):
-    """shared/rules/carcassonne.md §4.4: a gift target that is not allowed is an illegal move."""
+    """docs/rules/carcassonne.md §4.4: a gift target that is not allowed is an illegal move."""
     rec, k = _find_turn(gift_records.records, card, key)
     good = rec["turns"][k]["gift"]
     if card == "take_2" and good["keep"] == "C":
@@ -384,7 +384,7 @@ def test_s4_4_illegal_gift_arguments_list_the_legal_ones(gift_records, card, key
 
 
 def test_s3_3_farm_rule_changes_only_the_final_farm_points():
-    """shared/rules/carcassonne.md §3.3, §6 #18: same deals and random play, farms=none vs v3:
+    """docs/rules/carcassonne.md §3.3, §6 #18: same deals and random play, farms=none vs v3:
     every seat's score differs by exactly its farm points (common random numbers)."""
     a = mcsim.simulate("carcassonne", games=100, seed=21, players=3, workers=1).games
     b = mcsim.simulate("carcassonne", games=100, seed=21, players=3, workers=1,
@@ -396,7 +396,7 @@ def test_s3_3_farm_rule_changes_only_the_final_farm_points():
 
 
 def test_s4_1_gift_deck_analysis_variant():
-    """shared/rules/carcassonne.md §4.1:
+    """docs/rules/carcassonne.md §4.1:
     gift_deck=<type> (analysis) deals only that card; records replay."""
     r = mcsim.simulate("carcassonne", games=30, seed=2, workers=1, record=2,
                        variant={"gifts": "true", "gift_deck": "synod"})

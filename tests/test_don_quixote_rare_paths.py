@@ -1,6 +1,6 @@
 """Don Quixote rare scoring paths, found in simulated games and checked by the naive scorer.
 
-shared/rules/don_quixote.md §3.3-§3.5 (issue 11 §4). Every player of every game of the named
+docs/rules/don_quixote.md §3.3-§3.5 (issue 11 §4). Every player of every game of the named
 configurations is rescored by ``naive_scores`` (tests/test_don_quixote_run.py: named ports,
 row/column arithmetic and breadth-first search over the TileSet objects, no kernel code) on his
 estate as it stood at each scoring (after 9, 16 and 22 placements, §3.1); the record's points per
@@ -53,7 +53,7 @@ def _count(es, pred):
 
 
 def test_s3_4_defence_at_every_threshold(estates):
-    """shared/rules/don_quixote.md §3.4, §3.5: defence 5 needs S >= 4, 8, 12 at scorings 1-3;
+    """docs/rules/don_quixote.md §3.4, §3.5: defence 5 needs S >= 4, 8, 12 at scorings 1-3;
     each threshold is reached (HEURISTIC: 164, 155 and 73 of 240 estates; RANDOM: 34, 6, 2)."""
     for es in estates.values():
         for r in range(3):
@@ -61,14 +61,14 @@ def test_s3_4_defence_at_every_threshold(estates):
 
 
 def test_s3_4_castles_with_enough_knights_at_scoring_3(estates):
-    """shared/rules/don_quixote.md §3.4: at scoring 3 a castle needs 3 attached knights; both the
+    """docs/rules/don_quixote.md §3.4: at scoring 3 a castle needs 3 attached knights; both the
     6- and the 4-castle reach it (HEURISTIC: 97 and 95 estates; RANDOM: 13 and 10)."""
     for cat in ("castle6", "castle4"):
         assert _count(estates["heuristic"], lambda bds: bds[2][cat] > 0) > 0, cat
 
 
 def test_s3_4_big_church_and_windmill_groups(estates):
-    """shared/rules/don_quixote.md §3.4, §3.5 group(n) = 2n for n >= 3: networks of 3 or more
+    """docs/rules/don_quixote.md §3.4, §3.5 group(n) = 2n for n >= 3: networks of 3 or more
     churches and of 3 or more windmills are reached (6 points or more: n >= 3 in a network, or
     three pairs; HEURISTIC: 211 and 218 estates)."""
     for cat in ("churches", "windmills"):
@@ -76,7 +76,7 @@ def test_s3_4_big_church_and_windmill_groups(estates):
 
 
 def test_s3_4_knight_bonus_only_at_scoring_3(estates):
-    """shared/rules/don_quixote.md §3.4: the knight bonus scores at scoring 3 only; it is reached
+    """docs/rules/don_quixote.md §3.4: the knight bonus scores at scoring 3 only; it is reached
     (a network with 2 or more knights) in most heuristic estates."""
     for es in estates.values():
         assert all(bds[0]["knight_bonus"] == bds[1]["knight_bonus"] == 0 for _, _, bds in es)
@@ -84,7 +84,7 @@ def test_s3_4_knight_bonus_only_at_scoring_3(estates):
 
 
 def test_s3_4_final_totals_tied_between_players(estates):
-    """shared/rules/don_quixote.md §3.4 (ties share the win): games whose best total is shared by
+    """docs/rules/don_quixote.md §3.4 (ties share the win): games whose best total is shared by
     two or more players are reached (HEURISTIC: 4 of 60 games, RANDOM: 7)."""
     games = {}
     for name, es in estates.items():

@@ -1,4 +1,4 @@
-"""Don Quixote rule tests: every test vector of shared/rules/don_quixote.md §7 (T1-T9) with its
+"""Don Quixote rule tests: every test vector of docs/rules/don_quixote.md §7 (T1-T9) with its
 exact number, plus the tile-set invariants of §6.1."""
 import json
 
@@ -108,28 +108,28 @@ def breakdown(S, rnd):
 # ---------------------------------------------------------------- T1-T4 formulas
 @pytest.mark.parametrize("n,pts", list(enumerate([0, 0, 2, 6, 8, 10, 12, 14])))
 def test_s3_5_t1_group_formula(n, pts):
-    """shared/rules/don_quixote.md §3.5 T1: group(n) for n = 0..7 is 0,0,2,6,8,10,12,14."""
+    """docs/rules/don_quixote.md §3.5 T1: group(n) for n = 0..7 is 0,0,2,6,8,10,12,14."""
     assert K.group_points(n) == pts
 
 
 @pytest.mark.parametrize("v,r,k,pts", [(6, 1, 1, 6), (6, 1, 0, 0), (6, 2, 1, 0), (6, 2, 2, 6),
                                        (4, 3, 2, 0), (4, 3, 4, 4)])
 def test_s3_5_t2_castle_formula(v, r, k, pts):
-    """shared/rules/don_quixote.md §3.5 T2: castle(V, r, k) = V if k >= r else 0."""
+    """docs/rules/don_quixote.md §3.5 T2: castle(V, r, k) = V if k >= r else 0."""
     assert K.castle_points(v, r, k) == pts
 
 
 @pytest.mark.parametrize("r,s,pts", [(1, 3, 0), (1, 4, 5), (2, 7, 0), (2, 8, 5), (3, 11, 0),
                                      (3, 12, 5)])
 def test_s3_5_t3_defence_formula(r, s, pts):
-    """shared/rules/don_quixote.md §3.5 T3: defence(r, S) = 5 if S >= 4r else 0."""
+    """docs/rules/don_quixote.md §3.5 T3: defence(r, S) = 5 if S >= 4r else 0."""
     assert K.defence_points(r, s) == pts
 
 
 @pytest.mark.parametrize("groups,bonus", [([[3], [2, 1], [1, 1, 1]], 3), ([[3], [3]], 0),
                                           ([[3, 3], [1] * 7], 7), ([], 0)])
 def test_s3_4_t4_knight_bonus(groups, bonus):
-    """shared/rules/don_quixote.md §3.4 T4: best group of >= 2 connected knights, scoring 3
+    """docs/rules/don_quixote.md §3.4 T4: best group of >= 2 connected knights, scoring 3
     only."""
     S = network_estate([[("K", s) for s in g] for g in groups])
     assert breakdown(S, 3)[0]["knight_bonus"] == bonus
@@ -137,7 +137,7 @@ def test_s3_4_t4_knight_bonus(groups, bonus):
 
 
 def test_s3_4_castle_knight_counts_once_for_both_stubs():
-    """shared/rules/don_quixote.md §3.3: two stubs of one castle joined around it count each
+    """docs/rules/don_quixote.md §3.3: two stubs of one castle joined around it count each
     knight once; one knight may count for both castles (§3.4)."""
     S = network_estate([[("stub", 0, 6), ("stub", 0, 6), ("K", 1), ("stub", 1, 4)],
                         [("stub", 1, 4)]])
@@ -172,7 +172,7 @@ def t5_board(tmp_path):
 
 
 def test_s7_t5_round1_example_scores_6(tmp_path):
-    """shared/rules/don_quixote.md §7 T5: Jiří's round-1 estate (castles 6 @ F1, 4 @ C2) scores
+    """docs/rules/don_quixote.md §7 T5: Jiří's round-1 estate (castles 6 @ F1, 4 @ C2) scores
     castle6 0 + castle4 4 + churches 0 + windmills 2 + defence 0 (S = 3) = 6."""
     b = t5_board(tmp_path)
     assert b.bd(1) == ({"castle6": 0, "castle4": 4, "churches": 0, "windmills": 2, "defence": 0,
@@ -181,7 +181,7 @@ def test_s7_t5_round1_example_scores_6(tmp_path):
 
 
 def test_s7_t5_networks(tmp_path):
-    """shared/rules/don_quixote.md §7 T5: N1 = {stub(4), K(B2), W(B1)}, N2 = {stub(4)', K(D3),
+    """docs/rules/don_quixote.md §7 T5: N1 = {stub(4), K(B2), W(B1)}, N2 = {stub(4)', K(D3),
     W(D2), W(C3)}; B2 and D3 are not one knight group (the castle separates them)."""
     b = t5_board(tmp_path)
     c2 = cell("C2") * K.MAXP
@@ -208,14 +208,14 @@ def _t6_estate():
 
 
 def test_s7_t6_final_scoring_33():
-    """shared/rules/don_quixote.md §7 T6: final scoring 0 + 4 + 8 + 12 + 0 + 9 = 33."""
+    """docs/rules/don_quixote.md §7 T6: final scoring 0 + 4 + 8 + 12 + 0 + 9 = 33."""
     S = _t6_estate()
     assert breakdown(S, 3) == ({"castle6": 0, "castle4": 4, "churches": 8, "windmills": 12,
                                 "defence": 0, "knight_bonus": 9}, 33)
 
 
 def test_s7_t5_t6_t7_game_total_57(tmp_path):
-    """shared/rules/don_quixote.md §7 T6: the game total is 6 + 18 + 33 = 57, each scoring
+    """docs/rules/don_quixote.md §7 T6: the game total is 6 + 18 + 33 = 57, each scoring
     computed by the engine on its own estate (T5 board at scoring 1, T7 at 2, T6 at 3)."""
     totals = [t5_board(tmp_path).bd(1)[1], breakdown(_t7_estate(), 2)[1], breakdown(_t6_estate(), 3)[1]]
     assert totals == [6, 18, 33] and sum(totals) == 57
@@ -230,7 +230,7 @@ def _t7_estate():
 
 
 def test_s7_t7_derived_scoring2_18():
-    """shared/rules/don_quixote.md §7 T7: scoring 2 = 4 + 0 + 0 + 2 + 12 = 18 (castle 4 via B2
+    """docs/rules/don_quixote.md §7 T7: scoring 2 = 4 + 0 + 0 + 2 + 12 = 18 (castle 4 via B2
     and D3, windmill pair D2/C3, the other groups 12). In this estate the other groups are 3
     churches and 3 windmills (plus a lone church): by §3.5 group(3) = 6 each, so churches
     6 + 0 = 6 and windmills 2 (the pair D2/C3) + 0 (B2's lone windmill) + 6 = 8."""
@@ -263,21 +263,21 @@ T8_TILES = [
 
 @pytest.mark.parametrize("rot,shields", [(0, 2), (180, 0)])
 def test_s7_t8a_d3_knight_defends_only_facing_out(tmp_path, rot, shields):
-    """shared/rules/don_quixote.md §7 T8 (a): D3, knight on R with RE: S = 2; turned 180° the
+    """docs/rules/don_quixote.md §7 T8 (a): D3, knight on R with RE: S = 2; turned 180° the
     knight's LW faces D2: S = 0."""
     assert Board(tmp_path, T8_TILES).put("D3", "KR2_RE", rot).shields == shields
 
 
 @pytest.mark.parametrize("variant", [None, {"defence_road": "half-only"}])
 def test_s7_t8b_h2_road_through_other_half_does_not_defend(tmp_path, variant):
-    """shared/rules/don_quixote.md §7 T8 (b): H2, knight on L whose road leaves by RS: S = 0
+    """docs/rules/don_quixote.md §7 T8 (b): H2, knight on L whose road leaves by RS: S = 0
     under both readings (no boundary port in the knight's own half)."""
     assert Board(tmp_path, T8_TILES, variant).put("H2", "KL1_RS").shields == 0
 
 
 @pytest.mark.parametrize("variant, shields", [(None, 1), ({"defence_road": "half-only"}, 0)])
 def test_s3_7_3_defence_road_variant_own_port_and_other_half(tmp_path, variant, shields):
-    """shared/rules/don_quixote.md §3.7.3 (issue 11 §5): H2, knight 1 on L whose road piece has
+    """docs/rules/don_quixote.md §3.7.3 (issue 11 §5): H2, knight 1 on L whose road piece has
     the boundary port LS in its own half and also RS in the other half: it defends with the
     default own-half (S = 1), not with half-only (S = 0)."""
     tiles = T8_TILES + [land("KL1_LS_RS", L="knight", shieldL=1, roads=[(["LS", "RS"], ["L"])])]
@@ -286,13 +286,13 @@ def test_s3_7_3_defence_road_variant_own_port_and_other_half(tmp_path, variant, 
 
 @pytest.mark.parametrize("where,rot,shields", [("A1", 0, 3), ("B1", 0, 0), ("B1", 180, 0)])
 def test_s7_t8c_a1_top_edge(tmp_path, where, rot, shields):
-    """shared/rules/don_quixote.md §7 T8 (c): knight 3 with LN on A1 defends (S = 3); on B1
+    """docs/rules/don_quixote.md §7 T8 (c): knight 3 with LN on A1 defends (S = 3); on B1
     (either way round) S = 0."""
     assert Board(tmp_path, T8_TILES).put(where, "KL3_LN", rot).shields == shields
 
 
 def test_s7_t8d_castle_separates_knights(tmp_path):
-    """shared/rules/don_quixote.md §7 T8 (d): row C knights either side of an LW|RE castle 4:
+    """docs/rules/don_quixote.md §7 T8 (d): row C knights either side of an LW|RE castle 4:
     castle 4 gives 4, 4, 0 at scorings 1-3, knight bonus 0, S = 0."""
     b = Board(tmp_path, T8_TILES).put("C2", "CASTLE4").put("C1", "KR1_RE").put("C3", "KL2_LW")
     assert K.castle_knights(b.S, 1) == 2
@@ -302,7 +302,7 @@ def test_s7_t8d_castle_separates_knights(tmp_path):
 
 
 def test_s7_t8e_knights_join_around_castle(tmp_path):
-    """shared/rules/don_quixote.md §7 T8 (e): the row-B loop joins both stubs and both knights
+    """docs/rules/don_quixote.md §7 T8 (e): the row-B loop joins both stubs and both knights
     in one network: bonus 1 + 2 = 3, castle 4 still has 2 knights (4, 4, 0), S = 0."""
     b = Board(tmp_path, T8_TILES).put("C2", "CASTLE4").put("C1", "KR1_RE_RN")
     b.put("C3", "KL2_LW_LN").put("B1", "B1").put("B2", "B2").put("B3", "B3")
@@ -315,7 +315,7 @@ def test_s7_t8e_knights_join_around_castle(tmp_path):
 
 
 def test_s7_t8f_churches_split_by_castle_then_joined(tmp_path):
-    """shared/rules/don_quixote.md §7 T8 (f): churches either side of a castle score 0; with the
+    """docs/rules/don_quixote.md §7 T8 (f): churches either side of a castle score 0; with the
     row-B loop they form one network of 2 churches: 2."""
     b = Board(tmp_path, T8_TILES).put("C2", "CASTLE4").put("C1", "CR_RE").put("C3", "CL_LW")
     assert b.bd(1)[0]["churches"] == 0
@@ -328,13 +328,13 @@ def test_s7_t8f_churches_split_by_castle_then_joined(tmp_path):
                                             ("G1", True), ("G2", True), ("C2", False),
                                             ("F3", False), ("D1", False)])
 def test_s7_t8g_castle_adjacency(other, adjacent):
-    """shared/rules/don_quixote.md §7 T8 (g) / §3.1: with the 6-castle at F1, a 4-castle card
+    """docs/rules/don_quixote.md §7 T8 (g) / §3.1: with the 6-castle at F1, a 4-castle card
     for E1, E2, F2, G1 or G2 is rejected; C2 is accepted."""
     assert bool(int(K.BB_NEAR[cell("F1")]) >> cell(other) & 1) == adjacent
 
 
 def test_s3_1_deal_never_puts_castles_adjacent():
-    """shared/rules/don_quixote.md §3.1: over 3000 deals the castles are distinct, never
+    """docs/rules/don_quixote.md §3.1: over 3000 deals the castles are distinct, never
     8-adjacent, and the 22 placement cards are the other cells."""
     castles = np.zeros(2, dtype=np.int64)
     cells = np.zeros(22, dtype=np.int64)
@@ -354,7 +354,7 @@ def test_s3_1_deal_never_puts_castles_adjacent():
 
 # ---------------------------------------------------------------- T9 round structure
 def test_s7_t9_round_structure():
-    """shared/rules/don_quixote.md §7 T9: after scorings 1/2/3 the board holds 11/18/24 tiles;
+    """docs/rules/don_quixote.md §7 T9: after scorings 1/2/3 the board holds 11/18/24 tiles;
     the set-aside tile is always placed on the 22nd placement card's cell."""
     prep = G.prepare(RunConfig("don-quixote", 2, [parse_policy("greedy"),
                                                   parse_policy("random")], {}))
@@ -377,7 +377,7 @@ def placeholder_doc():
 
 
 def test_s6_1_placeholder_loads_strict():
-    """shared/rules/don_quixote.md §2.3/§6.1: the shipped placeholder passes every invariant,
+    """docs/rules/don_quixote.md §2.3/§6.1: the shipped placeholder passes every invariant,
     has 22 landscape tiles + castles 6, 4 and is labelled reconstructed."""
     ts = G.load_tileset()
     assert ts.n_land == 22 and [t.castle for t in ts.instances[22:]] == [6, 4]
@@ -463,7 +463,7 @@ def _mut_confidence(doc):
     (_mut_confidence, "tile 'C1': 'confidence' must be one of low|medium|high"),
 ])
 def test_s6_1_broken_tile_file_one_line_error(tmp_path, mutate, needle):
-    """shared/rules/don_quixote.md §6.1: every invariant is checked on load; a broken file gives
+    """docs/rules/don_quixote.md §6.1: every invariant is checked on load; a broken file gives
     one line naming the tile and the broken rule."""
     doc = placeholder_doc()
     mutate(doc)
@@ -476,7 +476,7 @@ def test_s6_1_broken_tile_file_one_line_error(tmp_path, mutate, needle):
 
 
 def test_s6_1_not_json_and_missing(tmp_path):
-    """shared/rules/don_quixote.md §6.1: unreadable files are DataFileError too."""
+    """docs/rules/don_quixote.md §6.1: unreadable files are DataFileError too."""
     p = tmp_path / "x.json"
     p.write_text("{not json")
     with pytest.raises(DataFileError, match="tile file is not valid JSON"):
@@ -486,7 +486,7 @@ def test_s6_1_not_json_and_missing(tmp_path):
 
 
 def test_s6_1_tiles_option_and_provenance(tmp_path):
-    """shared/rules/don_quixote.md §6.1 / issue §1: ``options["tiles"]`` loads another set; the
+    """docs/rules/don_quixote.md §6.1 / issue §1: ``options["tiles"]`` loads another set; the
     summary info names it; the reconstruction notice appears only for unverified sets."""
     prep = G.prepare(RunConfig("don-quixote", 1, [parse_policy("random")], {}))
     assert prep.info["tileset"] == {"id": "placeholder-2.3-v0", "provenance": "reconstructed"}
@@ -501,7 +501,7 @@ def test_s6_1_tiles_option_and_provenance(tmp_path):
 
 
 def test_s1_3_rotation_maps_ports_and_swaps_halves():
-    """shared/rules/don_quixote.md §1.3: 180° maps LW<->RE, LN<->RS, LS<->RN and swaps halves."""
+    """docs/rules/don_quixote.md §1.3: 180° maps LW<->RE, LN<->RS, LS<->RN and swaps halves."""
     names = K.PORT_NAMES
     assert {names[i]: names[K.ROT_PORT[i]] for i in range(6)} == {
         "LW": "RE", "LN": "RS", "LS": "RN", "RE": "LW", "RN": "LS", "RS": "LN"}
@@ -515,7 +515,7 @@ def test_s1_3_rotation_maps_ports_and_swaps_halves():
 
 
 def test_s1_1_border_cells():
-    """shared/rules/don_quixote.md §1.1: 18 border cells; B2..G2 interior; D3, G3, H2 border."""
+    """docs/rules/don_quixote.md §1.1: 18 border cells; B2..G2 interior; D3, G3, H2 border."""
     border = [n for i, n in enumerate(K.CELL_NAMES) if K.BOUNDARY[i]]
     assert len(border) == 18
     assert set(K.CELL_NAMES) - set(border) == {"B2", "C2", "D2", "E2", "F2", "G2"}

@@ -1,5 +1,5 @@
 """Don Quixote integration: naive second scorer cross-check, determinism, records, bad input,
-through ``mcsim.simulate`` and the CLI (shared/rules/don_quixote.md; issue 3 §5, §6)."""
+through ``mcsim.simulate`` and the CLI (docs/rules/don_quixote.md; issue 3 §5, §6)."""
 import json
 
 import numpy as np
@@ -172,7 +172,7 @@ def random_estate(rng, n_land):
 
 
 def test_s3_4_kernel_matches_naive_scorer_on_random_estates(tmp_path):
-    """shared/rules/don_quixote.md §3.3-§3.4: the union-find kernel and a naive breadth-first
+    """docs/rules/don_quixote.md §3.3-§3.4: the union-find kernel and a naive breadth-first
     scorer agree on every category of every scoring for 3150 random estates (placeholder set
     and 20 random tile sets with multi-piece tiles, features on both halves, random castle
     exits), both defence readings (§3.7.3)."""
@@ -196,7 +196,7 @@ def test_s3_4_kernel_matches_naive_scorer_on_random_estates(tmp_path):
 
 
 def test_s3_3_place_unplace_restores_state():
-    """shared/rules/don_quixote.md §3.3: a trial placement undone leaves the estate unchanged
+    """docs/rules/don_quixote.md §3.3: a trial placement undone leaves the estate unchanged
     (the greedy/heuristic/oracle searches rely on it)."""
     rng = np.random.default_rng(3)
     ts = G.load_tileset()
@@ -221,7 +221,7 @@ def test_s3_3_place_unplace_restores_state():
 
 # ---------------------------------------------------------------- runs
 def test_s3_1_determinism_and_common_deal():
-    """shared/rules/don_quixote.md §3.1: same seed -> same per-game results (any worker count);
+    """docs/rules/don_quixote.md §3.1: same seed -> same per-game results (any worker count);
     in a 2-player game both seats share castles and cell order (greedy vs greedy is a mirror
     when their reveals coincide only by chance, so compare with solo runs instead)."""
     a = mcsim.simulate("don-quixote", games=40, seed=9, policies=["greedy"])
@@ -471,7 +471,7 @@ def test_evaluate_common_deals_and_blocks():
 
 
 def test_s6_3_tileset_ensemble(tmp_path):
-    """shared/rules/don_quixote.md §6.3 / issue §8: the ensemble's sets pass the strict §6.1
+    """docs/rules/don_quixote.md §6.3 / issue §8: the ensemble's sets pass the strict §6.1
     checks, are reproducible from the seed, are written out for --tiles, and the report gives
     the spread per policy and the share of sets where each pair's order holds."""
     from mcsim.evaluate import evaluate_ensemble, format_ensemble
@@ -508,7 +508,7 @@ def test_cli_evaluate_json():
 
 
 def test_s3_1_multiplayer_shares_castles_and_cells_not_reveals():
-    """shared/rules/don_quixote.md §3.1.5: in a 4-player game the castle cells and the position
+    """docs/rules/don_quixote.md §3.1.5: in a 4-player game the castle cells and the position
     card order are common, each player's reveals are their own; ties share the win."""
     r = mcsim.simulate("don-quixote", games=30, seed=12, policies=["random"] * 4, record=3)
     for rec in r.records:
@@ -521,7 +521,7 @@ def test_s3_1_multiplayer_shares_castles_and_cells_not_reveals():
 
 
 def test_s3_7_variants_change_what_they_say():
-    """shared/rules/don_quixote.md §3.7.4 / §3.7.1: last_tile_rotation=random fixes the last
+    """docs/rules/don_quixote.md §3.7.4 / §3.7.1: last_tile_rotation=random fixes the last
     tile's orientation to the dealt one; castle_roads=lw-re turns the castle stubs."""
     a = mcsim.simulate("don-quixote", games=20, seed=3, policies=["greedy"], record=20,
                        variant={"last_tile_rotation": "random"})
@@ -542,7 +542,7 @@ def test_s3_7_variants_change_what_they_say():
 
 
 def test_s2_1_castle_roads_ln_rs_is_the_shipped_file_issue11():
-    """shared/rules/don_quixote.md §2.1, §3.7.1 (issue 11 §6): the shipped castles are LN|RS, so
+    """docs/rules/don_quixote.md §2.1, §3.7.1 (issue 11 §6): the shipped castles are LN|RS, so
     castle_roads=ln-rs builds the same tables and plays the same games as the default file;
     `mcsim games` says so."""
     ts = G.load_tileset()
@@ -559,7 +559,7 @@ def test_s2_1_castle_roads_ln_rs_is_the_shipped_file_issue11():
 
 
 def test_s3_3_connectivity_only_grows(tmp_path):
-    """shared/rules/don_quixote.md §3.3: adding tiles never disconnects anything: castle knight
+    """docs/rules/don_quixote.md §3.3: adding tiles never disconnects anything: castle knight
     counts, the defence sum, church/windmill points and the best knight group never drop,
     over 300 random placement sequences on random tile sets."""
     rng = np.random.default_rng(77)
@@ -598,7 +598,7 @@ def test_simple_kernel_matches_general_kernel():
 
 
 def test_s3_6_band_shares_match_the_games():
-    """shared/rules/don_quixote.md §3.6: the summary's P(total > 70/85/100) are the shares of
+    """docs/rules/don_quixote.md §3.6: the summary's P(total > 70/85/100) are the shares of
     games over each band, with Wilson 95% intervals from mcsim.stats."""
     from mcsim import stats
     r = mcsim.simulate("don-quixote", games=500, seed=8, policies=["heuristic"])

@@ -1,6 +1,6 @@
 """El Grande rare paths at the final general scoring, checked by a naive scorer (issue 11 §4).
 
-shared/rules/el_grande.md §4 (majorities, ties, paying ranks), §1.4 (King and Grande bonuses),
+docs/rules/el_grande.md §4 (majorities, ties, paying ranks), §1.4 (King and Grande bonuses),
 §5 (general scoring: secret Castillo discs, Castillo, discs revealed, nine regions), §7 (mobile
 scoreboards), §10 A1 (tie ranks). For every game of the named configurations the position before
 the final general scoring is recovered from replays (see ``_check``); the final scoring is then
@@ -156,14 +156,14 @@ def games():
 
 
 def test_s4_ties_of_every_size_at_the_final_scoring(games):
-    """shared/rules/el_grande.md §4, §10 A1: ties of 2, 3 and 4 players in one place are scored
+    """docs/rules/el_grande.md §4, §10 A1: ties of 2, 3 and 4 players in one place are scored
     (FIVE: 108, 23 and 2 tied groups in the 18 rescored final scorings; FOUR_HEURISTIC: 59, 3)."""
     sizes = [t for g in games["five"] for t in g["ties"]]
     assert all(sizes.count(k) > 0 for k in (2, 3, 4))
 
 
 def test_s5_castillo_discs_and_mobile_scoreboards(games):
-    """shared/rules/el_grande.md §5, §7: Castillo discs move caballeros before the regions are
+    """docs/rules/el_grande.md §5, §7: Castillo discs move caballeros before the regions are
     scored; mobile scoreboards replace a region's values, also on the Castillo (FIVE: discs in
     18, scoreboards in 15 of the 18 rescored games; FOUR_HEURISTIC: 23 and 23 of 23)."""
     for name in games:
@@ -172,7 +172,7 @@ def test_s5_castillo_discs_and_mobile_scoreboards(games):
 
 
 def test_s10_a6_shared_final_win_reached(games):
-    """shared/rules/el_grande.md §10 A6: a final tie for the best score (a shared win with the
+    """docs/rules/el_grande.md §10 A6: a final tie for the best score (a shared win with the
     default final_tie=shared) is reached (FIVE: 2 of the 18 rescored games)."""
     assert sum(g["shared_win"] for name in games for g in games[name]) > 0
 
@@ -187,7 +187,7 @@ def test_format1_record_final_scoring_recomputed_naively():
 
 
 def test_s3_1_province_runs_short_and_partial_vetoes(games):
-    """shared/rules/el_grande.md §3.1 (an emptied province: the shortfall comes from regions, one
+    """docs/rules/el_grande.md §3.1 (an emptied province: the shortfall comes from regions, one
     decision per caballero), §6 2a (a Veto cancelling the remaining part of an action): both
     reached in the rescored games, whose final scoring the naive scorer then confirmed
     (shortfall: FOUR_HEURISTIC 3 games; partial Veto: FIVE 4, FOUR_HEURISTIC 2)."""

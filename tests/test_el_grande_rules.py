@@ -1,6 +1,6 @@
 """El Grande rule tests: components, the worked examples E1-E8, region scoring cross-checked
 against a naive scorer, general scoring with the Castillo, every action card on a constructed
-position, the King's taboo. Source: shared/rules/el_grande.md (sections in the test names)."""
+position, the King's taboo. Source: docs/rules/el_grande.md (sections in the test names)."""
 import copy
 
 import numpy as np
@@ -39,7 +39,7 @@ def _policy_buffers(pids, seed=1, **params):
 # =============================================================================================
 class TestComponents:
     def test_s1_2_fifteen_symmetric_borders(self):
-        """shared/rules/el_grande.md §1.2: 15 undirected edges, degrees GA2 PV3 AR5 CA2 OC4 NC5 VA4 SE2 GR3."""
+        """docs/rules/el_grande.md §1.2: 15 undirected edges, degrees GA2 PV3 AR5 CA2 OC4 NC5 VA4 SE2 GR3."""
         adj = [int(T[K.T_ADJ + r]) for r in range(9)]
         for a in range(9):
             for b in range(9):
@@ -51,14 +51,14 @@ class TestComponents:
         assert not (adj[P("OC")] >> P("SE")) & 1  # Old Castile is not adjacent to Sevilla
 
     def test_s1_1_values_castillo_and_boards(self):
-        """shared/rules/el_grande.md §1.1, §1.3: printed values, Castillo 5/3/1, boards 8/4/0 and 4/0/0."""
+        """docs/rules/el_grande.md §1.1, §1.3: printed values, Castillo 5/3/1, boards 8/4/0 and 4/0/0."""
         vals = T[K.T_VAL:K.T_VAL + 30].reshape(10, 3).tolist()
         assert vals == [[4, 2, 0], [5, 3, 1], [5, 4, 1], [4, 2, 1], [6, 4, 2], [7, 4, 2], [5, 3, 2],
                         [4, 3, 1], [6, 3, 1], [5, 3, 1]]
         assert T[K.T_BVAL:K.T_BVAL + 6].tolist() == [8, 4, 0, 4, 0, 0]
 
     def test_s6_deck_sizes_and_card_count(self):
-        """shared/rules/el_grande.md §6: 45 action cards, decks 11/11/11/11/1."""
+        """docs/rules/el_grande.md §6: 45 action cards, decks 11/11/11/11/1."""
         decks = T[K.T_CDECK:K.T_CDECK + 45].tolist()
         assert [decks.count(d) for d in range(1, 6)] == [11, 11, 11, 11, 1]
         ids = G.load_data()["card_ids"]
@@ -68,7 +68,7 @@ class TestComponents:
             {"1d": 2, "1g": 2, "2a": 2, "2h": 3, "3a": 2, "3b": 2, "3d": 2, "4a": 3, "4d": 2, "4e": 2}
 
     def test_s3_1_power_cards(self):
-        """shared/rules/el_grande.md §3.1: 13 power cards; 12/13 give 0, 9 gives 2, 1 gives 6.
+        """docs/rules/el_grande.md §3.1: 13 power cards; 12/13 give 0, 9 gives 2, 1 gives 6.
 
         The file says the caballeros sum to 40 but its own table sums to 36 (data keeps the table)."""
         pc = T[K.T_PCAB:K.T_PCAB + 14].tolist()
@@ -76,7 +76,7 @@ class TestComponents:
         assert sum(pc) == 36
 
     def test_s2_setup_counts(self):
-        """shared/rules/el_grande.md §2: 2 at home + 7 court + 21 province = 30; homes distinct, not the King's."""
+        """docs/rules/el_grande.md §2: 2 at home + 7 court + 21 province = 30; homes distinct, not the King's."""
         for npl in (2, 3, 4, 5):
             for gi in range(30):
                 st = np.zeros(K.STATE_SIZE, np.int32)
@@ -100,14 +100,14 @@ class TestComponents:
         (lambda d: d["setup"].__setitem__("court_caballeros", 8), r"home\+court\+province = 31"),
     ])
     def test_s1_2_bad_board_file(self, mutate, message):
-        """shared/rules/el_grande.md §1.2: a malformed board file raises DataFileError naming the rule."""
+        """docs/rules/el_grande.md §1.2: a malformed board file raises DataFileError naming the rule."""
         b = copy.deepcopy(G.load_data()["board"])
         mutate(b)
         with pytest.raises(DataFileError, match=message):
             G.validate_board(b)
 
     def test_s6_bad_card_files(self):
-        """shared/rules/el_grande.md §6, §3.1: wrong deck size, unknown effect, power sum."""
+        """docs/rules/el_grande.md §6, §3.1: wrong deck size, unknown effect, power sum."""
         c = copy.deepcopy(G.load_data()["cards"])
         c["cards"][0]["copies"] = 2
         with pytest.raises(DataFileError, match="deck 1 has 12 cards, expected 11"):
@@ -127,57 +127,57 @@ class TestComponents:
 # =============================================================================================
 class TestRegionScoring:
     def test_s8_E1_three_tied_slide_to_second(self):
-        """shared/rules/el_grande.md §8 E1: 5/3/1, n=4, [4,4,4,3] -> [3,3,3,1]."""
+        """docs/rules/el_grande.md §8 E1: 5/3/1, n=4, [4,4,4,3] -> [3,3,3,1]."""
         assert G.score_place(G.position(4, king="GA", cab={"PV": [4, 4, 4, 3]}), "PV") == [3, 3, 3, 1]
 
     def test_s10_A1_competition_ranking_variant(self):
-        """shared/rules/el_grande.md §10 A1: competition ranking gives the 3-caballero player 4th place."""
+        """docs/rules/el_grande.md §10 A1: competition ranking gives the 3-caballero player 4th place."""
         st = G.position(4, king="GA", cab={"PV": [4, 4, 4, 3]})
         assert G.score_place(st, "PV", {"tie_rank": "competition"}) == [3, 3, 3, 0]
 
     def test_s8_E2_tied_third_slide_to_fourth(self):
-        """shared/rules/el_grande.md §8 E2: 6/4/2, n=4, [4,3,2,2] -> [6,4,0,0]."""
+        """docs/rules/el_grande.md §8 E2: 6/4/2, n=4, [4,3,2,2] -> [6,4,0,0]."""
         assert G.score_place(G.position(4, king="GA", cab={"OC": [4, 3, 2, 2]}), "OC") == [6, 4, 0, 0]
 
     def test_s8_E3_king_and_grande_bonus(self):
-        """shared/rules/el_grande.md §8 E3: New Castile King's region, P0 Grande, [5,3,3,0] -> [11,2,2,0]."""
+        """docs/rules/el_grande.md §8 E3: New Castile King's region, P0 Grande, [5,3,3,0] -> [11,2,2,0]."""
         st = G.position(4, king="NC", grandes=["NC", "GA", "PV", "AR"], cab={"NC": [5, 3, 3, 0]})
         assert G.score_place(st, "NC") == [11, 2, 2, 0]
 
     def test_s8_E4_tie_for_first_loses_bonuses(self):
-        """shared/rules/el_grande.md §8 E4: same region, [4,4,1,0] -> [4,4,2,0]."""
+        """docs/rules/el_grande.md §8 E4: same region, [4,4,1,0] -> [4,4,2,0]."""
         st = G.position(4, king="NC", grandes=["NC", "GA", "PV", "AR"], cab={"NC": [4, 4, 1, 0]})
         assert G.score_place(st, "NC") == [4, 4, 2, 0]
 
     def test_s8_E5_two_players_first_only(self):
-        """shared/rules/el_grande.md §8 E5, §7: Aragón 5/4/1, n=2: [3,2] -> [5,0]; [2,2] -> [0,0]."""
+        """docs/rules/el_grande.md §8 E5, §7: Aragón 5/4/1, n=2: [3,2] -> [5,0]; [2,2] -> [0,0]."""
         assert G.score_place(G.position(2, king="GA", cab={"AR": [3, 2]}), "AR") == [5, 0]
         assert G.score_place(G.position(2, king="GA", cab={"AR": [2, 2]}), "AR") == [0, 0]
 
     def test_s8_E6_three_players_two_ranks(self):
-        """shared/rules/el_grande.md §8 E6: Valencia 5/3/2, n=3 [3,3,1] -> [3,3,0]; n=4 [3,3,1,0] -> [3,3,2,0]."""
+        """docs/rules/el_grande.md §8 E6: Valencia 5/3/2, n=3 [3,3,1] -> [3,3,0]; n=4 [3,3,1,0] -> [3,3,2,0]."""
         assert G.score_place(G.position(3, king="GA", cab={"VA": [3, 3, 1]}), "VA") == [3, 3, 0]
         assert G.score_place(G.position(4, king="GA", cab={"VA": [3, 3, 1, 0]}), "VA") == [3, 3, 2, 0]
 
     def test_s8_E7_mobile_scoreboard_replaces_values(self):
-        """shared/rules/el_grande.md §8 E7: Galicia with the 8/4/0 board, [2,1,0,0] -> [8,4,0,0]."""
+        """docs/rules/el_grande.md §8 E7: Galicia with the 8/4/0 board, [2,1,0,0] -> [8,4,0,0]."""
         st = G.position(4, king="NC", cab={"GA": [2, 1, 0, 0]}, boards={0: "GA"})
         assert G.score_place(st, "GA") == [8, 4, 0, 0]
 
     def test_s8_E8_castillo(self):
-        """shared/rules/el_grande.md §8 E8: Castillo 5/3/1, [3,2,2,1] -> [5,1,1,0] (no bonuses there)."""
+        """docs/rules/el_grande.md §8 E8: Castillo 5/3/1, [3,2,2,1] -> [5,1,1,0] (no bonuses there)."""
         st = G.position(4, king="NC", cab={"CS": [3, 2, 2, 1]})
         assert G.score_place(st, "CS") == [5, 1, 1, 0]
 
     def test_s1_4_bonuses_stack_and_need_sole_majority(self):
-        """shared/rules/el_grande.md §1.4: King + Grande bonus stack (+4) for the sole majority only."""
+        """docs/rules/el_grande.md §1.4: King + Grande bonus stack (+4) for the sole majority only."""
         st = G.position(3, king="AR", grandes=["AR", "AR", "GA"], cab={"AR": [2, 1, 0]})
         assert G.score_place(st, "AR") == [9, 4, 0]
         st = G.position(3, king="AR", grandes=["AR", "AR", "GA"], cab={"AR": [0, 0, 0]})
         assert G.score_place(st, "AR") == [0, 0, 0]
 
     def test_s4_naive_scorer_cross_check(self):
-        """shared/rules/el_grande.md §4, §1.4, §7: kernel vs a closed-form naive scorer on 3000 random places."""
+        """docs/rules/el_grande.md §4, §1.4, §7: kernel vs a closed-form naive scorer on 3000 random places."""
         rng = np.random.default_rng(11)
         vals = T[K.T_VAL:K.T_VAL + 30].reshape(10, 3)
         boards = [[8, 4, 0], [4, 0, 0]]
@@ -225,7 +225,7 @@ class TestRegionScoring:
 # =============================================================================================
 class TestGeneralScoring:
     def test_s5_castillo_scored_then_discs_move_caballeros(self):
-        """shared/rules/el_grande.md §5: Castillo scored first, then every disc moves all its caballeros."""
+        """docs/rules/el_grande.md §5: Castillo scored first, then every disc moves all its caballeros."""
         st = G.position(3, king="NC", cab={"CS": [2, 1, 0], "AR": [0, 2, 0], "GA": [1, 0, 0]})
         G.general_scoring(st, [(0, "AR"), (1, "NC")])
         # Castillo: seat0 5, seat1 3. Then seat0's 2 go to Aragón (2 vs 2: tie -> 4 each),
@@ -236,7 +236,7 @@ class TestGeneralScoring:
         assert st[K.O_SRC + 0 * 5 + K.SRC_CASTILLO] == 5 and st[K.O_SRC + 0 * 5 + K.SRC_GENERAL] == 8
 
     def test_s5_disc_needed_only_with_castillo_caballeros(self):
-        """shared/rules/el_grande.md §5 step 1: only players with caballeros in the Castillo set a disc."""
+        """docs/rules/el_grande.md §5 step 1: only players with caballeros in the Castillo set a disc."""
         st = G.position(2, king="NC", cab={"CS": [0, 1]})
         with pytest.raises(IllegalMoveError):
             G.general_scoring(st, [(0, "AR")])
@@ -248,7 +248,7 @@ class TestGeneralScoring:
 # =============================================================================================
 class TestTurn:
     def test_s3_1_court_intake_from_province(self):
-        """shared/rules/el_grande.md §3.1: power card 1 brings up to 6 caballeros from the province."""
+        """docs/rules/el_grande.md §3.1: power card 1 brings up to 6 caballeros from the province."""
         st = G.position(3, king="NC", court=[0, 0, 0], prov=[21, 21, 21])
         G.court_intake(st, 0, 1, [("intake", 0, "6")])
         assert (st[K.O_COURT], st[K.O_PROV]) == (6, 15)
@@ -256,7 +256,7 @@ class TestTurn:
 
     @pytest.mark.parametrize("n", [0, 1, 4])
     def test_s3_4a_intake_fewer_allowed(self, n):
-        """shared/rules/el_grande.md §3 step 4a: "up to P(card) ... (fewer allowed)": any count 0..P."""
+        """docs/rules/el_grande.md §3 step 4a: "up to P(card) ... (fewer allowed)": any count 0..P."""
         st = G.position(3, king="NC", court=[2, 0, 0], prov=[21, 21, 21], cab={"AR": [3, 0, 0]})
         before = st.copy()
         G.court_intake(st, 0, 1, [("intake", 0, str(n))])
@@ -268,7 +268,7 @@ class TestTurn:
         assert st.tolist() == exp.tolist()  # nothing else changes (regions untouched)
 
     def test_s3_4a_intake_count_is_checked(self):
-        """shared/rules/el_grande.md §3.1: power card 2 allows 5; 6 is illegal and the legal counts are listed."""
+        """docs/rules/el_grande.md §3.1: power card 2 allows 5; 6 is illegal and the legal counts are listed."""
         st = G.position(3, king="NC", court=[0, 0, 0], prov=[21, 21, 21])
         with pytest.raises(IllegalMoveError) as e:
             G.court_intake(st, 1, 2, [("intake", 1, "6")])
@@ -276,7 +276,7 @@ class TestTurn:
         assert e.value.legal == [f"seat 1 intake {k}" for k in range(6)]
 
     def test_s3_4a_no_intake_decision_when_nothing_can_be_taken(self):
-        """shared/rules/el_grande.md §3.1: cards 12/13 bring nobody; an empty province and no region caballeros neither."""
+        """docs/rules/el_grande.md §3.1: cards 12/13 bring nobody; an empty province and no region caballeros neither."""
         st = G.position(3, king="NC", court=[0, 0, 0], prov=[21, 21, 21])
         G.court_intake(st, 0, 12, [])
         assert (st[K.O_COURT], st[K.O_PROV], st[K.O_IMAX]) == (0, 21, 0)
@@ -287,7 +287,7 @@ class TestTurn:
             G.court_intake(st, 0, 1, [("intake", 0, "0")])
 
     def test_s3_4a_shortfall_from_regions_not_kings_region(self):
-        """shared/rules/el_grande.md §3 step 4a, A13: shortfall taken from own regions, never the King's or the Castillo."""
+        """docs/rules/el_grande.md §3 step 4a, A13: shortfall taken from own regions, never the King's or the Castillo."""
         pos = dict(players=3, king="NC", court=[0, 0, 0], prov=[2, 21, 21],
                    cab={"AR": [2, 0, 0], "GA": [1, 0, 0], "NC": [3, 0, 0], "CS": [4, 0, 0]})
         st = G.position(**pos)
@@ -309,7 +309,7 @@ class TestTurn:
             assert e.value.ply == 1 and e.value.legal == ["seat 0 shortfall GA", "seat 0 shortfall AR"]
 
     def test_s3_4a_legacy_records_take_the_maximum(self):
-        """shared/rules/el_grande.md §3 step 4a: format-1 records: maximum from the province, shortfall per caballero or stop."""
+        """docs/rules/el_grande.md §3 step 4a: format-1 records: maximum from the province, shortfall per caballero or stop."""
         st = G.position(3, king="NC", court=[0, 0, 0], prov=[2, 21, 21],
                         cab={"AR": [2, 0, 0], "NC": [3, 0, 0], "CS": [4, 0, 0]})
         G.court_intake(st, 0, 2, [("shortfall", 0, "AR"), ("shortfall", 0, "stop")], legacy=True)
@@ -318,7 +318,7 @@ class TestTurn:
             G.court_intake(G.position(3, king="NC"), 0, 1, [("intake", 0, "3")], legacy=True)
 
     def test_s3_4a_heuristic_intake(self):
-        """shared/rules/el_grande.md §3 step 4a: heuristic takes the maximum by default, up to court_target if set,
+        """docs/rules/el_grande.md §3 step 4a: heuristic takes the maximum by default, up to court_target if set,
         and shortfall caballeros from regions only while the court is below short_min_court."""
         def run(st, power, **params):
             D = _policy_buffers([K.POL_HEURISTIC] * 3, **params)
@@ -331,7 +331,7 @@ class TestTurn:
         assert run(st, 1) == (2, 0) and cab(st, "AR", 0) == 3  # 1 + 1 shortfall: court reaches 2
 
     def test_s3_2a_placement_only_adjacent_or_castillo(self):
-        """shared/rules/el_grande.md §3.2a: placement only next to the King's region or into the Castillo."""
+        """docs/rules/el_grande.md §3.2a: placement only next to the King's region or into the Castillo."""
         st = G.position(4, king="GA")
         G.apply_card(st, 0, "4e#1", [("execute", 0, "no"), ("place", 0, "OC"), ("place", 0, "PV"),
                                      ("place", 0, "CS"), ("place", 0, "stop")], placement="after")
@@ -341,14 +341,14 @@ class TestTurn:
                 G.apply_card(G.position(4, king="GA"), 0, "1a", [("place", 0, bad)], placement="first")
 
     def test_s3_4c_placement_limit_is_deck_number(self):
-        """shared/rules/el_grande.md §3 step 4c: a deck-1 card places at most 1 caballero."""
+        """docs/rules/el_grande.md §3 step 4c: a deck-1 card places at most 1 caballero."""
         st = G.position(4, king="GA")
         with pytest.raises(IllegalMoveError):
             G.apply_card(st, 0, "1a", [("place", 0, "OC"), ("place", 0, "OC"), ("execute", 0, "no")],
                          placement="first")
 
     def test_s6_king_card_moves_king_before_placement(self):
-        """shared/rules/el_grande.md §6 deck 5, §3 4c: King's card, action first: placement uses the new adjacency."""
+        """docs/rules/el_grande.md §6 deck 5, §3 4c: King's card, action first: placement uses the new adjacency."""
         st = G.position(4, king="GA")
         G.apply_card(st, 0, "K", [("execute", 0, "yes"), ("king_to", 0, "SE"),
                                   ("place", 0, "NC"), ("place", 0, "GR"), ("place", 0, "CS"),
@@ -373,14 +373,14 @@ def base(**kw):
 
 class TestDeck1:
     def test_s6_1a_move_own_out_of_one_region(self):
-        """shared/rules/el_grande.md §6 1a: all own caballeros of one region redistributed, some may stay."""
+        """docs/rules/el_grande.md §6 1a: all own caballeros of one region redistributed, some may stay."""
         st = base()
         G.apply_card(st, 0, "1a", [("execute", 0, "yes"), ("source_region", 0, "AR"),
                                    ("move_to", 0, "GA"), ("move_to", 0, "CS"), ("move_to", 0, "AR")])
         assert (cab(st, "AR", 0), cab(st, "GA", 0), cab(st, "CS", 0)) == (1, 3, 2)
 
     def test_s6_1b_place_two_anywhere(self):
-        """shared/rules/el_grande.md §6 1b: 2 more from court into any region (not the King's) or Castillo."""
+        """docs/rules/el_grande.md §6 1b: 2 more from court into any region (not the King's) or Castillo."""
         st = base()
         G.apply_card(st, 0, "1b", [("execute", 0, "yes"), ("place_any", 0, "SE"), ("place_any", 0, "CS")])
         assert (cab(st, "SE", 0), cab(st, "CS", 0), st[K.O_COURT]) == (1, 2, 5)
@@ -388,7 +388,7 @@ class TestDeck1:
             G.apply_card(base(), 0, "1b", [("execute", 0, "yes"), ("place_any", 0, "NC")])
 
     def test_s6_1c_either_1a_or_1b(self):
-        """shared/rules/el_grande.md §6 1c: either alternative."""
+        """docs/rules/el_grande.md §6 1c: either alternative."""
         st = base()
         G.apply_card(st, 0, "1c", [("execute", 0, "yes"), ("choice", 0, "1b"),
                                    ("place_any", 0, "GR"), ("place_any", 0, "GR")])
@@ -399,7 +399,7 @@ class TestDeck1:
         assert (cab(st, "GA", 0), cab(st, "SE", 0)) == (0, 2)
 
     def test_s6_1d_five_from_one_region_fully(self):
-        """shared/rules/el_grande.md §6 1d: up to 5 of any colour from one region, executed as fully as possible."""
+        """docs/rules/el_grande.md §6 1d: up to 5 of any colour from one region, executed as fully as possible."""
         st = base()
         moves = [("move_from", 0, "AR:0"), ("move_to", 0, "CS"), ("move_from", 0, "AR:1"), ("move_to", 0, "GA"),
                  ("move_from", 0, "AR:1"), ("move_to", 0, "GA"), ("move_from", 0, "AR:2"), ("move_to", 0, "SE"),
@@ -414,7 +414,7 @@ class TestDeck1:
                                              ("move_from", 0, "VA:3")])
 
     def test_s6_1e_three_opponents(self):
-        """shared/rules/el_grande.md §6 1e: up to 3 opponents' caballeros; own ones are not allowed."""
+        """docs/rules/el_grande.md §6 1e: up to 3 opponents' caballeros; own ones are not allowed."""
         st = base()
         G.apply_card(st, 0, "1e", [("execute", 0, "yes"), ("move_from", 0, "AR:1"), ("move_to", 0, "CS"),
                                    ("move_from", 0, "VA:3"), ("move_to", 0, "GR"),
@@ -425,7 +425,7 @@ class TestDeck1:
 
     @pytest.mark.parametrize("card, n", [("1f", 3), ("1i", 4)])
     def test_s6_1f_1i_any_colour(self, card, n):
-        """shared/rules/el_grande.md §6 1f/1i: up to 3 / 4 caballeros of any colour."""
+        """docs/rules/el_grande.md §6 1f/1i: up to 3 / 4 caballeros of any colour."""
         seq = [("move_from", 0, "AR:0"), ("move_to", 0, "PV"), ("move_from", 0, "VA:3"), ("move_to", 0, "PV"),
                ("move_from", 0, "GA:2"), ("move_to", 0, "PV"), ("move_from", 0, "AR:1"), ("move_to", 0, "PV")]
         st = base()
@@ -433,7 +433,7 @@ class TestDeck1:
         assert sum(cab(st, "PV", p) for p in range(4)) == n
 
     def test_s6_1g_two_own_two_opponents(self):
-        """shared/rules/el_grande.md §6 1g: 2 own and 2 opponents' in any order; a 3rd own is illegal."""
+        """docs/rules/el_grande.md §6 1g: 2 own and 2 opponents' in any order; a 3rd own is illegal."""
         st = base()
         seq = [("move_from", 0, "AR:1"), ("move_to", 0, "SE"), ("move_from", 0, "AR:0"), ("move_to", 0, "SE"),
                ("move_from", 0, "GA:0"), ("move_to", 0, "SE"), ("move_from", 0, "VA:3"), ("move_to", 0, "SE")]
@@ -443,7 +443,7 @@ class TestDeck1:
             G.apply_card(base(), 0, "1g#2", [("execute", 0, "yes")] + seq[2:6] + [("move_from", 0, "AR:0")])
 
     def test_s6_1h_four_own(self):
-        """shared/rules/el_grande.md §6 1h: up to 4 own caballeros."""
+        """docs/rules/el_grande.md §6 1h: up to 4 own caballeros."""
         st = base()
         seq = []
         for src in ("AR", "AR", "GA", "VA"):
@@ -473,7 +473,7 @@ def spent(st, k=0, partial=False):
 
 class TestDeck2:
     def test_s6_2a_veto_cancels_and_is_discarded(self):
-        """shared/rules/el_grande.md §6 2a, A2: a held Veto cancels another player's special action."""
+        """docs/rules/el_grande.md §6 2a, A2: a held Veto cancels another player's special action."""
         st = vetoed()
         G.apply_card(st, 0, "2b", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "all")])
         assert st.tolist() == spent(vetoed()).tolist()
@@ -483,7 +483,7 @@ class TestDeck2:
 
     @pytest.mark.parametrize("cut", [1, 2])
     def test_s6_2a_partial_veto_cancels_the_remaining_moves(self, cut):
-        """shared/rules/el_grande.md §6 2a: "cancel ... the remaining part": 1f after k of its 3 moves."""
+        """docs/rules/el_grande.md §6 2a: "cancel ... the remaining part": 1f after k of its 3 moves."""
         moves = [("move_from", 0, "AR:1"), ("move_to", 0, "CS"), ("move_from", 0, "VA:3"), ("move_to", 0, "GR")]
         st = vetoed()
         G.apply_card(st, 0, "1f", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, f"after_{cut}")]
@@ -501,7 +501,7 @@ class TestDeck2:
                          + [("move_from", 0, "GA:2"), ("move_to", 0, "PV")])
 
     def test_s6_2a_cut_points_are_checked(self):
-        """shared/rules/el_grande.md §6 2a: the cut is one of 0..n-1 steps (1f: 3 moves); after_3 is no veto."""
+        """docs/rules/el_grande.md §6 2a: the cut is one of 0..n-1 steps (1f: 3 moves); after_3 is no veto."""
         with pytest.raises(IllegalMoveError) as e:
             G.apply_card(vetoed(), 0, "1f", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "after_3")])
         assert e.value.ply == 2
@@ -514,7 +514,7 @@ class TestDeck2:
         assert e.value.legal[-1] == "seat 2 veto_cut after_2"
 
     def test_s6_2a_partial_veto_per_opponent_from_the_left(self):
-        """shared/rules/el_grande.md §6 2a, 2b, 2d: per-opponent actions are cut between opponents (clockwise from the left)."""
+        """docs/rules/el_grande.md §6 2a, 2b, 2d: per-opponent actions are cut between opponents (clockwise from the left)."""
         st = vetoed(holders=(1, 3))
         G.apply_card(st, 0, "2b", [("execute", 0, "yes"), ("veto", 1, "no"), ("veto", 3, "yes"),
                                    ("veto_cut", 3, "after_2")])
@@ -528,7 +528,7 @@ class TestDeck2:
         assert (cab(st, "AR", 2), cab(st, "GA", 2), st[K.O_COURT + 3], st[K.O_PROV + 3]) == (1, 1, 7, 21)
 
     def test_s6_2a_partial_veto_after_the_actors_choices(self):
-        """shared/rules/el_grande.md §6 2a, 1a/1d: region choices are not steps; a cut past the action's end spends the Veto."""
+        """docs/rules/el_grande.md §6 2a, 1a/1d: region choices are not steps; a cut past the action's end spends the Veto."""
         st = vetoed()
         G.apply_card(st, 0, "1a", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "after_1"),
                                    ("source_region", 0, "AR"), ("move_to", 0, "GA")])
@@ -542,7 +542,7 @@ class TestDeck2:
         assert st[K.O_VETO_HOLDER] == -1 and st[K.O_VPEND] == 0
 
     def test_s6_2a_single_step_actions_have_no_cut(self):
-        """shared/rules/el_grande.md §6 2a: a scoring (and 2b in a 2-player game) is cancelled whole, no cut decision."""
+        """docs/rules/el_grande.md §6 2a: a scoring (and 2b in a 2-player game) is cancelled whole, no cut decision."""
         st = vetoed()
         G.apply_card(st, 0, "3h", [("execute", 0, "yes"), ("veto", 2, "yes")])
         assert st.tolist() == spent(vetoed()).tolist()
@@ -554,7 +554,7 @@ class TestDeck2:
         assert (st[K.O_COURT + 1], st[K.O_VETO_HOLDER], st[K.O_VCOUNT]) == (5, -1, 1)
 
     def test_s6_2a_legacy_records_veto_the_whole_action(self):
-        """shared/rules/el_grande.md §6 2a: format-1 records: veto yes cancels the whole action, no cut decision."""
+        """docs/rules/el_grande.md §6 2a: format-1 records: veto yes cancels the whole action, no cut decision."""
         st = vetoed()
         G.apply_card(st, 0, "1f", [("execute", 0, "yes"), ("veto", 2, "yes")], legacy=True)
         assert st.tolist() == spent(vetoed()).tolist()
@@ -563,7 +563,7 @@ class TestDeck2:
                          legacy=True)
 
     def test_s10_A2_random_holder_vetoes_half_and_cuts_uniformly(self):
-        """shared/rules/el_grande.md §10 A2: a random holder vetoes with p = 1/2, then cuts uniformly among 0..n-1.
+        """docs/rules/el_grande.md §10 A2: a random holder vetoes with p = 1/2, then cuts uniformly among 0..n-1.
 
         2b in a 4-player game (n = 3), 6000 trials: tolerance 4 standard errors (0.026 for p = 1/2,
         0.019 for p = 1/6)."""
@@ -581,7 +581,7 @@ class TestDeck2:
             assert abs(f - 1 / 6) < 4 * (5 / 36 / n) ** 0.5
 
     def test_s10_A2_heuristic_cuts_before_its_own_step(self):
-        """shared/rules/el_grande.md §10 A2: the heuristic vetoes 2b/2c that cost it >= veto_harm caballeros,
+        """docs/rules/el_grande.md §10 A2: the heuristic vetoes 2b/2c that cost it >= veto_harm caballeros,
         letting the steps on the players before it happen."""
         def run(card, holder, court=None, **params):
             D = _policy_buffers([K.POL_HEURISTIC] * 4, **params)
@@ -595,7 +595,7 @@ class TestDeck2:
         assert run("2c", 3, court=[7, 7, 7, 2]) == ([7, 4, 4, 0], 3)  # would lose only 2 < 3
 
     def test_s6_2a_veto_off_variant_and_own_action(self):
-        """shared/rules/el_grande.md §10 A2: veto=off never asks; the holder cannot veto himself."""
+        """docs/rules/el_grande.md §10 A2: veto=off never asks; the holder cannot veto himself."""
         st = base()
         st[K.O_VETO_HOLDER] = 2
         G.apply_card(st, 0, "2b", [("execute", 0, "yes")], variant={"veto": "off"})
@@ -606,7 +606,7 @@ class TestDeck2:
         assert st[K.O_COURT + 1] == 0
 
     def test_s6_2a_veto_expires_after_next_round(self):
-        """shared/rules/el_grande.md §6 2a: an unused Veto is discarded at the end of the next round."""
+        """docs/rules/el_grande.md §6 2a: an unused Veto is discarded at the end of the next round."""
         st = np.zeros(K.STATE_SIZE, np.int32)
         var = G.SPEC.variant_codes(G.SPEC.resolve_variant({"veto": "off"}))
         K.setup(st, T, var, 3, K.new_state(3, 0, 0), np.zeros(K.FIXED_SIZE, np.int32))
@@ -620,7 +620,7 @@ class TestDeck2:
         assert st[K.O_VETO_HOLDER] == -1
 
     def test_s6_2b_2c_decay_of_authority(self):
-        """shared/rules/el_grande.md §6 2b/2c: opponents return all / 3 (all if fewer) court caballeros."""
+        """docs/rules/el_grande.md §6 2b/2c: opponents return all / 3 (all if fewer) court caballeros."""
         st = base(court=[7, 5, 2, 0])
         G.apply_card(st, 0, "2b", [("execute", 0, "yes")])
         assert [st[K.O_COURT + p] for p in range(4)] == [7, 0, 0, 0]
@@ -630,7 +630,7 @@ class TestDeck2:
         assert [st[K.O_COURT + p] for p in range(4)] == [7, 2, 0, 0]
 
     def test_s6_2d_angry_king_from_the_left(self):
-        """shared/rules/el_grande.md §6 2d: each opponent from the left returns 3 from court/regions, not the King's."""
+        """docs/rules/el_grande.md §6 2d: each opponent from the left returns 3 from court/regions, not the King's."""
         st = base(court=[7, 1, 0, 7])
         G.apply_card(st, 0, "2d", [
             ("execute", 0, "yes"),
@@ -644,7 +644,7 @@ class TestDeck2:
             G.apply_card(base(), 0, "2d", [("execute", 0, "yes"), ("angry_king", 1, "NC")])
 
     def test_s6_2e_one_of_each_opponent(self):
-        """shared/rules/el_grande.md §6 2e: the actor removes 1 caballero of each opponent, region of his choice."""
+        """docs/rules/el_grande.md §6 2e: the actor removes 1 caballero of each opponent, region of his choice."""
         st = base()
         G.apply_card(st, 0, "2e", [("execute", 0, "yes"), ("remove", 0, "AR"), ("remove", 0, "GA"),
                                    ("remove", 0, "VA")])
@@ -652,7 +652,7 @@ class TestDeck2:
         assert [st[K.O_PROV + p] for p in range(4)] == [21, 22, 22, 22]
 
     def test_s6_2f_secret_two_from_one_region(self):
-        """shared/rules/el_grande.md §6 2f, A8: a region with >= 2 if any (else one with 1); secret, opponents only."""
+        """docs/rules/el_grande.md §6 2f, A8: a region with >= 2 if any (else one with 1); secret, opponents only."""
         st = base()
         with pytest.raises(IllegalMoveError):  # seat 1 has >= 2 in Aragón, so Valencia (1) is not allowed
             G.apply_card(base(), 0, "2f", [("execute", 0, "yes"), ("secret_remove", 1, "VA")])
@@ -662,14 +662,14 @@ class TestDeck2:
         assert cab(st, "AR", 0) == 3
 
     def test_s6_2g_secret_all_of_one_region(self):
-        """shared/rules/el_grande.md §6 2g: each opponent returns all his caballeros of one region."""
+        """docs/rules/el_grande.md §6 2g: each opponent returns all his caballeros of one region."""
         st = base()
         G.apply_card(st, 0, "2g", [("execute", 0, "yes"), ("secret_remove", 1, "VA"),
                                    ("secret_remove", 2, "AR"), ("secret_remove", 3, "VA")])
         assert (cab(st, "VA", 1), cab(st, "AR", 2), cab(st, "VA", 3), cab(st, "AR", 1)) == (0, 0, 0, 2)
 
     def test_s6_2h_score_any_place_incl_kings_and_castillo(self):
-        """shared/rules/el_grande.md §6 2h: special scoring of one place, the King's region and Castillo allowed."""
+        """docs/rules/el_grande.md §6 2h: special scoring of one place, the King's region and Castillo allowed."""
         st = base(grandes=["GA", "AR", "VA", "SE"])
         G.apply_card(st, 0, "2h#1", [("execute", 0, "yes"), ("score", 0, "NC")])
         assert [score(st, p) for p in range(4)] == [4, 4, 4, 4]  # 4-way tie: rank 2 -> 4 each
@@ -681,7 +681,7 @@ class TestDeck2:
 
 class TestDeck3:
     def test_s6_3a_3b_3c_region_classes(self):
-        """shared/rules/el_grande.md §6 3a-3c, §1.1: classes by current first value; boards change the class."""
+        """docs/rules/el_grande.md §6 3a-3c, §1.1: classes by current first value; boards change the class."""
         st = G.position(4, king="NC", cab={"GA": [1, 0, 0, 0], "CA": [0, 1, 0, 0], "SE": [0, 0, 1, 0],
                                            "AR": [0, 0, 0, 1]}, boards={0: "GA", 1: "AR"})
         G.apply_card(st, 0, "3a#1", [("execute", 0, "yes")])
@@ -697,20 +697,20 @@ class TestDeck3:
         assert [score(st, p) for p in range(4)] == [6, 7, 6, 0]
 
     def test_s6_3d_castillo_contents_stay(self):
-        """shared/rules/el_grande.md §6 3d: the Castillo is scored and its caballeros stay inside."""
+        """docs/rules/el_grande.md §6 3d: the Castillo is scored and its caballeros stay inside."""
         st = base(cab={"CS": [2, 3, 0, 0]})
         G.apply_card(st, 0, "3d#1", [("execute", 0, "yes")])
         assert [score(st, p) for p in range(4)] == [3, 5, 0, 0] and cab(st, "CS", 1) == 3
 
     def test_s6_3e_first_places_only(self):
-        """shared/rules/el_grande.md §6 3e: only sole first places pay (with bonuses); no Castillo."""
+        """docs/rules/el_grande.md §6 3e: only sole first places pay (with bonuses); no Castillo."""
         st = base(grandes=["AR", "GA", "VA", "SE"])
         G.apply_card(st, 0, "3e", [("execute", 0, "yes")])
         # AR: seat0 5+2 (Grande); VA: seat3 5; GA: seat0 4; NC 4-way tie: nothing; CS not scored
         assert [score(st, p) for p in range(4)] == [11, 0, 0, 5]
 
     def test_s6_3f_3g_most_and_fewest(self):
-        """shared/rules/el_grande.md §6 3f/3g, A14: region(s) with most / fewest caballeros (empty ignored, ties all)."""
+        """docs/rules/el_grande.md §6 3f/3g, A14: region(s) with most / fewest caballeros (empty ignored, ties all)."""
         st = base()
         G.apply_card(st, 0, "3f", [("execute", 0, "yes")])  # NC has 8
         assert [score(st, p) for p in range(4)] == [4, 4, 4, 4]
@@ -722,7 +722,7 @@ class TestDeck3:
         assert [score(st, p) for p in range(4)] == [4, 4, 0, 0]
 
     def test_s6_3h_choice(self):
-        """shared/rules/el_grande.md §6 3h: one place of the actor's choice."""
+        """docs/rules/el_grande.md §6 3h: one place of the actor's choice."""
         st = base()
         G.apply_card(st, 0, "3h", [("execute", 0, "yes"), ("score", 0, "AR")])
         assert [score(st, p) for p in range(4)] == [5, 4, 1, 0]
@@ -730,7 +730,7 @@ class TestDeck3:
 
 class TestDeck4:
     def test_s6_4a_scoreboard_rules(self):
-        """shared/rules/el_grande.md §6 4a, §1.3: into play or moved; not the King's region; no stacking."""
+        """docs/rules/el_grande.md §6 4a, §1.3: into play or moved; not the King's region; no stacking."""
         st = base()
         G.apply_card(st, 0, "4a#1", [("execute", 0, "yes"), ("scoreboard", 0, "B840@CS")])
         assert st[K.O_BOARD] == P("CS")
@@ -744,7 +744,7 @@ class TestDeck4:
             G.apply_card(st2, 0, "4a#3", [("execute", 0, "yes"), ("scoreboard", 0, "B400@GA")])
 
     def test_s6_4b_royal_advisor_adjacent_only(self):
-        """shared/rules/el_grande.md §6 4b: the King moves to an adjacent region."""
+        """docs/rules/el_grande.md §6 4b: the King moves to an adjacent region."""
         st = base()
         G.apply_card(st, 0, "4b", [("execute", 0, "yes"), ("king_to", 0, "SE")])
         assert st[K.O_KING] == P("SE")
@@ -752,7 +752,7 @@ class TestDeck4:
             G.apply_card(base(), 0, "4b", [("execute", 0, "yes"), ("king_to", 0, "GA")])
 
     def test_s6_4c_eviction_secret_destinations(self):
-        """shared/rules/el_grande.md §6 4c, A9: opponents there move all to a secret region; King's region -> court."""
+        """docs/rules/el_grande.md §6 4c, A9: opponents there move all to a secret region; King's region -> court."""
         st = base()
         G.apply_card(st, 0, "4c", [("execute", 0, "yes"), ("evict_region", 0, "AR"),
                                    ("evict_to", 1, "GA"), ("evict_to", 2, "NC")])
@@ -762,7 +762,7 @@ class TestDeck4:
             G.apply_card(base(), 0, "4c", [("execute", 0, "yes"), ("evict_region", 0, "NC")])
 
     def test_s6_4d_grande_move(self):
-        """shared/rules/el_grande.md §6 4d: Grande to another region, not the King's, never out of it."""
+        """docs/rules/el_grande.md §6 4d: Grande to another region, not the King's, never out of it."""
         st = base(grandes=["AR", "GA", "VA", "NC"])
         G.apply_card(st, 0, "4d#1", [("execute", 0, "yes"), ("grande_to", 0, "SE")])
         assert st[K.O_GRANDE] == P("SE")
@@ -773,7 +773,7 @@ class TestDeck4:
         assert st[K.O_GRANDE + 3] == P("NC")
 
     def test_s6_4e_power_card_back(self):
-        """shared/rules/el_grande.md §6 4e, A3: any played power card, this round's included, back to hand."""
+        """docs/rules/el_grande.md §6 4e, A3: any played power card, this round's included, back to hand."""
         st = base(hands=[0x3FFE & ~(1 << 13) & ~(1 << 5)] * 4)
         G.apply_card(st, 0, "4e#1", [("execute", 0, "yes"), ("power_back", 0, "13")])
         assert (st[K.O_HAND] >> 13) & 1 == 1 and (st[K.O_HAND] >> 5) & 1 == 0
@@ -782,13 +782,13 @@ class TestDeck4:
                          [("execute", 0, "yes"), ("power_back", 0, "7")])
 
     def test_s6_4f_court_with_shortfall(self):
-        """shared/rules/el_grande.md §6 4f: 2 from the province; shortfall from regions as in §3 4a."""
+        """docs/rules/el_grande.md §6 4f: 2 from the province; shortfall from regions as in §3 4a."""
         st = base(prov=[1, 21, 21, 21])
         G.apply_card(st, 0, "4f", [("execute", 0, "yes"), ("shortfall", 0, "GA")])
         assert (st[K.O_COURT], st[K.O_PROV], cab(st, "GA", 0)) == (9, 0, 1)
 
     def test_s6_4g_secret_scoring_duplicates_void(self):
-        """shared/rules/el_grande.md §6 4g: regions chosen by exactly one player are scored."""
+        """docs/rules/el_grande.md §6 4g: regions chosen by exactly one player are scored."""
         st = base()
         G.apply_card(st, 0, "4g", [("execute", 0, "yes"), ("secret_score", 0, "AR"), ("secret_score", 1, "GA"),
                                    ("secret_score", 2, "GA"), ("secret_score", 3, "VA")])
@@ -810,11 +810,11 @@ class TestKingTaboo:
         ("4d#1", [("grande_to", 0, "NC")]),
     ])
     def test_s3_2b_kings_region_is_taboo(self, card, script):
-        """shared/rules/el_grande.md §3.2b: nothing enters or leaves the King's region by any move."""
+        """docs/rules/el_grande.md §3.2b: nothing enters or leaves the King's region by any move."""
         with pytest.raises(IllegalMoveError):
             G.apply_card(base(grandes=["AR"]), 0, card, [("execute", 0, "yes")] + script)
 
     def test_s3_2b_castillo_is_never_a_move_source(self):
-        """shared/rules/el_grande.md §3.3: caballeros never leave the Castillo except at general scoring."""
+        """docs/rules/el_grande.md §3.3: caballeros never leave the Castillo except at general scoring."""
         with pytest.raises(IllegalMoveError):
             G.apply_card(base(), 0, "1h", [("execute", 0, "yes"), ("move_from", 0, "CS:0")])

@@ -77,7 +77,7 @@ def _rounds(rec):
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_s3_round_structure_from_records(players):
-    """shared/rules/el_grande.md §3: distinct bids clockwise from the start player, turns by
+    """docs/rules/el_grande.md §3: distinct bids clockwise from the start player, turns by
     descending power card, one card per player per round, the last player starts next round."""
     r = mcsim.simulate("el-grande", games=6, seed=3, players=players, record=6,
                        policies=["heuristic:eps=0.3"] * players)
@@ -101,7 +101,7 @@ def test_s3_round_structure_from_records(players):
 
 
 def test_s2_six_round_variant_plays_six_rounds():
-    """shared/rules/el_grande.md §2: the short game skips rounds 1, 4 and 7."""
+    """docs/rules/el_grande.md §2: the short game skips rounds 1, 4 and 7."""
     r = mcsim.simulate("el-grande", games=30, seed=2, players=4, variant={"rounds": "6"}, record=2)
     for k in (1, 4, 7):
         assert (r.games[[f"power_r{k}_{s}" for s in range(4)]] == 0).all().all()
@@ -113,7 +113,7 @@ def test_s2_six_round_variant_plays_six_rounds():
 
 
 def test_s2_caballeros_are_conserved():
-    """shared/rules/el_grande.md §2: 30 caballeros per colour in play (board + court + province), never negative."""
+    """docs/rules/el_grande.md §2: 30 caballeros per colour in play (board + court + province), never negative."""
     prep = G.prepare(mcsim.runner.resolve_config(  # (module, config)
         "el-grande", players=5,
         policies=["heuristic", "random", "heuristic:court_target=4,veto_harm=1", "random", "heuristic:eps=0.5"])[1])
@@ -170,7 +170,7 @@ def _find(records, kind):
 
 
 def test_s3_4a_s6_2a_records_carry_intake_and_veto_cut():
-    """shared/rules/el_grande.md §3 step 4a, §6 2a: records (format 2) name the intake count and the veto cut,
+    """docs/rules/el_grande.md §3 step 4a, §6 2a: records (format 2) name the intake count and the veto cut,
     they replay, and an illegal count or cut is reported with its index and the legal options."""
     r = mcsim.simulate("el-grande", games=30, seed=8, players=4, record=30)
     recs = [json.loads(json.dumps(x)) for x in r.records]
@@ -205,7 +205,7 @@ FORMAT1 = Path(__file__).parent / "data" / "el_grande_format1.json"
 
 
 def test_format1_records_replay_with_their_rules():
-    """shared/rules/el_grande.md §3 step 4a, §6 2a: a record written before the intake and veto-cut decisions
+    """docs/rules/el_grande.md §3 step 4a, §6 2a: a record written before the intake and veto-cut decisions
     (format 1: maximum intake, shortfall stop, veto yes on 1a cancels it whole) still replays to its points."""
     rec = json.loads(FORMAT1.read_text())
     kinds = [d["kind"] for d in rec["decisions"]]
@@ -242,7 +242,7 @@ def test_heuristic_beats_random():
 
 
 def test_final_tie_variant_breaks_ties_by_unplayed_cards():
-    """shared/rules/el_grande.md §10 A6: final_tie=unplayed gives the tie to the larger unplayed sum."""
+    """docs/rules/el_grande.md §10 A6: final_tie=unplayed gives the tie to the larger unplayed sum."""
     a = mcsim.simulate("el-grande", games=400, seed=6, players=2)
     b = mcsim.simulate("el-grande", games=400, seed=6, players=2, variant={"final_tie": "unplayed"})
     ties = a.games["score_0"] == a.games["score_1"]
@@ -436,13 +436,13 @@ def test_replay_malformed_record_fields_are_one_line_errors(tmp_path, fields, me
 
 
 def test_card_2a_text_says_all_or_the_remaining_part():
-    """shared/rules/el_grande.md §6 2a: a Veto cancels all or the remaining part of one action."""
+    """docs/rules/el_grande.md §6 2a: a Veto cancels all or the remaining part of one action."""
     text = next(c["text"] for c in G.load_data()["cards"]["cards"] if c["id"] == "2a")
     assert "cancel all or the remaining part of one special action" in text
 
 
 def test_a2_veto_off_removes_both_vetoes_issue11():
-    """shared/rules/el_grande.md §10 A2, §6 deck 2 (issue 11 §3): with veto=off the two Veto
+    """docs/rules/el_grande.md §10 A2, §6 deck 2 (issue 11 §3): with veto=off the two Veto
     cards leave the game: deck 2 holds its 9 other cards, one revealed per round, so no Veto is
     ever taken and the records list 9 cards for deck 2. With veto=on they stay (11 cards)."""
     veto_ids = [c for c in G.load_data()["card_ids"] if c.startswith("2a")]

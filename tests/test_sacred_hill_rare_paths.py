@@ -1,6 +1,6 @@
 """Sacred Hill rare rule paths, found in simulated games and checked by the naive implementation.
 
-shared/rules/sacred_hill.md §3.2-§3.5 (issue 11 §4). Every game of the named configurations is
+docs/rules/sacred_hill.md §3.2-§3.5 (issue 11 §4). Every game of the named configurations is
 replayed by tests/sacred_hill_naive.py (the rules coded again from the rules file, no kernel code):
 each recorded move must be one the naive rules allow, and the naive points must equal the record's.
 
@@ -62,7 +62,7 @@ def _n(gs, key):
 
 
 def test_s3_3_1_mandatory_capture_and_several_pending(games):
-    """shared/rules/sacred_hill.md §3.3.1, §7 A3: a besieged enemy lone fort must be captured;
+    """docs/rules/sacred_hill.md §3.3.1, §7 A3: a besieged enemy lone fort must be captured;
     with several pending the player picks one (RANDOM: captures in 276 of 300 games, several
     pending in 4 games; HEURISTIC: 288 and 19)."""
     assert _n(games["random"], "capture") > 0 and _n(games["heuristic"], "capture") > 0
@@ -70,13 +70,13 @@ def test_s3_3_1_mandatory_capture_and_several_pending(games):
 
 
 def test_s3_4_forced_pass_at_the_end(games):
-    """shared/rules/sacred_hill.md §3.3.4, §3.4, §7 A4: with the board full and only the
+    """docs/rules/sacred_hill.md §3.3.4, §3.4, §7 A4: with the board full and only the
     opponent holding captures, the player passes (RANDOM: 37 games, HEURISTIC: 40)."""
     assert _n(games["random"], "pass_") > 0 and _n(games["heuristic"], "pass_") > 0
 
 
 def test_s3_3_3_build_anywhere_and_onto_a_besieged_hill(games):
-    """shared/rules/sacred_hill.md §3.3.3, fig. 11e: no empty hill next to an own fort: build
+    """docs/rules/sacred_hill.md §3.3.3, fig. 11e: no empty hill next to an own fort: build
     anywhere, also on a hill the opponent besieges, which is then captured (RANDOM: anywhere in
     54 games, onto a besieged hill in 49)."""
     for name in ("random", "heuristic", "web2014"):
@@ -84,20 +84,20 @@ def test_s3_3_3_build_anywhere_and_onto_a_besieged_hill(games):
 
 
 def test_s3_2_box_grace_manoeuvre_only_in_box(games):
-    """shared/rules/sacred_hill.md §3.2: with box the opponent makes one more Manoeuvre after the
+    """docs/rules/sacred_hill.md §3.2: with box the opponent makes one more Manoeuvre after the
     switch to Battle (RANDOM: 107 games, HEURISTIC: 108); with web2014 never."""
     assert _n(games["random"], "grace") > 0 and _n(games["heuristic"], "grace") > 0
     assert _n(games["web2014"], "grace") == 0
 
 
 def test_s7_a8_both_players_with_pending_captures(games):
-    """shared/rules/sacred_hill.md §7 A8: both players have captures pending; they alternate,
+    """docs/rules/sacred_hill.md §7 A8: both players have captures pending; they alternate,
     each capturing his own targets (RANDOM: 58 games, HEURISTIC: 45, WEB2014: 63)."""
     assert sum(_n(games[k], "both_capture") for k in games) > 0
 
 
 def test_s3_4_game_ends_on_either_seat_and_territory_decides(games):
-    """shared/rules/sacred_hill.md §3.4, §3.5: the last move falls on both seats (RANDOM: 163 /
+    """docs/rules/sacred_hill.md §3.4, §3.5: the last move falls on both seats (RANDOM: 163 /
     137 games); some games are decided by territory, kingdoms tied (RANDOM: 70 games)."""
     for name in games:
         assert {c["last_seat"] for _, c in games[name]} == {0, 1}
@@ -105,14 +105,14 @@ def test_s3_4_game_ends_on_either_seat_and_territory_decides(games):
 
 
 def test_s4_a6_fort_supply_of_30_never_binds(games):
-    """shared/rules/sacred_hill.md §4, §7 A6: 30 forts per colour, treated as unlimited; the most
+    """docs/rules/sacred_hill.md §4, §7 A6: 30 forts per colour, treated as unlimited; the most
     forts one colour holds at the end in these 900 games is 25, below 30 (the rules saw 26)."""
     most = max(max(bin(v).count("1") for v in c["forts"]) for gs in games.values() for _, c in gs)
     assert most < 30
 
 
 def test_first_player_rate_agrees_with_the_naive_random_play():
-    """shared/rules/sacred_hill.md §3 (issue 11 §5): the first player's win rate in random play
+    """docs/rules/sacred_hill.md §3 (issue 11 §5): the first player's win rate in random play
     (box / knight12) is measured again by the naive implementation's own random play (2,000
     games, Python's random.Random(1); it gave 0.5545). Tolerance: 3 standard errors of the
     difference, sqrt(p(1-p)/20000 + p(1-p)/2000) ~ 0.0117 at p = 0.55, so 0.035."""
@@ -131,7 +131,7 @@ def _besieging_position():
 
 
 def test_replay_refuses_a_skipped_capture_even_if_the_kernel_offers_it(monkeypatch):
-    """shared/rules/sacred_hill.md §3.3.1, §3.4 (issue 11 §4): replay checks the forced moves
+    """docs/rules/sacred_hill.md §3.3.1, §3.4 (issue 11 §4): replay checks the forced moves
     itself; with the kernel's move list broken to allow anything, a record that builds instead
     of the mandatory capture, builds away from its forts, or passes with hills empty is refused."""
     st = _besieging_position()

@@ -76,7 +76,7 @@ def test_replay_malformed_records(record, msg):
 
 
 def test_match_pairs_with_same_policy():
-    """shared/rules/sacred_hill.md §3.6: games 2j and 2j+1 form a match; totals per player."""
+    """docs/rules/sacred_hill.md §3.6: games 2j and 2j+1 form a match; totals per player."""
     r = mcsim.simulate("sacred-hill", games=1000, seed=4)
     mp = SH._match_points(r.games)
     g = r.games

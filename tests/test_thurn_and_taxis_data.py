@@ -1,6 +1,6 @@
 """Thurn and Taxis component data: graph facts and load-time validation.
 
-Rule source: shared/rules/thurn_und_taxis.md §1-§2.
+Rule source: docs/rules/thurn_und_taxis.md §1-§2.
 """
 import json
 
@@ -20,7 +20,7 @@ def _deg(data, name):
 
 
 def test_s1_1_twenty_two_cities_in_nine_regions(data):
-    """shared/rules/thurn_und_taxis.md §1: 22 cities, 9 regions, Baiern has 8 cities."""
+    """docs/rules/thurn_und_taxis.md §1: 22 cities, 9 regions, Baiern has 8 cities."""
     assert len(data["cities"]) == 22
     assert len(data["regions"]) == 9
     counts = {r: sum(c["region"] == r for c in data["cities"]) for r in data["regions"]}
@@ -29,7 +29,7 @@ def test_s1_1_twenty_two_cities_in_nine_regions(data):
 
 
 def test_s1_2_forty_five_roads_and_degrees(data):
-    """shared/rules/thurn_und_taxis.md §1.2: 45 roads; Stuttgart 7, Ingolstadt 6, Muenchen 6,
+    """docs/rules/thurn_und_taxis.md §1.2: 45 roads; Stuttgart 7, Ingolstadt 6, Muenchen 6,
     Lodz 1, Basel 2, Budweis 2; the only neighbour of Lodz is Pilsen."""
     assert len(data["edges"]) == 45
     assert sum(len(a) for a in data["adj"]) == 90
@@ -43,7 +43,7 @@ def test_s1_2_forty_five_roads_and_degrees(data):
 
 
 def test_s1_2_graph_connected_and_hamiltonian_path_exists(data):
-    """shared/rules/thurn_und_taxis.md §1.2: the map is connected and has a Hamiltonian path."""
+    """docs/rules/thurn_und_taxis.md §1.2: the map is connected and has a Hamiltonian path."""
     adj = data["adj"]
     n = 22
     # DP over subsets would be 2^22 * 22; a DFS from Lodz (degree 1, must be an end) is instant.
@@ -58,7 +58,7 @@ def test_s1_2_graph_connected_and_hamiltonian_path_exists(data):
 
 
 def test_s2_components(data):
-    """shared/rules/thurn_und_taxis.md §2: carriage points (medium), 30 bonus tiles by stack."""
+    """docs/rules/thurn_und_taxis.md §2: carriage points (medium), 30 bonus tiles by stack."""
     assert data["carriage_vp"] == {3: 2, 4: 3, 5: 5, 6: 7, 7: 10}
     assert [len(s["values"]) for s in data["stacks"]] == [2, 3, 4, 4, 3, 3, 3, 3, 4, 1]
     assert sum(len(s["values"]) for s in data["stacks"]) == 30
@@ -67,7 +67,7 @@ def test_s2_components(data):
 
 
 def test_s1_region_groups(data):
-    """shared/rules/thurn_und_taxis.md §1: groups Baden, W+H, S+T, B+S, Baiern (sizes 3,3,3,4,8)."""
+    """docs/rules/thurn_und_taxis.md §1: groups Baden, W+H, S+T, B+S, Baiern (sizes 3,3,3,4,8)."""
     tab = T.build_tables(data)
     import kernels.thurn_and_taxis as K
     sizes = {T.STACK_IDS[s]: bin(int(tab[K.T_GROUP + s])).count("1") for s in range(3, 8)}
@@ -95,7 +95,7 @@ def _map_json():
     (lambda m: m.__setitem__("city_cards_per_city", 2), "expected 66"),
 ])
 def test_s1_bad_map_raises_data_file_error(tmp_path, mutate, message):
-    """shared/rules/thurn_und_taxis.md §1.2: a broken map names the entry and the rule."""
+    """docs/rules/thurn_und_taxis.md §1.2: a broken map names the entry and the rule."""
     m = _map_json()
     mutate(m)
     with pytest.raises(DataFileError, match=message):
@@ -103,7 +103,7 @@ def test_s1_bad_map_raises_data_file_error(tmp_path, mutate, message):
 
 
 def test_s1_2_disconnected_map_raises(tmp_path):
-    """shared/rules/thurn_und_taxis.md §1.2: the graph must be connected."""
+    """docs/rules/thurn_und_taxis.md §1.2: the graph must be connected."""
     m = _map_json()
     m["roads"] = [r for r in m["roads"] if "Lodz" not in r] + [["Carlsruhe", "Budweis"]]
     for c in m["cities"]:
@@ -113,7 +113,7 @@ def test_s1_2_disconnected_map_raises(tmp_path):
 
 
 def test_s2_1_carriage_points_overridable(tmp_path):
-    """shared/rules/thurn_und_taxis.md §2.1 (medium confidence): points come from data."""
+    """docs/rules/thurn_und_taxis.md §2.1 (medium confidence): points come from data."""
     c = {"carriages": [{"value": v, "points": p} for v, p in [(3, 1), (4, 2), (5, 4), (6, 6), (7, 9)]]}
     assert T.load_carriages(_write(tmp_path, "c.json", c)) == {3: 1, 4: 2, 5: 4, 6: 6, 7: 9}
     c["carriages"].pop()
@@ -122,7 +122,7 @@ def test_s2_1_carriage_points_overridable(tmp_path):
 
 
 def test_s2_2_bad_bonus_tiles(tmp_path, data):
-    """shared/rules/thurn_und_taxis.md §2.2: tile counts per stack, highest on top."""
+    """docs/rules/thurn_und_taxis.md §2.2: tile counts per stack, highest on top."""
     b = json.loads((T.DATA_DIR / "bonus_tiles.json").read_text())
     b["stacks"][2]["values"] = [4, 3, 2]
     with pytest.raises(DataFileError, match="'route7': 3 tiles, expected 4"):

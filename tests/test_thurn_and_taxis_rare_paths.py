@@ -1,7 +1,7 @@
 """Thurn and Taxis rare rule paths (issue 11 §4), reached in simulated games and checked by a
 second implementation.
 
-Rule source: shared/rules/thurn_und_taxis.md (§3 setup, §4 turn, §5 end and score, §6 officials,
+Rule source: docs/rules/thurn_und_taxis.md (§3 setup, §4 turn, §5 end and score, §6 officials,
 §7 defaults). ``naive_turns`` below is a plain-Python reading of §3-§6 written from the rules
 file: it follows a record's card flow (deck, display, discard pile, reshuffles, hands, routes),
 turn order, officials, houses and the end of the game, and never calls the kernel or its
@@ -363,7 +363,7 @@ PATHS = [
                          ids=[f"{p}-{c}" for p, _, c, _, _ in PATHS])
 def test_rare_path_reached_and_checked_by_second_implementation(path, section, config, times,
                                                                 games):
-    """shared/rules/thurn_und_taxis.md (section in the row): the path is reached ``times`` times
+    """docs/rules/thurn_und_taxis.md (section in the row): the path is reached ``times`` times
     in ``games`` games of the named configuration, all of which agree with the rules-file
     reading ``naive_turns`` and the naive scorer (exact counts of fixed seeds)."""
     total, reached = checked(config)
@@ -384,7 +384,7 @@ def test_naive_reading_refuses_a_skipped_house():
 
 
 def test_s7_1_all_regions_tile_never_taken_without_baiern():
-    """shared/rules/thurn_und_taxis.md §7.1 (issue 11 §6): ``all_regions_includes_baiern=true``
+    """docs/rules/thurn_und_taxis.md §7.1 (issue 11 §6): ``all_regions_includes_baiern=true``
     changes who may take the all-regions tile only for a player with houses in the 8 other
     regions and none in Baiern. In the 176 takes of these configurations that never happens
     (the README gives the larger measurement), so the variant changes no result here."""

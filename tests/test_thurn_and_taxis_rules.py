@@ -1,6 +1,6 @@
 """Thurn and Taxis rules: worked examples E1-E8, officials, bonus tiles, end and tie-break.
 
-Rule source: shared/rules/thurn_und_taxis.md (§3-§8). Positions are built with
+Rule source: docs/rules/thurn_und_taxis.md (§3-§8). Positions are built with
 ``mcsim.games.thurn_and_taxis.Game`` and its setters, then stepped through the kernel.
 """
 import numpy as np
@@ -38,7 +38,7 @@ E1_ROUTE = ("Sigmaringen", "Stuttgart", "Nuernberg", "Regensburg", "Ingolstadt",
 
 class TestWorkedExamples:
     def test_s8_e1_option_i_one_house_per_region(self):
-        """shared/rules/thurn_und_taxis.md §8 E1: option (i) places 3 houses; 6-tile 3 VP; 3-carriage."""
+        """docs/rules/thurn_und_taxis.md §8 E1: option (i) places 3 houses; 6-tile 3 VP; 3-carriage."""
         g = closing(game(), E1_ROUTE, hand=("Basel", "Lodz", "Linz", "Passau", "Ulm"))
         g.play(K.A_CLOSE, K.A_MODE_EACH)
         # regions served in table order: Wuerttemberg, Hohenzollern, Baiern
@@ -59,14 +59,14 @@ class TestWorkedExamples:
 
     @pytest.mark.parametrize("region, left", [("Baiern", 16), ("Hohenzollern", 19), ("Wuerttemberg", 19)])
     def test_s8_e1_option_ii_whole_region(self, region, left):
-        """shared/rules/thurn_und_taxis.md §8 E1: option (ii) Baiern 4 houses (16 left), else 1."""
+        """docs/rules/thurn_und_taxis.md §8 E1: option (ii) Baiern 4 houses (16 left), else 1."""
         g = closing(game(), E1_ROUTE)
         g.play(K.A_CLOSE, K.A_MODE_REGION + R[region])
         assert g.get(K.S_HOUSES_LEFT) == left
         assert g.get(K.S_TILE_PTS) == 3 and g.get(K.S_CARRIAGE) == 3
 
     def test_s8_e2_extension_only_at_either_end(self):
-        """shared/rules/thurn_und_taxis.md §8 E2: legal plays on Carlsruhe-Stuttgart-Nuernberg-Regensburg."""
+        """docs/rules/thurn_und_taxis.md §8 E2: legal plays on Carlsruhe-Stuttgart-Nuernberg-Regensburg."""
         g = game()
         g.set_route(0, c("Carlsruhe", "Stuttgart", "Nuernberg", "Regensburg"))
         g.set_hand(0, c("Innsbruck", "Wuerzburg", "Stuttgart", "Mannheim", "Freiburg", "Ingolstadt",
@@ -83,7 +83,7 @@ class TestWorkedExamples:
         assert g.route(0) == c("Mannheim", "Carlsruhe", "Stuttgart", "Nuernberg", "Regensburg")
 
     def test_s8_e3_carriages_in_strict_order(self):
-        """shared/rules/thurn_und_taxis.md §8 E3: 3 -> 3-carriage; 5 -> 4; 4 -> none; 5 needs >= 5."""
+        """docs/rules/thurn_und_taxis.md §8 E3: 3 -> 3-carriage; 5 -> 4; 4 -> none; 5 needs >= 5."""
         g = game()
         for route, want in [(("Carlsruhe", "Mannheim", "Stuttgart"), 3),
                             (("Basel", "Freiburg", "Zuerich", "Kempten", "Ulm"), 4),
@@ -97,7 +97,7 @@ class TestWorkedExamples:
             g.st[K.S_TURN] = 0
 
     def test_s8_e4_cartwright_buys_the_seven(self):
-        """shared/rules/thurn_und_taxis.md §8 E4: 6-carriage + 5-card route + Cartwright -> 7,
+        """docs/rules/thurn_und_taxis.md §8 E4: 6-carriage + 5-card route + Cartwright -> 7,
         game-end tile (+1), route tile from the 5-stack (2)."""
         g = closing(game(), ("Basel", "Freiburg", "Zuerich", "Kempten", "Ulm"))
         g.st[K.S_CARRIAGE] = 6
@@ -110,7 +110,7 @@ class TestWorkedExamples:
         assert g.get(K.S_N_OFFICIAL + K.OFF_CARTWRIGHT) == 1
 
     def test_s8_e5_wuerttemberg_hohenzollern_tile(self):
-        """shared/rules/thurn_und_taxis.md §8 E5: house in Stuttgart + Ulm + Sigmaringen -> W/H tile 3."""
+        """docs/rules/thurn_und_taxis.md §8 E5: house in Stuttgart + Ulm + Sigmaringen -> W/H tile 3."""
         g = closing(game(), ("Ulm", "Sigmaringen", "Stuttgart"))
         g.set_houses(0, c("Stuttgart"))
         g.play(K.A_CLOSE, K.A_MODE_EACH, K.A_HOUSE + C["Ulm"], K.A_HOUSE + C["Sigmaringen"])
@@ -119,7 +119,7 @@ class TestWorkedExamples:
         assert g.get(K.S_HOUSES_LEFT) == 17
 
     def test_s8_e6_final_score(self):
-        """shared/rules/thurn_und_taxis.md §8 E6: carriage 7 VP + tiles 17 - 4 unplaced = 20."""
+        """docs/rules/thurn_und_taxis.md §8 E6: carriage 7 VP + tiles 17 - 4 unplaced = 20."""
         g = game()
         g.st[K.S_CARRIAGE] = 6
         g.st[K.S_TILE_PTS] = 17
@@ -127,7 +127,7 @@ class TestWorkedExamples:
         assert g.scores()[0] == 20
 
     def test_s8_e7_route_tile_cascade(self):
-        """shared/rules/thurn_und_taxis.md §8 E7: L=8 with 7-stack empty -> 6-stack, then 5, then none."""
+        """docs/rules/thurn_und_taxis.md §8 E7: L=8 with 7-stack empty -> 6-stack, then 5, then none."""
         route = ("Basel", "Freiburg", "Zuerich", "Sigmaringen", "Ulm", "Augsburg", "Innsbruck", "Muenchen")
         expect = [(K.STK_ROUTE6, 3), (K.STK_ROUTE5, 2), (None, 0)]
         for emptied, (stack, pts) in zip(([K.STK_ROUTE7], [K.STK_ROUTE7, K.STK_ROUTE6],
@@ -142,7 +142,7 @@ class TestWorkedExamples:
             assert g.get(K.S_TILE_PTS) == pts
 
     def test_s7_3_no_cascade_variant(self):
-        """shared/rules/thurn_und_taxis.md §7.3: route_tile_cascade=false gives nothing."""
+        """docs/rules/thurn_und_taxis.md §7.3: route_tile_cascade=false gives nothing."""
         g = closing(game(variant={"route_tile_cascade": "false"}),
                     ("Basel", "Freiburg", "Zuerich", "Sigmaringen", "Ulm", "Augsburg", "Innsbruck"))
         g.st[K.S_STACK + K.STK_ROUTE7] = 0
@@ -150,7 +150,7 @@ class TestWorkedExamples:
         assert g.get(K.S_TILE_PTS) == 0
 
     def test_s8_e8_tie_break_clockwise_from_holder(self):
-        """shared/rules/thurn_und_taxis.md §8 E8: seat 2 holds the end tile, seats 0 and 3 tie -> 3."""
+        """docs/rules/thurn_und_taxis.md §8 E8: seat 2 holds the end tile, seats 0 and 3 tie -> 3."""
         g = game(players=4)
         g.st[K.S_END_SEAT] = 2
         for p, (carr, tiles, left) in enumerate([(6, 10, 0), (5, 5, 0), (5, 8, 0), (6, 10, 0)]):
@@ -161,7 +161,7 @@ class TestWorkedExamples:
         assert g.winner() == 3
 
     def test_s5_tie_break_holder_among_tied_wins(self):
-        """shared/rules/thurn_und_taxis.md §5: the game-end tile holder wins a tie it is part of."""
+        """docs/rules/thurn_und_taxis.md §5: the game-end tile holder wins a tie it is part of."""
         g = game(players=3)
         g.st[K.S_END_SEAT] = 1
         for p in range(3):
@@ -174,7 +174,7 @@ class TestWorkedExamples:
 
 class TestOfficials:
     def test_s4a_forced_postmaster_on_empty_hand(self):
-        """shared/rules/thurn_und_taxis.md §4A: an empty hand at turn start forces 2 draws, no other official."""
+        """docs/rules/thurn_und_taxis.md §4A: an empty hand at turn start forces 2 draws, no other official."""
         g = game()
         assert g.phase == K.PH_DRAW1 and g.get(K.S_FORCED) == 1
         assert g.get(K.S_OFFICIAL) == K.OFF_POSTMASTER
@@ -188,7 +188,7 @@ class TestOfficials:
         assert g.get(K.S_N_OFFICIAL + K.OFF_POSTMASTER) == 1 and g.get(K.S_N_FORCED) == 1
 
     def test_s6_postmaster_second_draw_and_no_other_official(self):
-        """shared/rules/thurn_und_taxis.md §6: Postmaster draws a 2nd card; then no Postal Carrier/Cartwright."""
+        """docs/rules/thurn_und_taxis.md §6: Postmaster draws a 2nd card; then no Postal Carrier/Cartwright."""
         g = game()
         g.set_hand(0, c("Ulm", "Augsburg"))
         g.set_route(0, c("Stuttgart", "Carlsruhe"))
@@ -202,7 +202,7 @@ class TestOfficials:
         assert K.A_CLOSE_CART not in g.legal()
 
     def test_s6_administrator_replaces_display(self):
-        """shared/rules/thurn_und_taxis.md §6: Administrator discards the 6 display cards, deals 6 new."""
+        """docs/rules/thurn_und_taxis.md §6: Administrator discards the 6 display cards, deals 6 new."""
         g = game()
         g.set_hand(0, c("Ulm"))
         g.set_phase(K.PH_ADMIN)
@@ -216,7 +216,7 @@ class TestOfficials:
         assert g.phase == K.PH_PLAY1  # no Postmaster after the Administrator
 
     def test_s6_postal_carrier_plays_two_cards(self):
-        """shared/rules/thurn_und_taxis.md §6: Postal Carrier puts a 2nd card on the route."""
+        """docs/rules/thurn_und_taxis.md §6: Postal Carrier puts a 2nd card on the route."""
         g = game()
         g.set_hand(0, c("Ulm", "Augsburg"))
         g.set_route(0, c("Stuttgart"))
@@ -228,7 +228,7 @@ class TestOfficials:
         assert g.phase == K.PH_CLOSE and K.A_CLOSE_CART not in g.legal()
 
     def test_s4b_discard_route_and_restart(self):
-        """shared/rules/thurn_und_taxis.md §4B: discarding the route counts as the play."""
+        """docs/rules/thurn_und_taxis.md §4B: discarding the route counts as the play."""
         g = game()
         g.set_hand(0, c("Lodz"))
         g.set_route(0, c("Basel", "Zuerich"))
@@ -239,7 +239,7 @@ class TestOfficials:
         assert g.current == 1
 
     def test_s4c_close_needs_three_cards(self):
-        """shared/rules/thurn_und_taxis.md §4C: closing only with >= 3 cards."""
+        """docs/rules/thurn_und_taxis.md §4C: closing only with >= 3 cards."""
         g = game()
         g.set_hand(0, c("Ulm", "Lodz"))
         g.set_route(0, c("Stuttgart"))
@@ -250,7 +250,7 @@ class TestOfficials:
 
 class TestBonusAndEnd:
     def test_s4c2_one_region_tile_per_group_per_player(self):
-        """shared/rules/thurn_und_taxis.md §4C.2: a region tile once per group per player."""
+        """docs/rules/thurn_und_taxis.md §4C.2: a region tile once per group per player."""
         g = closing(game(), ("Carlsruhe", "Mannheim", "Stuttgart"))
         g.set_houses(0, c("Freiburg"))
         g.play(K.A_CLOSE, K.A_MODE_REGION + R["Baden"])
@@ -266,7 +266,7 @@ class TestBonusAndEnd:
 
     @pytest.mark.parametrize("with_baiern, expect", [("false", 6), ("true", 0)])
     def test_s7_1_all_regions_tile(self, with_baiern, expect):
-        """shared/rules/thurn_und_taxis.md §7.1: the all-regions tile needs the 8 non-Baiern regions
+        """docs/rules/thurn_und_taxis.md §7.1: the all-regions tile needs the 8 non-Baiern regions
         (default) or all 9 (all_regions_includes_baiern=true)."""
         g = closing(game(variant={"all_regions_includes_baiern": with_baiern}),
                     ("Budweis", "Pilsen", "Lodz"))
@@ -275,7 +275,7 @@ class TestBonusAndEnd:
         assert g.get(K.S_TILE_PTS) == expect
 
     def test_s4c2_several_tiles_in_one_closing(self):
-        """shared/rules/thurn_und_taxis.md §4C.2: route tile + region tiles in one closing."""
+        """docs/rules/thurn_und_taxis.md §4C.2: route tile + region tiles in one closing."""
         g = closing(game(), ("Linz", "Budweis", "Pilsen", "Regensburg", "Passau"))
         g.set_houses(0, c("Salzburg"))
         g.play(K.A_CLOSE, K.A_MODE_EACH, K.A_HOUSE + C["Passau"], K.A_HOUSE + C["Linz"],
@@ -287,7 +287,7 @@ class TestBonusAndEnd:
         assert g.get(K.S_TILE_PTS) == 2 + 4  # route 5 + Boehmen/Salzburg
 
     def test_s7_5_houses_short(self):
-        """shared/rules/thurn_und_taxis.md §7.5: place as many houses as left (player's choice)."""
+        """docs/rules/thurn_und_taxis.md §7.5: place as many houses as left (player's choice)."""
         g = closing(game(), E1_ROUTE)
         baiern_on_route = c("Nuernberg", "Regensburg", "Ingolstadt", "Augsburg")
         g.set_houses(0, [x for x in range(22) if x not in baiern_on_route])  # 18 placed, 2 left
@@ -299,7 +299,7 @@ class TestBonusAndEnd:
         assert g.get(K.S_END_SEAT) == 0 and g.get(K.S_END_REASON) == K.END_HOUSES
 
     def test_s7_5_houses_short_one_per_region_may_skip(self):
-        """shared/rules/thurn_und_taxis.md §7.5, §4C.2: with 1 house left and 3 regions to serve,
+        """docs/rules/thurn_und_taxis.md §7.5, §4C.2: with 1 house left and 3 regions to serve,
         the player picks which region gets it; every completed group pays in the same closing."""
         g = closing(game(), E1_ROUTE)
         g.set_houses(0, [x for x in range(22) if x not in c("Stuttgart", "Sigmaringen", "Augsburg")])
@@ -315,7 +315,7 @@ class TestBonusAndEnd:
         assert g.get(K.S_STACK + K.STK_ALL_REGIONS) == 4
 
     def test_s5_end_trigger_finishes_the_round(self):
-        """shared/rules/thurn_und_taxis.md §5: the round is finished; the last seat ends the game."""
+        """docs/rules/thurn_und_taxis.md §5: the round is finished; the last seat ends the game."""
         g = closing(game(), ("Basel", "Freiburg", "Zuerich", "Kempten", "Ulm"), seat=1)
         g.st[K.S_CARRIAGE + 1] = 6
         g.play(K.A_CLOSE_CART, K.A_MODE_REGION + R["Baiern"])
@@ -331,7 +331,7 @@ class TestBonusAndEnd:
         assert g.over
 
     def test_s5_only_first_trigger_gets_end_tile(self):
-        """shared/rules/thurn_und_taxis.md §5: one game-end tile, for the first trigger only."""
+        """docs/rules/thurn_und_taxis.md §5: one game-end tile, for the first trigger only."""
         g = closing(game(), ("Basel", "Freiburg", "Zuerich", "Kempten", "Ulm"), seat=0)
         g.st[K.S_CARRIAGE + 0] = 6
         g.play(K.A_CLOSE_CART, K.A_MODE_REGION + R["Baiern"])
@@ -342,7 +342,7 @@ class TestBonusAndEnd:
         assert g.get(K.S_TILE_PTS, 0) == 3 and g.get(K.S_TILE_PTS, 1) == 1  # 5-stack 2 then 1
 
     def test_s4a_display_refill_and_reshuffle(self):
-        """shared/rules/thurn_und_taxis.md §4A: display refilled at once; empty deck -> reshuffle discards."""
+        """docs/rules/thurn_und_taxis.md §4A: display refilled at once; empty deck -> reshuffle discards."""
         g = game()
         g.set_hand(0, c("Ulm"))
         g.set_phase(K.PH_ADMIN)
@@ -362,7 +362,7 @@ class TestBonusAndEnd:
         assert sorted(g.hand(0)) in (sorted(c("Ulm", "Lodz") + [first]), sorted(c("Ulm", "Basel") + [first]))
 
     def test_s7_10_nothing_to_draw_skips(self):
-        """shared/rules/thurn_und_taxis.md §7.10: deck, discard and display empty -> the draw is skipped."""
+        """docs/rules/thurn_und_taxis.md §7.10: deck, discard and display empty -> the draw is skipped."""
         g = game()
         g.set_hand(0, c("Ulm"))
         g.st[K.S_DECK_TOP] = g.st[K.S_DECK_END]
@@ -373,7 +373,7 @@ class TestBonusAndEnd:
         assert g.phase == K.PH_PLAY1
 
     def test_s7_7_every_turn_hand_limit_variant(self):
-        """shared/rules/thurn_und_taxis.md §7.7: hand_limit=every_turn trims at the end of each turn."""
+        """docs/rules/thurn_und_taxis.md §7.7: hand_limit=every_turn trims at the end of each turn."""
         g = game(variant={"hand_limit": "every_turn"})
         g.set_hand(0, c("Ulm", "Lodz", "Basel", "Linz", "Passau"))
         g.set_phase(K.PH_PLAY1)
@@ -390,7 +390,7 @@ class TestBonusAndEnd:
 
 
 def test_s4_random_games_respect_invariants():
-    """shared/rules/thurn_und_taxis.md §2-§5: card conservation and house counts in random games."""
+    """docs/rules/thurn_und_taxis.md §2-§5: card conservation and house counts in random games."""
     rng = np.random.default_rng(3)
     for n in (2, 3, 4):
         deck = rng.permutation(DECK)
@@ -465,7 +465,7 @@ def _naive_legal(g):
 
 
 def test_s4_move_generator_matches_naive_rules_reading():
-    """shared/rules/thurn_und_taxis.md §4, §6: the kernel's legal moves equal a naive reading of
+    """docs/rules/thurn_und_taxis.md §4, §6: the kernel's legal moves equal a naive reading of
     the rules in every phase (house modes and picks included, §4C.1) of random 2-4 player games."""
     rng = np.random.default_rng(7)
     checked = 0
@@ -497,7 +497,7 @@ HANDWRITTEN = {
 
 
 def test_s4_handwritten_record_replays():
-    """shared/rules/thurn_und_taxis.md §3-§4: a record typed by hand (unshuffled deck) replays:
+    """docs/rules/thurn_und_taxis.md §3-§4: a record typed by hand (unshuffled deck) replays:
     forced Postmasters, display refills from the deck, Postal Carrier extending both ends."""
     out = T.replay(HANDWRITTEN)
     assert out["finished"] is False and out["turns"] == 4 and out["scores"] == [-20, -20, -20]
@@ -507,7 +507,7 @@ def test_s4_handwritten_record_replays():
 
 
 def test_s4_handwritten_record_illegal_play():
-    """shared/rules/thurn_und_taxis.md §4B: Ulm is not adjacent to Carlsruhe: turn 3 is illegal."""
+    """docs/rules/thurn_und_taxis.md §4B: Ulm is not adjacent to Carlsruhe: turn 3 is illegal."""
     import copy
     bad = copy.deepcopy(HANDWRITTEN)
     bad["turns"][3]["plays"] = ["right:Ulm"]
@@ -549,7 +549,7 @@ def _naive_opening_count(depth, players):
 
 
 def test_s4_perft_fixed_deal():
-    """shared/rules/thurn_und_taxis.md §3-§4: decision counts from the unshuffled deal.
+    """docs/rules/thurn_und_taxis.md §3-§4: decision counts from the unshuffled deal.
 
     Depth 1: display Carlsruhe, display Freiburg, deck (3). Depth 2: after a display draw the
     slot shows Mannheim (4 options each), after the deck draw 3: 11. Depth 3: new routes with
@@ -572,7 +572,7 @@ def test_s4_perft_fixed_deal():
 
 class TestMandatoryHouses:
     def test_s4c1_fully_housed_region_is_no_option_bug(self):
-        """shared/rules/thurn_und_taxis.md §4C.1, §7.13: with Sigmaringen already his, region mode
+        """docs/rules/thurn_und_taxis.md §4C.1, §7.13: with Sigmaringen already his, region mode
         Hohenzollern would place nothing while other options place houses: not offered."""
         g = closing(game(), E1_ROUTE)
         g.set_houses(0, c("Sigmaringen"))
@@ -582,7 +582,7 @@ class TestMandatoryHouses:
                              K.A_MODE_REGION + R["Baiern"]]
 
     def test_s4c1_every_route_city_housed_all_options_place_nothing(self):
-        """shared/rules/thurn_und_taxis.md §7.13: when no option places a house, every option is
+        """docs/rules/thurn_und_taxis.md §7.13: when no option places a house, every option is
         legal (and places none)."""
         g = closing(game(), ("Basel", "Freiburg", "Zuerich"))
         g.set_houses(0, c("Basel", "Freiburg", "Zuerich"))
@@ -593,7 +593,7 @@ class TestMandatoryHouses:
         assert g.get(K.S_HOUSES_LEFT) == 17 and g.route(0) == []
 
     def test_s4c1_no_skip_when_houses_suffice_bug(self):
-        """shared/rules/thurn_und_taxis.md §4C.1, §7.5: 2 houses left, the route's regions
+        """docs/rules/thurn_und_taxis.md §4C.1, §7.5: 2 houses left, the route's regions
         Wuerttemberg and Baiern lack his house (Hohenzollern is housed): both get one; no skip
         (main offered one: it counted Hohenzollern among the regions to serve)."""
         g = closing(game(), E1_ROUTE)
@@ -607,7 +607,7 @@ class TestMandatoryHouses:
         assert g.get(K.S_HOUSES_LEFT) == 0 and g.get(K.S_END_REASON) == K.END_HOUSES
 
     def test_s7_5_short_skip_only_while_short(self):
-        """shared/rules/thurn_und_taxis.md §7.5: 1 house left, 2 regions to serve: the first may
+        """docs/rules/thurn_und_taxis.md §7.5: 1 house left, 2 regions to serve: the first may
         be skipped, then the last one must take the house."""
         g = closing(game(), E1_ROUTE)
         g.set_houses(0, [x for x in range(22) if x not in c("Stuttgart", "Augsburg", "Nuernberg")])
@@ -642,7 +642,7 @@ class TestHouseLeftOutCase:
     tests/data/): a random 2-player record that main accepts (houses left 2, 14 points)."""
 
     def test_s7_13_case_refused_at_its_first_close_that_places_nothing_bug(self):
-        """shared/rules/thurn_und_taxis.md §7.13: turn 101 closes Budweis-Linz-Passau in region
+        """docs/rules/thurn_und_taxis.md §7.13: turn 101 closes Budweis-Linz-Passau in region
         mode Baiern (all housed) while Linz and Budweis lack seat 1's house."""
         with pytest.raises(IllegalMoveError) as e:
             T.replay(_house_case())
@@ -651,7 +651,7 @@ class TestHouseLeftOutCase:
             "Budweis], close region Salzburg [Linz], close region Boehmen [Budweis]")
 
     def test_s4c1_house_left_out_at_turn_182_refused_bug(self):
-        """shared/rules/thurn_und_taxis.md §4C.1, §7.5: turn 182, seat 0 closes
+        """docs/rules/thurn_und_taxis.md §4C.1, §7.5: turn 182, seat 0 closes
         Augsburg-Ulm-Stuttgart-Ingolstadt-Regensburg-Passau-Salzburg-Innsbruck with 2 houses
         left (3 in the case file; Zuerich took one at turn 166); only Augsburg and Ulm lack his
         house and the record places only Augsburg: refused, with the legal choices."""
@@ -663,7 +663,7 @@ class TestHouseLeftOutCase:
             "Augsburg], close region Wuerttemberg [Ulm], close region Baiern [Augsburg]")
 
     def test_s4c1_house_left_out_with_ulm_added_replays(self):
-        """shared/rules/thurn_und_taxis.md §4C, §5: with Ulm added seat 0 places his last 2 houses
+        """docs/rules/thurn_und_taxis.md §4C, §5: with Ulm added seat 0 places his last 2 houses
         at turn 182: 5-carriage 5 + tiles 18 - 0 houses left = 23, and the game-end tile is his
         (end by houses; the record stops before the round is over)."""
         rec = _house_case_legal_before_182()

@@ -1,6 +1,6 @@
 """Thurn and Taxis through mcsim.simulate and the CLI: determinism, records, naive scorer, errors.
 
-Rule source: shared/rules/thurn_und_taxis.md §4-§5 (scoring cross-check), issue 6 §4-§6.
+Rule source: docs/rules/thurn_und_taxis.md §4-§5 (scoring cross-check), issue 6 §4-§6.
 """
 import json
 
@@ -50,7 +50,7 @@ def test_common_random_numbers_same_deal_for_every_policy():
 @pytest.mark.parametrize("players, policies", [(2, ["random"]), (3, ["route"]),
                                                (4, ["route", "random", "route", "random"])])
 def test_s5_naive_scorer_agrees_with_kernel(players, policies):
-    """shared/rules/thurn_und_taxis.md §4C, §5: a plain-Python second scorer, rebuilt from each
+    """docs/rules/thurn_und_taxis.md §4C, §5: a plain-Python second scorer, rebuilt from each
     record's plays and closings, gives the kernel's scores and winner on random finished games."""
     r = mcsim.simulate(GAME, games=40, seed=21, players=players, policies=policies, record=40)
     for rec in r.records:
@@ -65,7 +65,7 @@ def test_s5_naive_scorer_agrees_with_kernel(players, policies):
 @pytest.mark.parametrize("variant", [{"all_regions_includes_baiern": "true"},
                                      {"route_tile_cascade": "false", "hand_limit": "every_turn"}])
 def test_s7_naive_scorer_under_variants(variant):
-    """shared/rules/thurn_und_taxis.md §7.1, §7.3, §7.7: the cross-check holds under the variants."""
+    """docs/rules/thurn_und_taxis.md §7.1, §7.3, §7.7: the cross-check holds under the variants."""
     r = mcsim.simulate(GAME, games=15, seed=2, policies=["route"], variant=variant, record=15)
     for rec in r.records:
         assert T.naive_score_record(rec)["scores"] == rec["scores"]
@@ -127,7 +127,7 @@ def _record():
 
 
 def test_replay_rejects_illegal_play_with_turn_index():
-    """shared/rules/thurn_und_taxis.md §4B: an illegal play names the turn and the legal plays."""
+    """docs/rules/thurn_und_taxis.md §4B: an illegal play names the turn and the legal plays."""
     rec = _record()
     t = next(i for i, t in enumerate(rec["turns"]) if any(p.startswith("right:") for p in t["plays"]))
     k = next(j for j, p in enumerate(rec["turns"][t]["plays"]) if p.startswith("right:"))
@@ -233,7 +233,7 @@ def test_bad_input_raises_mcsim_errors(tmp_path):
 
 
 def test_s2_1_carriage_points_from_option_file(tmp_path):
-    """shared/rules/thurn_und_taxis.md §2.1 (medium): carriage points replaceable by a data file."""
+    """docs/rules/thurn_und_taxis.md §2.1 (medium): carriage points replaceable by a data file."""
     f = tmp_path / "c.json"
     f.write_text(json.dumps({"carriages": [{"value": v, "points": 100 * v} for v in range(3, 8)]}))
     a = mcsim.simulate(GAME, games=30, seed=4, policies=["route"])

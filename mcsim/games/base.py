@@ -59,7 +59,7 @@ class VariantSpec:
     choices: tuple[str, ...]
     default: str
     help: str
-    source: str = ""  # e.g. "shared/rules/sacred_hill.md §3.2"
+    source: str = ""  # e.g. "docs/rules/sacred_hill.md §3.2"
 
     def code(self, value: str) -> int:
         return self.choices.index(value)
@@ -120,7 +120,7 @@ class GameSpec:
 
     id: str
     long_name: str
-    rules: str  # "shared/rules/<game>.md"
+    rules: str  # "docs/rules/<game>.md"
     min_players: int
     max_players: int
     default_players: int

@@ -1,6 +1,6 @@
 """Carcassonne (base game C2/C3 with farmers, 2-5 players) and the mini-expansion The Gifts.
 
-Rules: ``shared/rules/carcassonne.md``. Kernel: ``kernels.carcassonne``. Data:
+Rules: ``docs/rules/carcassonne.md``. Kernel: ``kernels.carcassonne``. Data:
 ``mcsim/data/carcassonne/tiles.json`` (the 72-tile table of §2, checked against its checksums on
 load), ``gifts.json`` (the 25 gift cards, §4.1; 2 points per unopened card, §4.5; Cash Out's 2 per
 meeple, §4.4.3), ``scoring.json`` (point values of §3.3 and the 7 meeples per player). Change
@@ -97,7 +97,7 @@ CHUNK_SIZE = 2_000
 DEFAULT_GIFTS = "false"
 DEFAULT_FARMS = "v3"
 
-_src = "shared/rules/carcassonne.md"
+_src = "docs/rules/carcassonne.md"
 VARIANTS = (
     VariantSpec("gifts", ("false", "true"), DEFAULT_GIFTS, "play with The Gifts", f"{_src} §4"),
     VariantSpec("farms", ("v3", "v2", "v1", "none"), DEFAULT_FARMS,

@@ -1,7 +1,7 @@
 """Don Quixote (Reinhard Staupe, Pegasus Spiele 2010): estate-building solitaire for 1-4 players.
 
-Rule source: ``shared/rules/don_quixote.md`` (from the Czech rulebook, ``shared/seeds/
-don_quixote.cs.txt``). Kernel: ``kernels/don_quixote.py``. Tile set: a validated JSON file
+Rule source: ``docs/rules/don_quixote.md`` (written from the Czech rulebook). Kernel:
+``kernels/don_quixote.py``. Tile set: a validated JSON file
 (``mcsim/data/don_quixote/tiles_placeholder.json`` by default; format in ``load_tileset``).
 
 **The real 22-tile set is unknown** (rules §0, §2.3): the default set is the placeholder of §2.3,
@@ -63,7 +63,7 @@ from mcsim.errors import ConfigError, DataFileError, IllegalMoveError, InvalidRe
 from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
                               check_players, check_recorded_points, policy_arrays)
 
-RULES = "shared/rules/don_quixote.md"
+RULES = "docs/rules/don_quixote.md"
 DEFAULT_TILES = "tiles_placeholder.json"
 DEFAULT_LAST_TILE_ROTATION = "free"
 DEFAULT_DEFENCE_ROAD = "own-half"
@@ -221,7 +221,7 @@ def _default_path() -> Path:
 
 
 def load_tileset(path: str | Path | None = None, strict: bool = True) -> TileSet:
-    """Load and validate a Don Quixote tile-set JSON file (``shared/rules/don_quixote.md`` §6.1).
+    """Load and validate a Don Quixote tile-set JSON file (``docs/rules/don_quixote.md`` §6.1).
 
     Format: ``{"tileset": id, "provenance": str, "source": str, "tiles": [tile, ...]}``; a
     landscape tile is ``{"id", "count", "confidence": low|medium|high, "halves": {"L":

@@ -1,6 +1,6 @@
 """El Grande (Kramer & Ulrich, Hans im Glück 1995): the base game for 2-5 players.
 
-Rule source: ``shared/rules/el_grande.md`` (section numbers below refer to it). Component data:
+Rule source: ``docs/rules/el_grande.md`` (section numbers below refer to it). Component data:
 ``mcsim/data/el_grande/{board,power_cards,action_cards}.json``, validated on load.
 
 Variants (``--variant name=value``; ambiguity table §10):
@@ -93,7 +93,7 @@ from mcsim.errors import ConfigError, DataFileError, InvalidRecordError, Illegal
 from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
                               check_players, check_recorded_points, policy_arrays)
 
-RULES = "shared/rules/el_grande.md"
+RULES = "docs/rules/el_grande.md"
 DEFAULT_TIE_RANK = "rulebook"
 DEFAULT_VETO = "on"
 DEFAULT_ROUNDS = "9"

@@ -1,6 +1,6 @@
 """Sacred Hill (Murray Heasman, Tailten Games): 2 players, 45 hills, Manoeuvres then Battle.
 
-Rules: ``shared/rules/sacred_hill.md``. Kernel: ``kernels.sacred_hill``.
+Rules: ``docs/rules/sacred_hill.md``. Kernel: ``kernels.sacred_hill``.
 
 Variants
 --------
@@ -96,17 +96,17 @@ def _params(defaults):
 SPEC = GameSpec(
     id="sacred-hill",
     long_name="Sacred Hill",
-    rules="shared/rules/sacred_hill.md",
+    rules="docs/rules/sacred_hill.md",
     min_players=2,
     max_players=2,
     default_players=2,
     variants=(
         VariantSpec("transition", ("box", "web2014"), DEFAULT_TRANSITION,
                     "phase switch: box = one grace Manoeuvre for the opponent; web2014 = none",
-                    "shared/rules/sacred_hill.md §3.2"),
+                    "docs/rules/sacred_hill.md §3.2"),
         VariantSpec("zone", ("knight12", "chebyshev8"), DEFAULT_ZONE,
                     "forbidden zone around own forts in Manoeuvres: 12 hills or the 8 around",
-                    "shared/rules/sacred_hill.md §2, §7 A2"),
+                    "docs/rules/sacred_hill.md §2, §7 A2"),
     ),
     policies=(
         PolicySpec("random", K.POLICY_RANDOM, "uniform over legal moves"),

@@ -1,6 +1,6 @@
 """Thurn and Taxis (Karen & Andreas Seyfarth, Hans im Glück 2006), 2-4 players.
 
-Rule source: ``shared/rules/thurn_und_taxis.md`` (§1 map, §2 components, §3 setup, §4 turn,
+Rule source: ``docs/rules/thurn_und_taxis.md`` (§1 map, §2 components, §3 setup, §4 turn,
 §5 end and score, §6 officials, §7 ambiguities). Component data: ``mcsim/data/thurn_and_taxis/``
 (``map.json``: 22 cities, 9 regions, 45 roads; ``carriages.json``: carriage points, MEDIUM
 confidence; ``bonus_tiles.json``: the 30 tiles by stack). Run options ``carriages=FILE`` and
@@ -64,7 +64,7 @@ from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConf
                               check_players, check_recorded_points, policy_arrays)
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "thurn_and_taxis"
-RULES = "shared/rules/thurn_und_taxis.md"
+RULES = "docs/rules/thurn_und_taxis.md"
 DEFAULT_MAX_TURNS = 2000  # safety cap; random games end far earlier
 MAX_TURNS_LIMIT = 100_000  # largest accepted cap (records allocate a decision log of ~60 per turn)
 CHUNK_SIZE = 1000  # games per runner chunk (random games take ~300-500 turns)
