@@ -101,7 +101,7 @@ BATCH_COLUMNS = (
     "seed",            # uint64-safe int (stored as int64 when it fits, else str in CSV)
     "seat",            # int64, 0-based seat (0 = first in the starting turn order)
     "policy",          # str, this seat's policy label
-    "win_rate",        # float64, share of games won (a k-way tie counts 1/k)
+    "win_rate",        # float64, share of games won (a k-way tie counts 1/k); NaN for one player
     "win_rate_low",    # float64, Wilson 95% interval
     "win_rate_high",
     "score_mean",      # float64, mean final score (points)
@@ -399,7 +399,9 @@ def rows_for(cell: Cell, summary: dict) -> list[dict]:
     var = ",".join(f"{k}={v}" for k, v in summary["variant"].items())
     rows = []
     for s in summary["seats"]:
-        w, sc = s["win_rate"], s["score"]
+        sc = s["score"]
+        w = (s["win_rate"] if summary["players"] > 1 and s["win_rate"] else  # solo: no winner
+             {"estimate": math.nan, "low": math.nan, "high": math.nan})
         rows.append({
             "experiment": cell.experiment, "cell": cell.index, "cell_id": cell.id,
             "game": summary["game"], "players": summary["players"],
