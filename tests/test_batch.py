@@ -112,7 +112,7 @@ BAD = [
     ("bad variant value", '[[experiment]]\nname="a"\ngame="sacred-hill"\ngames=10\n'
      'variant={ zone = ["knight12", "king"] }', "variant zone='king' is not one of"),
     ("players out of range", '[[experiment]]\nname="a"\ngame="sacred-hill"\ngames=10\nplayers=3',
-     "sacred-hill is for 2-2 players, not 3"),
+     "sacred-hill is for 2 players, not 3"),
     ("seat list mismatch", '[[experiment]]\nname="a"\ngame="thurn-and-taxis"\ngames=10\n'
      'players=[3]\npolicies=[["route", "random"]]', "2 policies given for 3 seats"),
     ("bad name", '[[experiment]]\nname="a b"\ngame="sacred-hill"\ngames=10',
