@@ -833,8 +833,9 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_j
         click.echo(f"{len(plan.cells)} cells, {plan.total_games:,} games")
         return
     echo = None if quiet else (lambda line: click.echo(line, err=True))
+    note = None if quiet else (lambda line: click.echo(f"note: {line}", err=True))
     res = batch.run_plan(plan, out=out, workers=workers, progress=not quiet, echo=echo,
-                         backend=backend, scheduler=scheduler, resume=resume)
+                         backend=backend, scheduler=scheduler, resume=resume, note=note)
     click.echo(batch.batch_json(res) if as_json else batch.format_table(res.table))
 
 

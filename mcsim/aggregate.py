@@ -102,11 +102,13 @@ class Aggregate:
 
     # ------------------------------------------------------------ results
     def seat_summaries(self, policy_labels: list[str]) -> list[dict]:
-        """Per seat: win rate (Wilson 95%) and score summary, as in ``mcsim.stats``."""
+        """Per seat: win rate (Wilson 95%; None for a solo game) and score summary, as in
+        ``mcsim.stats``."""
         out = []
         for k in range(self.players):
             out.append({"seat": k, "policy": policy_labels[k],
-                        "win_rate": stats.proportion(self.win_share[k], self.n),
+                        "win_rate": (stats.proportion(self.win_share[k], self.n)
+                                     if self.players > 1 else None),
                         "score": self._score(k)})
         return out
 

@@ -101,7 +101,7 @@ BATCH_COLUMNS = (
     "seed",            # uint64-safe int (stored as int64 when it fits, else str in CSV)
     "seat",            # int64, 0-based seat (0 = first in the starting turn order)
     "policy",          # str, this seat's policy label
-    "win_rate",        # float64, share of games won (a k-way tie counts 1/k)
+    "win_rate",        # float64, share of games won (a k-way tie counts 1/k); NaN for one player
     "win_rate_low",    # float64, Wilson 95% interval
     "win_rate_high",
     "score_mean",      # float64, mean final score (points)
@@ -399,7 +399,9 @@ def rows_for(cell: Cell, summary: dict) -> list[dict]:
     var = ",".join(f"{k}={v}" for k, v in summary["variant"].items())
     rows = []
     for s in summary["seats"]:
-        w, sc = s["win_rate"], s["score"]
+        sc = s["score"]
+        w = (s["win_rate"] if summary["players"] > 1 and s["win_rate"] else  # solo: no winner
+             {"estimate": math.nan, "low": math.nan, "high": math.nan})
         rows.append({
             "experiment": cell.experiment, "cell": cell.index, "cell_id": cell.id,
             "game": summary["game"], "players": summary["players"],
@@ -441,7 +443,7 @@ class BatchResult:
 def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: int | None = 1,
              progress: bool = False, echo: Callable[[str], None] | None = None,
              backend: str | None = None, scheduler: str | None = None,
-             resume: bool = False) -> BatchResult:
+             resume: bool = False, note: Callable[[str], None] | None = None) -> BatchResult:
     """Run every cell of a plan with ``mcsim.simulate`` and collect the tidy table.
 
     Parameters
@@ -464,6 +466,10 @@ def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: in
         Reuse the cells already finished in ``out`` (their ``experiments/<cell id>.json`` holds
         the same game, seats, policies, variant, game count and seed) instead of playing them
         again; the table is the same as an uninterrupted batch's (``elapsed_seconds`` aside).
+    note : callable, optional
+        Called with one line (without ``note: ``) for each cell whose earlier summary is damaged
+        and is played again: ``resume: cell <id> played again (<reason>)``, as ``simulate
+        --resume`` reports a damaged chunk.
 
     Returns
     -------
@@ -494,7 +500,7 @@ def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: in
         module, cfg = resolve_config(cell.game, cell.players, cell.policies, cell.variant,
                                      cell.options)
         fingerprint = run_fingerprint(module, cfg)
-        earlier = _finished(out_dir, cell, fingerprint) if resume else None
+        earlier = _finished(out_dir, cell, fingerprint, note) if resume else None
         if earlier is not None:
             summaries.append(earlier)
             rows.extend(rows_for(cell, earlier))
@@ -534,9 +540,11 @@ def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: in
     return BatchResult(plan, table, summaries)
 
 
-def _finished(out_dir: Path, cell: Cell, fingerprint: dict | None = None) -> dict | None:
+def _finished(out_dir: Path, cell: Cell, fingerprint: dict | None = None,
+              note: Callable[[str], None] | None = None) -> dict | None:
     """The summary of ``cell`` written by an earlier batch into ``out_dir``; None when there
-    is none (the cell is played).
+    is none (the cell is played). A damaged summary is reported to ``note`` (one line with the
+    reason) and also gives None.
 
     Raises ``PlanError`` when the earlier cell was played with other inputs (game, seats,
     policies and their full parameters, variant, games, seed, options, or the content of a data
@@ -544,9 +552,16 @@ def _finished(out_dir: Path, cell: Cell, fingerprint: dict | None = None) -> dic
     path = out_dir / "experiments" / f"{cell.id}.json"
     try:
         s = read_json(path, "cell summary")
-    except McsimError:  # missing or damaged: the cell is played again
+    except MissingFileError:  # not played yet
         return None
-    if not isinstance(s, dict) or "seats" not in s:
+    except McsimError as e:  # damaged: the cell is played again
+        damage = str(e)
+    else:
+        damage = (None if isinstance(s, dict) and isinstance(s.get("seats"), list) else
+                  f"{path}: cell summary is not a summary object with 'seats'")
+    if damage is not None:
+        if note is not None:
+            note(f"resume: cell {cell.id} played again ({damage})")
         return None
     checks = (("game", cell.game), ("games", cell.games), ("seed", cell.seed),
               ("players", cell.resolved_players), ("policies", cell.policy_labels),

@@ -135,13 +135,14 @@ def long_seats(games: pd.DataFrame, players: int, policy_labels: list[str]) -> p
 
 
 def seat_summaries(games: pd.DataFrame, players: int, policy_labels: list[str]) -> list[dict]:
-    """Per seat: win rate (Wilson 95%; a tie counts 1/k) and score summary."""
+    """Per seat: win rate (Wilson 95%; a tie counts 1/k) and score summary. A solo game
+    (``players == 1``) has no winner: its ``win_rate`` is None (issue 12 §5)."""
     n = len(games)
     out = []
     for k in range(players):
         wins = float(games[f"win_share_{k}"].sum())
         out.append({"seat": k, "policy": policy_labels[k],
-                    "win_rate": proportion(wins, n),
+                    "win_rate": proportion(wins, n) if players > 1 else None,
                     "score": score_summary(games[f"score_{k}"].to_numpy())})
     return out
 

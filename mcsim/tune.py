@@ -66,7 +66,7 @@ import numpy as np
 
 from mcsim import stats
 from mcsim.errors import ConfigError, McsimError
-from mcsim.games.base import ParamSpec, PolicyChoice, parse_policy
+from mcsim.games.base import ParamSpec, PolicyChoice, parse_policy, players_range
 from mcsim.runner import (BACKENDS, MAX_GAMES, MAX_SEED, _dask_client, _ignore_sigint,
                           chunk_plan, default_workers, resolve_config, versions, write_atomic)
 
@@ -290,7 +290,7 @@ class _Setup:
             players = 1 + len(against) if len(against) > 1 else spec.default_players
             if not spec.min_players <= players <= spec.max_players:
                 raise ConfigError(f"{len(against)} --against policies make {players} players; "
-                                  f"{spec.id} is for {spec.min_players}-{spec.max_players}")
+                                  f"{spec.id} is for {players_range(spec)} players")
         if players == 1 and against:
             raise ConfigError("--against needs at least 2 players (a solo game has no opponents)")
         if players > 1:

@@ -112,7 +112,7 @@ BAD = [
     ("bad variant value", '[[experiment]]\nname="a"\ngame="sacred-hill"\ngames=10\n'
      'variant={ zone = ["knight12", "king"] }', "variant zone='king' is not one of"),
     ("players out of range", '[[experiment]]\nname="a"\ngame="sacred-hill"\ngames=10\nplayers=3',
-     "sacred-hill is for 2-2 players, not 3"),
+     "sacred-hill is for 2 players, not 3"),
     ("seat list mismatch", '[[experiment]]\nname="a"\ngame="thurn-and-taxis"\ngames=10\n'
      'players=[3]\npolicies=[["route", "random"]]', "2 policies given for 3 seats"),
     ("bad name", '[[experiment]]\nname="a b"\ngame="sacred-hill"\ngames=10',
@@ -328,3 +328,32 @@ def test_resume_skips_finished_cells_and_gives_the_same_table(tmp_path, monkeypa
     assert (out / "results.csv").exists()
     with pytest.raises(PlanError, match="--resume needs --out"):
         run_plan(path, resume=True)
+
+
+def test_resume_notes_a_damaged_cell_summary_it_plays_again(tmp_path):
+    """``batch --resume`` says on stderr which damaged ``experiments/<id>.json`` it plays again
+    (as ``simulate --resume`` does for a damaged chunk; it used to re-play silently); a missing
+    cell (not finished yet) is played without a note, and the table is the uninterrupted one."""
+    path = write(tmp_path, '[[experiment]]\nname="d"\ngame="sacred-hill"\ngames=20\n'
+                           'seeds=[1, 2, 3, 4]\n')
+    out = tmp_path / "out"
+    runner = CliRunner()
+    assert runner.invoke(mcsim_cli, ["batch", str(path), "--out", str(out), "-q"]).exit_code == 0
+    full = pd.read_csv(out / "results.csv")
+    exp = out / "experiments"
+    exp.joinpath("d-000.json").write_text('{"game": "sacred-hill", "seats": [')  # cut short
+    exp.joinpath("d-001.json").write_text('{"game": "sacred-hill"}')            # no seats
+    exp.joinpath("d-002.json").unlink()                                         # not played
+    r = runner.invoke(mcsim_cli, ["batch", str(path), "--out", str(out), "--resume"])
+    assert r.exit_code == 0, r.output
+    notes = [ln for ln in r.stderr.splitlines() if ln.startswith("note: ")]
+    assert len(notes) == 2, r.stderr
+    assert notes[0].startswith(f"note: resume: cell d-000 played again ({exp / 'd-000.json'}: "
+                               "cell summary is not valid JSON")
+    assert notes[1] == (f"note: resume: cell d-001 played again ({exp / 'd-001.json'}: cell "
+                        "summary is not a summary object with 'seats')")
+    assert "d-003: finished earlier, skipped" in r.stderr
+    cols = [c for c in BATCH_COLUMNS if c != "elapsed_seconds"]
+    pd.testing.assert_frame_equal(pd.read_csv(out / "results.csv")[cols], full[cols])
+    r = runner.invoke(mcsim_cli, ["batch", str(path), "--out", str(out), "--resume", "-q"])
+    assert r.exit_code == 0 and "note:" not in r.stderr  # all finished now; -q: no notices

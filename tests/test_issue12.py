@@ -338,10 +338,10 @@ def test_s3_oracle_parameters_keep_one_game_within_seconds(run, no_play):
     without heeding Ctrl-C; the oracle's parameters are now bounded (beam <= 512, iters <= 1e6:
     ~2-3 s per game on an idle core), refused before any game."""
     r = run("evaluate", "don-quixote", "-p", "oracle:beam=4096,iters=1e9", "-n", 1)
-    one_error_line(r, 2, "policy 'oracle': parameter beam=4096.0 is outside [1.0, 512.0]")
+    one_error_line(r, 2, "policy 'oracle': parameter beam=4096 is outside [1, 512]")
     r = run("evaluate", "don-quixote", "-p", "greedy", "-p", "oracle:iters=1e9", "-n", 1)
-    one_error_line(r, 2, "policy 'oracle': parameter iters=1000000000.0 is outside "
-                         "[0.0, 1000000.0]")
+    one_error_line(r, 2, "policy 'oracle': parameter iters=1000000000 is outside "
+                         "[0, 1000000]")
 
 
 # ---------------------------------------------------------------- §5 one-seat games
@@ -376,6 +376,49 @@ def test_s5_solo_summary_shows_score_statistics_only(run):
     assert head.split() == ["seat", "policy", "mean", "score", "[95%", "CI]", "sd", "min",
                             "p50", "max"]
     assert "1.0000" not in r.output
+
+
+def test_s5_solo_win_rate_is_null_in_json_batch_tables_and_report(run, tmp_path):
+    """§5 (fresh-user finding): a solo run has no per-seat win rate in machine-readable output
+    either: null in ``simulate --json`` (was {"estimate": 1.0, ...}), NaN in the batch tables
+    (was 1.0 [0.98, 1.0]), and the report skips the win-rate figure with its reason."""
+    import math
+
+    import pandas as pd
+
+    from mcsim import stats
+    from mcsim.report import build_report
+
+    r = run("simulate", "don-quixote", "-n", 20, "-w", 1, "-q", "--json")
+    assert r.exit_code == 0, r.output
+    s = json.loads(r.output)
+    assert s["players"] == 1 and [x["win_rate"] for x in s["seats"]] == [None]
+    assert s["seats"][0]["score"]["mean"] > 0
+    games = pd.DataFrame({"score_0": [3.0, 5.0], "win_share_0": [1.0, 1.0]})
+    assert stats.seat_summaries(games, 1, ["greedy"])[0]["win_rate"] is None
+    two = pd.DataFrame({"score_0": [3.0, 5.0], "win_share_0": [1.0, 0.0],
+                        "score_1": [2.0, 6.0], "win_share_1": [0.0, 1.0]})
+    assert stats.seat_summaries(two, 2, ["a", "b"])[0]["win_rate"]["estimate"] == 0.5
+
+    plan = tmp_path / "plan.toml"
+    plan.write_text('[[experiment]]\nname = "dq"\ngame = "don-quixote"\ngames = 20\n'
+                    'seeds = [3]\n')
+    r = run("batch", plan, "--out", tmp_path / "b", "-w", 1)
+    assert r.exit_code == 0, r.output
+    for table in (pd.read_csv(tmp_path / "b" / "results.csv"),
+                  pd.read_parquet(tmp_path / "b" / "results.parquet")):
+        assert list(table["players"]) == [1]
+        for c in ("win_rate", "win_rate_low", "win_rate_high"):
+            assert math.isnan(table[c].iloc[0]), c
+        assert table["score_mean"].iloc[0] > 0
+
+    rep = build_report("don-quixote", tmp_path / "rep", games=20, seed=1, workers=1)
+    assert dict(rep.skipped)["win_rate_by_seat"] == "one player: there is no winner to compare"
+    assert "win_rate_by_seat" not in {f.slug for f in rep.figures}
+    saved = json.loads((tmp_path / "rep" / "summary.json").read_text())
+    assert saved["seats"][0]["win_rate"] is None
+    assert {"figure": "win_rate_by_seat", "reason": "one player: there is no winner to compare"} \
+        in saved["report"]["skipped"]
 
 
 # ---------------------------------------------------------------- §7 throughput without compile

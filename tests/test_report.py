@@ -213,7 +213,7 @@ def test_cli_report(cli, tmp_path):
     (["-n", 0], 2, "--games must be a positive whole number"),
     (["-p", "nope"], 2, "unknown policy 'nope'"),
     (["--variant", "zone=king"], 2, "variant zone='king' is not one of"),
-    (["--players", 3], 2, "sacred-hill is for 2-2 players, not 3"),
+    (["--players", 3], 2, "sacred-hill is for 2 players, not 3"),
 ])
 def test_cli_bad_input_is_one_line_and_writes_nothing(cli, tmp_path, args, code, text):
     out = tmp_path / "r"

@@ -139,7 +139,7 @@ def test_heuristics_beat_random():
     (dict(seed=-1), ConfigError, "--seed"),
     (dict(workers=0), ConfigError, "--workers"),
     (dict(policies=["random", "random", "random"]), ConfigError, "2 players"),
-    (dict(players=3), ConfigError, "2-2 players|2 players"),
+    (dict(players=3), ConfigError, "sacred-hill is for 2 players, not 3"),
     (dict(policies=["greedy:w_nope=1"]), UnknownPolicyError, "no parameter 'w_nope'"),
     (dict(policies=["greedy:eps=2"]), UnknownPolicyError, "outside"),
     (dict(policies=["greedy:eps=x"]), UnknownPolicyError, "not a number"),

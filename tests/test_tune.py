@@ -71,7 +71,7 @@ def test_search_space_boxes():
     (["-p", "tactician:w_nope=1"], "has no parameter 'w_nope'"),
     (["-p", "random"], "no numeric parameter left to tune"),
     (["-p", "tactician", "--objective", "score", "--against", "greedy", "--against", "random"],
-     "2 --against policies make 3 players; sacred-hill is for 2-2"),
+     "2 --against policies make 3 players; sacred-hill is for 2 players"),
     (["-p", "tactician", "--resume"], "--resume needs --out DIR"),
 ])
 def test_bad_input_is_a_one_line_error(args, message, tmp_path):

@@ -81,6 +81,12 @@ class ParamSpec:
     high: float = np.inf
     integer: bool = False  # a count or an id: only whole numbers are accepted
 
+    def show(self, v: float) -> str:
+        """``v`` as messages print it: a whole number of an ``integer`` parameter without
+        ``.0`` (``0``, ``1000000``), anything else as Python prints a float."""
+        v = float(v)
+        return str(int(v)) if self.integer and v.is_integer() else str(v)
+
 
 @dataclass(frozen=True)
 class PolicySpec:
@@ -102,7 +108,8 @@ class PolicySpec:
                     f"policy {self.name!r}: parameter {p.name}={v} must be a finite number")
             if not (p.low <= v <= p.high):
                 raise UnknownPolicyError(
-                    f"policy {self.name!r}: parameter {p.name}={v} is outside [{p.low}, {p.high}]")
+                    f"policy {self.name!r}: parameter {p.name}={p.show(v)} is outside "
+                    f"[{p.show(p.low)}, {p.show(p.high)}]")
             if p.integer and v != int(v):
                 raise UnknownPolicyError(
                     f"policy {self.name!r}: parameter {p.name}={v} must be a whole number")
@@ -244,10 +251,16 @@ def policy_arrays(spec: GameSpec, policies: list[PolicyChoice]) -> tuple[np.ndar
     return ids, params
 
 
+def players_range(spec: GameSpec) -> str:
+    """The seat counts a game takes, as messages print them: ``2`` or ``2-4``."""
+    if spec.min_players == spec.max_players:
+        return str(spec.min_players)
+    return f"{spec.min_players}-{spec.max_players}"
+
+
 def check_players(spec: GameSpec, players: int) -> None:
     if not (spec.min_players <= players <= spec.max_players):
-        raise ConfigError(
-            f"{spec.id} is for {spec.min_players}-{spec.max_players} players, not {players}")
+        raise ConfigError(f"{spec.id} is for {players_range(spec)} players, not {players}")
 
 
 def check_recorded_points(record: dict, result: dict) -> None:
