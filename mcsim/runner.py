@@ -575,6 +575,47 @@ def check_limits(games, seed, games_name: str = "--games", seed_name: str = "--s
         raise ConfigError(f"{seed_name} must be a whole number in [0, 2**64), not {seed}")
 
 
+#: seconds of warm-up after which the CLI says that it is compiling
+COMPILE_NOTICE_AFTER = 1.0
+
+
+def _stderr_is_terminal() -> bool:
+    """The compile notice is for a person at a terminal (like the progress bar); logs and
+    captured output (tests, pipelines) get none."""
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class compile_notice:
+    """Context manager: when the block (the kernels' warm-up) is still running after
+    ``COMPILE_NOTICE_AFTER`` seconds, say on stderr that the kernels are being compiled and that
+    this happens once (Numba caches the machine code, ``cache=True``). Silent when ``enabled``
+    is false (``--quiet``) or the cache loads quickly."""
+
+    def __init__(self, what: str, enabled: bool = True):
+        import threading
+
+        self.timer = threading.Timer(COMPILE_NOTICE_AFTER, self._say, args=(what,))
+        self.timer.daemon = True
+        self.enabled = enabled
+
+    @staticmethod
+    def _say(what: str) -> None:
+        print(f"{what}: compiling the game's kernels; this happens once per install or code change "
+              "(the machine code is cached) ...", file=sys.stderr, flush=True)
+
+    def __enter__(self):
+        if self.enabled:
+            self.timer.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.timer.cancel()
+        return False
+
+
 def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable | None = None,
              variant: dict | None = None, players: int | None = None, workers: int | None = 1,
              chunk_size: int | None = None, options: dict | None = None, record: int = 0,
@@ -665,7 +706,8 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
         done = _prepare_out_dir(out_path, _run_manifest(cfg, games, seed, plan, module),
                                 resume)
     t0 = time.perf_counter()
-    module.play_chunk(prep, 0, 0, seed)  # compile (or load the cache) before starting workers
+    with compile_notice(module.SPEC.long_name, progress and _stderr_is_terminal()):
+        module.play_chunk(prep, 0, 0, seed)  # compile (or load the cache) before the workers
     compile_seconds = time.perf_counter() - t0
     tasks = ((module.__name__, prep, first, n, seed, keep_games,
               None if out_path is None else str(out_path))

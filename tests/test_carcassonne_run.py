@@ -301,7 +301,7 @@ def test_s4_3_opened_gifts_are_discarded_and_reshuffled_issue11_bug():
     assert G.replay(rec)["gifts_held"] == [13, 12]
     res = CliRunner().invoke(cli.mcsim_cli, ["replay", "carcassonne", str(path), "--json"])
     assert res.exit_code == 0, res.output
-    assert json.loads(res.output)["gifts_held"] == [13, 12]
+    assert json.loads(res.stdout)["gifts_held"] == [13, 12]
     rec["gift_cards"].append("cash_out")  # the reshuffled draw written out: the same game
     rec["turns"][-1]["received"] = "cash_out"
     assert G.replay(rec)["gifts_held"] == [13, 12]
@@ -352,7 +352,7 @@ def test_s3_cli_simulate_record_replay_compare(tmp_path):
                                         "--variant", "gifts=true", "-n", "30", "-w", "1", "-q",
                                         "--json"])
     assert res.exit_code == 0, res.output
-    assert json.loads(res.output)["paired"][0]["arm"] == "gifts=true"
+    assert json.loads(res.stdout)["paired"][0]["arm"] == "gifts=true"
 
 
 def _find_turn(records, card, key):

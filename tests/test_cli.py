@@ -41,7 +41,7 @@ def test_games_lists_variants_and_policies(run):
     assert "transition=box|web2014  (default box)" in r.output
     assert "zone=knight12|chebyshev8  (default knight12)" in r.output
     assert "policy   tactician" in r.output
-    data = json.loads(run("games", "--json").output)
+    data = json.loads(run("games", "--json").stdout)
     sh = next(g for g in data if g["id"] == "sacred-hill")
     assert [p["name"] for p in sh["policies"]] == ["random", "greedy", "tactician", "mcts"]
 
@@ -52,7 +52,7 @@ def test_simulate_text_and_json(run):
     assert "Sacred Hill: 500 games, seed 3" in r.output and "first-player balance" in r.output
     r = run("simulate", "sacred-hill", "-n", 500, "--seed", 3, "--json", "-p", "greedy",
             "-p", "random", "--variant", "transition=web2014")
-    s = json.loads(r.output)
+    s = json.loads(r.stdout)
     assert s["games"] == 500 and s["policies"] == ["greedy", "random"]
     assert s["variant"]["transition"] == "web2014"
 
@@ -74,7 +74,7 @@ def test_simulate_out_and_records(run, tmp_path, suffix):
     one.write_text(json.dumps(records[1]))
     r = run("replay", "sacred-hill", one, "--json")
     assert r.exit_code == 0
-    got = json.loads(r.output)
+    got = json.loads(r.stdout)
     assert got["finished"] and got["points"] == [int(df.score_0[1]), int(df.score_1[1])]
     r = run("replay", "sacred-hill", one)
     assert r.exit_code == 0 and "finished: points" in r.output

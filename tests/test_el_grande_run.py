@@ -326,7 +326,7 @@ def test_cli_simulate_and_replay(tmp_path):
     res = runner.invoke(mcsim_cli, ["simulate", "el-grande", "--players", "2", "-n", "20", "--json", "-q",
                                     "--backend", "serial"])
     assert res.exit_code == 0, res.output
-    summary = json.loads(res.output)
+    summary = json.loads(res.stdout)
     assert summary["players"] == 2 and "el_grande" in summary
     rec = _record()
     path = tmp_path / "game.json"

@@ -391,7 +391,7 @@ def test_s5_solo_win_rate_is_null_in_json_batch_tables_and_report(run, tmp_path)
 
     r = run("simulate", "don-quixote", "-n", 20, "-w", 1, "-q", "--json")
     assert r.exit_code == 0, r.output
-    s = json.loads(r.output)
+    s = json.loads(r.stdout)
     assert s["players"] == 1 and [x["win_rate"] for x in s["seats"]] == [None]
     assert s["seats"][0]["score"]["mean"] > 0
     games = pd.DataFrame({"score_0": [3.0, 5.0], "win_share_0": [1.0, 1.0]})

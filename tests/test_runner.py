@@ -167,3 +167,33 @@ def test_written_files_have_the_usual_mode(tmp_path):
     assert f.read_text() == "hi"
     assert (f.stat().st_mode & 0o777) == (0o666 & ~runner._UMASK)
     assert [p.name for p in tmp_path.iterdir()] == ["x.txt"]
+
+
+def test_a_slow_warm_up_says_it_is_compiling(monkeypatch, capsys):
+    """Issue 13 §5: while the kernels compile (the warm-up takes over COMPILE_NOTICE_AFTER
+    seconds) the run says so on stderr, once, at a terminal; with progress off (``--quiet``) it
+    says nothing."""
+    import time as _time
+
+    from mcsim import runner
+    from mcsim.games import get_game
+
+    module = get_game("sacred-hill")
+    real = module.play_chunk
+
+    def slow(prep, first, n, seed, *a, **k):
+        if n == 0:
+            _time.sleep(0.3)
+        return real(prep, first, n, seed, *a, **k)
+
+    monkeypatch.setattr(module, "play_chunk", slow)
+    monkeypatch.setattr(runner, "COMPILE_NOTICE_AFTER", 0.05)
+    monkeypatch.setattr(runner, "_stderr_is_terminal", lambda: True)  # as at a terminal
+    mcsim.simulate("sacred-hill", games=4, seed=1, workers=1, progress=True)
+    err = capsys.readouterr().err
+    assert err.count("Sacred Hill: compiling the game's kernels; this happens once") == 1
+    mcsim.simulate("sacred-hill", games=4, seed=1, workers=1, progress=False)
+    assert "compiling" not in capsys.readouterr().err
+    monkeypatch.setattr(runner, "COMPILE_NOTICE_AFTER", 30.0)
+    mcsim.simulate("sacred-hill", games=4, seed=1, workers=1, progress=True)
+    assert "compiling" not in capsys.readouterr().err  # a quick warm-up says nothing

@@ -73,7 +73,7 @@ def test_tournament_cli():
     r = CliRunner().invoke(mcsim_cli, ["tournament", "sacred-hill", "-p", "random", "-p",
                                        "greedy", "-n", "200", "-q", "--json"])
     assert r.exit_code == 0, r.output
-    t = json.loads(r.output)
+    t = json.loads(r.stdout)
     assert t["games_per_lineup"] == 200 and len(t["elo"]) == 2
     r = CliRunner().invoke(mcsim_cli, ["tournament", "sacred-hill", "-p", "random", "-n", "20"])
     assert r.exit_code == 2 and r.output.strip() == (

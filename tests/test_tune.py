@@ -215,7 +215,7 @@ def test_cli_prints_a_ready_policy_string_and_the_validation(tmp_path):
                                        "--param", "w_kingdoms", "--budget", "300", "-w", "1",
                                        "--seed", "3", "--json", "-q"])
     assert r.exit_code == 0, r.output
-    res = json.loads(r.output)
+    res = json.loads(r.stdout)
     assert res["policy"].startswith("tactician:eps=0.05,w_kingdoms=")
     assert res["settings"]["search_space"] == [
         {"name": "w_kingdoms", "low": -1.0, "high": 3.0, "start": 1.0, "integer": False,
