@@ -616,6 +616,26 @@ class compile_notice:
         return False
 
 
+def resolve_execution(workers, backend, scheduler, resume, out_dir) -> tuple[int, str]:
+    """The worker count and backend of a run (``simulate``, ``tune``): workers default to all
+    cores, the backend to ``local`` (``serial`` for one worker). Raises ``ConfigError`` for fewer
+    than one worker, an unknown backend, ``--scheduler`` without dask, or ``--resume`` without
+    ``--out``."""
+    if workers is None:
+        workers = default_workers()
+    if workers < 1:
+        raise ConfigError(f"--workers must be at least 1, not {workers}")
+    if backend is None:
+        backend = "local" if workers > 1 else "serial"
+    if backend not in BACKENDS:
+        raise ConfigError(f"unknown backend {backend!r}; choose from: {', '.join(BACKENDS)}")
+    if scheduler and backend != "dask":
+        raise ConfigError("--scheduler goes with --backend dask")
+    if resume and out_dir is None:
+        raise ConfigError("--resume needs --out DIR (the directory of the interrupted run)")
+    return workers, backend
+
+
 def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable | None = None,
              variant: dict | None = None, players: int | None = None, workers: int | None = 1,
              chunk_size: int | None = None, options: dict | None = None, record: int = 0,
@@ -677,22 +697,11 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
     (200, ['game_index', 'score_0', 'score_1'])
     """
     check_limits(games, seed)
-    if workers is None:
-        workers = default_workers()
-    if workers < 1:
-        raise ConfigError(f"--workers must be at least 1, not {workers}")
     if chunk_size is not None and chunk_size < 1:
         raise ConfigError(f"--chunk-size must be at least 1, not {chunk_size}")
     if record < 0:
         raise ConfigError(f"--record must be 0 or more, not {record}")
-    if backend is None:
-        backend = "local" if workers > 1 else "serial"
-    if backend not in BACKENDS:
-        raise ConfigError(f"unknown backend {backend!r}; choose from: {', '.join(BACKENDS)}")
-    if scheduler and backend != "dask":
-        raise ConfigError("--scheduler goes with --backend dask")
-    if resume and out_dir is None:
-        raise ConfigError("--resume needs --out DIR (the directory of the interrupted run)")
+    workers, backend = resolve_execution(workers, backend, scheduler, resume, out_dir)
     module, cfg = resolve_config(game, players, policies, variant, options)
     if keep_games is None:
         keep_games = games <= KEEP_GAMES_LIMIT

@@ -67,8 +67,8 @@ import numpy as np
 from mcsim import stats
 from mcsim.errors import ConfigError, McsimError
 from mcsim.games.base import ParamSpec, PolicyChoice, parse_policy, players_range
-from mcsim.runner import (BACKENDS, MAX_GAMES, MAX_SEED, _dask_client, _ignore_sigint,
-                          chunk_plan, default_workers, resolve_config, versions, write_atomic)
+from mcsim.runner import (MAX_GAMES, MAX_SEED, _dask_client, _ignore_sigint, chunk_plan,
+                          resolve_config, resolve_execution, versions, write_atomic)
 
 OBJECTIVES = ("win_share", "score", "margin")
 #: first game index of the validation deals (tuning uses indices below MAX_GAMES < 2**40)
@@ -592,18 +592,7 @@ def tune(game: str, policy: str, against: Sequence[str] | None = None,
     if (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
             or not 0 <= seed <= MAX_SEED):
         raise ConfigError(f"--seed must be a whole number in [0, 2**64), not {seed}")
-    if workers is None:
-        workers = default_workers()
-    if workers < 1:
-        raise ConfigError(f"--workers must be at least 1, not {workers}")
-    if backend is None:
-        backend = "local" if workers > 1 else "serial"
-    if backend not in BACKENDS:
-        raise ConfigError(f"unknown backend {backend!r}; choose from: {', '.join(BACKENDS)}")
-    if scheduler and backend != "dask":
-        raise ConfigError("--scheduler goes with --backend dask")
-    if resume and out_dir is None:
-        raise ConfigError("--resume needs --out DIR (the directory of the interrupted run)")
+    workers, backend = resolve_execution(workers, backend, scheduler, resume, out_dir)
     if popsize is not None and (isinstance(popsize, bool) or popsize < 2):
         raise ConfigError(f"--popsize must be at least 2, not {popsize}")
     setup = _Setup(game, policy, against, players, objective, variant, options, seed)
