@@ -14,30 +14,12 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from cli import mcsim_cli
 from mcsim.games import get_game
 
 ROOT = Path(__file__).resolve().parent.parent
 
-
-@pytest.fixture
-def run():
-    runner = CliRunner()
-
-    def _run(*args):
-        return runner.invoke(mcsim_cli, [str(a) for a in args])
-
-    return _run
-
-
-def one_error_line(result, code, text):
-    assert result.exit_code == code, result.output
-    lines = [ln for ln in result.output.splitlines() if ln.strip()]
-    assert len(lines) == 1, result.output
-    assert lines[0].startswith("Error: ") and text in lines[0], lines[0]
-    assert "Traceback" not in result.output
+from tests.test_cli import one_error_line, run  # noqa: E402,F401  (the CLI fixture and check)
 
 
 @pytest.fixture
