@@ -1,4 +1,5 @@
 """mcsim command line: argument parsing and printing only (the work is in ``mcsim``)."""
+
 from __future__ import annotations
 
 import os
@@ -31,8 +32,13 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 GAME_IDS = list(REGISTRY)
 
 # errors that are about the options given (exit 2) vs about files and data (exit 1)
-_USAGE_ERRORS = (errors.UnknownGameError, errors.UnknownPolicyError, errors.UnknownVariantError,
-                 errors.ConfigError, errors.MissingFileError)
+_USAGE_ERRORS = (
+    errors.UnknownGameError,
+    errors.UnknownPolicyError,
+    errors.UnknownVariantError,
+    errors.ConfigError,
+    errors.MissingFileError,
+)
 
 
 def friendly_errors(fn):
@@ -49,7 +55,9 @@ def friendly_errors(fn):
         except errors.McsimError as e:
             raise click.ClickException(str(e)) from None
         except OSError as e:
-            raise click.ClickException(f"{e.strerror or e}: {e.filename or ''}".rstrip(": ")) from None
+            raise click.ClickException(
+                f"{e.strerror or e}: {e.filename or ''}".rstrip(": ")
+            ) from None
         except KeyboardInterrupt:
             raise click.Abort() from None
         except SystemError as e:
@@ -83,8 +91,9 @@ def check_output_paths(pairs) -> None:
             continue
         parent = Path(p).resolve().parent
         if parent.exists() and not parent.is_dir():
-            raise click.BadParameter(f"{Path(p).parent} is a file, not a directory",
-                                     param_hint=name)
+            raise click.BadParameter(
+                f"{Path(p).parent} is a file, not a directory", param_hint=name
+            )
         if not parent.is_dir():
             raise click.BadParameter(f"directory {Path(p).parent} does not exist", param_hint=name)
 
@@ -100,8 +109,9 @@ def output_path(kind: str):
         if not str(value).strip():
             raise click.BadParameter("is empty; give a file or directory name")
         p = Path(value)
-        is_dir = kind == "dir" or (kind == "table-or-dir"
-                                   and p.suffix.lower() not in (".parquet", ".csv"))
+        is_dir = kind == "dir" or (
+            kind == "table-or-dir" and p.suffix.lower() not in (".parquet", ".csv")
+        )
         if is_dir and p.exists() and not p.is_dir():
             raise click.BadParameter(f"{value} exists and is not a directory")
         return value
@@ -136,46 +146,102 @@ def game_options(tiles=None) -> dict:
     options = dict(ctx.meta.get("game_options", {})) if ctx is not None else {}
     if tiles:
         if "tiles" in options:
-            raise click.BadParameter(f"--tiles {tiles} and --option tiles={options['tiles']} "
-                                     f"name two tile files; give one", param_hint="--tiles")
+            raise click.BadParameter(
+                f"--tiles {tiles} and --option tiles={options['tiles']} "
+                f"name two tile files; give one",
+                param_hint="--tiles",
+            )
         options["tiles"] = tiles
     return options
 
 
-def run_options(fn=None, *, games_help="Number of games to play.",
-                players_help="Number of seats (default: one per --policy, else the game's "
-                             "default).", chunk_size=True,
-                policy_help="Policy per seat, in seat order; one value = all seats "
-                            "(default random). Parameters: greedy:eps=0.1,w_kingdoms=2."):
+def run_options(
+    fn=None,
+    *,
+    games_help="Number of games to play.",
+    players_help="Number of seats (default: one per --policy, else the game's default).",
+    chunk_size=True,
+    policy_help="Policy per seat, in seat order; one value = all seats "
+    "(default random). Parameters: greedy:eps=0.1,w_kingdoms=2.",
+):
     """Options shared by the commands that play games (``@run_options``, or
     ``@run_options(games_help=..., players_help=..., chunk_size=False)`` for a command whose
     options mean something else)."""
     if fn is None:
-        return functools.partial(run_options, games_help=games_help, players_help=players_help,
-                                 chunk_size=chunk_size, policy_help=policy_help)
-    for deco in reversed([
-        click.option("--games", "-n", type=int, default=10_000, show_default=True,
-                     help=games_help),
-        click.option("--seed", "-s", type=int, default=0, show_default=True,
-                     help="Root seed; game i depends only on (seed, i)."),
-        click.option("--policy", "-p", "policies", multiple=True, metavar="NAME[:k=v,...]",
-                     help=policy_help),
-        click.option("--variant", "variants", multiple=True, metavar="NAME=VALUE",
-                     help="A rule reading, e.g. transition=web2014 (see `mcsim games`)."),
-        click.option("--players", type=int, default=None, help=players_help),
-        click.option("--workers", "-w", type=int, default=None,
-                     help="Worker processes (default: all cores). Results do not depend on it."),
-    ] + ([click.option("--chunk-size", type=int, default=None, help="Games per work chunk.")]
-         if chunk_size else []) + [
-        click.option("--tiles", type=click.Path(dir_okay=False), default=None,
-                     help="Don Quixote: a tile-set file to use instead of the shipped one."),
-        click.option("--option", "game_option_values", multiple=True, metavar="KEY=VALUE",
-                     expose_value=False, callback=_store_game_options,
-                     help="A game-specific option, e.g. carriages=FILE for Thurn and Taxis "
-                          "(`mcsim games` lists each game's options)."),
-        click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object."),
-        click.option("--quiet", "-q", is_flag=True, help="No progress bar or notices on stderr."),
-    ]):
+        return functools.partial(
+            run_options,
+            games_help=games_help,
+            players_help=players_help,
+            chunk_size=chunk_size,
+            policy_help=policy_help,
+        )
+    for deco in reversed(
+        [
+            click.option(
+                "--games", "-n", type=int, default=10_000, show_default=True, help=games_help
+            ),
+            click.option(
+                "--seed",
+                "-s",
+                type=int,
+                default=0,
+                show_default=True,
+                help="Root seed; game i depends only on (seed, i).",
+            ),
+            click.option(
+                "--policy",
+                "-p",
+                "policies",
+                multiple=True,
+                metavar="NAME[:k=v,...]",
+                help=policy_help,
+            ),
+            click.option(
+                "--variant",
+                "variants",
+                multiple=True,
+                metavar="NAME=VALUE",
+                help="A rule reading, e.g. transition=web2014 (see `mcsim games`).",
+            ),
+            click.option("--players", type=int, default=None, help=players_help),
+            click.option(
+                "--workers",
+                "-w",
+                type=int,
+                default=None,
+                help="Worker processes (default: all cores). Results do not depend on it.",
+            ),
+        ]
+        + (
+            [click.option("--chunk-size", type=int, default=None, help="Games per work chunk.")]
+            if chunk_size
+            else []
+        )
+        + [
+            click.option(
+                "--tiles",
+                type=click.Path(dir_okay=False),
+                default=None,
+                help="Don Quixote: a tile-set file to use instead of the shipped one.",
+            ),
+            click.option(
+                "--option",
+                "game_option_values",
+                multiple=True,
+                metavar="KEY=VALUE",
+                expose_value=False,
+                callback=_store_game_options,
+                help="A game-specific option, e.g. carriages=FILE for Thurn and Taxis "
+                "(`mcsim games` lists each game's options).",
+            ),
+            click.option(
+                "--json", "as_json", is_flag=True, help="Print the summary as one JSON object."
+            ),
+            click.option(
+                "--quiet", "-q", is_flag=True, help="No progress bar or notices on stderr."
+            ),
+        ]
+    ):
         fn = deco(fn)
     return fn
 
@@ -245,15 +311,33 @@ def games_cmd(as_json):
     rows = []
     for module in all_games():
         s = module.SPEC
-        rows.append({
-            "id": s.id, "name": s.long_name, "players": [s.min_players, s.max_players],
-            "default_players": s.default_players, "rules": s.rules,
-            "variants": [{"name": v.name, "values": list(v.choices), "default": v.default,
-                          "help": v.help} for v in s.variants],
-            "policies": [{"name": p.name, "help": p.help,
-                          "params": {q.name: q.default for q in p.params}} for p in s.policies],
-            "options": dict(getattr(module, "OPTIONS", {}) or {}),
-        })
+        rows.append(
+            {
+                "id": s.id,
+                "name": s.long_name,
+                "players": [s.min_players, s.max_players],
+                "default_players": s.default_players,
+                "rules": s.rules,
+                "variants": [
+                    {
+                        "name": v.name,
+                        "values": list(v.choices),
+                        "default": v.default,
+                        "help": v.help,
+                    }
+                    for v in s.variants
+                ],
+                "policies": [
+                    {
+                        "name": p.name,
+                        "help": p.help,
+                        "params": {q.name: q.default for q in p.params},
+                    }
+                    for p in s.policies
+                ],
+                "options": dict(getattr(module, "OPTIONS", {}) or {}),
+            }
+        )
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
@@ -287,16 +371,25 @@ def format_summary(summary: dict, module) -> str:
     ]
     for s in summary["seats"]:
         w, sc = s["win_rate"], s["score"]
-        wr = "" if solo else f"{w['estimate']:.4f} [{w['low']:.4f}, {w['high']:.4f}]".ljust(28) + " "
-        ms = (f"{sc['mean']:.3f} [{sc['low']:.3f}, {sc['high']:.3f}]" if sc["low"] == sc["low"]
-              else f"{sc['mean']:.3f} [undefined]")  # one game: no interval
+        wr = (
+            "" if solo else f"{w['estimate']:.4f} [{w['low']:.4f}, {w['high']:.4f}]".ljust(28) + " "
+        )
+        ms = (
+            f"{sc['mean']:.3f} [{sc['low']:.3f}, {sc['high']:.3f}]"
+            if sc["low"] == sc["low"]
+            else f"{sc['mean']:.3f} [undefined]"
+        )  # one game: no interval
         sd = "undefined" if sc["sd"] is None or sc["sd"] != sc["sd"] else f"{sc['sd']:.3f}"
-        lines.append(f"{s['seat']:>4}  {s['policy']:<{pw}} {wr}{ms:<28}{sd:>7} "
-                     f"{sc['min']:>6g} {sc['p50']:>6g} {sc['max']:>6g}")
+        lines.append(
+            f"{s['seat']:>4}  {s['policy']:<{pw}} {wr}{ms:<28}{sd:>7} "
+            f"{sc['min']:>6g} {sc['p50']:>6g} {sc['max']:>6g}"
+        )
     ln = summary["length"]
     gps = summary.get("games_per_second") or 0
-    lines.append(f"length: mean {ln['mean']:.2f} plies (min {ln['min']}, max {ln['max']}); "
-                 f"{summary['elapsed_seconds']:.2f} s, {gps:,.0f} games/s")
+    lines.append(
+        f"length: mean {ln['mean']:.2f} plies (min {ln['min']}, max {ln['max']}); "
+        f"{summary['elapsed_seconds']:.2f} s, {gps:,.0f} games/s"
+    )
     block = summary.get(module.SPEC.summary_key)
     if block is not None:
         if hasattr(module, "format_summary"):
@@ -308,14 +401,24 @@ def format_summary(summary: dict, module) -> str:
 
 def scale_options(fn):
     """Backend options shared by the commands that play many games."""
-    for deco in reversed([
-        click.option("--backend", type=click.Choice(["local", "dask", "serial"]), default=None,
-                     help="Where chunks run: local processes (default), a Dask cluster, or "
-                          "this process. Results are identical for every backend."),
-        click.option("--scheduler", default=None, metavar="ADDRESS",
-                     help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (default with "
-                          "--backend dask: a LocalCluster on this machine)."),
-    ]):
+    for deco in reversed(
+        [
+            click.option(
+                "--backend",
+                type=click.Choice(["local", "dask", "serial"]),
+                default=None,
+                help="Where chunks run: local processes (default), a Dask cluster, or "
+                "this process. Results are identical for every backend.",
+            ),
+            click.option(
+                "--scheduler",
+                default=None,
+                metavar="ADDRESS",
+                help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (default with "
+                "--backend dask: a LocalCluster on this machine).",
+            ),
+        ]
+    ):
         fn = deco(fn)
     return fn
 
@@ -324,24 +427,62 @@ def scale_options(fn):
 @game_argument
 @run_options
 @scale_options
-@click.option("--out", "-o", type=click.Path(), default=None,
-              callback=output_path("table-or-dir"),
-              help="Per-game rows: FILE.parquet or FILE.csv (plus FILE.manifest.json), or a "
-                   "directory: a Parquet dataset written chunk by chunk (bounded memory, "
-                   "resumable) with _manifest.json and _summary.json.")
-@click.option("--resume", is_flag=True,
-              help="Continue an interrupted run in --out DIR, skipping its finished chunks.")
-@click.option("--record", "record", type=int, default=0, show_default=True,
-              help="Also write the records of the first K games.")
-@click.option("--record-out", type=click.Path(dir_okay=False), default=None,
-              callback=output_path("file"),
-              help="File for --record (JSON: one record, or a list when K > 1).")
-@click.option("--force", is_flag=True,
-              help="Overwrite an existing --out file or --record-out file (or an earlier run's "
-                   "--out DIR).")
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(),
+    default=None,
+    callback=output_path("table-or-dir"),
+    help="Per-game rows: FILE.parquet or FILE.csv (plus FILE.manifest.json), or a "
+    "directory: a Parquet dataset written chunk by chunk (bounded memory, "
+    "resumable) with _manifest.json and _summary.json.",
+)
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Continue an interrupted run in --out DIR, skipping its finished chunks.",
+)
+@click.option(
+    "--record",
+    "record",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Also write the records of the first K games.",
+)
+@click.option(
+    "--record-out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    callback=output_path("file"),
+    help="File for --record (JSON: one record, or a list when K > 1).",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Overwrite an existing --out file or --record-out file (or an earlier run's --out DIR).",
+)
 @friendly_errors
-def simulate_cmd(game, games, seed, policies, variants, players, workers, chunk_size, tiles,
-                 as_json, quiet, backend, scheduler, out, resume, record, record_out, force):
+def simulate_cmd(
+    game,
+    games,
+    seed,
+    policies,
+    variants,
+    players,
+    workers,
+    chunk_size,
+    tiles,
+    as_json,
+    quiet,
+    backend,
+    scheduler,
+    out,
+    resume,
+    record,
+    record_out,
+    force,
+):
     """Play N complete games and print the summary (win rate and score per seat, ...).
 
     \b
@@ -354,8 +495,9 @@ def simulate_cmd(game, games, seed, policies, variants, players, workers, chunk_
     """
     single_file = out is not None and Path(out).suffix.lower() in (".parquet", ".csv")
     if out is not None and not single_file and Path(out).suffix:
-        raise click.BadParameter("must end in .parquet or .csv, or be a directory",
-                                 param_hint="--out")
+        raise click.BadParameter(
+            "must end in .parquet or .csv, or be a directory", param_hint="--out"
+        )
     if resume and (out is None or single_file):
         raise click.UsageError("--resume needs --out DIR (the directory of the interrupted run)")
     if record and not record_out:
@@ -368,15 +510,21 @@ def simulate_cmd(game, games, seed, policies, variants, players, workers, chunk_
     if record_out and Path(record_out).suffix.lower() != ".json":
         raise click.BadParameter("must end in .json", param_hint="--record-out")
     if record_out and out is not None:
-        taken = ({Path(out).resolve(), Path(str(out) + ".manifest.json").resolve()} if single_file
-                 else {Path(out).resolve()})
+        taken = (
+            {Path(out).resolve(), Path(str(out) + ".manifest.json").resolve()}
+            if single_file
+            else {Path(out).resolve()}
+        )
         if Path(record_out).resolve() in taken or (
-                not single_file and Path(out).resolve() in Path(record_out).resolve().parents):
-            raise click.BadParameter(f"{record_out} would overwrite part of the --out output",
-                                     param_hint="--record-out")
+            not single_file and Path(out).resolve() in Path(record_out).resolve().parents
+        ):
+            raise click.BadParameter(
+                f"{record_out} would overwrite part of the --out output", param_hint="--record-out"
+            )
     if record and games > 0 and record > games:
-        raise click.BadParameter(f"{record} records asked of a {games}-game run",
-                                 param_hint="--record")
+        raise click.BadParameter(
+            f"{record} records asked of a {games}-game run", param_hint="--record"
+        )
     if force and resume:
         raise click.UsageError("--force starts over and --resume continues: give one of them")
     from mcsim.outputs import Outputs, clear_run_folder, stage_games_table
@@ -391,12 +539,24 @@ def simulate_cmd(game, games, seed, policies, variants, players, workers, chunk_
     if force and out is not None and not single_file:
         clear_run_folder(out)
     options = game_options(tiles)
-    result = mcsim.simulate(game, games=games, seed=seed, policies=policies or None,
-                            variant=parse_variants(variants), players=players, workers=workers,
-                            chunk_size=chunk_size, options=options, record=record,
-                            progress=not quiet, backend=backend, scheduler=scheduler,
-                            out_dir=None if (out is None or single_file) else out, resume=resume,
-                            keep_games=True if single_file else None)
+    result = mcsim.simulate(
+        game,
+        games=games,
+        seed=seed,
+        policies=policies or None,
+        variant=parse_variants(variants),
+        players=players,
+        workers=workers,
+        chunk_size=chunk_size,
+        options=options,
+        record=record,
+        progress=not quiet,
+        backend=backend,
+        scheduler=scheduler,
+        out_dir=None if (out is None or single_file) else out,
+        resume=resume,
+        keep_games=True if single_file else None,
+    )
     from mcsim.runner import manifest_for, to_json
 
     with outs:  # all of the command's files are moved into place together, or none
@@ -405,8 +565,9 @@ def simulate_cmd(game, games, seed, policies, variants, players, workers, chunk_
         if record:
             recs = result.records if len(result.records) > 1 else result.records[0]
             text = json.dumps(recs, indent=1)
-            outs.stage_file(record_out, lambda tmp: Path(tmp).write_text(text + "\n"),
-                            "--record-out")
+            outs.stage_file(
+                record_out, lambda tmp: Path(tmp).write_text(text + "\n"), "--record-out"
+            )
         outs.commit()
     if not quiet:
         for line in result.prepared.notices:
@@ -419,16 +580,29 @@ def simulate_cmd(game, games, seed, policies, variants, players, workers, chunk_
 
 @mcsim_cli.command("tournament")
 @game_argument
-@run_options(games_help="Games per lineup (every seat rotation of every pair of policies "
-                        "plays this many).",
-             players_help="Seats per game (default: the game's default seat count, whatever "
-                          "the number of --policy values).", chunk_size=False,
-             policy_help="A contestant (repeat; at least two). Every contestant sits in every "
-                         "seat.")
+@run_options(
+    games_help="Games per lineup (every seat rotation of every pair of policies plays this many).",
+    players_help="Seats per game (default: the game's default seat count, whatever "
+    "the number of --policy values).",
+    chunk_size=False,
+    policy_help="A contestant (repeat; at least two). Every contestant sits in every seat.",
+)
 @scale_options
 @friendly_errors
-def tournament_cmd(game, games, seed, policies, variants, players, workers, tiles,
-                   as_json, quiet, backend, scheduler):
+def tournament_cmd(
+    game,
+    games,
+    seed,
+    policies,
+    variants,
+    players,
+    workers,
+    tiles,
+    as_json,
+    quiet,
+    backend,
+    scheduler,
+):
     """Every policy against every other in every seat: win-rate matrix, Elo, seat effect.
 
     Each pair of policies plays all seat rotations, N games per lineup, on the same deals
@@ -444,9 +618,19 @@ def tournament_cmd(game, games, seed, policies, variants, players, workers, tile
     from mcsim.tournament import format_tournament, tournament
 
     options = game_options(tiles)
-    t = tournament(game, list(policies), players=players, games=games, seed=seed,
-                   variant=parse_variants(variants), workers=workers, options=options,
-                   backend=backend, scheduler=scheduler, progress=not quiet)
+    t = tournament(
+        game,
+        list(policies),
+        players=players,
+        games=games,
+        seed=seed,
+        variant=parse_variants(variants),
+        workers=workers,
+        options=options,
+        backend=backend,
+        scheduler=scheduler,
+        progress=not quiet,
+    )
     click.echo(to_json(t) if as_json else format_tournament(t))
 
 
@@ -460,71 +644,168 @@ def read_record(record_file, index):
         if index is None and len(record) != 1:
             raise errors.InvalidRecordError(
                 f"{record_file} holds {len(record)} records; choose one with --index 0.."
-                f"{len(record) - 1}" if record else f"{record_file} holds no records")
+                f"{len(record) - 1}"
+                if record
+                else f"{record_file} holds no records"
+            )
         if not record:
             raise errors.InvalidRecordError(f"{record_file} holds no records")
         if (index or 0) >= len(record):
-            raise click.BadParameter(f"{record_file} holds {len(record)} records (0.."
-                                     f"{len(record) - 1})", param_hint="--index")
+            raise click.BadParameter(
+                f"{record_file} holds {len(record)} records (0..{len(record) - 1})",
+                param_hint="--index",
+            )
         record = record[index or 0]
     elif index not in (None, 0):
         raise click.BadParameter(f"{record_file} holds one record (index 0)", param_hint="--index")
     return record
+
+
 @mcsim_cli.command("tune")
 @game_argument
-@click.option("--policy", "-p", "policy", required=True, metavar="NAME[:k=v,...]",
-              help="The policy to tune; parameters given here are fixed (not tuned) unless "
-                   "--param names them, then they are starting values.")
-@click.option("--against", "against", multiple=True, metavar="NAME[:k=v,...]",
-              help="The field: one policy for every other seat, or one per other seat "
-                   "(repeat). Default: the starting policy.")
-@click.option("--players", type=int, default=None,
-              help="Seats (default: 1 + the --against count when above one, else the game's "
-                   "default).")
-@click.option("--budget", "-n", type=int, default=None,
-              help="Total games, validation included (default per game: sacred-hill, don-quixote "
-                   "and thurn-and-taxis 1,000,000, el-grande and carcassonne 100,000: minutes "
-                   "for the heuristics on 2 cores; give far less for mcts).")
-@click.option("--seed", "-s", type=int, default=0, show_default=True,
-              help="Root seed; tuning plays its game indices 0.., validation 2**40..")
-@click.option("--param", "params", multiple=True, metavar="NAME[=LOW:HIGH]",
-              help="Tune only this parameter (repeat), optionally in this box (inside its "
-                   "documented range). Default box: the range narrowed to start +/- "
-                   "max(2|start|, 1).")
-@click.option("--objective", type=click.Choice(["win_share", "score", "margin"]), default=None,
-              help="What to maximise per deal, averaged over the seatings (default win_share; "
-                   "score with one player; margin = own score minus the others' mean).")
-@click.option("--deals", type=int, default=None,
-              help="Deals per candidate and generation (default: from the budget, at most 40 "
-                   "generations of at least 16 deals).")
-@click.option("--popsize", type=int, default=None,
-              help="CMA-ES population (default 4 + floor(3 ln d) for d parameters).")
+@click.option(
+    "--policy",
+    "-p",
+    "policy",
+    required=True,
+    metavar="NAME[:k=v,...]",
+    help="The policy to tune; parameters given here are fixed (not tuned) unless "
+    "--param names them, then they are starting values.",
+)
+@click.option(
+    "--against",
+    "against",
+    multiple=True,
+    metavar="NAME[:k=v,...]",
+    help="The field: one policy for every other seat, or one per other seat "
+    "(repeat). Default: the starting policy.",
+)
+@click.option(
+    "--players",
+    type=int,
+    default=None,
+    help="Seats (default: 1 + the --against count when above one, else the game's default).",
+)
+@click.option(
+    "--budget",
+    "-n",
+    type=int,
+    default=None,
+    help="Total games, validation included (default per game: sacred-hill, don-quixote "
+    "and thurn-and-taxis 1,000,000, el-grande and carcassonne 100,000: minutes "
+    "for the heuristics on 2 cores; give far less for mcts).",
+)
+@click.option(
+    "--seed",
+    "-s",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Root seed; tuning plays its game indices 0.., validation 2**40..",
+)
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="NAME[=LOW:HIGH]",
+    help="Tune only this parameter (repeat), optionally in this box (inside its "
+    "documented range). Default box: the range narrowed to start +/- "
+    "max(2|start|, 1).",
+)
+@click.option(
+    "--objective",
+    type=click.Choice(["win_share", "score", "margin"]),
+    default=None,
+    help="What to maximise per deal, averaged over the seatings (default win_share; "
+    "score with one player; margin = own score minus the others' mean).",
+)
+@click.option(
+    "--deals",
+    type=int,
+    default=None,
+    help="Deals per candidate and generation (default: from the budget, at most 40 "
+    "generations of at least 16 deals).",
+)
+@click.option(
+    "--popsize",
+    type=int,
+    default=None,
+    help="CMA-ES population (default 4 + floor(3 ln d) for d parameters).",
+)
 @click.option("--variant", "variants", multiple=True, metavar="NAME=VALUE", help="A rule reading.")
-@click.option("--tiles", type=click.Path(dir_okay=False), default=None,
-              help="Don Quixote: a tile-set file to use instead of the shipped one.")
-@click.option("--option", "game_option_values", multiple=True, metavar="KEY=VALUE",
-              expose_value=False, callback=_store_game_options,
-              help="A game-specific option (`mcsim games` lists each game's options).")
-@click.option("--workers", "-w", type=int, default=None,
-              help="Worker processes (default: all cores). Results do not depend on it.")
+@click.option(
+    "--tiles",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Don Quixote: a tile-set file to use instead of the shipped one.",
+)
+@click.option(
+    "--option",
+    "game_option_values",
+    multiple=True,
+    metavar="KEY=VALUE",
+    expose_value=False,
+    callback=_store_game_options,
+    help="A game-specific option (`mcsim games` lists each game's options).",
+)
+@click.option(
+    "--workers",
+    "-w",
+    type=int,
+    default=None,
+    help="Worker processes (default: all cores). Results do not depend on it.",
+)
 @scale_options
-@click.option("--out", "-o", type=click.Path(file_okay=False), default=None,
-              help="Folder for tune.json (settings, versions, result), evaluations.csv (every "
-                   "candidate), objective.png and state.json (for --resume).")
-@click.option("--resume", is_flag=True,
-              help="Continue an interrupted run in --out DIR (same result as uninterrupted).")
-@click.option("--dry-run", is_flag=True,
-              help="Print the search space (boxes, integers), the budget plan and the seeds; "
-                   "play nothing.")
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder for tune.json (settings, versions, result), evaluations.csv (every "
+    "candidate), objective.png and state.json (for --resume).",
+)
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Continue an interrupted run in --out DIR (same result as uninterrupted).",
+)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print the search space (boxes, integers), the budget plan and the seeds; play nothing.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-@click.option("--force", is_flag=True,
-              help="Start over in an --out DIR that holds an earlier tuning run (its tune.json, "
-                   "evaluations.csv, objective.png and state.json are removed).")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Start over in an --out DIR that holds an earlier tuning run (its tune.json, "
+    "evaluations.csv, objective.png and state.json are removed).",
+)
 @friendly_errors
-def tune_cmd(game, policy, against, players, budget, seed, params, objective, deals, popsize,
-             variants, tiles, workers, backend, scheduler, out, resume, dry_run, as_json, quiet,
-             force):
+def tune_cmd(
+    game,
+    policy,
+    against,
+    players,
+    budget,
+    seed,
+    params,
+    objective,
+    deals,
+    popsize,
+    variants,
+    tiles,
+    workers,
+    backend,
+    scheduler,
+    out,
+    resume,
+    dry_run,
+    as_json,
+    quiet,
+    force,
+):
     """Fit a policy's numeric parameters (CMA-ES) and validate the gain on fresh deals.
 
     The tuned policy plays the field in every seat in turn; all candidates of a generation play
@@ -554,11 +835,27 @@ def tune_cmd(game, policy, against, players, budget, seed, params, objective, de
 
         clear_tune_folder(out)
     echo = None if quiet else (lambda line: click.echo(f"tune: {line}", err=True))
-    res = tune(game, policy, against=list(against), players=players, budget=budget, seed=seed,
-               params=list(params), objective=objective, variant=parse_variants(variants),
-               options=game_options(tiles), workers=workers, backend=backend,
-               scheduler=scheduler, out_dir=out, resume=resume, deals=deals, popsize=popsize,
-               echo=echo, dry_run=dry_run)
+    res = tune(
+        game,
+        policy,
+        against=list(against),
+        players=players,
+        budget=budget,
+        seed=seed,
+        params=list(params),
+        objective=objective,
+        variant=parse_variants(variants),
+        options=game_options(tiles),
+        workers=workers,
+        backend=backend,
+        scheduler=scheduler,
+        out_dir=out,
+        resume=resume,
+        deals=deals,
+        popsize=popsize,
+        echo=echo,
+        dry_run=dry_run,
+    )
     long_name = get_game(game).SPEC.long_name
     if dry_run:
         click.echo(to_json(res) if as_json else format_plan(res["settings"], long_name))
@@ -569,8 +866,14 @@ def tune_cmd(game, policy, against, players, budget, seed, params, objective, de
 @mcsim_cli.command("replay")
 @game_argument
 @click.argument("record_file", metavar="FILE", type=click.Path(exists=True, dir_okay=False))
-@click.option("--index", "-i", "index", type=click.IntRange(min=0), default=None,
-              help="Which record of a list (as `simulate --record K` writes), from 0.")
+@click.option(
+    "--index",
+    "-i",
+    "index",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Which record of a list (as `simulate --record K` writes), from 0.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @friendly_errors
 def replay_cmd(game, record_file, index, as_json):
@@ -593,7 +896,8 @@ def replay_cmd(game, record_file, index, as_json):
     except (TypeError, AttributeError, KeyError, IndexError) as e:
         # a record is user data: a field of the wrong type is a malformed record, not a crash
         raise errors.InvalidRecordError(
-            f"malformed {game} record ({type(e).__name__}: {e})") from None
+            f"malformed {game} record ({type(e).__name__}: {e})"
+        ) from None
     from mcsim.runner import to_json
 
     if as_json:
@@ -606,29 +910,71 @@ def replay_cmd(game, record_file, index, as_json):
 
 @mcsim_cli.command("show")
 @game_argument
-@click.argument("record_file", metavar="[RECORD.json]", required=False,
-                type=click.Path(exists=True, dir_okay=False))
-@click.option("--index", "-i", "index", type=click.IntRange(min=0), default=None,
-              help="Which record of a list (as `simulate --record K` writes), from 0.")
-@click.option("--seed", "-s", type=int, default=None,
-              help="Play game --game-index of `simulate --seed S` instead of reading a record.")
+@click.argument(
+    "record_file",
+    metavar="[RECORD.json]",
+    required=False,
+    type=click.Path(exists=True, dir_okay=False),
+)
+@click.option(
+    "--index",
+    "-i",
+    "index",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Which record of a list (as `simulate --record K` writes), from 0.",
+)
+@click.option(
+    "--seed",
+    "-s",
+    type=int,
+    default=None,
+    help="Play game --game-index of `simulate --seed S` instead of reading a record.",
+)
 @click.option("--game-index", type=int, default=None, help="With --seed: the game to show.")
-@click.option("--policy", "-p", "policies", multiple=True, metavar="NAME[:k=v,...]",
-              help="With --seed: policy per seat, as for simulate.")
-@click.option("--variant", "variants", multiple=True, metavar="NAME=VALUE",
-              help="With --seed: a rule reading, as for simulate.")
+@click.option(
+    "--policy",
+    "-p",
+    "policies",
+    multiple=True,
+    metavar="NAME[:k=v,...]",
+    help="With --seed: policy per seat, as for simulate.",
+)
+@click.option(
+    "--variant",
+    "variants",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="With --seed: a rule reading, as for simulate.",
+)
 @click.option("--players", type=int, default=None, help="With --seed: number of seats.")
-@click.option("--tiles", type=click.Path(dir_okay=False), default=None,
-              help="With --seed: Don Quixote tile-set file.")
-@click.option("--option", "game_option_values", multiple=True, metavar="KEY=VALUE",
-              expose_value=False, callback=_store_game_options,
-              help="With --seed: a game-specific option, as for simulate.")
-@click.option("--out", "-o", type=click.Path(dir_okay=False), required=True,
-              help="The HTML file to write (self-contained, opens offline).")
+@click.option(
+    "--tiles",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="With --seed: Don Quixote tile-set file.",
+)
+@click.option(
+    "--option",
+    "game_option_values",
+    multiple=True,
+    metavar="KEY=VALUE",
+    expose_value=False,
+    callback=_store_game_options,
+    help="With --seed: a game-specific option, as for simulate.",
+)
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(dir_okay=False),
+    required=True,
+    help="The HTML file to write (self-contained, opens offline).",
+)
 @click.option("--force", is_flag=True, help="Overwrite an existing --out file.")
 @friendly_errors
-def show_cmd(game, record_file, index, seed, game_index, policies, variants, players, tiles, out,
-             force):
+def show_cmd(
+    game, record_file, index, seed, game_index, policies, variants, players, tiles, out, force
+):
     """Draw one game move by move as a self-contained HTML file (step with the arrow keys).
 
     Give a record (as `replay` reads it; --index picks one of a list), or --seed S and
@@ -647,22 +993,37 @@ def show_cmd(game, record_file, index, seed, game_index, policies, variants, pla
         raise click.BadParameter("must end in .html", param_hint="--out")
     outs = Outputs(force=force)
     outs.file(out, "--out")  # checked before anything is played (issue 12 §2)
-    played = (seed, game_index, policies, variants, players, tiles,
-              click.get_current_context().meta.get("game_options"))
+    played = (
+        seed,
+        game_index,
+        policies,
+        variants,
+        players,
+        tiles,
+        click.get_current_context().meta.get("game_options"),
+    )
     if record_file is not None:
         if seed is not None or game_index is not None:
             raise click.UsageError("give a RECORD.json or --seed/--game-index, not both")
         if any(played[2:6]) or played[6]:
-            raise click.UsageError("-p/--variant/--players/--tiles/--option go with --seed, "
-                                   "not with a record")
+            raise click.UsageError(
+                "-p/--variant/--players/--tiles/--option go with --seed, not with a record"
+            )
         record = read_record(record_file, index)
     else:
         if seed is None or game_index is None:
             raise click.UsageError("give a RECORD.json, or --seed S and --game-index I")
         if index is not None:
             raise click.UsageError("--index goes with a RECORD.json file")
-        record = show.record_of_seed(game, seed, game_index, list(policies) or None,
-                                     parse_variants(variants), players, game_options(tiles))
+        record = show.record_of_seed(
+            game,
+            seed,
+            game_index,
+            list(policies) or None,
+            parse_variants(variants),
+            players,
+            game_options(tiles),
+        )
     html = show.show_html(game, record)
     with outs:
         outs.stage_file(out, lambda tmp: Path(tmp).write_text(html, encoding="utf-8"), "--out")
@@ -672,8 +1033,7 @@ def show_cmd(game, record_file, index, seed, game_index, policies, variants, pla
 
 @mcsim_cli.command("perft")
 @game_argument
-@click.option("--depth", "-d", type=click.IntRange(0, 12), required=True,
-              help="Number of plies.")
+@click.option("--depth", "-d", type=click.IntRange(0, 12), required=True, help="Number of plies.")
 @click.option("--variant", "variants", multiple=True, metavar="NAME=VALUE", help="A rule reading.")
 @friendly_errors
 def perft_cmd(game, depth, variants):
@@ -691,32 +1051,91 @@ def perft_cmd(game, depth, variants):
 
 @mcsim_cli.command("evaluate")
 @game_argument
-@click.option("--policy", "-p", "policies", multiple=True, required=True, metavar="NAME[:k=v,...]",
-              help="A policy to evaluate (repeat; the first is the reference of the differences).")
-@click.option("--games", "-n", type=int, default=10_000, show_default=True,
-              help="Deals per policy (the same deals for every policy).")
-@click.option("--seed", "-s", type=int, default=0, show_default=True,
-              help="Root seed; deal i depends only on (seed, i).")
+@click.option(
+    "--policy",
+    "-p",
+    "policies",
+    multiple=True,
+    required=True,
+    metavar="NAME[:k=v,...]",
+    help="A policy to evaluate (repeat; the first is the reference of the differences).",
+)
+@click.option(
+    "--games",
+    "-n",
+    type=int,
+    default=10_000,
+    show_default=True,
+    help="Deals per policy (the same deals for every policy).",
+)
+@click.option(
+    "--seed",
+    "-s",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Root seed; deal i depends only on (seed, i).",
+)
 @click.option("--variant", "variants", multiple=True, metavar="NAME=VALUE", help="A rule reading.")
-@click.option("--players", type=int, default=None,
-              help="Seats, all playing the evaluated policy (default: the game's minimum).")
-@click.option("--workers", "-w", type=int, default=None,
-              help="Worker processes (default: all cores). Results do not depend on it.")
-@click.option("--tiles", type=click.Path(dir_okay=False), default=None,
-              help="Don Quixote: a tile-set file to use instead of the shipped one.")
-@click.option("--tileset-ensemble", "ensemble", type=int, default=0, show_default=True,
-              help="Also evaluate on K random tile sets (rules §6.3) and report how robust "
-                   "the policy order is.")
-@click.option("--ensemble-seed", type=int, default=None,
-              help="Seed of the random tile sets (default: --seed).")
-@click.option("--ensemble-out", type=click.Path(file_okay=False), default=None,
-              callback=output_path("dir"),
-              help="Directory to write the random tile sets to (reusable with --tiles).")
+@click.option(
+    "--players",
+    type=int,
+    default=None,
+    help="Seats, all playing the evaluated policy (default: the game's minimum).",
+)
+@click.option(
+    "--workers",
+    "-w",
+    type=int,
+    default=None,
+    help="Worker processes (default: all cores). Results do not depend on it.",
+)
+@click.option(
+    "--tiles",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Don Quixote: a tile-set file to use instead of the shipped one.",
+)
+@click.option(
+    "--tileset-ensemble",
+    "ensemble",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Also evaluate on K random tile sets (rules §6.3) and report how robust "
+    "the policy order is.",
+)
+@click.option(
+    "--ensemble-seed",
+    type=int,
+    default=None,
+    help="Seed of the random tile sets (default: --seed).",
+)
+@click.option(
+    "--ensemble-out",
+    type=click.Path(file_okay=False),
+    default=None,
+    callback=output_path("dir"),
+    help="Directory to write the random tile sets to (reusable with --tiles).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or notices on stderr.")
 @friendly_errors
-def evaluate_cmd(game, policies, games, seed, variants, players, workers, tiles, ensemble,
-                 ensemble_seed, ensemble_out, as_json, quiet):
+def evaluate_cmd(
+    game,
+    policies,
+    games,
+    seed,
+    variants,
+    players,
+    workers,
+    tiles,
+    ensemble,
+    ensemble_seed,
+    ensemble_out,
+    as_json,
+    quiet,
+):
     """Compare policies on the same deals: mean with 95% CI, bands, paired differences.
 
     \b
@@ -725,8 +1144,7 @@ def evaluate_cmd(game, policies, games, seed, variants, players, workers, tiles,
         mcsim evaluate don-quixote -p heuristic -p rollout:k=8 -p oracle -n 200 --json
         mcsim evaluate don-quixote -p greedy -p heuristic -n 2000 --tileset-ensemble 10
     """
-    from mcsim.evaluate import (evaluate, evaluate_ensemble, format_ensemble,
-                                format_evaluation)
+    from mcsim.evaluate import evaluate, evaluate_ensemble, format_ensemble, format_evaluation
     from mcsim.runner import to_json
 
     if ensemble_out:
@@ -734,12 +1152,20 @@ def evaluate_cmd(game, policies, games, seed, variants, players, workers, tiles,
 
         Outputs().folder(ensemble_out, "--ensemble-out", keep=True)
     options = game_options(tiles)
-    kw = dict(games=games, seed=seed, variant=parse_variants(variants), players=players,
-              workers=workers, options=options, progress=not quiet)
+    kw = dict(
+        games=games,
+        seed=seed,
+        variant=parse_variants(variants),
+        players=players,
+        workers=workers,
+        options=options,
+        progress=not quiet,
+    )
     long_name = get_game(game).SPEC.long_name
     if ensemble:
-        res = evaluate_ensemble(game, policies, ensemble, ensemble_seed=ensemble_seed,
-                                out_dir=ensemble_out, **kw)
+        res = evaluate_ensemble(
+            game, policies, ensemble, ensemble_seed=ensemble_seed, out_dir=ensemble_out, **kw
+        )
         notices = res["base"].get("notices", [])
         text = format_ensemble(res, long_name)
     else:
@@ -754,17 +1180,46 @@ def evaluate_cmd(game, policies, games, seed, variants, players, workers, tiles,
 
 @mcsim_cli.command("compare")
 @game_argument
-@click.option("--variant", "arms", multiple=True, required=True, metavar="NAME=VALUE[,NAME=VALUE]",
-              help="One arm per --variant (repeat; the first is the reference of the differences).")
-@click.option("--games", "-n", type=int, default=10_000, show_default=True,
-              help="Games per arm (the same deals in every arm).")
-@click.option("--seed", "-s", type=int, default=0, show_default=True,
-              help="Root seed; game i of every arm depends only on (seed, i).")
-@click.option("--policy", "-p", "policies", multiple=True, metavar="NAME[:k=v,...]",
-              help="Policy per seat (one value = all seats; default random).")
+@click.option(
+    "--variant",
+    "arms",
+    multiple=True,
+    required=True,
+    metavar="NAME=VALUE[,NAME=VALUE]",
+    help="One arm per --variant (repeat; the first is the reference of the differences).",
+)
+@click.option(
+    "--games",
+    "-n",
+    type=int,
+    default=10_000,
+    show_default=True,
+    help="Games per arm (the same deals in every arm).",
+)
+@click.option(
+    "--seed",
+    "-s",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Root seed; game i of every arm depends only on (seed, i).",
+)
+@click.option(
+    "--policy",
+    "-p",
+    "policies",
+    multiple=True,
+    metavar="NAME[:k=v,...]",
+    help="Policy per seat (one value = all seats; default random).",
+)
 @click.option("--players", type=int, default=None, help="Number of seats.")
-@click.option("--workers", "-w", type=int, default=None,
-              help="Worker processes (default: all cores). Results do not depend on it.")
+@click.option(
+    "--workers",
+    "-w",
+    type=int,
+    default=None,
+    help="Worker processes (default: all cores). Results do not depend on it.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
 @friendly_errors
@@ -779,31 +1234,59 @@ def compare_cmd(game, arms, games, seed, policies, players, workers, as_json, qu
     from mcsim.runner import to_json
 
     announce = None if quiet else (lambda line: click.echo(f"note: {line}", err=True))
-    res = compare_variants(game, arms, games=games, seed=seed, policies=list(policies) or None,
-                           players=players, workers=workers, progress=not quiet,
-                           announce=announce)
+    res = compare_variants(
+        game,
+        arms,
+        games=games,
+        seed=seed,
+        policies=list(policies) or None,
+        players=players,
+        workers=workers,
+        progress=not quiet,
+        announce=announce,
+    )
     click.echo(to_json(res) if as_json else format_comparison(res, get_game(game).SPEC.long_name))
 
 
 @mcsim_cli.command("batch")
 @click.argument("plan_file", metavar="PLAN.toml", type=click.Path(exists=True, dir_okay=False))
-@click.option("--out", "-o", type=click.Path(file_okay=False), default=None,
-              callback=output_path("dir"), help="Folder for results.csv, results.parquet, plan.json and experiments/*.json "
-                   "(created if missing).")
-@click.option("--workers", "-w", type=int, default=None,
-              help="Worker processes per cell (default: all cores). Results do not depend on it.")
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(file_okay=False),
+    default=None,
+    callback=output_path("dir"),
+    help="Folder for results.csv, results.parquet, plan.json and experiments/*.json "
+    "(created if missing).",
+)
+@click.option(
+    "--workers",
+    "-w",
+    type=int,
+    default=None,
+    help="Worker processes per cell (default: all cores). Results do not depend on it.",
+)
 @scale_options
 @click.option("--dry-run", is_flag=True, help="Validate the plan and list its cells; play nothing.")
-@click.option("--resume", is_flag=True,
-              help="Skip the cells an interrupted batch already finished in --out DIR.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print one JSON object (tidy rows and every cell's summary).")
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Skip the cells an interrupted batch already finished in --out DIR.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON object (tidy rows and every cell's summary).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-@click.option("--force", is_flag=True,
-              help="Replace the results of an earlier batch in a non-empty --out folder.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace the results of an earlier batch in a non-empty --out folder.",
+)
 @friendly_errors
-def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_json, quiet,
-              force):
+def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_json, quiet, force):
     """Run a sweep plan (games x players x policies x variants x game counts/seeds).
 
     The whole plan is validated before the first game; the results are one tidy table (one
@@ -823,8 +1306,9 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_j
     if out is not None:  # checked before any game, also by --dry-run (issue 12 §2)
         from mcsim.outputs import Outputs
 
-        Outputs(force=force).folder(out, "--out", keep=resume,
-                                    hint="--resume to continue the batch in it, or ")
+        Outputs(force=force).folder(
+            out, "--out", keep=resume, hint="--resume to continue the batch in it, or "
+        )
         if force and not dry_run:
             batch.clear_batch_folder(out)
     if dry_run:
@@ -834,8 +1318,17 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_j
         return
     echo = None if quiet else (lambda line: click.echo(line, err=True))
     note = None if quiet else (lambda line: click.echo(f"note: {line}", err=True))
-    res = batch.run_plan(plan, out=out, workers=workers, progress=not quiet, echo=echo,
-                         backend=backend, scheduler=scheduler, resume=resume, note=note)
+    res = batch.run_plan(
+        plan,
+        out=out,
+        workers=workers,
+        progress=not quiet,
+        echo=echo,
+        backend=backend,
+        scheduler=scheduler,
+        resume=resume,
+        note=note,
+    )
     click.echo(batch.batch_json(res) if as_json else batch.format_table(res.table))
 
 
@@ -843,15 +1336,40 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_j
 @game_argument
 @run_options
 @scale_options
-@click.option("--out", "-o", type=click.Path(file_okay=False), required=True,
-              callback=output_path("dir"), help="Folder for report.html, report.md, the PNG figures and summary.json.")
-@click.option("--no-rotate", is_flag=True,
-              help="With different policies per seat, do not also play the rotated seatings "
-                   "(the comparison then mixes policy and seat effect).")
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(file_okay=False),
+    required=True,
+    callback=output_path("dir"),
+    help="Folder for report.html, report.md, the PNG figures and summary.json.",
+)
+@click.option(
+    "--no-rotate",
+    is_flag=True,
+    help="With different policies per seat, do not also play the rotated seatings "
+    "(the comparison then mixes policy and seat effect).",
+)
 @click.option("--force", is_flag=True, help="Replace an existing, non-empty --out folder.")
 @friendly_errors
-def report_cmd(game, games, seed, policies, variants, players, workers, chunk_size, tiles,
-               as_json, quiet, backend, scheduler, out, no_rotate, force):
+def report_cmd(
+    game,
+    games,
+    seed,
+    policies,
+    variants,
+    players,
+    workers,
+    chunk_size,
+    tiles,
+    as_json,
+    quiet,
+    backend,
+    scheduler,
+    out,
+    no_rotate,
+    force,
+):
     """Write a balance report: report.html (self-contained), report.md and PNG figures.
 
     \b
@@ -864,11 +1382,24 @@ def report_cmd(game, games, seed, policies, variants, players, workers, chunk_si
 
     options = game_options(tiles)
     echo = None if quiet else (lambda line: click.echo(line, err=True))
-    rep = report.build_report(game, out, games=games, seed=seed, policies=policies or None,
-                              variant=parse_variants(variants), players=players,
-                              workers=workers, chunk_size=chunk_size, options=options,
-                              rotate=not no_rotate, progress=not quiet, echo=echo,
-                              backend=backend, scheduler=scheduler, force=force)
+    rep = report.build_report(
+        game,
+        out,
+        games=games,
+        seed=seed,
+        policies=policies or None,
+        variant=parse_variants(variants),
+        players=players,
+        workers=workers,
+        chunk_size=chunk_size,
+        options=options,
+        rotate=not no_rotate,
+        progress=not quiet,
+        echo=echo,
+        backend=backend,
+        scheduler=scheduler,
+        force=force,
+    )
     if not quiet:
         for line in rep.result.prepared.notices:
             click.echo(f"note: {line}", err=True)
@@ -876,9 +1407,11 @@ def report_cmd(game, games, seed, policies, variants, players, workers, chunk_si
         click.echo(report.report_json(rep))
     else:
         click.echo(format_summary(rep.result.summary, get_game(game)))
-        click.echo(f"report: {Path(out) / 'report.html'} ({len(rep.figures)} figures"
-                   + (f"; skipped: {', '.join(s for s, _ in rep.skipped)}" if rep.skipped else "")
-                   + ")")
+        click.echo(
+            f"report: {Path(out) / 'report.html'} ({len(rep.figures)} figures"
+            + (f"; skipped: {', '.join(s for s, _ in rep.skipped)}" if rep.skipped else "")
+            + ")"
+        )
 
 
 def main():

@@ -1,4 +1,5 @@
 """Shared pieces of the benchmark scripts."""
+
 from __future__ import annotations
 
 import json
@@ -26,8 +27,9 @@ def cold_seconds(game: str, games: int = 10, **simulate_kwargs) -> float:
     arg = json.dumps([game, dict(games=games, **simulate_kwargs)])
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        p = subprocess.run([sys.executable, "-c", _COLD, arg], env=env, capture_output=True,
-                           text=True, cwd=ROOT)
+        p = subprocess.run(
+            [sys.executable, "-c", _COLD, arg], env=env, capture_output=True, text=True, cwd=ROOT
+        )
     if p.returncode != 0:
         raise RuntimeError(p.stderr.strip().splitlines()[-1])
     return float(p.stdout.strip().splitlines()[-1])

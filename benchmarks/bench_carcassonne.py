@@ -11,6 +11,7 @@ Usage::
     python benchmarks/bench_carcassonne.py --quick    # a tenth of the games
     python benchmarks/bench_carcassonne.py --no-cold  # skip the compile measurement
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,6 +35,7 @@ CONFIGS = [  # (policy, players, gifts, warm games)
     ("heuristic", 2, "true", 1_000),
 ]
 
+
 def warm(policy: str, players: int, gifts: str, games: int) -> dict:
     import mcsim
     from mcsim.games import carcassonne as C
@@ -48,8 +50,15 @@ def warm(policy: str, players: int, gifts: str, games: int) -> dict:
         out = C.play_chunk(prep, rep * games, games, 7)
         best = max(best, games / max(time.process_time() - t, 1e-9))
     t = time.perf_counter()
-    mcsim.simulate("carcassonne", games=games, seed=3, workers=1, policies=[choice] * players,
-                   players=players, variant={"gifts": gifts})
+    mcsim.simulate(
+        "carcassonne",
+        games=games,
+        seed=3,
+        workers=1,
+        policies=[choice] * players,
+        players=players,
+        variant={"gifts": gifts},
+    )
     e2e = games / (time.perf_counter() - t)
     return {"kernel": best, "simulate": e2e, "mean_score": float(out["score"].mean())}
 
@@ -69,12 +78,16 @@ def main() -> None:
     if a.json:
         print(json.dumps({"cold_seconds": cold, "rows": rows}))
         return
-    print("| policy | players | gifts | games | kernel games/s (1 core, best of 3) | ms/game | "
-          "simulate games/s | mean score |")
+    print(
+        "| policy | players | gifts | games | kernel games/s (1 core, best of 3) | ms/game | "
+        "simulate games/s | mean score |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['policy']} | {r['players']} | {r['gifts']} | {r['games']:,} | {r['kernel']:,.0f} | "
-              f"{1000 / r['kernel']:.3f} | {r['simulate']:,.0f} | {r['mean_score']:.2f} |")
+        print(
+            f"| {r['policy']} | {r['players']} | {r['gifts']} | {r['games']:,} | {r['kernel']:,.0f} | "
+            f"{1000 / r['kernel']:.3f} | {r['simulate']:,.0f} | {r['mean_score']:.2f} |"
+        )
     if cold is not None:
         print(f"\ncold (empty Numba cache: import + compile + 10 random games): {cold:.1f} s")
 

@@ -15,6 +15,7 @@ Usage::
     python benchmarks/bench_don_quixote.py --quick    # fewer games
     python benchmarks/bench_don_quixote.py --no-cold  # skip the compile measurement
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,6 +39,7 @@ CONFIGS = [  # (policy, players, warm games)
     ("oracle:beam=16,iters=0", 1, 20),
 ]
 
+
 def warm(policy: str, players: int, games: int) -> dict:
     import mcsim
     from mcsim.games import don_quixote as D
@@ -52,8 +54,9 @@ def warm(policy: str, players: int, games: int) -> dict:
         out = D.play_chunk(prep, rep * games, games, 7)
         best = max(best, games / max(time.process_time() - t, 1e-9))
     t = time.perf_counter()
-    mcsim.simulate("don-quixote", games=games, seed=3, workers=1, policies=[choice] * players,
-                   players=players)
+    mcsim.simulate(
+        "don-quixote", games=games, seed=3, workers=1, policies=[choice] * players, players=players
+    )
     e2e = games / (time.perf_counter() - t)
     return {"kernel": best, "simulate": e2e, "mean_score": float(out["score"].mean())}
 
@@ -73,12 +76,16 @@ def main() -> None:
     if a.json:
         print(json.dumps({"cold_seconds": cold, "rows": rows}))
         return
-    print("| policy | players | games | kernel games/s (1 core, best of 3) | ms/game | "
-          "simulate games/s | mean score |")
+    print(
+        "| policy | players | games | kernel games/s (1 core, best of 3) | ms/game | "
+        "simulate games/s | mean score |"
+    )
     print("|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['policy']} | {r['players']} | {r['games']:,} | {r['kernel']:,.1f} | "
-              f"{1000 / r['kernel']:.3f} | {r['simulate']:,.1f} | {r['mean_score']:.2f} |")
+        print(
+            f"| {r['policy']} | {r['players']} | {r['games']:,} | {r['kernel']:,.1f} | "
+            f"{1000 / r['kernel']:.3f} | {r['simulate']:,.1f} | {r['mean_score']:.2f} |"
+        )
     if cold is not None:
         print(f"\ncold (empty Numba cache: import + compile + 10 random games): {cold:.1f} s")
 

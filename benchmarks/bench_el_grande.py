@@ -12,6 +12,7 @@ Usage::
     python benchmarks/bench_el_grande.py --quick    # a tenth of the games
     python benchmarks/bench_el_grande.py --no-cold  # skip the compile measurement
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,14 +36,16 @@ CONFIGS = [  # (policy, players, variant, warm games)
     ("heuristic", 5, {}, 200),
 ]
 
+
 def warm(policy: str, players: int, variant: dict, games: int) -> dict:
     import mcsim
     from mcsim.games import el_grande as G
     from mcsim.games.base import RunConfig, parse_policy
 
     choice = parse_policy(policy)
-    prep = G.prepare(RunConfig("el-grande", players, [choice] * players,
-                               G.SPEC.resolve_variant(variant)))
+    prep = G.prepare(
+        RunConfig("el-grande", players, [choice] * players, G.SPEC.resolve_variant(variant))
+    )
     G.play_chunk(prep, 0, 2, 1)
     best = 0.0
     for rep in range(3):
@@ -50,11 +53,22 @@ def warm(policy: str, players: int, variant: dict, games: int) -> dict:
         out = G.play_chunk(prep, rep * games, games, 7)
         best = max(best, games / max(time.process_time() - t, 1e-9))
     t = time.perf_counter()
-    mcsim.simulate("el-grande", games=games, seed=3, workers=1, policies=[choice] * players,
-                   players=players, variant=variant)
+    mcsim.simulate(
+        "el-grande",
+        games=games,
+        seed=3,
+        workers=1,
+        policies=[choice] * players,
+        players=players,
+        variant=variant,
+    )
     e2e = games / (time.perf_counter() - t)
-    return {"kernel": best, "simulate": e2e, "mean_score": float(out["score"].mean()),
-            "plies": float(out["length"].mean())}
+    return {
+        "kernel": best,
+        "simulate": e2e,
+        "mean_score": float(out["score"].mean()),
+        "plies": float(out["length"].mean()),
+    }
 
 
 def main() -> None:
@@ -68,18 +82,28 @@ def main() -> None:
     for policy, players, variant, games in CONFIGS:
         n = max(20, games // 10) if a.quick else games
         r = warm(policy, players, variant, n)
-        rows.append({"policy": policy, "players": players,
-                     "variant": ",".join(f"{k}={v}" for k, v in variant.items()) or "default",
-                     "games": n, **r})
+        rows.append(
+            {
+                "policy": policy,
+                "players": players,
+                "variant": ",".join(f"{k}={v}" for k, v in variant.items()) or "default",
+                "games": n,
+                **r,
+            }
+        )
     if a.json:
         print(json.dumps({"cold_seconds": cold, "rows": rows}))
         return
-    print("| policy | players | variant | games | kernel games/s (1 core, best of 3) | ms/game | "
-          "simulate games/s | mean score | decisions/game |")
+    print(
+        "| policy | players | variant | games | kernel games/s (1 core, best of 3) | ms/game | "
+        "simulate games/s | mean score | decisions/game |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['policy']} | {r['players']} | {r['variant']} | {r['games']:,} | {r['kernel']:,.0f} | "
-              f"{1000 / r['kernel']:.3f} | {r['simulate']:,.0f} | {r['mean_score']:.2f} | {r['plies']:.0f} |")
+        print(
+            f"| {r['policy']} | {r['players']} | {r['variant']} | {r['games']:,} | {r['kernel']:,.0f} | "
+            f"{1000 / r['kernel']:.3f} | {r['simulate']:,.0f} | {r['mean_score']:.2f} | {r['plies']:.0f} |"
+        )
     if cold is not None:
         print(f"\ncold (empty Numba cache: import + compile + 10 random games): {cold:.1f} s")
 

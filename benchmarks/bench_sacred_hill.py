@@ -10,6 +10,7 @@ Usage::
 
     python benchmarks/bench_sacred_hill.py
 """
+
 from __future__ import annotations
 
 import time
@@ -18,13 +19,19 @@ import mcsim
 from mcsim.games import sacred_hill as SH
 from mcsim.runner import resolve_config
 
-CONFIGS = [("random", 400_000), ("greedy", 50_000), ("tactician", 50_000),
-           ("tactician:eps=0.1", 50_000)]
+CONFIGS = [
+    ("random", 400_000),
+    ("greedy", 50_000),
+    ("tactician", 50_000),
+    ("tactician:eps=0.1", 50_000),
+]
 
 
 def main():
-    print("| policy | games | kernel games/s (1 core, CPU time) | simulate games/s (1 worker) | "
-          "ns per ply (kernel) |\n|---|---|---|---|---|")
+    print(
+        "| policy | games | kernel games/s (1 core, CPU time) | simulate games/s (1 worker) | "
+        "ns per ply (kernel) |\n|---|---|---|---|---|"
+    )
     for policy, n in CONFIGS:
         _, cfg = resolve_config("sacred-hill", 2, [policy])
         prep = SH.prepare(cfg)
@@ -40,8 +47,10 @@ def main():
         t = time.perf_counter()
         mcsim.simulate("sacred-hill", games=n, seed=2, policies=[policy], workers=1)
         sim = n / (time.perf_counter() - t)
-        print(f"| {policy} | {n:,} | {n / best:,.0f} | {sim:,.0f} | {1e9 * best / plies:.0f} |",
-              flush=True)
+        print(
+            f"| {policy} | {n:,} | {n / best:,.0f} | {sim:,.0f} | {1e9 * best / plies:.0f} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

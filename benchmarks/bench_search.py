@@ -13,6 +13,7 @@ Usage::
 
     python benchmarks/bench_search.py
 """
+
 from __future__ import annotations
 
 import time
@@ -59,10 +60,9 @@ def bench_sacred_hill():
     n_iter = int(params[SK.P_MCTS_ITER])
     scr = SK.search_scratch(n_iter + 1)
     work, tree, value, logs, mv, untried, mark, path, scores, reward, base_w, pts = scr
-    base_w[:] = params[SK.P_MCTS_BASE:SK.P_MCTS_BASE + SK.N_HEURISTIC_PARAMS]
+    base_w[:] = params[SK.P_MCTS_BASE : SK.P_MCTS_BASE + SK.N_HEURISTIC_PARAMS]
     base_w[SK.P_EPS] = params[SK.P_MCTS_ROLLOUT_EPS]
-    ctx = (SK.TRANSITION_BOX, SK.BB_ZONE_KNIGHT12, np.int64(params[SK.P_MCTS_ROLLOUT]), base_w,
-           pts)
+    ctx = (SK.TRANSITION_BOX, SK.BB_ZONE_KNIGHT12, np.int64(params[SK.P_MCTS_ROLLOUT]), base_w, pts)
     totals = np.zeros(64)
     pos = _sh_positions()
     rows = []
@@ -72,12 +72,29 @@ def bench_sacred_hill():
             for k, st in enumerate(pos):
                 rng = new_state(1, k, 16)
                 if fn == "search":
-                    search.search(st, ctx, n_iter, params[SK.P_MCTS_C], 0, SK.MARGIN_SCALE, rng,
-                                  work, tree, value, logs, mv, untried, mark, path, scores,
-                                  reward)
+                    search.search(
+                        st,
+                        ctx,
+                        n_iter,
+                        params[SK.P_MCTS_C],
+                        0,
+                        SK.MARGIN_SCALE,
+                        rng,
+                        work,
+                        tree,
+                        value,
+                        logs,
+                        mv,
+                        untried,
+                        mark,
+                        path,
+                        scores,
+                        reward,
+                    )
                 else:
-                    search.flat(st, ctx, n_iter, 0, SK.MARGIN_SCALE, rng, work, mv, totals,
-                                scores, reward)
+                    search.flat(
+                        st, ctx, n_iter, 0, SK.MARGIN_SCALE, rng, work, mv, totals, scores, reward
+                    )
             dt = time.process_time() - t
         rows.append((name, len(pos) * n_iter / dt))
     return n_iter, len(pos), rows
@@ -90,8 +107,25 @@ def bench_don_quixote():
     tiles = prep.tables["tiles"]
     n_iter = int(params[DK.M_ITER])
     scr = DK.search_scratch(tiles, n_iter + 1)
-    (root, work, tree, value, logs, mv, untried, mark, path, scores, reward, w, log, saved,
-     open_ws, nobd, moves2) = scr
+    (
+        root,
+        work,
+        tree,
+        value,
+        logs,
+        mv,
+        untried,
+        mark,
+        path,
+        scores,
+        reward,
+        w,
+        log,
+        saved,
+        open_ws,
+        nobd,
+        moves2,
+    ) = scr
     ctx = (tiles, False, np.int64(params[DK.M_ROLLOUT]), w, log, saved, open_ws, nobd, moves2)
     n_land = tiles.shape[0] - 2
     roots = []
@@ -127,12 +161,39 @@ def bench_don_quixote():
             for k, r in enumerate(roots):
                 rng = new_state(1, k, 16)
                 if name == "tree":
-                    search.search(r, ctx, n_iter, params[DK.M_C], search.REWARD_MARGIN,
-                                  DK.SEARCH_SCALE, rng, work, tree, value, logs, mv, untried,
-                                  mark, path, scores, reward)
+                    search.search(
+                        r,
+                        ctx,
+                        n_iter,
+                        params[DK.M_C],
+                        search.REWARD_MARGIN,
+                        DK.SEARCH_SCALE,
+                        rng,
+                        work,
+                        tree,
+                        value,
+                        logs,
+                        mv,
+                        untried,
+                        mark,
+                        path,
+                        scores,
+                        reward,
+                    )
                 else:
-                    search.flat(r, ctx, n_iter, search.REWARD_MARGIN, DK.SEARCH_SCALE, rng,
-                                work, mv, totals, scores, reward)
+                    search.flat(
+                        r,
+                        ctx,
+                        n_iter,
+                        search.REWARD_MARGIN,
+                        DK.SEARCH_SCALE,
+                        rng,
+                        work,
+                        mv,
+                        totals,
+                        scores,
+                        reward,
+                    )
             dt = time.process_time() - t
         rows.append((name, len(roots) * n_iter / dt))
     return n_iter, len(roots), rows
@@ -146,14 +207,19 @@ def main():
     print(f"| sacred-hill, mcts vs mcts (60 games) | {sh_game:.4f} | <= 0.1 |")
     print(f"| don-quixote, solo (30 games) | {dq_game:.3f} | <= 0.5 |")
     print()
-    print("| game | iterations per decision | positions | tree iterations/s | flat iterations/s "
-          "| tree cost (flat / tree) |")
+    print(
+        "| game | iterations per decision | positions | tree iterations/s | flat iterations/s "
+        "| tree cost (flat / tree) |"
+    )
     print("|---|---|---|---|---|---|")
     for game, fn in (("sacred-hill", bench_sacred_hill), ("don-quixote", bench_don_quixote)):
         n_iter, n_pos, rows = fn()
         d = dict(rows)
-        print(f"| {game} | {n_iter:,} | {n_pos} | {d['tree']:,.0f} | {d['flat']:,.0f} | "
-              f"{d['flat'] / d['tree']:.2f}x |", flush=True)
+        print(
+            f"| {game} | {n_iter:,} | {n_pos} | {d['tree']:,.0f} | {d['flat']:,.0f} | "
+            f"{d['flat'] / d['tree']:.2f}x |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ Usage::
     python benchmarks/bench_thurn_and_taxis.py --quick    # fewer games
     python benchmarks/bench_thurn_and_taxis.py --no-cold  # skip the compile measurement
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,9 +25,14 @@ sys.path.insert(0, str(HERE))
 from _harness import cold_seconds  # noqa: E402
 
 CONFIGS = [  # (policy, players, warm games)
-    ("random", 2, 2_000), ("random", 3, 2_000), ("random", 4, 2_000),
-    ("route", 2, 10_000), ("route", 3, 10_000), ("route", 4, 10_000),
+    ("random", 2, 2_000),
+    ("random", 3, 2_000),
+    ("random", 4, 2_000),
+    ("route", 2, 10_000),
+    ("route", 3, 10_000),
+    ("route", 4, 10_000),
 ]
+
 
 def warm(policy: str, players: int, games: int) -> dict:
     import mcsim
@@ -41,12 +47,17 @@ def warm(policy: str, players: int, games: int) -> dict:
         out = T.play_chunk(prep, rep * games, games, 7)
         best = max(best, games / max(time.process_time() - t, 1e-9))
     t = time.perf_counter()
-    mcsim.simulate("thurn-and-taxis", games=games, seed=3, workers=1, policies=[policy],
-                   players=players)
+    mcsim.simulate(
+        "thurn-and-taxis", games=games, seed=3, workers=1, policies=[policy], players=players
+    )
     e2e = games / (time.perf_counter() - t)
-    return {"kernel": best, "simulate": e2e, "turns": float(out["turns"].mean()),
-            "plies": float(out["length"].mean()),
-            "decisions_per_s": best * float(out["length"].mean())}
+    return {
+        "kernel": best,
+        "simulate": e2e,
+        "turns": float(out["turns"].mean()),
+        "plies": float(out["length"].mean()),
+        "decisions_per_s": best * float(out["length"].mean()),
+    }
 
 
 def main() -> None:
@@ -59,18 +70,26 @@ def main() -> None:
     for policy, players, games in CONFIGS:
         g = games // 5 if a.quick else games
         row = {"policy": policy, "players": players, **warm(policy, players, g)}
-        row["cold_s"] = None if a.no_cold else cold_seconds("thurn-and-taxis", games=100, policies=[policy], players=players)
+        row["cold_s"] = (
+            None
+            if a.no_cold
+            else cold_seconds("thurn-and-taxis", games=100, policies=[policy], players=players)
+        )
         rows.append(row)
     if a.json:
         print(json.dumps(rows, indent=1))
         return
-    print("| policy | players | warm kernel games/s (1 core) | warm simulate games/s | "
-          "turns/game | decisions/game | decisions/s | cold (s, 100 games) |")
+    print(
+        "| policy | players | warm kernel games/s (1 core) | warm simulate games/s | "
+        "turns/game | decisions/game | decisions/s | cold (s, 100 games) |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         cold = "-" if r["cold_s"] is None else f"{r['cold_s']:.1f}"
-        print(f"| {r['policy']} | {r['players']} | {r['kernel']:,.0f} | {r['simulate']:,.0f} | "
-              f"{r['turns']:.0f} | {r['plies']:.0f} | {r['decisions_per_s'] / 1e6:.1f} M | {cold} |")
+        print(
+            f"| {r['policy']} | {r['players']} | {r['kernel']:,.0f} | {r['simulate']:,.0f} | "
+            f"{r['turns']:.0f} | {r['plies']:.0f} | {r['decisions_per_s'] / 1e6:.1f} M | {cold} |"
+        )
 
 
 if __name__ == "__main__":

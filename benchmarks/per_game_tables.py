@@ -11,8 +11,13 @@ usage (from a repository root, with its venv):
     python benchmarks/per_game_tables.py OUTDIR          # save the tables of this checkout
     python benchmarks/per_game_tables.py --compare A B   # compare two saved folders
 """
-import json, subprocess, sys, os
+
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
+
 import pandas as pd
 
 SLOW = {"heuristic", "rollout", "oracle", "route", "tactician", "mcts"}
@@ -41,16 +46,23 @@ def configs(games):
 
 def main(out):
     import mcsim
-    games = json.loads(subprocess.check_output([str(Path(sys.executable).parent / "mcsim"), "games", "--json"], cwd=os.getcwd()))
-    out = Path(out); out.mkdir(parents=True, exist_ok=True)
+
+    games = json.loads(
+        subprocess.check_output(
+            [str(Path(sys.executable).parent / "mcsim"), "games", "--json"], cwd=os.getcwd()
+        )
+    )
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
     for gid, pol, pc, var, n in configs(games):
         key = f"{gid}__{pol}__{pc}p__" + ("_".join(f"{k}={v}" for k, v in var.items()) or "default")
         f = out / (key + ".parquet")
         if f.exists():
             continue
         try:
-            r = mcsim.simulate(gid, games=n, seed=20261130, policies=[pol], players=pc,
-                               variant=var, workers=1)
+            r = mcsim.simulate(
+                gid, games=n, seed=20261130, policies=[pol], players=pc, variant=var, workers=1
+            )
             r.games.to_parquet(f)
             print("ok", key, flush=True)
         except Exception as e:  # noqa
@@ -63,7 +75,8 @@ def compare(a, b):
     for f in sorted(a.glob("*.parquet")):
         g = b / f.name
         if not g.exists():
-            print("missing", f.name); continue
+            print("missing", f.name)
+            continue
         x, y = pd.read_parquet(f), pd.read_parquet(g)
         cols = [c for c in x.columns if c in y.columns]
         extra = sorted(set(y.columns) ^ set(x.columns))
@@ -75,8 +88,16 @@ def compare(a, b):
         except AssertionError:
             diff += 1
             sc = [c for c in cols if c.startswith("score_")]
-            print("DIFF", f.name, "rows differing:", int((x[cols] != y[cols]).any(axis=1).sum()),
-                  "mean scores", x[sc].mean().round(3).tolist(), "->", y[sc].mean().round(3).tolist())
+            print(
+                "DIFF",
+                f.name,
+                "rows differing:",
+                int((x[cols] != y[cols]).any(axis=1).sum()),
+                "mean scores",
+                x[sc].mean().round(3).tolist(),
+                "->",
+                y[sc].mean().round(3).tolist(),
+            )
     print(f"{same} identical, {diff} differ")
 
 

@@ -12,6 +12,7 @@ Usage::
     python benchmarks/run.py --game sacred-hill   # one game
     python benchmarks/run.py --write              # also write benchmarks/RESULTS.md
 """
+
 from __future__ import annotations
 
 import argparse
@@ -71,12 +72,23 @@ print(json.dumps(out))
 
 
 def measure(game, policies, players, games, cold_games, kwargs):
-    cfg = dict(game=game, policies=policies, players=players, games=games,
-               cold_games=cold_games, kwargs=kwargs)
+    cfg = dict(
+        game=game,
+        policies=policies,
+        players=players,
+        games=games,
+        cold_games=cold_games,
+        kwargs=kwargs,
+    )
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        p = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(cfg)], env=env,
-                           capture_output=True, text=True, cwd=HERE.parent)
+        p = subprocess.run(
+            [sys.executable, "-c", _CHILD, json.dumps(cfg)],
+            env=env,
+            capture_output=True,
+            text=True,
+            cwd=HERE.parent,
+        )
     if p.returncode != 0:
         raise RuntimeError(f"{game} {policies}: {p.stderr.strip().splitlines()[-1:]}")
     return json.loads(p.stdout.strip().splitlines()[-1])
@@ -93,8 +105,11 @@ def machine() -> str:
         pass
     import numba
     import numpy
-    return (f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-            f"numba {numba.__version__}, numpy {numpy.__version__}")
+
+    return (
+        f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"numba {numba.__version__}, numpy {numpy.__version__}"
+    )
 
 
 def main(argv=None):
@@ -112,20 +127,26 @@ def main(argv=None):
         r = measure(game, pol, players, n, nc, kw)
         label = ",".join(pol)
         extra = " ".join(f"{k}={v}" for k, v in kw.items())
-        row = (f"| {game} | {label} | {players} | {extra} | {n:,} | {r['warm_1']:,.0f} | "
-               f"{r['warm_all']:,.0f} | {r['cold_seconds']:.1f} s for {nc:,} | "
-               f"{r['length_mean']:.1f} |")
+        row = (
+            f"| {game} | {label} | {players} | {extra} | {n:,} | {r['warm_1']:,.0f} | "
+            f"{r['warm_all']:,.0f} | {r['cold_seconds']:.1f} s for {nc:,} | "
+            f"{r['length_mean']:.1f} |"
+        )
         print(row, flush=True)
         rows.append(row)
-    head = ("| game | policy | players | options | games | warm games/s, 1 worker | "
-            "warm games/s, all workers | cold (import + compile + play) | mean plies |\n"
-            "|---|---|---|---|---|---|---|---|---|")
+    head = (
+        "| game | policy | players | options | games | warm games/s, 1 worker | "
+        "warm games/s, all workers | cold (import + compile + play) | mean plies |\n"
+        "|---|---|---|---|---|---|---|---|---|"
+    )
     table = head + "\n" + "\n".join(rows)
     if args.write:
         cmd = "python benchmarks/run.py --write" + "".join(f" --game {g}" for g in args.game or [])
-        text = (f"# Benchmark results\n\nMachine: {machine()}.\n"
-                f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} with `{cmd}`.\n\n"
-                f"{table}\n")
+        text = (
+            f"# Benchmark results\n\nMachine: {machine()}.\n"
+            f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} with `{cmd}`.\n\n"
+            f"{table}\n"
+        )
         (HERE / "RESULTS.md").write_text(text)
     return 0
 

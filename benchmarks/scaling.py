@@ -10,6 +10,7 @@ Usage::
 Each measurement runs in a fresh subprocess (kernels loaded from the Numba cache, which the
 first run fills), and prints one markdown table row.
 """
+
 from __future__ import annotations
 
 import json
@@ -38,8 +39,12 @@ print(json.dumps({"seconds": dt, "games_per_second": cfg["games"] / dt,
 
 
 def run(cfg: dict) -> dict:
-    p = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(cfg)], capture_output=True,
-                       text=True, cwd=HERE.parent)
+    p = subprocess.run(
+        [sys.executable, "-c", _CHILD, json.dumps(cfg)],
+        capture_output=True,
+        text=True,
+        cwd=HERE.parent,
+    )
     if p.returncode != 0:
         raise SystemExit(p.stderr)
     return json.loads(p.stdout.strip().splitlines()[-1])
@@ -50,30 +55,43 @@ def workers(game="sacred-hill", games=2_000_000):
     for backend in ("local", "dask"):
         for w in (1, 2):
             r = run(dict(game=game, games=games, workers=w, backend=backend))
-            print(f"| {backend} | {w} | {games:,} | {r['games_per_second']:,.0f} | "
-                  f"{r['seconds']:.2f} |", flush=True)
+            print(
+                f"| {backend} | {w} | {games:,} | {r['games_per_second']:,.0f} | "
+                f"{r['seconds']:.2f} |",
+                flush=True,
+            )
 
 
 def overhead(game="sacred-hill", games=200_000):
     """Same games, chunks of 50,000 vs 1,000: the extra time per extra chunk."""
-    print("| backend | chunk size | chunks | seconds | overhead per chunk (ms) |\n|---|---|---|---|---|")
+    print(
+        "| backend | chunk size | chunks | seconds | overhead per chunk (ms) |\n|---|---|---|---|---|"
+    )
     for backend, w in (("serial", 1), ("local", 2), ("dask", 2)):
         big = run(dict(game=game, games=games, workers=w, backend=backend, chunk_size=50_000))
         small = run(dict(game=game, games=games, workers=w, backend=backend, chunk_size=1_000))
         extra = (small["seconds"] - big["seconds"]) / (games / 1_000 - games / 50_000)
         for size, r in ((50_000, big), (1_000, small)):
-            print(f"| {backend} | {size:,} | {games // size} | {r['seconds']:.2f} | "
-                  f"{'' if size == 50_000 else f'{1000 * extra:.2f}'} |", flush=True)
+            print(
+                f"| {backend} | {size:,} | {games // size} | {r['seconds']:.2f} | "
+                f"{'' if size == 50_000 else f'{1000 * extra:.2f}'} |",
+                flush=True,
+            )
 
 
 def memory(counts, game="sacred-hill"):
-    print("| games | kept rows | seconds | games/s | peak RSS, main process (MB) | "
-          "peak RSS, largest worker (MB) |\n|---|---|---|---|---|---|")
+    print(
+        "| games | kept rows | seconds | games/s | peak RSS, main process (MB) | "
+        "peak RSS, largest worker (MB) |\n|---|---|---|---|---|---|"
+    )
     for n in counts:
         r = run(dict(game=game, games=int(n), workers=2, backend="local"))
-        print(f"| {int(n):,} | {r['kept_rows']} | {r['seconds']:.1f} | "
-              f"{r['games_per_second']:,.0f} | {r['peak_rss_mb']:.0f} | "
-              f"{r['peak_worker_rss_mb']:.0f} |", flush=True)
+        print(
+            f"| {int(n):,} | {r['kept_rows']} | {r['seconds']:.1f} | "
+            f"{r['games_per_second']:,.0f} | {r['peak_rss_mb']:.0f} | "
+            f"{r['peak_worker_rss_mb']:.0f} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

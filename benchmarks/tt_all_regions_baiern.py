@@ -15,6 +15,7 @@ Usage::
     python benchmarks/tt_all_regions_baiern.py                  # 2000/5000 games, 300/1000 records
     python benchmarks/tt_all_regions_baiern.py --games 200 20 --records 20 20   # quick
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,7 +29,9 @@ from mcsim.games.base import RunConfig, parse_policy
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", nargs=2, type=int, default=[2000, 5000], metavar=("RANDOM", "ROUTE"))
-    ap.add_argument("--records", nargs=2, type=int, default=[300, 1000], metavar=("RANDOM", "ROUTE"))
+    ap.add_argument(
+        "--records", nargs=2, type=int, default=[300, 1000], metavar=("RANDOM", "ROUTE")
+    )
     ap.add_argument("--seed", type=int, default=2026)
     a = ap.parse_args()
     d = T.default_data()
@@ -36,10 +39,18 @@ def main() -> None:
     non_baiern = set(d["regions"]) - {"Baiern"}
     for j, pol in enumerate(("random", "route")):
         for k in (2, 3, 4):
-            runs = [mcsim.simulate("thurn-and-taxis", games=a.games[j], seed=a.seed,
-                                   policies=[pol] * k, players=k, workers=1,
-                                   variant={"all_regions_includes_baiern": v}).games
-                    for v in ("false", "true")]
+            runs = [
+                mcsim.simulate(
+                    "thurn-and-taxis",
+                    games=a.games[j],
+                    seed=a.seed,
+                    policies=[pol] * k,
+                    players=k,
+                    workers=1,
+                    variant={"all_regions_includes_baiern": v},
+                ).games
+                for v in ("false", "true")
+            ]
             cols = [f"score_{s}" for s in range(k)] + ["winner", "tiles_all_regions"]
             changed = int((runs[0][cols].to_numpy() != runs[1][cols].to_numpy()).any(axis=1).sum())
             prep = T.prepare(RunConfig("thurn-and-taxis", k, [parse_policy(pol)] * k, {}, {}))
@@ -57,10 +68,21 @@ def main() -> None:
                             got[p], left = True, left - 1
                             taken += 1
                             without += "Baiern" not in regs
-            print(json.dumps({"policy": pol, "players": k, "games": a.games[j],
-                              "games_tile_taken": int((runs[0]["tiles_all_regions"] > 0).sum()),
-                              "games_changed": changed, "records": a.records[j],
-                              "tiles_taken": taken, "taken_without_baiern": without}), flush=True)
+            print(
+                json.dumps(
+                    {
+                        "policy": pol,
+                        "players": k,
+                        "games": a.games[j],
+                        "games_tile_taken": int((runs[0]["tiles_all_regions"] > 0).sum()),
+                        "games_changed": changed,
+                        "records": a.records[j],
+                        "tiles_taken": taken,
+                        "taken_without_baiern": without,
+                    }
+                ),
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

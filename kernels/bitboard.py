@@ -3,6 +3,7 @@
 All arithmetic stays in ``np.uint64``: Numba follows NumPy's promotion rules, where uint64 mixed
 with int64 gives float64, so constants are written ``np.uint64(...)``.
 """
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types

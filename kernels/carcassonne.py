@@ -32,6 +32,7 @@ a, b, c, d, x, y, rotation, meeple segment (-1), gift received (-1). Gift args: 
 monastery; Road Sweeper / Cash Out (x, y, segment); Change Position (x, y, from, to); Take 2: a =
 the tile type kept. -99 = the gift had no effect.
 """
+
 import numpy as np
 from numba import njit
 
@@ -64,19 +65,52 @@ N_GIFT = 5
 NO_EFFECT = -99
 
 # variant vector indices (order of SPEC.variants in mcsim.games.carcassonne)
-V_GIFTS, V_FARMS, V_TINY_CITY, V_GIFT_SHARED, V_GIFT_COMPLETED, V_CASH_OUT, V_CHANGE_COMPLETED, \
-    V_TAKE2_OTHER, V_GIFT_JUDGED = 0, 1, 2, 3, 4, 5, 6, 7, 8
+(
+    V_GIFTS,
+    V_FARMS,
+    V_TINY_CITY,
+    V_GIFT_SHARED,
+    V_GIFT_COMPLETED,
+    V_CASH_OUT,
+    V_CHANGE_COMPLETED,
+    V_TAKE2_OTHER,
+    V_GIFT_JUDGED,
+) = 0, 1, 2, 3, 4, 5, 6, 7, 8
 FARMS_V3, FARMS_V2, FARMS_V1, FARMS_NONE = 0, 1, 2, 3
 
 # points table indices (mcsim/data/carcassonne/scoring.json)
-P_ROAD, P_CITY_TILE, P_CITY_PEN, P_CITY_END_TILE, P_CITY_END_PEN, P_TINY_CITY, P_MON_COMPLETE, \
-    P_MON_END_BASE, P_MON_END_NEIGHBOUR, P_FARM, P_FARM_V1, P_MEEPLES, P_GIFT_UNOPENED, \
-    P_CASH_OUT = range(14)
+(
+    P_ROAD,
+    P_CITY_TILE,
+    P_CITY_PEN,
+    P_CITY_END_TILE,
+    P_CITY_END_PEN,
+    P_TINY_CITY,
+    P_MON_COMPLETE,
+    P_MON_END_BASE,
+    P_MON_END_NEIGHBOUR,
+    P_FARM,
+    P_FARM_V1,
+    P_MEEPLES,
+    P_GIFT_UNOPENED,
+    P_CASH_OUT,
+) = range(14)
 
 POLICY_RANDOM, POLICY_HEURISTIC = 0, 1
 # heuristic parameter indices (ParamSpec order in mcsim.games.carcassonne)
-H_W_OPP, H_POT, H_OPEN_PEN, H_MEEPLE, H_SCARCITY, H_FARM, H_FARM_TURN, H_MON, H_HOLD, H_TAKE2, \
-    H_GIFT = range(11)
+(
+    H_W_OPP,
+    H_POT,
+    H_OPEN_PEN,
+    H_MEEPLE,
+    H_SCARCITY,
+    H_FARM,
+    H_FARM_TURN,
+    H_MON,
+    H_HOLD,
+    H_TAKE2,
+    H_GIFT,
+) = range(11)
 
 MODE_PLAY, MODE_REPLAY = 0, 1
 
@@ -84,26 +118,51 @@ LOG_COLS = 12
 L_PLAYER, L_TILE, L_OPEN, L_GA, L_GB, L_GC, L_GD, L_X, L_Y, L_ROT, L_MEEPLE, L_RECEIVED = range(12)
 
 # scalar state slots (sc[...])
-S_NPLACED, S_NFRONT, S_PILE_POS, S_PILE_N, S_CUR, S_NPLAYERS, S_TURN, S_DRAWN, S_GDRAWN, \
-    S_ERR, S_ERR_TURN, S_ERR_KIND, S_NOPT, S_FINISHED = range(14)
+(
+    S_NPLACED,
+    S_NFRONT,
+    S_PILE_POS,
+    S_PILE_N,
+    S_CUR,
+    S_NPLAYERS,
+    S_TURN,
+    S_DRAWN,
+    S_GDRAWN,
+    S_ERR,
+    S_ERR_TURN,
+    S_ERR_KIND,
+    S_NOPT,
+    S_FINISHED,
+) = range(14)
 N_SC = 16
 
 # replay error kinds
-ERR_NONE, ERR_DRAW, ERR_OPEN, ERR_GIFT_ARG, ERR_PLACE, ERR_MEEPLE, ERR_GIFT_DRAW, ERR_LENGTH, \
-    ERR_TILE = range(9)
+(
+    ERR_NONE,
+    ERR_DRAW,
+    ERR_OPEN,
+    ERR_GIFT_ARG,
+    ERR_PLACE,
+    ERR_MEEPLE,
+    ERR_GIFT_DRAW,
+    ERR_LENGTH,
+    ERR_TILE,
+) = range(9)
 
 _DX = np.array([0, 1, 0, -1], dtype=np.int64)
 _DY = np.array([-1, 0, 1, 0], dtype=np.int64)
 _OFF = np.array([-BOARD_W, 1, BOARD_W, -1], dtype=np.int64)
 _PARTNER = np.array([5, 4, 7, 6, 1, 0, 3, 2], dtype=np.int64)
-_OFF8 = np.array([-BOARD_W - 1, -BOARD_W, -BOARD_W + 1, -1, 1, BOARD_W - 1, BOARD_W, BOARD_W + 1],
-                 dtype=np.int64)
+_OFF8 = np.array(
+    [-BOARD_W - 1, -BOARD_W, -BOARD_W + 1, -1, 1, BOARD_W - 1, BOARD_W, BOARD_W + 1], dtype=np.int64
+)
 _ONE = np.uint64(1)
 
 
 # --------------------------------------------------------------------------------------------
 # state
 # --------------------------------------------------------------------------------------------
+
 
 @njit(cache=True)
 def new_game_state():
@@ -158,8 +217,33 @@ def new_game_state():
     scratch = np.zeros(64, dtype=np.int64)
     # per meeple: 1 placed by Synod, 2 moved by Change Position
     mflag = np.zeros((MAX_PLAYERS, MAX_MEEPLES), dtype=np.int32)
-    return (board, pat, nb8, fpos, front, tinfo, parent, fsize, lo, hi, fint, fmee, mnode, score, brk,
-            pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch, mflag)
+    return (
+        board,
+        pat,
+        nb8,
+        fpos,
+        front,
+        tinfo,
+        parent,
+        fsize,
+        lo,
+        hi,
+        fint,
+        fmee,
+        mnode,
+        score,
+        brk,
+        pile,
+        avail,
+        hand,
+        gdeck,
+        gdisc,
+        gst,
+        sc,
+        opt,
+        scratch,
+        mflag,
+    )
 
 
 F_OPEN, F_PEN, F_MTOT, F_DONE, F_ADJ = 0, 1, 2, 3, 4
@@ -167,8 +251,33 @@ F_OPEN, F_PEN, F_MTOT, F_DONE, F_ADJ = 0, 1, 2, 3, 4
 
 @njit(cache=True)
 def _reset(S):
-    (board, pat, nb8, fpos, front, tinfo, parent, fsize, lo, hi, fint, fmee, mnode, score, brk,
-     pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch, mflag) = S
+    (
+        board,
+        pat,
+        nb8,
+        fpos,
+        front,
+        tinfo,
+        parent,
+        fsize,
+        lo,
+        hi,
+        fint,
+        fmee,
+        mnode,
+        score,
+        brk,
+        pile,
+        avail,
+        hand,
+        gdeck,
+        gdisc,
+        gst,
+        sc,
+        opt,
+        scratch,
+        mflag,
+    ) = S
     mflag[:, :] = 0
     for i in range(sc[S_NPLACED]):
         c = tinfo[i, 2]
@@ -238,8 +347,33 @@ def place_tile(S, T, t, rot, cell, conn):
     ``sc[S_CUR]``'s count (for the "judged before placement" reading, §6 #2). Returns the new
     tile index.
     """
-    (board, pat, nb8, fpos, front, tinfo, parent, fsize, lo, hi, fint, fmee, mnode, score, brk,
-     pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch, mflag) = S
+    (
+        board,
+        pat,
+        nb8,
+        fpos,
+        front,
+        tinfo,
+        parent,
+        fsize,
+        lo,
+        hi,
+        fint,
+        fmee,
+        mnode,
+        score,
+        brk,
+        pile,
+        avail,
+        hand,
+        gdeck,
+        gdisc,
+        gst,
+        sc,
+        opt,
+        scratch,
+        mflag,
+    ) = S
     edge, side_seg, port_seg, nseg = T[0], T[1], T[2], T[3]
     seg_kind, seg_nsides, seg_pen, seg_adj = T[4], T[5], T[6], T[7]
     idx = sc[S_NPLACED]
@@ -328,6 +462,7 @@ def place_tile(S, T, t, rot, cell, conn):
 # --------------------------------------------------------------------------------------------
 # scoring
 # --------------------------------------------------------------------------------------------
+
 
 @njit(cache=True)
 def _award(S, r, pts, cat, gift_kind):
@@ -427,8 +562,13 @@ def _score_completed(S, T, idx, variant):
         r = find(parent, idx * MAX_SEG + s)
         if fint[r, F_OPEN] == 0 and fint[r, F_DONE] == 0:
             fint[r, F_DONE] = 1
-            _award(S, r, road_city_points(S, T, r, k, True, variant),
-                   CAT_ROAD if k == KIND_ROAD else CAT_CITY, -1)
+            _award(
+                S,
+                r,
+                road_city_points(S, T, r, k, True, variant),
+                CAT_ROAD if k == KIND_ROAD else CAT_CITY,
+                -1,
+            )
             _return_meeples(S, r)
     for k in range(9):
         c = cell + (_OFF8[k] if k < 8 else 0)
@@ -453,9 +593,34 @@ def score_final(S, T, variant):
     (current rule); v2 = same but each city at most once per player; v1 = city-centric, 4 per
     city to the majority over all fields touching it; none = no farm points.
     """
-    (board, pat, nb8, fpos, front, tinfo, parent, fsize, lo, hi, fint, fmee, mnode, score, brk,
-     pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch, mflag) = S
-    nseg, seg_kind, seg_adj, cl_seg, pts = T[3], T[4], T[7], T[9], T[10]
+    (
+        board,
+        pat,
+        nb8,
+        fpos,
+        front,
+        tinfo,
+        parent,
+        fsize,
+        lo,
+        hi,
+        fint,
+        fmee,
+        mnode,
+        score,
+        brk,
+        pile,
+        avail,
+        hand,
+        gdeck,
+        gdisc,
+        gst,
+        sc,
+        opt,
+        scratch,
+        mflag,
+    ) = S
+    nseg, seg_kind, seg_adj, pts = T[3], T[4], T[7], T[10]
     npl = sc[S_NPLAYERS]
     nplaced = sc[S_NPLACED]
     ncity = 0
@@ -472,12 +637,22 @@ def score_final(S, T, variant):
                         fsize[n] = -1 - ncity  # completed city id (fsize no longer needed)
                         ncity += 1
                 elif fint[n, F_MTOT] > 0:
-                    _award(S, n, road_city_points(S, T, n, k, False, variant),
-                           CAT_ROAD if k == KIND_ROAD else CAT_CITY, -1)
+                    _award(
+                        S,
+                        n,
+                        road_city_points(S, T, n, k, False, variant),
+                        CAT_ROAD if k == KIND_ROAD else CAT_CITY,
+                        -1,
+                    )
             elif k == KIND_CLOISTER:
                 if fint[n, F_DONE] == 0 and fint[n, F_MTOT] > 0:
-                    _award(S, n, pts[P_MON_END_BASE] + pts[P_MON_END_NEIGHBOUR] * nb8[tinfo[i, 2]],
-                           CAT_MONASTERY, -1)
+                    _award(
+                        S,
+                        n,
+                        pts[P_MON_END_BASE] + pts[P_MON_END_NEIGHBOUR] * nb8[tinfo[i, 2]],
+                        CAT_MONASTERY,
+                        -1,
+                    )
     farms = variant[V_FARMS]
     if farms != FARMS_NONE and ncity > 0:
         # field root -> uint64 mask of adjacent completed city ids (lo[] reused as the mask)
@@ -559,6 +734,7 @@ def score_final(S, T, variant):
 # --------------------------------------------------------------------------------------------
 # move generation
 # --------------------------------------------------------------------------------------------
+
 
 @njit(cache=True)
 def placements(S, T, t, distinct, out):
@@ -650,6 +826,7 @@ def supply(S, player):
 # gifts
 # --------------------------------------------------------------------------------------------
 
+
 @njit(cache=True)
 def gift_earned(S, T, idx, player, conn, variant):
     """§4.2: does the tile just placed extend a road/city that belongs to someone else?
@@ -701,7 +878,7 @@ def _draw_gift_card(S, grng, mode, gscript, gpos):
     ``gscript`` (validated: must be in the deck); past the end of ``gscript`` a deck of a single
     card type still gives that card (the draw has no choice, e.g. a one-card reshuffled pile).
     """
-    gdeck, gdisc, sc = S[18], S[19], S[21]
+    gdeck, gdisc = S[18], S[19]
     tot = 0
     for g in range(N_GIFT):
         tot += gdeck[g]
@@ -740,7 +917,7 @@ def _draw_gift_card(S, grng, mode, gscript, gpos):
 def unfinished_monasteries(S, T, out):
     """Nodes of the monasteries on the board that are not complete (Synod targets, §4.4.1),
     into ``out`` (int array); returns the count."""
-    tinfo, nb8, fint, sc = S[5], S[2], S[10], S[21]
+    tinfo, nb8, sc = S[5], S[2], S[21]
     cl_seg = T[9]
     n = 0
     for i in range(sc[S_NPLACED]):
@@ -858,6 +1035,7 @@ def road_sweep(S, T, root):
 # heuristic evaluation
 # --------------------------------------------------------------------------------------------
 
+
 @njit(cache=True)
 def _meeple_cost(S, player, params):
     return params[H_MEEPLE] + params[H_SCARCITY] * (MAX_MEEPLES - supply(S, player)) / MAX_MEEPLES
@@ -915,9 +1093,21 @@ def _root_util(S, r, kind, cur, params, pot, mcost, progress, extra_me, mee):
     for p in range(npl):
         mee[p] = fmee[r, p]
     mee[cur] += extra_me
-    return _util(kind, fint[r, F_OPEN] == 0 and kind <= KIND_ROAD, fint[r, F_OPEN],
-                 feature_tiles(S, r), fint[r, F_PEN], fint[r, F_ADJ], mee, cur, npl, params, pot,
-                 mcost, progress)
+    return _util(
+        kind,
+        fint[r, F_OPEN] == 0 and kind <= KIND_ROAD,
+        fint[r, F_OPEN],
+        feature_tiles(S, r),
+        fint[r, F_PEN],
+        fint[r, F_ADJ],
+        mee,
+        cur,
+        npl,
+        params,
+        pot,
+        mcost,
+        progress,
+    )
 
 
 @njit(cache=True)
@@ -931,8 +1121,17 @@ def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
     """
     board, nb8, tinfo, parent, lo, hi = S[0], S[2], S[5], S[6], S[8], S[9]
     fint, fmee, sc = S[10], S[11], S[21]
-    edge, side_seg, port_seg, nseg, seg_kind, seg_nsides, seg_pen, seg_adj, cl_seg = \
-        T[0], T[1], T[2], T[3], T[4], T[5], T[6], T[7], T[9]
+    edge, side_seg, port_seg, nseg, seg_kind, seg_nsides, seg_pen, seg_adj, cl_seg = (
+        T[0],
+        T[1],
+        T[2],
+        T[3],
+        T[4],
+        T[5],
+        T[6],
+        T[7],
+        T[9],
+    )
     roots, nr, conn, grp, mee = H
     npl = sc[S_NPLAYERS]
     nplaced = sc[S_NPLACED]
@@ -1057,8 +1256,13 @@ def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
             mtot += mee[p]
         new = _util(k, complete, opn, tiles, pen, adj, mee, cur, npl, params, pot, mcost, progress)
         total += new - old
-        if variant[V_GIFTS] == 1 and k <= KIND_ROAD and nroot_seen > 0 and mtot > 0 \
-                and not (complete and variant[V_GIFT_COMPLETED] == 1):
+        if (
+            variant[V_GIFTS] == 1
+            and k <= KIND_ROAD
+            and nroot_seen > 0
+            and mtot > 0
+            and not (complete and variant[V_GIFT_COMPLETED] == 1)
+        ):
             mx = 0
             for p in range(npl):
                 mx = max(mx, mee[p])
@@ -1070,8 +1274,9 @@ def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
                         gift_hit = True
         if mtot == 0 and have_meeple and (k != KIND_FIELD or farm_ok):
             mee[cur] = 1
-            withm = _util(k, complete, opn, tiles, pen, adj, mee, cur, npl, params, pot, mcost,
-                          progress)
+            withm = _util(
+                k, complete, opn, tiles, pen, adj, mee, cur, npl, params, pot, mcost, progress
+            )
             mee[cur] = 0
             extra = withm - new
             if not complete:
@@ -1086,8 +1291,9 @@ def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
         for p in range(npl):
             mee[p] = 0
         mee[cur] = 1
-        extra = _util(KIND_CLOISTER, n8 == 8, 0, n8, 0, 0, mee, cur, npl, params, pot, mcost,
-                      progress)
+        extra = _util(
+            KIND_CLOISTER, n8 == 8, 0, n8, 0, 0, mee, cur, npl, params, pot, mcost, progress
+        )
         if n8 < 8:
             extra -= mcost
         if extra > best_extra:
@@ -1108,9 +1314,12 @@ def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
         n8 = nb8[c]
         for p in range(npl):
             mee[p] = fmee[nd, p]
-        before = _util(KIND_CLOISTER, False, 0, n8, 0, 0, mee, cur, npl, params, pot, mcost, progress)
-        after = _util(KIND_CLOISTER, n8 + 1 == 8, 0, n8 + 1, 0, 0, mee, cur, npl, params, pot, mcost,
-                      progress)
+        before = _util(
+            KIND_CLOISTER, False, 0, n8, 0, 0, mee, cur, npl, params, pot, mcost, progress
+        )
+        after = _util(
+            KIND_CLOISTER, n8 + 1 == 8, 0, n8 + 1, 0, 0, mee, cur, npl, params, pot, mcost, progress
+        )
         total += after - before
     if gift_hit:
         total += params[H_GIFT]
@@ -1157,10 +1366,13 @@ def _gift_gain(S, T, H, cur, g, t, params, variant, opts):
             n8 = nb8[tinfo[nd // MAX_SEG, 2]]
             for p in range(npl):
                 mee[p] = fmee[nd, p]
-            before = _util(KIND_CLOISTER, False, 0, n8, 0, 0, mee, cur, npl, params, pot, mcost,
-                           progress)
+            before = _util(
+                KIND_CLOISTER, False, 0, n8, 0, 0, mee, cur, npl, params, pot, mcost, progress
+            )
             mee[cur] += 1
-            after = _util(KIND_CLOISTER, False, 0, n8, 0, 0, mee, cur, npl, params, pot, mcost, progress)
+            after = _util(
+                KIND_CLOISTER, False, 0, n8, 0, 0, mee, cur, npl, params, pot, mcost, progress
+            )
             v = after - before - mcost
             if v > best:
                 best = v
@@ -1285,8 +1497,24 @@ def _fail(S, kind, turn):
 
 
 @njit(cache=True)
-def play_game(S, T, H, game_index, root_seed, npl, pol_ids, pol_params, variant, mode,
-              tscript, gscript, rscript, log, tlog, glog):
+def play_game(
+    S,
+    T,
+    H,
+    game_index,
+    root_seed,
+    npl,
+    pol_ids,
+    pol_params,
+    variant,
+    mode,
+    tscript,
+    gscript,
+    rscript,
+    log,
+    tlog,
+    glog,
+):
     """Play (``MODE_PLAY``) or validate (``MODE_REPLAY``) one game; results stay in ``S``.
 
     Parameters
@@ -1326,8 +1554,25 @@ def play_game(S, T, H, game_index, root_seed, npl, pol_ids, pol_params, variant,
     prng = np.empty((npl, 4), dtype=np.uint64)
     for p in range(npl):
         prng[p, :] = new_state(root_seed, game_index, STREAM_POLICY + p)
-    _play_turns(S, T, H, npl, pol_ids, pol_params, variant, mode, tscript, gscript, rscript, log,
-                tlog, glog, drng, grng, prng)
+    _play_turns(
+        S,
+        T,
+        H,
+        npl,
+        pol_ids,
+        pol_params,
+        variant,
+        mode,
+        tscript,
+        gscript,
+        rscript,
+        log,
+        tlog,
+        glog,
+        drng,
+        grng,
+        prng,
+    )
     if S[21][S_FINISHED] == 1:
         score_final(S, T, variant)
 
@@ -1339,14 +1584,56 @@ def play_game(S, T, H, game_index, root_seed, npl, pol_ids, pol_params, variant,
 # allocates, runs after), so they are compiled without NRT (``_nrt=False``, the workaround in
 # those issues). Everything they call must not allocate (a compile error says so if it does).
 @njit(cache=True, _nrt=False)
-def _play_turns(S, T, H, npl, pol_ids, pol_params, variant, mode, tscript, gscript, rscript, log,
-                tlog, glog, drng, grng, prng):
+def _play_turns(
+    S,
+    T,
+    H,
+    npl,
+    pol_ids,
+    pol_params,
+    variant,
+    mode,
+    tscript,
+    gscript,
+    rscript,
+    log,
+    tlog,
+    glog,
+    drng,
+    grng,
+    prng,
+):
     """Body of ``play_game`` up to the final scoring: reset, start tile, pile, then turns until
     the pile is empty (sets ``sc[S_FINISHED]``) or a replay stops; ``drng``/``grng`` uint64[4]
     and ``prng`` uint64[npl, 4] are the deal, gift and per-seat policy streams."""
-    (board, pat, nb8, fpos, front, tinfo, parent, fsize, lo, hi, fint, fmee, mnode, score, brk,
-     pile, avail, hand, gdeck, gdisc, gst, sc, opt, scratch, mflag) = S
-    nseg, seg_kind, cl_seg, pts, counts = T[3], T[4], T[9], T[10], T[12]
+    (
+        board,
+        pat,
+        nb8,
+        fpos,
+        front,
+        tinfo,
+        parent,
+        fsize,
+        lo,
+        hi,
+        fint,
+        fmee,
+        mnode,
+        score,
+        brk,
+        pile,
+        avail,
+        hand,
+        gdeck,
+        gdisc,
+        gst,
+        sc,
+        opt,
+        scratch,
+        mflag,
+    ) = S
+    cl_seg, pts, counts = T[9], T[10], T[12]
     start_t = T[13][0]
     gift_counts = T[14]
     _reset(S)
@@ -1403,7 +1690,7 @@ def _play_turns(S, T, H, npl, pol_ids, pol_params, variant, mode, tscript, gscri
         if nlog > 0:
             log[row, :] = -1
             log[row, L_PLAYER] = cur
-            log[row, L_GA:L_GD + 1] = NO_EFFECT
+            log[row, L_GA : L_GD + 1] = NO_EFFECT
         # ---- gift opening (§4.3)
         opened = -1
         nheld = 0
@@ -1475,8 +1762,9 @@ def _play_turns(S, T, H, npl, pol_ids, pol_params, variant, mode, tscript, gscri
                             if c >= 0 and board[c] >= 0 and cl_seg[tinfo[board[c], 0]] >= 0:
                                 nd = board[c] * MAX_SEG + cl_seg[tinfo[board[c], 0]]
                         else:
-                            nd = _node_at(S, T, rscript[turn, L_GA], rscript[turn, L_GB],
-                                          rscript[turn, L_GC])
+                            nd = _node_at(
+                                S, T, rscript[turn, L_GA], rscript[turn, L_GB], rscript[turn, L_GC]
+                            )
                         if nd >= 0 and opened == GIFT_SWEEPER:
                             nd = find(parent, nd)
                         for i in range(no):
@@ -1525,8 +1813,9 @@ def _play_turns(S, T, H, npl, pol_ids, pol_params, variant, mode, tscript, gscri
                 choice = -1
                 if no > 0:
                     if mode == MODE_REPLAY:
-                        nd = _node_at(S, T, rscript[turn, L_GA], rscript[turn, L_GB],
-                                      rscript[turn, L_GC])
+                        nd = _node_at(
+                            S, T, rscript[turn, L_GA], rscript[turn, L_GB], rscript[turn, L_GC]
+                        )
                         for i in range(no):
                             if opt[i, 0] == nd and opt[i, 1] == rscript[turn, L_GD]:
                                 choice = i
@@ -1671,9 +1960,13 @@ def _play_turns(S, T, H, npl, pol_ids, pol_params, variant, mode, tscript, gscri
 @njit(cache=True)
 def new_scratch():
     """Scratch arrays of the heuristic (see ``evaluate_placement``)."""
-    return (np.zeros((8, 8), dtype=np.int64), np.zeros(8, dtype=np.int64),
-            np.zeros(8, dtype=np.int64), np.zeros(8, dtype=np.int64),
-            np.zeros(MAX_PLAYERS, dtype=np.int64))
+    return (
+        np.zeros((8, 8), dtype=np.int64),
+        np.zeros(8, dtype=np.int64),
+        np.zeros(8, dtype=np.int64),
+        np.zeros(8, dtype=np.int64),
+        np.zeros(MAX_PLAYERS, dtype=np.int64),
+    )
 
 
 @njit(cache=True)
@@ -1718,8 +2011,24 @@ def play_batch(first_game_index, n_games, root_seed, npl, pol_ids, pol_params, v
     log = np.zeros((0, LOG_COLS), dtype=np.int32)
     tl = np.zeros(0, dtype=np.int32)
     for i in range(n_games):
-        play_game(S, T, H, first_game_index + i, root_seed, npl, pol_ids, pol_params, variant,
-                  MODE_PLAY, e1, e1, e2, log, tl, tl)
+        play_game(
+            S,
+            T,
+            H,
+            first_game_index + i,
+            root_seed,
+            npl,
+            pol_ids,
+            pol_params,
+            variant,
+            MODE_PLAY,
+            e1,
+            e1,
+            e2,
+            log,
+            tl,
+            tl,
+        )
         for p in range(npl):
             score[i, p] = S[13][p]
             brk[i, p, :] = S[14][p, :]
@@ -1739,11 +2048,32 @@ def record_game(game_index, root_seed, npl, pol_ids, pol_params, variant, T):
     glog = np.zeros(256, dtype=np.int32)
     e1 = np.zeros(1, dtype=np.int32)
     e2 = np.zeros((1, LOG_COLS), dtype=np.int32)
-    play_game(S, T, H, game_index, root_seed, npl, pol_ids, pol_params, variant, MODE_PLAY,
-              e1, e1, e2, log, tlog, glog)
+    play_game(
+        S,
+        T,
+        H,
+        game_index,
+        root_seed,
+        npl,
+        pol_ids,
+        pol_params,
+        variant,
+        MODE_PLAY,
+        e1,
+        e1,
+        e2,
+        log,
+        tlog,
+        glog,
+    )
     sc = S[21]
-    return (log[:sc[S_TURN]].copy(), tlog[:sc[S_DRAWN]].copy(), glog[:sc[S_GDRAWN]].copy(),
-            S[13][:npl].copy(), S[14][:npl].copy())
+    return (
+        log[: sc[S_TURN]].copy(),
+        tlog[: sc[S_DRAWN]].copy(),
+        glog[: sc[S_GDRAWN]].copy(),
+        S[13][:npl].copy(),
+        S[14][:npl].copy(),
+    )
 
 
 @njit(cache=True)
@@ -1765,10 +2095,36 @@ def replay_game(npl, variant, T, tscript, gscript, rscript):
     glog = np.zeros(256, dtype=np.int32)
     pid = np.zeros(npl, dtype=np.int64)
     pp = np.zeros((npl, 11), dtype=np.float64)
-    play_game(S, T, H, 0, 0, npl, pid, pp, variant, MODE_REPLAY, tscript, gscript, rscript,
-              log, tlog, glog)
+    play_game(
+        S,
+        T,
+        H,
+        0,
+        0,
+        npl,
+        pid,
+        pp,
+        variant,
+        MODE_REPLAY,
+        tscript,
+        gscript,
+        rscript,
+        log,
+        tlog,
+        glog,
+    )
     sc = S[21]
     nopt = sc[S_NOPT] if sc[S_ERR] != ERR_NONE else 0
-    return (sc[S_ERR], sc[S_ERR_TURN], S[22][:nopt].copy(), S[13][:npl].copy(),
-            S[14][:npl].copy(), log[:sc[S_TURN]].copy(), sc[S_DRAWN], sc[S_GDRAWN],
-            sc[S_FINISHED], S[17][:npl].copy(), S[5][:sc[S_NPLACED]].copy())
+    return (
+        sc[S_ERR],
+        sc[S_ERR_TURN],
+        S[22][:nopt].copy(),
+        S[13][:npl].copy(),
+        S[14][:npl].copy(),
+        log[: sc[S_TURN]].copy(),
+        sc[S_DRAWN],
+        sc[S_GDRAWN],
+        sc[S_FINISHED],
+        S[17][:npl].copy(),
+        S[5][: sc[S_NPLACED]].copy(),
+    )

@@ -44,13 +44,20 @@ replay and the tests.
 
 jit-compiled; the caller (``mcsim.games.don_quixote``) validates all input.
 """
+
 import numpy as np
 from numba import njit, types
 
 from kernels import search
-
-from kernels.rng import (STREAM_DEAL, STREAM_POLICY, new_state, next_u64, randint,
-                         random_float, seed_state)
+from kernels.rng import (
+    STREAM_DEAL,
+    STREAM_POLICY,
+    new_state,
+    next_u64,
+    randint,
+    random_float,
+    seed_state,
+)
 
 # ---------------------------------------------------------------- board and geometry (§1)
 N_ROWS = 8
@@ -97,9 +104,14 @@ def build_geometry():
     boundary = np.zeros(N_CELLS, dtype=np.int64)
     bb_near = np.zeros(N_CELLS, dtype=np.uint64)
     # (port, d_row, d_col, facing port): short edges horizontal, long edges half to half.
-    links = ((P_LW, 0, -1, P_RE), (P_RE, 0, 1, P_LW),
-             (P_LN, -1, 0, P_LS), (P_RN, -1, 0, P_RS),
-             (P_LS, 1, 0, P_LN), (P_RS, 1, 0, P_RN))
+    links = (
+        (P_LW, 0, -1, P_RE),
+        (P_RE, 0, 1, P_LW),
+        (P_LN, -1, 0, P_LS),
+        (P_RN, -1, 0, P_RS),
+        (P_LS, 1, 0, P_LN),
+        (P_RS, 1, 0, P_RN),
+    )
     for r in range(N_ROWS):
         for c in range(N_COLS):
             cell = r * N_COLS + c
@@ -125,24 +137,24 @@ BB_ALL = np.uint64((1 << N_CELLS) - 1)
 BB_BORDER = np.uint64(sum(1 << i for i in range(N_CELLS) if BOUNDARY[i]))
 
 # ---------------------------------------------------------------- tile table layout
-T_PORTS = 0       # [MAXP] port mask of each piece
-T_KN = 4          # [MAXP] knights on the piece
-T_SH = 8          # [MAXP] shield sum on the piece
-T_CH = 12         # [MAXP] churches
-T_WM = 16         # [MAXP] windmills
-T_CASTLE = 20     # [MAXP] castle id of a stub piece, -1 otherwise
-T_PP = 24         # [6] piece holding each port, -1 none
-T_DEF = 30        # [24] defence shields this tile gives when lying on each cell
-T_NP = 54         # number of pieces
-T_CVAL = 55       # castle value (0 for landscape tiles)
+T_PORTS = 0  # [MAXP] port mask of each piece
+T_KN = 4  # [MAXP] knights on the piece
+T_SH = 8  # [MAXP] shield sum on the piece
+T_CH = 12  # [MAXP] churches
+T_WM = 16  # [MAXP] windmills
+T_CASTLE = 20  # [MAXP] castle id of a stub piece, -1 otherwise
+T_PP = 24  # [6] piece holding each port, -1 none
+T_DEF = 30  # [24] defence shields this tile gives when lying on each cell
+T_NP = 54  # number of pieces
+T_CVAL = 55  # castle value (0 for landscape tiles)
 TW = 56
 
 # ---------------------------------------------------------------- estate state layout
 PAR, SIZE, KN, SH, CH, WM, CELLS, SC = 0, 1, 2, 3, 4, 5, 6, 7
 SC_CHURCH, SC_MILL, SC_DEF, SC_BONUS, SC_NPLACED = 0, 1, 2, 3, 4
-SC_STUB = 8       # 8, 9: stub nodes of castle 0; 10, 11: of castle 1 (-1 none)
-SC_CVAL = 12      # 12, 13: castle values
-SC_SAVE = 16      # scalars saved/restored around a trial placement
+SC_STUB = 8  # 8, 9: stub nodes of castle 0; 10, 11: of castle 1 (-1 none)
+SC_CVAL = 12  # 12, 13: castle values
+SC_SAVE = 16  # scalars saved/restored around a trial placement
 LOGN = 1 + 2 * 32
 
 # ---------------------------------------------------------------- policies
@@ -430,8 +442,11 @@ def setup_estate(tiles, castles):
 @njit(cache=True)
 def _greedy_key(S, rnd):
     # documented order: immediate score, then defence sum, then knights attached to castles
-    return (score_round(S, rnd) * 4096 + min(S[SC, SC_DEF], 63) * 64
-            + min(castle_knights(S, 0) + castle_knights(S, 1), 63))
+    return (
+        score_round(S, rnd) * 4096
+        + min(S[SC, SC_DEF], 63) * 64
+        + min(castle_knights(S, 0) + castle_knights(S, 1), 63)
+    )
 
 
 @njit(cache=True)
@@ -501,8 +516,9 @@ def heuristic_value(S, tiles, rnd, w, open_ws):
 
 
 @njit(cache=True)
-def _choose_simple(pol, w, S, tiles, cell, hand, nh, rotmask, rnd, at_end, rng, log, saved,
-                   open_ws):
+def _choose_simple(
+    pol, w, S, tiles, cell, hand, nh, rotmask, rnd, at_end, rng, log, saved, open_ws
+):
     """(hand index, orientation) chosen by random / greedy / heuristic. ``at_end``: this
     placement ends the round (the heuristic adds ``w[H_END]`` x the round's score)."""
     if pol == POL_RANDOM:
@@ -566,8 +582,25 @@ def _reveal(hand, nh, seq, pos):
 # (``_nrt=False``, the workaround in those issues). Everything called from here must not
 # allocate (a compile error says so if it does).
 @njit(cache=True, _nrt=False)
-def _run_simple(S, tiles, cells, seq, pos0, hand, nh, pol, w, last_rotmask, rng, log, saved,
-                open_ws, bd, bd_row, moves):
+def _run_simple(
+    S,
+    tiles,
+    cells,
+    seq,
+    pos0,
+    hand,
+    nh,
+    pol,
+    w,
+    last_rotmask,
+    rng,
+    log,
+    saved,
+    open_ws,
+    bd,
+    bd_row,
+    moves,
+):
     """Play placements ``pos0 .. 21`` with a simple policy; return the sum of scorings done.
 
     ``hand[:nh]`` holds the face-up unplaced tiles before the reveals of ``pos0``. If ``bd``
@@ -581,11 +614,39 @@ def _run_simple(S, tiles, cells, seq, pos0, hand, nh, pol, w, last_rotmask, rng,
         rotmask = last_rotmask if pos == N_PLACE - 1 else 3
         if pos == N_PLACE - 1:
             i = nh - 1
-            o = _choose_simple(pol, w, S, tiles, cells[pos], hand[i:nh], 1, rotmask, rnd, True,
-                               rng, log, saved, open_ws)[1]
+            o = _choose_simple(
+                pol,
+                w,
+                S,
+                tiles,
+                cells[pos],
+                hand[i:nh],
+                1,
+                rotmask,
+                rnd,
+                True,
+                rng,
+                log,
+                saved,
+                open_ws,
+            )[1]
         else:
-            i, o = _choose_simple(pol, w, S, tiles, cells[pos], hand, nh, rotmask, rnd,
-                                  pos == ROUND_END[rnd - 1], rng, log, saved, open_ws)
+            i, o = _choose_simple(
+                pol,
+                w,
+                S,
+                tiles,
+                cells[pos],
+                hand,
+                nh,
+                rotmask,
+                rnd,
+                pos == ROUND_END[rnd - 1],
+                rng,
+                log,
+                saved,
+                open_ws,
+            )
         t = hand[i]
         hand[i] = hand[nh - 1]
         nh -= 1
@@ -601,8 +662,9 @@ def _run_simple(S, tiles, cells, seq, pos0, hand, nh, pol, w, last_rotmask, rng,
 
 
 @njit(cache=True)
-def _choose_rollout(params, S, tiles, cells, seq, pos, hand, nh, rotmask, last_rand, rng, log,
-                    saved, open_ws):
+def _choose_rollout(
+    params, S, tiles, cells, seq, pos, hand, nh, rotmask, last_rand, rng, log, saved, open_ws
+):
     """Rollout policy: each candidate is scored by the mean of K completions (base policy)
     on K futures sampled from what is hidden (cell order after ``pos``, unrevealed tiles);
     all candidates see the same K futures and base-policy draws."""
@@ -665,8 +727,25 @@ def _choose_rollout(params, S, tiles, cells, seq, pos, hand, nh, rotmask, last_r
                 if pos == ROUND_END[rnd - 1]:
                     v += score_round(S2, rnd)
                 seed_state(rng2, fut_seed[k])
-                v += _run_simple(S2, tiles, fut_cells[k], fut_seq[k], pos + 1, hand2, nh2, base,
-                                 w, fut_lrot[k], rng2, log, saved, open_ws, nobd, 0, moves2)
+                v += _run_simple(
+                    S2,
+                    tiles,
+                    fut_cells[k],
+                    fut_seq[k],
+                    pos + 1,
+                    hand2,
+                    nh2,
+                    base,
+                    w,
+                    fut_lrot[k],
+                    rng2,
+                    log,
+                    saved,
+                    open_ws,
+                    nobd,
+                    0,
+                    moves2,
+                )
                 acc += v
             if acc > best_v:
                 best_v = acc
@@ -823,7 +902,7 @@ def oracle_plan(S, tiles, cells, seq, last_rotmask, beam, plan):
         if v > best:
             best = v
             plan[:, :] = plans[b]
-            plan[ROUND_END[1] + 1:, :] = tmp_plan[ROUND_END[1] + 1:, :]
+            plan[ROUND_END[1] + 1 :, :] = tmp_plan[ROUND_END[1] + 1 :, :]
     return best
 
 
@@ -919,7 +998,7 @@ def oracle_full(S, tiles, cells, seq, last_rotmask, beam, iters, rng, plan):
     v = banked + _exact_round3(S2, tiles, cells, seq, last_rotmask, tmp)
     if v > best:
         best = v
-        plan[ROUND_END[1] + 1:, :] = tmp[ROUND_END[1] + 1:, :]
+        plan[ROUND_END[1] + 1 :, :] = tmp[ROUND_END[1] + 1 :, :]
     return best
 
 
@@ -929,13 +1008,13 @@ def oracle_full(S, tiles, cells, seq, last_rotmask, beam, iters, rng, plan):
 # < SC_SAVE), the placement index, the face-up hand, the points banked, the orientation mask of
 # the set-aside tile, the position-card order and the reveal order. ctx = (tiles, last_rand,
 # rollout policy id, rollout weights, log, saved, open_ws, empty breakdown, moves scratch).
-SC_POS = 16        # next placement index (0..22)
-SC_NH = 17         # face-up unplaced tiles in the hand (after the reveals of SC_POS)
-SC_LROT = 18       # orientation mask of the set-aside tile
-SC_BANK = 19       # points of the scorings done
-SC_HAND = 20       # 16 slots: the hand
-SC_FCELLS = 36     # 22 slots: the cell of each placement
-SC_SEQ = 58        # n_land slots: the reveal order
+SC_POS = 16  # next placement index (0..22)
+SC_NH = 17  # face-up unplaced tiles in the hand (after the reveals of SC_POS)
+SC_LROT = 18  # orientation mask of the set-aside tile
+SC_BANK = 19  # points of the scorings done
+SC_HAND = 20  # 16 slots: the hand
+SC_FCELLS = 36  # 22 slots: the cell of each placement
+SC_SEQ = 58  # n_land slots: the reveal order
 MAX_SEARCH_LAND = N_NODES - SC_SEQ  # 38
 
 
@@ -1064,7 +1143,7 @@ def _search_apply(S, ctx, move):
     pos += 1
     if pos < N_PLACE:
         n_land = tiles.shape[0] - 2
-        nh = _reveal(S[SC, SC_HAND:SC_HAND + 16], nh, S[SC, SC_SEQ:SC_SEQ + n_land], pos)
+        nh = _reveal(S[SC, SC_HAND : SC_HAND + 16], nh, S[SC, SC_SEQ : SC_SEQ + n_land], pos)
     S[SC, SC_POS] = pos
     S[SC, SC_NH] = nh
 
@@ -1076,10 +1155,25 @@ def _search_rollout(S, ctx, rng, scores):
     total = S[SC, SC_BANK]
     if pos < N_PLACE:
         n_land = tiles.shape[0] - 2
-        total += _run_simple(S, tiles, S[SC, SC_FCELLS:SC_FCELLS + N_PLACE],
-                             S[SC, SC_SEQ:SC_SEQ + n_land], pos, S[SC, SC_HAND:SC_HAND + 16],
-                             S[SC, SC_NH] - _revealed_at(pos), base, w, S[SC, SC_LROT], rng, log,
-                             saved, open_ws, nobd, 0, moves2)
+        total += _run_simple(
+            S,
+            tiles,
+            S[SC, SC_FCELLS : SC_FCELLS + N_PLACE],
+            S[SC, SC_SEQ : SC_SEQ + n_land],
+            pos,
+            S[SC, SC_HAND : SC_HAND + 16],
+            S[SC, SC_NH] - _revealed_at(pos),
+            base,
+            w,
+            S[SC, SC_LROT],
+            rng,
+            log,
+            saved,
+            open_ws,
+            nobd,
+            0,
+            moves2,
+        )
     scores[0] = total
 
 
@@ -1090,7 +1184,8 @@ search.register(
     legal=lambda state, ctx, moves: _search_legal(state, ctx, moves),
     to_move=lambda state, ctx: _search_to_move(state, ctx),
     apply=lambda state, ctx, move: _search_apply(state, ctx, move),
-    rollout=lambda state, ctx, rng, scores: _search_rollout(state, ctx, rng, scores))
+    rollout=lambda state, ctx, rng, scores: _search_rollout(state, ctx, rng, scores),
+)
 
 
 @njit(cache=True)
@@ -1115,18 +1210,52 @@ def search_root(S, tiles, cells, seq, pos, hand, nh, bank, last_rotmask, last_ra
 
 
 @njit(cache=True)
-def choose_mcts(params, S, tiles, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand,
-                rng, scr):
+def choose_mcts(
+    params, S, tiles, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand, rng, scr
+):
     """(hand index, orientation) of placement ``pos`` by ISMCTS (``kernels.search``) with the
     ``mcts`` parameters ``M_*``; ``scr`` from ``search_scratch``. Reads of the deal only what
     the player has seen (``search_root``)."""
-    (root, work, tree, value, logs, mv, untried, mark, path, scores, reward, w, log, saved,
-     open_ws, nobd, moves2) = scr
+    (
+        root,
+        work,
+        tree,
+        value,
+        logs,
+        mv,
+        untried,
+        mark,
+        path,
+        scores,
+        reward,
+        w,
+        log,
+        saved,
+        open_ws,
+        nobd,
+        moves2,
+    ) = scr
     search_root(S, tiles, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand, root)
     ctx = (tiles, last_rand, np.int64(params[M_ROLLOUT]), w, log, saved, open_ws, nobd, moves2)
-    move = search.search(root, ctx, np.int64(params[M_ITER]), params[M_C], search.REWARD_MARGIN,
-                         SEARCH_SCALE, rng, work, tree, value, logs, mv, untried, mark, path,
-                         scores, reward)
+    move = search.search(
+        root,
+        ctx,
+        np.int64(params[M_ITER]),
+        params[M_C],
+        search.REWARD_MARGIN,
+        SEARCH_SCALE,
+        rng,
+        work,
+        tree,
+        value,
+        logs,
+        mv,
+        untried,
+        mark,
+        path,
+        scores,
+        reward,
+    )
     T = tiles.shape[0]
     t = (move >> 1) % T
     i = 0
@@ -1139,19 +1268,29 @@ def choose_mcts(params, S, tiles, cells, seq, pos, hand, nh, bank, last_rotmask,
 def search_scratch(tiles, capacity):
     """Scratch of ``choose_mcts`` for trees of ``capacity`` nodes (a tuple of arrays)."""
     T = tiles.shape[0]
-    return (np.zeros((8, N_NODES), np.int64), np.zeros((8, N_NODES), np.int64),
-            np.zeros((capacity, search.TREE_COLS), np.int64), np.zeros(capacity, np.float64),
-            np.zeros(capacity, np.float64), np.zeros(32, np.int64), np.zeros(32, np.int64),
-            np.zeros(N_CELLS * T * 2, np.int64),
-            np.zeros(N_PLACE + 2, np.int64), np.zeros(1, np.float64), np.zeros(1, np.float64),
-            HEUR_DEFAULT.copy(), np.zeros(LOGN, np.int64), np.zeros(SC_SAVE, np.int64),
-            np.zeros(N_NODES, np.int64), np.zeros((0, 3, N_CAT), np.int64),
-            np.zeros((N_PLACE, 2), np.int64))
+    return (
+        np.zeros((8, N_NODES), np.int64),
+        np.zeros((8, N_NODES), np.int64),
+        np.zeros((capacity, search.TREE_COLS), np.int64),
+        np.zeros(capacity, np.float64),
+        np.zeros(capacity, np.float64),
+        np.zeros(32, np.int64),
+        np.zeros(32, np.int64),
+        np.zeros(N_CELLS * T * 2, np.int64),
+        np.zeros(N_PLACE + 2, np.int64),
+        np.zeros(1, np.float64),
+        np.zeros(1, np.float64),
+        HEUR_DEFAULT.copy(),
+        np.zeros(LOGN, np.int64),
+        np.zeros(SC_SAVE, np.int64),
+        np.zeros(N_NODES, np.int64),
+        np.zeros((0, 3, N_CAT), np.int64),
+        np.zeros((N_PLACE, 2), np.int64),
+    )
 
 
 @njit(cache=True)
-def play_player(S, tiles, cells, seq, pol, params, last_rotmask, last_rand, rng, bd, bd_row,
-                moves):
+def play_player(S, tiles, cells, seq, pol, params, last_rotmask, last_rand, rng, bd, bd_row, moves):
     """Play one player's 22 placements on estate ``S`` (castles placed); return the total.
 
     Parameters
@@ -1170,16 +1309,32 @@ def play_player(S, tiles, cells, seq, pol, params, last_rotmask, last_rand, rng,
     hand = np.empty(16, dtype=np.int64)
     if pol <= POL_HEURISTIC:
         w = params.copy() if pol == POL_HEURISTIC else HEUR_DEFAULT.copy()
-        return _run_simple(S, tiles, cells, seq, 0, hand, 0, pol, w, last_rotmask, rng, log,
-                           saved, open_ws, bd, bd_row, moves)
+        return _run_simple(
+            S,
+            tiles,
+            cells,
+            seq,
+            0,
+            hand,
+            0,
+            pol,
+            w,
+            last_rotmask,
+            rng,
+            log,
+            saved,
+            open_ws,
+            bd,
+            bd_row,
+            moves,
+        )
     plan = np.zeros((N_PLACE, 2), dtype=np.int64)
     if pol == POL_MCTS:
         scr = search_scratch(tiles, np.int64(params[M_ITER]) + 1)
     else:
         scr = search_scratch(tiles, 2)
     if pol == POL_ORACLE:
-        oracle_full(S, tiles, cells, seq, last_rotmask, int(params[0]), int(params[1]), rng,
-                    plan)
+        oracle_full(S, tiles, cells, seq, last_rotmask, int(params[0]), int(params[1]), rng, plan)
     total = 0
     nh = 0
     for pos in range(N_PLACE):
@@ -1192,11 +1347,26 @@ def play_player(S, tiles, cells, seq, pol, params, last_rotmask, last_rand, rng,
                 i += 1
             o = plan[pos, 1]
         elif pol == POL_MCTS:
-            i, o = choose_mcts(params, S, tiles, cells, seq, pos, hand, nh, total, rotmask,
-                               last_rand, rng, scr)
+            i, o = choose_mcts(
+                params, S, tiles, cells, seq, pos, hand, nh, total, rotmask, last_rand, rng, scr
+            )
         else:
-            i, o = _choose_rollout(params, S, tiles, cells, seq, pos, hand, nh, rotmask,
-                                   last_rand, rng, log, saved, open_ws)
+            i, o = _choose_rollout(
+                params,
+                S,
+                tiles,
+                cells,
+                seq,
+                pos,
+                hand,
+                nh,
+                rotmask,
+                last_rand,
+                rng,
+                log,
+                saved,
+                open_ws,
+            )
         t = hand[i]
         hand[i] = hand[nh - 1]
         nh -= 1
@@ -1209,8 +1379,17 @@ def play_player(S, tiles, cells, seq, pol, params, last_rotmask, last_rand, rng,
 
 
 @njit(cache=True)
-def play_batch(first_game_index, n_games, root_seed, policy_ids, policy_params, variant, tiles,
-               out_score, out_bd):
+def play_batch(
+    first_game_index,
+    n_games,
+    root_seed,
+    policy_ids,
+    policy_params,
+    variant,
+    tiles,
+    out_score,
+    out_bd,
+):
     """Play ``n_games`` games (indices ``first_game_index ..``) for ``len(policy_ids)`` players.
 
     Parameters
@@ -1241,14 +1420,38 @@ def play_batch(first_game_index, n_games, root_seed, policy_ids, policy_params, 
             S = setup_estate(tiles, castles)
             rng = new_state(root_seed, gi, STREAM_POLICY + p)
             mask = (1 << last_rot[p]) if last_rand else 3
-            out_score[g, p] = play_player(S, tiles, cells, seq[p], policy_ids[p],
-                                          policy_params[p], mask, last_rand, rng, out_bd[g], p,
-                                          moves)
+            out_score[g, p] = play_player(
+                S,
+                tiles,
+                cells,
+                seq[p],
+                policy_ids[p],
+                policy_params[p],
+                mask,
+                last_rand,
+                rng,
+                out_bd[g],
+                p,
+                moves,
+            )
 
 
 @njit(cache=True)
-def play_game_record(game_index, root_seed, policy_ids, policy_params, variant, tiles, castles,
-                     cells, seq, last_rot, out_moves, out_score, out_bd):
+def play_game_record(
+    game_index,
+    root_seed,
+    policy_ids,
+    policy_params,
+    variant,
+    tiles,
+    castles,
+    cells,
+    seq,
+    last_rot,
+    out_moves,
+    out_score,
+    out_bd,
+):
     """Play game ``game_index`` exactly as ``play_batch`` does and keep the whole record.
 
     Outputs: ``castles`` int64[2], ``cells`` int64[22], ``seq`` int64[seats, n_land],
@@ -1263,13 +1466,34 @@ def play_game_record(game_index, root_seed, policy_ids, policy_params, variant, 
         S = setup_estate(tiles, castles)
         rng = new_state(root_seed, game_index, STREAM_POLICY + p)
         mask = (1 << last_rot[p]) if last_rand else 3
-        out_score[p] = play_player(S, tiles, cells, seq[p], policy_ids[p], policy_params[p], mask,
-                                   last_rand, rng, out_bd, p, out_moves[p])
+        out_score[p] = play_player(
+            S,
+            tiles,
+            cells,
+            seq[p],
+            policy_ids[p],
+            policy_params[p],
+            mask,
+            last_rand,
+            rng,
+            out_bd,
+            p,
+            out_moves[p],
+        )
 
 
 @njit(cache=True)
-def play_batch_simple(first_game_index, n_games, root_seed, policy_ids, policy_params, variant,
-                      tiles, out_score, out_bd):
+def play_batch_simple(
+    first_game_index,
+    n_games,
+    root_seed,
+    policy_ids,
+    policy_params,
+    variant,
+    tiles,
+    out_score,
+    out_bd,
+):
     """``play_batch`` for random / greedy / heuristic seats only (ids <= POL_HEURISTIC).
 
     Same arguments and results as ``play_batch``; a separate kernel so that runs without
@@ -1296,5 +1520,22 @@ def play_batch_simple(first_game_index, n_games, root_seed, policy_ids, policy_p
             mask = (1 << last_rot[p]) if last_rand else 3
             pol = policy_ids[p]
             w = policy_params[p].copy() if pol == POL_HEURISTIC else HEUR_DEFAULT.copy()
-            out_score[g, p] = _run_simple(S, tiles, cells, seq[p], 0, hand, 0, pol, w, mask, rng,
-                                          log, saved, open_ws, out_bd[g], p, moves)
+            out_score[g, p] = _run_simple(
+                S,
+                tiles,
+                cells,
+                seq[p],
+                0,
+                hand,
+                0,
+                pol,
+                w,
+                mask,
+                rng,
+                log,
+                saved,
+                open_ws,
+                out_bd[g],
+                p,
+                moves,
+            )

@@ -61,6 +61,7 @@ Legacy mode (``ctx[C_FLAGS] & FLAG_V1``, replay of format-1 records): the maximu
 taken from the province with the shortfall decided per caballero (``take_to_court``) and a Veto
 always cancels the whole action at its announcement.
 """
+
 import numpy as np
 from numba import njit
 
@@ -105,29 +106,29 @@ O_VCOUNT = 330
 STATE_SIZE = 332
 
 # point sources (O_SRC)
-SRC_GENERAL = 0   # region points at the general scorings (§5)
-SRC_SPECIAL = 1   # region points at special scorings (§6, Castillo excluded)
-SRC_KING = 2      # King bonus (§1.4)
-SRC_GRANDE = 3    # Grande bonus (§1.4)
+SRC_GENERAL = 0  # region points at the general scorings (§5)
+SRC_SPECIAL = 1  # region points at special scorings (§6, Castillo excluded)
+SRC_KING = 2  # King bonus (§1.4)
+SRC_GRANDE = 3  # Grande bonus (§1.4)
 SRC_CASTILLO = 4  # points for scoring the Castillo (general or special)
 
 # ---- table offsets (T: int32[T_SIZE], built by mcsim.games.el_grande.build_tables) ---------
-T_VAL = 0        # 10*3 printed values, place*3 + rank-1
-T_BVAL = 30      # 2*3 mobile scoreboard values
-T_ADJ = 36       # 9 adjacency bitmasks over regions
-T_PCAB = 45      # 14: caballeros to court per power value (index 1..13)
-T_COP = 59       # 45 card opcodes
-T_CARG = 104     # 45 card limits
-T_CCLS = 149     # 45 class masks (bit v = first value v) for class scorings
-T_CDECK = 194    # 45 deck numbers 1..5
-T_PAY = 239      # 6: paying ranks by player count
-T_KB = 245       # King bonus
-T_GB = 246       # Grande bonus
-T_HOME = 247     # caballeros in the home region at setup
-T_COURT0 = 248   # caballeros in court at setup
-T_PROV0 = 249    # caballeros in the province at setup
+T_VAL = 0  # 10*3 printed values, place*3 + rank-1
+T_BVAL = 30  # 2*3 mobile scoreboard values
+T_ADJ = 36  # 9 adjacency bitmasks over regions
+T_PCAB = 45  # 14: caballeros to court per power value (index 1..13)
+T_COP = 59  # 45 card opcodes
+T_CARG = 104  # 45 card limits
+T_CCLS = 149  # 45 class masks (bit v = first value v) for class scorings
+T_CDECK = 194  # 45 deck numbers 1..5
+T_PAY = 239  # 6: paying ranks by player count
+T_KB = 245  # King bonus
+T_GB = 246  # Grande bonus
+T_HOME = 247  # caballeros in the home region at setup
+T_COURT0 = 248  # caballeros in court at setup
+T_PROV0 = 249  # caballeros in the province at setup
 T_DECKSTART = 250  # 5: first card index of each deck
-T_DECKLEN = 255    # 5: cards per deck
+T_DECKLEN = 255  # 5: cards per deck
 T_SIZE = 260
 KING_CARD = 44
 FIXED_SIZE = 52
@@ -165,32 +166,32 @@ OP_KING = 29
 N_OPS = 30
 
 # ---- decision kinds -----------------------------------------------------------------------
-K_POWER = 0        # power card value
-K_SHORT = 1        # intake shortfall: region to take one caballero from (STOP too: card 4f, legacy)
-K_CARD = 2         # action card index
-K_ORDER = 3        # 0 = placement first, 1 = special action first
-K_PLACE = 4        # placement: place 0..9 or STOP
-K_EXEC = 5         # execute the special action: 0/1
-K_VETO = 6         # veto holder: 0 = let it pass, 1 = veto
-K_CHOICE = 7       # card 1c: 0 = move own caballeros of one region (1a), 1 = place 2 anywhere (1b)
-K_SRC_REGION = 8   # cards 1a/1d: the region to move out of
-K_MOVE_SRC = 9     # one move: place*5 + colour of the caballero taken
-K_MOVE_DST = 10    # one move: destination place (1a: the source itself = leave it)
-K_PLACE_ANY = 11   # card 1b: place 0..9 (not the King's region)
-K_ANGRY = 12       # angry King: STOP(10) = from court, else region
-K_REMOVE1 = 13     # card 2e: region of the victim (aux = victim seat)
+K_POWER = 0  # power card value
+K_SHORT = 1  # intake shortfall: region to take one caballero from (STOP too: card 4f, legacy)
+K_CARD = 2  # action card index
+K_ORDER = 3  # 0 = placement first, 1 = special action first
+K_PLACE = 4  # placement: place 0..9 or STOP
+K_EXEC = 5  # execute the special action: 0/1
+K_VETO = 6  # veto holder: 0 = let it pass, 1 = veto
+K_CHOICE = 7  # card 1c: 0 = move own caballeros of one region (1a), 1 = place 2 anywhere (1b)
+K_SRC_REGION = 8  # cards 1a/1d: the region to move out of
+K_MOVE_SRC = 9  # one move: place*5 + colour of the caballero taken
+K_MOVE_DST = 10  # one move: destination place (1a: the source itself = leave it)
+K_PLACE_ANY = 11  # card 1b: place 0..9 (not the King's region)
+K_ANGRY = 12  # angry King: STOP(10) = from court, else region
+K_REMOVE1 = 13  # card 2e: region of the victim (aux = victim seat)
 K_SECRET_REM = 14  # cards 2f/2g: own region to lose (secret)
 K_SCORE_REGION = 15  # cards 2h/3h: place to score
-K_BOARD = 16       # card 4a: board*10 + place
-K_KING_TO = 17     # Royal Advisor / King's card: region
+K_BOARD = 16  # card 4a: board*10 + place
+K_KING_TO = 17  # Royal Advisor / King's card: region
 K_EVICT_REGION = 18  # card 4c: region evicted
-K_EVICT_DST = 19   # card 4c: own destination (secret); King's region = to court
-K_GRANDE_TO = 20   # card 4d: region
-K_POWERBACK = 21   # card 4e: power value back to hand
+K_EVICT_DST = 19  # card 4c: own destination (secret); King's region = to court
+K_GRANDE_TO = 20  # card 4d: region
+K_POWERBACK = 21  # card 4e: power value back to hand
 K_SECRET_SCORE = 22  # card 4g: region (secret)
-K_DISC = 23        # general scoring: Castillo disc region (secret)
-K_INTAKE = 24      # court intake: number of caballeros taken, 0..m (aux = power-card allowance)
-K_VETO_CUT = 25    # veto holder: steps of the vetoed action allowed before the cancel, 0..n-1
+K_DISC = 23  # general scoring: Castillo disc region (secret)
+K_INTAKE = 24  # court intake: number of caballeros taken, 0..m (aux = power-card allowance)
+K_VETO_CUT = 25  # veto holder: steps of the vetoed action allowed before the cancel, 0..n-1
 N_KINDS = 26
 
 # policies
@@ -211,21 +212,21 @@ HP_VETO_HARM = 10
 HP_COURT_TARGET = 11
 
 # variant indices (mcsim.games.el_grande SPEC.variants order)
-V_TIE = 0      # 0 rulebook, 1 competition
-V_VETO = 1     # 0 on, 1 off
-V_ROUNDS = 2   # 0 -> 9 rounds, 1 -> 6 rounds
+V_TIE = 0  # 0 rulebook, 1 competition
+V_VETO = 1  # 0 on, 1 off
+V_ROUNDS = 2  # 0 -> 9 rounds, 1 -> 6 rounds
 V_FINALTIE = 3  # 0 shared, 1 unplayed power cards break ties
 
 # ctx (int64[8])
-C_MODE = 0     # 0 play, 1 record, 2 replay
-C_PTR = 1      # decisions made / log pointer
-C_ERR = 2      # first replay error ply, -1 none
+C_MODE = 0  # 0 play, 1 record, 2 replay
+C_PTR = 1  # decisions made / log pointer
+C_ERR = 2  # first replay error ply, -1 none
 C_LOGCAP = 3
 C_EVPTR = 4
 C_EVCAP = 5
-C_NERR = 6     # options count at the error
-C_FLAGS = 7    # FLAG_* bits (``_play``'s mode // 4)
-FLAG_V1 = 1    # legacy rules of format-1 records: maximum intake, Veto only at announcement
+C_NERR = 6  # options count at the error
+C_FLAGS = 7  # FLAG_* bits (``_play``'s mode // 4)
+FLAG_V1 = 1  # legacy rules of format-1 records: maximum intake, Veto only at announcement
 MODE_PLAY = 0
 MODE_RECORD = 1
 MODE_REPLAY = 2
@@ -233,19 +234,51 @@ MODE_REPLAY = 2
 # scratch rows (D[8]: int32[N_SCRATCH, STATE_SIZE], see make_buffers): the play loop allocates
 # nothing (it runs without NRT, see _play_rounds), so the heuristic's look-ahead states and the
 # per-seat point vectors live here
-R_LOOK1 = 0    # heuristic: state after an option / after a card's placements (card_value)
-R_LOOK2 = 1    # heuristic: card_value's state after one more option
-R_EVAL = 2     # evaluate: points per seat of one place
-R_POT = 3      # evaluate: points per seat if every place were scored now
-R_OUT = 4      # points per seat of a scoring (engine and heuristic)
-R_SPEC = 5     # special_scoring / _primitive / general_scoring_regions: points of one place
-R_CHOICE = 6   # engine: secret choices per seat, -1 none (held across decisions)
+R_LOOK1 = 0  # heuristic: state after an option / after a card's placements (card_value)
+R_LOOK2 = 1  # heuristic: card_value's state after one more option
+R_EVAL = 2  # evaluate: points per seat of one place
+R_POT = 3  # evaluate: points per seat if every place were scored now
+R_OUT = 4  # points per seat of a scoring (engine and heuristic)
+R_SPEC = 5  # special_scoring / _primitive / general_scoring_regions: points of one place
+R_CHOICE = 6  # engine: secret choices per seat, -1 none (held across decisions)
 N_SCRATCH = 7
 
 # static special-action value (points-like) used by the heuristic to rank cards by opcode
-_STATIC = np.array([0.0, 2.0, 2.0, 2.5, 3.0, 2.5, 2.5, 2.5, 2.5, 2.0, 2.0, 1.5, 2.0, 1.5, 1.5,
-                    2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 1.5, 2.0, 1.0, 1.5, 1.5, 1.0, 3.0],
-                   dtype=np.float64)
+_STATIC = np.array(
+    [
+        0.0,
+        2.0,
+        2.0,
+        2.5,
+        3.0,
+        2.5,
+        2.5,
+        2.5,
+        2.5,
+        2.0,
+        2.0,
+        1.5,
+        2.0,
+        1.5,
+        1.5,
+        2.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        2.0,
+        1.5,
+        2.0,
+        1.0,
+        1.5,
+        1.5,
+        1.0,
+        3.0,
+    ],
+    dtype=np.float64,
+)
 
 
 # =============================================================================================
@@ -411,7 +444,11 @@ def special_scoring(st, T, var, op, arg_place, cls_mask, apply, out, scr):
             t = total_in(st, r)
             if t == 0:
                 continue
-            if best < 0 or (op == OP_SCORE_MOST and t > best) or (op == OP_SCORE_FEWEST and t < best):
+            if (
+                best < 0
+                or (op == OP_SCORE_MOST and t > best)
+                or (op == OP_SCORE_FEWEST and t < best)
+            ):
                 best = t
         if best > 0:
             for r in range(NREG):
@@ -647,8 +684,12 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
             cab = T[T_PCAB + v]
             if cab > prov:
                 cab = prov
-            e = (par[HP_BID_CAB] * cab + par[HP_BID_ORDER] * v
-                 + par[HP_BID_SPREAD] * spread * v / 13.0 - par[HP_BID_SAVE] * v * left / 9.0)
+            e = (
+                par[HP_BID_CAB] * cab
+                + par[HP_BID_ORDER] * v
+                + par[HP_BID_SPREAD] * spread * v / 13.0
+                - par[HP_BID_SAVE] * v * left / 9.0
+            )
             if e > best:
                 best = e
                 bi = i
@@ -796,8 +837,9 @@ def decide(st, T, var, D, kind, p, nopt, aux):
         if nopt > 1:
             return np.int64(D[5][randint(D[2][p], nopt)])
         return np.int64(D[5][0])
-    return np.int64(_decide(st, T, var, D, np.int64(kind), np.int64(p), np.int64(nopt),
-                            np.int64(aux)))
+    return np.int64(
+        _decide(st, T, var, D, np.int64(kind), np.int64(p), np.int64(nopt), np.int64(aux))
+    )
 
 
 @njit(cache=True)
@@ -961,8 +1003,13 @@ def nominal_steps(st, T, p, c):
         return st[O_NP] - 1
     if op == OP_MOVE_OWN_OPP:
         return 2 * lim
-    if (op == OP_PLACE_ANY or op == OP_MOVE_FROM_ONE or op == OP_MOVE_OPP or op == OP_MOVE_ANY
-            or op == OP_MOVE_OWN):
+    if (
+        op == OP_PLACE_ANY
+        or op == OP_MOVE_FROM_ONE
+        or op == OP_MOVE_OPP
+        or op == OP_MOVE_ANY
+        or op == OP_MOVE_OWN
+    ):
         return lim
     if op == OP_MOVE_OWN_ONE or op == OP_CHOOSE_1A1B:
         king = st[O_KING]
@@ -1659,16 +1706,37 @@ def play_batch(first_game_index, n_games, root_seed, npl, policy_ids, policy_par
     Python wrapper of the jit-compiled ``_play`` (one compiled entry point with ``run_logged``);
     the caller validates all inputs.
     """
-    r = _play(np.int64(first_game_index), np.int64(n_games), np.uint64(root_seed), np.int64(npl),
-              np.ascontiguousarray(policy_ids, dtype=np.int64),
-              np.ascontiguousarray(policy_params, dtype=np.float64),
-              np.ascontiguousarray(var, dtype=np.int64), T, np.int64(MODE_PLAY),
-              np.zeros((1, 4), np.int32), np.zeros((1, 8), np.int32), np.zeros(FIXED_SIZE, np.int32))
+    r = _play(
+        np.int64(first_game_index),
+        np.int64(n_games),
+        np.uint64(root_seed),
+        np.int64(npl),
+        np.ascontiguousarray(policy_ids, dtype=np.int64),
+        np.ascontiguousarray(policy_params, dtype=np.float64),
+        np.ascontiguousarray(var, dtype=np.int64),
+        T,
+        np.int64(MODE_PLAY),
+        np.zeros((1, 4), np.int32),
+        np.zeros((1, 8), np.int32),
+        np.zeros(FIXED_SIZE, np.int32),
+    )
     return r[:10]
 
 
-def run_logged(root_seed, game_index, npl, policy_ids, policy_params, var, T, mode, log, ev,
-               fixed, legacy=False):
+def run_logged(
+    root_seed,
+    game_index,
+    npl,
+    policy_ids,
+    policy_params,
+    var,
+    T,
+    mode,
+    log,
+    ev,
+    fixed,
+    legacy=False,
+):
     """Play one game in record (mode 1) or replay (mode 2) mode (mode 0: plain play).
 
     ``fixed`` int32[FIXED_SIZE]: setup override / setup used (see ``setup``).
@@ -1678,18 +1746,39 @@ def run_logged(root_seed, game_index, npl, policy_ids, policy_params, var, T, mo
     Returns (st int32[STATE_SIZE], n_decisions, n_events, err_ply (-1 none), errbuf int32[64],
     n_err_options).
     """
-    r = _play(np.int64(game_index), np.int64(1), np.uint64(root_seed), np.int64(npl),
-              np.ascontiguousarray(policy_ids, dtype=np.int64),
-              np.ascontiguousarray(policy_params, dtype=np.float64),
-              np.ascontiguousarray(var, dtype=np.int64), T, np.int64(mode + 4 * FLAG_V1 * bool(legacy)),
-              log, ev, fixed)
+    r = _play(
+        np.int64(game_index),
+        np.int64(1),
+        np.uint64(root_seed),
+        np.int64(npl),
+        np.ascontiguousarray(policy_ids, dtype=np.int64),
+        np.ascontiguousarray(policy_params, dtype=np.float64),
+        np.ascontiguousarray(var, dtype=np.int64),
+        T,
+        np.int64(mode + 4 * FLAG_V1 * bool(legacy)),
+        log,
+        ev,
+        fixed,
+    )
     st, ctx, eb = r[10], r[11], r[12]
     return st, int(ctx[C_PTR]), int(ctx[C_EVPTR]), int(ctx[C_ERR]), eb, int(ctx[C_NERR])
 
 
 @njit(cache=True)
-def _play(first_game_index, n_games, root_seed, npl, policy_ids, policy_params, var, T, mode, log,
-          ev, fixed):
+def _play(
+    first_game_index,
+    n_games,
+    root_seed,
+    npl,
+    policy_ids,
+    policy_params,
+    var,
+    T,
+    mode,
+    log,
+    ev,
+    fixed,
+):
     """The batch kernel behind ``play_batch`` and ``run_logged`` (one compiled entry point).
     ``mode``: ``MODE_*`` + 4 x ``FLAG_*`` bits. Returns ``play_batch``'s ten arrays plus the
     last state, ctx and the error buffer."""
@@ -1743,8 +1832,21 @@ def _play(first_game_index, n_games, root_seed, npl, policy_ids, policy_params, 
             takeround[g, c] = st[O_TAKEROUND + c]
         for r in range(9):
             kingby[g, r] = st[O_KINGBY + r]
-    return (score, src, plies, pwr, taker, takeround, kingby, unplayed, intake, vetoes, st, ctx,
-            D[6])
+    return (
+        score,
+        src,
+        plies,
+        pwr,
+        taker,
+        takeround,
+        kingby,
+        unplayed,
+        intake,
+        vetoes,
+        st,
+        ctx,
+        D[6],
+    )
 
 
 STEP_PLACEMENT = 0

@@ -11,6 +11,7 @@ evaluated on game *i* see the same cards, tiles and cell order (common random nu
 A generator state is a ``uint64[4]`` array (xoshiro256**, Blackman & Vigna,
 https://prng.di.unimi.it/xoshiro256starstar.c). All arithmetic stays in ``np.uint64``.
 """
+
 import numpy as np
 from numba import njit
 

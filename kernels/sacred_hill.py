@@ -19,13 +19,12 @@ Moves
 A move is a cell index 0..63 (build on an empty hill or capture the enemy fort there) or
 ``MOVE_PASS``. ``legal_moves`` returns the legal set as a bitboard plus its ``KIND_*``.
 """
-import numpy as np
-from numba import njit
 
-from numba import types
+import numpy as np
+from numba import njit, types
 
 from kernels import search
-from kernels.bitboard import popcount, lsb, kth_set_bit
+from kernels.bitboard import kth_set_bit, lsb, popcount
 from kernels.rng import game_seed, randint, random_float, seed_state
 
 # ---------------------------------------------------------------- geometry (§1, §2)
@@ -118,8 +117,17 @@ POLICY_GREEDY = 1
 POLICY_TACTICIAN = 2
 POLICY_MCTS = 3
 #: positions in the policy parameter vector (shared by greedy and tactician)
-P_EPS, P_W_KINGDOMS, P_W_TERRITORY, P_W_SUICIDE, P_W_ATARI, P_W_BLOCK, P_W_SAFE_FILL, \
-    P_W_MANOEUVRES, P_W_SPREAD = range(9)
+(
+    P_EPS,
+    P_W_KINGDOMS,
+    P_W_TERRITORY,
+    P_W_SUICIDE,
+    P_W_ATARI,
+    P_W_BLOCK,
+    P_W_SAFE_FILL,
+    P_W_MANOEUVRES,
+    P_W_SPREAD,
+) = range(9)
 N_HEURISTIC_PARAMS = 9
 #: positions in the ``mcts`` parameter vector: iterations per decision, UCB1 constant, reward
 #: (``search.REWARD_*``), rollout policy id (random / greedy / tactician), the rollout policy's
@@ -323,8 +331,13 @@ def points_from(k0, k1, t0, t1, out_points):
 def score_final(state, out_points):
     """Final points of a finished game (§3.5) into ``out_points`` (int64[2]); see
     ``points_from`` for the return value."""
-    return points_from(count_kingdoms(state[S_FORTS]), count_kingdoms(state[S_FORTS + 1]),
-                       popcount(state[S_FORTS]), popcount(state[S_FORTS + 1]), out_points)
+    return points_from(
+        count_kingdoms(state[S_FORTS]),
+        count_kingdoms(state[S_FORTS + 1]),
+        popcount(state[S_FORTS]),
+        popcount(state[S_FORTS + 1]),
+        out_points,
+    )
 
 
 # ---------------------------------------------------------------- policies (§6)
@@ -473,7 +486,8 @@ search.register(
     legal=lambda state, ctx, moves: _search_legal(state, ctx, moves),
     to_move=lambda state, ctx: _search_to_move(state, ctx),
     apply=lambda state, ctx, move: _search_apply(state, ctx, move),
-    rollout=lambda state, ctx, rng, scores: _search_rollout(state, ctx, rng, scores))
+    rollout=lambda state, ctx, rng, scores: _search_rollout(state, ctx, rng, scores),
+)
 
 
 @njit(cache=True)
@@ -481,12 +495,20 @@ def search_scratch(capacity):
     """Scratch of ``choose_move_search`` for trees of ``capacity`` nodes (a tuple of arrays:
     work state, tree, value, logs, moves, untried, mark, path, scores, reward, rollout weights,
     points)."""
-    return (np.zeros(S_SIZE, np.uint64), np.zeros((capacity, search.TREE_COLS), np.int64),
-            np.zeros(capacity, np.float64), np.zeros(capacity, np.float64),
-            np.zeros(64, np.int64), np.zeros(64, np.int64),
-            np.zeros(MOVE_PASS + 1, np.int64), np.zeros(MAX_PLIES + 2, np.int64),
-            np.zeros(2, np.float64), np.zeros(2, np.float64),
-            np.zeros(N_HEURISTIC_PARAMS, np.float64), np.zeros(2, np.int64))
+    return (
+        np.zeros(S_SIZE, np.uint64),
+        np.zeros((capacity, search.TREE_COLS), np.int64),
+        np.zeros(capacity, np.float64),
+        np.zeros(capacity, np.float64),
+        np.zeros(64, np.int64),
+        np.zeros(64, np.int64),
+        np.zeros(MOVE_PASS + 1, np.int64),
+        np.zeros(MAX_PLIES + 2, np.int64),
+        np.zeros(2, np.float64),
+        np.zeros(2, np.float64),
+        np.zeros(N_HEURISTIC_PARAMS, np.float64),
+        np.zeros(2, np.int64),
+    )
 
 
 @njit(cache=True)
@@ -514,9 +536,25 @@ def choose_move_search(state, moves, kind, policy_id, params, rng, zone, transit
         base_w[k] = params[P_MCTS_BASE + k]
     base_w[P_EPS] = params[P_MCTS_ROLLOUT_EPS]
     ctx = (transition, zone, np.int64(params[P_MCTS_ROLLOUT]), base_w, pts)
-    return search.search(state, ctx, np.int64(params[P_MCTS_ITER]), params[P_MCTS_C],
-                         np.int64(params[P_MCTS_REWARD]), MARGIN_SCALE, rng, work, tree, value,
-                         logs, mv, untried, mark, path, scores, reward)
+    return search.search(
+        state,
+        ctx,
+        np.int64(params[P_MCTS_ITER]),
+        params[P_MCTS_C],
+        np.int64(params[P_MCTS_REWARD]),
+        MARGIN_SCALE,
+        rng,
+        work,
+        tree,
+        value,
+        logs,
+        mv,
+        untried,
+        mark,
+        path,
+        scores,
+        reward,
+    )
 
 
 # ---------------------------------------------------------------- playouts
@@ -527,8 +565,19 @@ def _seed(rng, root_seed, game_index, stream):
 
 
 @njit(cache=True)
-def play_game(state, root_seed, game_index, stream_base, policy_ids, policy_params,
-              transition, zone, record, rngs, scr):
+def play_game(
+    state,
+    root_seed,
+    game_index,
+    stream_base,
+    policy_ids,
+    policy_params,
+    transition,
+    zone,
+    record,
+    rngs,
+    scr,
+):
     """Play one game from the empty board to the end; ``record`` (int16[MAX_PLIES] or
     length 0) receives the moves; ``rngs`` (uint64[2, 4]) receives the seats' policy streams;
     ``scr`` is the ``mcts`` scratch (``search_scratch``). Returns the number of plies."""
@@ -542,8 +591,9 @@ def play_game(state, root_seed, game_index, stream_base, policy_ids, policy_para
             break
         p = np.int64(state[S_TO_MOVE])
         rng = rngs[p]
-        mv = choose_move_search(state, moves, kind, policy_ids[p], policy_params[p], rng, zone,
-                                transition, scr)
+        mv = choose_move_search(
+            state, moves, kind, policy_ids[p], policy_params[p], rng, zone, transition, scr
+        )
         if record.shape[0] > ply:
             record[ply] = mv
         apply_move(state, mv, kind, transition, zone)
@@ -552,9 +602,25 @@ def play_game(state, root_seed, game_index, stream_base, policy_ids, policy_para
 
 
 @njit(cache=True)
-def play_batch(first_game_index, n_games, root_seed, stream_base, policy_ids, policy_params,
-               transition, zone, out_points, out_plies, out_kingdoms, out_territory,
-               out_captures, out_manoeuvre_forts, out_passes, out_decided_by, out_record):
+def play_batch(
+    first_game_index,
+    n_games,
+    root_seed,
+    stream_base,
+    policy_ids,
+    policy_params,
+    transition,
+    zone,
+    out_points,
+    out_plies,
+    out_kingdoms,
+    out_territory,
+    out_captures,
+    out_manoeuvre_forts,
+    out_passes,
+    out_decided_by,
+    out_record,
+):
     """Play ``n_games`` complete games, game i seeded from ``(root_seed, first_game_index + i)``.
 
     Parameters
@@ -588,10 +654,30 @@ def play_batch(first_game_index, n_games, root_seed, stream_base, policy_ids, po
     empty_record = np.empty(0, dtype=np.int16)
     rngs = np.zeros((2, 4), dtype=np.uint64)
     scr = search_scratch(search_capacity(policy_ids, policy_params))
-    _play_games(first_game_index, n_games, root_seed, stream_base, policy_ids, policy_params,
-                transition, zone, out_points, out_plies, out_kingdoms, out_territory,
-                out_captures, out_manoeuvre_forts, out_passes, out_decided_by, out_record,
-                state, pts, empty_record, rngs, scr)
+    _play_games(
+        first_game_index,
+        n_games,
+        root_seed,
+        stream_base,
+        policy_ids,
+        policy_params,
+        transition,
+        zone,
+        out_points,
+        out_plies,
+        out_kingdoms,
+        out_territory,
+        out_captures,
+        out_manoeuvre_forts,
+        out_passes,
+        out_decided_by,
+        out_record,
+        state,
+        pts,
+        empty_record,
+        rngs,
+        scr,
+    )
 
 
 # Numba's reference counting (atomic NRT_incref/NRT_decref on every array passed to the
@@ -601,16 +687,46 @@ def play_batch(first_game_index, n_games, root_seed, stream_base, policy_ids, po
 # without NRT (``_nrt=False``, the workaround in those issues). Everything called from here must
 # not allocate (a compile error says so if it does).
 @njit(cache=True, _nrt=False)
-def _play_games(first_game_index, n_games, root_seed, stream_base, policy_ids, policy_params,
-                transition, zone, out_points, out_plies, out_kingdoms, out_territory,
-                out_captures, out_manoeuvre_forts, out_passes, out_decided_by, out_record,
-                state, pts, empty_record, rngs, scr):
+def _play_games(
+    first_game_index,
+    n_games,
+    root_seed,
+    stream_base,
+    policy_ids,
+    policy_params,
+    transition,
+    zone,
+    out_points,
+    out_plies,
+    out_kingdoms,
+    out_territory,
+    out_captures,
+    out_manoeuvre_forts,
+    out_passes,
+    out_decided_by,
+    out_record,
+    state,
+    pts,
+    empty_record,
+    rngs,
+    scr,
+):
     """The game loop of ``play_batch`` (same arguments, then its scratch buffers)."""
     for g in range(n_games):
         rec = out_record[g] if g < out_record.shape[0] else empty_record
-        plies = play_game(state, np.uint64(root_seed), np.uint64(first_game_index + g),
-                          np.uint64(stream_base), policy_ids, policy_params, transition, zone, rec,
-                          rngs, scr)
+        plies = play_game(
+            state,
+            np.uint64(root_seed),
+            np.uint64(first_game_index + g),
+            np.uint64(stream_base),
+            policy_ids,
+            policy_params,
+            transition,
+            zone,
+            rec,
+            rngs,
+            scr,
+        )
         out_decided_by[g] = score_final(state, pts)
         out_plies[g] = plies
         out_passes[g] = state[S_PASSES]

@@ -41,6 +41,7 @@ counts the iterations through n and ``T_AVAIL`` the visits of its parent in whic
 legal (ISMCTS availability; equal to the parent's visits with perfect information).
 All arrays are preallocated by the caller: nothing is allocated per iteration.
 """
+
 import numpy as np
 from numba import njit
 from numba.extending import overload
@@ -164,8 +165,25 @@ def rewards(scores, mode, scale, out):
 
 
 @njit(cache=True)
-def search(root, ctx, n_iter, c, mode, scale, rng, work, tree, value, logs, moves, untried,
-           mark, path, scores, reward):
+def search(
+    root,
+    ctx,
+    n_iter,
+    c,
+    mode,
+    scale,
+    rng,
+    work,
+    tree,
+    value,
+    logs,
+    moves,
+    untried,
+    mark,
+    path,
+    scores,
+    reward,
+):
     """Choose a move for the seat to move in ``root`` by ``n_iter`` ISMCTS iterations.
 
     Parameters

@@ -39,12 +39,20 @@ so the loop is always ``legal_moves`` -> choose -> ``apply_move``. Actions (``A_
 Tables (``tab``, int64, offsets ``T_*``) are built by ``mcsim.games.thurn_and_taxis`` from the
 data files; variants (``var``, int64) are indexed ``V_*``.
 """
+
 import numpy as np
 from numba import njit
 
 from kernels.bitboard import ctpop, cttz
-from kernels.rng import (STREAM_DEAL, STREAM_POLICY, new_state, randint, random_float, shuffle,
-                         shuffle_fast)
+from kernels.rng import (
+    STREAM_DEAL,
+    STREAM_POLICY,
+    new_state,
+    randint,
+    random_float,
+    shuffle,
+    shuffle_fast,
+)
 
 N_CITIES = 22
 N_REGIONS = 9
@@ -536,7 +544,7 @@ def _score_close(st, tab, var):
     # route tile with cascade (§4C.2, §7.3)
     s = -1
     for k in range(2, -1, -1):
-        if L >= tab[T_ROUTE_LEN + k]:
+        if tab[T_ROUTE_LEN + k] <= L:
             s = k
             break
     while s >= 0:
@@ -984,7 +992,9 @@ def _hand_extensions(st, tab, p):
     if hi == lo:
         return st[S_HAND_N + p]
     rmask = st[S_RMASK + p]
-    m = (tab[T_ADJ + st[S_ROUTE + p * 44 + lo]] | tab[T_ADJ + st[S_ROUTE + p * 44 + hi - 1]]) & ~rmask
+    m = (
+        tab[T_ADJ + st[S_ROUTE + p * 44 + lo]] | tab[T_ADJ + st[S_ROUTE + p * 44 + hi - 1]]
+    ) & ~rmask
     return _popcount(m & st[S_HMASK + p])
 
 
@@ -1044,7 +1054,7 @@ def _want_close(st, tab, p, prm):
     L = st[S_RHI + p] - st[S_RLO + p]
     if L < 3:
         return False
-    if L >= _target_len(st, p, prm):
+    if _target_len(st, p, prm) <= L:
         return True
     if st[S_END_SEAT] >= 0:
         return True  # last round: take what there is
@@ -1123,13 +1133,18 @@ def _route_policy(st, tab, acts, n, prm, rng):
         return best_a
     if ph == PH_PM:
         # keep the official for the Cartwright if the next play could buy the next carriage
-        if prm[P_CART] > 0 and _cart_pays(st, p, L + 1) and L + 1 >= 3 and _hand_extensions(st, tab, p) > 0:
+        if (
+            prm[P_CART] > 0
+            and _cart_pays(st, p, L + 1)
+            and L + 1 >= 3
+            and _hand_extensions(st, tab, p) > 0
+        ):
             return A_NO
         if st[S_HAND_N + p] <= prm[P_PM_HAND_MAX]:
             return A_YES
         return A_NO
     if ph == PH_PC:
-        if _hand_extensions(st, tab, p) > 0 and L < _target_len(st, p, prm):
+        if _hand_extensions(st, tab, p) > 0 and _target_len(st, p, prm) > L:
             if not (prm[P_CART] > 0 and _cart_pays(st, p, L) and L >= 3):
                 return A_YES
         return A_NO
@@ -1143,7 +1158,12 @@ def _route_policy(st, tab, acts, n, prm, rng):
             a = acts[i]
             if a >= A_RESTART:
                 c = a - A_RESTART
-                v = -5.0 - 2.0 * L + _city_value(st, tab, p, c, prm) + _end_value(st, tab, p, c, 1 << c, prm)
+                v = (
+                    -5.0
+                    - 2.0 * L
+                    + _city_value(st, tab, p, c, prm)
+                    + _end_value(st, tab, p, c, 1 << c, prm)
+                )
             elif a >= A_START:
                 c = a - A_START
                 v = _city_value(st, tab, p, c, prm) + 2.0 * _end_value(st, tab, p, c, 1 << c, prm)
@@ -1410,8 +1430,7 @@ def _play_random(st, tab, var, prngs, acts, deal_rng, script, slog):
 # workaround in those issues): 2.9x faster, same results. Everything it calls must not
 # allocate (a compile error says so if it does).
 @njit(cache=True, _nrt=False)
-def _play_loop(st, tab, var, policy_ids, policy_params, prngs, acts, deal_rng, script, slog,
-               alog):
+def _play_loop(st, tab, var, policy_ids, policy_params, prngs, acts, deal_rng, script, slog, alog):
     """Decisions from the current position to the end of the game; returns their number.
 
     Arrays as in ``play_game`` (``prngs`` uint64[MAX_SEATS, 4], ``acts`` int64[MAX_ACTIONS]).
@@ -1438,7 +1457,6 @@ def _play_loop(st, tab, var, policy_ids, policy_params, prngs, acts, deal_rng, s
     return plies
 
 
-
 # ----------------------------------------------------------------------------- games
 
 
@@ -1452,8 +1470,9 @@ def deal_deck(deal_rng, deck):
 
 
 @njit(cache=True)
-def play_game(st, tab, var, n_players, game_index, root_seed, policy_ids, policy_params,
-              alog, slog, deck):
+def play_game(
+    st, tab, var, n_players, game_index, root_seed, policy_ids, policy_params, alog, slog, deck
+):
     """Play game ``game_index`` of a run from the deal (§3) to the end (§5).
 
     Parameters
@@ -1496,15 +1515,17 @@ def play_game(st, tab, var, n_players, game_index, root_seed, policy_ids, policy
         prngs[p, :] = new_state(root_seed, game_index, STREAM_POLICY + p)
     acts = np.empty(MAX_ACTIONS, dtype=np.int64)
     script = np.empty(0, dtype=np.int64)
-    plies = _play_loop(st, tab, var, policy_ids, policy_params, prngs, acts, deal_rng, script,
-                       slog, alog)
+    plies = _play_loop(
+        st, tab, var, policy_ids, policy_params, prngs, acts, deal_rng, script, slog, alog
+    )
     st[S_ALOG_N] = plies
     return plies
 
 
 @njit(cache=True)
-def play_batch(first_game_index, n_games, root_seed, n_players, policy_ids, policy_params, var,
-               tab):
+def play_batch(
+    first_game_index, n_games, root_seed, n_players, policy_ids, policy_params, var, tab
+):
     """Play games ``first_game_index .. + n_games - 1``; one row per game in each output.
 
     Parameters
@@ -1558,8 +1579,9 @@ def play_batch(first_game_index, n_games, root_seed, n_players, policy_ids, poli
     sc = np.zeros(MAX_SEATS, dtype=np.int64)
     for g in range(n_games):
         gi = first_game_index + g
-        plies[g] = play_game(st, tab, var, n_players, gi, root_seed, policy_ids, policy_params,
-                             alog, slog, deck)
+        plies[g] = play_game(
+            st, tab, var, n_players, gi, root_seed, policy_ids, policy_params, alog, slog, deck
+        )
         score_final(st, tab, sc)
         w = winner_of(st, sc)
         if w >= 0:
@@ -1592,5 +1614,20 @@ def play_batch(first_game_index, n_games, root_seed, n_players, policy_ids, poli
             route_hist[g, k] = st[S_ROUTE_HIST + k]
         for s in range(N_STACKS):
             tiles_taken[g, s] = st[S_TILES_TAKEN + s]
-    return (score, win, plies, turns, end_reason, end_seat, officials, forced, carriage,
-            houses_left, tile_pts, closed, closed_len, route_hist, tiles_taken)
+    return (
+        score,
+        win,
+        plies,
+        turns,
+        end_reason,
+        end_seat,
+        officials,
+        forced,
+        carriage,
+        houses_left,
+        tile_pts,
+        closed,
+        closed_len,
+        route_hist,
+        tiles_taken,
+    )

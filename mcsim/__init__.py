@@ -5,6 +5,7 @@
 >>> sorted(r.summary)[:3]
 ['compile_seconds', 'elapsed_seconds', 'game']
 """
+
 __version__ = "0.1.0"
 
 from mcsim.runner import SimulationResult, simulate  # noqa: E402

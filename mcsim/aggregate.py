@@ -14,6 +14,7 @@ where the partial dicts of all chunks are added key by key (dicts and lists recu
 of the project defines them; a game that only defines ``summarize(games: DataFrame, prep)`` would
 get its block from the full per-game table, so its runs would keep every row in memory.
 """
+
 from __future__ import annotations
 
 import math
@@ -69,12 +70,20 @@ class Aggregate:
     game_partial: Any = None
 
     @classmethod
-    def empty(cls, players: int) -> "Aggregate":
-        return cls(players, 0, [0.0] * players, [0.0] * players, [0.0] * players,
-                   [{} for _ in range(players)], {}, None)
+    def empty(cls, players: int) -> Aggregate:
+        return cls(
+            players,
+            0,
+            [0.0] * players,
+            [0.0] * players,
+            [0.0] * players,
+            [{} for _ in range(players)],
+            {},
+            None,
+        )
 
     @classmethod
-    def of_games(cls, games: pd.DataFrame, players: int, game_partial=None) -> "Aggregate":
+    def of_games(cls, games: pd.DataFrame, players: int, game_partial=None) -> Aggregate:
         """The aggregate of a per-game table (``mcsim.runner.games_frame`` columns)."""
         agg = cls.empty(players)
         agg.n = len(games)
@@ -88,17 +97,19 @@ class Aggregate:
         agg.game_partial = game_partial
         return agg
 
-    def merge(self, other: "Aggregate") -> "Aggregate":
+    def merge(self, other: Aggregate) -> Aggregate:
         """The aggregate of both sets of games (exact; order only matters for float rounding,
         so callers merge in chunk order)."""
         return Aggregate(
-            self.players, self.n + other.n,
+            self.players,
+            self.n + other.n,
             [a + b for a, b in zip(self.win_share, other.win_share)],
             [a + b for a, b in zip(self.score_sum, other.score_sum)],
             [a + b for a, b in zip(self.score_sumsq, other.score_sumsq)],
             [_add_hist(a, b) for a, b in zip(self.score_hist, other.score_hist)],
             _add_hist(self.length_hist, other.length_hist),
-            add_partials(self.game_partial, other.game_partial))
+            add_partials(self.game_partial, other.game_partial),
+        )
 
     # ------------------------------------------------------------ results
     def seat_summaries(self, policy_labels: list[str]) -> list[dict]:
@@ -106,10 +117,16 @@ class Aggregate:
         ``mcsim.stats``."""
         out = []
         for k in range(self.players):
-            out.append({"seat": k, "policy": policy_labels[k],
-                        "win_rate": (stats.proportion(self.win_share[k], self.n)
-                                     if self.players > 1 else None),
-                        "score": self._score(k)})
+            out.append(
+                {
+                    "seat": k,
+                    "policy": policy_labels[k],
+                    "win_rate": (
+                        stats.proportion(self.win_share[k], self.n) if self.players > 1 else None
+                    ),
+                    "score": self._score(k),
+                }
+            )
         return out
 
     def _score(self, k: int) -> dict:
@@ -119,8 +136,15 @@ class Aggregate:
         sd = math.sqrt(max(var, 0.0)) if n > 1 else math.nan  # undefined for one game
         half = stats.t_quantile(n) * sd / math.sqrt(n) if n > 1 else math.nan
         hist = self.score_hist[k]
-        return {"mean": mean, "low": mean - half, "high": mean + half, "sd": sd,
-                "min": float(min(hist)), "p50": _median(hist), "max": float(max(hist))}
+        return {
+            "mean": mean,
+            "low": mean - half,
+            "high": mean + half,
+            "sd": sd,
+            "min": float(min(hist)),
+            "p50": _median(hist),
+            "max": float(max(hist)),
+        }
 
     def length_summary(self) -> dict:
         h = self.length_hist
@@ -129,17 +153,29 @@ class Aggregate:
 
     # ------------------------------------------------------------ JSON (resume files)
     def to_json(self) -> dict:
-        return {"players": self.players, "n": self.n, "win_share": self.win_share,
-                "score_sum": self.score_sum, "score_sumsq": self.score_sumsq,
-                "score_hist": [[[k, v] for k, v in sorted(h.items())] for h in self.score_hist],
-                "length_hist": [[k, v] for k, v in sorted(self.length_hist.items())],
-                "game_partial": _jsonable(self.game_partial)}
+        return {
+            "players": self.players,
+            "n": self.n,
+            "win_share": self.win_share,
+            "score_sum": self.score_sum,
+            "score_sumsq": self.score_sumsq,
+            "score_hist": [[[k, v] for k, v in sorted(h.items())] for h in self.score_hist],
+            "length_hist": [[k, v] for k, v in sorted(self.length_hist.items())],
+            "game_partial": _jsonable(self.game_partial),
+        }
 
     @classmethod
-    def from_json(cls, d: dict) -> "Aggregate":
-        return cls(d["players"], d["n"], d["win_share"], d["score_sum"], d["score_sumsq"],
-                   [{k: v for k, v in h} for h in d["score_hist"]],
-                   {k: v for k, v in d["length_hist"]}, d["game_partial"])
+    def from_json(cls, d: dict) -> Aggregate:
+        return cls(
+            d["players"],
+            d["n"],
+            d["win_share"],
+            d["score_sum"],
+            d["score_sumsq"],
+            [{k: v for k, v in h} for h in d["score_hist"]],
+            {k: v for k, v in d["length_hist"]},
+            d["game_partial"],
+        )
 
 
 def _median(hist: dict) -> float:

@@ -61,6 +61,7 @@ Outputs (``--out DIR``): ``results.csv`` and ``results.parquet``, the tidy table
 summary (written as the cell finishes) with an ``"experiment"`` block; ``plan.json``, the expanded
 cells and package versions. Every file is written atomically.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -69,49 +70,66 @@ import math
 import re
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from mcsim.errors import McsimError, MissingFileError
 from mcsim.files import read_json, read_toml
-from mcsim.runner import (MAX_SEED, check_limits, fingerprint_change, resolve_config,
-                          run_fingerprint, to_json, write_atomic)
+from mcsim.runner import (
+    MAX_SEED,
+    check_limits,
+    fingerprint_change,
+    resolve_config,
+    run_fingerprint,
+    to_json,
+    write_atomic,
+)
 
 #: keys an ``[[experiment]]`` table may have
-EXPERIMENT_KEYS = ("name", "game", "players", "policies", "variant", "games", "seed", "seeds",
-                   "options")
+EXPERIMENT_KEYS = (
+    "name",
+    "game",
+    "players",
+    "policies",
+    "variant",
+    "games",
+    "seed",
+    "seeds",
+    "options",
+)
 #: keys the top level of a plan may have
 TOP_KEYS = ("title", "defaults", "experiment")
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 #: the tidy table: one row per cell and seat (units: points for scores, plies for length)
 BATCH_COLUMNS = (
-    "experiment",      # str, the experiment's name
-    "cell",            # int64, cell index within the experiment (0-based)
-    "cell_id",         # str, "<experiment>-<cell:03d>" (the JSON file name)
-    "game",            # str, game id
-    "players",         # int64, seats
-    "policies",        # str, policy labels in seat order joined by "|"
-    "variant",         # str, every variant "name=value" joined by "," (defaults included)
-    "games",           # int64, games played in the cell
-    "seed",            # uint64-safe int (stored as int64 when it fits, else str in CSV)
-    "seat",            # int64, 0-based seat (0 = first in the starting turn order)
-    "policy",          # str, this seat's policy label
-    "win_rate",        # float64, share of games won (a k-way tie counts 1/k); NaN for one player
-    "win_rate_low",    # float64, Wilson 95% interval
+    "experiment",  # str, the experiment's name
+    "cell",  # int64, cell index within the experiment (0-based)
+    "cell_id",  # str, "<experiment>-<cell:03d>" (the JSON file name)
+    "game",  # str, game id
+    "players",  # int64, seats
+    "policies",  # str, policy labels in seat order joined by "|"
+    "variant",  # str, every variant "name=value" joined by "," (defaults included)
+    "games",  # int64, games played in the cell
+    "seed",  # uint64-safe int (stored as int64 when it fits, else str in CSV)
+    "seat",  # int64, 0-based seat (0 = first in the starting turn order)
+    "policy",  # str, this seat's policy label
+    "win_rate",  # float64, share of games won (a k-way tie counts 1/k); NaN for one player
+    "win_rate_low",  # float64, Wilson 95% interval
     "win_rate_high",
-    "score_mean",      # float64, mean final score (points)
-    "score_low",       # float64, Student-t 95% interval of the mean
+    "score_mean",  # float64, mean final score (points)
+    "score_low",  # float64, Student-t 95% interval of the mean
     "score_high",
-    "score_sd",        # float64, standard deviation of the score (points)
-    "score_min",       # float64
-    "score_p50",       # float64, median
-    "score_max",       # float64
-    "length_mean",     # float64, mean game length (plies), same for every seat of a cell
+    "score_sd",  # float64, standard deviation of the score (points)
+    "score_min",  # float64
+    "score_p50",  # float64, median
+    "score_max",  # float64
+    "length_mean",  # float64, mean game length (plies), same for every seat of a cell
     "elapsed_seconds",  # float64, wall time of the cell
 )
 
@@ -148,14 +166,24 @@ class Cell:
     def describe(self) -> str:
         """One line: game, seats, policies, variant, games, seed."""
         var = _fmt_variant(self.variant)
-        return (f"{self.game}, {self.resolved_players} players, {'|'.join(self.policy_labels)}, "
-                f"{var}, {self.games:,} games, seed {self.seed}")
+        return (
+            f"{self.game}, {self.resolved_players} players, {'|'.join(self.policy_labels)}, "
+            f"{var}, {self.games:,} games, seed {self.seed}"
+        )
 
     def as_dict(self) -> dict:
-        return {"id": self.id, "experiment": self.experiment, "cell": self.index,
-                "game": self.game, "players": self.resolved_players,
-                "policies": list(self.policy_labels), "variant": dict(self.resolved_variant),
-                "games": self.games, "seed": self.seed, "options": dict(self.options)}
+        return {
+            "id": self.id,
+            "experiment": self.experiment,
+            "cell": self.index,
+            "game": self.game,
+            "players": self.resolved_players,
+            "policies": list(self.policy_labels),
+            "variant": dict(self.resolved_variant),
+            "games": self.games,
+            "seed": self.seed,
+            "options": dict(self.options),
+        }
 
 
 @dataclass
@@ -216,8 +244,9 @@ def parse_plan(doc: dict, source: str = "<plan>", base_dir: Path | None = None) 
         raise PlanError(f"{source}: a plan is a TOML table")
     for key in doc:
         if key not in TOP_KEYS:
-            raise PlanError(f"{source}: unknown top-level key {key!r}; a plan has: "
-                            f"{', '.join(TOP_KEYS)}")
+            raise PlanError(
+                f"{source}: unknown top-level key {key!r}; a plan has: {', '.join(TOP_KEYS)}"
+            )
     title = doc.get("title", "")
     if not isinstance(title, str):
         raise PlanError(f"{source}: 'title' must be a string")
@@ -226,8 +255,10 @@ def parse_plan(doc: dict, source: str = "<plan>", base_dir: Path | None = None) 
         raise PlanError(f"{source}: [defaults] must be a table")
     for key in defaults:
         if key not in EXPERIMENT_KEYS or key == "name":
-            raise PlanError(f"{source}: [defaults]: unknown key {key!r}; allowed: "
-                            f"{', '.join(k for k in EXPERIMENT_KEYS if k != 'name')}")
+            raise PlanError(
+                f"{source}: [defaults]: unknown key {key!r}; allowed: "
+                f"{', '.join(k for k in EXPERIMENT_KEYS if k != 'name')}"
+            )
     exps = doc.get("experiment")
     if exps is None:
         raise PlanError(f"{source}: no [[experiment]] tables; a plan needs at least one")
@@ -241,8 +272,9 @@ def parse_plan(doc: dict, source: str = "<plan>", base_dir: Path | None = None) 
         label = f"{source}: experiment #{k}"
         for key in entry:
             if key not in EXPERIMENT_KEYS:
-                raise PlanError(f"{label}: unknown key {key!r}; allowed: "
-                                f"{', '.join(EXPERIMENT_KEYS)}")
+                raise PlanError(
+                    f"{label}: unknown key {key!r}; allowed: {', '.join(EXPERIMENT_KEYS)}"
+                )
         name = entry.get("name", f"e{k}")
         if not isinstance(name, str) or not NAME_RE.match(name):
             raise PlanError(f"{label}: name {name!r} must be letters, digits, '_', '.' or '-'")
@@ -263,10 +295,14 @@ def _expand(e: dict, name: str, label: str, base_dir: Path) -> list[Cell]:
     game_ids = e.get("game")
     if isinstance(game_ids, str):
         game_ids = [game_ids]
-    if not isinstance(game_ids, list) or not game_ids \
-            or not all(isinstance(g, str) for g in game_ids):
-        raise PlanError(f"{label}: 'game' is required: a game id such as \"sacred-hill\" or a "
-                        f"list of them")
+    if (
+        not isinstance(game_ids, list)
+        or not game_ids
+        or not all(isinstance(g, str) for g in game_ids)
+    ):
+        raise PlanError(
+            f"{label}: 'game' is required: a game id such as \"sacred-hill\" or a list of them"
+        )
     if len(set(game_ids)) != len(game_ids):
         raise PlanError(f"{label}: 'game' lists a value twice")
     modules = {g: _game_module(g, label) for g in game_ids}
@@ -276,20 +312,24 @@ def _expand(e: dict, name: str, label: str, base_dir: Path) -> list[Cell]:
     games = _int_axis(e, "games", label, required=True, low=1)
     if "seed" in e and "seeds" in e:
         raise PlanError(f"{label}: give 'seed' or 'seeds', not both")
-    seeds = _int_axis(e, "seeds" if "seeds" in e else "seed", label, required=False, low=0,
-                      high=MAX_SEED) or [0]
+    seeds = _int_axis(
+        e, "seeds" if "seeds" in e else "seed", label, required=False, low=0, high=MAX_SEED
+    ) or [0]
     options = e.get("options", {})
     if not isinstance(options, dict):
-        raise PlanError(f"{label}: 'options' must be a table, "
-                        f"e.g. options = {{ tiles = \"t.json\" }}")
+        raise PlanError(
+            f"{label}: 'options' must be a table, e.g. options = {{ tiles = \"t.json\" }}"
+        )
     options = {k: _resolve_option(v, base_dir) for k, v in options.items()}
 
     cells = []
     grid = itertools.product(game_ids, players or [None], policies, variants, games, seeds)
     for j, (game, pl, pol, var, n, seed) in enumerate(grid):
         cell = Cell(name, j, game, pl, pol, var, n, seed, options)
-        where = f"{label}, cell {j} ({game}, players={pl if pl is not None else 'default'}, " \
-                f"policies={'|'.join(pol)}, variant={_fmt_variant(var)})"
+        where = (
+            f"{label}, cell {j} ({game}, players={pl if pl is not None else 'default'}, "
+            f"policies={'|'.join(pol)}, variant={_fmt_variant(var)})"
+        )
         try:
             check_limits(n, seed, "'games'", "'seeds'" if "seeds" in e else "'seed'")
             _, cfg = resolve_config(game, pl, pol, var, options)
@@ -317,8 +357,9 @@ def _game_module(game: str, label: str):
     return module
 
 
-def _int_axis(e: dict, key: str, label: str, required: bool, low: int,
-              high: int | None = None) -> list[int]:
+def _int_axis(
+    e: dict, key: str, label: str, required: bool, low: int, high: int | None = None
+) -> list[int]:
     if key not in e:
         if required:
             raise PlanError(f"{label}: '{key}' is required (here or in [defaults])")
@@ -329,8 +370,7 @@ def _int_axis(e: dict, key: str, label: str, required: bool, low: int,
         raise PlanError(f"{label}: '{key}' is an empty list")
     for x in vals:
         if isinstance(x, bool) or not isinstance(x, int):
-            raise PlanError(f"{label}: '{key}' must be a whole number or a list of them, "
-                            f"not {x!r}")
+            raise PlanError(f"{label}: '{key}' must be a whole number or a list of them, not {x!r}")
         if x < low or (high is not None and x > high):
             rng = f">= {low}" if high is None else f"in [{low}, 2**64)"
             raise PlanError(f"{label}: '{key}' value {x} must be {rng}")
@@ -343,8 +383,10 @@ def _policy_axis(v, label: str) -> list[list[str]]:
     if isinstance(v, str):
         v = [v]
     if not isinstance(v, list) or not v:
-        raise PlanError(f"{label}: 'policies' must be a non-empty list of policies "
-                        f"(a string for all seats, or a list with one per seat)")
+        raise PlanError(
+            f"{label}: 'policies' must be a non-empty list of policies "
+            f"(a string for all seats, or a list with one per seat)"
+        )
     out = []
     for item in v:
         if isinstance(item, str):
@@ -352,15 +394,18 @@ def _policy_axis(v, label: str) -> list[list[str]]:
         elif isinstance(item, list) and item and all(isinstance(p, str) for p in item):
             out.append(list(item))
         else:
-            raise PlanError(f"{label}: policies entry {item!r} must be a policy string or a "
-                            f"non-empty list of policy strings (one per seat)")
+            raise PlanError(
+                f"{label}: policies entry {item!r} must be a policy string or a "
+                f"non-empty list of policy strings (one per seat)"
+            )
     return out
 
 
 def _variant_axis(v, label: str) -> list[dict[str, str]]:
     if not isinstance(v, dict):
-        raise PlanError(f"{label}: 'variant' must be a table, "
-                        f"e.g. variant = {{ zone = \"knight12\" }}")
+        raise PlanError(
+            f"{label}: 'variant' must be a table, e.g. variant = {{ zone = \"knight12\" }}"
+        )
     names, values = [], []
     for name, val in v.items():
         vals = val if isinstance(val, list) else [val]
@@ -400,20 +445,39 @@ def rows_for(cell: Cell, summary: dict) -> list[dict]:
     rows = []
     for s in summary["seats"]:
         sc = s["score"]
-        w = (s["win_rate"] if summary["players"] > 1 and s["win_rate"] else  # solo: no winner
-             {"estimate": math.nan, "low": math.nan, "high": math.nan})
-        rows.append({
-            "experiment": cell.experiment, "cell": cell.index, "cell_id": cell.id,
-            "game": summary["game"], "players": summary["players"],
-            "policies": "|".join(summary["policies"]), "variant": var,
-            "games": summary["games"], "seed": summary["seed"],
-            "seat": s["seat"], "policy": s["policy"],
-            "win_rate": w["estimate"], "win_rate_low": w["low"], "win_rate_high": w["high"],
-            "score_mean": sc["mean"], "score_low": sc["low"], "score_high": sc["high"],
-            "score_sd": sc["sd"], "score_min": sc["min"], "score_p50": sc["p50"],
-            "score_max": sc["max"], "length_mean": summary["length"]["mean"],
-            "elapsed_seconds": summary["elapsed_seconds"],
-        })
+        w = (
+            s["win_rate"]
+            if summary["players"] > 1 and s["win_rate"]
+            # solo: no winner
+            else {"estimate": math.nan, "low": math.nan, "high": math.nan}
+        )
+        rows.append(
+            {
+                "experiment": cell.experiment,
+                "cell": cell.index,
+                "cell_id": cell.id,
+                "game": summary["game"],
+                "players": summary["players"],
+                "policies": "|".join(summary["policies"]),
+                "variant": var,
+                "games": summary["games"],
+                "seed": summary["seed"],
+                "seat": s["seat"],
+                "policy": s["policy"],
+                "win_rate": w["estimate"],
+                "win_rate_low": w["low"],
+                "win_rate_high": w["high"],
+                "score_mean": sc["mean"],
+                "score_low": sc["low"],
+                "score_high": sc["high"],
+                "score_sd": sc["sd"],
+                "score_min": sc["min"],
+                "score_p50": sc["p50"],
+                "score_max": sc["max"],
+                "length_mean": summary["length"]["mean"],
+                "elapsed_seconds": summary["elapsed_seconds"],
+            }
+        )
     return rows
 
 
@@ -440,10 +504,17 @@ class BatchResult:
     summaries: list[dict]
 
 
-def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: int | None = 1,
-             progress: bool = False, echo: Callable[[str], None] | None = None,
-             backend: str | None = None, scheduler: str | None = None,
-             resume: bool = False, note: Callable[[str], None] | None = None) -> BatchResult:
+def run_plan(
+    plan: Plan | str | Path,
+    out: str | Path | None = None,
+    workers: int | None = 1,
+    progress: bool = False,
+    echo: Callable[[str], None] | None = None,
+    backend: str | None = None,
+    scheduler: str | None = None,
+    resume: bool = False,
+    note: Callable[[str], None] | None = None,
+) -> BatchResult:
     """Run every cell of a plan with ``mcsim.simulate`` and collect the tidy table.
 
     Parameters
@@ -486,9 +557,15 @@ def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: in
         raise PlanError("--resume needs --out DIR (the folder of the interrupted batch)")
     out_dir = _prepare_out(out) if out is not None else None
     if out_dir is not None:
-        _write_json(out_dir / "plan.json", {"plan": plan.path, "title": plan.title,
-                                            "cells": [c.as_dict() for c in plan.cells],
-                                            "versions": _versions()})
+        _write_json(
+            out_dir / "plan.json",
+            {
+                "plan": plan.path,
+                "title": plan.title,
+                "cells": [c.as_dict() for c in plan.cells],
+                "versions": _versions(),
+            },
+        )
     import mcsim
 
     scale = {k: v for k, v in (("backend", backend), ("scheduler", scheduler)) if v is not None}
@@ -497,8 +574,9 @@ def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: in
     n = len(plan.cells)
     t_all = time.perf_counter()
     for k, cell in enumerate(plan.cells, start=1):
-        module, cfg = resolve_config(cell.game, cell.players, cell.policies, cell.variant,
-                                     cell.options)
+        module, cfg = resolve_config(
+            cell.game, cell.players, cell.policies, cell.variant, cell.options
+        )
         fingerprint = run_fingerprint(module, cfg)
         earlier = _finished(out_dir, cell, fingerprint, note) if resume else None
         if earlier is not None:
@@ -509,39 +587,60 @@ def run_plan(plan: Plan | str | Path, out: str | Path | None = None, workers: in
             continue
         if echo:
             echo(f"[{k}/{n}] {cell.id}: {cell.describe()}")
-        r = mcsim.simulate(cell.game, games=cell.games, seed=cell.seed,
-                           policies=cell.policies, variant=cell.variant, players=cell.players,
-                           workers=workers, options=cell.options, progress=progress, **scale)
+        r = mcsim.simulate(
+            cell.game,
+            games=cell.games,
+            seed=cell.seed,
+            policies=cell.policies,
+            variant=cell.variant,
+            players=cell.players,
+            workers=workers,
+            options=cell.options,
+            progress=progress,
+            **scale,
+        )
         summary = dict(r.summary)
-        summary["experiment"] = {"id": cell.id, "name": cell.experiment, "cell": cell.index,
-                                 "plan": plan.path, "title": plan.title,
-                                 "fingerprint": fingerprint}
+        summary["experiment"] = {
+            "id": cell.id,
+            "name": cell.experiment,
+            "cell": cell.index,
+            "plan": plan.path,
+            "title": plan.title,
+            "fingerprint": fingerprint,
+        }
         summaries.append(summary)
         rows.extend(rows_for(cell, summary))
         if out_dir is not None:
             _write_json(out_dir / "experiments" / f"{cell.id}.json", summary)
         if echo:
             gps = summary.get("games_per_second") or 0
-            echo(f"[{k}/{n}] {cell.id}: done in {summary['elapsed_seconds']:.2f} s "
-                 f"({gps:,.0f} games/s)")
+            echo(
+                f"[{k}/{n}] {cell.id}: done in {summary['elapsed_seconds']:.2f} s "
+                f"({gps:,.0f} games/s)"
+            )
     table = tidy_table(rows)
     if out_dir is not None:
         from mcsim.outputs import Outputs
 
         with Outputs(force=True) as outs:  # both tables in place together, or neither
-            outs.stage_file(out_dir / "results.csv", lambda tmp: table.to_csv(tmp, index=False),
-                            "--out")
-            outs.stage_file(out_dir / "results.parquet",
-                            lambda tmp: table.to_parquet(tmp, index=False), "--out")
+            outs.stage_file(
+                out_dir / "results.csv", lambda tmp: table.to_csv(tmp, index=False), "--out"
+            )
+            outs.stage_file(
+                out_dir / "results.parquet", lambda tmp: table.to_parquet(tmp, index=False), "--out"
+            )
             outs.commit()
     if echo:
-        echo(f"batch: {n} cells, {plan.total_games:,} games in "
-             f"{time.perf_counter() - t_all:.1f} s")
+        echo(f"batch: {n} cells, {plan.total_games:,} games in {time.perf_counter() - t_all:.1f} s")
     return BatchResult(plan, table, summaries)
 
 
-def _finished(out_dir: Path, cell: Cell, fingerprint: dict | None = None,
-              note: Callable[[str], None] | None = None) -> dict | None:
+def _finished(
+    out_dir: Path,
+    cell: Cell,
+    fingerprint: dict | None = None,
+    note: Callable[[str], None] | None = None,
+) -> dict | None:
     """The summary of ``cell`` written by an earlier batch into ``out_dir``; None when there
     is none (the cell is played). A damaged summary is reported to ``note`` (one line with the
     reason) and also gives None.
@@ -557,15 +656,23 @@ def _finished(out_dir: Path, cell: Cell, fingerprint: dict | None = None,
     except McsimError as e:  # damaged: the cell is played again
         damage = str(e)
     else:
-        damage = (None if isinstance(s, dict) and isinstance(s.get("seats"), list) else
-                  f"{path}: cell summary is not a summary object with 'seats'")
+        damage = (
+            None
+            if isinstance(s, dict) and isinstance(s.get("seats"), list)
+            else f"{path}: cell summary is not a summary object with 'seats'"
+        )
     if damage is not None:
         if note is not None:
             note(f"resume: cell {cell.id} played again ({damage})")
         return None
-    checks = (("game", cell.game), ("games", cell.games), ("seed", cell.seed),
-              ("players", cell.resolved_players), ("policies", cell.policy_labels),
-              ("variant", cell.resolved_variant))
+    checks = (
+        ("game", cell.game),
+        ("games", cell.games),
+        ("seed", cell.seed),
+        ("players", cell.resolved_players),
+        ("policies", cell.policy_labels),
+        ("variant", cell.resolved_variant),
+    )
     change = None
     for key, now in checks:
         if s.get(key) != now:
@@ -573,11 +680,14 @@ def _finished(out_dir: Path, cell: Cell, fingerprint: dict | None = None,
             break
     if change is None and fingerprint is not None:
         exp = s.get("experiment")
-        change = fingerprint_change(exp.get("fingerprint") if isinstance(exp, dict) else None,
-                                    fingerprint)
+        change = fingerprint_change(
+            exp.get("fingerprint") if isinstance(exp, dict) else None, fingerprint
+        )
     if change:
-        raise PlanError(f"cannot resume: cell {cell.id} in {out_dir} was played with other "
-                        f"inputs ({change}); use another --out folder")
+        raise PlanError(
+            f"cannot resume: cell {cell.id} in {out_dir} was played with other "
+            f"inputs ({change}); use another --out folder"
+        )
     return s
 
 
@@ -611,30 +721,49 @@ def _versions() -> dict:
     import numba
 
     import mcsim
-    return {"mcsim": mcsim.__version__, "numba": numba.__version__, "numpy": np.__version__,
-            "pandas": pd.__version__, "python": sys.version.split()[0]}
+
+    return {
+        "mcsim": mcsim.__version__,
+        "numba": numba.__version__,
+        "numpy": np.__version__,
+        "pandas": pd.__version__,
+        "python": sys.version.split()[0],
+    }
 
 
 def format_table(table: pd.DataFrame) -> str:
     """Readable text of the tidy table (what ``mcsim batch`` prints)."""
-    lines = [f"{'cell':<22} {'game':<16} {'seat':>4} {'policy':<16} {'win rate [95% CI]':<26} "
-             f"{'mean score [95% CI]':<28} variant / games / seed"]
+    lines = [
+        f"{'cell':<22} {'game':<16} {'seat':>4} {'policy':<16} {'win rate [95% CI]':<26} "
+        f"{'mean score [95% CI]':<28} variant / games / seed"
+    ]
     for r in table.itertuples(index=False):
-        wr = (f"{r.win_rate:.4f} [{r.win_rate_low:.4f}, {r.win_rate_high:.4f}]"
-              if r.players > 1 else "-")  # a solo game has no win rate (issue 12 §5)
+        wr = (
+            f"{r.win_rate:.4f} [{r.win_rate_low:.4f}, {r.win_rate_high:.4f}]"
+            if r.players > 1
+            else "-"
+        )  # a solo game has no win rate (issue 12 §5)
         lo = "" if math.isnan(r.score_low) else f"{r.score_low:.3f}"
         hi = "" if math.isnan(r.score_high) else f"{r.score_high:.3f}"
         ms = f"{r.score_mean:.3f} [{lo}, {hi}]"
-        lines.append(f"{r.cell_id:<22} {r.game:<16} {r.seat:>4} {r.policy:<16} {wr:<26} "
-                     f"{ms:<28} {r.variant or '-'} / {r.games:,} / {r.seed}")
+        lines.append(
+            f"{r.cell_id:<22} {r.game:<16} {r.seat:>4} {r.policy:<16} {wr:<26} "
+            f"{ms:<28} {r.variant or '-'} / {r.games:,} / {r.seed}"
+        )
     return "\n".join(lines)
 
 
 def batch_json(result: BatchResult) -> str:
     """One JSON object: the plan, the tidy rows and each cell's summary."""
     rows = result.table.astype({"seed": object}).to_dict(orient="records")
-    return to_json({"plan": result.plan.path, "title": result.plan.title,
-                    "rows": rows, "experiments": result.summaries})
+    return to_json(
+        {
+            "plan": result.plan.path,
+            "title": result.plan.title,
+            "rows": rows,
+            "experiments": result.summaries,
+        }
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -17,9 +17,10 @@ as a point estimate, the per-seat win-share differences carry the intervals.
 >>> parse_arm("gifts=true,farms=v2")
 {'gifts': 'true', 'farms': 'v2'}
 """
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -46,19 +47,34 @@ def _per_game(df, players: int) -> dict[str, np.ndarray]:
     s = np.column_stack([df[f"score_{k}"].to_numpy(dtype=np.float64) for k in range(players)])
     w = np.column_stack([df[f"win_share_{k}"].to_numpy(dtype=np.float64) for k in range(players)])
     srt = np.sort(s, axis=1)
-    return {"score": s, "win": w, "spread": srt[:, -1] - srt[:, 0],
-            "margin": srt[:, -1] - srt[:, -2], "mean_score": s.mean(axis=1),
-            "balance": 0.5 * float(np.abs(w.mean(axis=0) - 1.0 / players).sum())}
+    return {
+        "score": s,
+        "win": w,
+        "spread": srt[:, -1] - srt[:, 0],
+        "margin": srt[:, -1] - srt[:, -2],
+        "mean_score": s.mean(axis=1),
+        "balance": 0.5 * float(np.abs(w.mean(axis=0) - 1.0 / players).sum()),
+    }
 
 
 #: what ``compare`` reports for a one-seat game (said before any game is played)
-SOLO_NOTE = ("{game} with 1 player is a solo game: compare reports score differences only "
-             "(no win rates, score spread, winner margin or seat balance)")
+SOLO_NOTE = (
+    "{game} with 1 player is a solo game: compare reports score differences only "
+    "(no win rates, score spread, winner margin or seat balance)"
+)
 
 
-def compare_variants(game: str, arms: Iterable[dict | str], games: int = 10_000, seed: int = 0,
-                     policies=None, players: int | None = None, workers: int | None = None,
-                     progress: bool = False, announce=None) -> dict:
+def compare_variants(
+    game: str,
+    arms: Iterable[dict | str],
+    games: int = 10_000,
+    seed: int = 0,
+    policies=None,
+    players: int | None = None,
+    workers: int | None = None,
+    progress: bool = False,
+    announce=None,
+) -> dict:
     """Play every arm on the same deals and report paired differences against the first arm.
 
     Parameters
@@ -97,8 +113,10 @@ def compare_variants(game: str, arms: Iterable[dict | str], games: int = 10_000,
 
     arms = [parse_arm(a) if isinstance(a, str) else dict(a) for a in arms]
     if len(arms) < 2:
-        raise ConfigError("compare needs at least two --variant arms (e.g. --variant gifts=false "
-                          "--variant gifts=true)")
+        raise ConfigError(
+            "compare needs at least two --variant arms (e.g. --variant gifts=false "
+            "--variant gifts=true)"
+        )
     module = get_game(game)
     resolved = [module.SPEC.resolve_variant(a) for a in arms]
     for i in range(len(resolved)):
@@ -111,34 +129,67 @@ def compare_variants(game: str, arms: Iterable[dict | str], games: int = 10_000,
     solo = cfg.players == 1
     if solo and announce is not None:
         announce(SOLO_NOTE.format(game=game))
-    results = [mcsim.simulate(game, games=games, seed=seed, policies=policies, variant=a,
-                              players=players, workers=workers, progress=progress) for a in arms]
+    results = [
+        mcsim.simulate(
+            game,
+            games=games,
+            seed=seed,
+            policies=policies,
+            variant=a,
+            players=players,
+            workers=workers,
+            progress=progress,
+        )
+        for a in arms
+    ]
     npl = results[0].summary["players"]
     labels = [",".join(f"{k}={v}" for k, v in a.items()) or "(defaults)" for a in arms]
-    out = {"game": game, "games": games, "seed": seed, "players": npl,
-           "policies": results[0].summary["policies"], "arms": [], "paired": []}
+    out = {
+        "game": game,
+        "games": games,
+        "seed": seed,
+        "players": npl,
+        "policies": results[0].summary["policies"],
+        "arms": [],
+        "paired": [],
+    }
     if solo:
         return _solo(out, labels, results, module)
     per = [_per_game(r.games, npl) for r in results]
     for label, r, p in zip(labels, results, per):
-        out["arms"].append({
-            "label": label, "variant": r.summary["variant"], "seats": r.summary["seats"],
-            "score_spread": stats.mean_interval(p["spread"]),
-            "winner_margin": stats.mean_interval(p["margin"]),
-            "seat_balance": p["balance"],
-            module.SPEC.summary_key: r.summary.get(module.SPEC.summary_key)})
+        out["arms"].append(
+            {
+                "label": label,
+                "variant": r.summary["variant"],
+                "seats": r.summary["seats"],
+                "score_spread": stats.mean_interval(p["spread"]),
+                "winner_margin": stats.mean_interval(p["margin"]),
+                "seat_balance": p["balance"],
+                module.SPEC.summary_key: r.summary.get(module.SPEC.summary_key),
+            }
+        )
     ref = per[0]
     for label, p in zip(labels[1:], per[1:]):
-        out["paired"].append({
-            "arm": label, "reference": labels[0],
-            "win_share": [stats.paired_difference(p["win"][:, k], ref["win"][:, k]) for k in range(npl)],
-            "score": [stats.paired_difference(p["score"][:, k], ref["score"][:, k]) for k in range(npl)],
-            "mean_score": stats.paired_difference(p["mean_score"], ref["mean_score"]),
-            "score_spread": stats.paired_difference(p["spread"], ref["spread"]),
-            "winner_margin": stats.paired_difference(p["margin"], ref["margin"]),
-            "seat_balance_change": p["balance"] - ref["balance"],
-            "same_winner": stats.proportion(
-                float((p["win"].argmax(axis=1) == ref["win"].argmax(axis=1)).sum()), games)})
+        out["paired"].append(
+            {
+                "arm": label,
+                "reference": labels[0],
+                "win_share": [
+                    stats.paired_difference(p["win"][:, k], ref["win"][:, k]) for k in range(npl)
+                ],
+                "score": [
+                    stats.paired_difference(p["score"][:, k], ref["score"][:, k])
+                    for k in range(npl)
+                ],
+                "mean_score": stats.paired_difference(p["mean_score"], ref["mean_score"]),
+                "score_spread": stats.paired_difference(p["spread"], ref["spread"]),
+                "winner_margin": stats.paired_difference(p["margin"], ref["margin"]),
+                "seat_balance_change": p["balance"] - ref["balance"],
+                "same_winner": stats.proportion(
+                    float((p["win"].argmax(axis=1) == ref["win"].argmax(axis=1)).sum()), games
+                ),
+            }
+        )
     return out
 
 
@@ -146,12 +197,18 @@ def _solo(out: dict, labels: list[str], results, module) -> dict:
     """The comparison of a one-seat game: per arm the score, paired score differences."""
     scores = [r.games["score_0"].to_numpy(dtype=np.float64) for r in results]
     for label, r, x in zip(labels, results, scores):
-        out["arms"].append({"label": label, "variant": r.summary["variant"],
-                            "score": stats.mean_interval(x),
-                            module.SPEC.summary_key: r.summary.get(module.SPEC.summary_key)})
+        out["arms"].append(
+            {
+                "label": label,
+                "variant": r.summary["variant"],
+                "score": stats.mean_interval(x),
+                module.SPEC.summary_key: r.summary.get(module.SPEC.summary_key),
+            }
+        )
     for label, x in zip(labels[1:], scores[1:]):
-        out["paired"].append({"arm": label, "reference": labels[0],
-                              "score": stats.paired_difference(x, scores[0])})
+        out["paired"].append(
+            {"arm": label, "reference": labels[0], "score": stats.paired_difference(x, scores[0])}
+        )
     return out
 
 
@@ -161,32 +218,44 @@ def _ci(d: dict, fmt: str = "{:+.3f}") -> str:
 
 def format_comparison(res: dict, long_name: str = "") -> str:
     """Readable text of ``compare_variants``."""
-    lines = [f"{long_name or res['game']}: {res['games']:,} games per arm on the same deals, seed "
-             f"{res['seed']}, {res['players']} players, policies {', '.join(res['policies'])}"]
+    lines = [
+        f"{long_name or res['game']}: {res['games']:,} games per arm on the same deals, seed "
+        f"{res['seed']}, {res['players']} players, policies {', '.join(res['policies'])}"
+    ]
     if res["players"] == 1:  # solo: score differences only
         for a in res["arms"]:
             lines.append(f"arm {a['label']}: mean score {_ci(a['score'], '{:.2f}')}")
         for p in res["paired"]:
-            lines.append(f"paired difference ({p['arm']}) - ({p['reference']}), mean [95% CI]: "
-                         f"score {_ci(p['score'], '{:+.2f}')}")
+            lines.append(
+                f"paired difference ({p['arm']}) - ({p['reference']}), mean [95% CI]: "
+                f"score {_ci(p['score'], '{:+.2f}')}"
+            )
         return "\n".join(lines)
     for a in res["arms"]:
         lines.append(f"arm {a['label']}:")
         for s in a["seats"]:
             w, sc = s["win_rate"], s["score"]
-            lines.append(f"  seat {s['seat']}: win rate {w['estimate']:.4f} [{w['low']:.4f}, "
-                         f"{w['high']:.4f}]  mean score {sc['mean']:.2f} "
-                         f"[{sc['low']:.2f}, {sc['high']:.2f}]")
-        lines.append(f"  score spread {_ci(a['score_spread'], '{:.2f}')}  winner margin "
-                     f"{_ci(a['winner_margin'], '{:.2f}')}  seat imbalance "
-                     f"(TV distance from 1/players) {a['seat_balance']:.4f}")
+            lines.append(
+                f"  seat {s['seat']}: win rate {w['estimate']:.4f} [{w['low']:.4f}, "
+                f"{w['high']:.4f}]  mean score {sc['mean']:.2f} "
+                f"[{sc['low']:.2f}, {sc['high']:.2f}]"
+            )
+        lines.append(
+            f"  score spread {_ci(a['score_spread'], '{:.2f}')}  winner margin "
+            f"{_ci(a['winner_margin'], '{:.2f}')}  seat imbalance "
+            f"(TV distance from 1/players) {a['seat_balance']:.4f}"
+        )
     for p in res["paired"]:
         lines.append(f"paired difference ({p['arm']}) - ({p['reference']}), mean [95% CI]:")
         for k, (w, s) in enumerate(zip(p["win_share"], p["score"])):
             lines.append(f"  seat {k}: win share {_ci(w, '{:+.4f}')}  score {_ci(s, '{:+.2f}')}")
-        lines.append(f"  mean score {_ci(p['mean_score'], '{:+.2f}')}  score spread "
-                     f"{_ci(p['score_spread'], '{:+.2f}')}  "
-                     f"winner margin {_ci(p['winner_margin'], '{:+.2f}')}")
-        lines.append(f"  seat imbalance change {p['seat_balance_change']:+.4f}  same winner "
-                     f"{p['same_winner']['estimate']:.3f}")
+        lines.append(
+            f"  mean score {_ci(p['mean_score'], '{:+.2f}')}  score spread "
+            f"{_ci(p['score_spread'], '{:+.2f}')}  "
+            f"winner margin {_ci(p['winner_margin'], '{:+.2f}')}"
+        )
+        lines.append(
+            f"  seat imbalance change {p['seat_balance_change']:+.4f}  same winner "
+            f"{p['same_winner']['estimate']:.3f}"
+        )
     return "\n".join(lines)

@@ -18,11 +18,13 @@ Generic over games; a game module may add (all optional):
 Every seat plays the evaluated policy; a game's score is the mean over its seats (for a solo
 game, the score itself).
 """
+
 from __future__ import annotations
 
 import math
 import tempfile
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -43,8 +45,10 @@ def _policy_block(result, module, players: int) -> tuple[dict, np.ndarray]:
     out: dict[str, Any] = {"policy": result.prepared.config.policies[0].label()}
     out["total"] = stats.mean_interval(x)
     out["median"] = float(np.median(x))
-    out["bands"] = {f"p_over_{b:g}": stats.proportion(float((x > b).sum()), x.size)
-                    for b in getattr(module, "EVALUATE_BANDS", ())}
+    out["bands"] = {
+        f"p_over_{b:g}": stats.proportion(float((x > b).sum()), x.size)
+        for b in getattr(module, "EVALUATE_BANDS", ())
+    }
     for name, cols in getattr(module, "EVALUATE_GROUPS", {}).items():
         out[name] = {c: float(_game_scores(g, players, c).mean()) for c in cols}
     out["games_per_second"] = result.summary.get("games_per_second")
@@ -54,9 +58,17 @@ def _policy_block(result, module, players: int) -> tuple[dict, np.ndarray]:
     return out, x
 
 
-def evaluate(game: str, policies: Iterable[str], games: int = 1000, seed: int = 0,
-             variant: dict | None = None, players: int | None = None, workers: int | None = 1,
-             options: dict | None = None, progress: bool = False) -> dict:
+def evaluate(
+    game: str,
+    policies: Iterable[str],
+    games: int = 1000,
+    seed: int = 0,
+    variant: dict | None = None,
+    players: int | None = None,
+    workers: int | None = 1,
+    options: dict | None = None,
+    progress: bool = False,
+) -> dict:
     """Evaluate policies on the same ``games`` deals and compare them with the first one.
 
     Parameters
@@ -88,8 +100,7 @@ def evaluate(game: str, policies: Iterable[str], games: int = 1000, seed: int = 
     ConfigError
         No policy given; plus everything ``mcsim.simulate`` raises.
     """
-    return _evaluate(game, policies, games, seed, variant, players, workers, options,
-                     progress)[0]
+    return _evaluate(game, policies, games, seed, variant, players, workers, options, progress)[0]
 
 
 def _evaluate(game, policies, games, seed, variant, players, workers, options, progress):
@@ -110,15 +121,28 @@ def _evaluate(game, policies, games, seed, variant, players, workers, options, p
     blocks, scores = [], []
     head: dict[str, Any] = {}
     for choice in choices:
-        r = simulate(game, games=games, seed=seed, policies=[choice] * players,
-                     variant=variant, players=players, workers=workers, options=options,
-                     progress=progress)
+        r = simulate(
+            game,
+            games=games,
+            seed=seed,
+            policies=[choice] * players,
+            variant=variant,
+            players=players,
+            workers=workers,
+            options=options,
+            progress=progress,
+        )
         b, x = _policy_block(r, module, players)
         blocks.append(b)
         scores.append(x)
         if not head:
-            head = {"game": game, "games": games, "seed": seed, "players": players,
-                    "variant": dict(r.prepared.config.variant)}
+            head = {
+                "game": game,
+                "games": games,
+                "seed": seed,
+                "players": players,
+                "variant": dict(r.prepared.config.variant),
+            }
             head.update(r.prepared.info)
             head["notices"] = list(r.prepared.notices)
     for b, x in zip(blocks, scores):
@@ -136,11 +160,20 @@ def _evaluate(game, policies, games, seed, variant, players, workers, options, p
     return head, scores
 
 
-def evaluate_ensemble(game: str, policies: Iterable[str], k: int, games: int = 1000,
-                      seed: int = 0, ensemble_seed: int | None = None,
-                      out_dir: str | None = None, variant: dict | None = None,
-                      players: int | None = None, workers: int | None = 1,
-                      options: dict | None = None, progress: bool = False) -> dict:
+def evaluate_ensemble(
+    game: str,
+    policies: Iterable[str],
+    k: int,
+    games: int = 1000,
+    seed: int = 0,
+    ensemble_seed: int | None = None,
+    out_dir: str | None = None,
+    variant: dict | None = None,
+    players: int | None = None,
+    workers: int | None = 1,
+    options: dict | None = None,
+    progress: bool = False,
+) -> dict:
     """Run ``evaluate`` on the given component set and on ``k`` alternative ones.
 
     The alternatives come from the game's ``ensemble_options(k, ensemble_seed, out_dir)``
@@ -169,8 +202,9 @@ def evaluate_ensemble(game: str, policies: Iterable[str], k: int, games: int = 1
     if k < 1:
         raise ConfigError(f"--tileset-ensemble must be at least 1, not {k}")
     policies = list(policies)
-    base, base_scores = _evaluate(game, policies, games, seed, variant, players, workers,
-                                  options, progress)
+    base, base_scores = _evaluate(
+        game, policies, games, seed, variant, players, workers, options, progress
+    )
     labels = [b["policy"] for b in base["policies"]]
     base_mean = {b["policy"]: b["total"]["mean"] for b in base["policies"]}
     sets, set_scores = [], []
@@ -179,17 +213,27 @@ def evaluate_ensemble(game: str, policies: Iterable[str], k: int, games: int = 1
         for label, opts in module.ensemble_options(k, eseed, out_dir or tmp):
             merged = dict(options or {})
             merged.update(opts)
-            ev, sc = _evaluate(game, policies, games, seed, variant, players, workers, merged,
-                               progress)
-            sets.append({"label": label, "tileset": ev.get("tileset"),
-                         "means": {b["policy"]: b["total"]["mean"] for b in ev["policies"]}})
+            ev, sc = _evaluate(
+                game, policies, games, seed, variant, players, workers, merged, progress
+            )
+            sets.append(
+                {
+                    "label": label,
+                    "tileset": ev.get("tileset"),
+                    "means": {b["policy"]: b["total"]["mean"] for b in ev["policies"]},
+                }
+            )
             set_scores.append(sc)
     spread = {}
     for p in labels:
         m = np.array([s["means"][p] for s in sets], dtype=np.float64)
-        spread[p] = {"base": base_mean[p], "mean_of_means": float(m.mean()),
-                     "sd": float(m.std(ddof=1)) if m.size > 1 else math.nan,
-                     "min": float(m.min()), "max": float(m.max())}
+        spread[p] = {
+            "base": base_mean[p],
+            "mean_of_means": float(m.mean()),
+            "sd": float(m.std(ddof=1)) if m.size > 1 else math.nan,
+            "min": float(m.min()),
+            "max": float(m.max()),
+        }
     pairs = []
     for i in range(len(labels)):
         for j in range(i + 1, len(labels)):
@@ -198,17 +242,23 @@ def evaluate_ensemble(game: str, policies: Iterable[str], k: int, games: int = 1
             per_set = []
             for s, sc in zip(sets, set_scores):
                 d = stats.paired_difference(sc[ia], sc[ib])
-                per_set.append({"set": s["label"], "difference": d["mean"], "low": d["low"],
-                                "high": d["high"]})
+                per_set.append(
+                    {"set": s["label"], "difference": d["mean"], "low": d["low"], "high": d["high"]}
+                )
             holds = [d for d in per_set if d["difference"] > 0]
             flips = [d["set"] for d in per_set if d["difference"] <= 0]
-            pairs.append({"better": a, "worse": b,
-                          "base_difference": stats.paired_difference(base_scores[ia],
-                                                                     base_scores[ib]),
-                          "holds_in": len(holds), "share": len(holds) / len(sets),
-                          "flips": flips,
-                          "significant_flips": [d["set"] for d in per_set if d["high"] < 0],
-                          "per_set": per_set})
+            pairs.append(
+                {
+                    "better": a,
+                    "worse": b,
+                    "base_difference": stats.paired_difference(base_scores[ia], base_scores[ib]),
+                    "holds_in": len(holds),
+                    "share": len(holds) / len(sets),
+                    "flips": flips,
+                    "significant_flips": [d["set"] for d in per_set if d["high"] < 0],
+                    "per_set": per_set,
+                }
+            )
     return {"base": base, "sets": sets, "spread": spread, "pairs": pairs}
 
 
@@ -219,13 +269,17 @@ SELF_PLAY = "self-play"
 def format_evaluation(ev: dict, long_name: str = "") -> str:
     """Readable table of an ``evaluate`` result."""
     ts = ev.get("tileset")
-    lines = [f"{long_name or ev['game']}: {len(ev['policies'])} policies on the same "
-             f"{ev['games']:,} deals (seed {ev['seed']}, {ev['players']} player(s))"
-             + (f", tile set {ts['id']} ({ts['provenance']})" if ts else "")]
+    lines = [
+        f"{long_name or ev['game']}: {len(ev['policies'])} policies on the same "
+        f"{ev['games']:,} deals (seed {ev['seed']}, {ev['players']} player(s))"
+        + (f", tile set {ts['id']} ({ts['provenance']})" if ts else "")
+    ]
     if ev["players"] > 1:
-        lines.append(f"self-play: all {ev['players']} seats play the evaluated policy, so this "
-                     f"measures its score against copies of itself, not its strength; for "
-                     f"head-to-head strength use `mcsim tournament`")
+        lines.append(
+            f"self-play: all {ev['players']} seats play the evaluated policy, so this "
+            f"measures its score against copies of itself, not its strength; for "
+            f"head-to-head strength use `mcsim tournament`"
+        )
     bands = list(ev["policies"][0]["bands"])
     head = f"{'policy':<24} {'mean [95% CI]':<24}{'sd':>7}{'p50':>8}"
     for b in bands:
@@ -234,29 +288,39 @@ def format_evaluation(ev: dict, long_name: str = "") -> str:
     lines.append(head)
     for p in ev["policies"]:
         t = p["total"]
-        row = (f"{p['policy']:<24} {t['mean']:7.2f} [{t['low']:.2f}, {t['high']:.2f}]".ljust(49)
-               + (f"{t['sd']:>7.2f}" if t["sd"] == t["sd"] else "  undef")
-               + f" {p['median']:>7g}")
+        row = (
+            f"{p['policy']:<24} {t['mean']:7.2f} [{t['low']:.2f}, {t['high']:.2f}]".ljust(49)
+            + (f"{t['sd']:>7.2f}" if t["sd"] == t["sd"] else "  undef")
+            + f" {p['median']:>7g}"
+        )
         for b in bands:
             q = p["bands"][b]
             row += f"  {q['estimate']:.3f} [{q['low']:.3f}, {q['high']:.3f}]".ljust(24)
         d = p["diff_vs_first"]
-        row += (f"  {d['mean']:+7.2f} [{d['low']:+.2f}, {d['high']:+.2f}]".ljust(30)
-                if d else "  " + "-".ljust(28))
+        row += (
+            f"  {d['mean']:+7.2f} [{d['low']:+.2f}, {d['high']:+.2f}]".ljust(30)
+            if d
+            else "  " + "-".ljust(28)
+        )
         row += f"{p['games_per_second'] or 0:>10,.1f}"
         row += f"{p.get('seconds_per_game') or 0:>9.4f}"
         lines.append(row)
-    extra = [k for k in ev["policies"][0] if isinstance(ev["policies"][0][k], dict)
-             and k.startswith("mean_per_")]
+    extra = [
+        k
+        for k in ev["policies"][0]
+        if isinstance(ev["policies"][0][k], dict) and k.startswith("mean_per_")
+    ]
     for k in extra:
         cols = list(ev["policies"][0][k])
         lines.append(f"{k.replace('_', ' ')}: " + ", ".join(cols))
         for p in ev["policies"]:
             lines.append(f"  {p['policy']:<22} " + " ".join(f"{p[k][c]:7.2f}" for c in cols))
     if "regret_vs_oracle" in ev["policies"][0]:
-        lines.append(f"regret vs {ev['oracle']} (oracle minus policy, paired; the oracle's "
-                     "total is a lower bound on the optimum, so these regrets are lower bounds "
-                     "too):")
+        lines.append(
+            f"regret vs {ev['oracle']} (oracle minus policy, paired; the oracle's "
+            "total is a lower bound on the optimum, so these regrets are lower bounds "
+            "too):"
+        )
         for p in ev["policies"]:
             r = p["regret_vs_oracle"]
             lines.append(f"  {p['policy']:<22} {r['mean']:7.2f} [{r['low']:.2f}, {r['high']:.2f}]")
@@ -265,18 +329,31 @@ def format_evaluation(ev: dict, long_name: str = "") -> str:
 
 def format_ensemble(res: dict, long_name: str = "") -> str:
     """Readable report of an ``evaluate_ensemble`` result."""
-    lines = [format_evaluation(res["base"], long_name), "",
-             f"tile-set ensemble: {len(res['sets'])} random sets"]
+    lines = [
+        format_evaluation(res["base"], long_name),
+        "",
+        f"tile-set ensemble: {len(res['sets'])} random sets",
+    ]
     lines.append(f"{'policy':<24}{'base':>8}{'mean of means':>15}{'sd':>8}{'min':>8}{'max':>8}")
     for p, s in res["spread"].items():
-        lines.append(f"{p:<24}{s['base']:>8.2f}{s['mean_of_means']:>15.2f}{s['sd']:>8.2f}"
-                     f"{s['min']:>8.2f}{s['max']:>8.2f}")
+        lines.append(
+            f"{p:<24}{s['base']:>8.2f}{s['mean_of_means']:>15.2f}{s['sd']:>8.2f}"
+            f"{s['min']:>8.2f}{s['max']:>8.2f}"
+        )
     for q in res["pairs"]:
-        flips = ", ".join(f"{d['set']} ({d['difference']:+.2f} [{d['low']:+.2f}, {d['high']:+.2f}])"
-                          for d in q["per_set"] if d["difference"] <= 0) or "none"
+        flips = (
+            ", ".join(
+                f"{d['set']} ({d['difference']:+.2f} [{d['low']:+.2f}, {d['high']:+.2f}])"
+                for d in q["per_set"]
+                if d["difference"] <= 0
+            )
+            or "none"
+        )
         bd = q["base_difference"]
-        lines.append(f"{q['better']} > {q['worse']} (base {bd['mean']:+.2f} [{bd['low']:+.2f}, "
-                     f"{bd['high']:+.2f}]): holds in {q['holds_in']}/{len(res['sets'])} sets "
-                     f"({q['share']:.0%}), significant flips {len(q['significant_flips'])}; "
-                     f"flips: {flips}")
+        lines.append(
+            f"{q['better']} > {q['worse']} (base {bd['mean']:+.2f} [{bd['low']:+.2f}, "
+            f"{bd['high']:+.2f}]): holds in {q['holds_in']}/{len(res['sets'])} sets "
+            f"({q['share']:.0%}), significant flips {len(q['significant_flips'])}; "
+            f"flips: {flips}"
+        )
     return "\n".join(lines)

@@ -15,6 +15,7 @@ Each reader
 
 CSV: mcsim writes CSV tables but reads none.
 """
+
 from __future__ import annotations
 
 import json
@@ -64,8 +65,9 @@ def read_bytes(path: str | os.PathLike, what: str = "file", limit: int = MAX_TEX
             if stat.S_ISDIR(st.st_mode):
                 raise IsADirectoryError(21, "Is a directory", str(p))
             if stat.S_ISREG(st.st_mode) and st.st_size > limit:
-                raise InputFileError(f"{p}: {what} is larger than {_size(limit)} "
-                                     f"({st.st_size:,} bytes)")
+                raise InputFileError(
+                    f"{p}: {what} is larger than {_size(limit)} ({st.st_size:,} bytes)"
+                )
             data = fh.read(limit + 1)
     except OSError as e:
         raise _open_error(p, what, e) from None
@@ -137,32 +139,42 @@ def read_json(path: str | os.PathLike, what: str = "JSON file", limit: int = MAX
     try:
         doc = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as e:
-        raise InputFileError(f"{p}: {what} is not valid JSON ({e.msg} at line {e.lineno} "
-                             f"column {e.colno})") from None
+        raise InputFileError(
+            f"{p}: {what} is not valid JSON ({e.msg} at line {e.lineno} column {e.colno})"
+        ) from None
     except RecursionError:
         raise InputFileError(f"{p}: {what} is nested deeper than {MAX_NESTING} levels") from None
     except ValueError as e:  # NaN/Infinity, integers over 4300 digits
-        raise InputFileError(f"{p}: {what} is not valid JSON ({' '.join(str(e).split())})") from None
+        raise InputFileError(
+            f"{p}: {what} is not valid JSON ({' '.join(str(e).split())})"
+        ) from None
     _check_nesting(doc, p, what)
     return doc
 
 
-def read_json_object(path: str | os.PathLike, what: str = "JSON file",
-                     limit: int = MAX_TEXT_BYTES) -> dict:
+def read_json_object(
+    path: str | os.PathLike, what: str = "JSON file", limit: int = MAX_TEXT_BYTES
+) -> dict:
     """``read_json`` for a file whose top level must be an object (else ``InputFileError``)."""
     doc = read_json(path, what, limit)
     if not isinstance(doc, dict):
-        raise InputFileError(f"{Path(path)}: {what} must be a JSON object, not "
-                             f"{_json_type(doc)}")
+        raise InputFileError(f"{Path(path)}: {what} must be a JSON object, not {_json_type(doc)}")
     return doc
 
 
 def _json_type(v: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "true/false",
-            type(None): "null"}.get(type(v), "a number")
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "true/false",
+        type(None): "null",
+    }.get(type(v), "a number")
 
 
-def read_toml(path: str | os.PathLike, what: str = "TOML file", limit: int = MAX_TEXT_BYTES) -> dict:
+def read_toml(
+    path: str | os.PathLike, what: str = "TOML file", limit: int = MAX_TEXT_BYTES
+) -> dict:
     """The parsed TOML document in ``path``; errors as ``read_json`` (one line naming the file).
 
     Raises
@@ -174,17 +186,22 @@ def read_toml(path: str | os.PathLike, what: str = "TOML file", limit: int = MAX
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise InputFileError(f"{p}: {what} is not valid TOML ({' '.join(str(e).split())})") from None
+        raise InputFileError(
+            f"{p}: {what} is not valid TOML ({' '.join(str(e).split())})"
+        ) from None
     except RecursionError:
         raise InputFileError(f"{p}: {what} is nested deeper than {MAX_NESTING} levels") from None
     except ValueError as e:  # integers over 4300 digits
-        raise InputFileError(f"{p}: {what} is not valid TOML ({' '.join(str(e).split())})") from None
+        raise InputFileError(
+            f"{p}: {what} is not valid TOML ({' '.join(str(e).split())})"
+        ) from None
     _check_nesting(doc, p, what)
     return doc
 
 
-def read_parquet(path: str | os.PathLike, what: str = "Parquet file",
-                 limit: int = MAX_PARQUET_BYTES):
+def read_parquet(
+    path: str | os.PathLike, what: str = "Parquet file", limit: int = MAX_PARQUET_BYTES
+):
     """The table in a Parquet file, as a ``pandas.DataFrame``.
 
     Raises
@@ -208,8 +225,9 @@ def read_parquet(path: str | os.PathLike, what: str = "Parquet file",
         raise InputFileError(f"{p}: {what} is not readable Parquet ({_one_line(e)})") from None
 
 
-def parquet_rows(path: str | os.PathLike, what: str = "Parquet file",
-                 limit: int = MAX_PARQUET_BYTES) -> int:
+def parquet_rows(
+    path: str | os.PathLike, what: str = "Parquet file", limit: int = MAX_PARQUET_BYTES
+) -> int:
     """The row count in a Parquet file's footer (reads the footer only); errors as
     ``read_parquet``."""
     import pyarrow.parquet as pq

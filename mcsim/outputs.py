@@ -18,13 +18,14 @@ every temporary file, so a failed run leaves nothing behind.
 >>> sorted(p.name for p in d.iterdir())
 ['a.txt']
 """
+
 from __future__ import annotations
 
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from mcsim.errors import OutputError
 
@@ -47,8 +48,9 @@ def probe_folder(folder: str | os.PathLike, flag: str, user_path: str | os.PathL
     try:
         fd, tmp = tempfile.mkstemp(prefix=".mcsim-probe-", dir=folder)
     except OSError as e:
-        raise OutputError(f"cannot write {flag} {user_path}: {e.strerror or e} "
-                          f"(folder {folder})") from None
+        raise OutputError(
+            f"cannot write {flag} {user_path}: {e.strerror or e} (folder {folder})"
+        ) from None
     try:
         try:
             os.write(fd, b"\0" * PROBE_BYTES)
@@ -56,8 +58,9 @@ def probe_folder(folder: str | os.PathLike, flag: str, user_path: str | os.PathL
         finally:
             os.close(fd)
     except OSError as e:
-        raise OutputError(f"cannot write {flag} {user_path}: {e.strerror or e} "
-                          f"(folder {folder})") from None
+        raise OutputError(
+            f"cannot write {flag} {user_path}: {e.strerror or e} (folder {folder})"
+        ) from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -88,8 +91,9 @@ class Outputs:
             raise OutputError(f"{flag} {path} exists; use --force to overwrite it")
         probe_folder(p.parent, flag, path)
 
-    def folder(self, path: str | os.PathLike, flag: str, keep: bool = False,
-               hint: str = "") -> None:
+    def folder(
+        self, path: str | os.PathLike, flag: str, keep: bool = False, hint: str = ""
+    ) -> None:
         """Declare an output folder: it (or its parent, when missing) must be writable; a
         non-empty folder needs ``force`` unless ``keep`` (a resumed run); ``hint`` is put
         before ``--force`` in that message (e.g. ``"--resume to continue, or "``). Raises
@@ -99,8 +103,9 @@ class Outputs:
             raise OutputError(f"{flag} {path} exists and is not a folder")
         if p.is_dir():
             if not keep and not self.force and any(p.iterdir()):
-                raise OutputError(f"{flag} {path} is not empty; use {hint}--force to replace "
-                                  f"its contents")
+                raise OutputError(
+                    f"{flag} {path} is not empty; use {hint}--force to replace its contents"
+                )
             probe_folder(p, flag, path)
         else:
             parent = p.resolve().parent
@@ -109,8 +114,9 @@ class Outputs:
             probe_folder(parent, flag, path)
 
     # ------------------------------------------------------------ writing
-    def stage_file(self, path: str | os.PathLike, write: Callable[[str], object],
-                   flag: str = "output") -> None:
+    def stage_file(
+        self, path: str | os.PathLike, write: Callable[[str], object], flag: str = "output"
+    ) -> None:
         """Call ``write(tmp)`` for a temporary file next to ``path``; ``commit`` moves it to
         ``path``. A failure raises ``OutputError`` naming ``path``."""
         target = Path(path)
@@ -132,8 +138,11 @@ class Outputs:
         ``commit`` puts it in place of ``path`` (replacing an existing folder)."""
         target = Path(path)
         try:
-            tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp",
-                                        dir=target.resolve().parent))
+            tmp = Path(
+                tempfile.mkdtemp(
+                    prefix=f".{target.name}.", suffix=".tmp", dir=target.resolve().parent
+                )
+            )
             os.chmod(tmp, 0o777 & ~_UMASK)
         except OSError as e:
             raise OutputError(f"cannot write {flag} {path}: {e.strerror or e}") from None
@@ -148,8 +157,11 @@ class Outputs:
                 if tmp.is_dir():
                     old = None
                     if target.exists():
-                        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.",
-                                                    dir=target.resolve().parent))
+                        old = Path(
+                            tempfile.mkdtemp(
+                                prefix=f".{target.name}.old.", dir=target.resolve().parent
+                            )
+                        )
                         os.rmdir(old)
                         os.replace(target, old)
                     os.replace(tmp, target)
@@ -171,15 +183,16 @@ class Outputs:
             elif tmp.exists():
                 tmp.unlink()
 
-    def __enter__(self) -> "Outputs":
+    def __enter__(self) -> Outputs:
         return self
 
     def __exit__(self, *exc) -> None:
         self.abort()
 
 
-def stage_games_table(outs: Outputs, df, path: str | os.PathLike, manifest: dict | None = None,
-                      flag: str = "--out") -> None:
+def stage_games_table(
+    outs: Outputs, df, path: str | os.PathLike, manifest: dict | None = None, flag: str = "--out"
+) -> None:
     """Stage the per-game table (``.parquet`` or ``.csv``, as ``runner.write_games_table``)
     and its ``<path>.manifest.json`` in ``outs``; nothing is in place before ``commit``."""
     import json
@@ -193,8 +206,9 @@ def stage_games_table(outs: Outputs, df, path: str | os.PathLike, manifest: dict
         outs.stage_file(path, lambda tmp: df.to_csv(tmp, index=False), flag)
     if manifest is not None:
         text = json.dumps(manifest, indent=2, default=_json_default)
-        outs.stage_file(Path(str(path) + ".manifest.json"),
-                        lambda tmp: Path(tmp).write_text(text + "\n"), flag)
+        outs.stage_file(
+            Path(str(path) + ".manifest.json"), lambda tmp: Path(tmp).write_text(text + "\n"), flag
+        )
 
 
 def clear_run_folder(path: str | os.PathLike) -> None:

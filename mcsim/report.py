@@ -35,6 +35,7 @@ Figures (every one has a title, axis labels with units, the number of games and 
   ``thurn_and_taxis_officials``, ``thurn_and_taxis_route_lengths``. A chart whose columns or
   summary keys the game does not produce is skipped and listed in the report with the reason.
 """
+
 from __future__ import annotations
 
 import base64
@@ -42,9 +43,10 @@ import html
 import io
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -56,8 +58,18 @@ from mcsim.runner import SimulationResult, to_json
 
 DPI = 110
 #: seat colours (matplotlib tab10)
-COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-          "#7f7f7f", "#bcbd22", "#17becf")
+COLORS = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+)
 
 
 class MissingData(Exception):
@@ -130,15 +142,22 @@ class _Ctx:
     def footer(self, games_note: str | None = None) -> str:
         g = games_note or f"{self.n:,} games"
         pol = self.labels[0] if len(set(self.labels)) == 1 else " | ".join(self.labels)
-        return (f"{self.spec.long_name}, {self.players} player{'s' if self.players != 1 else ''} "
-                f"({pol}); {g}; seed {self.seed}")
+        return (
+            f"{self.spec.long_name}, {self.players} player{'s' if self.players != 1 else ''} "
+            f"({pol}); {g}; seed {self.seed}"
+        )
 
 
 def _examples_md(examples: list[dict]) -> str:
     if not examples:
         return ""
-    lines = ["", "## Example games", "",
-             "Each file draws one game move by move (`mcsim show`; arrow keys step):", ""]
+    lines = [
+        "",
+        "## Example games",
+        "",
+        "Each file draws one game move by move (`mcsim show`; arrow keys step):",
+        "",
+    ]
     lines += [f"- [{e['title']}]({e['file']}): {e['why']}" for e in examples]
     return "\n".join(lines) + "\n"
 
@@ -146,19 +165,36 @@ def _examples_md(examples: list[dict]) -> str:
 def _examples_html(examples: list[dict]) -> str:
     if not examples:
         return ""
-    items = "".join(f'<li><a href="{html.escape(e["file"])}">{html.escape(e["title"])}</a>: '
-                    f'{html.escape(e["why"])}</li>' for e in examples)
-    return ("<h2>Example games</h2><p>Each file beside this report draws one game move by move "
-            f"(<code>mcsim show</code>; arrow keys step):</p><ul>{items}</ul>\n")
+    items = "".join(
+        f'<li><a href="{html.escape(e["file"])}">{html.escape(e["title"])}</a>: '
+        f"{html.escape(e['why'])}</li>"
+        for e in examples
+    )
+    return (
+        "<h2>Example games</h2><p>Each file beside this report draws one game move by move "
+        f"(<code>mcsim show</code>; arrow keys step):</p><ul>{items}</ul>\n"
+    )
 
 
 # ---------------------------------------------------------------- entry point
-def build_report(game: str, out: str | Path, games: int = 10_000, seed: int = 0,
-                 policies=None, variant: dict | None = None, players: int | None = None,
-                 workers: int | None = 1, chunk_size: int | None = None,
-                 options: dict | None = None, rotate: bool = True, progress: bool = False,
-                 echo: Callable[[str], None] | None = None, backend: str | None = None,
-                 scheduler: str | None = None, force: bool = False) -> ReportResult:
+def build_report(
+    game: str,
+    out: str | Path,
+    games: int = 10_000,
+    seed: int = 0,
+    policies=None,
+    variant: dict | None = None,
+    players: int | None = None,
+    workers: int | None = 1,
+    chunk_size: int | None = None,
+    options: dict | None = None,
+    rotate: bool = True,
+    progress: bool = False,
+    echo: Callable[[str], None] | None = None,
+    backend: str | None = None,
+    scheduler: str | None = None,
+    force: bool = False,
+) -> ReportResult:
     """Play a run and write its balance report into the folder ``out``.
 
     Parameters
@@ -192,7 +228,6 @@ def build_report(game: str, out: str | Path, games: int = 10_000, seed: int = 0,
         written when the run fails.
     """
     import mcsim
-
     from mcsim.outputs import Outputs
 
     out = Path(out)
@@ -203,8 +238,17 @@ def build_report(game: str, out: str | Path, games: int = 10_000, seed: int = 0,
     Outputs(force=force).folder(out, "--out")  # before any game (issue 12 §2)
     module = get_game(game)
     say = echo or (lambda s: None)
-    kw = dict(games=games, seed=seed, variant=variant, players=players, workers=workers,
-              chunk_size=chunk_size, options=options, progress=progress, keep_games=True)
+    kw = dict(
+        games=games,
+        seed=seed,
+        variant=variant,
+        players=players,
+        workers=workers,
+        chunk_size=chunk_size,
+        options=options,
+        progress=progress,
+        keep_games=True,
+    )
     kw.update({k: v for k, v in (("backend", backend), ("scheduler", scheduler)) if v is not None})
     main = mcsim.simulate(game, policies=policies, **kw)
     say(f"report: played {games:,} games of {game} (seed {seed})")
@@ -234,6 +278,7 @@ def build_report(game: str, out: str | Path, games: int = 10_000, seed: int = 0,
         ("policy_comparison", lambda c: _fig_comparison(c, comparison)),
     ] + GAME_CHARTS.get(game, [])
     import matplotlib
+
     matplotlib.use("Agg", force=False)
     for slug, fn in builders:
         try:
@@ -269,8 +314,11 @@ def build_report(game: str, out: str | Path, games: int = 10_000, seed: int = 0,
         for f in figures:
             (stage / f.file).write_bytes(f.png)
             files.append(f.file)
-        for name, content in (("report.md", md), ("report.html", page),
-                              ("summary.json", text + "\n")):
+        for name, content in (
+            ("report.md", md),
+            ("report.html", page),
+            ("summary.json", text + "\n"),
+        ):
             (stage / name).write_text(content, encoding="utf-8")
             files.append(name)
         files += sorted({e["file"] for e in examples})
@@ -288,8 +336,9 @@ def _figure(w: float = 8.0, h: float = 4.6, ncols: int = 1):
     return fig, axes
 
 
-def _done(fig, ctx: _Ctx, slug: str, title: str, caption: str,
-          games_note: str | None = None) -> Figure:
+def _done(
+    fig, ctx: _Ctx, slug: str, title: str, caption: str, games_note: str | None = None
+) -> Figure:
     fig.suptitle(f"{title}\n{ctx.footer(games_note)}", fontsize=11)
     for ax in fig.axes:
         ax.grid(True, axis="y", alpha=0.3)
@@ -349,15 +398,27 @@ def _fig_scores(ctx: _Ctx) -> Figure:
     fig, (ax,) = _figure()
     for s, x in enumerate(scores):
         w = np.full(x.size, 100.0 / x.size)
-        ax.hist(x, bins=edges, weights=w, histtype="step", linewidth=1.6, color=COLORS[s % 10],
-                label=f"{ctx.seat_label(s)}: mean {x.mean():.2f}")
+        ax.hist(
+            x,
+            bins=edges,
+            weights=w,
+            histtype="step",
+            linewidth=1.6,
+            color=COLORS[s % 10],
+            label=f"{ctx.seat_label(s)}: mean {x.mean():.2f}",
+        )
         ax.axvline(x.mean(), color=COLORS[s % 10], linestyle="--", linewidth=1)
     w = edges[1] - edges[0]
     ax.set_xlabel("final score (points" + ("" if w == 1 else f"; bins {w:g} wide") + ")")
     ax.set_ylabel("share of games per bin (%)")
     ax.legend(fontsize=8, loc="best")
-    return _done(fig, ctx, "score_distribution", "Score distribution per seat",
-                 "Final score of each seat; dashed lines mark the means.")
+    return _done(
+        fig,
+        ctx,
+        "score_distribution",
+        "Score distribution per seat",
+        "Final score of each seat; dashed lines mark the means.",
+    )
 
 
 def _fig_win_rate(ctx: _Ctx) -> Figure | None:
@@ -369,21 +430,34 @@ def _fig_win_rate(ctx: _Ctx) -> Figure | None:
     high = [_pct(s["win_rate"]["high"]) for s in seats]
     x = np.arange(len(seats))
     fig, (ax,) = _figure(max(5.5, 1.4 * len(seats) + 3), 4.6)
-    ax.bar(x, est, color=[COLORS[s % 10] for s in range(len(seats))], alpha=0.8,
-           yerr=_err(est, low, high), capsize=6, ecolor="black")
+    ax.bar(
+        x,
+        est,
+        color=[COLORS[s % 10] for s in range(len(seats))],
+        alpha=0.8,
+        yerr=_err(est, low, high),
+        capsize=6,
+        ecolor="black",
+    )
     fair = 100.0 / ctx.players
     ax.axhline(fair, color="gray", linestyle="--", linewidth=1, label=f"equal share {fair:.1f}%")
     for xi, e, h in zip(x, est, high):
-        ax.annotate(f"{e:.1f}%", (xi, h), textcoords="offset points", xytext=(0, 4),
-                    ha="center", fontsize=9)
+        ax.annotate(
+            f"{e:.1f}%", (xi, h), textcoords="offset points", xytext=(0, 4), ha="center", fontsize=9
+        )
     ax.set_xticks(x, [ctx.seat_label(s).replace(" (", "\n(") for s in range(len(seats))])
     ax.set_xlabel("seat (0 = first in the starting turn order) and policy")
     ax.set_ylabel("win rate (% of games; a k-way tie counts 1/k)")
     ax.set_ylim(0, min(110, max(high) * 1.15 + 3))  # room for the labels above 100%
     ax.legend(fontsize=8, loc="upper right")
-    return _done(fig, ctx, "win_rate_by_seat", "Win rate by seat",
-                 "Bars: share of games won; error bars: Wilson 95% intervals; dashed line: "
-                 "the share every seat would have in a balanced game.")
+    return _done(
+        fig,
+        ctx,
+        "win_rate_by_seat",
+        "Win rate by seat",
+        "Bars: share of games won; error bars: Wilson 95% intervals; dashed line: "
+        "the share every seat would have in a balanced game.",
+    )
 
 
 def _fig_length(ctx: _Ctx) -> Figure:
@@ -392,16 +466,18 @@ def _fig_length(ctx: _Ctx) -> Figure:
     edges = _bins(lo, hi, True, x.size)
     fig, (ax,) = _figure()
     ax.hist(x, bins=edges, weights=np.full(x.size, 100.0 / x.size), color=COLORS[0], alpha=0.8)
-    ax.axvline(x.mean(), color="black", linestyle="--", linewidth=1,
-               label=f"mean {x.mean():.1f} plies")
+    ax.axvline(
+        x.mean(), color="black", linestyle="--", linewidth=1, label=f"mean {x.mean():.1f} plies"
+    )
     if hi - lo < 10:  # (nearly) fixed length: keep the bars narrow and centred
         ax.set_xlim(lo - 5, hi + 5)
     w = edges[1] - edges[0]
-    ax.set_xlabel("game length (plies: moves by all players"
-                  + ("" if w == 1 else f"; bins {w:g} wide") + ")")
+    ax.set_xlabel(
+        "game length (plies: moves by all players" + ("" if w == 1 else f"; bins {w:g} wide") + ")"
+    )
     ax.set_ylabel("share of games per bin (%)")
     ax.legend(fontsize=8)
-    cap = (f"Every game has {lo} plies." if lo == hi else f"Plies per game (min {lo}, max {hi}).")
+    cap = f"Every game has {lo} plies." if lo == hi else f"Plies per game (min {lo}, max {hi})."
     return _done(fig, ctx, "game_length", "Game length", cap)
 
 
@@ -429,8 +505,12 @@ def comparison_rows(ctx: _Ctx) -> list[dict]:
     arrays = [(lab, *_seat_arrays(res, k)) for lab, res in ctx.rotations]
 
     def row(group, label, d_score, d_win):
-        return {"group": group, "label": label, "score": stats.mean_interval(d_score),
-                "win_rate": stats.mean_interval(d_win)}
+        return {
+            "group": group,
+            "label": label,
+            "score": stats.mean_interval(d_score),
+            "win_rate": stats.mean_interval(d_win),
+        }
 
     def pmean(a, lab, p):
         idx = [s for s in range(k) if lab[s] == p]
@@ -439,10 +519,11 @@ def comparison_rows(ctx: _Ctx) -> list[dict]:
     if len(policies) == 1:
         sc, ws = arrays[0][1], arrays[0][2]
         for s in range(1, k):
-            rows.append(row("seat effect", f"seat {s} - seat 0", sc[:, s] - sc[:, 0],
-                            ws[:, s] - ws[:, 0]))
+            rows.append(
+                row("seat effect", f"seat {s} - seat 0", sc[:, s] - sc[:, 0], ws[:, s] - ws[:, 0])
+            )
         return rows
-    pairs = [(a, b) for i, a in enumerate(policies) for b in policies[i + 1:]]
+    pairs = [(a, b) for i, a in enumerate(policies) for b in policies[i + 1 :]]
     balanced = len(arrays) > 1
     for a, b in pairs:
         if balanced:
@@ -453,9 +534,14 @@ def comparison_rows(ctx: _Ctx) -> list[dict]:
     for a, b in pairs:
         sa = ",".join(str(s) for s in range(k) if lab0[s] == a)
         sb = ",".join(str(s) for s in range(k) if lab0[s] == b)
-        rows.append(row("as seated (policy + seat effect)", f"{a} (seat {sa}) - {b} (seat {sb})",
-                        pmean(sc0, lab0, a) - pmean(sc0, lab0, b),
-                        pmean(ws0, lab0, a) - pmean(ws0, lab0, b)))
+        rows.append(
+            row(
+                "as seated (policy + seat effect)",
+                f"{a} (seat {sa}) - {b} (seat {sb})",
+                pmean(sc0, lab0, a) - pmean(sc0, lab0, b),
+                pmean(ws0, lab0, a) - pmean(ws0, lab0, b),
+            )
+        )
     if balanced:
         for s in range(1, k):
             ds = np.mean([sc[:, s] - sc[:, 0] for _, sc, _ in arrays], axis=0)
@@ -471,14 +557,17 @@ def _fig_comparison(ctx: _Ctx, sink: list) -> Figure:
     sink.extend(rows)
     n_rot = len(ctx.rotations)
     fig, axes = _figure(11, 1.9 + 0.42 * len(rows), ncols=2)
-    ylabels = [f"{r['label']}  [{r['group']}]" if len({x['group'] for x in rows}) > 1
-               else r["label"] for r in rows]
+    ylabels = [
+        f"{r['label']}  [{r['group']}]" if len({x["group"] for x in rows}) > 1 else r["label"]
+        for r in rows
+    ]
     y = np.arange(len(rows))[::-1]
     groups = list(dict.fromkeys(r["group"] for r in rows))
     colors = [COLORS[groups.index(r["group"]) % 10] for r in rows]
-    for ax, key, scale, xl in ((axes[0], "score", 1.0, "difference in final score (points)"),
-                               (axes[1], "win_rate", 100.0,
-                                "difference in win rate (percentage points)")):
+    for ax, key, scale, xl in (
+        (axes[0], "score", 1.0, "difference in final score (points)"),
+        (axes[1], "win_rate", 100.0, "difference in win rate (percentage points)"),
+    ):
         m = np.array([r[key]["mean"] for r in rows]) * scale
         lo = np.array([r[key]["low"] for r in rows]) * scale
         hi = np.array([r[key]["high"] for r in rows]) * scale
@@ -493,18 +582,24 @@ def _fig_comparison(ctx: _Ctx, sink: list) -> Figure:
     if len(groups) == 1 and groups[0] == "seat effect":
         title = "Seat effect: paired differences (same policy in every seat)"
         note = None
-        cap = ("Per-game differences between seats of the same game, mean with Student-t 95% "
-               "interval. With one policy everywhere, any difference is the seat effect.")
+        cap = (
+            "Per-game differences between seats of the same game, mean with Student-t 95% "
+            "interval. With one policy everywhere, any difference is the seat effect."
+        )
     else:
         title = "Policy comparison: paired differences"
-        note = (f"{ctx.n:,} games per seating x {n_rot} seatings (cyclic rotations, same deals)"
-                if n_rot > 1 else None)
-        cap = ("Per-game differences, mean with Student-t 95% interval. "
-               + ("Policy effect: averaged over every seating of the policies (the seat effect "
-                  "cancels); as seated: the run as asked, which mixes policy and seat effect; "
-                  "seat effect: averaged over the seatings (the policy effect cancels)."
-                  if n_rot > 1 else
-                  "As seated only (rotation off): the difference includes the seat effect."))
+        note = (
+            f"{ctx.n:,} games per seating x {n_rot} seatings (cyclic rotations, same deals)"
+            if n_rot > 1
+            else None
+        )
+        cap = "Per-game differences, mean with Student-t 95% interval. " + (
+            "Policy effect: averaged over every seating of the policies (the seat effect "
+            "cancels); as seated: the run as asked, which mixes policy and seat effect; "
+            "seat effect: averaged over the seatings (the policy effect cancels)."
+            if n_rot > 1
+            else "As seated only (rotation off): the difference includes the seat effect."
+        )
     return _done(fig, ctx, "policy_comparison", title, cap, note)
 
 
@@ -519,16 +614,28 @@ def _sh_decided_by(ctx: _Ctx) -> Figure:
     names = ["kingdoms", "territory\n(equal kingdoms)"]
     bottoms = np.zeros(2)
     for s in range(ctx.players):
-        h = np.array([_pct(((winner == s) & kind).sum() / n),
-                      _pct(((winner == s) & ~kind).sum() / n)])
-        ax.bar([0, 1], h, bottom=bottoms, color=COLORS[s], alpha=0.8,
-               label=f"won by {ctx.seat_label(s)}")
+        h = np.array(
+            [_pct(((winner == s) & kind).sum() / n), _pct(((winner == s) & ~kind).sum() / n)]
+        )
+        ax.bar(
+            [0, 1],
+            h,
+            bottom=bottoms,
+            color=COLORS[s],
+            alpha=0.8,
+            label=f"won by {ctx.seat_label(s)}",
+        )
         bottoms += h
     tot = [stats.proportion(float(kind.sum()), n), stats.proportion(float((~kind).sum()), n)]
     est = [_pct(t["estimate"]) for t in tot]
-    ax.errorbar([0, 1], est, yerr=_err(est, [_pct(t["low"]) for t in tot],
-                                       [_pct(t["high"]) for t in tot]),
-                fmt="none", ecolor="black", capsize=6)
+    ax.errorbar(
+        [0, 1],
+        est,
+        yerr=_err(est, [_pct(t["low"]) for t in tot], [_pct(t["high"]) for t in tot]),
+        fmt="none",
+        ecolor="black",
+        capsize=6,
+    )
     for xi, e in zip([0, 1], est):
         ax.annotate(f"{e:.1f}%", (xi, e), textcoords="offset points", xytext=(14, 2), fontsize=9)
     ax.set_xticks([0, 1], names)
@@ -536,10 +643,15 @@ def _sh_decided_by(ctx: _Ctx) -> Figure:
     ax.set_ylabel("share of games (%)")
     ax.set_ylim(0, 105)
     ax.legend(fontsize=8)
-    return _done(fig, ctx, "", "Sacred Hill: decided by kingdoms or territory",
-                 "Share of games decided by fewer kingdoms, or by more territory when the "
-                 "kingdom counts are equal, split by the winning seat; error bars: Wilson 95% "
-                 "intervals of the total.")
+    return _done(
+        fig,
+        ctx,
+        "",
+        "Sacred Hill: decided by kingdoms or territory",
+        "Share of games decided by fewer kingdoms, or by more territory when the "
+        "kingdom counts are equal, split by the winning seat; error bars: Wilson 95% "
+        "intervals of the total.",
+    )
 
 
 def _sh_kingdoms(ctx: _Ctx) -> Figure:
@@ -552,14 +664,25 @@ def _sh_kingdoms(ctx: _Ctx) -> Figure:
     fig, (ax,) = _figure()
     for s, v in enumerate(vals):
         share = np.array([_pct((v == c).mean()) for c in x])
-        ax.bar(x + (s - (ctx.players - 1) / 2) * w, share, width=w, color=COLORS[s], alpha=0.85,
-               label=f"{ctx.seat_label(s)}: mean {v.mean():.2f}")
+        ax.bar(
+            x + (s - (ctx.players - 1) / 2) * w,
+            share,
+            width=w,
+            color=COLORS[s],
+            alpha=0.85,
+            label=f"{ctx.seat_label(s)}: mean {v.mean():.2f}",
+        )
     ax.set_xticks(x)
     ax.set_xlabel("kingdoms at the end (count; fewer is better, §3.5)")
     ax.set_ylabel("share of games (%)")
     ax.legend(fontsize=8)
-    return _done(fig, ctx, "", "Sacred Hill: kingdom counts per seat",
-                 "Distribution of each seat's final number of kingdoms.")
+    return _done(
+        fig,
+        ctx,
+        "",
+        "Sacred Hill: kingdom counts per seat",
+        "Distribution of each seat's final number of kingdoms.",
+    )
 
 
 # ---------------------------------------------------------------- Don Quixote
@@ -568,22 +691,43 @@ def _dq_categories(ctx: _Ctx) -> Figure:
     g = ctx.games
     cats = list(block)
     _need(g, [f"{c}_{s}" for c in cats for s in range(ctx.players)])
-    mi = [stats.mean_interval(np.concatenate([g[f"{c}_{s}"].to_numpy(np.float64)
-                                              for s in range(ctx.players)])) for c in cats]
+    mi = [
+        stats.mean_interval(
+            np.concatenate([g[f"{c}_{s}"].to_numpy(np.float64) for s in range(ctx.players)])
+        )
+        for c in cats
+    ]
     m = [r["mean"] for r in mi]
     fig, (ax,) = _figure()
     x = np.arange(len(cats))
-    ax.bar(x, m, yerr=_err(m, [r["low"] for r in mi], [r["high"] for r in mi]), capsize=5,
-           color=[COLORS[i % 10] for i in x], alpha=0.85)
+    ax.bar(
+        x,
+        m,
+        yerr=_err(m, [r["low"] for r in mi], [r["high"] for r in mi]),
+        capsize=5,
+        color=[COLORS[i % 10] for i in x],
+        alpha=0.85,
+    )
     for xi, v, h in zip(x, m, [r["high"] for r in mi]):
-        ax.annotate(f"{v:.2f}", (xi, h if h == h else v), textcoords="offset points",
-                    xytext=(0, 3), ha="center", fontsize=8)
+        ax.annotate(
+            f"{v:.2f}",
+            (xi, h if h == h else v),
+            textcoords="offset points",
+            xytext=(0, 3),
+            ha="center",
+            fontsize=8,
+        )
     ax.set_xticks(x, [c.replace("_", " ") for c in cats])
     ax.set_xlabel("scoring category")
     ax.set_ylabel("mean points per estate (all scorings)")
-    return _done(fig, ctx, "", "Don Quixote: points by category",
-                 "Mean points per estate (seats pooled) by category over the three scorings; "
-                 "error bars: Student-t 95% intervals.")
+    return _done(
+        fig,
+        ctx,
+        "",
+        "Don Quixote: points by category",
+        "Mean points per estate (seats pooled) by category over the three scorings; "
+        "error bars: Student-t 95% intervals.",
+    )
 
 
 def _dq_rounds(ctx: _Ctx) -> Figure:
@@ -596,19 +740,30 @@ def _dq_rounds(ctx: _Ctx) -> Figure:
     bottoms = np.zeros(len(rounds))
     for i, c in enumerate(cats):
         h = np.array([block.get(f"s{r}_{c}") or 0.0 for r in rounds], dtype=np.float64)
-        ax.bar(np.arange(len(rounds)), h, bottom=bottoms, color=COLORS[i % 10], alpha=0.85,
-               label=c.replace("_", " "))
+        ax.bar(
+            np.arange(len(rounds)),
+            h,
+            bottom=bottoms,
+            color=COLORS[i % 10],
+            alpha=0.85,
+            label=c.replace("_", " "),
+        )
         bottoms += h
     for xi, t in enumerate(bottoms):
-        ax.annotate(f"{t:.2f}", (xi, t), textcoords="offset points", xytext=(0, 4),
-                    ha="center", fontsize=9)
+        ax.annotate(
+            f"{t:.2f}", (xi, t), textcoords="offset points", xytext=(0, 4), ha="center", fontsize=9
+        )
     ax.set_xticks(np.arange(len(rounds)), [f"scoring {r}" for r in rounds])
     ax.set_xlabel("scoring round")
     ax.set_ylabel("mean points per estate")
     ax.legend(fontsize=8, ncols=2)
-    return _done(fig, ctx, "", "Don Quixote: points by scoring round and category",
-                 "Mean points per estate (seats pooled) scored in each scoring round, stacked "
-                 "by category.")
+    return _done(
+        fig,
+        ctx,
+        "",
+        "Don Quixote: points by scoring round and category",
+        "Mean points per estate (seats pooled) scored in each scoring round, stacked by category.",
+    )
 
 
 # ---------------------------------------------------------------- El Grande
@@ -630,15 +785,21 @@ def _eg_action_cards(ctx: _Ctx) -> Figure:
         t = str(c.get("text", ""))
         t = t if len(t) <= 38 else t[:36] + "..."
         return f"{cid}: {t}" if t else str(cid)
+
     ax.set_yticks(y, [name(cid, c) for cid, c in items], fontsize=7)
     ax.set_xlabel("taker's final score minus the mean of the other seats (points)")
     ax.set_ylabel("action card")
     ax.grid(True, axis="x", alpha=0.3)
-    return _done(fig, ctx, "", "El Grande: action-card values",
-                 "For each action card, the final score of the player who took it minus the "
-                 "mean of the other players, over every time it was taken (mean with Student-t "
-                 "95% interval). An association, not a causal value: strong players take "
-                 "strong cards.")
+    return _done(
+        fig,
+        ctx,
+        "",
+        "El Grande: action-card values",
+        "For each action card, the final score of the player who took it minus the "
+        "mean of the other players, over every time it was taken (mean with Student-t "
+        "95% interval). An association, not a causal value: strong players take "
+        "strong cards.",
+    )
 
 
 def _eg_sources(ctx: _Ctx) -> Figure:
@@ -649,23 +810,37 @@ def _eg_sources(ctx: _Ctx) -> Figure:
     m = [src[k]["mean"] for k in names]
     fig, (ax,) = _figure()
     x = np.arange(len(names))
-    ax.bar(x, m, yerr=_err(m, [src[k]["low"] for k in names], [src[k]["high"] for k in names]),
-           capsize=5, color=[COLORS[i % 10] for i in x], alpha=0.85)
+    ax.bar(
+        x,
+        m,
+        yerr=_err(m, [src[k]["low"] for k in names], [src[k]["high"] for k in names]),
+        capsize=5,
+        color=[COLORS[i % 10] for i in x],
+        alpha=0.85,
+    )
     ax.set_xticks(x, names)
     ax.set_xlabel("source of points")
     ax.set_ylabel("mean points per player and game")
-    return _done(fig, ctx, "", "El Grande: points by source",
-                 "Mean points per player and game from each source; error bars: Student-t 95% "
-                 "intervals.")
+    return _done(
+        fig,
+        ctx,
+        "",
+        "El Grande: points by source",
+        "Mean points per player and game from each source; error bars: Student-t 95% intervals.",
+    )
 
 
 # ---------------------------------------------------------------- Carcassonne
 def _cc_features(ctx: _Ctx) -> Figure:
     g = ctx.games
-    feats = sorted({m.group(1) for c in g.columns
-                    if (m := re.match(r"points_([a-z_]+)_(\d+)$", c))},
-                   key=lambda f: ["road", "city", "monastery", "farm", "gift"].index(f)
-                   if f in ("road", "city", "monastery", "farm", "gift") else 99)
+    feats = sorted(
+        {m.group(1) for c in g.columns if (m := re.match(r"points_([a-z_]+)_(\d+)$", c))},
+        key=lambda f: (
+            ["road", "city", "monastery", "farm", "gift"].index(f)
+            if f in ("road", "city", "monastery", "farm", "gift")
+            else 99
+        ),
+    )
     if not feats:
         raise MissingData("the game has no points_<feature>_<seat> columns yet")
     k = ctx.players
@@ -675,16 +850,28 @@ def _cc_features(ctx: _Ctx) -> Figure:
     for s in range(k):
         mi = [stats.mean_interval(g[f"points_{f}_{s}"].to_numpy(np.float64)) for f in feats]
         m = [r["mean"] for r in mi]
-        ax.bar(x + (s - (k - 1) / 2) * w, m, width=w, color=COLORS[s % 10], alpha=0.85,
-               yerr=_err(m, [r["low"] for r in mi], [r["high"] for r in mi]), capsize=3,
-               label=ctx.seat_label(s))
+        ax.bar(
+            x + (s - (k - 1) / 2) * w,
+            m,
+            width=w,
+            color=COLORS[s % 10],
+            alpha=0.85,
+            yerr=_err(m, [r["low"] for r in mi], [r["high"] for r in mi]),
+            capsize=3,
+            label=ctx.seat_label(s),
+        )
     ax.set_xticks(x, feats)
     ax.set_xlabel("feature")
     ax.set_ylabel("mean points per game")
     ax.legend(fontsize=8)
-    return _done(fig, ctx, "", "Carcassonne: points by feature",
-                 "Mean points per game each seat scored from each feature; error bars: "
-                 "Student-t 95% intervals.")
+    return _done(
+        fig,
+        ctx,
+        "",
+        "Carcassonne: points by feature",
+        "Mean points per game each seat scored from each feature; error bars: "
+        "Student-t 95% intervals.",
+    )
 
 
 def _cc_gifts(ctx: _Ctx) -> Figure:
@@ -695,13 +882,26 @@ def _cc_gifts(ctx: _Ctx) -> Figure:
     fig, axes = _figure(11, 4.6, ncols=2)
     x = np.arange(len(names))
     w = 0.27
-    for i, (key, lab) in enumerate((("received_per_game", "received"),
-                                    ("opened_per_game", "opened"),
-                                    ("held_per_game", "held at the end"))):
+    for i, (key, lab) in enumerate(
+        (
+            ("received_per_game", "received"),
+            ("opened_per_game", "opened"),
+            ("held_per_game", "held at the end"),
+        )
+    ):
         m = [gifts[n][key]["mean"] for n in names]
-        axes[0].bar(x + (i - 1) * w, m, width=w, color=COLORS[i], alpha=0.85, label=lab,
-                    yerr=_err(m, [gifts[n][key]["low"] for n in names],
-                              [gifts[n][key]["high"] for n in names]), capsize=3)
+        axes[0].bar(
+            x + (i - 1) * w,
+            m,
+            width=w,
+            color=COLORS[i],
+            alpha=0.85,
+            label=lab,
+            yerr=_err(
+                m, [gifts[n][key]["low"] for n in names], [gifts[n][key]["high"] for n in names]
+            ),
+            capsize=3,
+        )
     axes[0].set_xticks(x, [n.replace("_", " ") for n in names], fontsize=8)
     axes[0].set_xlabel("gift card")
     axes[0].set_ylabel("cards per game (all players)")
@@ -712,26 +912,46 @@ def _cc_gifts(ctx: _Ctx) -> Figure:
     if have:
         m = [gifts[n][key]["mean"] for n in have]
         xs = np.array([names.index(n) for n in have])
-        axes[1].bar(xs, m, color=COLORS[3], alpha=0.85, capsize=4,
-                    yerr=_err(m, [gifts[n][key]["low"] for n in have],
-                              [gifts[n][key]["high"] for n in have]))
+        axes[1].bar(
+            xs,
+            m,
+            color=COLORS[3],
+            alpha=0.85,
+            capsize=4,
+            yerr=_err(
+                m, [gifts[n][key]["low"] for n in have], [gifts[n][key]["high"] for n in have]
+            ),
+        )
         tops = [gifts[n][key]["high"] for n in have]
         for xi, n, v in zip(xs, have, [t if t == t else 0.0 for t in tops]):
             ppo = gifts[n].get("points_per_opened")
-            txt = "n/a" if ppo is None or (isinstance(ppo, float) and math.isnan(ppo)) \
+            txt = (
+                "n/a"
+                if ppo is None or (isinstance(ppo, float) and math.isnan(ppo))
                 else f"{ppo:.2f}"
-            axes[1].annotate(f"{txt} per\nopened card", (xi, max(v, 0)),
-                             textcoords="offset points", xytext=(0, 10), ha="center",
-                             fontsize=7)
+            )
+            axes[1].annotate(
+                f"{txt} per\nopened card",
+                (xi, max(v, 0)),
+                textcoords="offset points",
+                xytext=(0, 10),
+                ha="center",
+                fontsize=7,
+            )
     axes[1].set_xticks(x, [n.replace("_", " ") for n in names], fontsize=8)
     axes[1].set_xlabel("gift card")
     axes[1].set_ylabel("points per game from the card (all players)")
     axes[1].set_title("points from each card type", fontsize=9)
-    return _done(fig, ctx, "", "Carcassonne: The Gifts",
-                 "Left: gift cards per game by type; right: points per game credited to each "
-                 "card type (as the game counts them, cards held at the end included), "
-                 "labelled with the points per opened card (n/a: never opened). Means with "
-                 "Student-t 95% intervals.")
+    return _done(
+        fig,
+        ctx,
+        "",
+        "Carcassonne: The Gifts",
+        "Left: gift cards per game by type; right: points per game credited to each "
+        "card type (as the game counts them, cards held at the end included), "
+        "labelled with the points per opened card (n/a: never opened). Means with "
+        "Student-t 95% intervals.",
+    )
 
 
 # ---------------------------------------------------------------- Thurn and Taxis
@@ -741,21 +961,32 @@ def _tt_officials(ctx: _Ctx) -> Figure:
     names = [n for n in off if isinstance(off[n], dict)]
     _need(g, [f"used_{n}_{s}" for n in names for s in range(ctx.players)])
     fig, axes = _figure(11, 4.8, ncols=2)
-    mi = [stats.mean_interval(np.concatenate([g[f"used_{n}_{s}"].to_numpy(np.float64)
-                                              for s in range(ctx.players)])) for n in names]
+    mi = [
+        stats.mean_interval(
+            np.concatenate([g[f"used_{n}_{s}"].to_numpy(np.float64) for s in range(ctx.players)])
+        )
+        for n in names
+    ]
     m = [r["mean"] for r in mi]
     x = np.arange(len(names))
-    axes[0].bar(x, m, yerr=_err(m, [r["low"] for r in mi], [r["high"] for r in mi]), capsize=5,
-                color=[COLORS[i % 10] for i in x], alpha=0.85)
+    axes[0].bar(
+        x,
+        m,
+        yerr=_err(m, [r["low"] for r in mi], [r["high"] for r in mi]),
+        capsize=5,
+        color=[COLORS[i % 10] for i in x],
+        alpha=0.85,
+    )
     axes[0].set_xticks(x, [n.replace("_", " ") for n in names], fontsize=8)
     axes[0].set_xlabel("official")
     axes[0].set_ylabel("uses per player and game (count)")
     axes[0].set_title("how often each official is used", fontsize=9)
+
     def lead(b):  # "3-4" -> 3, "20+" -> 20
         m = re.match(r"\d+", str(b))
         return int(m.group(0)) if m else 0
-    all_labs = sorted({b for n in names for b in (off[n].get("win_rate_by_uses") or {})},
-                      key=lead)
+
+    all_labs = sorted({b for n in names for b in (off[n].get("win_rate_by_uses") or {})}, key=lead)
     pos = {b: j for j, b in enumerate(all_labs)}
     for i, n in enumerate(names):
         bins = off[n].get("win_rate_by_uses") or {}
@@ -766,8 +997,16 @@ def _tt_officials(ctx: _Ctx) -> Figure:
         lo = [_pct(bins[b]["win_rate"]["low"]) for b in labs]
         hi = [_pct(bins[b]["win_rate"]["high"]) for b in labs]
         xs = np.array([pos[b] for b in labs]) + (i - (len(names) - 1) / 2) * 0.12
-        axes[1].errorbar(xs, e, yerr=_err(e, lo, hi), fmt="o-", color=COLORS[i % 10],
-                         capsize=3, label=n.replace("_", " "), markersize=4)
+        axes[1].errorbar(
+            xs,
+            e,
+            yerr=_err(e, lo, hi),
+            fmt="o-",
+            color=COLORS[i % 10],
+            capsize=3,
+            label=n.replace("_", " "),
+            markersize=4,
+        )
     if all_labs:
         axes[1].set_xticks(np.arange(len(all_labs)), all_labs, fontsize=8)
         axes[1].legend(fontsize=7)
@@ -775,10 +1014,15 @@ def _tt_officials(ctx: _Ctx) -> Figure:
     axes[1].set_xlabel("uses of the official in the game (count bin; per official)")
     axes[1].set_ylabel("win rate of those players (%)")
     axes[1].set_title("win rate by uses (Wilson 95%)", fontsize=9)
-    return _done(fig, ctx, "", "Thurn and Taxis: officials",
-                 "Left: mean uses per player and game (Student-t 95% intervals). Right: win rate "
-                 "of the players by how often they used each official (bins differ by "
-                 "official; dashed line: equal share). An association, not a causal value.")
+    return _done(
+        fig,
+        ctx,
+        "",
+        "Thurn and Taxis: officials",
+        "Left: mean uses per player and game (Student-t 95% intervals). Right: win rate "
+        "of the players by how often they used each official (bins differ by "
+        "official; dashed line: equal share). An association, not a causal value.",
+    )
 
 
 def _tt_routes(ctx: _Ctx) -> Figure:
@@ -791,8 +1035,14 @@ def _tt_routes(ctx: _Ctx) -> Figure:
     ax.bar(x, vals, color=COLORS[2], alpha=0.85)
     for xi, v in zip(x, vals):
         if not math.isnan(v):
-            ax.annotate(f"{v:.1f}%", (xi, v), textcoords="offset points", xytext=(0, 3),
-                        ha="center", fontsize=8)
+            ax.annotate(
+                f"{v:.1f}%",
+                (xi, v),
+                textcoords="offset points",
+                xytext=(0, 3),
+                ha="center",
+                fontsize=8,
+            )
     ax.set_xticks(x, labs)
     ax.set_xlabel("length of the closed route (cards)")
     ax.set_ylabel("share of closed routes (%)")
@@ -808,16 +1058,26 @@ def _tt_routes(ctx: _Ctx) -> Figure:
 
 #: per-game charts: game id -> [(slug, builder)]
 GAME_CHARTS: dict[str, list[tuple[str, Callable]]] = {
-    "sacred-hill": [("sacred_hill_decided_by", _sh_decided_by),
-                    ("sacred_hill_kingdoms", _sh_kingdoms)],
-    "don-quixote": [("don_quixote_categories", _dq_categories),
-                    ("don_quixote_scoring_rounds", _dq_rounds)],
-    "el-grande": [("el_grande_action_cards", _eg_action_cards),
-                  ("el_grande_points_by_source", _eg_sources)],
-    "carcassonne": [("carcassonne_points_by_feature", _cc_features),
-                    ("carcassonne_gifts", _cc_gifts)],
-    "thurn-and-taxis": [("thurn_and_taxis_officials", _tt_officials),
-                        ("thurn_and_taxis_route_lengths", _tt_routes)],
+    "sacred-hill": [
+        ("sacred_hill_decided_by", _sh_decided_by),
+        ("sacred_hill_kingdoms", _sh_kingdoms),
+    ],
+    "don-quixote": [
+        ("don_quixote_categories", _dq_categories),
+        ("don_quixote_scoring_rounds", _dq_rounds),
+    ],
+    "el-grande": [
+        ("el_grande_action_cards", _eg_action_cards),
+        ("el_grande_points_by_source", _eg_sources),
+    ],
+    "carcassonne": [
+        ("carcassonne_points_by_feature", _cc_features),
+        ("carcassonne_gifts", _cc_gifts),
+    ],
+    "thurn-and-taxis": [
+        ("thurn_and_taxis_officials", _tt_officials),
+        ("thurn_and_taxis_route_lengths", _tt_routes),
+    ],
 }
 
 
@@ -827,6 +1087,7 @@ def _ci(d: dict, key="estimate", fmt="{:.4f}") -> str:
 
     def f(x):
         return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else fmt.format(x)
+
     return f"{f(v)} [{f(lo)}, {f(hi)}]"
 
 
@@ -836,26 +1097,56 @@ def headline_rows(ctx: _Ctx) -> list[list[str]]:
     out = []
     for s in ctx.summary["seats"]:
         sc = s["score"]
-        out.append([str(s["seat"]), s["policy"],
-                    _ci(s["win_rate"]) if ctx.players > 1 else "n/a (one player)",
-                    _ci(sc, "mean", "{:.3f}"), f"{sc['sd']:.3f}", f"{sc['min']:g}",
-                    f"{sc['p50']:g}", f"{sc['max']:g}"])
+        out.append(
+            [
+                str(s["seat"]),
+                s["policy"],
+                _ci(s["win_rate"]) if ctx.players > 1 else "n/a (one player)",
+                _ci(sc, "mean", "{:.3f}"),
+                f"{sc['sd']:.3f}",
+                f"{sc['min']:g}",
+                f"{sc['p50']:g}",
+                f"{sc['max']:g}",
+            ]
+        )
     return out
 
 
-HEAD = ["seat", "policy", "win rate [95% CI]", "mean score, points [95% CI]", "sd", "min",
-        "median", "max"]
-CMP_HEAD = ["comparison", "paired difference", "score, points [95% CI]",
-            "win rate, pp [95% CI]", "games"]
+HEAD = [
+    "seat",
+    "policy",
+    "win rate [95% CI]",
+    "mean score, points [95% CI]",
+    "sd",
+    "min",
+    "median",
+    "max",
+]
+CMP_HEAD = [
+    "comparison",
+    "paired difference",
+    "score, points [95% CI]",
+    "win rate, pp [95% CI]",
+    "games",
+]
 
 
 def _cmp_table(rows: list[dict]) -> list[list[str]]:
     out = []
     for r in rows:
-        w = {k: (v * 100 if isinstance(v, float) and k != "n" else v)
-             for k, v in r["win_rate"].items()}
-        out.append([r["group"], r["label"], _ci(r["score"], "mean", "{:+.3f}"),
-                    _ci(w, "mean", "{:+.2f}"), f"{r['score']['n']:,}"])
+        w = {
+            k: (v * 100 if isinstance(v, float) and k != "n" else v)
+            for k, v in r["win_rate"].items()
+        }
+        out.append(
+            [
+                r["group"],
+                r["label"],
+                _ci(r["score"], "mean", "{:+.3f}"),
+                _ci(w, "mean", "{:+.2f}"),
+                f"{r['score']['n']:,}",
+            ]
+        )
     return out
 
 
@@ -863,23 +1154,36 @@ def _facts(ctx: _Ctx) -> list[tuple[str, str]]:
     s = ctx.summary
     var = ", ".join(f"{k}={v}" for k, v in s["variant"].items()) or "(none)"
     ln = s["length"]
-    facts = [("game", f"{ctx.spec.long_name} ({ctx.spec.id}; rules: {ctx.spec.rules})"),
-             ("games", f"{ctx.n:,}"), ("seed", str(ctx.seed)),
-             ("players", str(ctx.players)), ("policies (seat order)", " | ".join(ctx.labels)),
-             ("variant", var),
-             ("game length", f"mean {ln['mean']:.2f} plies (min {ln['min']}, max {ln['max']})")]
+    facts = [
+        ("game", f"{ctx.spec.long_name} ({ctx.spec.id}; rules: {ctx.spec.rules})"),
+        ("games", f"{ctx.n:,}"),
+        ("seed", str(ctx.seed)),
+        ("players", str(ctx.players)),
+        ("policies (seat order)", " | ".join(ctx.labels)),
+        ("variant", var),
+        ("game length", f"mean {ln['mean']:.2f} plies (min {ln['min']}, max {ln['max']})"),
+    ]
     if len(ctx.rotations) > 1:
-        facts.append(("seatings played", "; ".join(" | ".join(lab) for lab, _ in ctx.rotations)
-                      + f" ({ctx.n:,} games each, same seed)"))
+        facts.append(
+            (
+                "seatings played",
+                "; ".join(" | ".join(lab) for lab, _ in ctx.rotations)
+                + f" ({ctx.n:,} games each, same seed)",
+            )
+        )
     if ctx.players == 2:
         a, b = s["seats"][0]["win_rate"]["estimate"], s["seats"][1]["win_rate"]["estimate"]
-        mixed = "; the seats hold different policies, so this mixes policy and seat effect" \
-            if len(set(ctx.labels)) > 1 else ""
+        mixed = (
+            "; the seats hold different policies, so this mixes policy and seat effect"
+            if len(set(ctx.labels)) > 1
+            else ""
+        )
         facts.append(("first-player balance", f"{a - b:+.4f} (win rate seat 0 - seat 1{mixed})"))
     for k in ("tileset",):
         if isinstance(s.get(k), dict):
             facts.append((k, ", ".join(f"{a}={b}" for a, b in s[k].items())))
     import mcsim
+
     facts.append(("mcsim", mcsim.__version__))
     return facts
 
@@ -890,23 +1194,32 @@ def headline(ctx: _Ctx, comparison: list[dict]) -> list[str]:
     seats = ctx.summary["seats"]
     if ctx.players == 1:
         sc = seats[0]["score"]
-        return [f"Mean score {sc['mean']:.3f} points [95% CI {sc['low']:.3f}, {sc['high']:.3f}], "
-                f"sd {sc['sd']:.3f}, over {ctx.n:,} games."]
+        return [
+            f"Mean score {sc['mean']:.3f} points [95% CI {sc['low']:.3f}, {sc['high']:.3f}], "
+            f"sd {sc['sd']:.3f}, over {ctx.n:,} games."
+        ]
     fair = 100.0 / ctx.players
     for st in seats:
         w = st["win_rate"]
-        out.append(f"Seat {st['seat']} ({st['policy']}) wins {_pct(w['estimate']):.2f}% of games "
-                   f"[95% CI {_pct(w['low']):.2f}, {_pct(w['high']):.2f}]; equal share "
-                   f"{fair:.2f}%.")
+        out.append(
+            f"Seat {st['seat']} ({st['policy']}) wins {_pct(w['estimate']):.2f}% of games "
+            f"[95% CI {_pct(w['low']):.2f}, {_pct(w['high']):.2f}]; equal share "
+            f"{fair:.2f}%."
+        )
     for r in comparison:
-        if r["group"] == "as seated (policy + seat effect)" and len(comparison) > 1 and \
-                any(x["group"].startswith("policy effect") for x in comparison):
+        if (
+            r["group"] == "as seated (policy + seat effect)"
+            and len(comparison) > 1
+            and any(x["group"].startswith("policy effect") for x in comparison)
+        ):
             continue
         sc, w = r["score"], r["win_rate"]
-        out.append(f"{r['group'][0].upper() + r['group'][1:]}, {r['label']}: "
-                   f"{sc['mean']:+.3f} points [95% CI {sc['low']:+.3f}, {sc['high']:+.3f}], "
-                   f"{_pct(w['mean']):+.2f} percentage points of win rate "
-                   f"[{_pct(w['low']):+.2f}, {_pct(w['high']):+.2f}].")
+        out.append(
+            f"{r['group'][0].upper() + r['group'][1:]}, {r['label']}: "
+            f"{sc['mean']:+.3f} points [95% CI {sc['low']:+.3f}, {sc['high']:+.3f}], "
+            f"{_pct(w['mean']):+.2f} percentage points of win rate "
+            f"[{_pct(w['low']):+.2f}, {_pct(w['high']):+.2f}]."
+        )
     return out
 
 
@@ -938,9 +1251,16 @@ def render_markdown(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> st
     parts += [f"> **Note:** {n}\n" for n in _notes(ctx)]
     parts += [f"- **{k}**: {v}" for k, v in _facts(ctx)]
     parts += ["", "## Headline", ""] + [f"- {h}" for h in headline(ctx, comparison)]
-    parts += ["", "## Seats", "", _md_table(HEAD, headline_rows(ctx)), "",
-              "Win rates: Wilson 95% intervals, a k-way tie counts 1/k. Mean scores: Student-t "
-              "95% intervals.", ""]
+    parts += [
+        "",
+        "## Seats",
+        "",
+        _md_table(HEAD, headline_rows(ctx)),
+        "",
+        "Win rates: Wilson 95% intervals, a k-way tie counts 1/k. Mean scores: Student-t "
+        "95% intervals.",
+        "",
+    ]
     if comparison:
         parts += ["## Paired differences", "", _md_table(CMP_HEAD, _cmp_table(comparison)), ""]
     text = _game_text(ctx)
@@ -980,8 +1300,11 @@ def _html_table(head, rows, num_from: int = 2) -> str:
     body = []
     for r in rows:
         cells = "".join(
-            f"<td class=\"num\">{html.escape(c)}</td>" if i >= num_from else
-            f"<td>{html.escape(c)}</td>" for i, c in enumerate(r))
+            f'<td class="num">{html.escape(c)}</td>'
+            if i >= num_from
+            else f"<td>{html.escape(c)}</td>"
+            for i, c in enumerate(r)
+        )
         body.append(f"<tr>{cells}</tr>")
     return f"<table><thead><tr>{h}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
@@ -989,24 +1312,32 @@ def _html_table(head, rows, num_from: int = 2) -> str:
 def render_html(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> str:
     """``report.html``: self-contained (inline CSS, figures as base64 data URIs, no scripts)."""
     title = f"Balance report: {ctx.spec.long_name}"
-    facts = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>"
-                    for k, v in _facts(ctx))
-    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-             '<meta name="viewport" content="width=device-width, initial-scale=1">',
-             f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
-             f"<h1>{html.escape(title)}</h1>"]
+    facts = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in _facts(ctx))
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+    ]
     parts += [f'<p class="warn"><b>Note:</b> {html.escape(n)}</p>' for n in _notes(ctx)]
     parts += [f'<dl class="facts">{facts}</dl>', "<h2>Headline</h2><ul>"]
     parts += [f"<li>{html.escape(h)}</li>" for h in headline(ctx, comparison)]
-    parts += ["</ul>", "<h2>Seats</h2>", _html_table(HEAD, headline_rows(ctx)),
-             '<p class="note">Win rates: Wilson 95% intervals, a k-way tie counts 1/k. Mean '
-             "scores: Student-t 95% intervals.</p>"]
+    parts += [
+        "</ul>",
+        "<h2>Seats</h2>",
+        _html_table(HEAD, headline_rows(ctx)),
+        '<p class="note">Win rates: Wilson 95% intervals, a k-way tie counts 1/k. Mean '
+        "scores: Student-t 95% intervals.</p>",
+    ]
     if comparison:
         parts += ["<h2>Paired differences</h2>", _html_table(CMP_HEAD, _cmp_table(comparison))]
     text = _game_text(ctx)
     if text:
-        parts += [f"<h2>{html.escape(ctx.spec.long_name)} details</h2>",
-                  f"<pre>{html.escape(text)}</pre>"]
+        parts += [
+            f"<h2>{html.escape(ctx.spec.long_name)} details</h2>",
+            f"<pre>{html.escape(text)}</pre>",
+        ]
     parts.append("<h2>Figures</h2>")
     for f in figures:
         data = base64.b64encode(f.png).decode("ascii")
@@ -1014,7 +1345,8 @@ def render_html(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> str:
             f'<figure id="fig-{f.slug}" data-file="{html.escape(f.file)}">'
             f'<img src="data:image/png;base64,{data}" alt="{html.escape(f.title)}">'
             f"<figcaption><b>{html.escape(f.title)}.</b> {html.escape(f.caption)} "
-            f'<span class="note">({html.escape(f.file)})</span></figcaption></figure>')
+            f'<span class="note">({html.escape(f.file)})</span></figcaption></figure>'
+        )
     if skipped:
         parts.append("<h2>Charts skipped</h2><ul>")
         parts += [f"<li><code>{html.escape(s)}</code>: {html.escape(r)}</li>" for s, r in skipped]
@@ -1025,11 +1357,26 @@ def render_html(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> str:
 
 def report_json(rep: ReportResult) -> str:
     """One JSON object for ``mcsim report --json``: folder, files, figures, skipped charts."""
-    return to_json({"out": str(rep.out), "files": rep.files,
-                    "figures": [f.file for f in rep.figures],
-                    "skipped": [{"figure": s, "reason": r} for s, r in rep.skipped],
-                    "summary": rep.result.summary, "comparison": rep.comparison})
+    return to_json(
+        {
+            "out": str(rep.out),
+            "files": rep.files,
+            "figures": [f.file for f in rep.figures],
+            "skipped": [{"figure": s, "reason": r} for s, r in rep.skipped],
+            "summary": rep.result.summary,
+            "comparison": rep.comparison,
+        }
+    )
 
 
-__all__ = ["build_report", "ReportResult", "Figure", "GAME_CHARTS", "comparison_rows", "headline",
-           "render_html", "render_markdown", "MissingData"]
+__all__ = [
+    "build_report",
+    "ReportResult",
+    "Figure",
+    "GAME_CHARTS",
+    "comparison_rows",
+    "headline",
+    "render_html",
+    "render_markdown",
+    "MissingData",
+]

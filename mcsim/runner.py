@@ -10,6 +10,7 @@ this machine). Each chunk is reduced in its worker to a mergeable ``mcsim.aggreg
 per-game rows are kept in memory only when asked (``keep_games``) and written as one Parquet
 file per chunk when ``out_dir`` is given, so memory stays flat for any game count.
 """
+
 from __future__ import annotations
 
 import collections
@@ -22,11 +23,12 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -83,8 +85,13 @@ class SimulationResult:
         return stats.long_seats(self.games, cfg.players, [p.label() for p in cfg.policies])
 
 
-def resolve_config(game: str, players: int | None = None, policies: Iterable | None = None,
-                   variant: dict | None = None, options: dict | None = None):
+def resolve_config(
+    game: str,
+    players: int | None = None,
+    policies: Iterable | None = None,
+    variant: dict | None = None,
+    options: dict | None = None,
+):
     """Check a run's configuration; returns ``(game_module, RunConfig)``.
 
     Raises ``UnknownGameError``, ``UnknownPolicyError``, ``UnknownVariantError``, ``ConfigError``.
@@ -93,26 +100,35 @@ def resolve_config(game: str, players: int | None = None, policies: Iterable | N
     spec = module.SPEC
     if isinstance(policies, (str, PolicyChoice)):
         policies = [policies]  # one policy for all seats (a string is not a list of letters)
-    choices = [p if isinstance(p, PolicyChoice) else parse_policy(str(p))
-               for p in (list(policies) if policies else ["random"])]
+    choices = [
+        p if isinstance(p, PolicyChoice) else parse_policy(str(p))
+        for p in (list(policies) if policies else ["random"])
+    ]
     if players is None:
         players = len(choices) if len(choices) > 1 else spec.default_players
     check_players(spec, players)
     if len(choices) == 1:
         choices = choices * players
     if len(choices) != players:
-        raise ConfigError(f"{len(choices)} policies given for {players} seats; give one policy "
-                          f"for all seats or one per seat")
+        raise ConfigError(
+            f"{len(choices)} policies given for {players} seats; give one policy "
+            f"for all seats or one per seat"
+        )
     for c in choices:
         spec.policy(c.name).vector(c.params)  # validates names and parameters
     known = getattr(module, "OPTIONS", None)
     if known is not None:
-        for key in (options or {}):
+        for key in options or {}:
             if key not in known:
                 listed = ", ".join(known) or "none"
                 raise ConfigError(f"unknown option {key!r} for {spec.id} (its options: {listed})")
-    return module, RunConfig(game=spec.id, players=players, policies=choices,
-                             variant=spec.resolve_variant(variant), options=dict(options or {}))
+    return module, RunConfig(
+        game=spec.id,
+        players=players,
+        policies=choices,
+        variant=spec.resolve_variant(variant),
+        options=dict(options or {}),
+    )
 
 
 def default_workers() -> int:
@@ -195,8 +211,10 @@ def _work(task):
     if out_dir is not None:
         text = json.dumps(agg.to_json())
         write_atomic(_agg_path(out_dir, first), lambda tmp: Path(tmp).write_text(text))
-        write_atomic(Path(out_dir) / (_part_name(first) + ".parquet"),
-                     lambda tmp: df.to_parquet(tmp, index=False))
+        write_atomic(
+            Path(out_dir) / (_part_name(first) + ".parquet"),
+            lambda tmp: df.to_parquet(tmp, index=False),
+        )
     return first, agg, (df if keep else None)
 
 
@@ -256,8 +274,12 @@ def _execute(tasks, backend: str, workers: int, scheduler: str | None):
     if backend == "local":
         # even a single chunk runs in a worker process, so that Ctrl-C can always stop it
         ctx = mp.get_context("fork")
-        pool = ProcessPoolExecutor(max_workers=workers if len(head) > 1 else 1, mp_context=ctx,
-                                   initializer=_worker_init, initargs=(os.getpid(),))
+        pool = ProcessPoolExecutor(
+            max_workers=workers if len(head) > 1 else 1,
+            mp_context=ctx,
+            initializer=_worker_init,
+            initargs=(os.getpid(),),
+        )
         submit = pool.submit
         close = lambda: pool.shutdown(wait=True, cancel_futures=True)  # noqa: E731
         stop = lambda: _stop_pool(pool)  # noqa: E731
@@ -301,7 +323,9 @@ def _dask_client(workers: int, scheduler: str | None):
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
-        raise ConfigError("--backend dask needs the dask extra: pip install 'mcsim[dask]'") from None
+        raise ConfigError(
+            "--backend dask needs the dask extra: pip install 'mcsim[dask]'"
+        ) from None
     if scheduler:
         try:
             client = Client(scheduler, timeout="10s")
@@ -310,6 +334,7 @@ def _dask_client(workers: int, scheduler: str | None):
         return client, client.close
     import logging
     import threading
+
     logging.getLogger("distributed").setLevel(logging.ERROR)
     # The worker processes must not see the terminal's Ctrl-C (it is this process's to handle):
     # SIGINT is blocked while they are started, and they inherit the blocked mask; a Ctrl-C
@@ -325,8 +350,13 @@ def _dask_client(workers: int, scheduler: str | None):
     os.dup2(devnull, 2)
     os.close(devnull)
     try:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
+        cluster = LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
         try:
             client = Client(cluster)
         except BaseException:
@@ -345,13 +375,16 @@ def _dask_client(workers: int, scheduler: str | None):
     return client, close
 
 
-def games_frame(columns: dict[str, np.ndarray], first_game_index: int, players: int) -> pd.DataFrame:
+def games_frame(
+    columns: dict[str, np.ndarray], first_game_index: int, players: int
+) -> pd.DataFrame:
     """Turn a game's column arrays into the per-game DataFrame (see ``SimulationResult``)."""
     scores = np.asarray(columns["score"])
     n = scores.shape[0]
     rank, share, winner = stats.ranks_and_shares(scores, columns.get("win_share"))
-    data: dict[str, Any] = {"game_index": np.arange(first_game_index, first_game_index + n,
-                                                    dtype=np.int64)}
+    data: dict[str, Any] = {
+        "game_index": np.arange(first_game_index, first_game_index + n, dtype=np.int64)
+    }
     for k in range(players):
         data[f"score_{k}"] = scores[:, k]
     for k in range(players):
@@ -372,9 +405,16 @@ def games_frame(columns: dict[str, np.ndarray], first_game_index: int, players: 
     return pd.DataFrame(data)
 
 
-def build_summary(module, prep: Prepared, agg: Aggregate, games_df: pd.DataFrame | None,
-                  seed: int, elapsed: float, played: int | None = None,
-                  compile_seconds: float = 0.0) -> dict:
+def build_summary(
+    module,
+    prep: Prepared,
+    agg: Aggregate,
+    games_df: pd.DataFrame | None,
+    seed: int,
+    elapsed: float,
+    played: int | None = None,
+    compile_seconds: float = 0.0,
+) -> dict:
     """The common summary frame (README, "JSON keys") plus the game's own block.
 
     ``elapsed_seconds`` is the wall time of the call, Numba compile (or cache load) included;
@@ -384,8 +424,12 @@ def build_summary(module, prep: Prepared, agg: Aggregate, games_df: pd.DataFrame
     cfg = prep.config
     labels = [p.label() for p in cfg.policies]
     summary: dict[str, Any] = {
-        "game": cfg.game, "games": agg.n, "seed": seed, "players": cfg.players,
-        "variant": dict(cfg.variant), "policies": labels,
+        "game": cfg.game,
+        "games": agg.n,
+        "seed": seed,
+        "players": cfg.players,
+        "variant": dict(cfg.variant),
+        "policies": labels,
     }
     summary.update(prep.info)
     summary["seats"] = agg.seat_summaries(labels)
@@ -404,10 +448,17 @@ def build_summary(module, prep: Prepared, agg: Aggregate, games_df: pd.DataFrame
 
 
 def _run_manifest(cfg: RunConfig, games: int, seed: int, plan, module=None) -> dict:
-    m = {"game": cfg.game, "games": games, "seed": seed, "players": cfg.players,
-         "policies": [p.label() for p in cfg.policies], "variant": dict(cfg.variant),
-         "options": {k: str(v) for k, v in cfg.options.items()},
-         "chunk_size": plan.chunk, "chunks": len(plan)}
+    m = {
+        "game": cfg.game,
+        "games": games,
+        "seed": seed,
+        "players": cfg.players,
+        "policies": [p.label() for p in cfg.policies],
+        "variant": dict(cfg.variant),
+        "options": {k: str(v) for k, v in cfg.options.items()},
+        "chunk_size": plan.chunk,
+        "chunks": len(plan),
+    }
     if module is not None:
         m.update(run_fingerprint(module, cfg))
     return m
@@ -471,8 +522,11 @@ def fingerprint_change(old: dict | None, new: dict) -> str | None:
         if name not in oi:
             what = name.split(" (")[0]
             before = [o for o in oi if o.split(" (")[0] == what]
-            return (f"{name}: another file than {before[0][len(what) + 1:]} there"
-                    if before else f"{name} was not used there")
+            return (
+                f"{name}: another file than {before[0][len(what) + 1 :]} there"
+                if before
+                else f"{name} was not used there"
+            )
         if oi[name] != h:
             return f"{name} has different content now (sha256 {oi[name][:12]} there, {h[:12]} now)"
     for name in oi:
@@ -493,22 +547,28 @@ def _prepare_out_dir(out_dir: Path, manifest: dict, resume: bool) -> set[int]:
             raise ConfigError(f"cannot resume: {out_dir} holds no run (no {MANIFEST_NAME})")
         old = read_json_object(mfile, "run manifest").get("run")
         if not isinstance(old, dict):
-            raise InputFileError(f"{mfile}: run manifest has no \"run\" object")
+            raise InputFileError(f'{mfile}: run manifest has no "run" object')
         for k, v in manifest.items():
             if k in ("config", "inputs"):
                 continue
             if old.get(k) != v:
-                raise ConfigError(f"cannot resume: {out_dir} holds a different run "
-                                  f"({k} {old.get(k)!r} there, {v!r} now)")
+                raise ConfigError(
+                    f"cannot resume: {out_dir} holds a different run "
+                    f"({k} {old.get(k)!r} there, {v!r} now)"
+                )
         if "inputs" in manifest:
             change = fingerprint_change(old, manifest)
             if change:
-                raise ConfigError(f"cannot resume: {out_dir} holds a run of other inputs "
-                                  f"({change}); start a new run in another directory")
+                raise ConfigError(
+                    f"cannot resume: {out_dir} holds a run of other inputs "
+                    f"({change}); start a new run in another directory"
+                )
     else:
         if out_dir.exists() and any(out_dir.iterdir()):
-            raise ConfigError(f"{out_dir} is not empty; use --resume to continue the run in it, "
-                              f"--force to start over, or choose another directory")
+            raise ConfigError(
+                f"{out_dir} is not empty; use --resume to continue the run in it, "
+                f"--force to start over, or choose another directory"
+            )
         if out_dir.exists() and not out_dir.is_dir():
             raise ConfigError(f"{out_dir} is a file, not a directory")
         if not out_dir.parent.is_dir():
@@ -517,12 +577,14 @@ def _prepare_out_dir(out_dir: Path, manifest: dict, resume: bool) -> set[int]:
         (out_dir / AGGREGATES_DIR).mkdir(exist_ok=True)
         text = json.dumps({"run": manifest, "versions": versions()}, indent=2)
         write_atomic(mfile, lambda tmp: Path(tmp).write_text(text + "\n"))
-    for tmp in itertools.chain(out_dir.glob(".part-*.tmp"),  # left by killed workers
-                               (out_dir / AGGREGATES_DIR).glob(".part-*.tmp")):
+    for tmp in itertools.chain(
+        out_dir.glob(".part-*.tmp"),  # left by killed workers
+        (out_dir / AGGREGATES_DIR).glob(".part-*.tmp"),
+    ):
         tmp.unlink(missing_ok=True)
     done = set()
     for f in out_dir.glob("part-*.parquet"):
-        digits = f.stem[len("part-"):]
+        digits = f.stem[len("part-") :]
         if not (digits.isascii() and digits.isdigit()):
             continue  # a stray file, not one of ours: ignored (and never read)
         first = int(digits)
@@ -541,19 +603,27 @@ def _load_chunk(out_dir: Path, first: int, n: int, players: int, keep: bool):
         try:
             agg = Aggregate.from_json(doc)
             Aggregate.empty(players).merge(agg)  # every field of the right type ...
-            if any(len(x) != players for x in (agg.win_share, agg.score_sum, agg.score_sumsq,
-                                                 agg.score_hist)):  # ... and length
+            if any(
+                len(x) != players
+                for x in (agg.win_share, agg.score_sum, agg.score_sumsq, agg.score_hist)
+            ):  # ... and length
                 raise ValueError("seat count")
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
-            raise InputFileError(f"{_agg_path(out_dir, first)}: not a chunk aggregate "
-                                 f"({type(e).__name__})") from None
+            raise InputFileError(
+                f"{_agg_path(out_dir, first)}: not a chunk aggregate ({type(e).__name__})"
+            ) from None
         if agg.n != n or agg.players != players:
-            raise InputFileError(f"{_agg_path(out_dir, first)}: holds {agg.n} games of "
-                                 f"{agg.players} players, not {n} of {players}")
+            raise InputFileError(
+                f"{_agg_path(out_dir, first)}: holds {agg.n} games of "
+                f"{agg.players} players, not {n} of {players}"
+            )
         if keep:
             df = read_parquet(part, "chunk part")
-            ok = (len(df) == n and "game_index" in df
-                  and np.array_equal(df["game_index"].to_numpy(), np.arange(first, first + n)))
+            ok = (
+                len(df) == n
+                and "game_index" in df
+                and np.array_equal(df["game_index"].to_numpy(), np.arange(first, first + n))
+            )
         else:
             df, ok = None, parquet_rows(part, "chunk part") == n
         if not ok:
@@ -571,7 +641,11 @@ def check_limits(games, seed, games_name: str = "--games", seed_name: str = "--s
         raise ConfigError(f"{games_name} must be a positive whole number, not {games}")
     if games > MAX_GAMES:
         raise ConfigError(f"{games_name} must be at most {MAX_GAMES:,} (10**12), not {games:,}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not (0 <= seed <= MAX_SEED):
+    if (
+        isinstance(seed, bool)
+        or not isinstance(seed, (int, np.integer))
+        or not (0 <= seed <= MAX_SEED)
+    ):
         raise ConfigError(f"{seed_name} must be a whole number in [0, 2**64), not {seed}")
 
 
@@ -603,8 +677,12 @@ class compile_notice:
 
     @staticmethod
     def _say(what: str) -> None:
-        print(f"{what}: compiling the game's kernels; this happens once per install or code change "
-              "(the machine code is cached) ...", file=sys.stderr, flush=True)
+        print(
+            f"{what}: compiling the game's kernels; this happens once per install or code change "
+            "(the machine code is cached) ...",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def __enter__(self):
         if self.enabled:
@@ -636,12 +714,24 @@ def resolve_execution(workers, backend, scheduler, resume, out_dir) -> tuple[int
     return workers, backend
 
 
-def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable | None = None,
-             variant: dict | None = None, players: int | None = None, workers: int | None = 1,
-             chunk_size: int | None = None, options: dict | None = None, record: int = 0,
-             progress: bool = False, backend: str | None = None, scheduler: str | None = None,
-             out_dir: str | os.PathLike | None = None, resume: bool = False,
-             keep_games: bool | None = None) -> SimulationResult:
+def simulate(
+    game: str,
+    games: int = 10_000,
+    seed: int = 0,
+    policies: Iterable | None = None,
+    variant: dict | None = None,
+    players: int | None = None,
+    workers: int | None = 1,
+    chunk_size: int | None = None,
+    options: dict | None = None,
+    record: int = 0,
+    progress: bool = False,
+    backend: str | None = None,
+    scheduler: str | None = None,
+    out_dir: str | os.PathLike | None = None,
+    resume: bool = False,
+    keep_games: bool | None = None,
+) -> SimulationResult:
     """Play ``games`` complete games and summarise them.
 
     Parameters
@@ -712,21 +802,39 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
     done: set[int] = set()
     out_path = Path(out_dir) if out_dir is not None else None
     if out_path is not None:
-        done = _prepare_out_dir(out_path, _run_manifest(cfg, games, seed, plan, module),
-                                resume)
+        done = _prepare_out_dir(out_path, _run_manifest(cfg, games, seed, plan, module), resume)
     t0 = time.perf_counter()
     with compile_notice(module.SPEC.long_name, progress and _stderr_is_terminal()):
         module.play_chunk(prep, 0, 0, seed)  # compile (or load the cache) before the workers
     compile_seconds = time.perf_counter() - t0
-    tasks = ((module.__name__, prep, first, n, seed, keep_games,
-              None if out_path is None else str(out_path))
-             for first, n in plan if first not in done)
+    tasks = (
+        (
+            module.__name__,
+            prep,
+            first,
+            n,
+            seed,
+            keep_games,
+            None if out_path is None else str(out_path),
+        )
+        for first, n in plan
+        if first not in done
+    )
     results = _execute(tasks, backend, workers, scheduler)
     from tqdm import tqdm
 
     resumed = sum(n for first, n in plan if first in done) if done else 0
-    bar = tqdm(total=games, initial=resumed, unit="game", unit_scale=True, file=sys.stderr,
-               delay=1.0, disable=not progress, leave=False, dynamic_ncols=True)
+    bar = tqdm(
+        total=games,
+        initial=resumed,
+        unit="game",
+        unit_scale=True,
+        file=sys.stderr,
+        delay=1.0,
+        disable=not progress,
+        leave=False,
+        dynamic_ncols=True,
+    )
     total = Aggregate.empty(cfg.players)
     frames: list[pd.DataFrame] = []
     replayed = 0
@@ -736,10 +844,12 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
             if first in done:
                 loaded, damage = _load_chunk(out_path, first, n, cfg.players, keep_games)
                 if loaded is None:  # damaged: play it again here, in this process
-                    prep.notices.append(f"resume: played games {first}..{first + n - 1} again "
-                                        f"({damage})")
-                    _, agg, df = _work((module.__name__, prep, first, n, seed, keep_games,
-                                        str(out_path)))
+                    prep.notices.append(
+                        f"resume: played games {first}..{first + n - 1} again ({damage})"
+                    )
+                    _, agg, df = _work(
+                        (module.__name__, prep, first, n, seed, keep_games, str(out_path))
+                    )
                     replayed += n  # (the bar counted it as resumed already)
                 else:
                     agg, df = loaded
@@ -753,8 +863,9 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
     except BaseException:
         results.close()  # the interrupt path: workers stopped (killed) before we tidy up
         if out_path is not None:  # a killed worker's unfinished temporary files
-            for tmp in itertools.chain(out_path.glob(".part-*.tmp"),
-                                       (out_path / AGGREGATES_DIR).glob(".part-*.tmp")):
+            for tmp in itertools.chain(
+                out_path.glob(".part-*.tmp"), (out_path / AGGREGATES_DIR).glob(".part-*.tmp")
+            ):
                 tmp.unlink(missing_ok=True)
         raise
     finally:
@@ -762,8 +873,16 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
         results.close()
     elapsed = time.perf_counter() - t0
     games_df = pd.concat(frames, ignore_index=True) if keep_games else None
-    summary = build_summary(module, prep, total, games_df, seed, elapsed,
-                            played=games - resumed + replayed, compile_seconds=compile_seconds)
+    summary = build_summary(
+        module,
+        prep,
+        total,
+        games_df,
+        seed,
+        elapsed,
+        played=games - resumed + replayed,
+        compile_seconds=compile_seconds,
+    )
     if out_path is not None:
         text = to_json(summary, indent=1)
         write_atomic(out_path / SUMMARY_NAME, lambda tmp: Path(tmp).write_text(text + "\n"))
@@ -777,9 +896,16 @@ def simulate(game: str, games: int = 10_000, seed: int = 0, policies: Iterable |
 
 def versions() -> dict:
     import numba
+
     import mcsim
-    return {"mcsim": mcsim.__version__, "numba": numba.__version__, "numpy": np.__version__,
-            "pandas": pd.__version__, "python": sys.version.split()[0]}
+
+    return {
+        "mcsim": mcsim.__version__,
+        "numba": numba.__version__,
+        "numpy": np.__version__,
+        "pandas": pd.__version__,
+        "python": sys.version.split()[0],
+    }
 
 
 # ---------------------------------------------------------------- writing files
@@ -815,7 +941,9 @@ def write_atomic(path: str | os.PathLike, write) -> None:
         raise
 
 
-def write_games_table(df: pd.DataFrame, path: str | os.PathLike, manifest: dict | None = None) -> None:
+def write_games_table(
+    df: pd.DataFrame, path: str | os.PathLike, manifest: dict | None = None
+) -> None:
     """Write the per-game table as Parquet (``.parquet``) or CSV (``.csv``), atomically,
     with the run's parameters in ``<path>.manifest.json``."""
     path = Path(path)
@@ -828,8 +956,9 @@ def write_games_table(df: pd.DataFrame, path: str | os.PathLike, manifest: dict 
         write_atomic(path, lambda tmp: df.to_csv(tmp, index=False))
     if manifest is not None:
         text = json.dumps(manifest, indent=2, default=_json_default)
-        write_atomic(Path(str(path) + ".manifest.json"),
-                     lambda tmp: Path(tmp).write_text(text + "\n"))
+        write_atomic(
+            Path(str(path) + ".manifest.json"), lambda tmp: Path(tmp).write_text(text + "\n")
+        )
 
 
 def manifest_for(summary: dict) -> dict:

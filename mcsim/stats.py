@@ -4,6 +4,7 @@ Everything here takes pandas/numpy data and returns plain floats/dicts ready for
 Proportions get Wilson 95% intervals; means get a Student-t 95% interval; paired differences
 get the t interval of the per-game differences (``shared/DESIGN.md``, Summary).
 """
+
 from __future__ import annotations
 
 import math
@@ -31,8 +32,10 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, fl
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
     # exact ends at p = 0 and p = 1 (centre - half leaves a round-off residue there, e.g. 5.6e-17)
-    return (0.0 if successes <= 0 else max(0.0, centre - half),
-            1.0 if successes >= n else min(1.0, centre + half))
+    return (
+        0.0 if successes <= 0 else max(0.0, centre - half),
+        1.0 if successes >= n else min(1.0, centre + half),
+    )
 
 
 def proportion(successes: float, n: int) -> dict:
@@ -79,8 +82,15 @@ def score_summary(values) -> dict:
     """Score summary of one seat: mean with 95% interval, sd, min, median, max (points)."""
     x = np.asarray(values, dtype=np.float64)
     mi = mean_interval(x)
-    return {"mean": mi["mean"], "low": mi["low"], "high": mi["high"], "sd": mi["sd"],
-            "min": float(x.min()), "p50": float(np.median(x)), "max": float(x.max())}
+    return {
+        "mean": mi["mean"],
+        "low": mi["low"],
+        "high": mi["high"],
+        "sd": mi["sd"],
+        "min": float(x.min()),
+        "p50": float(np.median(x)),
+        "max": float(x.max()),
+    }
 
 
 def paired_difference(a, b) -> dict:
@@ -108,7 +118,7 @@ def ranks_and_shares(scores: np.ndarray, win_share: np.ndarray | None = None):
     n, k = s.shape
     rank = np.ones((n, k), dtype=np.int8)
     for j in range(k):
-        rank[:, j] += (s > s[:, j:j + 1]).sum(axis=1).astype(np.int8)
+        rank[:, j] += (s > s[:, j : j + 1]).sum(axis=1).astype(np.int8)
     if win_share is None:
         top = s == s.max(axis=1, keepdims=True)
         win_share = top / top.sum(axis=1, keepdims=True)
@@ -122,16 +132,23 @@ def long_seats(games: pd.DataFrame, players: int, policy_labels: list[str]) -> p
     """The tidy per-seat view: ``game_index, seat, policy, score, rank, won`` (one row per seat)."""
     parts = []
     for k in range(players):
-        parts.append(pd.DataFrame({
-            "game_index": games["game_index"].to_numpy(),
-            "seat": np.full(len(games), k, dtype=np.int8),
-            "policy": pd.Categorical([policy_labels[k]] * len(games), categories=sorted(set(policy_labels))),
-            "score": games[f"score_{k}"].to_numpy(),
-            "rank": games[f"rank_{k}"].to_numpy(),
-            "won": games[f"win_share_{k}"].to_numpy(),
-        }))
-    return pd.concat(parts, ignore_index=True).sort_values(["game_index", "seat"], kind="stable",
-                                                           ignore_index=True)
+        parts.append(
+            pd.DataFrame(
+                {
+                    "game_index": games["game_index"].to_numpy(),
+                    "seat": np.full(len(games), k, dtype=np.int8),
+                    "policy": pd.Categorical(
+                        [policy_labels[k]] * len(games), categories=sorted(set(policy_labels))
+                    ),
+                    "score": games[f"score_{k}"].to_numpy(),
+                    "rank": games[f"rank_{k}"].to_numpy(),
+                    "won": games[f"win_share_{k}"].to_numpy(),
+                }
+            )
+        )
+    return pd.concat(parts, ignore_index=True).sort_values(
+        ["game_index", "seat"], kind="stable", ignore_index=True
+    )
 
 
 def seat_summaries(games: pd.DataFrame, players: int, policy_labels: list[str]) -> list[dict]:
@@ -141,9 +158,14 @@ def seat_summaries(games: pd.DataFrame, players: int, policy_labels: list[str]) 
     out = []
     for k in range(players):
         wins = float(games[f"win_share_{k}"].sum())
-        out.append({"seat": k, "policy": policy_labels[k],
-                    "win_rate": proportion(wins, n) if players > 1 else None,
-                    "score": score_summary(games[f"score_{k}"].to_numpy())})
+        out.append(
+            {
+                "seat": k,
+                "policy": policy_labels[k],
+                "win_rate": proportion(wins, n) if players > 1 else None,
+                "score": score_summary(games[f"score_{k}"].to_numpy()),
+            }
+        )
     return out
 
 

@@ -17,6 +17,7 @@ policy wins every game (where the plain estimate is infinite).
 in Elo points relative to seat 0, each with a 95% interval from the observed information. This
 separates the seat effect from the policy effect.
 """
+
 from __future__ import annotations
 
 import math
@@ -53,8 +54,13 @@ def lineups(policies: list[str], players: int) -> list[tuple[str, ...]]:
     return out
 
 
-def fit_ratings(games_per_lineup: list[int], lineup_index: list[list[int]],
-                wins: list[list[float]], n_policies: int, players: int):
+def fit_ratings(
+    games_per_lineup: list[int],
+    lineup_index: list[list[int]],
+    wins: list[list[float]],
+    n_policies: int,
+    players: int,
+):
     """Maximum-likelihood policy ratings and seat effects (natural-log units).
 
     Parameters
@@ -107,15 +113,24 @@ def fit_ratings(games_per_lineup: list[int], lineup_index: list[list[int]],
     A -= A.mean(axis=0)
     r = A @ theta
     r_se = np.sqrt(np.maximum(np.diag(A @ cov @ A.T), 0.0))
-    h = np.concatenate([[0.0], theta[n_policies - 1:]])
-    h_se = np.concatenate([[0.0], np.sqrt(np.maximum(np.diag(cov)[n_policies - 1:], 0.0))])
+    h = np.concatenate([[0.0], theta[n_policies - 1 :]])
+    h_se = np.concatenate([[0.0], np.sqrt(np.maximum(np.diag(cov)[n_policies - 1 :], 0.0))])
     return r, h, r_se, h_se
 
 
-def tournament(game: str, policies: list[str], players: int | None = None, games: int = 10_000,
-               seed: int = 0, variant: dict | None = None, workers: int | None = 1,
-               options: dict | None = None, backend: str | None = None,
-               scheduler: str | None = None, progress: bool = False) -> dict:
+def tournament(
+    game: str,
+    policies: list[str],
+    players: int | None = None,
+    games: int = 10_000,
+    seed: int = 0,
+    variant: dict | None = None,
+    workers: int | None = 1,
+    options: dict | None = None,
+    backend: str | None = None,
+    scheduler: str | None = None,
+    progress: bool = False,
+) -> dict:
     """Play a seat-rotated tournament and return its result as a JSON-ready dict.
 
     Keys: ``game, games_per_lineup, seed, players, variant, policies, lineups`` (each with its
@@ -138,9 +153,11 @@ def tournament(game: str, policies: list[str], players: int | None = None, games
     module, cfg = resolve_config(game, players, [labels[0]], variant, options)
     players = cfg.players
     if players < 2:  # refused before any game (issue 12 §5)
-        raise ConfigError(f"a tournament needs at least 2 seats; {cfg.game} with 1 player is a "
-                          f"solo game: rank policies by score on common deals with `mcsim "
-                          f"evaluate {cfg.game} -p A -p B`")
+        raise ConfigError(
+            f"a tournament needs at least 2 seats; {cfg.game} with 1 player is a "
+            f"solo game: rank policies by score on common deals with `mcsim "
+            f"evaluate {cfg.game} -p A -p B`"
+        )
     for p in labels:
         resolve_config(game, players, [p], variant, options)
     index = {p: i for i, p in enumerate(labels)}
@@ -149,9 +166,20 @@ def tournament(game: str, policies: list[str], players: int | None = None, games
     elapsed = 0.0
     total_games = 0
     for lineup in plan:
-        r = simulate(game, games=games, seed=seed, policies=list(lineup), variant=variant,
-                     players=players, workers=workers, options=options, backend=backend,
-                     scheduler=scheduler, progress=progress, keep_games=False)
+        r = simulate(
+            game,
+            games=games,
+            seed=seed,
+            policies=list(lineup),
+            variant=variant,
+            players=players,
+            workers=workers,
+            options=options,
+            backend=backend,
+            scheduler=scheduler,
+            progress=progress,
+            keep_games=False,
+        )
         results.append(r)
         elapsed += r.summary["elapsed_seconds"] - r.summary.get("compile_seconds", 0.0)
         total_games += games
@@ -161,8 +189,9 @@ def tournament(game: str, policies: list[str], players: int | None = None, games
     # PSEUDO_WINS per seat and lineup keep the ratings finite when a policy wins (or loses)
     # every game, where the maximum-likelihood estimate is infinite; negligible for large N.
     fit_wins = [[w + PSEUDO_WINS for w in ws] for ws in wins]
-    rr, h, r_se, h_se = fit_ratings([games + PSEUDO_WINS * players] * len(plan), pol_idx,
-                                    fit_wins, n_pol, players)
+    rr, h, r_se, h_se = fit_ratings(
+        [games + PSEUDO_WINS * players] * len(plan), pol_idx, fit_wins, n_pol, players
+    )
 
     share = np.zeros((n_pol, n_pol))
     count = np.zeros((n_pol, n_pol))
@@ -181,26 +210,49 @@ def tournament(game: str, policies: list[str], players: int | None = None, games
             score_sum[index[p]] += r.aggregate.score_sum[s]
             score_n[index[p]] += games
             seat_wins[s] += w[s]
-    matrix = [[None if a == b else stats.proportion(share[a, b], int(count[a, b]))
-               for b in range(n_pol)] for a in range(n_pol)]
+    matrix = [
+        [None if a == b else stats.proportion(share[a, b], int(count[a, b])) for b in range(n_pol)]
+        for a in range(n_pol)
+    ]
     z = stats.Z95
-    elo = [{"policy": p, "rating": float(1500 + ELO_PER_NAT * rr[i]),
+    elo = [
+        {
+            "policy": p,
+            "rating": float(1500 + ELO_PER_NAT * rr[i]),
             "low": float(1500 + ELO_PER_NAT * (rr[i] - z * r_se[i])),
             "high": float(1500 + ELO_PER_NAT * (rr[i] + z * r_se[i])),
-            "mean_score": float(score_sum[i] / score_n[i])} for i, p in enumerate(labels)]
-    seats = [{"seat": s, "elo": float(ELO_PER_NAT * h[s]),
-              "low": float(ELO_PER_NAT * (h[s] - z * h_se[s])),
-              "high": float(ELO_PER_NAT * (h[s] + z * h_se[s])),
-              "win_rate": stats.proportion(seat_wins[s], games * len(plan))}
-             for s in range(players)]
+            "mean_score": float(score_sum[i] / score_n[i]),
+        }
+        for i, p in enumerate(labels)
+    ]
+    seats = [
+        {
+            "seat": s,
+            "elo": float(ELO_PER_NAT * h[s]),
+            "low": float(ELO_PER_NAT * (h[s] - z * h_se[s])),
+            "high": float(ELO_PER_NAT * (h[s] + z * h_se[s])),
+            "win_rate": stats.proportion(seat_wins[s], games * len(plan)),
+        }
+        for s in range(players)
+    ]
     return {
-        "game": cfg.game, "games_per_lineup": games, "seed": seed, "players": players,
-        "variant": dict(cfg.variant), "policies": labels,
-        "lineups": [{"policies": list(lineup),
-                     "win_rate": [x["win_rate"] for x in r.summary["seats"]],
-                     "mean_score": [x["score"]["mean"] for x in r.summary["seats"]]}
-                    for lineup, r in zip(plan, results)],
-        "matrix": matrix, "elo": elo, "seat_effect": seats,
+        "game": cfg.game,
+        "games_per_lineup": games,
+        "seed": seed,
+        "players": players,
+        "variant": dict(cfg.variant),
+        "policies": labels,
+        "lineups": [
+            {
+                "policies": list(lineup),
+                "win_rate": [x["win_rate"] for x in r.summary["seats"]],
+                "mean_score": [x["score"]["mean"] for x in r.summary["seats"]],
+            }
+            for lineup, r in zip(plan, results)
+        ],
+        "matrix": matrix,
+        "elo": elo,
+        "seat_effect": seats,
         "games_per_second": total_games / elapsed if elapsed > 0 else None,
     }
 
@@ -209,24 +261,34 @@ def format_tournament(t: dict) -> str:
     """Readable text: the win-rate matrix, the Elo table and the seat effects."""
     labels = t["policies"]
     width = max(12, max(len(p) for p in labels) + 2)
-    lines = [f"{t['game']} tournament: {len(t['lineups'])} lineups x {t['games_per_lineup']:,} "
-             f"games, seed {t['seed']}, {t['players']} players",
-             "", "win rate of row against column [95% CI]:",
-             " " * width + "".join(f"{p:>26}" for p in labels)]
+    lines = [
+        f"{t['game']} tournament: {len(t['lineups'])} lineups x {t['games_per_lineup']:,} "
+        f"games, seed {t['seed']}, {t['players']} players",
+        "",
+        "win rate of row against column [95% CI]:",
+        " " * width + "".join(f"{p:>26}" for p in labels),
+    ]
     for a, p in enumerate(labels):
         cells = []
         for b in range(len(labels)):
             m = t["matrix"][a][b]
-            cells.append(f"{'-':>26}" if m is None else
-                         f"{m['estimate']:.3f} [{m['low']:.3f}, {m['high']:.3f}]".rjust(26))
+            cells.append(
+                f"{'-':>26}"
+                if m is None
+                else f"{m['estimate']:.3f} [{m['low']:.3f}, {m['high']:.3f}]".rjust(26)
+            )
         lines.append(f"{p:<{width}}" + "".join(cells))
     lines += ["", "Elo (mean 1500; 95% CI) and mean score over all seats:"]
     for e in sorted(t["elo"], key=lambda e: -e["rating"]):
-        lines.append(f"  {e['policy']:<{width}} {e['rating']:7.1f} [{e['low']:7.1f}, "
-                     f"{e['high']:7.1f}]   mean score {e['mean_score']:.3f}")
+        lines.append(
+            f"  {e['policy']:<{width}} {e['rating']:7.1f} [{e['low']:7.1f}, "
+            f"{e['high']:7.1f}]   mean score {e['mean_score']:.3f}"
+        )
     lines += ["", "seat effect (Elo points relative to seat 0; raw win rate over all lineups):"]
     for s in t["seat_effect"]:
         w = s["win_rate"]
-        lines.append(f"  seat {s['seat']}: {s['elo']:+7.1f} [{s['low']:+7.1f}, {s['high']:+7.1f}]"
-                     f"   win rate {w['estimate']:.4f} [{w['low']:.4f}, {w['high']:.4f}]")
+        lines.append(
+            f"  seat {s['seat']}: {s['elo']:+7.1f} [{s['low']:+7.1f}, {s['high']:+7.1f}]"
+            f"   win rate {w['estimate']:.4f} [{w['low']:.4f}, {w['high']:.4f}]"
+        )
     return "\n".join(lines)

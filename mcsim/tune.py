@@ -49,6 +49,7 @@ Budget
 rest to ``generations x popsize x K seatings x deals``; what rounding leaves over goes to
 validation. Progress (one line per generation) goes to ``echo``.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -58,17 +59,26 @@ import math
 import multiprocessing as mp
 import os
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 
 from mcsim import stats
 from mcsim.errors import ConfigError, McsimError
 from mcsim.games.base import ParamSpec, PolicyChoice, parse_policy, players_range
-from mcsim.runner import (MAX_GAMES, MAX_SEED, _dask_client, _ignore_sigint, chunk_plan,
-                          resolve_config, resolve_execution, versions, write_atomic)
+from mcsim.runner import (
+    MAX_GAMES,
+    MAX_SEED,
+    _dask_client,
+    _ignore_sigint,
+    chunk_plan,
+    resolve_config,
+    resolve_execution,
+    versions,
+    write_atomic,
+)
 
 OBJECTIVES = ("win_share", "score", "margin")
 #: first game index of the validation deals (tuning uses indices below MAX_GAMES < 2**40)
@@ -85,8 +95,13 @@ MAX_RUN_GENERATIONS = 10_000
 SIGMA0 = 0.15
 #: default --budget per game (games), sized so that tuning the game's heuristic finishes in
 #: well under 10 minutes on 2 idle cores (see benchmarks/RESULTS.md)
-DEFAULT_BUDGETS = {"sacred-hill": 1_000_000, "don-quixote": 1_000_000, "el-grande": 100_000,
-                   "carcassonne": 100_000, "thurn-and-taxis": 1_000_000}
+DEFAULT_BUDGETS = {
+    "sacred-hill": 1_000_000,
+    "don-quixote": 1_000_000,
+    "el-grande": 100_000,
+    "carcassonne": 100_000,
+    "thurn-and-taxis": 1_000_000,
+}
 STATE_NAME = "state.json"
 SETTINGS_NAME = "tune.json"
 CSV_NAME = "evaluations.csv"
@@ -145,8 +160,7 @@ def policy_text(name: str, values: dict[str, float], integer: dict[str, bool]) -
     """
     if not values:
         return name
-    return name + ":" + ",".join(f"{k}={_fmt(v, integer.get(k, False))}"
-                                 for k, v in values.items())
+    return name + ":" + ",".join(f"{k}={_fmt(v, integer.get(k, False))}" for k, v in values.items())
 
 
 def _parse_param_option(text: str) -> tuple[str, tuple[float, float] | None]:
@@ -166,8 +180,9 @@ def _parse_param_option(text: str) -> tuple[str, tuple[float, float] | None]:
     return name, box
 
 
-def search_space(specs: Sequence[ParamSpec], given: dict[str, float],
-                 params: Sequence[str] | None, policy: str) -> list[TunedParam]:
+def search_space(
+    specs: Sequence[ParamSpec], given: dict[str, float], params: Sequence[str] | None, policy: str
+) -> list[TunedParam]:
     """The tuned parameters with their boxes (see the module docstring).
 
     Raises
@@ -188,8 +203,10 @@ def search_space(specs: Sequence[ParamSpec], given: dict[str, float],
         explicit[name] = box
     names = list(explicit) if explicit else [p.name for p in specs if p.name not in given]
     if not names:
-        raise ConfigError(f"policy {policy!r} has no numeric parameter left to tune"
-                          + (" (all are fixed in -p)" if specs else ""))
+        raise ConfigError(
+            f"policy {policy!r} has no numeric parameter left to tune"
+            + (" (all are fixed in -p)" if specs else "")
+        )
     out = []
     for name in names:
         p = by_name[name]
@@ -203,14 +220,18 @@ def search_space(specs: Sequence[ParamSpec], given: dict[str, float],
         else:
             lo, hi = box
             if lo < p.low or hi > p.high:
-                raise ConfigError(f"--param {name}={lo:g}:{hi:g} is outside its documented range "
-                                  f"[{p.low:g}, {p.high:g}]")
+                raise ConfigError(
+                    f"--param {name}={lo:g}:{hi:g} is outside its documented range "
+                    f"[{p.low:g}, {p.high:g}]"
+                )
             if p.integer and (lo != int(lo) or hi != int(hi)):
-                raise ConfigError(f"--param {name}={lo:g}:{hi:g}: {name} is an integer; give "
-                                  f"whole-number bounds")
+                raise ConfigError(
+                    f"--param {name}={lo:g}:{hi:g}: {name} is an integer; give whole-number bounds"
+                )
         if not lo < hi:
-            raise ConfigError(f"parameter {name} of {policy!r} has no range to search "
-                              f"([{p.low:g}, {p.high:g}])")
+            raise ConfigError(
+                f"parameter {name} of {policy!r} has no range to search ([{p.low:g}, {p.high:g}])"
+            )
         start = min(max(start, lo), hi)
         if p.integer:
             start = float(round(start))
@@ -249,8 +270,9 @@ class _Executor:
         self.client = None
         self.close_client = None
         if backend == "local" and workers > 1:
-            self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("fork"),
-                                            initializer=_ignore_sigint)
+            self.pool = ProcessPoolExecutor(
+                max_workers=workers, mp_context=mp.get_context("fork"), initializer=_ignore_sigint
+            )
         elif backend == "dask":
             self.client, self.close_client = _dask_client(workers, scheduler)
 
@@ -289,8 +311,10 @@ class _Setup:
         if players is None:
             players = 1 + len(against) if len(against) > 1 else spec.default_players
             if not spec.min_players <= players <= spec.max_players:
-                raise ConfigError(f"{len(against)} --against policies make {players} players; "
-                                  f"{spec.id} is for {players_range(spec)} players")
+                raise ConfigError(
+                    f"{len(against)} --against policies make {players} players; "
+                    f"{spec.id} is for {players_range(spec)} players"
+                )
         if players == 1 and against:
             raise ConfigError("--against needs at least 2 players (a solo game has no opponents)")
         if players > 1:
@@ -298,8 +322,10 @@ class _Setup:
             if len(field) == 1:
                 field = field * (players - 1)
             if len(field) != players - 1:
-                raise ConfigError(f"{len(field)} --against policies for {players} players; give "
-                                  f"one (it fills every other seat) or {players - 1}")
+                raise ConfigError(
+                    f"{len(field)} --against policies for {players} players; give "
+                    f"one (it fills every other seat) or {players - 1}"
+                )
         else:
             field = []
         self.field = field
@@ -307,15 +333,20 @@ class _Setup:
         if objective is None:
             objective = "score" if players == 1 else "win_share"
         if objective not in OBJECTIVES:
-            raise ConfigError(f"unknown objective {objective!r}; choose from: "
-                              f"{', '.join(OBJECTIVES)}")
+            raise ConfigError(
+                f"unknown objective {objective!r}; choose from: {', '.join(OBJECTIVES)}"
+            )
         if players == 1 and objective != "score":
-            raise ConfigError(f"--objective {objective} needs at least 2 players; a solo game "
-                              f"is tuned on its score")
+            raise ConfigError(
+                f"--objective {objective} needs at least 2 players; a solo game "
+                f"is tuned on its score"
+            )
         self.objective = objective
         # resolve every seating once: validates players, variants, options and the field
-        self.configs = [resolve_config(game, players, lu, variant, options)[1]
-                        for lu in _lineups(start, field, players)]
+        self.configs = [
+            resolve_config(game, players, lu, variant, options)[1]
+            for lu in _lineups(start, field, players)
+        ]
         self.variant = dict(self.configs[0].variant)
         self.options = dict(options or {})
         self.seed = seed
@@ -333,8 +364,10 @@ class _Setup:
         return self.players
 
     def preps(self, choice: PolicyChoice):
-        return [self.module.prepare(dataclasses.replace(cfg, policies=lu))
-                for cfg, lu in zip(self.configs, _lineups(choice, self.field, self.players))]
+        return [
+            self.module.prepare(dataclasses.replace(cfg, policies=lu))
+            for cfg, lu in zip(self.configs, _lineups(choice, self.field, self.players))
+        ]
 
     def tasks(self, key, choice: PolicyChoice, first: int, n: int):
         """Tasks playing deals ``first .. first+n-1`` in every seating of ``choice``."""
@@ -371,8 +404,9 @@ class _Setup:
 
 
 # ---------------------------------------------------------------- budget
-def plan_budget(budget: int, popsize: int, seatings: int, start_exact: bool,
-                deals: int | None = None) -> dict:
+def plan_budget(
+    budget: int, popsize: int, seatings: int, start_exact: bool, deals: int | None = None
+) -> dict:
     """Split ``budget`` games into generations and validation (see the module docstring).
 
     Returns ``{"generations", "deals", "tuning_games", "validation_deals",
@@ -391,9 +425,11 @@ def plan_budget(budget: int, popsize: int, seatings: int, start_exact: bool,
     if budget > MAX_GAMES:
         raise ConfigError(f"--budget must be at most {MAX_GAMES:,} games, not {budget:,}")
     if budget < minimum:
-        raise ConfigError(f"--budget {budget:,} is too small: one generation ({popsize} "
-                          f"candidates x {seatings} seatings x 2 deals) plus 2 validation deals "
-                          f"need at least {minimum:,} games")
+        raise ConfigError(
+            f"--budget {budget:,} is too small: one generation ({popsize} "
+            f"candidates x {seatings} seatings x 2 deals) plus 2 validation deals "
+            f"need at least {minimum:,} games"
+        )
     if deals is not None and (isinstance(deals, bool) or deals < 1):
         raise ConfigError(f"--deals must be at least 1, not {deals}")
     val = max(2, int(budget * VALIDATION_SHARE) // per_val)
@@ -404,16 +440,25 @@ def plan_budget(budget: int, popsize: int, seatings: int, start_exact: bool,
     else:
         gens = units // deals
         if gens > MAX_RUN_GENERATIONS:
-            raise ConfigError(f"--deals {deals} makes {gens:,} generations; at most "
-                              f"{MAX_RUN_GENERATIONS:,} (give more --deals or a smaller --budget)")
+            raise ConfigError(
+                f"--deals {deals} makes {gens:,} generations; at most "
+                f"{MAX_RUN_GENERATIONS:,} (give more --deals or a smaller --budget)"
+            )
         if gens < 1:
-            raise ConfigError(f"--budget {budget:,} cannot fit one generation of --deals {deals} "
-                              f"({popsize} candidates x {seatings} seatings x {deals} deals plus "
-                              f"validation = {deals * per_eval + val * per_val:,} games)")
+            raise ConfigError(
+                f"--budget {budget:,} cannot fit one generation of --deals {deals} "
+                f"({popsize} candidates x {seatings} seatings x {deals} deals plus "
+                f"validation = {deals * per_eval + val * per_val:,} games)"
+            )
     tuning = gens * deals * per_eval
     val = (budget - tuning) // per_val
-    return {"generations": int(gens), "deals": int(deals), "tuning_games": int(tuning),
-            "validation_deals": int(val), "validation_games": int(val * per_val)}
+    return {
+        "generations": int(gens),
+        "deals": int(deals),
+        "tuning_games": int(tuning),
+        "validation_deals": int(val),
+        "validation_games": int(val * per_val),
+    }
 
 
 # ---------------------------------------------------------------- optimiser
@@ -431,14 +476,21 @@ def new_optimizer(space: list[TunedParam], popsize: int | None, seed: int):
         "integer_variables": ints,
         "randn": _Randn(seed),
         "seed": float("nan"),
-        "verbose": -9, "verb_log": 0, "verb_disp": 0,
+        "verbose": -9,
+        "verb_log": 0,
+        "verb_disp": 0,
         # the budget ends the run; noisy objectives must not trip the flat-fitness/tol stops
-        "tolfun": 0, "tolfunhist": 0, "tolx": 0, "tolflatfitness": 10**9,
-        "tolstagnation": 10**9, "tolfunrel": 0,
+        "tolfun": 0,
+        "tolfunhist": 0,
+        "tolx": 0,
+        "tolflatfitness": 10**9,
+        "tolstagnation": 10**9,
+        "tolfunrel": 0,
     }
     if popsize is not None:
         opts["popsize"] = int(popsize)
     import warnings
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return cma.CMAEvolutionStrategy(x0, SIGMA0, opts)
@@ -453,10 +505,16 @@ def _values(space, y) -> dict[str, float]:
     return {p.name: p.to_value(float(c)) for p, c in zip(space, y)}
 
 
-def run_cma(space: list[TunedParam], evaluate: Callable[[list[dict], int], np.ndarray],
-            generations: int, popsize: int | None = None, seed: int = 0,
-            state: dict | None = None, save: Callable[[dict], None] | None = None,
-            on_generation: Callable[[dict], None] | None = None) -> dict:
+def run_cma(
+    space: list[TunedParam],
+    evaluate: Callable[[list[dict], int], np.ndarray],
+    generations: int,
+    popsize: int | None = None,
+    seed: int = 0,
+    state: dict | None = None,
+    save: Callable[[dict], None] | None = None,
+    on_generation: Callable[[dict], None] | None = None,
+) -> dict:
     """Maximise ``evaluate`` with CMA-ES for ``generations`` generations.
 
     Parameters
@@ -492,10 +550,15 @@ def run_cma(space: list[TunedParam], evaluate: Callable[[list[dict], int], np.nd
             ys = es.ask()
             saved = [r for r in state["rows"] if r.get("generation") == g]
             cands = [_values(space, y) for y in ys]
-            if len(objs) != len(ys) or len(saved) != len(ys) or any(
-                    any(r.get(k) != v for k, v in c.items()) for r, c in zip(saved, cands)):
-                raise ConfigError(f"cannot resume: generation {g + 1} of the saved run is not "
-                                  "what this optimiser proposes (another cma or numpy version?)")
+            if (
+                len(objs) != len(ys)
+                or len(saved) != len(ys)
+                or any(any(r.get(k) != v for k, v in c.items()) for r, c in zip(saved, cands))
+            ):
+                raise ConfigError(
+                    f"cannot resume: generation {g + 1} of the saved run is not "
+                    "what this optimiser proposes (another cma or numpy version?)"
+                )
             es.tell(ys, [-float(v) for v in objs])
         while state["generation"] < generations:
             g = state["generation"]
@@ -506,15 +569,21 @@ def run_cma(space: list[TunedParam], evaluate: Callable[[list[dict], int], np.nd
             state["objectives"].append([float(v) for v in obj])
             mean = _values(space, _favorite(es))
             for i, (c, v) in enumerate(zip(cands, obj)):
-                state["rows"].append({"generation": g, "candidate": i, "objective": float(v),
-                                      **c})
+                state["rows"].append({"generation": g, "candidate": i, "objective": float(v), **c})
             state["means"].append(mean)
             state["generation"] = g + 1
             if save is not None:
                 save(state)
             if on_generation is not None:
-                on_generation({"generation": g, "generations": generations, "values": cands,
-                               "objectives": obj, "mean": mean})
+                on_generation(
+                    {
+                        "generation": g,
+                        "generations": generations,
+                        "values": cands,
+                        "objectives": obj,
+                        "mean": mean,
+                    }
+                )
     return {"best": _values(space, _favorite(es)), "rows": state["rows"], "state": state}
 
 
@@ -525,15 +594,28 @@ def _favorite(es) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- the command
-def tune(game: str, policy: str, against: Sequence[str] | None = None,
-         players: int | None = None, budget: int | None = None, seed: int = 0,
-         params: Sequence[str] | None = None, objective: str | None = None,
-         variant: dict | None = None, options: dict | None = None, workers: int | None = 1,
-         backend: str | None = None, scheduler: str | None = None,
-         out_dir: str | os.PathLike | None = None, resume: bool = False,
-         deals: int | None = None, popsize: int | None = None,
-         echo: Callable[[str], None] | None = None,
-         on_generation: Callable[[dict], None] | None = None, dry_run: bool = False) -> dict:
+def tune(
+    game: str,
+    policy: str,
+    against: Sequence[str] | None = None,
+    players: int | None = None,
+    budget: int | None = None,
+    seed: int = 0,
+    params: Sequence[str] | None = None,
+    objective: str | None = None,
+    variant: dict | None = None,
+    options: dict | None = None,
+    workers: int | None = 1,
+    backend: str | None = None,
+    scheduler: str | None = None,
+    out_dir: str | os.PathLike | None = None,
+    resume: bool = False,
+    deals: int | None = None,
+    popsize: int | None = None,
+    echo: Callable[[str], None] | None = None,
+    on_generation: Callable[[dict], None] | None = None,
+    dry_run: bool = False,
+) -> dict:
     """Tune ``policy``'s numeric parameters and validate the result on fresh deals.
 
     Parameters
@@ -589,8 +671,11 @@ def tune(game: str, policy: str, against: Sequence[str] | None = None,
         is not empty (without ``resume``) or holds a different run (with it).
     """
     t0 = time.perf_counter()
-    if (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
-            or not 0 <= seed <= MAX_SEED):
+    if (
+        isinstance(seed, bool)
+        or not isinstance(seed, (int, np.integer))
+        or not 0 <= seed <= MAX_SEED
+    ):
         raise ConfigError(f"--seed must be a whole number in [0, 2**64), not {seed}")
     workers, backend = resolve_execution(workers, backend, scheduler, resume, out_dir)
     if popsize is not None and (isinstance(popsize, bool) or popsize < 2):
@@ -609,17 +694,33 @@ def tune(game: str, policy: str, against: Sequence[str] | None = None,
     plan = plan_budget(budget, lam, setup.seatings, setup.start_exact is not None, deals)
     start_values = {p.name: p.start for p in space}
     settings = {
-        "game": setup.module.SPEC.id, "policy": start.name,
+        "game": setup.module.SPEC.id,
+        "policy": start.name,
         "start_policy": policy_text(start.name, {**fixed, **start_values}, integer),
-        "fixed": fixed, "against": [f.label() for f in setup.field], "players": setup.players,
-        "objective": setup.objective, "budget": int(budget), "seed": int(seed),
-        "variant": setup.variant, "options": {k: str(v) for k, v in setup.options.items()},
-        "optimizer": "cma (CMA-ES)", "popsize": int(lam), "sigma0": SIGMA0,
-        "search_space": [{"name": p.name, "low": p.low, "high": p.high, "start": p.start,
-                          "integer": p.integer,
-                          "range": [_finite(doc_range[p.name][0]), _finite(doc_range[p.name][1])]}
-                         for p in space],
-        **plan, "seatings": setup.seatings,
+        "fixed": fixed,
+        "against": [f.label() for f in setup.field],
+        "players": setup.players,
+        "objective": setup.objective,
+        "budget": int(budget),
+        "seed": int(seed),
+        "variant": setup.variant,
+        "options": {k: str(v) for k, v in setup.options.items()},
+        "optimizer": "cma (CMA-ES)",
+        "popsize": int(lam),
+        "sigma0": SIGMA0,
+        "search_space": [
+            {
+                "name": p.name,
+                "low": p.low,
+                "high": p.high,
+                "start": p.start,
+                "integer": p.integer,
+                "range": [_finite(doc_range[p.name][0]), _finite(doc_range[p.name][1])],
+            }
+            for p in space
+        ],
+        **plan,
+        "seatings": setup.seatings,
         "tuning_game_indices": [0, plan["generations"] * plan["deals"]],
         "validation_game_indices": [VALIDATION_FIRST, VALIDATION_FIRST + plan["validation_deals"]],
     }
@@ -639,6 +740,7 @@ def tune(game: str, policy: str, against: Sequence[str] | None = None,
     setup.module.play_chunk(setup.preps(start)[0], 0, 1, seed)
     ex = _Executor(backend, workers, scheduler)
     try:
+
         def evaluate(cands, g):
             first, m = g * plan["deals"], plan["deals"]
             tasks = []
@@ -658,14 +760,24 @@ def tune(game: str, policy: str, against: Sequence[str] | None = None,
             obj = info["objectives"]
             if echo is not None:
                 mean = policy_text(start.name, info["mean"], integer)
-                echo(f"generation {g + 1}/{plan['generations']}: {played:,}/{budget:,} games, "
-                     f"{setup.objective} mean {obj.mean():.4f} best {obj.max():.4f}; "
-                     f"search mean {mean}")
+                echo(
+                    f"generation {g + 1}/{plan['generations']}: {played:,}/{budget:,} games, "
+                    f"{setup.objective} mean {obj.mean():.4f} best {obj.max():.4f}; "
+                    f"search mean {mean}"
+                )
             if on_generation is not None:
                 on_generation(info)
 
-        res = run_cma(space, evaluate, plan["generations"], lam, seed, state,
-                      save if out is not None else None, progress)
+        res = run_cma(
+            space,
+            evaluate,
+            plan["generations"],
+            lam,
+            seed,
+            state,
+            save if out is not None else None,
+            progress,
+        )
         best = {**fixed, **res["best"]}
         best_text = policy_text(start.name, best, integer)
         tuned_choice = parse_policy(best_text)
@@ -678,14 +790,24 @@ def tune(game: str, policy: str, against: Sequence[str] | None = None,
     # tuned values at an edge of their box where the documented range goes further
     doc = {q.name: q for q in specs}
     tol = {p.name: 0.01 * (p.high - p.low) for p in space}
-    edge = [p.name for p in space
-            if (best[p.name] - p.low <= tol[p.name] and p.low > doc[p.name].low)
-            or (p.high - best[p.name] <= tol[p.name] and p.high < doc[p.name].high)]
-    result = {"settings": settings, "best": best, "policy": best_text, "at_box_edge": edge,
-              "start_policy": settings["start_policy"], "validation": validation,
-              "evaluations": len(res["rows"]),
-              "games_played": plan["tuning_games"] + plan["validation_games"],
-              "elapsed_seconds": elapsed, "versions": tune_versions()}
+    edge = [
+        p.name
+        for p in space
+        if (best[p.name] - p.low <= tol[p.name] and p.low > doc[p.name].low)
+        or (p.high - best[p.name] <= tol[p.name] and p.high < doc[p.name].high)
+    ]
+    result = {
+        "settings": settings,
+        "best": best,
+        "policy": best_text,
+        "at_box_edge": edge,
+        "start_policy": settings["start_policy"],
+        "validation": validation,
+        "evaluations": len(res["rows"]),
+        "games_played": plan["tuning_games"] + plan["validation_games"],
+        "elapsed_seconds": elapsed,
+        "versions": tune_versions(),
+    }
     if out is not None:
         _write_csv(out / CSV_NAME, res["rows"], space, settings)
         text = json.dumps(_jsonable(result), indent=1)
@@ -694,8 +816,14 @@ def tune(game: str, policy: str, against: Sequence[str] | None = None,
     return result
 
 
-def validate(setup: _Setup, ex: _Executor, tuned: PolicyChoice, start: PolicyChoice,
-             n_deals: int, echo: Callable[[str], None] | None = None) -> dict:
+def validate(
+    setup: _Setup,
+    ex: _Executor,
+    tuned: PolicyChoice,
+    start: PolicyChoice,
+    n_deals: int,
+    echo: Callable[[str], None] | None = None,
+) -> dict:
     """Tuned against starting policy on deals ``VALIDATION_FIRST ..`` (never used in tuning).
 
     Returns
@@ -743,12 +871,20 @@ def validate(setup: _Setup, ex: _Executor, tuned: PolicyChoice, start: PolicyCho
         diff = stats.mean_interval_from_moments(acc["diff"])
     else:
         start_i = {"mean": setup.start_exact, "exact": True}
-        diff = {k: (v - setup.start_exact if k in ("mean", "low", "high") else v)
-                for k, v in tuned_i.items()}
-    out = {"first_game_index": VALIDATION_FIRST, "deals": n_deals, "objective": setup.objective,
-           "tuned": tuned_i, "start": start_i, "difference": diff,
-           "beats_start": bool(diff["low"] > 0),
-           "tuned_score_by_seat": [stats.mean_interval_from_moments(m) for m in seat_mom]}
+        diff = {
+            k: (v - setup.start_exact if k in ("mean", "low", "high") else v)
+            for k, v in tuned_i.items()
+        }
+    out = {
+        "first_game_index": VALIDATION_FIRST,
+        "deals": n_deals,
+        "objective": setup.objective,
+        "tuned": tuned_i,
+        "start": start_i,
+        "difference": diff,
+        "beats_start": bool(diff["low"] > 0),
+        "tuned_score_by_seat": [stats.mean_interval_from_moments(m) for m in seat_mom],
+    }
     if setup.players > 1:
         out["tuned_win_share_by_seat"] = [stats.proportion(float(s), n_deals) for s in share_sum]
         out["field_score_by_seat"] = [float(s / n_deals) for s in field_sum]
@@ -777,28 +913,39 @@ def _read_state(path: Path) -> dict:
     try:
         st = read_json_object(path, "tuning state")
         gen, objs, rows, means = st["generation"], st["objectives"], st["rows"], st["means"]
-        ok = (isinstance(gen, int) and not isinstance(gen, bool) and gen >= 0
-              and isinstance(objs, list) and len(objs) == gen
-              and all(isinstance(o, list) and all(isinstance(v, (int, float)) for v in o)
-                      for o in objs)
-              and isinstance(rows, list) and all(isinstance(r, dict) for r in rows)
-              and isinstance(means, list) and len(means) == gen)
+        ok = (
+            isinstance(gen, int)
+            and not isinstance(gen, bool)
+            and gen >= 0
+            and isinstance(objs, list)
+            and len(objs) == gen
+            and all(
+                isinstance(o, list) and all(isinstance(v, (int, float)) for v in o) for o in objs
+            )
+            and isinstance(rows, list)
+            and all(isinstance(r, dict) for r in rows)
+            and isinstance(means, list)
+            and len(means) == gen
+        )
     except (McsimError, KeyError, TypeError):
         ok = False
     if not ok:
-        raise ConfigError(f"cannot resume: {path} is not a tuning state; remove it to start "
-                          f"over") from None
+        raise ConfigError(
+            f"cannot resume: {path} is not a tuning state; remove it to start over"
+        ) from None
     return st
 
 
 def tune_versions() -> dict:
     """Package versions (``mcsim.runner.versions``) plus the optimiser's."""
     import cma
+
     return {**versions(), "cma": cma.__version__}
 
 
 def _jsonable(o):
     from mcsim.runner import _nan_to_none
+
     return json.loads(json.dumps(_nan_to_none(o), default=_json_default))
 
 
@@ -822,12 +969,15 @@ def _prepare_out(out: Path, settings: dict, resume: bool) -> dict | None:
         try:
             old = json.loads(sfile.read_text())["settings"]
         except (ValueError, KeyError, TypeError):
-            raise ConfigError(f"cannot resume: {sfile} is not a tuning run's "
-                              f"{SETTINGS_NAME}") from None
+            raise ConfigError(
+                f"cannot resume: {sfile} is not a tuning run's {SETTINGS_NAME}"
+            ) from None
         for k, v in settings.items():
             if old.get(k) != v:
-                raise ConfigError(f"cannot resume: {out} holds a different run ({k} "
-                                  f"{old.get(k)!r} there, {v!r} now)")
+                raise ConfigError(
+                    f"cannot resume: {out} holds a different run ({k} "
+                    f"{old.get(k)!r} there, {v!r} now)"
+                )
         st = out / STATE_NAME
         if not st.exists():
             return None  # interrupted before the first generation finished
@@ -835,13 +985,16 @@ def _prepare_out(out: Path, settings: dict, resume: bool) -> dict | None:
     if out.exists() and not out.is_dir():
         raise ConfigError(f"{out} is a file, not a directory")
     if out.exists() and any(out.iterdir()):
-        raise ConfigError(f"{out} is not empty; use --resume to continue the run in it or "
-                          f"choose another directory")
+        raise ConfigError(
+            f"{out} is not empty; use --resume to continue the run in it or "
+            f"choose another directory"
+        )
     if not out.parent.is_dir():
         raise ConfigError(f"cannot write {out}: directory {out.parent} does not exist")
     out.mkdir(exist_ok=True)
-    text = json.dumps({"settings": settings, "status": "running", "versions": tune_versions()},
-                      indent=1)
+    text = json.dumps(
+        {"settings": settings, "status": "running", "versions": tune_versions()}, indent=1
+    )
     write_atomic(sfile, lambda tmp: Path(tmp).write_text(text + "\n"))
     return None
 
@@ -850,8 +1003,9 @@ def _write_csv(path: Path, rows: list[dict], space, settings: dict) -> None:
     import pandas as pd
 
     per_gen = settings["popsize"] * settings["seatings"] * settings["deals"]
-    df = pd.DataFrame(rows, columns=["generation", "candidate", "objective"]
-                      + [p.name for p in space])
+    df = pd.DataFrame(
+        rows, columns=["generation", "candidate", "objective"] + [p.name for p in space]
+    )
     df.insert(2, "first_game_index", df["generation"] * settings["deals"])
     df.insert(3, "deals", settings["deals"])
     df.insert(4, "games_played", (df["generation"] + 1) * per_gen)
@@ -860,6 +1014,7 @@ def _write_csv(path: Path, rows: list[dict], space, settings: dict) -> None:
 
 def _write_png(path: Path, rows: list[dict], settings: dict, validation: dict) -> None:
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import pandas as pd
@@ -874,16 +1029,30 @@ def _write_png(path: Path, rows: list[dict], settings: dict, validation: dict) -
     ax.plot(gx, g.mean().to_numpy(), color="tab:blue", label="generation mean")
     ax.plot(gx, g.max().to_numpy(), color="tab:green", lw=0.8, label="generation best")
     st = validation["start"]
-    ax.axhline(st["mean"], color="grey", ls="--", lw=0.8,
-               label="start (validation)" + (", exact" if st.get("exact") else ""))
+    ax.axhline(
+        st["mean"],
+        color="grey",
+        ls="--",
+        lw=0.8,
+        label="start (validation)" + (", exact" if st.get("exact") else ""),
+    )
     t = validation["tuned"]
     end = settings["budget"]
-    ax.errorbar([end], [t["mean"]], yerr=[[t["mean"] - t["low"]], [t["high"] - t["mean"]]],
-                fmt="o", color="tab:red", capsize=3, label="tuned (validation, 95% CI)")
+    ax.errorbar(
+        [end],
+        [t["mean"]],
+        yerr=[[t["mean"] - t["low"]], [t["high"] - t["mean"]]],
+        fmt="o",
+        color="tab:red",
+        capsize=3,
+        label="tuned (validation, 95% CI)",
+    )
     ax.set_xlabel("games played")
     ax.set_ylabel(settings["objective"].replace("_", " "))
-    ax.set_title(f"{settings['game']}: tuning {settings['policy']} "
-                 f"({settings['players']} player{'s' if settings['players'] > 1 else ''})")
+    ax.set_title(
+        f"{settings['game']}: tuning {settings['policy']} "
+        f"({settings['players']} player{'s' if settings['players'] > 1 else ''})"
+    )
     ax.legend(fontsize=7, loc="best")
     fig.tight_layout()
 
@@ -899,23 +1068,32 @@ def _write_png(path: Path, rows: list[dict], settings: dict, validation: dict) -
 def format_plan(settings: dict, long_name: str = "") -> str:
     """Readable text of a dry run: the search space, the budget plan and the seeds."""
     s = settings
-    lines = [f"{long_name or s['game']}: tune {s['start_policy']} ({s['players']} player(s), "
-             f"field {', '.join(s['against']) or '-'}, objective {s['objective']}), "
-             f"budget {s['budget']:,} games, seed {s['seed']}",
-             f"  {'parameter':<20}{'low':>10}{'high':>10}{'start':>10}  {'type':<9}"
-             f"documented range"]
+    lines = [
+        f"{long_name or s['game']}: tune {s['start_policy']} ({s['players']} player(s), "
+        f"field {', '.join(s['against']) or '-'}, objective {s['objective']}), "
+        f"budget {s['budget']:,} games, seed {s['seed']}",
+        f"  {'parameter':<20}{'low':>10}{'high':>10}{'start':>10}  {'type':<9}documented range",
+    ]
     for p in s["search_space"]:
-        lo, hi = (("-inf" if p["range"][0] is None else f"{p['range'][0]:g}"),
-                  ("inf" if p["range"][1] is None else f"{p['range'][1]:g}"))
-        lines.append(f"  {p['name']:<20}{p['low']:>10g}{p['high']:>10g}{p['start']:>10g}  "
-                     + f"{'integer' if p['integer'] else 'real':<9}[{lo}, {hi}]")
+        lo, hi = (
+            ("-inf" if p["range"][0] is None else f"{p['range'][0]:g}"),
+            ("inf" if p["range"][1] is None else f"{p['range'][1]:g}"),
+        )
+        lines.append(
+            f"  {p['name']:<20}{p['low']:>10g}{p['high']:>10g}{p['start']:>10g}  "
+            + f"{'integer' if p['integer'] else 'real':<9}[{lo}, {hi}]"
+        )
     if s["fixed"]:
         lines.append("  fixed: " + ", ".join(f"{k}={v:g}" for k, v in s["fixed"].items()))
-    lines.append(f"  tuning: {s['generations']} generations x {s['popsize']} candidates x "
-                 f"{s['seatings']} seating(s) x {s['deals']} deals = {s['tuning_games']:,} games "
-                 f"(game indices {s['tuning_game_indices'][0]}..{s['tuning_game_indices'][1] - 1})")
-    lines.append(f"  validation: {s['validation_deals']:,} deals = {s['validation_games']:,} "
-                 f"games (game indices 2**40 ..)")
+    lines.append(
+        f"  tuning: {s['generations']} generations x {s['popsize']} candidates x "
+        f"{s['seatings']} seating(s) x {s['deals']} deals = {s['tuning_games']:,} games "
+        f"(game indices {s['tuning_game_indices'][0]}..{s['tuning_game_indices'][1] - 1})"
+    )
+    lines.append(
+        f"  validation: {s['validation_deals']:,} deals = {s['validation_games']:,} "
+        f"games (game indices 2**40 ..)"
+    )
     return "\n".join(lines)
 
 
@@ -930,8 +1108,10 @@ def format_tune(res: dict, long_name: str = "") -> str:
         f"seed {s['seed']}",
         f"  {s['generations']} generation(s) x {s['popsize']} candidates x {s['seatings']} "
         f"seating(s) x {s['deals']} deals; {len(s['search_space'])} parameters: "
-        + ", ".join(f"{p['name']} in [{p['low']:g}, {p['high']:g}]"
-                    + (" (integer)" if p["integer"] else "") for p in s["search_space"]),
+        + ", ".join(
+            f"{p['name']} in [{p['low']:g}, {p['high']:g}]" + (" (integer)" if p["integer"] else "")
+            for p in s["search_space"]
+        ),
         f"best: -p {res['policy']}",
         f"validation on {v['deals']:,} fresh deals (game indices from 2**40, never used in "
         f"tuning), {obj} per deal [95% CI]:",
@@ -944,24 +1124,35 @@ def format_tune(res: dict, long_name: str = "") -> str:
         lines.append(f"  start  {st['mean']:.4f} [{st['low']:.4f}, {st['high']:.4f}]")
     lines.append(f"  tuned - start {d['mean']:+.4f} [{d['low']:+.4f}, {d['high']:+.4f}]")
     if len(v["tuned_score_by_seat"]) > 1:
-        lines.append("  tuned mean score by seat: " + " / ".join(
-            f"{m['mean']:.2f}" for m in v["tuned_score_by_seat"])
-            + "; win share by seat: " + " / ".join(
-            f"{w['estimate']:.3f} [{w['low']:.3f}, {w['high']:.3f}]"
-            for w in v["tuned_win_share_by_seat"]))
-        lines.append("  field mean score by seat: " + " / ".join(
-            f"{x:.2f}" for x in v["field_score_by_seat"]))
+        lines.append(
+            "  tuned mean score by seat: "
+            + " / ".join(f"{m['mean']:.2f}" for m in v["tuned_score_by_seat"])
+            + "; win share by seat: "
+            + " / ".join(
+                f"{w['estimate']:.3f} [{w['low']:.3f}, {w['high']:.3f}]"
+                for w in v["tuned_win_share_by_seat"]
+            )
+        )
+        lines.append(
+            "  field mean score by seat: "
+            + " / ".join(f"{x:.2f}" for x in v["field_score_by_seat"])
+        )
     if v["beats_start"]:
         lines.append("tuning beat its start (the 95% interval of the difference is above 0)")
     elif d["mean"] > 0:
-        lines.append("tuning did NOT clearly beat its start: the 95% interval of the difference "
-                     "includes 0")
+        lines.append(
+            "tuning did NOT clearly beat its start: the 95% interval of the difference includes 0"
+        )
     else:
-        lines.append("tuning did NOT beat its start (the tuned policy scored no better on fresh "
-                     "deals); keep the starting parameters")
+        lines.append(
+            "tuning did NOT beat its start (the tuned policy scored no better on fresh "
+            "deals); keep the starting parameters"
+        )
     if res.get("at_box_edge"):
-        lines.append("at the edge of its search box (the best value may lie beyond it; widen "
-                     "with --param NAME=LOW:HIGH inside the documented range): "
-                     + ", ".join(res["at_box_edge"]))
+        lines.append(
+            "at the edge of its search box (the best value may lie beyond it; widen "
+            "with --param NAME=LOW:HIGH inside the documented range): "
+            + ", ".join(res["at_box_edge"])
+        )
     lines.append(f"wall time {res['elapsed_seconds']:.1f} s")
     return "\n".join(lines)

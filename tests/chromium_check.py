@@ -6,6 +6,7 @@ Used by ``tests/test_show_browser.py``; also runnable by hand to look at the scr
 
     python -m tests.chromium_check game.html OUTDIR [steps]
 """
+
 from __future__ import annotations
 
 import base64
@@ -19,9 +20,19 @@ import tempfile
 import time
 from pathlib import Path
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--hide-scrollbars", "--mute-audio"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--hide-scrollbars",
+    "--mute-audio",
+]
 
 
 def find_chromium() -> str | None:
@@ -56,12 +67,22 @@ class Browser:
         exe = ensure_chromium()
         self.profile = tempfile.mkdtemp(prefix="mcsim-chromium-")
         r_cmd, w_cmd = os.pipe()  # we write commands -> chromium reads fd 3
-        r_ev, w_ev = os.pipe()    # chromium writes fd 4 -> we read
+        r_ev, w_ev = os.pipe()  # chromium writes fd 4 -> we read
         self.proc = subprocess.Popen(
-            [exe, *FLAGS, f"--user-data-dir={self.profile}", "--remote-debugging-pipe",
-             f"--window-size={width},{height}", "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            pass_fds=(3, 4), preexec_fn=lambda: (os.dup2(r_cmd, 3), os.dup2(w_ev, 4), None)[-1])
+            [
+                exe,
+                *FLAGS,
+                f"--user-data-dir={self.profile}",
+                "--remote-debugging-pipe",
+                f"--window-size={width},{height}",
+                "about:blank",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            pass_fds=(3, 4),
+            preexec_fn=lambda: (os.dup2(r_cmd, 3), os.dup2(w_ev, 4), None)[-1],
+        )
         os.close(r_cmd)
         os.close(w_ev)
         self.wf = os.fdopen(w_cmd, "wb", buffering=0)
@@ -73,12 +94,18 @@ class Browser:
         try:
             targets = self.call("Target.getTargets")["targetInfos"]
             page = next(t for t in targets if t["type"] == "page")
-            self.session = self.call("Target.attachToTarget", targetId=page["targetId"],
-                                     flatten=True)["sessionId"]
+            self.session = self.call(
+                "Target.attachToTarget", targetId=page["targetId"], flatten=True
+            )["sessionId"]
             for dom in ("Page", "Runtime", "Log"):
                 self.call(f"{dom}.enable")
-            self.call("Emulation.setDeviceMetricsOverride", width=width, height=height,
-                      deviceScaleFactor=1, mobile=False)
+            self.call(
+                "Emulation.setDeviceMetricsOverride",
+                width=width,
+                height=height,
+                deviceScaleFactor=1,
+                mobile=False,
+            )
         except BaseException:
             self.close()  # never leave a browser running
             raise
@@ -132,8 +159,14 @@ class Browser:
 
     def key(self, key: str, code: int) -> None:
         for kind in ("keyDown", "keyUp"):
-            self.call("Input.dispatchKeyEvent", type=kind, key=key, code=key,
-                      windowsVirtualKeyCode=code, nativeVirtualKeyCode=code)
+            self.call(
+                "Input.dispatchKeyEvent",
+                type=kind,
+                key=key,
+                code=key,
+                windowsVirtualKeyCode=code,
+                nativeVirtualKeyCode=code,
+            )
 
     def evaluate(self, expr: str):
         r = self.call("Runtime.evaluate", expression=expr, returnByValue=True)
@@ -154,10 +187,14 @@ class Browser:
             m, p = e["method"], e.get("params", {})
             if m == "Runtime.exceptionThrown":
                 d = p["exceptionDetails"]
-                out.append(f"exception: {d.get('exception', {}).get('description') or d.get('text')}")
+                out.append(
+                    f"exception: {d.get('exception', {}).get('description') or d.get('text')}"
+                )
             elif m == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
-                out.append("console.error: " + " ".join(str(a.get("value", a.get("description")))
-                                                        for a in p.get("args", [])))
+                out.append(
+                    "console.error: "
+                    + " ".join(str(a.get("value", a.get("description"))) for a in p.get("args", []))
+                )
             elif m == "Log.entryAdded" and p["entry"].get("level") == "error":
                 out.append(f"log: {p['entry'].get('text')} {p['entry'].get('url', '')}")
         return out
@@ -212,8 +249,9 @@ def step_through(browser: Browser, html: Path, out_dir: Path, steps: int) -> lis
         path.write_bytes(png)
         colours, sd, im = image_stats(png)
         changed = prev is None or im.shape != prev.shape or bool((im != prev).any())
-        shots.append({"ply": ply, "file": str(path), "colours": colours, "sd": sd,
-                      "changed": changed})
+        shots.append(
+            {"ply": ply, "file": str(path), "colours": colours, "sd": sd, "changed": changed}
+        )
         prev = im
     return shots
 

@@ -6,11 +6,16 @@ turn rules (§3.1 Manoeuvres, §3.2 the box / web2014 switch, §3.3 Battle prior
 pass and end, §3.5 scoring) are coded again here. Nothing is imported from ``kernels`` or
 ``mcsim``. Used by the rare-path tests and the first-player-rate test.
 """
+
 import random
 
 COLS = "ABCDEFG"
-HILLS = [f"{c}{r}" for r in range(1, 8) for c in COLS
-         if (c, r) not in (("A", 1), ("G", 1), ("A", 7), ("G", 7))]
+HILLS = [
+    f"{c}{r}"
+    for r in range(1, 8)
+    for c in COLS
+    if (c, r) not in (("A", 1), ("G", 1), ("A", 7), ("G", 7))
+]
 INDEX = {h: i for i, h in enumerate(HILLS)}
 ALL = (1 << len(HILLS)) - 1
 
@@ -25,10 +30,14 @@ def _mask(h, offsets):
 
 
 ORTH = [_mask(h, [(1, 0), (-1, 0), (0, 1), (0, -1)]) for h in HILLS]
-KNIGHT = [_mask(h, [(a, b) for a in (-2, -1, 1, 2) for b in (-2, -1, 1, 2) if abs(a) != abs(b)])
-          for h in HILLS]
-ZONE12 = [_mask(h, [(a, b) for a in range(-2, 3) for b in range(-2, 3)
-                    if 0 < abs(a) + abs(b) < 3]) for h in HILLS]
+KNIGHT = [
+    _mask(h, [(a, b) for a in (-2, -1, 1, 2) for b in (-2, -1, 1, 2) if abs(a) != abs(b)])
+    for h in HILLS
+]
+ZONE12 = [
+    _mask(h, [(a, b) for a in range(-2, 3) for b in range(-2, 3) if 0 < abs(a) + abs(b) < 3])
+    for h in HILLS
+]
 ZONE8 = [_mask(h, [(a, b) for a in (-1, 0, 1) for b in (-1, 0, 1) if a or b]) for h in HILLS]
 
 

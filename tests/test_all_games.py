@@ -1,5 +1,6 @@
 """One sweep over every registered game (OpenSpiel's games_sim_test): random games to the end,
 scores and lengths sane, determinism across worker counts, records replay to the run's result."""
+
 import json
 
 import numpy as np
@@ -90,8 +91,9 @@ def test_chunk_merged_summary_equals_whole_table(game):
     r = mcsim.simulate(s.id, games=60, seed=13, players=players, chunk_size=7, keep_games=True)
     whole = game.finalize_summary(game.partial_summary(r.games, r.prepared), r.prepared)
     _close(r.summary[s.summary_key], whole)
-    bounded = mcsim.simulate(s.id, games=60, seed=13, players=players, chunk_size=7,
-                             keep_games=False)
+    bounded = mcsim.simulate(
+        s.id, games=60, seed=13, players=players, chunk_size=7, keep_games=False
+    )
     assert bounded.games is None
     _close(bounded.summary[s.summary_key], whole)
 
@@ -99,9 +101,11 @@ def test_chunk_merged_summary_equals_whole_table(game):
 def test_carcassonne_gift_tallies_merge_over_chunks():
     """The gift part of the Carcassonne block merges over chunks too (gifts=true)."""
     from mcsim.games import get_game
+
     g = get_game("carcassonne")
-    r = mcsim.simulate("carcassonne", games=30, seed=2, chunk_size=4,
-                       variant={"gifts": "true"}, keep_games=True)
+    r = mcsim.simulate(
+        "carcassonne", games=30, seed=2, chunk_size=4, variant={"gifts": "true"}, keep_games=True
+    )
     whole = g.finalize_summary(g.partial_summary(r.games, r.prepared), r.prepared)
     assert "gifts" in whole
     _close(r.summary["carcassonne"], whole)
@@ -126,6 +130,7 @@ def test_replay_errors_share_their_wording(game, tmp_path):
     from click.testing import CliRunner
 
     from cli import mcsim_cli
+
     s = game.SPEC
     if not hasattr(game, "record_games") or not hasattr(game, "replay"):
         pytest.skip(f"{s.id} writes no records yet")
@@ -136,15 +141,19 @@ def test_replay_errors_share_their_wording(game, tmp_path):
         f.write_text(json.dumps(doc))
         res = CliRunner().invoke(mcsim_cli, ["replay", s.id, str(f)])
         lines = [ln for ln in res.output.splitlines() if ln.strip()]
-        assert res.exit_code == 1 and len(lines) == 1 and lines[0].startswith("Error: "), \
-            res.output
-        return lines[0][len("Error: "):]
+        assert res.exit_code == 1 and len(lines) == 1 and lines[0].startswith("Error: "), res.output
+        return lines[0][len("Error: ") :]
 
-    not_this = f'not an? {re.escape(s.id)} record \\(expected {{"game": "{re.escape(s.id)}", ...}}\\)'
+    not_this = (
+        f'not an? {re.escape(s.id)} record \\(expected {{"game": "{re.escape(s.id)}", ...}}\\)'
+    )
     assert re.fullmatch(not_this, error_of(dict(rec, game="other-game")))
     assert re.fullmatch(not_this, error_of(5))
-    assert error_of(dict(rec, variant={"nope": "1"})).startswith(f"unknown variant 'nope' for {s.id}")
+    assert error_of(dict(rec, variant={"nope": "1"})).startswith(
+        f"unknown variant 'nope' for {s.id}"
+    )
     bad = json.loads(json.dumps(rec))
     _bump_recorded_points(s.id, bad)
-    assert re.fullmatch(r"(player 0: )?record says (points|scores|total) \S.*, replay gives \S.*",
-                        error_of(bad))
+    assert re.fullmatch(
+        r"(player 0: )?record says (points|scores|total) \S.*, replay gives \S.*", error_of(bad)
+    )

@@ -6,6 +6,7 @@ feature by flood fill from scratch each time (no union-find, no bitboards). It r
 own records (placements, meeples, gift actions) and must reach the same scores and the same gift
 receipts on many random finished games.
 """
+
 import json
 
 import pytest
@@ -37,8 +38,10 @@ class Naive:
         gifts = json.loads((G.DATA_DIR / "gifts.json").read_text())
         only = variant.get("gift_deck", "all")
         total = sum(c["count"] for c in gifts["cards"])
-        self.deck = {c["id"]: (c["count"] if only == "all" else total * (c["id"] == only))
-                     for c in gifts["cards"]}
+        self.deck = {
+            c["id"]: (c["count"] if only == "all" else total * (c["id"] == only))
+            for c in gifts["cards"]
+        }
         self.discard = dict.fromkeys(self.deck, 0)
         self.draws = 0  # gift cards drawn
         self.dry = 0  # gifts earned with the deck and the discards empty (§4.2)
@@ -94,16 +97,20 @@ class Naive:
                 if (nx, ny) not in self.board:
                     opened += 1
                     continue
-                nb = (self.owner_of_port(nx, ny, partner(w)) if kind == "field"
-                      else self.owner_of_side(nx, ny, (side + 2) % 4))
+                nb = (
+                    self.owner_of_port(nx, ny, partner(w))
+                    if kind == "field"
+                    else self.owner_of_side(nx, ny, (side + 2) % 4)
+                )
                 if (nx, ny, nb) not in seen:
                     seen.add((nx, ny, nb))
                     todo.append((nx, ny, nb))
         return seen, opened
 
     def neighbours(self, x, y):
-        return sum((x + dx, y + dy) in self.board for dx in (-1, 0, 1) for dy in (-1, 0, 1)
-                   if dx or dy)
+        return sum(
+            (x + dx, y + dy) in self.board for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy
+        )
 
     def meeples_in(self, nodes):
         return [m for m in self.meeples if (m[1], m[2], m[3]) in nodes]
@@ -125,7 +132,7 @@ class Naive:
     def city_points(self, nodes, complete):
         tiles = {(n[0], n[1]) for n in nodes}
         pen = 0
-        for (x, y, s) in nodes:
+        for x, y, s in nodes:
             letter, _ = self.board[(x, y)]
             pen += self.tiles[letter]["cities"][int(s[4:])]["pennants"]
         if complete and len(tiles) == 2 and self.variant.get("tiny_city") == "true":
@@ -219,8 +226,9 @@ class Naive:
             top = max(counts)
             if not ms:
                 return False
-            return counts[p] < top or (shared and any(
-                counts[q] == top for q in range(self.players) if q != p))
+            return counts[p] < top or (
+                shared and any(counts[q] == top for q in range(self.players) if q != p)
+            )
 
         # gift predicate (§4.2): an extended road/city that is someone else's by majority,
         # judged on each neighbouring feature before the tile (variant) ...
@@ -253,8 +261,9 @@ class Naive:
         if self.strict:  # §3.2 step 2 from the rules, never from the kernel's list
             if sum(1 for m in self.meeples if m[0] == p) >= self.meeples_each:
                 self.supply_empty += 1
-            assert turn["meeple"] in self.meeple_choices(p, x, y), \
+            assert turn["meeple"] in self.meeple_choices(p, x, y), (
                 f"meeple {turn['meeple']!r} on {turn['tile']} at {x},{y}: not a legal choice"
+            )
         if turn["meeple"] is not None:
             self.meeples.append([p, x, y, turn["meeple"]])
         if turn.get("received"):
@@ -271,8 +280,11 @@ class Naive:
         for dx in (-1, 0, 1):
             for dy in (-1, 0, 1):
                 cx, cy = x + dx, y + dy
-                if (cx, cy) in self.board and "cloister" in self.segments(cx, cy) \
-                        and self.neighbours(cx, cy) == 8:
+                if (
+                    (cx, cy) in self.board
+                    and "cloister" in self.segments(cx, cy)
+                    and self.neighbours(cx, cy) == 8
+                ):
                     ms = self.meeples_in({(cx, cy, "cloister")})
                     self.award(ms, 9)
                     self.remove(ms)
@@ -311,7 +323,7 @@ class Naive:
                     self.award(ms, 1 + self.neighbours(m[1], m[2]))
             else:
                 cities = set()
-                for (x, y, s) in nodes:
+                for x, y, s in nodes:
                     letter, _ = self.board[(x, y)]
                     for c in self.tiles[letter]["fields"][int(s[5:])]["cities"]:
                         cn, co = self.feature(x, y, f"city{c}")
@@ -357,8 +369,9 @@ def _gift_step(n, record, k, turn, earned):
     assert earned or turn["received"] is None, f"turn {k}: kernel gave a gift, naive did not"
     if earned:
         got = n.draw_gift()
-        assert (got is None) == (turn["received"] is None), \
-            f"turn {k}: naive draws {got!r}, kernel {turn['received']!r}"  # §4.2, §6 #12
+        assert (got is None) == (turn["received"] is None), (
+            f"turn {k}: naive draws {got!r}, kernel {turn['received']!r}"
+        )  # §4.2, §6 #12
         if got:
             assert n.deck[turn["received"]] > 0, f"turn {k}: card not in the gift deck"
             n.deck[turn["received"]] -= 1
@@ -386,8 +399,12 @@ def naive_perft(depth, players=2):
 
     def clone(n):
         c = Naive.__new__(Naive)
-        c.__dict__ = dict(n.__dict__, board=dict(n.board), meeples=[list(m) for m in n.meeples],
-                          score=list(n.score))
+        c.__dict__ = dict(
+            n.__dict__,
+            board=dict(n.board),
+            meeples=[list(m) for m in n.meeples],
+            score=list(n.score),
+        )
         return c
 
     def count(n, k, turn, d):
@@ -399,7 +416,7 @@ def naive_perft(depth, players=2):
             return 0
         total = 0
         p = turn % players
-        for (x, y, r) in n.placements(pile[k]):
+        for x, y, r in n.placements(pile[k]):
             n.board[(x, y)] = (pile[k], r)
             choices = n.meeple_choices(p, x, y)
             del n.board[(x, y)]
@@ -430,8 +447,16 @@ def check_draws(record, n=None):
     n.strict = True
     tiles = record["tiles"]
     k = 0
-    seen = dict.fromkeys(("unplaceable", "take2_unplaceable", "take2_empty_pile",
-                          "last_tile_unplaceable", "meeple_supply_empty"), 0)
+    seen = dict.fromkeys(
+        (
+            "unplaceable",
+            "take2_unplaceable",
+            "take2_empty_pile",
+            "last_tile_unplaceable",
+            "meeple_supply_empty",
+        ),
+        0,
+    )
 
     def draw(what):
         nonlocal k
@@ -473,30 +498,50 @@ _VARIANTS = [  # every reading of the ambiguity table the kernel offers, a few a
 ]
 
 
-@pytest.mark.parametrize("variant", _VARIANTS, ids=lambda v: ",".join(f"{k}={x}" for k, x in v.items()))
+@pytest.mark.parametrize(
+    "variant", _VARIANTS, ids=lambda v: ",".join(f"{k}={x}" for k, x in v.items())
+)
 def test_s6_naive_scorer_agrees_on_every_variant(variant):
     """docs/rules/carcassonne.md §3.3, §6: naive scorer == kernel under the variant readings."""
     variant = dict(variant, gifts="true")
     for players, policies in ((2, ["random"] * 2), (3, ["heuristic", "random", "random"])):
-        r = mcsim.simulate("carcassonne", games=40, seed=77, players=players, policies=policies,
-                           variant=variant, record=40, workers=1)
+        r = mcsim.simulate(
+            "carcassonne",
+            games=40,
+            seed=77,
+            players=players,
+            policies=policies,
+            variant=variant,
+            record=40,
+            workers=1,
+        )
         for i, rec in enumerate(r.records):
             assert naive_score(rec) == rec["points"], f"game {i}"
 
 
-@pytest.mark.parametrize("players, gifts, policies, games", [
-    (2, "false", ["random", "random"], 300),
-    (3, "false", ["random"] * 3, 40),
-    (5, "false", ["random"] * 5, 30),
-    (2, "false", ["heuristic", "heuristic"], 15),
-    (2, "true", ["random", "random"], 300),
-    (4, "true", ["random"] * 4, 40),
-    (2, "true", ["heuristic", "random"], 15),
-])
+@pytest.mark.parametrize(
+    "players, gifts, policies, games",
+    [
+        (2, "false", ["random", "random"], 300),
+        (3, "false", ["random"] * 3, 40),
+        (5, "false", ["random"] * 5, 30),
+        (2, "false", ["heuristic", "heuristic"], 15),
+        (2, "true", ["random", "random"], 300),
+        (4, "true", ["random"] * 4, 40),
+        (2, "true", ["heuristic", "random"], 15),
+    ],
+)
 def test_s3_naive_scorer_agrees_with_kernel(players, gifts, policies, games):
     """docs/rules/carcassonne.md §3.3, §4: naive flood-fill scorer == kernel on finished games."""
-    r = mcsim.simulate("carcassonne", games=games, seed=41 + players, players=players,
-                       policies=policies, variant={"gifts": gifts}, record=games)
+    r = mcsim.simulate(
+        "carcassonne",
+        games=games,
+        seed=41 + players,
+        players=players,
+        policies=policies,
+        variant={"gifts": gifts},
+        record=games,
+    )
     opened = 0
     for i, rec in enumerate(r.records):
         assert naive_score(rec) == rec["points"], f"game {i}"

@@ -17,6 +17,7 @@ Configurations (all gifts=true; records of every game; counts at the commit that
 * ``HOARD``: 5 players, heuristic with hold=100 (opens a gift only for a gain over 100
   points), seed 13, games 0-19.
 """
+
 import pytest
 
 import mcsim
@@ -24,11 +25,17 @@ from mcsim.runner import resolve_config
 from tests.test_carcassonne_naive import check_draws
 
 FIVE = dict(players=5, policies=["heuristic"], variant={"gifts": "true"}, seed=11, games=60)
-TAKE2 = dict(players=2, policies=["random"], variant={"gifts": "true", "gift_deck": "take_2"},
-             seed=12, games=60)
+TAKE2 = dict(
+    players=2,
+    policies=["random"],
+    variant={"gifts": "true", "gift_deck": "take_2"},
+    seed=12,
+    games=60,
+)
 TAKE2_UNPLACEABLE = [1379, 1735, 1931]
-HOARD = dict(players=5, policies=["heuristic:hold=100"], variant={"gifts": "true"}, seed=13,
-             games=20)
+HOARD = dict(
+    players=5, policies=["heuristic:hold=100"], variant={"gifts": "true"}, seed=13, games=20
+)
 
 
 def _checked(records):
@@ -91,8 +98,9 @@ def test_s4_4_5_take_2_on_an_exhausted_pile(take2):
 def test_s6_11_take_2_with_unplaceable_extra_draws():
     """docs/rules/carcassonne.md §4.4.5, §6 #11: Take 2's unplaceable extra draws are removed
     and drawing goes on (TAKE2_UNPLACEABLE: all three games; 15 in 20,000 TAKE2 games)."""
-    module, cfg = resolve_config("carcassonne", players=2, policies=TAKE2["policies"],
-                                 variant=TAKE2["variant"])
+    module, cfg = resolve_config(
+        "carcassonne", players=2, policies=TAKE2["policies"], variant=TAKE2["variant"]
+    )
     records = module.record_games(module.prepare(cfg), TAKE2["seed"], TAKE2_UNPLACEABLE)
     games = _checked(records)
     assert _games(games, "take2_unplaceable") == len(TAKE2_UNPLACEABLE)
@@ -127,6 +135,10 @@ def test_s3_1_game_end_on_more_than_one_seat(five, take2):
 def test_s3_final_score_ties(five, take2):
     """Summary rule (DESIGN: ties share a win): games whose best score is shared are reached
     (FIVE: 1 game, TAKE2: 2 games) and scored like the naive scorer."""
-    tied = sum(1 for games in (five, take2) for rec, _ in games
-               if rec["points"].count(max(rec["points"])) > 1)
+    tied = sum(
+        1
+        for games in (five, take2)
+        for rec, _ in games
+        if rec["points"].count(max(rec["points"])) > 1
+    )
     assert tied >= 1

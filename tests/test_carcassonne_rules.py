@@ -4,6 +4,7 @@ Positions are built with ``mcsim.games.carcassonne.Position`` (the kernel's own 
 and scoring functions). Coordinates as in §5: start tile D at (0, 0), city north, x east, y south;
 rotation r = r quarter turns clockwise from the orientation of the §2 table.
 """
+
 import json
 
 import numpy as np
@@ -18,6 +19,7 @@ RED, BLUE = 0, 1
 
 
 # ------------------------------------------------------------------------------------- §2 data
+
 
 def test_s2_tile_checksums():
     """docs/rules/carcassonne.md §2: 72 tiles, 6 cloisters, 10 pennants, 79/94/115 edges."""
@@ -51,15 +53,26 @@ def test_s2_kernel_tables_match_data():
     assert sum(T[12]) == 72
 
 
-@pytest.mark.parametrize("mutate, message", [
-    (lambda d: d["tiles"][0].update(count=3), "checksums.tiles: table gives 73, declared 72"),
-    (lambda d: d["tiles"][3].update(edges="CRFX"), "tile D: 'edges' must be 4 letters"),
-    (lambda d: d["tiles"][3]["cities"][0].update(sides="E"), "tile D: city segment 0 uses side E"),
-    (lambda d: d["tiles"][3]["fields"][1].update(ports="345"),
-     "tile D: every port of a road/field side"),
-    (lambda d: d["tiles"][5]["cities"][0].update(pennants=0), "checksums.pennants: table gives 8"),
-    (lambda d: d.update(start_tile="Z"), "start_tile: must be the letter"),
-])
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda d: d["tiles"][0].update(count=3), "checksums.tiles: table gives 73, declared 72"),
+        (lambda d: d["tiles"][3].update(edges="CRFX"), "tile D: 'edges' must be 4 letters"),
+        (
+            lambda d: d["tiles"][3]["cities"][0].update(sides="E"),
+            "tile D: city segment 0 uses side E",
+        ),
+        (
+            lambda d: d["tiles"][3]["fields"][1].update(ports="345"),
+            "tile D: every port of a road/field side",
+        ),
+        (
+            lambda d: d["tiles"][5]["cities"][0].update(pennants=0),
+            "checksums.pennants: table gives 8",
+        ),
+        (lambda d: d.update(start_tile="Z"), "start_tile: must be the letter"),
+    ],
+)
 def test_s2_bad_tile_data_raises_one_line(tmp_path, mutate, message):
     """docs/rules/carcassonne.md §2: a malformed tile table is refused with a one-line error."""
     doc = json.loads((G.DATA_DIR / "tiles.json").read_text())
@@ -81,6 +94,7 @@ def test_s4_1_gift_cards():
 
 
 # ------------------------------------------------------------------------------------- §3 base
+
 
 def test_s5_1_two_tile_city_scores_4():
     """docs/rules/carcassonne.md §5 #1: D + E closing the start city = 4 (tiny_city=true: 2)."""
@@ -105,16 +119,33 @@ def test_s5_2_city_with_pennant_complete_8_incomplete_4():
     inc.place("M", 10, 0, 0, meeple="city0", player=RED, check=False)
     inc.place("E", 10, -1, 2, check=False)
     inc.place("N", 11, 0, 3, check=False)  # city W + N: still open to the north
-    assert inc.feature(10, 0, "city0") == {"tiles": 3, "open": 1, "pennants": 1,
-                                           "meeples": [1, 0], "complete": False}
+    assert inc.feature(10, 0, "city0") == {
+        "tiles": 3,
+        "open": 1,
+        "pennants": 1,
+        "meeples": [1, 0],
+        "complete": False,
+    }
     assert inc.finish() == [4, 0]
 
 
 def test_s5_3_incomplete_big_city_12_tiles_5_pennants_is_17():
     """docs/rules/carcassonne.md §5 #3 (JCZ #198): 12 tiles + 5 pennants incomplete = 17."""
     pos = Position(start=False)
-    row = [("E", 1), ("F", 0), ("F", 0), ("G", 0), ("R", 0), ("R", 0), ("R", 0), ("T", 0),
-           ("Q", 0), ("S", 0), ("S", 0), ("E", 3)]
+    row = [
+        ("E", 1),
+        ("F", 0),
+        ("F", 0),
+        ("G", 0),
+        ("R", 0),
+        ("R", 0),
+        ("R", 0),
+        ("T", 0),
+        ("Q", 0),
+        ("S", 0),
+        ("S", 0),
+        ("E", 3),
+    ]
     for x, (letter, rot) in enumerate(row):
         pos.place(letter, x, 10, rot, check=False)
     pos.add_meeple(0, 10, "city0", RED)
@@ -260,22 +291,26 @@ def test_s3_2_completed_unoccupied_feature_scores_nobody_and_meeples_run_out():
     assert pos.supply(RED) == 0
     opts = np.zeros(16, dtype=np.int64)
     pos.place("U", 1, 0, 1, check=False)
-    assert K.meeple_options(pos.S, T, int(pos.S[21][K.S_NPLACED]) - 1, RED, opts) == 1  # only "none"
+    assert (
+        K.meeple_options(pos.S, T, int(pos.S[21][K.S_NPLACED]) - 1, RED, opts) == 1
+    )  # only "none"
 
 
 def test_s5_8_field_majority_and_tie():
     """docs/rules/carcassonne.md §5 #8: field by completed X, Y and open Z: Red 2/Blue 1 -> 6/0."""
+
     def build(red, blue):
         pos = Position(start=False)
-        pos.place("I", 5, 5, 0, check=False)   # caps N and E, field S/W touches both
-        pos.place("E", 5, 4, 2, check=False)   # closes X
-        pos.place("E", 6, 5, 3, check=False)   # closes Y
-        pos.place("E", 5, 6, 2, check=False)   # its open cap (Z) touches the same field
+        pos.place("I", 5, 5, 0, check=False)  # caps N and E, field S/W touches both
+        pos.place("E", 5, 4, 2, check=False)  # closes X
+        pos.place("E", 6, 5, 3, check=False)  # closes Y
+        pos.place("E", 5, 6, 2, check=False)  # its open cap (Z) touches the same field
         for _ in range(red):
             pos.add_meeple(5, 5, "field0", RED)
         for _ in range(blue):
             pos.add_meeple(5, 5, "field0", BLUE)
         return pos
+
     pos = build(2, 1)
     assert pos.finish() == [6, 0] and pos.points("farm") == [6, 0]
     tie = build(1, 1)
@@ -285,21 +320,23 @@ def test_s5_8_field_majority_and_tie():
 def test_s3_3_field_touching_one_city_twice_counts_it_once():
     """docs/rules/carcassonne.md §3.3: a field bordering one completed city in two places gets 3."""
     pos = Position()
-    pos.place("E", 0, -1, 2)            # city {D, E} complete
-    pos.place("B", 1, -1, 0)            # field tile east of E
-    pos.place("V", 1, 0, 0)             # joins B's field to D's north strip
+    pos.place("E", 0, -1, 2)  # city {D, E} complete
+    pos.place("B", 1, -1, 0)  # field tile east of E
+    pos.place("V", 1, 0, 0)  # joins B's field to D's north strip
     pos.add_meeple(1, -1, "field0", RED)
     assert pos.finish() == [3, 0]
 
 
 def test_s3_3_each_field_scores_a_city_independently():
     """docs/rules/carcassonne.md §3.3 (v3): one city scores for two separate fields; v2: once."""
+
     def build(variant):
         pos = Position(variant=variant)
         pos.place("E", 0, -1, 2)  # city {D, E}; E's field and D's north strip are separate fields
         pos.add_meeple(0, -1, "field0", RED)
         pos.add_meeple(0, 0, "field0", RED)
         return pos
+
     assert build({}).finish() == [6, 0]
     assert build({"farms": "v2"}).finish() == [3, 0]
     assert build({"farms": "v1"}).finish() == [4, 0]
@@ -334,11 +371,12 @@ def test_s3_2_placement_must_match_every_edge():
     with pytest.raises(IllegalMoveError):
         pos.place("E", 0, -1, 0)  # field facing D's city
     with pytest.raises(IllegalMoveError):
-        pos.place("E", 5, 5, 0)   # not adjacent
+        pos.place("E", 5, 5, 0)  # not adjacent
     pos.place("E", 0, -1, 2)
 
 
 # ------------------------------------------------------------------------------------- §4 gifts
+
 
 def _road_with(red, blue, variant=None):
     pos = Position(variant=variant)
@@ -386,17 +424,17 @@ def test_s5_16_empty_feature_gives_no_gift():
 def test_s4_2_connecting_into_a_tie_or_lead_gives_no_gift():
     """docs/rules/carcassonne.md §4.2 (c), §6 #2: joining the opponent's road into a tie: no gift."""
     pos = Position()
-    pos.add_meeple(0, 0, "road0", BLUE)          # Blue on D's road (open E and W)
+    pos.add_meeple(0, 0, "road0", BLUE)  # Blue on D's road (open E and W)
     pos.place("U", 2, 0, 1, check=False)
-    pos.add_meeple(2, 0, "road0", RED)           # Red on a separate road two cells east
-    pos.place("U", 1, 0, 1, player=RED)          # joins both: Red 1, Blue 1
+    pos.add_meeple(2, 0, "road0", RED)  # Red on a separate road two cells east
+    pos.place("U", 1, 0, 1, player=RED)  # joins both: Red 1, Blue 1
     assert not pos.last_gift
     lead = Position()
     lead.add_meeple(0, 0, "road0", BLUE)
     lead.place("U", 2, 0, 1, check=False)
     lead.add_meeple(2, 0, "road0", RED)
     lead.add_meeple(2, 0, "road0", RED)
-    lead.place("U", 1, 0, 1, player=BLUE)        # Blue joins into Red's lead -> Blue gets a gift
+    lead.place("U", 1, 0, 1, player=BLUE)  # Blue joins into Red's lead -> Blue gets a gift
     assert lead.last_gift
 
 
@@ -407,14 +445,16 @@ def test_s6_2_majority_judged_before_placement_variant():
         pos.add_meeple(0, 0, "road0", BLUE)
         pos.place("U", 2, 0, 1, check=False)
         pos.add_meeple(2, 0, "road0", RED)
-        pos.place("U", 1, 0, 1, player=RED)   # Blue's road was Blue's before the tile joined it
+        pos.place("U", 1, 0, 1, player=RED)  # Blue's road was Blue's before the tile joined it
         assert pos.last_gift is want
     pos = Position(variant={"gift_majority_judged": "before_placement"})
     pos.add_meeple(0, 0, "road0", RED)
     pos.add_meeple(0, 0, "road0", BLUE)
-    pos.place("U", 1, 0, 1, player=RED)       # shared before: no gift unless shared counts
+    pos.place("U", 1, 0, 1, player=RED)  # shared before: no gift unless shared counts
     assert not pos.last_gift
-    pos = Position(variant={"gift_majority_judged": "before_placement", "gift_shared_majority": "gift"})
+    pos = Position(
+        variant={"gift_majority_judged": "before_placement", "gift_shared_majority": "gift"}
+    )
     pos.add_meeple(0, 0, "road0", RED)
     pos.add_meeple(0, 0, "road0", BLUE)
     pos.place("U", 1, 0, 1, player=RED)
@@ -426,7 +466,7 @@ def test_s6_3_completed_feature_still_gives_a_gift_by_default():
     for variant, want in (({}, True), ({"gift_on_completion": "no_gift"}, False)):
         pos = Position(variant=variant)
         pos.add_meeple(0, 0, "city0", BLUE)
-        pos.place("E", 0, -1, 2, player=RED)      # completes Blue's city
+        pos.place("E", 0, -1, 2, player=RED)  # completes Blue's city
         assert pos.last_gift is want
         assert pos.scores == [0, 4]
 
@@ -435,7 +475,7 @@ def test_s4_2_monasteries_and_fields_never_give_gifts():
     """docs/rules/carcassonne.md §4.2: only roads and cities count."""
     pos = Position()
     pos.add_meeple(0, 0, "field1", BLUE)
-    pos.place("B", 0, 1, 0, player=RED)          # extends Blue's field
+    pos.place("B", 0, 1, 0, player=RED)  # extends Blue's field
     assert not pos.last_gift
 
 
@@ -548,6 +588,7 @@ def test_s5_21_unopened_gifts_score_2_each():
 def test_s4_2_gift_deck_reshuffles_discards_and_can_run_dry():
     """docs/rules/carcassonne.md §4.2, §6 #12: empty deck: reshuffle discards; both empty: none."""
     from kernels.rng import new_state
+
     pos = Position(variant={"gifts": "true"})
     rng = new_state(1, 0, 1)
     e = np.zeros(1, dtype=np.int32)
@@ -561,19 +602,31 @@ def _take2_record(take2_other="shuffle", keep="W"):
     """Red's road D+U; Blue extends it twice (two gifts, the deck holds only Take 2 cards); Blue
     holds X, opens Take 2, draws C (unplaceable: no open city edge), then W, keeps W; Red then
     draws the returned X."""
-    def turn(p, tile, place, meeple=None, gift=None, received=None):
-        return {"player": p, "tile": tile, "place": place, "meeple": meeple, "gift": gift,
-                "received": received}
 
-    return {"game": "carcassonne", "players": 2,
-            "variant": {"gifts": "true", "gift_deck": "take_2", "take2_other": take2_other},
-            "tiles": ["U", "U", "E", "X", "C", "W", "X"], "gift_cards": ["take_2", "take_2"],
-            "turns": [turn(0, "U", [1, 0, 1], meeple="road0"),
-                      turn(1, "U", [2, 0, 1], received="take_2"),
-                      turn(0, "E", [0, -1, 2]),
-                      turn(1, keep, [3, 0, 0], gift={"open": "take_2", "keep": keep},
-                           received="take_2"),
-                      turn(0, "X", [-1, 0, 0])]}
+    def turn(p, tile, place, meeple=None, gift=None, received=None):
+        return {
+            "player": p,
+            "tile": tile,
+            "place": place,
+            "meeple": meeple,
+            "gift": gift,
+            "received": received,
+        }
+
+    return {
+        "game": "carcassonne",
+        "players": 2,
+        "variant": {"gifts": "true", "gift_deck": "take_2", "take2_other": take2_other},
+        "tiles": ["U", "U", "E", "X", "C", "W", "X"],
+        "gift_cards": ["take_2", "take_2"],
+        "turns": [
+            turn(0, "U", [1, 0, 1], meeple="road0"),
+            turn(1, "U", [2, 0, 1], received="take_2"),
+            turn(0, "E", [0, -1, 2]),
+            turn(1, keep, [3, 0, 0], gift={"open": "take_2", "keep": keep}, received="take_2"),
+            turn(0, "X", [-1, 0, 0]),
+        ],
+    }
 
 
 def test_s5_22_take_2_constructed_record():
@@ -581,12 +634,12 @@ def test_s5_22_take_2_constructed_record():
     shuffled back (and drawn again later); with take2_other=discard it is gone."""
     out = G.replay(_take2_record())
     assert out["finished"] is False and out["turns"] == 5
-    assert out["gifts_held"] == [0, 1]          # Blue: +1, opened it, +1 again
+    assert out["gifts_held"] == [0, 1]  # Blue: +1, opened it, +1 again
     with pytest.raises(InvalidRecordError) as e:  # X was discarded, so it cannot be drawn again
         G.replay(_take2_record("discard"))
     assert "draw 6 (X) is not left in the draw pile" in str(e.value)
     rec = _take2_record()
-    rec["turns"][3]["gift"]["keep"] = "C"         # C was unplaceable and removed
+    rec["turns"][3]["gift"]["keep"] = "C"  # C was unplaceable and removed
     with pytest.raises(IllegalMoveError) as e:
         G.replay(rec)
     assert e.value.ply == 3
@@ -595,9 +648,15 @@ def test_s5_22_take_2_constructed_record():
 
 def test_s5_13_unplaceable_draw_is_removed_and_the_same_player_draws_again():
     """docs/rules/carcassonne.md §5 #13, §3.2 step 1: C is removed, Blue goes on with the next draw."""
-    rec = {"game": "carcassonne", "players": 2, "tiles": ["E", "C", "U"],
-           "turns": [{"tile": "E", "place": [0, -1, 2], "meeple": None},
-                     {"tile": "U", "place": [1, 0, 1], "meeple": "road0"}]}
+    rec = {
+        "game": "carcassonne",
+        "players": 2,
+        "tiles": ["E", "C", "U"],
+        "turns": [
+            {"tile": "E", "place": [0, -1, 2], "meeple": None},
+            {"tile": "U", "place": [1, 0, 1], "meeple": "road0"},
+        ],
+    }
     out = G.replay(rec)
     assert out["turns"] == 2 and out["finished"] is False
     rec["turns"][1] = {"tile": "C", "place": [0, -2, 0], "meeple": None}

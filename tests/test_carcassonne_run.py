@@ -3,6 +3,7 @@
 docs/rules/carcassonne.md §3 (game flow), §4 (gifts), issue #5 §5-§6 (statistics, records).
 Statistical checks use fixed seeds; tolerances are stated next to each assertion.
 """
+
 import copy
 import json
 from pathlib import Path
@@ -22,8 +23,9 @@ DATA = Path(__file__).parent / "data"
 
 @pytest.fixture(scope="module")
 def gift_records():
-    r = mcsim.simulate("carcassonne", games=60, seed=12, variant={"gifts": "true"}, record=60,
-                       workers=1)
+    r = mcsim.simulate(
+        "carcassonne", games=60, seed=12, variant={"gifts": "true"}, record=60, workers=1
+    )
     return r
 
 
@@ -42,10 +44,12 @@ def test_s3_same_tile_order_for_every_policy_and_variant():
     """docs/rules/carcassonne.md §3.1:
     the deal (tile order) is common to policies and variants."""
     base = mcsim.simulate("carcassonne", games=3, seed=5, record=3, workers=1).records
-    heur = mcsim.simulate("carcassonne", games=3, seed=5, record=3, workers=1,
-                          policies=["heuristic", "heuristic"]).records
-    farms = mcsim.simulate("carcassonne", games=3, seed=5, record=3, workers=1,
-                           variant={"farms": "v1"}).records
+    heur = mcsim.simulate(
+        "carcassonne", games=3, seed=5, record=3, workers=1, policies=["heuristic", "heuristic"]
+    ).records
+    farms = mcsim.simulate(
+        "carcassonne", games=3, seed=5, record=3, workers=1, variant={"farms": "v1"}
+    ).records
     for a, b, c in zip(base, heur, farms):
         assert a["tiles"] == b["tiles"] == c["tiles"]
 
@@ -67,8 +71,9 @@ def test_s3_4_tiles_per_seat_and_unplaceable_tiles():
 
 def test_s3_points_by_feature_add_up():
     """docs/rules/carcassonne.md §3.3: road + city + monastery + farm + gift = score, per seat."""
-    r = mcsim.simulate("carcassonne", games=50, seed=2, players=3, variant={"gifts": "true"},
-                       workers=1)
+    r = mcsim.simulate(
+        "carcassonne", games=50, seed=2, players=3, variant={"gifts": "true"}, workers=1
+    )
     g = r.games
     for k in range(3):
         total = sum(g[f"points_{c}_{k}"] for c in G.CATEGORIES)
@@ -83,7 +88,9 @@ def test_s4_gift_bookkeeping(gift_records):
     g = gift_records.games
     for name in G.GIFT_IDS:
         assert (g[f"gift_received_{name}"] >= g[f"gift_opened_{name}"] + 0).all()
-        assert (g[f"gift_received_{name}"] == g[f"gift_opened_{name}"] + g[f"gift_held_{name}"]).all()
+        assert (
+            g[f"gift_received_{name}"] == g[f"gift_opened_{name}"] + g[f"gift_held_{name}"]
+        ).all()
     # points_gift = Road Sweeper + Cash Out points + 2 per card held at the end; gift_points of
     # Synod / Change Position add the points their meeples were pivotal for (not in points_gift)
     assert (g["gift_points_take_2"] == 2 * g["gift_held_take_2"]).all()
@@ -91,8 +98,10 @@ def test_s4_gift_bookkeeping(gift_records):
         assert (g[f"gift_points_{name}"] >= 2 * g[f"gift_held_{name}"]).all()
     held = sum(g[f"gift_held_{n}"] for n in G.GIFT_IDS)
     direct = g["gift_points_road_sweeper"] + g["gift_points_cash_out"]
-    assert (g["points_gift_0"] + g["points_gift_1"] == direct + 2 * (
-        held - g["gift_held_road_sweeper"] - g["gift_held_cash_out"])).all()
+    assert (
+        g["points_gift_0"] + g["points_gift_1"]
+        == direct + 2 * (held - g["gift_held_road_sweeper"] - g["gift_held_cash_out"])
+    ).all()
     assert (g["gift_points_synod"] > 2 * g["gift_held_synod"]).any()
     for rec in gift_records.records:
         seen = 0
@@ -117,8 +126,14 @@ def test_s5_22_take_2_tile_accounting(gift_records):
         assert len(rec["tiles"]) == len(rec["turns"]) + unpl + returned
         assert len(rec["turns"]) + unpl == 71
     assert n_take2 > 0
-    d = mcsim.simulate("carcassonne", games=40, seed=12, record=40, workers=1,
-                       variant={"gifts": "true", "take2_other": "discard"})
+    d = mcsim.simulate(
+        "carcassonne",
+        games=40,
+        seed=12,
+        record=40,
+        workers=1,
+        variant={"gifts": "true", "take2_other": "discard"},
+    )
     found = 0
     for i, rec in enumerate(d.records):
         discarded = sum(1 for t in rec["turns"] if t["gift"] and "keep" in t["gift"])
@@ -134,8 +149,16 @@ def test_s3_s4_records_replay_gifts_and_five_players(gift_records):
     for i, rec in enumerate(gift_records.records[:20]):
         out = G.replay(json.loads(json.dumps(rec)))
         assert out["finished"] and out["points"] == rec["points"]
-    r5 = mcsim.simulate("carcassonne", games=3, seed=4, players=5, record=3, workers=1,
-                        policies=["heuristic"] * 5, variant={"gifts": "true", "farms": "v2"})
+    r5 = mcsim.simulate(
+        "carcassonne",
+        games=3,
+        seed=4,
+        players=5,
+        record=3,
+        workers=1,
+        policies=["heuristic"] * 5,
+        variant={"gifts": "true", "farms": "v2"},
+    )
     for i, rec in enumerate(r5.records):
         out = G.replay(rec)
         assert out["points"] == [int(r5.games.iloc[i][f"score_{k}"]) for k in range(5)]
@@ -154,7 +177,9 @@ def test_s3_2_unfinished_record_replays_as_unfinished(gift_records):
 
 
 def _first_record():
-    return copy.deepcopy(mcsim.simulate("carcassonne", games=1, seed=9, record=1, workers=1).records[0])
+    return copy.deepcopy(
+        mcsim.simulate("carcassonne", games=1, seed=9, record=1, workers=1).records[0]
+    )
 
 
 def test_s3_2_illegal_placement_names_ply_and_legal_moves():
@@ -223,18 +248,27 @@ def test_s6_20_turn_player_must_be_the_seat_to_move():
     assert G.replay(rec)["points"] == want
 
 
-@pytest.mark.parametrize("mutate, message", [
-    (lambda r: r.update(game="sacred-hill"), "not a carcassonne record"),
-    (lambda r: r.update(players=7), '"players" must be'),
-    (lambda r: r.update(tiles=["Z"]), '"tiles" must be a list of tile letters'),
-    (lambda r: r["tiles"].__setitem__(-1, "C" if r["tiles"][-1] != "C" else "X"),
-     "is not left in the draw pile"),  # one C (X) in the set, already drawn
-    (lambda r: r["turns"][0].update(place="1,0"), '"place" must be [x, y, rotation]'),
-    (lambda r: r.update(points=[0, 0]), "record says points [0, 0], replay gives"),
-    (lambda r: r["variant"].update(gifts="maybe"), "gifts='maybe'"),
-    (lambda r: r["turns"].append(dict(r["turns"][-1], player=len(r["turns"]) % r["players"])),
-     '"tiles" lists 71 draws but the record has 72 turns'),  # issue 12 §6: checked up front
-])
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda r: r.update(game="sacred-hill"), "not a carcassonne record"),
+        (lambda r: r.update(players=7), '"players" must be'),
+        (lambda r: r.update(tiles=["Z"]), '"tiles" must be a list of tile letters'),
+        (
+            lambda r: r["tiles"].__setitem__(-1, "C" if r["tiles"][-1] != "C" else "X"),
+            "is not left in the draw pile",
+        ),  # one C (X) in the set, already drawn
+        (lambda r: r["turns"][0].update(place="1,0"), '"place" must be [x, y, rotation]'),
+        (lambda r: r.update(points=[0, 0]), "record says points [0, 0], replay gives"),
+        (lambda r: r["variant"].update(gifts="maybe"), "gifts='maybe'"),
+        (
+            lambda r: r["turns"].append(
+                dict(r["turns"][-1], player=len(r["turns"]) % r["players"])
+            ),
+            '"tiles" lists 71 draws but the record has 72 turns',
+        ),  # issue 12 §6: checked up front
+    ],
+)
 def test_s3_bad_records_raise_invalid_record(mutate, message):
     """docs/rules/carcassonne.md §3.1-§3.2 (issue #5 §6):
     malformed records raise InvalidRecordError with a one-line message."""
@@ -260,7 +294,9 @@ def test_s3_1_bad_configuration_errors():
 def test_s3_2_heuristic_beats_random():
     """docs/rules/carcassonne.md §3.2 (issue #5 §4 policies):
     the heuristic wins clearly against random (200 games; measured 100% on 2000)."""
-    r = mcsim.simulate("carcassonne", games=200, seed=1, policies=["heuristic", "random"], workers=1)
+    r = mcsim.simulate(
+        "carcassonne", games=200, seed=1, policies=["heuristic", "random"], workers=1
+    )
     w = r.summary["seats"][0]["win_rate"]
     assert w["low"] > 0.9
 
@@ -268,9 +304,16 @@ def test_s3_2_heuristic_beats_random():
 def test_s3_3_heuristic_parameters_change_play():
     """docs/rules/carcassonne.md §3.3 (issue #5 §4 policies):
     heuristic parameters are numbers (ParamSpec) and matter."""
-    a = mcsim.simulate("carcassonne", games=20, seed=1, policies=["heuristic", "heuristic"], workers=1)
-    b = mcsim.simulate("carcassonne", games=20, seed=1, workers=1,
-                       policies=["heuristic:farm=0,farm_turn=72", "heuristic"])
+    a = mcsim.simulate(
+        "carcassonne", games=20, seed=1, policies=["heuristic", "heuristic"], workers=1
+    )
+    b = mcsim.simulate(
+        "carcassonne",
+        games=20,
+        seed=1,
+        workers=1,
+        policies=["heuristic:farm=0,farm_turn=72", "heuristic"],
+    )
     assert (b.games["points_farm_0"] == 0).all()
     assert not a.games.equals(b.games)
 
@@ -279,7 +322,10 @@ def test_s3_4_compare_variants_pairs_the_same_deals():
     """docs/rules/carcassonne.md §3.4, §4 (issue #5 §5):
     compare gifts=false vs gifts=true on the same tile orders, paired CIs."""
     from mcsim.compare_variants import compare_variants, format_comparison
-    res = compare_variants("carcassonne", ["gifts=false", "gifts=true"], games=300, seed=3, workers=1)
+
+    res = compare_variants(
+        "carcassonne", ["gifts=false", "gifts=true"], games=300, seed=3, workers=1
+    )
     p = res["paired"][0]
     # win shares sum to 1 in every game, so the seat differences are exact negatives (2 players)
     assert p["win_share"][0]["mean"] == pytest.approx(-p["win_share"][1]["mean"])
@@ -313,21 +359,36 @@ def test_s4_3_opened_gifts_are_discarded_and_reshuffled_issue11_bug():
 def test_s6_gift_readings_need_gifts_true():
     """docs/rules/carcassonne.md §4, §6 #1-#12 (issue 11 §6): a reading of The Gifts with
     gifts=false would change nothing: a one-line error naming gifts=true."""
-    for name, value in (("cash_out_counts", "own"), ("take2_other", "discard"),
-                        ("gift_shared_majority", "gift"), ("gift_deck", "synod")):
+    for name, value in (
+        ("cash_out_counts", "own"),
+        ("take2_other", "discard"),
+        ("gift_shared_majority", "gift"),
+        ("gift_deck", "synod"),
+    ):
         with pytest.raises(ConfigError) as e:
             mcsim.simulate("carcassonne", games=1, variant={name: value})
-        assert str(e.value) == (f"variant {name}={value} needs gifts=true "
-                                "(it is a reading of The Gifts, §4)")
-    res = CliRunner().invoke(cli.mcsim_cli, ["simulate", "carcassonne", "-n", "1", "-q",
-                                             "--variant", "take2_other=discard"])
+        assert str(e.value) == (
+            f"variant {name}={value} needs gifts=true (it is a reading of The Gifts, §4)"
+        )
+    res = CliRunner().invoke(
+        cli.mcsim_cli,
+        ["simulate", "carcassonne", "-n", "1", "-q", "--variant", "take2_other=discard"],
+    )
     assert res.exit_code != 0 and "Traceback" not in res.output
-    assert res.output.strip().endswith("variant take2_other=discard needs gifts=true "
-                                       "(it is a reading of The Gifts, §4)")
+    assert res.output.strip().endswith(
+        "variant take2_other=discard needs gifts=true (it is a reading of The Gifts, §4)"
+    )
     assert len(res.output.strip().splitlines()) == 1
     with pytest.raises(InvalidRecordError, match="needs gifts=true"):
-        G.replay({"game": "carcassonne", "players": 2, "variant": {"cash_out_counts": "own"},
-                  "tiles": [], "turns": []})
+        G.replay(
+            {
+                "game": "carcassonne",
+                "players": 2,
+                "variant": {"cash_out_counts": "own"},
+                "tiles": [],
+                "turns": [],
+            }
+        )
 
 
 def test_s3_cli_simulate_record_replay_compare(tmp_path):
@@ -335,9 +396,24 @@ def test_s3_cli_simulate_record_replay_compare(tmp_path):
     simulate --record writes records; replay validates; compare prints."""
     runner = CliRunner()
     rec = tmp_path / "rec.json"
-    res = runner.invoke(cli.mcsim_cli, ["simulate", "carcassonne", "-n", "20", "-w", "1", "-q",
-                                        "--variant", "gifts=true", "--record", "1",
-                                        "--record-out", str(rec)])
+    res = runner.invoke(
+        cli.mcsim_cli,
+        [
+            "simulate",
+            "carcassonne",
+            "-n",
+            "20",
+            "-w",
+            "1",
+            "-q",
+            "--variant",
+            "gifts=true",
+            "--record",
+            "1",
+            "--record-out",
+            str(rec),
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert "gift cards per game" in res.output
     res = runner.invoke(cli.mcsim_cli, ["replay", "carcassonne", str(rec)])
@@ -348,9 +424,23 @@ def test_s3_cli_simulate_record_replay_compare(tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps(bad))
     res = runner.invoke(cli.mcsim_cli, ["replay", "carcassonne", str(tmp_path / "bad.json")])
     assert res.exit_code == 1 and "illegal move" in res.output and "Traceback" not in res.output
-    res = runner.invoke(cli.mcsim_cli, ["compare", "carcassonne", "--variant", "gifts=false",
-                                        "--variant", "gifts=true", "-n", "30", "-w", "1", "-q",
-                                        "--json"])
+    res = runner.invoke(
+        cli.mcsim_cli,
+        [
+            "compare",
+            "carcassonne",
+            "--variant",
+            "gifts=false",
+            "--variant",
+            "gifts=true",
+            "-n",
+            "30",
+            "-w",
+            "1",
+            "-q",
+            "--json",
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["paired"][0]["arm"] == "gifts=true"
 
@@ -363,13 +453,16 @@ def _find_turn(records, card, key):
     raise AssertionError(f"no {card} with {key} in the sample")
 
 
-@pytest.mark.parametrize("card, key, bad", [
-    ("take_2", "keep", "C"),
-    ("synod", "monastery", [60, 60]),
-    ("road_sweeper", "road", [0, 0, "field1"]),
-    ("cash_out", "meeple", [0, 0, "city0"]),
-    ("change_position", "to", "cloister"),
-])
+@pytest.mark.parametrize(
+    "card, key, bad",
+    [
+        ("take_2", "keep", "C"),
+        ("synod", "monastery", [60, 60]),
+        ("road_sweeper", "road", [0, 0, "field1"]),
+        ("cash_out", "meeple", [0, 0, "city0"]),
+        ("change_position", "to", "cloister"),
+    ],
+)
 def test_s4_4_illegal_gift_arguments_list_the_legal_ones(gift_records, card, key, bad):
     """docs/rules/carcassonne.md §4.4: a gift target that is not allowed is an illegal move."""
     rec, k = _find_turn(gift_records.records, card, key)
@@ -387,8 +480,9 @@ def test_s3_3_farm_rule_changes_only_the_final_farm_points():
     """docs/rules/carcassonne.md §3.3, §6 #18: same deals and random play, farms=none vs v3:
     every seat's score differs by exactly its farm points (common random numbers)."""
     a = mcsim.simulate("carcassonne", games=100, seed=21, players=3, workers=1).games
-    b = mcsim.simulate("carcassonne", games=100, seed=21, players=3, workers=1,
-                       variant={"farms": "none"}).games
+    b = mcsim.simulate(
+        "carcassonne", games=100, seed=21, players=3, workers=1, variant={"farms": "none"}
+    ).games
     for k in range(3):
         assert (a[f"score_{k}"] - b[f"score_{k}"] == a[f"points_farm_{k}"]).all()
         assert (b[f"points_farm_{k}"] == 0).all()
@@ -398,8 +492,14 @@ def test_s3_3_farm_rule_changes_only_the_final_farm_points():
 def test_s4_1_gift_deck_analysis_variant():
     """docs/rules/carcassonne.md §4.1:
     gift_deck=<type> (analysis) deals only that card; records replay."""
-    r = mcsim.simulate("carcassonne", games=30, seed=2, workers=1, record=2,
-                       variant={"gifts": "true", "gift_deck": "synod"})
+    r = mcsim.simulate(
+        "carcassonne",
+        games=30,
+        seed=2,
+        workers=1,
+        record=2,
+        variant={"gifts": "true", "gift_deck": "synod"},
+    )
     g = r.games
     assert g["gift_received_synod"].sum() > 0
     for name in G.GIFT_IDS[1:]:
@@ -422,8 +522,14 @@ def _replay_accepted(prefix: list, pile: list, box: int) -> list:
                 for m in [None] + segs[letter]:
                     turns = prefix + [{"tile": letter, "place": [x, y, r], "meeple": m}]
                     try:
-                        G.replay({"game": "carcassonne", "players": 2,
-                                  "tiles": pile[:len(turns)], "turns": turns})
+                        G.replay(
+                            {
+                                "game": "carcassonne",
+                                "players": 2,
+                                "tiles": pile[: len(turns)],
+                                "turns": turns,
+                            }
+                        )
                     except IllegalMoveError:
                         continue
                     out.append(turns)

@@ -1,4 +1,5 @@
 """The command line: every command, and bad input ending in one line and a non-zero exit."""
+
 import json
 
 import pandas as pd
@@ -50,8 +51,21 @@ def test_simulate_text_and_json(run):
     r = run("simulate", "sacred-hill", "-n", 500, "--seed", 3, "-q")
     assert r.exit_code == 0
     assert "Sacred Hill: 500 games, seed 3" in r.output and "first-player balance" in r.output
-    r = run("simulate", "sacred-hill", "-n", 500, "--seed", 3, "--json", "-p", "greedy",
-            "-p", "random", "--variant", "transition=web2014")
+    r = run(
+        "simulate",
+        "sacred-hill",
+        "-n",
+        500,
+        "--seed",
+        3,
+        "--json",
+        "-p",
+        "greedy",
+        "-p",
+        "random",
+        "--variant",
+        "transition=web2014",
+    )
     s = json.loads(r.stdout)
     assert s["games"] == 500 and s["policies"] == ["greedy", "random"]
     assert s["variant"]["transition"] == "web2014"
@@ -61,8 +75,21 @@ def test_simulate_text_and_json(run):
 def test_simulate_out_and_records(run, tmp_path, suffix):
     out = tmp_path / f"games{suffix}"
     rec = tmp_path / "rec.json"
-    r = run("simulate", "sacred-hill", "-n", 300, "--seed", 2, "-q", "--out", out,
-            "--record", 3, "--record-out", rec)
+    r = run(
+        "simulate",
+        "sacred-hill",
+        "-n",
+        300,
+        "--seed",
+        2,
+        "-q",
+        "--out",
+        out,
+        "--record",
+        3,
+        "--record-out",
+        rec,
+    )
     assert r.exit_code == 0, r.output
     df = pd.read_parquet(out) if suffix == ".parquet" else pd.read_csv(out)
     assert len(df) == 300 and {"game_index", "score_0", "score_1", "length_plies"} <= set(df)
@@ -86,37 +113,64 @@ def test_perft(run):
     assert r.output.strip() == "1980"
 
 
-@pytest.mark.parametrize("args,code,text", [
-    (["simulate", "chess"], 2, "'chess' is not one of"),
-    (["simulate", "sacred-hill", "-n", "-5"], 2, "--games must be a positive"),
-    (["simulate", "sacred-hill", "-n", "0"], 2, "--games must be a positive"),
-    (["simulate", "sacred-hill", "-n", "ten"], 2, "'ten' is not a valid integer"),
-    (["simulate", "sacred-hill", "-p", "alphazero"], 2, "unknown policy 'alphazero'"),
-    (["simulate", "sacred-hill", "--variant", "zone=hex"], 2, "knight12|chebyshev8"),
-    (["simulate", "sacred-hill", "--variant", "speed=fast"], 2, "unknown variant 'speed'"),
-    (["simulate", "sacred-hill", "--variant", "zone"], 2, "name=value"),
-    (["simulate", "sacred-hill", "--workers", "0"], 2, "--workers"),
-    (["simulate", "sacred-hill", "--out", "x.txt"], 2, ".parquet or .csv"),
-    (["simulate", "sacred-hill", "--record", "2"], 2, "--record-out"),
-    (["simulate", "sacred-hill", "--bogus"], 2, "No such option"),
-    (["perft", "sacred-hill"], 2, "--depth"),
-    (["perft", "sacred-hill", "-d", "2", "--variant", "zone=x"], 2, "zone"),
-    (["replay", "sacred-hill", "/no/such/file.json"], 2, "does not exist"),
-    # found by a fresh-user test session (regressions)
-    (["simulate"], 2, "Missing argument 'GAME'. Choose from: sacred-hill,"),
-    (["simulate", "sacred-hill", "-p", "greedy:w_kingdoms=inf"], 2, "must be a finite number"),
-    (["simulate", "sacred-hill", "-p", "greedy:"], 2, "no parameters after ':'"),
-    (["simulate", "sacred-hill", "-p", "greedy:eps=0.1,eps=0.2"], 2, "'eps' given twice"),
-    (["simulate", "sacred-hill", "--variant", "zone=knight12", "--variant", "zone=chebyshev8"],
-     2, "'zone' is given twice"),
-    (["simulate", "sacred-hill", "-n", "10", "--record", "20", "--record-out", "r.json"], 2,
-     "20 records asked of a 10-game run"),
-    (["simulate", "sacred-hill", "--record", "2", "--record-out", "r.txt"], 2, "must end in .json"),
-    (["simulate", "sacred-hill", "-n", "99999999999999999999"], 2, "at most 1,000,000,000,000"),
-    (["simulate", "sacred-hill", "-n", "10", "--backend", "dask", "--scheduler", "notaurl"], 2,
-     "cannot reach the Dask scheduler at notaurl"),
-    (["simulate", "sacred-hill", "--option", "foo=1"], 2, "unknown option 'foo' for sacred-hill"),
-])
+@pytest.mark.parametrize(
+    "args,code,text",
+    [
+        (["simulate", "chess"], 2, "'chess' is not one of"),
+        (["simulate", "sacred-hill", "-n", "-5"], 2, "--games must be a positive"),
+        (["simulate", "sacred-hill", "-n", "0"], 2, "--games must be a positive"),
+        (["simulate", "sacred-hill", "-n", "ten"], 2, "'ten' is not a valid integer"),
+        (["simulate", "sacred-hill", "-p", "alphazero"], 2, "unknown policy 'alphazero'"),
+        (["simulate", "sacred-hill", "--variant", "zone=hex"], 2, "knight12|chebyshev8"),
+        (["simulate", "sacred-hill", "--variant", "speed=fast"], 2, "unknown variant 'speed'"),
+        (["simulate", "sacred-hill", "--variant", "zone"], 2, "name=value"),
+        (["simulate", "sacred-hill", "--workers", "0"], 2, "--workers"),
+        (["simulate", "sacred-hill", "--out", "x.txt"], 2, ".parquet or .csv"),
+        (["simulate", "sacred-hill", "--record", "2"], 2, "--record-out"),
+        (["simulate", "sacred-hill", "--bogus"], 2, "No such option"),
+        (["perft", "sacred-hill"], 2, "--depth"),
+        (["perft", "sacred-hill", "-d", "2", "--variant", "zone=x"], 2, "zone"),
+        (["replay", "sacred-hill", "/no/such/file.json"], 2, "does not exist"),
+        # found by a fresh-user test session (regressions)
+        (["simulate"], 2, "Missing argument 'GAME'. Choose from: sacred-hill,"),
+        (["simulate", "sacred-hill", "-p", "greedy:w_kingdoms=inf"], 2, "must be a finite number"),
+        (["simulate", "sacred-hill", "-p", "greedy:"], 2, "no parameters after ':'"),
+        (["simulate", "sacred-hill", "-p", "greedy:eps=0.1,eps=0.2"], 2, "'eps' given twice"),
+        (
+            [
+                "simulate",
+                "sacred-hill",
+                "--variant",
+                "zone=knight12",
+                "--variant",
+                "zone=chebyshev8",
+            ],
+            2,
+            "'zone' is given twice",
+        ),
+        (
+            ["simulate", "sacred-hill", "-n", "10", "--record", "20", "--record-out", "r.json"],
+            2,
+            "20 records asked of a 10-game run",
+        ),
+        (
+            ["simulate", "sacred-hill", "--record", "2", "--record-out", "r.txt"],
+            2,
+            "must end in .json",
+        ),
+        (["simulate", "sacred-hill", "-n", "99999999999999999999"], 2, "at most 1,000,000,000,000"),
+        (
+            ["simulate", "sacred-hill", "-n", "10", "--backend", "dask", "--scheduler", "notaurl"],
+            2,
+            "cannot reach the Dask scheduler at notaurl",
+        ),
+        (
+            ["simulate", "sacred-hill", "--option", "foo=1"],
+            2,
+            "unknown option 'foo' for sacred-hill",
+        ),
+    ],
+)
 def test_bad_input_one_line(run, args, code, text):
     one_error_line(run(*args), code, text)
 
@@ -133,13 +187,19 @@ def test_failed_run_writes_no_output(run, tmp_path):
     assert r.exit_code == 2 and list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("content,text", [
-    ("{not json", "is not valid JSON"),
-    ('{"game": "sacred-hill", "moves": ["D4", "D4"]}', "illegal move 'D4' at ply 1"),
-    ('{"game": "sacred-hill", "moves": ["D4", "Q7"]}', "move at ply 1"),
-    ('{"game": "sacred-hill", "moves": "D4"}', '"moves" must be a list'),
-    ('[{"game": "sacred-hill", "moves": []}, {"game": "sacred-hill", "moves": []}]', "holds 2 records"),
-])
+@pytest.mark.parametrize(
+    "content,text",
+    [
+        ("{not json", "is not valid JSON"),
+        ('{"game": "sacred-hill", "moves": ["D4", "D4"]}', "illegal move 'D4' at ply 1"),
+        ('{"game": "sacred-hill", "moves": ["D4", "Q7"]}', "move at ply 1"),
+        ('{"game": "sacred-hill", "moves": "D4"}', '"moves" must be a list'),
+        (
+            '[{"game": "sacred-hill", "moves": []}, {"game": "sacred-hill", "moves": []}]',
+            "holds 2 records",
+        ),
+    ],
+)
 def test_replay_bad_records(run, tmp_path, content, text):
     f = tmp_path / "r.json"
     f.write_text(content)
@@ -152,15 +212,20 @@ def test_out_onto_existing_directory_or_under_a_file(run, tmp_path):
     one_error_line(run("simulate", "sacred-hill", "-n", 10, "--out", d), 2, "is a directory")
     f = tmp_path / "plain"
     f.write_text("")
-    one_error_line(run("simulate", "sacred-hill", "-n", 10, "--out", f / "x.csv"), 2,
-                   "is a file, not a directory")
+    one_error_line(
+        run("simulate", "sacred-hill", "-n", 10, "--out", f / "x.csv"),
+        2,
+        "is a file, not a directory",
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dd.parquet", "plain"]
 
 
 def test_replay_checks_recorded_points(run, tmp_path):
     rec = tmp_path / "r.json"
-    assert run("simulate", "sacred-hill", "-n", 3, "-q", "--record", 1, "--record-out",
-               rec).exit_code == 0
+    assert (
+        run("simulate", "sacred-hill", "-n", 3, "-q", "--record", 1, "--record-out", rec).exit_code
+        == 0
+    )
     r = json.loads(rec.read_text())
     r["points"] = r["points"][::-1]
     rec.write_text(json.dumps(r))
@@ -189,8 +254,13 @@ def test_replay_el_grande_checks_recorded_points(run, tmp_path):
     one_error_line(run("replay", "el-grande", rec), 1, "Error: record says points")
 
 
-@pytest.mark.parametrize("game,text", [("el-grande", "unknown option 'tiles' for el-grande"),
-                                       ("carcassonne", "unknown option 'tiles' for carcassonne")])
+@pytest.mark.parametrize(
+    "game,text",
+    [
+        ("el-grande", "unknown option 'tiles' for el-grande"),
+        ("carcassonne", "unknown option 'tiles' for carcassonne"),
+    ],
+)
 def test_options_a_game_does_not_take(run, game, text):
     one_error_line(run("simulate", game, "-n", 2, "--tiles", "/etc/hostname"), 2, text)
 
@@ -199,12 +269,32 @@ def test_record_out_may_not_overwrite_the_out_output(run, tmp_path):
     """The records file cannot replace the table's manifest, the table, or land in --out DIR."""
     table = tmp_path / "t.csv"
     for target in (str(table) + ".manifest.json",):
-        r = run("simulate", "sacred-hill", "-n", 10, "--out", table, "--record", 1,
-                "--record-out", target)
+        r = run(
+            "simulate",
+            "sacred-hill",
+            "-n",
+            10,
+            "--out",
+            table,
+            "--record",
+            1,
+            "--record-out",
+            target,
+        )
         one_error_line(r, 2, "would overwrite part of the --out output")
     (tmp_path / "d").mkdir()
-    r = run("simulate", "sacred-hill", "-n", 10, "--out", tmp_path / "d", "--record", 1,
-            "--record-out", tmp_path / "d" / "r.json")
+    r = run(
+        "simulate",
+        "sacred-hill",
+        "-n",
+        10,
+        "--out",
+        tmp_path / "d",
+        "--record",
+        1,
+        "--record-out",
+        tmp_path / "d" / "r.json",
+    )
     one_error_line(r, 2, "would overwrite part of the --out output")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d"]
     assert list((tmp_path / "d").iterdir()) == []
@@ -232,5 +322,6 @@ def test_ctrl_c_inside_a_numba_call_is_aborted_not_a_traceback():
             raise SystemError("returned a result with an exception set")
 
     import click
+
     with pytest.raises(click.Abort):
         interrupted()

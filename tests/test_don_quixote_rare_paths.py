@@ -12,6 +12,7 @@ Configurations (records of every game; counts at the commit that added this file
 * ``HEURISTIC``: 4 players, heuristic, seed 21, games 0-59 (240 estates).
 * ``RANDOM``: 4 players, random, seed 21, games 0-59 (240 estates).
 """
+
 import pytest
 
 import mcsim

@@ -1,5 +1,6 @@
 """Don Quixote rule tests: every test vector of docs/rules/don_quixote.md §7 (T1-T9) with its
 exact number, plus the tile-set invariants of §6.1."""
+
 import json
 
 import numpy as np
@@ -30,13 +31,21 @@ def land(tid, L="none", R="none", roads=(), shieldL=None, shieldR=None):
         halves["L"]["shield"] = shieldL
     if R == "knight":
         halves["R"]["shield"] = shieldR
-    return {"id": tid, "count": 1, "confidence": "low", "halves": halves,
-            "roads": [{"ports": list(p), "features": list(f)} for p, f in roads]}
+    return {
+        "id": tid,
+        "count": 1,
+        "confidence": "low",
+        "halves": halves,
+        "roads": [{"ports": list(p), "features": list(f)} for p, f in roads],
+    }
 
 
 def castle(tid, value, a, b):
-    return {"id": tid, "castle": value, "roads": [{"ports": [a], "castle_stub": True},
-                                                   {"ports": [b], "castle_stub": True}]}
+    return {
+        "id": tid,
+        "castle": value,
+        "roads": [{"ports": [a], "castle_stub": True}, {"ports": [b], "castle_stub": True}],
+    }
 
 
 class Board:
@@ -112,22 +121,27 @@ def test_s3_5_t1_group_formula(n, pts):
     assert K.group_points(n) == pts
 
 
-@pytest.mark.parametrize("v,r,k,pts", [(6, 1, 1, 6), (6, 1, 0, 0), (6, 2, 1, 0), (6, 2, 2, 6),
-                                       (4, 3, 2, 0), (4, 3, 4, 4)])
+@pytest.mark.parametrize(
+    "v,r,k,pts",
+    [(6, 1, 1, 6), (6, 1, 0, 0), (6, 2, 1, 0), (6, 2, 2, 6), (4, 3, 2, 0), (4, 3, 4, 4)],
+)
 def test_s3_5_t2_castle_formula(v, r, k, pts):
     """docs/rules/don_quixote.md §3.5 T2: castle(V, r, k) = V if k >= r else 0."""
     assert K.castle_points(v, r, k) == pts
 
 
-@pytest.mark.parametrize("r,s,pts", [(1, 3, 0), (1, 4, 5), (2, 7, 0), (2, 8, 5), (3, 11, 0),
-                                     (3, 12, 5)])
+@pytest.mark.parametrize(
+    "r,s,pts", [(1, 3, 0), (1, 4, 5), (2, 7, 0), (2, 8, 5), (3, 11, 0), (3, 12, 5)]
+)
 def test_s3_5_t3_defence_formula(r, s, pts):
     """docs/rules/don_quixote.md §3.5 T3: defence(r, S) = 5 if S >= 4r else 0."""
     assert K.defence_points(r, s) == pts
 
 
-@pytest.mark.parametrize("groups,bonus", [([[3], [2, 1], [1, 1, 1]], 3), ([[3], [3]], 0),
-                                          ([[3, 3], [1] * 7], 7), ([], 0)])
+@pytest.mark.parametrize(
+    "groups,bonus",
+    [([[3], [2, 1], [1, 1, 1]], 3), ([[3], [3]], 0), ([[3, 3], [1] * 7], 7), ([], 0)],
+)
 def test_s3_4_t4_knight_bonus(groups, bonus):
     """docs/rules/don_quixote.md §3.4 T4: best group of >= 2 connected knights, scoring 3
     only."""
@@ -139,8 +153,9 @@ def test_s3_4_t4_knight_bonus(groups, bonus):
 def test_s3_4_castle_knight_counts_once_for_both_stubs():
     """docs/rules/don_quixote.md §3.3: two stubs of one castle joined around it count each
     knight once; one knight may count for both castles (§3.4)."""
-    S = network_estate([[("stub", 0, 6), ("stub", 0, 6), ("K", 1), ("stub", 1, 4)],
-                        [("stub", 1, 4)]])
+    S = network_estate(
+        [[("stub", 0, 6), ("stub", 0, 6), ("K", 1), ("stub", 1, 4)], [("stub", 1, 4)]]
+    )
     assert K.castle_knights(S, 0) == 1 and K.castle_knights(S, 1) == 1
     assert breakdown(S, 1)[0]["castle6"] == 6 and breakdown(S, 1)[0]["castle4"] == 4
     assert breakdown(S, 2)[0]["castle6"] == 0
@@ -165,8 +180,17 @@ T5_TILES = [
 def t5_board(tmp_path):
     b = Board(tmp_path, T5_TILES)
     b.put("F1", "CASTLE6").put("C2", "CASTLE4")
-    for name, tid in [("B2", "KB2"), ("B1", "WB1"), ("D2", "WD2"), ("D3", "KD3"), ("C3", "WC3"),
-                      ("G3", "KG3"), ("G2", "KG2"), ("H2", "KH2"), ("E3", "CE3")]:
+    for name, tid in [
+        ("B2", "KB2"),
+        ("B1", "WB1"),
+        ("D2", "WD2"),
+        ("D3", "KD3"),
+        ("C3", "WC3"),
+        ("G3", "KG3"),
+        ("G2", "KG2"),
+        ("H2", "KH2"),
+        ("E3", "CE3"),
+    ]:
         b.put(name, tid)
     return b
 
@@ -175,8 +199,17 @@ def test_s7_t5_round1_example_scores_6(tmp_path):
     """docs/rules/don_quixote.md §7 T5: Jiří's round-1 estate (castles 6 @ F1, 4 @ C2) scores
     castle6 0 + castle4 4 + churches 0 + windmills 2 + defence 0 (S = 3) = 6."""
     b = t5_board(tmp_path)
-    assert b.bd(1) == ({"castle6": 0, "castle4": 4, "churches": 0, "windmills": 2, "defence": 0,
-                        "knight_bonus": 0}, 6)
+    assert b.bd(1) == (
+        {
+            "castle6": 0,
+            "castle4": 4,
+            "churches": 0,
+            "windmills": 2,
+            "defence": 0,
+            "knight_bonus": 0,
+        },
+        6,
+    )
     assert b.shields == 3  # D3 (1) and G3 (2); H2's road leaves through the other half
 
 
@@ -198,35 +231,65 @@ def test_s7_t5_networks(tmp_path):
 
 # ---------------------------------------------------------------- T6, T7 (network level)
 def _t6_estate():
-    return network_estate([
-        [("stub", 0, 6), ("K", 1)], [("stub", 0, 6)],
-        [("stub", 1, 4), ("K", 2), ("K", 3), ("K", 1), ("K", 3)], [("stub", 1, 4)],
-        [("C",)] * 4, [("C",)], [("C",)], [("C",)],
-        [("W",)] * 2, [("W",)] * 5,
-        [("K", 2)], [("K", 1)],
-    ], defence=3)
+    return network_estate(
+        [
+            [("stub", 0, 6), ("K", 1)],
+            [("stub", 0, 6)],
+            [("stub", 1, 4), ("K", 2), ("K", 3), ("K", 1), ("K", 3)],
+            [("stub", 1, 4)],
+            [("C",)] * 4,
+            [("C",)],
+            [("C",)],
+            [("C",)],
+            [("W",)] * 2,
+            [("W",)] * 5,
+            [("K", 2)],
+            [("K", 1)],
+        ],
+        defence=3,
+    )
 
 
 def test_s7_t6_final_scoring_33():
     """docs/rules/don_quixote.md §7 T6: final scoring 0 + 4 + 8 + 12 + 0 + 9 = 33."""
     S = _t6_estate()
-    assert breakdown(S, 3) == ({"castle6": 0, "castle4": 4, "churches": 8, "windmills": 12,
-                                "defence": 0, "knight_bonus": 9}, 33)
+    assert breakdown(S, 3) == (
+        {
+            "castle6": 0,
+            "castle4": 4,
+            "churches": 8,
+            "windmills": 12,
+            "defence": 0,
+            "knight_bonus": 9,
+        },
+        33,
+    )
 
 
 def test_s7_t5_t6_t7_game_total_57(tmp_path):
     """docs/rules/don_quixote.md §7 T6: the game total is 6 + 18 + 33 = 57, each scoring
     computed by the engine on its own estate (T5 board at scoring 1, T7 at 2, T6 at 3)."""
-    totals = [t5_board(tmp_path).bd(1)[1], breakdown(_t7_estate(), 2)[1], breakdown(_t6_estate(), 3)[1]]
+    totals = [
+        t5_board(tmp_path).bd(1)[1],
+        breakdown(_t7_estate(), 2)[1],
+        breakdown(_t6_estate(), 3)[1],
+    ]
     assert totals == [6, 18, 33] and sum(totals) == 57
 
 
 def _t7_estate():
-    return network_estate([
-        [("stub", 0, 6), ("K", 1)], [("stub", 0, 6)],
-        [("stub", 1, 4), ("K", 3), ("W",)], [("stub", 1, 4), ("K", 1), ("W",), ("W",)],
-        [("C",)] * 3, [("W",)] * 3, [("C",)],
-    ], defence=3)
+    return network_estate(
+        [
+            [("stub", 0, 6), ("K", 1)],
+            [("stub", 0, 6)],
+            [("stub", 1, 4), ("K", 3), ("W",)],
+            [("stub", 1, 4), ("K", 1), ("W",), ("W",)],
+            [("C",)] * 3,
+            [("W",)] * 3,
+            [("C",)],
+        ],
+        defence=3,
+    )
 
 
 def test_s7_t7_derived_scoring2_18():
@@ -236,8 +299,14 @@ def test_s7_t7_derived_scoring2_18():
     6 + 0 = 6 and windmills 2 (the pair D2/C3) + 0 (B2's lone windmill) + 6 = 8."""
     bd, total = breakdown(_t7_estate(), 2)
     assert total == 18
-    assert bd == {"castle6": 0, "castle4": 4, "churches": 6, "windmills": 8, "defence": 0,
-                  "knight_bonus": 0}
+    assert bd == {
+        "castle6": 0,
+        "castle4": 4,
+        "churches": 6,
+        "windmills": 8,
+        "defence": 0,
+        "knight_bonus": 0,
+    }
 
 
 # ---------------------------------------------------------------- T8 geometry
@@ -324,9 +393,19 @@ def test_s7_t8f_churches_split_by_castle_then_joined(tmp_path):
     assert b.bd(1)[0]["churches"] == 2
 
 
-@pytest.mark.parametrize("other,adjacent", [("E1", True), ("E2", True), ("F2", True),
-                                            ("G1", True), ("G2", True), ("C2", False),
-                                            ("F3", False), ("D1", False)])
+@pytest.mark.parametrize(
+    "other,adjacent",
+    [
+        ("E1", True),
+        ("E2", True),
+        ("F2", True),
+        ("G1", True),
+        ("G2", True),
+        ("C2", False),
+        ("F3", False),
+        ("D1", False),
+    ],
+)
 def test_s7_t8g_castle_adjacency(other, adjacent):
     """docs/rules/don_quixote.md §7 T8 (g) / §3.1: with the 6-castle at F1, a 4-castle card
     for E1, E2, F2, G1 or G2 is rejected; C2 is accepted."""
@@ -356,8 +435,9 @@ def test_s3_1_deal_never_puts_castles_adjacent():
 def test_s7_t9_round_structure():
     """docs/rules/don_quixote.md §7 T9: after scorings 1/2/3 the board holds 11/18/24 tiles;
     the set-aside tile is always placed on the 22nd placement card's cell."""
-    prep = G.prepare(RunConfig("don-quixote", 2, [parse_policy("greedy"),
-                                                  parse_policy("random")], {}))
+    prep = G.prepare(
+        RunConfig("don-quixote", 2, [parse_policy("greedy"), parse_policy("random")], {})
+    )
     for rec in G.record_games(prep, 11, range(6)):
         res = G.replay(rec)
         for pl, rp in zip(rec["players"], res["players"]):
@@ -447,21 +527,27 @@ def _mut_confidence(doc):
     _tile(doc, "C1")["confidence"] = "sure"
 
 
-@pytest.mark.parametrize("mutate,needle", [
-    (_mut_remove, "needs 22 landscape tiles, found 21"),
-    (_mut_nofeature, "tile 'W7': a landscape tile needs at least one"),
-    (_mut_ports, "tile 'C4': 5 exit ports, at most 4"),
-    (_mut_shield, "tile 'K3a': half L: knight shield must be one of (1, 2, 3)"),
-    (_mut_church, "needs 7 churches, found 6"),
-    (_mut_shields_superset, "only 1 knight(s) with shield 3"),
-    (_mut_feature_two_pieces, "tile 'K2b': the feature of half L lies on more than one road piece"),
-    (_mut_port_twice, "tile 'K2b': port LN belongs to more than one road piece"),
-    (_mut_bad_port, "tile 'C1': road piece #0: unknown port 'XX'"),
-    (_mut_dup, "tile 'C2': duplicate id"),
-    (_mut_castle_stubs, "tile 'CASTLE4': a castle has exactly 2 road stubs"),
-    (_mut_no_castle4, "needs exactly the castles (6, 4)"),
-    (_mut_confidence, "tile 'C1': 'confidence' must be one of low|medium|high"),
-])
+@pytest.mark.parametrize(
+    "mutate,needle",
+    [
+        (_mut_remove, "needs 22 landscape tiles, found 21"),
+        (_mut_nofeature, "tile 'W7': a landscape tile needs at least one"),
+        (_mut_ports, "tile 'C4': 5 exit ports, at most 4"),
+        (_mut_shield, "tile 'K3a': half L: knight shield must be one of (1, 2, 3)"),
+        (_mut_church, "needs 7 churches, found 6"),
+        (_mut_shields_superset, "only 1 knight(s) with shield 3"),
+        (
+            _mut_feature_two_pieces,
+            "tile 'K2b': the feature of half L lies on more than one road piece",
+        ),
+        (_mut_port_twice, "tile 'K2b': port LN belongs to more than one road piece"),
+        (_mut_bad_port, "tile 'C1': road piece #0: unknown port 'XX'"),
+        (_mut_dup, "tile 'C2': duplicate id"),
+        (_mut_castle_stubs, "tile 'CASTLE4': a castle has exactly 2 road stubs"),
+        (_mut_no_castle4, "needs exactly the castles (6, 4)"),
+        (_mut_confidence, "tile 'C1': 'confidence' must be one of low|medium|high"),
+    ],
+)
 def test_s6_1_broken_tile_file_one_line_error(tmp_path, mutate, needle):
     """docs/rules/don_quixote.md §6.1: every invariant is checked on load; a broken file gives
     one line naming the tile and the broken rule."""
@@ -504,7 +590,13 @@ def test_s1_3_rotation_maps_ports_and_swaps_halves():
     """docs/rules/don_quixote.md §1.3: 180° maps LW<->RE, LN<->RS, LS<->RN and swaps halves."""
     names = K.PORT_NAMES
     assert {names[i]: names[K.ROT_PORT[i]] for i in range(6)} == {
-        "LW": "RE", "LN": "RS", "LS": "RN", "RE": "LW", "RN": "LS", "RS": "LN"}
+        "LW": "RE",
+        "LN": "RS",
+        "LS": "RN",
+        "RE": "LW",
+        "RN": "LS",
+        "RS": "LN",
+    }
     ts = G.load_tileset()
     tab = G.build_tables(ts)
     k3a = [t.id for t in ts.instances].index("K3a")

@@ -1,5 +1,6 @@
 """Don Quixote integration: naive second scorer cross-check, determinism, records, bad input,
 through ``mcsim.simulate`` and the CLI (docs/rules/don_quixote.md; issue 3 §5, §6)."""
+
 import json
 
 import numpy as np
@@ -10,8 +11,14 @@ from click.testing import CliRunner
 import cli
 import mcsim
 from kernels import don_quixote as K
-from mcsim.errors import (ConfigError, DataFileError, IllegalMoveError, InvalidRecordError,
-                          UnknownPolicyError, UnknownVariantError)
+from mcsim.errors import (
+    ConfigError,
+    DataFileError,
+    IllegalMoveError,
+    InvalidRecordError,
+    UnknownPolicyError,
+    UnknownVariantError,
+)
 from mcsim.games import don_quixote as G
 
 # ---------------------------------------------------------------- the naive scorer
@@ -34,8 +41,9 @@ def naive_scores(ts, castle_cells, placements, half_only=False):
         for k, pc in enumerate(t.pieces):
             names = [K.PORT_NAMES[q] for q in pc.ports]
             ports[(r, c, k)] = {ROT[n] if rot else n for n in names}
-            feats[(r, c, k)] = [(t.feature[h], t.shield[h], h ^ (1 if rot else 0))
-                                for h in pc.features]
+            feats[(r, c, k)] = [
+                (t.feature[h], t.shield[h], h ^ (1 if rot else 0)) for h in pc.features
+            ]
     edges = {n: [] for n in ports}
 
     def piece_with(r, c, port):
@@ -44,8 +52,8 @@ def naive_scores(ts, castle_cells, placements, half_only=False):
                 return (rr, cc, k)
         return None
 
-    for (r, c) in board:
-        for (dr, dc, mine, theirs) in ((0, 1, "RE", "LW"), (1, 0, "LS", "LN"), (1, 0, "RS", "RN")):
+    for r, c in board:
+        for dr, dc, mine, theirs in ((0, 1, "RE", "LW"), (1, 0, "LS", "LN"), (1, 0, "RS", "RN")):
             if (r + dr, c + dc) in board:
                 a = piece_with(r, c, mine)
                 b = piece_with(r + dr, c + dc, theirs)
@@ -137,9 +145,16 @@ def random_tile_doc(rng, n_land=22):
         tiles.append({"id": f"T{i}", "halves": halves, "roads": roads})
     for v in (6, 4):
         a, b = rng.choice(K.PORT_NAMES, size=2, replace=False)
-        tiles.append({"id": f"CASTLE{v}", "castle": v,
-                      "roads": [{"ports": [str(a)], "castle_stub": True},
-                                {"ports": [str(b)], "castle_stub": True}]})
+        tiles.append(
+            {
+                "id": f"CASTLE{v}",
+                "castle": v,
+                "roads": [
+                    {"ports": [str(a)], "castle_stub": True},
+                    {"ports": [str(b)], "castle_stub": True},
+                ],
+            }
+        )
     return {"tileset": "random", "provenance": "synthetic", "tiles": tiles}
 
 
@@ -166,8 +181,10 @@ def random_estate(rng, n_land):
     rng.shuffle(rest)
     n = int(rng.integers(0, 23))
     inst = rng.permutation(n_land)
-    placements = [(K.CELL_NAMES[rest[i]], int(inst[i]), int(rng.integers(0, 2)))
-                  for i in range(min(n, n_land))]
+    placements = [
+        (K.CELL_NAMES[rest[i]], int(inst[i]), int(rng.integers(0, 2)))
+        for i in range(min(n, n_land))
+    ]
     return (K.CELL_NAMES[a], K.CELL_NAMES[b]), placements
 
 
@@ -210,7 +227,7 @@ def test_s3_3_place_unplace_restores_state():
         for name, inst, rot in placements[:-1]:
             K.place(S, tab, K.CELL_NAMES.index(name), inst, rot, log)
         before = S.copy()
-        saved = S[K.SC, :K.SC_SAVE].copy()
+        saved = S[K.SC, : K.SC_SAVE].copy()
         name, inst, rot = placements[-1]
         K.place(S, tab, K.CELL_NAMES.index(name), inst, rot, log)
         K.unplace(S, tab, K.CELL_NAMES.index(name), log, saved)
@@ -225,8 +242,9 @@ def test_s3_1_determinism_and_common_deal():
     in a 2-player game both seats share castles and cell order (greedy vs greedy is a mirror
     when their reveals coincide only by chance, so compare with solo runs instead)."""
     a = mcsim.simulate("don-quixote", games=40, seed=9, policies=["greedy"])
-    b = mcsim.simulate("don-quixote", games=40, seed=9, policies=["greedy"], workers=2,
-                       chunk_size=7)
+    b = mcsim.simulate(
+        "don-quixote", games=40, seed=9, policies=["greedy"], workers=2, chunk_size=7
+    )
     pd.testing.assert_frame_equal(a.games, b.games)
     c = mcsim.simulate("don-quixote", games=40, seed=10, policies=["greedy"])
     assert not a.games["score_0"].equals(c.games["score_0"])
@@ -236,8 +254,7 @@ def test_s3_1_determinism_and_common_deal():
     # policies that draw random numbers (rollout futures, oracle annealing) too
     for pol in ("rollout:k=2,base=0", "oracle:beam=2,iters=500"):
         e = mcsim.simulate("don-quixote", games=6, seed=9, policies=[pol])
-        f = mcsim.simulate("don-quixote", games=6, seed=9, policies=[pol], workers=2,
-                           chunk_size=2)
+        f = mcsim.simulate("don-quixote", games=6, seed=9, policies=[pol], workers=2, chunk_size=2)
         pd.testing.assert_frame_equal(e.games, f.games)
 
 
@@ -281,6 +298,7 @@ def test_oracle_stages_and_bound():
     beats the heuristic by more than 15 points on average (expected about 35; paired sd about
     10, standard error about 3.5)."""
     from mcsim.games.base import RunConfig, parse_policy
+
     prep = G.prepare(RunConfig("don-quixote", 1, [parse_policy("oracle")], {}))
     tab = prep.tables["tiles"]
     castles = np.zeros(2, dtype=np.int64)
@@ -301,8 +319,9 @@ def test_oracle_stages_and_bound():
         assert annealed >= beam
         assert K.plan_total(S, tab, cells, plan, scratch, log) == annealed
         assert sorted(plan[:9, 0]) == sorted(seq[0, :9]) and plan[21, 0] == seq[0, 21]
-    o = mcsim.simulate("don-quixote", games=8, seed=1,
-                       policies=["oracle:beam=4,iters=5000"]).games["score_0"]
+    o = mcsim.simulate("don-quixote", games=8, seed=1, policies=["oracle:beam=4,iters=5000"]).games[
+        "score_0"
+    ]
     h = mcsim.simulate("don-quixote", games=8, seed=1, policies=["heuristic"]).games["score_0"]
     assert (o - h).mean() > 15
 
@@ -338,8 +357,10 @@ def test_bad_records_raise_the_right_error():
     bad = json.loads(json.dumps(rec))
     r2 = bad["players"][0]["reveals"]["round2"][0]
     j = next(i for i, m in enumerate(pl) if m["tile"] == r2)
-    bad["players"][0]["placements"][0]["tile"], bad["players"][0]["placements"][j]["tile"] = \
-        r2, pl[0]["tile"]
+    bad["players"][0]["placements"][0]["tile"], bad["players"][0]["placements"][j]["tile"] = (
+        r2,
+        pl[0]["tile"],
+    )
     with pytest.raises(IllegalMoveError, match="at ply 0"):
         G.replay(bad)
     bad = json.loads(json.dumps(rec))
@@ -375,8 +396,9 @@ def test_replay_checks_recorded_total_and_scorings(tmp_path):
     bad["players"][0]["scorings"] = [sc[0], sc[1] + 1, sc[2]]
     with pytest.raises(InvalidRecordError) as e:
         G.replay(bad)
-    assert str(e.value) == (f"player 0: record says scorings {[sc[0], sc[1] + 1, sc[2]]}, "
-                            f"replay gives {sc}")
+    assert str(e.value) == (
+        f"player 0: record says scorings {[sc[0], sc[1] + 1, sc[2]]}, replay gives {sc}"
+    )
     bad = json.loads(json.dumps(rec))
     bad["players"][0]["scorings"] = sc[:2]
     with pytest.raises(InvalidRecordError, match="record says scorings"):
@@ -385,21 +407,27 @@ def test_replay_checks_recorded_total_and_scorings(tmp_path):
     with pytest.raises(InvalidRecordError, match='"scorings" must list'):
         G.replay(bad)
     # partial (12 placements: scoring 1 done): total unchecked, scoring 1 checked
-    solo = {"castles": rec["castles"], "placements": pl["placements"][:12], "total": total + 5,
-            "scorings": sc}
+    solo = {
+        "castles": rec["castles"],
+        "placements": pl["placements"][:12],
+        "total": total + 5,
+        "scorings": sc,
+    }
     out = G.replay(solo)
     assert out["players"][0]["matches_record"] is False
     solo["scorings"] = [sc[0] - 1]
     with pytest.raises(InvalidRecordError, match=f"replay gives \\[{sc[0]}\\]"):
         G.replay(solo)
     from cli import mcsim_cli
+
     f = tmp_path / "bad.json"
     rec["players"][0]["total"] = total - 1
     f.write_text(json.dumps(rec))
     res = CliRunner().invoke(mcsim_cli, ["replay", "don-quixote", str(f)])
     assert res.exit_code == 1
-    assert res.output.strip() == (f"Error: player 0: record says total {total - 1}, replay gives "
-                                  f"{total}")
+    assert res.output.strip() == (
+        f"Error: player 0: record says total {total - 1}, replay gives {total}"
+    )
 
 
 def test_partial_record_and_solo_shape():
@@ -432,10 +460,24 @@ def test_cli_simulate_tiles_and_replay(tmp_path):
     """issue 3 §1/§5 through the CLI: --tiles, the reconstruction notice, --json tileset,
     replay."""
     from cli import mcsim_cli
+
     runner = CliRunner()
-    res = runner.invoke(mcsim_cli, ["simulate", "don-quixote", "-n", "50", "--seed", "1",
-                                    "--json", "--record", "1", "--record-out",
-                                    str(tmp_path / "r.json")])
+    res = runner.invoke(
+        mcsim_cli,
+        [
+            "simulate",
+            "don-quixote",
+            "-n",
+            "50",
+            "--seed",
+            "1",
+            "--json",
+            "--record",
+            "1",
+            "--record-out",
+            str(tmp_path / "r.json"),
+        ],
+    )
     assert res.exit_code == 0, res.output
     summary = json.loads(res.stdout)
     assert summary["tileset"]["provenance"] == "reconstructed"
@@ -456,8 +498,10 @@ def test_evaluate_common_deals_and_blocks():
     """issue 3 §4: every policy plays the same deals (a policy against itself differs by exactly
     0 in every game); the result carries bands, per-category/per-scoring means and regret."""
     from mcsim.evaluate import evaluate, format_evaluation
-    ev = evaluate("don-quixote", ["greedy", "greedy", "random", "oracle:beam=2,iters=300"],
-                  games=30, seed=4)
+
+    ev = evaluate(
+        "don-quixote", ["greedy", "greedy", "random", "oracle:beam=2,iters=300"], games=30, seed=4
+    )
     g0, g1, r, o = ev["policies"]
     assert g1["diff_vs_first"]["mean"] == 0 and g1["diff_vs_first"]["sd"] == 0
     assert r["diff_vs_first"]["mean"] < 0
@@ -475,8 +519,16 @@ def test_s6_3_tileset_ensemble(tmp_path):
     checks, are reproducible from the seed, are written out for --tiles, and the report gives
     the spread per policy and the share of sets where each pair's order holds."""
     from mcsim.evaluate import evaluate_ensemble, format_ensemble
-    res = evaluate_ensemble("don-quixote", ["random", "greedy"], 3, games=40, seed=1,
-                            ensemble_seed=7, out_dir=str(tmp_path / "ens"))
+
+    res = evaluate_ensemble(
+        "don-quixote",
+        ["random", "greedy"],
+        3,
+        games=40,
+        seed=1,
+        ensemble_seed=7,
+        out_dir=str(tmp_path / "ens"),
+    )
     files = sorted((tmp_path / "ens").glob("*.json"))
     assert [f.stem for f in files] == [s["label"] for s in res["sets"]]
     for f in files:
@@ -496,9 +548,26 @@ def test_cli_evaluate_json():
     """issue 3 §4: ``mcsim evaluate don-quixote --policy A --policy B --games N --seed S
     --json``."""
     from cli import mcsim_cli
-    res = CliRunner().invoke(mcsim_cli, ["evaluate", "don-quixote", "--policy", "random",
-                                         "--policy", "heuristic", "--games", "60", "--seed", "2",
-                                         "--workers", "1", "--json", "-q"])
+
+    res = CliRunner().invoke(
+        mcsim_cli,
+        [
+            "evaluate",
+            "don-quixote",
+            "--policy",
+            "random",
+            "--policy",
+            "heuristic",
+            "--games",
+            "60",
+            "--seed",
+            "2",
+            "--workers",
+            "1",
+            "--json",
+            "-q",
+        ],
+    )
     assert res.exit_code == 0, res.output
     ev = json.loads(res.stdout)
     assert [p["policy"] for p in ev["policies"]] == ["random", "heuristic"]
@@ -523,8 +592,14 @@ def test_s3_1_multiplayer_shares_castles_and_cells_not_reveals():
 def test_s3_7_variants_change_what_they_say():
     """docs/rules/don_quixote.md §3.7.4 / §3.7.1: last_tile_rotation=random fixes the last
     tile's orientation to the dealt one; castle_roads=lw-re turns the castle stubs."""
-    a = mcsim.simulate("don-quixote", games=20, seed=3, policies=["greedy"], record=20,
-                       variant={"last_tile_rotation": "random"})
+    a = mcsim.simulate(
+        "don-quixote",
+        games=20,
+        seed=3,
+        policies=["greedy"],
+        record=20,
+        variant={"last_tile_rotation": "random"},
+    )
     n_land = 22
     castles = np.zeros(2, dtype=np.int64)
     cells = np.zeros(22, dtype=np.int64)
@@ -535,10 +610,12 @@ def test_s3_7_variants_change_what_they_say():
         assert rec["players"][0]["placements"][21]["rot"] == 180 * int(lr[0])
     ts = G.load_tileset()
     tab = G.build_tables(ts, {"castle_roads": "lw-re"})
-    pm = tab[-1, 0, K.T_PORTS:K.T_PORTS + 2].tolist()
+    pm = tab[-1, 0, K.T_PORTS : K.T_PORTS + 2].tolist()
     assert pm == [1 << K.P_LW, 1 << K.P_RE]
-    assert G.build_tables(ts)[-1, 0, K.T_PORTS:K.T_PORTS + 2].tolist() == [1 << K.P_LN,
-                                                                          1 << K.P_RS]
+    assert G.build_tables(ts)[-1, 0, K.T_PORTS : K.T_PORTS + 2].tolist() == [
+        1 << K.P_LN,
+        1 << K.P_RS,
+    ]
 
 
 def test_s2_1_castle_roads_ln_rs_is_the_shipped_file_issue11():
@@ -551,7 +628,8 @@ def test_s2_1_castle_roads_ln_rs_is_the_shipped_file_issue11():
     kw = dict(games=30, seed=4, players=2, policies=["greedy"])
     pd.testing.assert_frame_equal(
         mcsim.simulate("don-quixote", variant={"castle_roads": "ln-rs"}, **kw).games,
-        mcsim.simulate("don-quixote", **kw).games)
+        mcsim.simulate("don-quixote", **kw).games,
+    )
     spec = G.SPEC.variant_spec("castle_roads")
     assert "castles are LN|RS, so ln-rs gives the same results as file" in spec.help
     out = CliRunner().invoke(cli.mcsim_cli, ["games"]).output
@@ -575,8 +653,14 @@ def test_s3_3_connectivity_only_grows(tmp_path):
             prev = None
             for name, inst, rot in placements:
                 K.place(S, tab, K.CELL_NAMES.index(name), inst, rot, log)
-                now = (K.castle_knights(S, 0), K.castle_knights(S, 1), S[K.SC, K.SC_DEF],
-                       S[K.SC, K.SC_CHURCH], S[K.SC, K.SC_MILL], S[K.SC, K.SC_BONUS])
+                now = (
+                    K.castle_knights(S, 0),
+                    K.castle_knights(S, 1),
+                    S[K.SC, K.SC_DEF],
+                    S[K.SC, K.SC_CHURCH],
+                    S[K.SC, K.SC_MILL],
+                    S[K.SC, K.SC_BONUS],
+                )
                 if prev is not None:
                     assert all(a >= b for a, b in zip(now, prev))
                 prev = now
@@ -586,12 +670,20 @@ def test_simple_kernel_matches_general_kernel():
     """The search-free kernel gives exactly the general kernel's results (random, greedy and
     heuristic seats mixed, 2 players, 200 games)."""
     from mcsim.games.base import RunConfig, parse_policy
+
     for pols in (["random", "heuristic:open=0.5"], ["greedy", "random"]):
         prep = G.prepare(RunConfig("don-quixote", 2, [parse_policy(p) for p in pols], {}))
         a, abd = G._outputs(200, 2)
         b, bbd = G._outputs(200, 2)
-        args = (np.int64(5), np.int64(200), np.uint64(17), prep.policy_ids, prep.policy_params,
-                prep.variant_codes, prep.tables["tiles"])
+        args = (
+            np.int64(5),
+            np.int64(200),
+            np.uint64(17),
+            prep.policy_ids,
+            prep.policy_params,
+            prep.variant_codes,
+            prep.tables["tiles"],
+        )
         K.play_batch(*args, a, abd)
         K.play_batch_simple(*args, b, bbd)
         assert (a == b).all() and (abd == bbd).all()
@@ -601,6 +693,7 @@ def test_s3_6_band_shares_match_the_games():
     """docs/rules/don_quixote.md §3.6: the summary's P(total > 70/85/100) are the shares of
     games over each band, with Wilson 95% intervals from mcsim.stats."""
     from mcsim import stats
+
     r = mcsim.simulate("don-quixote", games=500, seed=8, policies=["heuristic"])
     s = r.games["score_0"]
     for b in (70, 85, 100):
@@ -639,7 +732,7 @@ def test_perft_counts_replay_accepted_placements():
     assert len(depth1) == G.perft(1) == 18
     assert sum(len(accepted(m)) for m in depth1) == G.perft(2) == 288
     assert G.perft(3) == 2 * 9 * 2 * 8 * 2 * 7 == 4032
-    full = math.factorial(9) * math.factorial(7) * math.factorial(5) * 2 ** 22
+    full = math.factorial(9) * math.factorial(7) * math.factorial(5) * 2**22
     assert G.perft(22) == full == 920523160682496000
     assert G.perft(22, {"last_tile_rotation": "random"}) == full // 2
     assert G.perft(0) == 1

@@ -15,6 +15,7 @@ Configurations (records of every game; counts at the commit that added this file
 * ``FOUR_HEURISTIC``: 4 players, heuristic, seed 31, games 0-39 (23 rescored).
 * ``FORMAT1``: tests/data/el_grande_format1.json (3 players, format 1, points [68, 41, 60]).
 """
+
 import json
 from pathlib import Path
 
@@ -28,7 +29,9 @@ from mcsim.games import el_grande as G
 FIVE = dict(players=5, policies=["random"], seed=31, games=40)
 FOUR_HEURISTIC = dict(players=4, policies=["heuristic"], seed=31, games=40)
 FORMAT1 = Path(__file__).parent / "data" / "el_grande_format1.json"
-BOARD = json.loads((Path(G.__file__).parent.parent / "data" / "el_grande" / "board.json").read_text())
+BOARD = json.loads(
+    (Path(G.__file__).parent.parent / "data" / "el_grande" / "board.json").read_text()
+)
 
 
 def naive_place(counts, values, king_here, grandes_here, competition):
@@ -54,7 +57,9 @@ def naive_place(counts, values, king_here, grandes_here, competition):
             rank = 1 + sum(1 if counts.count(lv) == 1 else 2 for lv in levels) + (group > 1)
         pts = values[rank - 1] if rank <= min(pay, len(values)) else 0
         if rank == 1:
-            pts += BOARD["bonuses"]["king"] * king_here + BOARD["bonuses"]["grande"] * grandes_here[p]
+            pts += (
+                BOARD["bonuses"]["king"] * king_here + BOARD["bonuses"]["grande"] * grandes_here[p]
+            )
         out.append(pts)
     return out, sorted(ties.values())
 
@@ -66,16 +71,21 @@ def naive_final_scoring(cab, st, npl, discs, competition):
     cab = [list(row) for row in cab]
     king = int(st[K.O_KING])
     grande = [int(st[K.O_GRANDE + p]) for p in range(npl)]
-    boards = {int(st[K.O_BOARD + b]): BOARD["mobile_scoreboards"][b]["values"] for b in range(2)
-              if int(st[K.O_BOARD + b]) >= 0}
-    total, ties = naive_place(cab[9], boards.get(9, BOARD["castillo"]["values"]), False,
-                              [False] * npl, competition)  # a scoreboard may lie on it too
+    boards = {
+        int(st[K.O_BOARD + b]): BOARD["mobile_scoreboards"][b]["values"]
+        for b in range(2)
+        if int(st[K.O_BOARD + b]) >= 0
+    }
+    total, ties = naive_place(
+        cab[9], boards.get(9, BOARD["castillo"]["values"]), False, [False] * npl, competition
+    )  # a scoreboard may lie on it too
     for p, r in discs.items():  # §5: every disc moves all its Castillo caballeros
         cab[r][p] += cab[9][p]
         cab[9][p] = 0
     for r, reg in enumerate(BOARD["regions"]):
-        pts, t = naive_place(cab[r], boards.get(r, reg["values"]), king == r,
-                             [g == r for g in grande], competition)
+        pts, t = naive_place(
+            cab[r], boards.get(r, reg["values"]), king == r, [g == r for g in grande], competition
+        )
         total = [a + b for a, b in zip(total, pts)]
         ties += t
     return total, ties, len(boards)
@@ -86,10 +96,19 @@ def _replay_state(rec, decisions, variant):
     fixed = G._parse_setup(rec["setup"], npl, variant.get("veto") == "off")
     ev = np.zeros((64, 8), dtype=np.int32)
     st, nd, nev, err, eb, ne = K.run_logged(
-        np.uint64(0), np.int64(0), np.int64(npl), np.zeros(npl, np.int64),
-        np.zeros((npl, len(G.HEURISTIC_PARAMS))), G.SPEC.variant_codes(variant), G.build_tables(),
-        K.MODE_REPLAY, G._log_array(decisions, players=npl), ev, fixed,
-        legacy=rec.get("format", 1) == 1)
+        np.uint64(0),
+        np.int64(0),
+        np.int64(npl),
+        np.zeros(npl, np.int64),
+        np.zeros((npl, len(G.HEURISTIC_PARAMS))),
+        G.SPEC.variant_codes(variant),
+        G.build_tables(),
+        K.MODE_REPLAY,
+        G._log_array(decisions, players=npl),
+        ev,
+        fixed,
+        legacy=rec.get("format", 1) == 1,
+    )
     return st, err, ev[:nev]
 
 
@@ -110,13 +129,13 @@ def _check(rec):
         m += 1
     variant = G.SPEC.resolve_variant(rec.get("variant") or {})
     place = {pid: i for i, pid in enumerate(G.load_data()["place_ids"])}
-    discs = {d["seat"]: place[d["value"]] for d in decisions[len(decisions) - m:]}
+    discs = {d["seat"]: place[d["value"]] for d in decisions[len(decisions) - m :]}
     full, err, events = _replay_state(rec, decisions, variant)
     assert err < 0
     king = int(full[K.O_KING])
     if king == 0 or any(r in (0, king) for r in discs.values()):
         return None  # the Castillo counts cannot be told apart (see above)
-    cut, err, _ = _replay_state(rec, decisions[:len(decisions) - m], variant)
+    cut, err, _ = _replay_state(rec, decisions[: len(decisions) - m], variant)
     assert err == (len(decisions) - m if m else -1)
 
     def cab(s, r, p):
@@ -130,16 +149,21 @@ def _check(rec):
     for p in range(npl):  # both boards hold the same caballeros, only placed differently
         assert sum(cab(full, r, p) for r in range(10)) == sum(cab(cut, r, p) for r in range(10))
         assert min(before[r][p] for r in range(10)) >= 0
-    pts, ties, nboards = naive_final_scoring(before, full, npl, discs,
-                                             variant["tie_rank"] == "competition")
+    pts, ties, nboards = naive_final_scoring(
+        before, full, npl, discs, variant["tie_rank"] == "competition"
+    )
     assert int(events[-1, 1]) == 109  # the replay's last event: general scoring after round 9
-    prev = [int(x) for x in events[-2, 3:3 + npl]]  # the replay's scores before it
+    prev = [int(x) for x in events[-2, 3 : 3 + npl]]  # the replay's scores before it
     assert [b + p for b, p in zip(prev, pts)] == rec["points"], rec.get("game_index")
     kinds = [(d["kind"], d["value"]) for d in decisions]
-    return {"ties": ties, "discs": m, "boards": nboards,
-            "shared_win": rec["points"].count(max(rec["points"])) > 1,
-            "shortfall": sum(k == "shortfall" for k, _ in kinds),
-            "partial_veto": sum(k == "veto_cut" and v != "all" for k, v in kinds)}
+    return {
+        "ties": ties,
+        "discs": m,
+        "boards": nboards,
+        "shared_win": rec["points"].count(max(rec["points"])) > 1,
+        "shortfall": sum(k == "shortfall" for k, _ in kinds),
+        "partial_veto": sum(k == "veto_cut" and v != "all" for k, v in kinds),
+    }
 
 
 def _run(cfg):

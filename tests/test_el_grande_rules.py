@@ -1,6 +1,7 @@
 """El Grande rule tests: components, the worked examples E1-E8, region scoring cross-checked
 against a naive scorer, general scoring with the Castillo, every action card on a constructed
 position, the King's taboo. Source: docs/rules/el_grande.md (sections in the test names)."""
+
 import copy
 
 import numpy as np
@@ -47,31 +48,63 @@ class TestComponents:
             assert not (adj[a] >> a) & 1
         assert sum(bin(x).count("1") for x in adj) == 30
         deg = {G.load_data()["region_ids"][r]: bin(adj[r]).count("1") for r in range(9)}
-        assert deg == {"GA": 2, "PV": 3, "AR": 5, "CA": 2, "OC": 4, "NC": 5, "VA": 4, "SE": 2, "GR": 3}
+        assert deg == {
+            "GA": 2,
+            "PV": 3,
+            "AR": 5,
+            "CA": 2,
+            "OC": 4,
+            "NC": 5,
+            "VA": 4,
+            "SE": 2,
+            "GR": 3,
+        }
         assert not (adj[P("OC")] >> P("SE")) & 1  # Old Castile is not adjacent to Sevilla
 
     def test_s1_1_values_castillo_and_boards(self):
         """docs/rules/el_grande.md §1.1, §1.3: printed values, Castillo 5/3/1, boards 8/4/0 and 4/0/0."""
-        vals = T[K.T_VAL:K.T_VAL + 30].reshape(10, 3).tolist()
-        assert vals == [[4, 2, 0], [5, 3, 1], [5, 4, 1], [4, 2, 1], [6, 4, 2], [7, 4, 2], [5, 3, 2],
-                        [4, 3, 1], [6, 3, 1], [5, 3, 1]]
-        assert T[K.T_BVAL:K.T_BVAL + 6].tolist() == [8, 4, 0, 4, 0, 0]
+        vals = T[K.T_VAL : K.T_VAL + 30].reshape(10, 3).tolist()
+        assert vals == [
+            [4, 2, 0],
+            [5, 3, 1],
+            [5, 4, 1],
+            [4, 2, 1],
+            [6, 4, 2],
+            [7, 4, 2],
+            [5, 3, 2],
+            [4, 3, 1],
+            [6, 3, 1],
+            [5, 3, 1],
+        ]
+        assert T[K.T_BVAL : K.T_BVAL + 6].tolist() == [8, 4, 0, 4, 0, 0]
 
     def test_s6_deck_sizes_and_card_count(self):
         """docs/rules/el_grande.md §6: 45 action cards, decks 11/11/11/11/1."""
-        decks = T[K.T_CDECK:K.T_CDECK + 45].tolist()
+        decks = T[K.T_CDECK : K.T_CDECK + 45].tolist()
         assert [decks.count(d) for d in range(1, 6)] == [11, 11, 11, 11, 1]
         ids = G.load_data()["card_ids"]
         assert len(ids) == 45 and len(set(ids)) == 45 and ids[44] == "K"
         types = G.load_data()["card_types"]
-        assert {t: types.count(t) for t in ("1d", "1g", "2a", "2h", "3a", "3b", "3d", "4a", "4d", "4e")} == \
-            {"1d": 2, "1g": 2, "2a": 2, "2h": 3, "3a": 2, "3b": 2, "3d": 2, "4a": 3, "4d": 2, "4e": 2}
+        assert {
+            t: types.count(t) for t in ("1d", "1g", "2a", "2h", "3a", "3b", "3d", "4a", "4d", "4e")
+        } == {
+            "1d": 2,
+            "1g": 2,
+            "2a": 2,
+            "2h": 3,
+            "3a": 2,
+            "3b": 2,
+            "3d": 2,
+            "4a": 3,
+            "4d": 2,
+            "4e": 2,
+        }
 
     def test_s3_1_power_cards(self):
         """docs/rules/el_grande.md §3.1: 13 power cards; 12/13 give 0, 9 gives 2, 1 gives 6.
 
         The file says the caballeros sum to 40 but its own table sums to 36 (data keeps the table)."""
-        pc = T[K.T_PCAB:K.T_PCAB + 14].tolist()
+        pc = T[K.T_PCAB : K.T_PCAB + 14].tolist()
         assert pc == [0, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0]
         assert sum(pc) == 36
 
@@ -88,17 +121,23 @@ class TestComponents:
                     on_board = sum(int(st[K.O_CAB + pl * 5 + p]) for pl in range(10))
                     assert (on_board, st[K.O_COURT + p], st[K.O_PROV + p]) == (2, 7, 21)
                     assert st[K.O_CAB + homes[p] * 5 + p] == 2
-                decks = st[K.O_DECK:K.O_DECK + 44].reshape(4, 11)
+                decks = st[K.O_DECK : K.O_DECK + 44].reshape(4, 11)
                 for d in range(4):
                     assert sorted(decks[d].tolist()) == list(range(11 * d, 11 * d + 11))
 
-    @pytest.mark.parametrize("mutate, message", [
-        (lambda d: d["borders"].pop(), "14 borders, expected 15"),
-        (lambda d: d["borders"].append(["GA", "GA"]), "must join two different"),
-        (lambda d: d["borders"].append(["PV", "GA"]), "listed twice"),
-        (lambda d: d["regions"][2].__setitem__("values", [1, 4, 5]), "region 'AR'"),
-        (lambda d: d["setup"].__setitem__("court_caballeros", 8), r"home\+court\+province = 31"),
-    ])
+    @pytest.mark.parametrize(
+        "mutate, message",
+        [
+            (lambda d: d["borders"].pop(), "14 borders, expected 15"),
+            (lambda d: d["borders"].append(["GA", "GA"]), "must join two different"),
+            (lambda d: d["borders"].append(["PV", "GA"]), "listed twice"),
+            (lambda d: d["regions"][2].__setitem__("values", [1, 4, 5]), "region 'AR'"),
+            (
+                lambda d: d["setup"].__setitem__("court_caballeros", 8),
+                r"home\+court\+province = 31",
+            ),
+        ],
+    )
     def test_s1_2_bad_board_file(self, mutate, message):
         """docs/rules/el_grande.md §1.2: a malformed board file raises DataFileError naming the rule."""
         b = copy.deepcopy(G.load_data()["board"])
@@ -128,7 +167,12 @@ class TestComponents:
 class TestRegionScoring:
     def test_s8_E1_three_tied_slide_to_second(self):
         """docs/rules/el_grande.md §8 E1: 5/3/1, n=4, [4,4,4,3] -> [3,3,3,1]."""
-        assert G.score_place(G.position(4, king="GA", cab={"PV": [4, 4, 4, 3]}), "PV") == [3, 3, 3, 1]
+        assert G.score_place(G.position(4, king="GA", cab={"PV": [4, 4, 4, 3]}), "PV") == [
+            3,
+            3,
+            3,
+            1,
+        ]
 
     def test_s10_A1_competition_ranking_variant(self):
         """docs/rules/el_grande.md §10 A1: competition ranking gives the 3-caballero player 4th place."""
@@ -137,7 +181,12 @@ class TestRegionScoring:
 
     def test_s8_E2_tied_third_slide_to_fourth(self):
         """docs/rules/el_grande.md §8 E2: 6/4/2, n=4, [4,3,2,2] -> [6,4,0,0]."""
-        assert G.score_place(G.position(4, king="GA", cab={"OC": [4, 3, 2, 2]}), "OC") == [6, 4, 0, 0]
+        assert G.score_place(G.position(4, king="GA", cab={"OC": [4, 3, 2, 2]}), "OC") == [
+            6,
+            4,
+            0,
+            0,
+        ]
 
     def test_s8_E3_king_and_grande_bonus(self):
         """docs/rules/el_grande.md §8 E3: New Castile King's region, P0 Grande, [5,3,3,0] -> [11,2,2,0]."""
@@ -157,7 +206,12 @@ class TestRegionScoring:
     def test_s8_E6_three_players_two_ranks(self):
         """docs/rules/el_grande.md §8 E6: Valencia 5/3/2, n=3 [3,3,1] -> [3,3,0]; n=4 [3,3,1,0] -> [3,3,2,0]."""
         assert G.score_place(G.position(3, king="GA", cab={"VA": [3, 3, 1]}), "VA") == [3, 3, 0]
-        assert G.score_place(G.position(4, king="GA", cab={"VA": [3, 3, 1, 0]}), "VA") == [3, 3, 2, 0]
+        assert G.score_place(G.position(4, king="GA", cab={"VA": [3, 3, 1, 0]}), "VA") == [
+            3,
+            3,
+            2,
+            0,
+        ]
 
     def test_s8_E7_mobile_scoreboard_replaces_values(self):
         """docs/rules/el_grande.md §8 E7: Galicia with the 8/4/0 board, [2,1,0,0] -> [8,4,0,0]."""
@@ -179,7 +233,7 @@ class TestRegionScoring:
     def test_s4_naive_scorer_cross_check(self):
         """docs/rules/el_grande.md §4, §1.4, §7: kernel vs a closed-form naive scorer on 3000 random places."""
         rng = np.random.default_rng(11)
-        vals = T[K.T_VAL:K.T_VAL + 30].reshape(10, 3)
+        vals = T[K.T_VAL : K.T_VAL + 30].reshape(10, 3)
         boards = [[8, 4, 0], [4, 0, 0]]
         out = np.zeros(5, np.int32)
         for _ in range(3000):
@@ -210,7 +264,11 @@ class TestRegionScoring:
                 tied = sum(1 for q in range(npl) if counts[q] == c) > 1
                 if tie == 0:
                     levels = sorted({int(counts[q]) for q in above}, reverse=True)
-                    rank = 1 + sum(1 if sum(counts == lv) == 1 else 2 for lv in levels) + (1 if tied else 0)
+                    rank = (
+                        1
+                        + sum(1 if sum(counts == lv) == 1 else 2 for lv in levels)
+                        + (1 if tied else 0)
+                    )
                 else:
                     rank = 1 + len(above) + (1 if tied else 0)
                 pts = v[rank - 1] if rank <= pay else 0
@@ -233,7 +291,9 @@ class TestGeneralScoring:
         assert cab(st, "CS", 0) == 0 and cab(st, "CS", 1) == 0
         assert cab(st, "AR", 0) == 2 and st[K.O_COURT + 1] == 8
         assert [score(st, p) for p in range(3)] == [5 + 4 + 4, 3 + 4, 0]
-        assert st[K.O_SRC + 0 * 5 + K.SRC_CASTILLO] == 5 and st[K.O_SRC + 0 * 5 + K.SRC_GENERAL] == 8
+        assert (
+            st[K.O_SRC + 0 * 5 + K.SRC_CASTILLO] == 5 and st[K.O_SRC + 0 * 5 + K.SRC_GENERAL] == 8
+        )
 
     def test_s5_disc_needed_only_with_castillo_caballeros(self):
         """docs/rules/el_grande.md §5 step 1: only players with caballeros in the Castillo set a disc."""
@@ -280,7 +340,9 @@ class TestTurn:
         st = G.position(3, king="NC", court=[0, 0, 0], prov=[21, 21, 21])
         G.court_intake(st, 0, 12, [])
         assert (st[K.O_COURT], st[K.O_PROV], st[K.O_IMAX]) == (0, 21, 0)
-        st = G.position(3, king="NC", court=[0, 0, 0], prov=[0, 21, 21], cab={"NC": [3, 0, 0], "CS": [2, 0, 0]})
+        st = G.position(
+            3, king="NC", court=[0, 0, 0], prov=[0, 21, 21], cab={"NC": [3, 0, 0], "CS": [2, 0, 0]}
+        )
         G.court_intake(st, 0, 1, [])  # only the King's region and the Castillo hold caballeros
         assert st[K.O_COURT] == 0
         with pytest.raises(IllegalMoveError):
@@ -288,10 +350,17 @@ class TestTurn:
 
     def test_s3_4a_shortfall_from_regions_not_kings_region(self):
         """docs/rules/el_grande.md §3 step 4a, A13: shortfall taken from own regions, never the King's or the Castillo."""
-        pos = dict(players=3, king="NC", court=[0, 0, 0], prov=[2, 21, 21],
-                   cab={"AR": [2, 0, 0], "GA": [1, 0, 0], "NC": [3, 0, 0], "CS": [4, 0, 0]})
+        pos = dict(
+            players=3,
+            king="NC",
+            court=[0, 0, 0],
+            prov=[2, 21, 21],
+            cab={"AR": [2, 0, 0], "GA": [1, 0, 0], "NC": [3, 0, 0], "CS": [4, 0, 0]},
+        )
         st = G.position(**pos)
-        G.court_intake(st, 0, 2, [("intake", 0, "4"), ("shortfall", 0, "AR"), ("shortfall", 0, "GA")])
+        G.court_intake(
+            st, 0, 2, [("intake", 0, "4"), ("shortfall", 0, "AR"), ("shortfall", 0, "GA")]
+        )
         assert (st[K.O_COURT], st[K.O_PROV], cab(st, "AR", 0), cab(st, "GA", 0)) == (4, 0, 1, 0)
         assert (cab(st, "NC", 0), cab(st, "CS", 0)) == (3, 4)
         # fewer than the province holds: no shortfall at all
@@ -306,12 +375,20 @@ class TestTurn:
         for bad in ("stop", "NC", "CS"):
             with pytest.raises(IllegalMoveError) as e:
                 G.court_intake(G.position(**pos), 0, 2, [("intake", 0, "3"), ("shortfall", 0, bad)])
-            assert e.value.ply == 1 and e.value.legal == ["seat 0 shortfall GA", "seat 0 shortfall AR"]
+            assert e.value.ply == 1 and e.value.legal == [
+                "seat 0 shortfall GA",
+                "seat 0 shortfall AR",
+            ]
 
     def test_s3_4a_legacy_records_take_the_maximum(self):
         """docs/rules/el_grande.md §3 step 4a: format-1 records: maximum from the province, shortfall per caballero or stop."""
-        st = G.position(3, king="NC", court=[0, 0, 0], prov=[2, 21, 21],
-                        cab={"AR": [2, 0, 0], "NC": [3, 0, 0], "CS": [4, 0, 0]})
+        st = G.position(
+            3,
+            king="NC",
+            court=[0, 0, 0],
+            prov=[2, 21, 21],
+            cab={"AR": [2, 0, 0], "NC": [3, 0, 0], "CS": [4, 0, 0]},
+        )
         G.court_intake(st, 0, 2, [("shortfall", 0, "AR"), ("shortfall", 0, "stop")], legacy=True)
         assert (st[K.O_COURT], st[K.O_PROV], cab(st, "AR", 0)) == (3, 0, 1)
         with pytest.raises(IllegalMoveError):
@@ -320,10 +397,12 @@ class TestTurn:
     def test_s3_4a_heuristic_intake(self):
         """docs/rules/el_grande.md §3 step 4a: heuristic takes the maximum by default, up to court_target if set,
         and shortfall caballeros from regions only while the court is below short_min_court."""
+
         def run(st, power, **params):
             D = _policy_buffers([K.POL_HEURISTIC] * 3, **params)
             K.step(st, T, VAR, D, K.STEP_COURT_INTAKE, 0, int(T[K.T_PCAB + power]))
             return int(st[K.O_COURT]), int(st[K.O_PROV])
+
         assert run(G.position(3, king="NC", court=[7, 0, 0]), 1) == (13, 15)
         assert run(G.position(3, king="NC", court=[7, 0, 0]), 1, court_target=9) == (9, 19)
         assert run(G.position(3, king="NC", court=[12, 0, 0]), 1, court_target=9) == (12, 21)
@@ -333,36 +412,74 @@ class TestTurn:
     def test_s3_2a_placement_only_adjacent_or_castillo(self):
         """docs/rules/el_grande.md §3.2a: placement only next to the King's region or into the Castillo."""
         st = G.position(4, king="GA")
-        G.apply_card(st, 0, "4e#1", [("execute", 0, "no"), ("place", 0, "OC"), ("place", 0, "PV"),
-                                     ("place", 0, "CS"), ("place", 0, "stop")], placement="after")
+        G.apply_card(
+            st,
+            0,
+            "4e#1",
+            [
+                ("execute", 0, "no"),
+                ("place", 0, "OC"),
+                ("place", 0, "PV"),
+                ("place", 0, "CS"),
+                ("place", 0, "stop"),
+            ],
+            placement="after",
+        )
         assert (cab(st, "OC", 0), cab(st, "PV", 0), cab(st, "CS", 0), st[K.O_COURT]) == (1, 1, 1, 4)
         for bad in ("AR", "GA"):
             with pytest.raises(IllegalMoveError):
-                G.apply_card(G.position(4, king="GA"), 0, "1a", [("place", 0, bad)], placement="first")
+                G.apply_card(
+                    G.position(4, king="GA"), 0, "1a", [("place", 0, bad)], placement="first"
+                )
 
     def test_s3_4c_placement_limit_is_deck_number(self):
         """docs/rules/el_grande.md §3 step 4c: a deck-1 card places at most 1 caballero."""
         st = G.position(4, king="GA")
         with pytest.raises(IllegalMoveError):
-            G.apply_card(st, 0, "1a", [("place", 0, "OC"), ("place", 0, "OC"), ("execute", 0, "no")],
-                         placement="first")
+            G.apply_card(
+                st,
+                0,
+                "1a",
+                [("place", 0, "OC"), ("place", 0, "OC"), ("execute", 0, "no")],
+                placement="first",
+            )
 
     def test_s6_king_card_moves_king_before_placement(self):
         """docs/rules/el_grande.md §6 deck 5, §3 4c: King's card, action first: placement uses the new adjacency."""
         st = G.position(4, king="GA")
-        G.apply_card(st, 0, "K", [("execute", 0, "yes"), ("king_to", 0, "SE"),
-                                  ("place", 0, "NC"), ("place", 0, "GR"), ("place", 0, "CS"),
-                                  ("place", 0, "NC"), ("place", 0, "GR")], placement="after")
+        G.apply_card(
+            st,
+            0,
+            "K",
+            [
+                ("execute", 0, "yes"),
+                ("king_to", 0, "SE"),
+                ("place", 0, "NC"),
+                ("place", 0, "GR"),
+                ("place", 0, "CS"),
+                ("place", 0, "NC"),
+                ("place", 0, "GR"),
+            ],
+            placement="after",
+        )
         assert st[K.O_KING] == P("SE")
         assert (cab(st, "NC", 0), cab(st, "GR", 0), cab(st, "CS", 0)) == (2, 2, 1)
         with pytest.raises(IllegalMoveError):
-            G.apply_card(G.position(4, king="GA"), 0, "K", [("execute", 0, "yes"), ("king_to", 0, "CS")])
+            G.apply_card(
+                G.position(4, king="GA"), 0, "K", [("execute", 0, "yes"), ("king_to", 0, "CS")]
+            )
 
 
 # =============================================================================================
 # §6 action cards, one constructed position each
 # =============================================================================================
-BASE = {"AR": [3, 2, 1, 0], "VA": [1, 1, 0, 2], "GA": [2, 0, 1, 0], "NC": [2, 2, 2, 2], "CS": [1, 0, 0, 0]}
+BASE = {
+    "AR": [3, 2, 1, 0],
+    "VA": [1, 1, 0, 2],
+    "GA": [2, 0, 1, 0],
+    "NC": [2, 2, 2, 2],
+    "CS": [1, 0, 0, 0],
+}
 
 
 def base(**kw):
@@ -375,14 +492,26 @@ class TestDeck1:
     def test_s6_1a_move_own_out_of_one_region(self):
         """docs/rules/el_grande.md §6 1a: all own caballeros of one region redistributed, some may stay."""
         st = base()
-        G.apply_card(st, 0, "1a", [("execute", 0, "yes"), ("source_region", 0, "AR"),
-                                   ("move_to", 0, "GA"), ("move_to", 0, "CS"), ("move_to", 0, "AR")])
+        G.apply_card(
+            st,
+            0,
+            "1a",
+            [
+                ("execute", 0, "yes"),
+                ("source_region", 0, "AR"),
+                ("move_to", 0, "GA"),
+                ("move_to", 0, "CS"),
+                ("move_to", 0, "AR"),
+            ],
+        )
         assert (cab(st, "AR", 0), cab(st, "GA", 0), cab(st, "CS", 0)) == (1, 3, 2)
 
     def test_s6_1b_place_two_anywhere(self):
         """docs/rules/el_grande.md §6 1b: 2 more from court into any region (not the King's) or Castillo."""
         st = base()
-        G.apply_card(st, 0, "1b", [("execute", 0, "yes"), ("place_any", 0, "SE"), ("place_any", 0, "CS")])
+        G.apply_card(
+            st, 0, "1b", [("execute", 0, "yes"), ("place_any", 0, "SE"), ("place_any", 0, "CS")]
+        )
         assert (cab(st, "SE", 0), cab(st, "CS", 0), st[K.O_COURT]) == (1, 2, 5)
         with pytest.raises(IllegalMoveError):
             G.apply_card(base(), 0, "1b", [("execute", 0, "yes"), ("place_any", 0, "NC")])
@@ -390,44 +519,107 @@ class TestDeck1:
     def test_s6_1c_either_1a_or_1b(self):
         """docs/rules/el_grande.md §6 1c: either alternative."""
         st = base()
-        G.apply_card(st, 0, "1c", [("execute", 0, "yes"), ("choice", 0, "1b"),
-                                   ("place_any", 0, "GR"), ("place_any", 0, "GR")])
+        G.apply_card(
+            st,
+            0,
+            "1c",
+            [
+                ("execute", 0, "yes"),
+                ("choice", 0, "1b"),
+                ("place_any", 0, "GR"),
+                ("place_any", 0, "GR"),
+            ],
+        )
         assert cab(st, "GR", 0) == 2
         st = base()
-        G.apply_card(st, 0, "1c", [("execute", 0, "yes"), ("choice", 0, "1a"), ("source_region", 0, "GA"),
-                                   ("move_to", 0, "SE"), ("move_to", 0, "SE")])
+        G.apply_card(
+            st,
+            0,
+            "1c",
+            [
+                ("execute", 0, "yes"),
+                ("choice", 0, "1a"),
+                ("source_region", 0, "GA"),
+                ("move_to", 0, "SE"),
+                ("move_to", 0, "SE"),
+            ],
+        )
         assert (cab(st, "GA", 0), cab(st, "SE", 0)) == (0, 2)
 
     def test_s6_1d_five_from_one_region_fully(self):
         """docs/rules/el_grande.md §6 1d: up to 5 of any colour from one region, executed as fully as possible."""
         st = base()
-        moves = [("move_from", 0, "AR:0"), ("move_to", 0, "CS"), ("move_from", 0, "AR:1"), ("move_to", 0, "GA"),
-                 ("move_from", 0, "AR:1"), ("move_to", 0, "GA"), ("move_from", 0, "AR:2"), ("move_to", 0, "SE"),
-                 ("move_from", 0, "AR:0"), ("move_to", 0, "VA")]
+        moves = [
+            ("move_from", 0, "AR:0"),
+            ("move_to", 0, "CS"),
+            ("move_from", 0, "AR:1"),
+            ("move_to", 0, "GA"),
+            ("move_from", 0, "AR:1"),
+            ("move_to", 0, "GA"),
+            ("move_from", 0, "AR:2"),
+            ("move_to", 0, "SE"),
+            ("move_from", 0, "AR:0"),
+            ("move_to", 0, "VA"),
+        ]
         G.apply_card(st, 0, "1d#1", [("execute", 0, "yes"), ("source_region", 0, "AR")] + moves)
         assert [cab(st, "AR", p) for p in range(4)] == [1, 0, 0, 0]
-        assert (cab(st, "GA", 1), cab(st, "SE", 2), cab(st, "VA", 0), cab(st, "CS", 0)) == (2, 1, 2, 2)
+        assert (cab(st, "GA", 1), cab(st, "SE", 2), cab(st, "VA", 0), cab(st, "CS", 0)) == (
+            2,
+            1,
+            2,
+            2,
+        )
         with pytest.raises(IllegalMoveError):  # stopping after 2 of 5 possible moves
-            G.apply_card(base(), 0, "1d#2", [("execute", 0, "yes"), ("source_region", 0, "AR")] + moves[:4])
+            G.apply_card(
+                base(), 0, "1d#2", [("execute", 0, "yes"), ("source_region", 0, "AR")] + moves[:4]
+            )
         with pytest.raises(IllegalMoveError):  # other region
-            G.apply_card(base(), 0, "1d#2", [("execute", 0, "yes"), ("source_region", 0, "AR"),
-                                             ("move_from", 0, "VA:3")])
+            G.apply_card(
+                base(),
+                0,
+                "1d#2",
+                [("execute", 0, "yes"), ("source_region", 0, "AR"), ("move_from", 0, "VA:3")],
+            )
 
     def test_s6_1e_three_opponents(self):
         """docs/rules/el_grande.md §6 1e: up to 3 opponents' caballeros; own ones are not allowed."""
         st = base()
-        G.apply_card(st, 0, "1e", [("execute", 0, "yes"), ("move_from", 0, "AR:1"), ("move_to", 0, "CS"),
-                                   ("move_from", 0, "VA:3"), ("move_to", 0, "GR"),
-                                   ("move_from", 0, "GA:2"), ("move_to", 0, "CA")])
-        assert (cab(st, "AR", 1), cab(st, "CS", 1), cab(st, "GR", 3), cab(st, "CA", 2)) == (1, 1, 1, 1)
+        G.apply_card(
+            st,
+            0,
+            "1e",
+            [
+                ("execute", 0, "yes"),
+                ("move_from", 0, "AR:1"),
+                ("move_to", 0, "CS"),
+                ("move_from", 0, "VA:3"),
+                ("move_to", 0, "GR"),
+                ("move_from", 0, "GA:2"),
+                ("move_to", 0, "CA"),
+            ],
+        )
+        assert (cab(st, "AR", 1), cab(st, "CS", 1), cab(st, "GR", 3), cab(st, "CA", 2)) == (
+            1,
+            1,
+            1,
+            1,
+        )
         with pytest.raises(IllegalMoveError):
             G.apply_card(base(), 0, "1e", [("execute", 0, "yes"), ("move_from", 0, "AR:0")])
 
     @pytest.mark.parametrize("card, n", [("1f", 3), ("1i", 4)])
     def test_s6_1f_1i_any_colour(self, card, n):
         """docs/rules/el_grande.md §6 1f/1i: up to 3 / 4 caballeros of any colour."""
-        seq = [("move_from", 0, "AR:0"), ("move_to", 0, "PV"), ("move_from", 0, "VA:3"), ("move_to", 0, "PV"),
-               ("move_from", 0, "GA:2"), ("move_to", 0, "PV"), ("move_from", 0, "AR:1"), ("move_to", 0, "PV")]
+        seq = [
+            ("move_from", 0, "AR:0"),
+            ("move_to", 0, "PV"),
+            ("move_from", 0, "VA:3"),
+            ("move_to", 0, "PV"),
+            ("move_from", 0, "GA:2"),
+            ("move_to", 0, "PV"),
+            ("move_from", 0, "AR:1"),
+            ("move_to", 0, "PV"),
+        ]
         st = base()
         G.apply_card(st, 0, card, [("execute", 0, "yes")] + seq[: 2 * n])
         assert sum(cab(st, "PV", p) for p in range(4)) == n
@@ -435,12 +627,22 @@ class TestDeck1:
     def test_s6_1g_two_own_two_opponents(self):
         """docs/rules/el_grande.md §6 1g: 2 own and 2 opponents' in any order; a 3rd own is illegal."""
         st = base()
-        seq = [("move_from", 0, "AR:1"), ("move_to", 0, "SE"), ("move_from", 0, "AR:0"), ("move_to", 0, "SE"),
-               ("move_from", 0, "GA:0"), ("move_to", 0, "SE"), ("move_from", 0, "VA:3"), ("move_to", 0, "SE")]
+        seq = [
+            ("move_from", 0, "AR:1"),
+            ("move_to", 0, "SE"),
+            ("move_from", 0, "AR:0"),
+            ("move_to", 0, "SE"),
+            ("move_from", 0, "GA:0"),
+            ("move_to", 0, "SE"),
+            ("move_from", 0, "VA:3"),
+            ("move_to", 0, "SE"),
+        ]
         G.apply_card(st, 0, "1g#1", [("execute", 0, "yes")] + seq)
         assert [cab(st, "SE", p) for p in range(4)] == [2, 1, 0, 1]
         with pytest.raises(IllegalMoveError):
-            G.apply_card(base(), 0, "1g#2", [("execute", 0, "yes")] + seq[2:6] + [("move_from", 0, "AR:0")])
+            G.apply_card(
+                base(), 0, "1g#2", [("execute", 0, "yes")] + seq[2:6] + [("move_from", 0, "AR:0")]
+            )
 
     def test_s6_1h_four_own(self):
         """docs/rules/el_grande.md §6 1h: up to 4 own caballeros."""
@@ -475,7 +677,9 @@ class TestDeck2:
     def test_s6_2a_veto_cancels_and_is_discarded(self):
         """docs/rules/el_grande.md §6 2a, A2: a held Veto cancels another player's special action."""
         st = vetoed()
-        G.apply_card(st, 0, "2b", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "all")])
+        G.apply_card(
+            st, 0, "2b", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "all")]
+        )
         assert st.tolist() == spent(vetoed()).tolist()
         st = vetoed()
         G.apply_card(st, 0, "2b", [("execute", 0, "yes"), ("veto", 2, "no")])
@@ -484,10 +688,20 @@ class TestDeck2:
     @pytest.mark.parametrize("cut", [1, 2])
     def test_s6_2a_partial_veto_cancels_the_remaining_moves(self, cut):
         """docs/rules/el_grande.md §6 2a: "cancel ... the remaining part": 1f after k of its 3 moves."""
-        moves = [("move_from", 0, "AR:1"), ("move_to", 0, "CS"), ("move_from", 0, "VA:3"), ("move_to", 0, "GR")]
+        moves = [
+            ("move_from", 0, "AR:1"),
+            ("move_to", 0, "CS"),
+            ("move_from", 0, "VA:3"),
+            ("move_to", 0, "GR"),
+        ]
         st = vetoed()
-        G.apply_card(st, 0, "1f", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, f"after_{cut}")]
-                     + moves[: 2 * cut])
+        G.apply_card(
+            st,
+            0,
+            "1f",
+            [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, f"after_{cut}")]
+            + moves[: 2 * cut],
+        )
         exp = spent(vetoed(), partial=True)
         exp[K.O_CAB + P("AR") * 5 + 1] -= 1
         exp[K.O_CAB + P("CS") * 5 + 1] += 1
@@ -495,50 +709,135 @@ class TestDeck2:
             exp[K.O_CAB + P("VA") * 5 + 3] -= 1
             exp[K.O_CAB + P("GR") * 5 + 3] += 1
         assert st.tolist() == exp.tolist() and st[K.O_VPEND] == 0
-        with pytest.raises(IllegalMoveError, match="action finished"):  # no further move after the cut
-            G.apply_card(vetoed(), 0, "1f", [("execute", 0, "yes"), ("veto", 2, "yes"),
-                                             ("veto_cut", 2, f"after_{cut}")] + moves[: 2 * cut]
-                         + [("move_from", 0, "GA:2"), ("move_to", 0, "PV")])
+        with pytest.raises(
+            IllegalMoveError, match="action finished"
+        ):  # no further move after the cut
+            G.apply_card(
+                vetoed(),
+                0,
+                "1f",
+                [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, f"after_{cut}")]
+                + moves[: 2 * cut]
+                + [("move_from", 0, "GA:2"), ("move_to", 0, "PV")],
+            )
 
     def test_s6_2a_cut_points_are_checked(self):
         """docs/rules/el_grande.md §6 2a: the cut is one of 0..n-1 steps (1f: 3 moves); after_3 is no veto."""
         with pytest.raises(IllegalMoveError) as e:
-            G.apply_card(vetoed(), 0, "1f", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "after_3")])
+            G.apply_card(
+                vetoed(),
+                0,
+                "1f",
+                [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "after_3")],
+            )
         assert e.value.ply == 2
-        assert e.value.legal == ["seat 2 veto_cut all", "seat 2 veto_cut after_1", "seat 2 veto_cut after_2"]
+        assert e.value.legal == [
+            "seat 2 veto_cut all",
+            "seat 2 veto_cut after_1",
+            "seat 2 veto_cut after_2",
+        ]
         with pytest.raises(IllegalMoveError) as e:  # 1g: 2 own + 2 opponents' = 4 steps
-            G.apply_card(vetoed(), 0, "1g#1", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "after_4")])
+            G.apply_card(
+                vetoed(),
+                0,
+                "1g#1",
+                [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "after_4")],
+            )
         assert e.value.legal[-1] == "seat 2 veto_cut after_3"
         with pytest.raises(IllegalMoveError) as e:  # 1a: seat 0 has at most 3 in one region (AR)
-            G.apply_card(vetoed(), 0, "1a", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "after_3")])
+            G.apply_card(
+                vetoed(),
+                0,
+                "1a",
+                [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "after_3")],
+            )
         assert e.value.legal[-1] == "seat 2 veto_cut after_2"
 
     def test_s6_2a_partial_veto_per_opponent_from_the_left(self):
         """docs/rules/el_grande.md §6 2a, 2b, 2d: per-opponent actions are cut between opponents (clockwise from the left)."""
         st = vetoed(holders=(1, 3))
-        G.apply_card(st, 0, "2b", [("execute", 0, "yes"), ("veto", 1, "no"), ("veto", 3, "yes"),
-                                   ("veto_cut", 3, "after_2")])
+        G.apply_card(
+            st,
+            0,
+            "2b",
+            [
+                ("execute", 0, "yes"),
+                ("veto", 1, "no"),
+                ("veto", 3, "yes"),
+                ("veto_cut", 3, "after_2"),
+            ],
+        )
         assert [st[K.O_COURT + p] for p in range(4)] == [7, 0, 0, 7]
         assert [st[K.O_PROV + p] for p in range(4)] == [21, 28, 28, 21]
         assert (st[K.O_VETO_HOLDER], st[K.O_VETO_HOLDER + 1], st[K.O_VCOUNT + 1]) == (1, -1, 1)
         st = vetoed(holders=(3,), court=[7, 1, 0, 7])
-        G.apply_card(st, 0, "2d", [("execute", 0, "yes"), ("veto", 3, "yes"), ("veto_cut", 3, "after_1"),
-                                   ("angry_king", 1, "court"), ("angry_king", 1, "AR"), ("angry_king", 1, "VA")])
-        assert (st[K.O_COURT + 1], cab(st, "AR", 1), cab(st, "VA", 1), st[K.O_PROV + 1]) == (0, 1, 0, 24)
-        assert (cab(st, "AR", 2), cab(st, "GA", 2), st[K.O_COURT + 3], st[K.O_PROV + 3]) == (1, 1, 7, 21)
+        G.apply_card(
+            st,
+            0,
+            "2d",
+            [
+                ("execute", 0, "yes"),
+                ("veto", 3, "yes"),
+                ("veto_cut", 3, "after_1"),
+                ("angry_king", 1, "court"),
+                ("angry_king", 1, "AR"),
+                ("angry_king", 1, "VA"),
+            ],
+        )
+        assert (st[K.O_COURT + 1], cab(st, "AR", 1), cab(st, "VA", 1), st[K.O_PROV + 1]) == (
+            0,
+            1,
+            0,
+            24,
+        )
+        assert (cab(st, "AR", 2), cab(st, "GA", 2), st[K.O_COURT + 3], st[K.O_PROV + 3]) == (
+            1,
+            1,
+            7,
+            21,
+        )
 
     def test_s6_2a_partial_veto_after_the_actors_choices(self):
         """docs/rules/el_grande.md §6 2a, 1a/1d: region choices are not steps; a cut past the action's end spends the Veto."""
         st = vetoed()
-        G.apply_card(st, 0, "1a", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "after_1"),
-                                   ("source_region", 0, "AR"), ("move_to", 0, "GA")])
+        G.apply_card(
+            st,
+            0,
+            "1a",
+            [
+                ("execute", 0, "yes"),
+                ("veto", 2, "yes"),
+                ("veto_cut", 2, "after_1"),
+                ("source_region", 0, "AR"),
+                ("move_to", 0, "GA"),
+            ],
+        )
         assert (cab(st, "AR", 0), cab(st, "GA", 0), st[K.O_VETO_HOLDER]) == (2, 3, -1)
-        st = vetoed()  # 1d from Galicia: only 3 caballeros there, cut after 4 -> all 3 move, Veto gone
-        G.apply_card(st, 0, "1d#1", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "after_4"),
-                                     ("source_region", 0, "GA"), ("move_from", 0, "GA:0"), ("move_to", 0, "PV"),
-                                     ("move_from", 0, "GA:0"), ("move_to", 0, "PV"),
-                                     ("move_from", 0, "GA:2"), ("move_to", 0, "PV")])
-        assert ([cab(st, "GA", p) for p in range(4)], cab(st, "PV", 0), cab(st, "PV", 2)) == ([0, 0, 0, 0], 2, 1)
+        st = (
+            vetoed()
+        )  # 1d from Galicia: only 3 caballeros there, cut after 4 -> all 3 move, Veto gone
+        G.apply_card(
+            st,
+            0,
+            "1d#1",
+            [
+                ("execute", 0, "yes"),
+                ("veto", 2, "yes"),
+                ("veto_cut", 2, "after_4"),
+                ("source_region", 0, "GA"),
+                ("move_from", 0, "GA:0"),
+                ("move_to", 0, "PV"),
+                ("move_from", 0, "GA:0"),
+                ("move_to", 0, "PV"),
+                ("move_from", 0, "GA:2"),
+                ("move_to", 0, "PV"),
+            ],
+        )
+        assert ([cab(st, "GA", p) for p in range(4)], cab(st, "PV", 0), cab(st, "PV", 2)) == (
+            [0, 0, 0, 0],
+            2,
+            1,
+        )
         assert st[K.O_VETO_HOLDER] == -1 and st[K.O_VPEND] == 0
 
     def test_s6_2a_single_step_actions_have_no_cut(self):
@@ -547,7 +846,12 @@ class TestDeck2:
         G.apply_card(st, 0, "3h", [("execute", 0, "yes"), ("veto", 2, "yes")])
         assert st.tolist() == spent(vetoed()).tolist()
         with pytest.raises(IllegalMoveError):
-            G.apply_card(vetoed(), 0, "3h", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "all")])
+            G.apply_card(
+                vetoed(),
+                0,
+                "3h",
+                [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "all")],
+            )
         st = G.position(2, king="NC", court=[7, 5])
         st[K.O_VETO_HOLDER] = 1
         G.apply_card(st, 0, "2b", [("execute", 0, "yes"), ("veto", 1, "yes")])
@@ -559,8 +863,13 @@ class TestDeck2:
         G.apply_card(st, 0, "1f", [("execute", 0, "yes"), ("veto", 2, "yes")], legacy=True)
         assert st.tolist() == spent(vetoed()).tolist()
         with pytest.raises(IllegalMoveError):
-            G.apply_card(vetoed(), 0, "1f", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "all")],
-                         legacy=True)
+            G.apply_card(
+                vetoed(),
+                0,
+                "1f",
+                [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "all")],
+                legacy=True,
+            )
 
     def test_s10_A2_random_holder_vetoes_half_and_cuts_uniformly(self):
         """docs/rules/el_grande.md §10 A2: a random holder vetoes with p = 1/2, then cuts uniformly among 0..n-1.
@@ -583,11 +892,13 @@ class TestDeck2:
     def test_s10_A2_heuristic_cuts_before_its_own_step(self):
         """docs/rules/el_grande.md §10 A2: the heuristic vetoes 2b/2c that cost it >= veto_harm caballeros,
         letting the steps on the players before it happen."""
+
         def run(card, holder, court=None, **params):
             D = _policy_buffers([K.POL_HEURISTIC] * 4, **params)
             st = vetoed(holders=(holder,), court=court or [7, 7, 7, 7])
             K.step(st, T, VAR, D, K.STEP_SPECIAL, 0, G.card_index(card))
             return [int(st[K.O_COURT + p]) for p in range(4)], int(st[K.O_VETO_HOLDER])
+
         assert run("2b", 3) == ([7, 0, 0, 7], -1)
         assert run("2b", 2) == ([7, 0, 7, 7], -1)  # the rest, seat 3 included, is cancelled
         assert run("2b", 1) == ([7, 7, 7, 7], -1)
@@ -632,11 +943,22 @@ class TestDeck2:
     def test_s6_2d_angry_king_from_the_left(self):
         """docs/rules/el_grande.md §6 2d: each opponent from the left returns 3 from court/regions, not the King's."""
         st = base(court=[7, 1, 0, 7])
-        G.apply_card(st, 0, "2d", [
-            ("execute", 0, "yes"),
-            ("angry_king", 1, "court"), ("angry_king", 1, "AR"), ("angry_king", 1, "VA"),
-            ("angry_king", 2, "AR"), ("angry_king", 2, "GA"),  # seat 2 has only 2 outside the King's region
-            ("angry_king", 3, "court"), ("angry_king", 3, "court"), ("angry_king", 3, "VA")])
+        G.apply_card(
+            st,
+            0,
+            "2d",
+            [
+                ("execute", 0, "yes"),
+                ("angry_king", 1, "court"),
+                ("angry_king", 1, "AR"),
+                ("angry_king", 1, "VA"),
+                ("angry_king", 2, "AR"),
+                ("angry_king", 2, "GA"),  # seat 2 has only 2 outside the King's region
+                ("angry_king", 3, "court"),
+                ("angry_king", 3, "court"),
+                ("angry_king", 3, "VA"),
+            ],
+        )
         assert (st[K.O_COURT + 1], cab(st, "AR", 1), cab(st, "VA", 1)) == (0, 1, 0)
         assert (cab(st, "AR", 2), cab(st, "GA", 2), cab(st, "NC", 2)) == (0, 0, 2)
         assert (st[K.O_COURT + 3], cab(st, "VA", 3)) == (5, 1)
@@ -646,27 +968,61 @@ class TestDeck2:
     def test_s6_2e_one_of_each_opponent(self):
         """docs/rules/el_grande.md §6 2e: the actor removes 1 caballero of each opponent, region of his choice."""
         st = base()
-        G.apply_card(st, 0, "2e", [("execute", 0, "yes"), ("remove", 0, "AR"), ("remove", 0, "GA"),
-                                   ("remove", 0, "VA")])
+        G.apply_card(
+            st,
+            0,
+            "2e",
+            [("execute", 0, "yes"), ("remove", 0, "AR"), ("remove", 0, "GA"), ("remove", 0, "VA")],
+        )
         assert (cab(st, "AR", 1), cab(st, "GA", 2), cab(st, "VA", 3)) == (1, 0, 1)
         assert [st[K.O_PROV + p] for p in range(4)] == [21, 22, 22, 22]
 
     def test_s6_2f_secret_two_from_one_region(self):
         """docs/rules/el_grande.md §6 2f, A8: a region with >= 2 if any (else one with 1); secret, opponents only."""
         st = base()
-        with pytest.raises(IllegalMoveError):  # seat 1 has >= 2 in Aragón, so Valencia (1) is not allowed
+        with pytest.raises(
+            IllegalMoveError
+        ):  # seat 1 has >= 2 in Aragón, so Valencia (1) is not allowed
             G.apply_card(base(), 0, "2f", [("execute", 0, "yes"), ("secret_remove", 1, "VA")])
-        G.apply_card(st, 0, "2f", [("execute", 0, "yes"), ("secret_remove", 1, "AR"),
-                                   ("secret_remove", 2, "GA"), ("secret_remove", 3, "VA")])
-        assert (cab(st, "AR", 1), cab(st, "GA", 2), cab(st, "AR", 2), cab(st, "VA", 3)) == (0, 0, 1, 0)
+        G.apply_card(
+            st,
+            0,
+            "2f",
+            [
+                ("execute", 0, "yes"),
+                ("secret_remove", 1, "AR"),
+                ("secret_remove", 2, "GA"),
+                ("secret_remove", 3, "VA"),
+            ],
+        )
+        assert (cab(st, "AR", 1), cab(st, "GA", 2), cab(st, "AR", 2), cab(st, "VA", 3)) == (
+            0,
+            0,
+            1,
+            0,
+        )
         assert cab(st, "AR", 0) == 3
 
     def test_s6_2g_secret_all_of_one_region(self):
         """docs/rules/el_grande.md §6 2g: each opponent returns all his caballeros of one region."""
         st = base()
-        G.apply_card(st, 0, "2g", [("execute", 0, "yes"), ("secret_remove", 1, "VA"),
-                                   ("secret_remove", 2, "AR"), ("secret_remove", 3, "VA")])
-        assert (cab(st, "VA", 1), cab(st, "AR", 2), cab(st, "VA", 3), cab(st, "AR", 1)) == (0, 0, 0, 2)
+        G.apply_card(
+            st,
+            0,
+            "2g",
+            [
+                ("execute", 0, "yes"),
+                ("secret_remove", 1, "VA"),
+                ("secret_remove", 2, "AR"),
+                ("secret_remove", 3, "VA"),
+            ],
+        )
+        assert (cab(st, "VA", 1), cab(st, "AR", 2), cab(st, "VA", 3), cab(st, "AR", 1)) == (
+            0,
+            0,
+            0,
+            2,
+        )
 
     def test_s6_2h_score_any_place_incl_kings_and_castillo(self):
         """docs/rules/el_grande.md §6 2h: special scoring of one place, the King's region and Castillo allowed."""
@@ -682,17 +1038,27 @@ class TestDeck2:
 class TestDeck3:
     def test_s6_3a_3b_3c_region_classes(self):
         """docs/rules/el_grande.md §6 3a-3c, §1.1: classes by current first value; boards change the class."""
-        st = G.position(4, king="NC", cab={"GA": [1, 0, 0, 0], "CA": [0, 1, 0, 0], "SE": [0, 0, 1, 0],
-                                           "AR": [0, 0, 0, 1]}, boards={0: "GA", 1: "AR"})
+        st = G.position(
+            4,
+            king="NC",
+            cab={"GA": [1, 0, 0, 0], "CA": [0, 1, 0, 0], "SE": [0, 0, 1, 0], "AR": [0, 0, 0, 1]},
+            boards={0: "GA", 1: "AR"},
+        )
         G.apply_card(st, 0, "3a#1", [("execute", 0, "yes")])
         # GA carries 8/4/0 (no class); CA 4, SE 4, AR carries 4/0/0 -> 4-region
         assert [score(st, p) for p in range(4)] == [0, 4, 4, 4]
-        st = G.position(4, king="GA", cab={"PV": [1, 0, 0, 0], "AR": [0, 2, 0, 0], "VA": [0, 0, 1, 0],
-                                           "OC": [0, 0, 0, 1]})
+        st = G.position(
+            4,
+            king="GA",
+            cab={"PV": [1, 0, 0, 0], "AR": [0, 2, 0, 0], "VA": [0, 0, 1, 0], "OC": [0, 0, 0, 1]},
+        )
         G.apply_card(st, 0, "3b#2", [("execute", 0, "yes")])
         assert [score(st, p) for p in range(4)] == [5, 5, 5, 0]
-        st = G.position(4, king="GA", cab={"OC": [1, 0, 0, 0], "NC": [0, 1, 0, 0], "GR": [0, 0, 1, 0],
-                                           "VA": [0, 0, 0, 1]})
+        st = G.position(
+            4,
+            king="GA",
+            cab={"OC": [1, 0, 0, 0], "NC": [0, 1, 0, 0], "GR": [0, 0, 1, 0], "VA": [0, 0, 0, 1]},
+        )
         G.apply_card(st, 0, "3c", [("execute", 0, "yes")])
         assert [score(st, p) for p in range(4)] == [6, 7, 6, 0]
 
@@ -754,8 +1120,17 @@ class TestDeck4:
     def test_s6_4c_eviction_secret_destinations(self):
         """docs/rules/el_grande.md §6 4c, A9: opponents there move all to a secret region; King's region -> court."""
         st = base()
-        G.apply_card(st, 0, "4c", [("execute", 0, "yes"), ("evict_region", 0, "AR"),
-                                   ("evict_to", 1, "GA"), ("evict_to", 2, "NC")])
+        G.apply_card(
+            st,
+            0,
+            "4c",
+            [
+                ("execute", 0, "yes"),
+                ("evict_region", 0, "AR"),
+                ("evict_to", 1, "GA"),
+                ("evict_to", 2, "NC"),
+            ],
+        )
         assert (cab(st, "AR", 0), cab(st, "AR", 1), cab(st, "AR", 2)) == (3, 0, 0)
         assert (cab(st, "GA", 1), st[K.O_COURT + 2], cab(st, "NC", 2)) == (2, 8, 2)
         with pytest.raises(IllegalMoveError):
@@ -767,7 +1142,9 @@ class TestDeck4:
         G.apply_card(st, 0, "4d#1", [("execute", 0, "yes"), ("grande_to", 0, "SE")])
         assert st[K.O_GRANDE] == P("SE")
         with pytest.raises(IllegalMoveError):
-            G.apply_card(base(grandes=["AR"]), 0, "4d#1", [("execute", 0, "yes"), ("grande_to", 0, "NC")])
+            G.apply_card(
+                base(grandes=["AR"]), 0, "4d#1", [("execute", 0, "yes"), ("grande_to", 0, "NC")]
+            )
         st = base(grandes=["AR", "GA", "VA", "NC"])
         G.apply_card(st, 3, "4d#2", [("execute", 3, "yes")])  # Grande in the King's region: no move
         assert st[K.O_GRANDE + 3] == P("NC")
@@ -778,8 +1155,12 @@ class TestDeck4:
         G.apply_card(st, 0, "4e#1", [("execute", 0, "yes"), ("power_back", 0, "13")])
         assert (st[K.O_HAND] >> 13) & 1 == 1 and (st[K.O_HAND] >> 5) & 1 == 0
         with pytest.raises(IllegalMoveError):
-            G.apply_card(base(hands=[0x3FFE & ~(1 << 13)] * 4), 0, "4e#2",
-                         [("execute", 0, "yes"), ("power_back", 0, "7")])
+            G.apply_card(
+                base(hands=[0x3FFE & ~(1 << 13)] * 4),
+                0,
+                "4e#2",
+                [("execute", 0, "yes"), ("power_back", 0, "7")],
+            )
 
     def test_s6_4f_court_with_shortfall(self):
         """docs/rules/el_grande.md §6 4f: 2 from the province; shortfall from regions as in §3 4a."""
@@ -790,25 +1171,38 @@ class TestDeck4:
     def test_s6_4g_secret_scoring_duplicates_void(self):
         """docs/rules/el_grande.md §6 4g: regions chosen by exactly one player are scored."""
         st = base()
-        G.apply_card(st, 0, "4g", [("execute", 0, "yes"), ("secret_score", 0, "AR"), ("secret_score", 1, "GA"),
-                                   ("secret_score", 2, "GA"), ("secret_score", 3, "VA")])
+        G.apply_card(
+            st,
+            0,
+            "4g",
+            [
+                ("execute", 0, "yes"),
+                ("secret_score", 0, "AR"),
+                ("secret_score", 1, "GA"),
+                ("secret_score", 2, "GA"),
+                ("secret_score", 3, "VA"),
+            ],
+        )
         # AR: 5/4/1 -> [5,4,1,0]; GA twice: void; VA 5/3/2 [1,1,0,2] -> seat3 5, seats 0,1 tie rank 3 -> 2
         assert [score(st, p) for p in range(4)] == [7, 6, 1, 5]
 
 
 class TestKingTaboo:
-    @pytest.mark.parametrize("card, script", [
-        ("1f", [("move_from", 0, "NC:1")]),                       # out of the King's region
-        ("1f", [("move_from", 0, "AR:1"), ("move_to", 0, "NC")]),  # into the King's region
-        ("1a", [("source_region", 0, "NC")]),
-        ("1d#1", [("source_region", 0, "NC")]),
-        ("1b", [("place_any", 0, "NC")]),
-        ("2e", [("remove", 0, "NC")]),
-        ("2g", [("secret_remove", 1, "NC")]),
-        ("4c", [("evict_region", 0, "NC")]),
-        ("4a#1", [("scoreboard", 0, "B840@NC")]),
-        ("4d#1", [("grande_to", 0, "NC")]),
-    ])
+    @pytest.mark.parametrize(
+        "card, script",
+        [
+            ("1f", [("move_from", 0, "NC:1")]),  # out of the King's region
+            ("1f", [("move_from", 0, "AR:1"), ("move_to", 0, "NC")]),  # into the King's region
+            ("1a", [("source_region", 0, "NC")]),
+            ("1d#1", [("source_region", 0, "NC")]),
+            ("1b", [("place_any", 0, "NC")]),
+            ("2e", [("remove", 0, "NC")]),
+            ("2g", [("secret_remove", 1, "NC")]),
+            ("4c", [("evict_region", 0, "NC")]),
+            ("4a#1", [("scoreboard", 0, "B840@NC")]),
+            ("4d#1", [("grande_to", 0, "NC")]),
+        ],
+    )
     def test_s3_2b_kings_region_is_taboo(self, card, script):
         """docs/rules/el_grande.md §3.2b: nothing enters or leaves the King's region by any move."""
         with pytest.raises(IllegalMoveError):

@@ -1,5 +1,6 @@
 """El Grande through mcsim.simulate and the CLI: determinism, records and replay, round-engine
 invariants read from records, summary block, bad input (issue 4 §4-§6)."""
+
 import json
 import re
 from pathlib import Path
@@ -12,8 +13,13 @@ from click.testing import CliRunner
 import mcsim
 from cli import mcsim_cli
 from kernels import el_grande as K
-from mcsim.errors import (ConfigError, IllegalMoveError, InvalidRecordError, UnknownPolicyError,
-                          UnknownVariantError)
+from mcsim.errors import (
+    ConfigError,
+    IllegalMoveError,
+    InvalidRecordError,
+    UnknownPolicyError,
+    UnknownVariantError,
+)
 from mcsim.games import el_grande as G
 
 
@@ -35,12 +41,15 @@ def test_common_random_numbers_same_deal_for_every_policy():
         assert x["setup"] == y["setup"]
 
 
-@pytest.mark.parametrize("players, policies, variant", [
-    (2, ["random"], {}),
-    (3, ["heuristic", "random", "heuristic"], {"tie_rank": "competition"}),
-    (4, ["random"], {"rounds": "6"}),
-    (5, ["heuristic"], {"veto": "off"}),
-])
+@pytest.mark.parametrize(
+    "players, policies, variant",
+    [
+        (2, ["random"], {}),
+        (3, ["heuristic", "random", "heuristic"], {"tie_rank": "competition"}),
+        (4, ["random"], {"rounds": "6"}),
+        (5, ["heuristic"], {"veto": "off"}),
+    ],
+)
 def test_s5_records_replay_to_the_run_result(players, policies, variant):
     """Issue 4 §5: records written by simulate replay to the same points, plies and sources."""
     if len(policies) == 1:
@@ -56,8 +65,9 @@ def test_s5_records_replay_to_the_run_result(players, policies, variant):
             assert vals == [row[f"pts_{name}_{k}"] for k in range(players)]
             assert sum(out["points_by_source"][s][0] for s in G.SOURCES) == out["points"][0]
         assert out["scorings"] == rec["scorings"]
-        assert [e["event"] for e in out["scorings"] if e["event"].startswith("general")] == \
-            [f"general scoring after round {k}" for k in (3, 6, 9)]
+        assert [e["event"] for e in out["scorings"] if e["event"].startswith("general")] == [
+            f"general scoring after round {k}" for k in (3, 6, 9)
+        ]
 
 
 def _rounds(rec):
@@ -79,8 +89,14 @@ def _rounds(rec):
 def test_s3_round_structure_from_records(players):
     """docs/rules/el_grande.md §3: distinct bids clockwise from the start player, turns by
     descending power card, one card per player per round, the last player starts next round."""
-    r = mcsim.simulate("el-grande", games=6, seed=3, players=players, record=6,
-                       policies=["heuristic:eps=0.3"] * players)
+    r = mcsim.simulate(
+        "el-grande",
+        games=6,
+        seed=3,
+        players=players,
+        record=6,
+        policies=["heuristic:eps=0.3"] * players,
+    )
     for rec in r.records:
         rounds = _rounds(rec)
         assert len(rounds) == 9
@@ -114,20 +130,40 @@ def test_s2_six_round_variant_plays_six_rounds():
 
 def test_s2_caballeros_are_conserved():
     """docs/rules/el_grande.md §2: 30 caballeros per colour in play (board + court + province), never negative."""
-    prep = G.prepare(mcsim.runner.resolve_config(  # (module, config)
-        "el-grande", players=5,
-        policies=["heuristic", "random", "heuristic:court_target=4,veto_harm=1", "random", "heuristic:eps=0.5"])[1])
+    prep = G.prepare(
+        mcsim.runner.resolve_config(  # (module, config)
+            "el-grande",
+            players=5,
+            policies=[
+                "heuristic",
+                "random",
+                "heuristic:court_target=4,veto_harm=1",
+                "random",
+                "heuristic:eps=0.5",
+            ],
+        )[1]
+    )
     for gi in range(40):
         fixed = np.zeros(K.FIXED_SIZE, np.int32)
-        st = K.run_logged(np.uint64(5), np.int64(gi), np.int64(5), prep.policy_ids, prep.policy_params,
-                          prep.variant_codes, prep.tables["T"], K.MODE_PLAY,
-                          np.zeros((1, 4), np.int32), np.zeros((1, 8), np.int32), fixed)[0]
-        assert (st[K.O_CAB:K.O_CAB + 50] >= 0).all()
+        st = K.run_logged(
+            np.uint64(5),
+            np.int64(gi),
+            np.int64(5),
+            prep.policy_ids,
+            prep.policy_params,
+            prep.variant_codes,
+            prep.tables["T"],
+            K.MODE_PLAY,
+            np.zeros((1, 4), np.int32),
+            np.zeros((1, 8), np.int32),
+            fixed,
+        )[0]
+        assert (st[K.O_CAB : K.O_CAB + 50] >= 0).all()
         for p in range(5):
             board = sum(int(st[K.O_CAB + pl * 5 + p]) for pl in range(10))
             assert board + st[K.O_COURT + p] + st[K.O_PROV + p] == 30
             assert st[K.O_COURT + p] >= 0 and st[K.O_PROV + p] >= 0
-        assert st[K.O_CAB + 9 * 5: K.O_CAB + 50].sum() == 0  # Castillo emptied at the last scoring
+        assert st[K.O_CAB + 9 * 5 : K.O_CAB + 50].sum() == 0  # Castillo emptied at the last scoring
 
 
 def test_s4_summary_block():
@@ -152,10 +188,15 @@ def test_s4_summary_block():
     ci = s["court_intake"]
     taken = r.games[[f"intake_taken_{k}" for k in range(4)]].to_numpy()
     allowed = r.games[[f"intake_max_{k}" for k in range(4)]].to_numpy()
-    assert ci["taken"]["mean"] == pytest.approx(taken.mean()) and ci["allowed"] == pytest.approx(allowed.mean())
+    assert ci["taken"]["mean"] == pytest.approx(taken.mean()) and ci["allowed"] == pytest.approx(
+        allowed.mean()
+    )
     assert (taken <= allowed).all() and abs(ci["share"] - 0.5) < 0.03
     v = s["vetoes"]
-    assert (v["all"], v["partial"]) == (int(r.games["vetoes_all"].sum()), int(r.games["vetoes_partial"].sum()))
+    assert (v["all"], v["partial"]) == (
+        int(r.games["vetoes_all"].sum()),
+        int(r.games["vetoes_partial"].sum()),
+    )
     assert v["all"] > 0 and v["partial"] > 0
     assert "court intake per seat-game" in G.format_summary(s)
 
@@ -225,8 +266,12 @@ def test_format1_records_replay_with_their_rules():
 def test_s3_4a_s6_2a_new_decisions_are_deterministic():
     """shared/DESIGN.md, Seeding: intake counts and veto cuts depend only on (seed, game), whatever the chunking."""
     pol = ["random", "heuristic:court_target=9,eps=0.3", "random", "heuristic"]
-    a = mcsim.simulate("el-grande", games=30, seed=31, policies=pol, workers=1, chunk_size=30, record=30)
-    b = mcsim.simulate("el-grande", games=30, seed=31, policies=pol, workers=1, chunk_size=4, record=30)
+    a = mcsim.simulate(
+        "el-grande", games=30, seed=31, policies=pol, workers=1, chunk_size=30, record=30
+    )
+    b = mcsim.simulate(
+        "el-grande", games=30, seed=31, policies=pol, workers=1, chunk_size=4, record=30
+    )
     cols = [c for c in a.games.columns if c.startswith(("intake_", "vetoes_"))]
     assert len(cols) == 10
     pd.testing.assert_frame_equal(a.games[cols], b.games[cols])
@@ -237,7 +282,9 @@ def test_s3_4a_s6_2a_new_decisions_are_deterministic():
 def test_heuristic_beats_random():
     """Issue 4 §3: the heuristic plays sensibly. One heuristic seat vs three random seats, 200
     games: a random seat would win 0.25 (SE sqrt(.25*.75/200) = 0.031); require > 0.25 + 4 SE."""
-    r = mcsim.simulate("el-grande", games=200, seed=21, policies=["heuristic", "random", "random", "random"])
+    r = mcsim.simulate(
+        "el-grande", games=200, seed=21, policies=["heuristic", "random", "random", "random"]
+    )
     assert r.games["win_share_0"].mean() > 0.25 + 4 * 0.031
 
 
@@ -249,7 +296,11 @@ def test_final_tie_variant_breaks_ties_by_unplayed_cards():
     assert ties.any()
     assert (a.games.loc[ties, "win_share_0"] == 0.5).all()
     t = b.games[ties]
-    expect = np.where(t["unplayed_0"] > t["unplayed_1"], 1.0, np.where(t["unplayed_0"] < t["unplayed_1"], 0.0, 0.5))
+    expect = np.where(
+        t["unplayed_0"] > t["unplayed_1"],
+        1.0,
+        np.where(t["unplayed_0"] < t["unplayed_1"], 0.0, 0.5),
+    )
     assert (t["win_share_0"].to_numpy() == expect).all()
 
 
@@ -323,8 +374,21 @@ def test_config_errors():
 
 def test_cli_simulate_and_replay(tmp_path):
     runner = CliRunner()
-    res = runner.invoke(mcsim_cli, ["simulate", "el-grande", "--players", "2", "-n", "20", "--json", "-q",
-                                    "--backend", "serial"])
+    res = runner.invoke(
+        mcsim_cli,
+        [
+            "simulate",
+            "el-grande",
+            "--players",
+            "2",
+            "-n",
+            "20",
+            "--json",
+            "-q",
+            "--backend",
+            "serial",
+        ],
+    )
     assert res.exit_code == 0, res.output
     summary = json.loads(res.stdout)
     assert summary["players"] == 2 and "el_grande" in summary
@@ -351,12 +415,17 @@ def test_s4_partial_summaries_merge_to_the_full_table_summary():
         for key in ("score_diff", "win_diff"):
             assert a[key]["mean"] == pytest.approx(b[key]["mean"])
             assert a[key]["low"] == pytest.approx(b[key]["low"])
-    wa, wb = got["power_cards"]["win_rate_by_first_value"], full["power_cards"]["win_rate_by_first_value"]
+    wa, wb = (
+        got["power_cards"]["win_rate_by_first_value"],
+        full["power_cards"]["win_rate_by_first_value"],
+    )
     assert sorted(wa) == sorted(wb)
     for v in wa:
         assert wa[v]["n"] == wb[v]["n"] and wa[v]["estimate"] == pytest.approx(wb[v]["estimate"])
     for name in G.SOURCES:
-        assert got["points_by_source"][name]["mean"] == pytest.approx(full["points_by_source"][name]["mean"])
+        assert got["points_by_source"][name]["mean"] == pytest.approx(
+            full["points_by_source"][name]["mean"]
+        )
 
 
 def _cli_replay(tmp_path, rec):
@@ -369,19 +438,26 @@ def _cli_replay(tmp_path, rec):
     return res
 
 
-@pytest.mark.parametrize("kind, value, message", [
-    ("intake", "²", "intake: '²' must be a number of caballeros"),  # isdigit() yes, int() no
-    ("veto_cut", "after_²", "veto_cut: 'after_²' must be all or after_K"),
-    ("intake", "99999999999", "intake: '99999999999' must be a number"),  # was an int32 OverflowError
-    ("veto_cut", "after_99999999999", "veto_cut: 'after_99999999999' must be all or after_K"),
-    ("power", "99999999999", "power: '99999999999' is not a power card value"),
-    ("power", "-3", "power: '-3' is not a power card value"),
-    ("move_from", "GA:99999999999", "move_from: 'GA:99999999999' must be REGION:SEAT"),
-    ("move_from", "GA:²", r"move_from: 'GA:²' must be REGION:SEAT"),
-    # §2: seats are 0..players-1; PV:3 was read as place*5+seat = the next region's seat 3-5
-    ("move_from", "PV:3", r"move_from: 'PV:3': seat 3 is not a seat 0\.\.2"),
-    ("move_from", "PV:7", r"move_from: 'PV:7': seat 7 is not a seat 0\.\.2"),
-])
+@pytest.mark.parametrize(
+    "kind, value, message",
+    [
+        ("intake", "²", "intake: '²' must be a number of caballeros"),  # isdigit() yes, int() no
+        ("veto_cut", "after_²", "veto_cut: 'after_²' must be all or after_K"),
+        (
+            "intake",
+            "99999999999",
+            "intake: '99999999999' must be a number",
+        ),  # was an int32 OverflowError
+        ("veto_cut", "after_99999999999", "veto_cut: 'after_99999999999' must be all or after_K"),
+        ("power", "99999999999", "power: '99999999999' is not a power card value"),
+        ("power", "-3", "power: '-3' is not a power card value"),
+        ("move_from", "GA:99999999999", "move_from: 'GA:99999999999' must be REGION:SEAT"),
+        ("move_from", "GA:²", r"move_from: 'GA:²' must be REGION:SEAT"),
+        # §2: seats are 0..players-1; PV:3 was read as place*5+seat = the next region's seat 3-5
+        ("move_from", "PV:3", r"move_from: 'PV:3': seat 3 is not a seat 0\.\.2"),
+        ("move_from", "PV:7", r"move_from: 'PV:7': seat 7 is not a seat 0\.\.2"),
+    ],
+)
 def test_replay_malformed_decision_values_are_one_line_errors(tmp_path, kind, value, message):
     """Bad notation is an InvalidRecordError naming the decision, never a traceback; the CLI
     prints it as one 'Error:' line and exits 1."""
@@ -412,18 +488,24 @@ def _with(rec, **fields):
     return rec
 
 
-@pytest.mark.parametrize("fields, message", [
-    ({"format": 1}, 'decision [0-9]+: "format" 1 records have no intake/veto_cut decisions '
-                    r'\(format 2 has them\)'),
-    ({"format": True}, '"format" must be 1 or 2, got true'),
-    ({"format": 3}, '"format" must be 1 or 2, got 3'),
-    ({"seat0": True}, r"decision 0: seat True must be an integer 0\.\.2"),
-    ({"seat0": 3}, r"decision 0: seat 3 must be an integer 0\.\.2"),
-    ({"variant": ["veto"]}, '"variant" must be an object'),
-    ({"variant": "on"}, '"variant" must be an object'),
-    ({"points": 5}, '"points" must be a list of numbers'),
-    ({"points": ["a", 1, 2]}, '"points" must be a list of numbers'),
-])
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        (
+            {"format": 1},
+            'decision [0-9]+: "format" 1 records have no intake/veto_cut decisions '
+            r"\(format 2 has them\)",
+        ),
+        ({"format": True}, '"format" must be 1 or 2, got true'),
+        ({"format": 3}, '"format" must be 1 or 2, got 3'),
+        ({"seat0": True}, r"decision 0: seat True must be an integer 0\.\.2"),
+        ({"seat0": 3}, r"decision 0: seat 3 must be an integer 0\.\.2"),
+        ({"variant": ["veto"]}, '"variant" must be an object'),
+        ({"variant": "on"}, '"variant" must be an object'),
+        ({"points": 5}, '"points" must be a list of numbers'),
+        ({"points": ["a", 1, 2]}, '"points" must be a list of numbers'),
+    ],
+)
 def test_replay_malformed_record_fields_are_one_line_errors(tmp_path, fields, message):
     rec = _record()
     assert any(d["kind"] == "intake" for d in rec["decisions"])
@@ -447,8 +529,9 @@ def test_a2_veto_off_removes_both_vetoes_issue11():
     ever taken and the records list 9 cards for deck 2. With veto=on they stay (11 cards)."""
     veto_ids = [c for c in G.load_data()["card_ids"] if c.startswith("2a")]
     assert len(veto_ids) == 2
-    off = mcsim.simulate("el-grande", games=40, seed=8, players=4, variant={"veto": "off"},
-                         record=40)
+    off = mcsim.simulate(
+        "el-grande", games=40, seed=8, players=4, variant={"veto": "off"}, record=40
+    )
     for cid in veto_ids:
         assert (off.games[f"take_{cid}"] == -1).all()
     for rec in off.records:

@@ -1,8 +1,8 @@
 """Input that was accepted but should not be, misleading messages, and what a user expects
 (issue 12 §6 and §7): each test fails on the code before the fix."""
+
 import copy
 import json
-import os
 import subprocess
 import sys
 from importlib import resources
@@ -19,10 +19,13 @@ from mcsim.games import thurn_and_taxis as TT
 ROOT = Path(__file__).resolve().parents[1]
 TT_DATA = Path(str(resources.files("mcsim") / "data" / "thurn_and_taxis"))
 #: where each game's record keeps its list of moves (cut-short records are cut there)
-MOVES = {"sacred-hill": lambda r: [r["moves"]],
-         "don-quixote": lambda r: [p["placements"] for p in r["players"]],
-         "el-grande": lambda r: [r["decisions"]], "carcassonne": lambda r: [r["turns"]],
-         "thurn-and-taxis": lambda r: [r["turns"]]}
+MOVES = {
+    "sacred-hill": lambda r: [r["moves"]],
+    "don-quixote": lambda r: [p["placements"] for p in r["players"]],
+    "el-grande": lambda r: [r["decisions"]],
+    "carcassonne": lambda r: [r["turns"]],
+    "thurn-and-taxis": lambda r: [r["turns"]],
+}
 
 
 def invoke(*args):
@@ -51,8 +54,11 @@ def replay(tmp_path, game, record, *args):
 def test_carcassonne_record_with_fewer_tiles_than_turns(tmp_path, records):
     rec = copy.deepcopy(records["carcassonne"])
     rec["tiles"] = rec["tiles"][:5]
-    one_line(replay(tmp_path, "carcassonne", rec), 1,
-             f'"tiles" lists 5 draws but the record has {len(rec["turns"])} turns')
+    one_line(
+        replay(tmp_path, "carcassonne", rec),
+        1,
+        f'"tiles" lists 5 draws but the record has {len(rec["turns"])} turns',
+    )
 
 
 def _tt_file(tmp_path, name, edit):
@@ -79,39 +85,73 @@ def test_total_tiles_message_names_the_field(tmp_path):
     f = _tt_file(tmp_path, "bonus_tiles.json", lambda d: d.update(total_tiles=31))
     with pytest.raises(DataFileError) as e:
         TT.load_bonus_tiles(TT.load_map()["regions"], f)
-    assert str(e.value) == ("bonus_tiles.json: 'total_tiles' is 31, but the stacks hold 30 "
-                            "tiles (§2.2)")
+    assert str(e.value) == (
+        "bonus_tiles.json: 'total_tiles' is 31, but the stacks hold 30 tiles (§2.2)"
+    )
 
 
-@pytest.mark.parametrize("policy,text", [
-    ("rollout:k=1.5", "parameter k=1.5 must be a whole number"),
-    ("rollout:base=1.5", "parameter base=1.5 must be a whole number"),
-    ("oracle:beam=2.5", "parameter beam=2.5 must be a whole number"),
-    # whole-number parameters print as integers in range errors (were "0.0 ... [1.0, 1000000.0]")
-    ("mcts:iterations=0", "policy 'mcts': parameter iterations=0 is outside [1, 1000000]"),
-    ("mcts:iterations=0.5", "policy 'mcts': parameter iterations=0.5 is outside [1, 1000000]"),
-    ("mcts:c=200", "policy 'mcts': parameter c=200.0 is outside [0.0, 100.0]"),  # not integer
-])
+@pytest.mark.parametrize(
+    "policy,text",
+    [
+        ("rollout:k=1.5", "parameter k=1.5 must be a whole number"),
+        ("rollout:base=1.5", "parameter base=1.5 must be a whole number"),
+        ("oracle:beam=2.5", "parameter beam=2.5 must be a whole number"),
+        # whole-number parameters print as integers in range errors (were "0.0 ... [1.0, 1000000.0]")
+        ("mcts:iterations=0", "policy 'mcts': parameter iterations=0 is outside [1, 1000000]"),
+        ("mcts:iterations=0.5", "policy 'mcts': parameter iterations=0.5 is outside [1, 1000000]"),
+        ("mcts:c=200", "policy 'mcts': parameter c=200.0 is outside [0.0, 100.0]"),  # not integer
+    ],
+)
 def test_integer_policy_parameters(policy, text):
     one_line(invoke("simulate", "don-quixote", "-n", 1, "-p", policy), 2, text)
 
 
 def test_two_values_for_one_option_are_refused(tmp_path):
     a, b = tmp_path / "a.json", tmp_path / "b.json"
-    one_line(invoke("simulate", "don-quixote", "-n", 1, "--option", f"tiles={a}", "--tiles", b),
-             2, "name two tile files; give one")
-    one_line(invoke("simulate", "thurn-and-taxis", "-n", 1, "--option", f"tiles={a}",
-                    "--option", f"bonus_tiles={b}"), 2, "tiles is an alias of bonus_tiles")
-    one_line(invoke("compare", "carcassonne", "-n", 2, "--variant", "gifts=true,gifts=false",
-                    "--variant", "gifts=false"), 2, "variant 'gifts' is given twice")
+    one_line(
+        invoke("simulate", "don-quixote", "-n", 1, "--option", f"tiles={a}", "--tiles", b),
+        2,
+        "name two tile files; give one",
+    )
+    one_line(
+        invoke(
+            "simulate",
+            "thurn-and-taxis",
+            "-n",
+            1,
+            "--option",
+            f"tiles={a}",
+            "--option",
+            f"bonus_tiles={b}",
+        ),
+        2,
+        "tiles is an alias of bonus_tiles",
+    )
+    one_line(
+        invoke(
+            "compare",
+            "carcassonne",
+            "-n",
+            2,
+            "--variant",
+            "gifts=true,gifts=false",
+            "--variant",
+            "gifts=false",
+        ),
+        2,
+        "variant 'gifts' is given twice",
+    )
 
 
 # ------------------------------------------------------------------ §6 misleading messages
 def test_don_quixote_rot_as_a_string_is_named_as_such(tmp_path, records):
     rec = copy.deepcopy(records["don-quixote"])
     rec["players"][0]["placements"][0]["rot"] = "0"
-    one_line(replay(tmp_path, "don-quixote", rec), 1,
-             'player 0 placement 0: "rot" must be the number 0 or 180, not "0"')
+    one_line(
+        replay(tmp_path, "don-quixote", rec),
+        1,
+        'player 0 placement 0: "rot" must be the number 0 or 180, not "0"',
+    )
 
 
 def test_carcassonne_coordinate_printed_as_written(tmp_path, records):
@@ -141,22 +181,36 @@ def test_variant_of_the_wrong_type(tmp_path, records, game):
 
 
 def test_out_naming_a_device_or_nothing(tmp_path):
-    one_line(invoke("simulate", "sacred-hill", "-n", 5, "--out", "/dev/full"), 2,
-             "/dev/full exists and is not a directory")
-    one_line(invoke("simulate", "sacred-hill", "-n", 5, "--out", ""), 2,
-             "is empty; give a file or directory name")
-    one_line(invoke("report", "sacred-hill", "-n", 5, "--out", "/dev/full"), 2,
-             "/dev/full exists and is not a directory")
-    one_line(invoke("batch", ROOT / "examples" / "sacred_hill.toml", "--out", "/dev/full"), 2,
-             "/dev/full exists and is not a directory")
+    one_line(
+        invoke("simulate", "sacred-hill", "-n", 5, "--out", "/dev/full"),
+        2,
+        "/dev/full exists and is not a directory",
+    )
+    one_line(
+        invoke("simulate", "sacred-hill", "-n", 5, "--out", ""),
+        2,
+        "is empty; give a file or directory name",
+    )
+    one_line(
+        invoke("report", "sacred-hill", "-n", 5, "--out", "/dev/full"),
+        2,
+        "/dev/full exists and is not a directory",
+    )
+    one_line(
+        invoke("batch", ROOT / "examples" / "sacred_hill.toml", "--out", "/dev/full"),
+        2,
+        "/dev/full exists and is not a directory",
+    )
 
 
 def test_one_game_sd_is_undefined():
     r = invoke("simulate", "sacred-hill", "-n", 1, "-q")
     assert r.exit_code == 0, r.output
     rows = [ln for ln in r.stdout.splitlines() if ln.lstrip().startswith(("0 ", "1 "))]
-    assert [ln.split()[-6:-3] for ln in rows] == [["3.000", "[undefined]", "undefined"],
-                                                  ["0.000", "[undefined]", "undefined"]], r.stdout
+    assert [ln.split()[-6:-3] for ln in rows] == [
+        ["3.000", "[undefined]", "undefined"],
+        ["0.000", "[undefined]", "undefined"],
+    ], r.stdout
     s = json.loads(invoke("simulate", "sacred-hill", "-n", 1, "-q", "--json").stdout)
     assert [seat["score"]["sd"] for seat in s["seats"]] == [None, None]
 
@@ -170,8 +224,12 @@ def test_mcsim_alone_prints_the_normal_help():
 
 def test_a_closed_stdout_is_not_an_error():
     """`mcsim games | head -1`: the reader closes the pipe; no "Error: Broken pipe"."""
-    p = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), "games"], cwd=ROOT,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.Popen(
+        [sys.executable, str(ROOT / "cli.py"), "games"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     p.stdout.close()  # before the command writes anything (it imports first)
     err = p.stderr.read().decode()
     assert p.wait() == 1
@@ -181,16 +239,20 @@ def test_a_closed_stdout_is_not_an_error():
 # ------------------------------------------------------------------ §7 what a user expects
 def test_replay_index_picks_one_record_of_a_list(tmp_path):
     f = tmp_path / "recs.json"
-    assert invoke("simulate", "sacred-hill", "-n", 5, "-q", "--record", 3,
-                  "--record-out", f).exit_code == 0
+    assert (
+        invoke("simulate", "sacred-hill", "-n", 5, "-q", "--record", 3, "--record-out", f).exit_code
+        == 0
+    )
     recs = json.loads(f.read_text())
     r = invoke("replay", "sacred-hill", f, "--index", 2, "--json")
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["points"] == recs[2]["points"]
-    assert json.loads(r.stdout) != json.loads(invoke("replay", "sacred-hill", f, "-i", 0,
-                                                     "--json").stdout)
-    one_line(invoke("replay", "sacred-hill", f), 1,
-             f"{f} holds 3 records; choose one with --index 0..2")
+    assert json.loads(r.stdout) != json.loads(
+        invoke("replay", "sacred-hill", f, "-i", 0, "--json").stdout
+    )
+    one_line(
+        invoke("replay", "sacred-hill", f), 1, f"{f} holds 3 records; choose one with --index 0..2"
+    )
     one_line(invoke("replay", "sacred-hill", f, "--index", 3), 2, f"{f} holds 3 records (0..2)")
 
 
@@ -200,8 +262,11 @@ def test_tournament_help_has_its_own_meanings():
     assert "-n, --games INTEGER Games per lineup" in text
     assert "Seats per game (default: the game's default seat count" in text
     assert "--chunk-size" not in text
-    one_line(invoke("tournament", "sacred-hill", "-p", "random", "-p", "greedy",
-                    "--chunk-size", 5), 2, "No such option '--chunk-size'")
+    one_line(
+        invoke("tournament", "sacred-hill", "-p", "random", "-p", "greedy", "--chunk-size", 5),
+        2,
+        "No such option '--chunk-size'",
+    )
 
 
 def test_evaluate_says_it_measures_self_play():
@@ -209,9 +274,11 @@ def test_evaluate_says_it_measures_self_play():
     assert r.exit_code == 0, r.output
     assert r.stdout.splitlines()[1] == (
         "self-play: all 2 seats play the evaluated policy, so this measures its score against "
-        "copies of itself, not its strength; for head-to-head strength use `mcsim tournament`")
-    j = json.loads(invoke("evaluate", "sacred-hill", "-p", "random", "-n", 20, "-q",
-                          "--json").stdout)
+        "copies of itself, not its strength; for head-to-head strength use `mcsim tournament`"
+    )
+    j = json.loads(
+        invoke("evaluate", "sacred-hill", "-p", "random", "-n", 20, "-q", "--json").stdout
+    )
     assert j["measures"] == "self-play"
 
 
@@ -219,7 +286,7 @@ def test_evaluate_says_it_measures_self_play():
 def test_cut_short_record_replays_as_unfinished(tmp_path, records, game):
     rec = copy.deepcopy(records[game])
     for moves in MOVES[game](rec):
-        del moves[len(moves) // 2:]
+        del moves[len(moves) // 2 :]
     r = replay(tmp_path, game, rec, "--json")
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["finished"] is False

@@ -3,6 +3,7 @@
 Each test names the issue item it covers (§1 resume inputs, §2 outputs, §3 Ctrl-C, §5 one-seat
 games, §7 throughput and --force).
 """
+
 import importlib.util
 import json
 import os
@@ -36,15 +37,32 @@ def test_s1_simulate_resume_refuses_replaced_tile_file(run, tmp_path, two_tile_s
     t = tmp_path / "t.json"
     shutil.copy(a, t)
     out = tmp_path / "run"
-    args = ["simulate", "don-quixote", "-n", 300, "--chunk-size", 100, "--tiles", t,
-            "--out", out, "-q", "-w", 1]
+    args = [
+        "simulate",
+        "don-quixote",
+        "-n",
+        300,
+        "--chunk-size",
+        100,
+        "--tiles",
+        t,
+        "--out",
+        out,
+        "-q",
+        "-w",
+        1,
+    ]
     assert run(*args).exit_code == 0
     (out / "part-000000000200.parquet").unlink()  # as if interrupted in the last chunk
     (out / "_summary.json").unlink()
     shutil.copy(b, t)
     r = run(*args, "--resume")
-    one_error_line(r, 2, f"cannot resume: {out} holds a run of other inputs (option tiles "
-                         f"({t}) has different content now")
+    one_error_line(
+        r,
+        2,
+        f"cannot resume: {out} holds a run of other inputs (option tiles "
+        f"({t}) has different content now",
+    )
     assert not (out / "part-000000000200.parquet").exists()
     shutil.copy(a, t)  # the same file again: resumes
     r = run(*args, "--resume")
@@ -57,15 +75,21 @@ def test_s1_batch_resume_refuses_changed_cell_options(run, tmp_path, two_tile_se
     t = tmp_path / "t.json"
     shutil.copy(a, t)
     plan = tmp_path / "plan.toml"
-    plan.write_text('[[experiment]]\nname = "dq"\ngame = "don-quixote"\ngames = 50\n'
-                    'seeds = [1, 2]\noptions = { tiles = "t.json" }\n')
+    plan.write_text(
+        '[[experiment]]\nname = "dq"\ngame = "don-quixote"\ngames = 50\n'
+        'seeds = [1, 2]\noptions = { tiles = "t.json" }\n'
+    )
     out = tmp_path / "out"
     assert run("batch", plan, "--out", out, "-q", "-w", 1).exit_code == 0
     (out / "experiments" / "dq-001.json").unlink()  # interrupted during the second cell
     shutil.copy(b, t)
     r = run("batch", plan, "--out", out, "-q", "-w", 1, "--resume")
-    one_error_line(r, 1, f"cannot resume: cell dq-000 in {out} was played with other inputs "
-                         f"(option tiles ({t}) has different content now")
+    one_error_line(
+        r,
+        1,
+        f"cannot resume: cell dq-000 in {out} was played with other inputs "
+        f"(option tiles ({t}) has different content now",
+    )
     assert not (out / "experiments" / "dq-001.json").exists()
 
 
@@ -103,8 +127,17 @@ def test_s2_read_only_out_fails_before_any_game_naming_the_users_path(run, read_
     """§2: --out / --record-out in a read-only folder: one line naming the user's path, no play."""
     r = run("simulate", "sacred-hill", "-n", 2000, "--out", read_only / "t.parquet", "-q")
     one_error_line(r, 1, f"cannot write --out {read_only / 't.parquet'}: Permission denied")
-    r = run("simulate", "sacred-hill", "-n", 2000, "--record", 1, "--record-out",
-            read_only / "r.json", "-q")
+    r = run(
+        "simulate",
+        "sacred-hill",
+        "-n",
+        2000,
+        "--record",
+        1,
+        "--record-out",
+        read_only / "r.json",
+        "-q",
+    )
     one_error_line(r, 1, f"cannot write --record-out {read_only / 'r.json'}: Permission denied")
     r = run("report", "sacred-hill", "-n", 200, "--out", read_only / "rep", "-q")
     one_error_line(r, 1, f"cannot write --out {read_only / 'rep'}: Permission denied")
@@ -116,8 +149,19 @@ def test_s2_failed_record_write_leaves_no_table(run, tmp_path, read_only, monkey
     if importlib.util.find_spec("mcsim.outputs") is not None:  # absent on today's main
         monkeypatch.setattr("mcsim.outputs.probe_folder", lambda *a: None)
     table = tmp_path / "partial.parquet"
-    r = run("simulate", "sacred-hill", "-n", 100, "--out", table, "--record", 1,
-            "--record-out", read_only / "r.json", "-q")
+    r = run(
+        "simulate",
+        "sacred-hill",
+        "-n",
+        100,
+        "--out",
+        table,
+        "--record",
+        1,
+        "--record-out",
+        read_only / "r.json",
+        "-q",
+    )
     assert r.exit_code == 1 and "Traceback" not in r.output
     assert f"--record-out {read_only / 'r.json'}" in r.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ro"]
@@ -127,12 +171,17 @@ def test_s2_failed_record_write_leaves_no_table(run, tmp_path, read_only, monkey
 def test_s2_batch_plan_limits_fail_in_dry_run_naming_the_plan_key(run, tmp_path, no_play):
     """§2: every limit simulate enforces applies to plan cells, named by the plan key."""
     plan = tmp_path / "plan.toml"
-    plan.write_text('[[experiment]]\nname = "big"\ngame = "sacred-hill"\n'
-                    'games = [100, 1000000000000000]\n')
+    plan.write_text(
+        '[[experiment]]\nname = "big"\ngame = "sacred-hill"\ngames = [100, 1000000000000000]\n'
+    )
     r = run("batch", plan, "--dry-run")
-    one_error_line(r, 1, "experiment 'big' (#1), cell 1 (sacred-hill, players=default, "
-                         "policies=random, variant=default readings): 'games' must be at most "
-                         "1,000,000,000,000 (10**12), not 1,000,000,000,000,000")
+    one_error_line(
+        r,
+        1,
+        "experiment 'big' (#1), cell 1 (sacred-hill, players=default, "
+        "policies=random, variant=default readings): 'games' must be at most "
+        "1,000,000,000,000 (10**12), not 1,000,000,000,000,000",
+    )
     assert "--games" not in r.output
 
 
@@ -166,8 +215,9 @@ def test_s7_existing_out_needs_force(run, tmp_path):
     d = tmp_path / "d"  # a dataset folder: refused, --resume continues, --force starts over
     assert run("simulate", "sacred-hill", "-n", 50, "-s", 1, "--out", d, "-q").exit_code == 0
     r = run("simulate", "sacred-hill", "-n", 50, "-s", 2, "--out", d, "-q")
-    one_error_line(r, 2, "is not empty; use --resume to continue the run in it, --force to "
-                         "start over")
+    one_error_line(
+        r, 2, "is not empty; use --resume to continue the run in it, --force to start over"
+    )
     r = run("simulate", "sacred-hill", "-n", 50, "-s", 2, "--out", d, "-q", "--force")
     assert r.exit_code == 0, r.output
     assert json.loads((d / "_manifest.json").read_text())["run"]["seed"] == 2
@@ -176,10 +226,15 @@ def test_s7_existing_out_needs_force(run, tmp_path):
 # ---------------------------------------------------------------- §3 Ctrl-C always stops
 def _start(*args):
     """Start ``mcsim ARGS`` in its own process group (as a terminal runs a command)."""
-    return subprocess.Popen([sys.executable, "-c", "from cli import main; main()",
-                             *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    return subprocess.Popen(
+        [sys.executable, "-c", "from cli import main; main()", *map(str, args)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
 
 
 def _descendants(pid):
@@ -191,7 +246,7 @@ def _descendants(pid):
                 stat = (d / "stat").read_text()
             except OSError:
                 continue
-            fields = stat[stat.rindex(")") + 2:].split()
+            fields = stat[stat.rindex(")") + 2 :].split()
             if fields[0] != "Z":
                 kids[int(d.name)] = int(fields[1])
     out, frontier = set(), {pid}
@@ -249,9 +304,11 @@ def _interrupt(p, workers, twice=False):
 
 
 def _gone(pids):
-    return not any(Path(f"/proc/{q}").exists() and
-                   (Path(f"/proc/{q}/stat").read_text().split(") ")[-1][0] != "Z")
-                   for q in pids)
+    return not any(
+        Path(f"/proc/{q}").exists()
+        and (Path(f"/proc/{q}/stat").read_text().split(") ")[-1][0] != "Z")
+        for q in pids
+    )
 
 
 # A chunk of 20,000,000 greedy Sacred Hill games takes minutes: on today's main, Ctrl-C waited
@@ -268,11 +325,25 @@ def test_s3_ctrl_c_stops_simulate_and_its_workers():
     assert took < 30  # bounded by process kill + exit, not by the chunk (minutes)
 
 
-@pytest.mark.parametrize("args", [
-    ["tournament", "sacred-hill", "-p", "random", "-p", "greedy", "-n", 100_000_000],
-    ["compare", "sacred-hill", "--variant", "transition=box", "--variant", "transition=web2014",
-     "-p", "greedy", "-n", 2_000_000],
-], ids=["tournament", "compare"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["tournament", "sacred-hill", "-p", "random", "-p", "greedy", "-n", 100_000_000],
+        [
+            "compare",
+            "sacred-hill",
+            "--variant",
+            "transition=box",
+            "--variant",
+            "transition=web2014",
+            "-p",
+            "greedy",
+            "-n",
+            2_000_000,
+        ],
+    ],
+    ids=["tournament", "compare"],
+)
 def test_s3_ctrl_c_stops_tournament_and_compare(args):
     """§3: tournament and compare play through the same execution layer and stop the same
     way (compare hung joining idle workers, and a second Ctrl-C left orphans)."""
@@ -322,32 +393,49 @@ def test_s3_oracle_parameters_keep_one_game_within_seconds(run, no_play):
     r = run("evaluate", "don-quixote", "-p", "oracle:beam=4096,iters=1e9", "-n", 1)
     one_error_line(r, 2, "policy 'oracle': parameter beam=4096 is outside [1, 512]")
     r = run("evaluate", "don-quixote", "-p", "greedy", "-p", "oracle:iters=1e9", "-n", 1)
-    one_error_line(r, 2, "policy 'oracle': parameter iters=1000000000 is outside "
-                         "[0, 1000000]")
+    one_error_line(r, 2, "policy 'oracle': parameter iters=1000000000 is outside [0, 1000000]")
 
 
 # ---------------------------------------------------------------- §5 one-seat games
 def test_s5_compare_solo_game_reports_score_differences_only(run):
     """§5: compare on Don Quixote solo says before playing that it reports score differences
     only, and does (today: IndexError after every game)."""
-    r = run("compare", "don-quixote", "--variant", "last_tile_rotation=free",
-            "--variant", "last_tile_rotation=random", "-n", 40, "-w", 1)
+    r = run(
+        "compare",
+        "don-quixote",
+        "--variant",
+        "last_tile_rotation=free",
+        "--variant",
+        "last_tile_rotation=random",
+        "-n",
+        40,
+        "-w",
+        1,
+    )
     assert r.exit_code == 0, r.output
     lines = r.output.splitlines()
-    assert lines[0] == ("note: don-quixote with 1 player is a solo game: compare reports score "
-                        "differences only (no win rates, score spread, winner margin or seat "
-                        "balance)")
+    assert lines[0] == (
+        "note: don-quixote with 1 player is a solo game: compare reports score "
+        "differences only (no win rates, score spread, winner margin or seat "
+        "balance)"
+    )
     assert "win" not in "\n".join(lines[1:]).lower()
-    assert lines[-1].startswith("paired difference (last_tile_rotation=random) - "
-                                "(last_tile_rotation=free), mean [95% CI]: score ")
+    assert lines[-1].startswith(
+        "paired difference (last_tile_rotation=random) - "
+        "(last_tile_rotation=free), mean [95% CI]: score "
+    )
 
 
 def test_s5_tournament_refuses_a_solo_game_before_playing(run, no_play):
     """§5: tournament on a one-seat game: one line pointing to evaluate, nothing played."""
     r = run("tournament", "don-quixote", "-p", "random", "-p", "greedy", "-n", 100)
-    one_error_line(r, 2, "a tournament needs at least 2 seats; don-quixote with 1 player is a "
-                         "solo game: rank policies by score on common deals with `mcsim evaluate "
-                         "don-quixote -p A -p B`")
+    one_error_line(
+        r,
+        2,
+        "a tournament needs at least 2 seats; don-quixote with 1 player is a "
+        "solo game: rank policies by score on common deals with `mcsim evaluate "
+        "don-quixote -p A -p B`",
+    )
 
 
 def test_s5_solo_summary_shows_score_statistics_only(run):
@@ -355,8 +443,18 @@ def test_s5_solo_summary_shows_score_statistics_only(run):
     r = run("simulate", "don-quixote", "-n", 30, "-w", 1, "-q")
     assert r.exit_code == 0, r.output
     head = r.output.splitlines()[1]
-    assert head.split() == ["seat", "policy", "mean", "score", "[95%", "CI]", "sd", "min",
-                            "p50", "max"]
+    assert head.split() == [
+        "seat",
+        "policy",
+        "mean",
+        "score",
+        "[95%",
+        "CI]",
+        "sd",
+        "min",
+        "p50",
+        "max",
+    ]
     assert "1.0000" not in r.output
 
 
@@ -378,17 +476,24 @@ def test_s5_solo_win_rate_is_null_in_json_batch_tables_and_report(run, tmp_path)
     assert s["seats"][0]["score"]["mean"] > 0
     games = pd.DataFrame({"score_0": [3.0, 5.0], "win_share_0": [1.0, 1.0]})
     assert stats.seat_summaries(games, 1, ["greedy"])[0]["win_rate"] is None
-    two = pd.DataFrame({"score_0": [3.0, 5.0], "win_share_0": [1.0, 0.0],
-                        "score_1": [2.0, 6.0], "win_share_1": [0.0, 1.0]})
+    two = pd.DataFrame(
+        {
+            "score_0": [3.0, 5.0],
+            "win_share_0": [1.0, 0.0],
+            "score_1": [2.0, 6.0],
+            "win_share_1": [0.0, 1.0],
+        }
+    )
     assert stats.seat_summaries(two, 2, ["a", "b"])[0]["win_rate"]["estimate"] == 0.5
 
     plan = tmp_path / "plan.toml"
-    plan.write_text('[[experiment]]\nname = "dq"\ngame = "don-quixote"\ngames = 20\n'
-                    'seeds = [3]\n')
+    plan.write_text('[[experiment]]\nname = "dq"\ngame = "don-quixote"\ngames = 20\nseeds = [3]\n')
     r = run("batch", plan, "--out", tmp_path / "b", "-w", 1)
     assert r.exit_code == 0, r.output
-    for table in (pd.read_csv(tmp_path / "b" / "results.csv"),
-                  pd.read_parquet(tmp_path / "b" / "results.parquet")):
+    for table in (
+        pd.read_csv(tmp_path / "b" / "results.csv"),
+        pd.read_parquet(tmp_path / "b" / "results.parquet"),
+    ):
         assert list(table["players"]) == [1]
         for c in ("win_rate", "win_rate_low", "win_rate_high"):
             assert math.isnan(table[c].iloc[0]), c
@@ -399,8 +504,10 @@ def test_s5_solo_win_rate_is_null_in_json_batch_tables_and_report(run, tmp_path)
     assert "win_rate_by_seat" not in {f.slug for f in rep.figures}
     saved = json.loads((tmp_path / "rep" / "summary.json").read_text())
     assert saved["seats"][0]["win_rate"] is None
-    assert {"figure": "win_rate_by_seat", "reason": "one player: there is no winner to compare"} \
-        in saved["report"]["skipped"]
+    assert {
+        "figure": "win_rate_by_seat",
+        "reason": "one player: there is no winner to compare",
+    } in saved["report"]["skipped"]
 
 
 # ---------------------------------------------------------------- §7 throughput without compile
@@ -421,4 +528,5 @@ def test_s7_games_per_second_excludes_compile_time(monkeypatch):
     s = mcsim.simulate("sacred-hill", games=200, seed=1).summary
     assert s["compile_seconds"] >= 0.5
     assert s["games_per_second"] == pytest.approx(
-        200 / (s["elapsed_seconds"] - s["compile_seconds"]))
+        200 / (s["elapsed_seconds"] - s["compile_seconds"])
+    )

@@ -2,6 +2,7 @@
 
 Rule source: none (infrastructure); shared/DESIGN.md, Seeding and determinism.
 """
+
 import numpy as np
 from numba import njit
 

@@ -3,6 +3,7 @@
 Issue 11 §5: ``hypothesis`` was a test dependency nothing imported. Each property below holds for
 every input hypothesis draws (fixed example counts, no deadline: kernels compile on first use).
 """
+
 import json
 import math
 
@@ -85,18 +86,24 @@ def test_variant_parsing_round_trip(data):
     assert parse_arm(text) == given_
     resolved = spec.resolve_variant(parse_arm(text))
     assert resolved == {v.name: given_.get(v.name, v.default) for v in spec.variants}
-    assert spec.variant_codes(resolved).tolist() == [v.choices.index(resolved[v.name])
-                                                     for v in spec.variants]
+    assert spec.variant_codes(resolved).tolist() == [
+        v.choices.index(resolved[v.name]) for v in spec.variants
+    ]
     v = data.draw(hs.sampled_from(spec.variants))
-    bad = data.draw(hs.text("abcxyz_-0123456789", min_size=1, max_size=8)
-                    .filter(lambda s: s not in v.choices))
+    bad = data.draw(
+        hs.text("abcxyz_-0123456789", min_size=1, max_size=8).filter(lambda s: s not in v.choices)
+    )
     with pytest.raises(UnknownVariantError):
         spec.resolve_variant({v.name: bad})
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=hs.integers(0, 2**64 - 1), index=hs.integers(0, 10**6), players=hs.integers(2, 4),
-       policy=hs.sampled_from(["random", "route"]))
+@given(
+    seed=hs.integers(0, 2**64 - 1),
+    index=hs.integers(0, 10**6),
+    players=hs.integers(2, 4),
+    policy=hs.sampled_from(["random", "route"]),
+)
 def test_thurn_and_taxis_record_round_trip(seed, index, players, policy):
     """A Thurn and Taxis record survives JSON, replays to its own scores, winner and end, and
     agrees with the rules-file readings (``naive_turns``, naive scorer)."""
@@ -104,8 +111,9 @@ def test_thurn_and_taxis_record_round_trip(seed, index, players, policy):
     from mcsim.games.base import RunConfig, parse_policy
     from tests.test_thurn_and_taxis_rare_paths import naive_turns
 
-    prep = T.prepare(RunConfig("thurn-and-taxis", players, [parse_policy(policy)] * players, {},
-                               {}))
+    prep = T.prepare(
+        RunConfig("thurn-and-taxis", players, [parse_policy(policy)] * players, {}, {})
+    )
     rec = json.loads(json.dumps(T.record_games(prep, seed, [index])[0]))
     out = T.replay(rec)
     assert out["finished"] and out["scores"] == rec["scores"] and out["winner"] == rec["winner"]

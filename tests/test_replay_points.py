@@ -4,6 +4,7 @@ shared/DESIGN.md (Records): a record's optional ``"points"`` must equal its repl
 ``mcsim.games.base.check_recorded_points`` does it at the end of each game's ``replay()``, so the
 Python API refuses what ``mcsim replay`` refuses, and the CLI does not check them again.
 """
+
 import pytest
 
 import mcsim

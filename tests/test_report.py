@@ -1,5 +1,6 @@
 """Balance reports (issue 7 §4): files, self-contained HTML, headline numbers, figure labels,
 the paired-difference comparison, charts skipped cleanly, the CLI."""
+
 import base64
 import json
 import re
@@ -35,8 +36,9 @@ def rep(tmp_path_factory, captured):
     mp = pytest.MonkeyPatch()
     mp.setattr(report, "_done", spy)
     try:
-        r = build_report("sacred-hill", out, games=GAMES, seed=SEED,
-                         policies=["tactician", "random"])
+        r = build_report(
+            "sacred-hill", out, games=GAMES, seed=SEED, policies=["tactician", "random"]
+        )
     finally:
         mp.undo()
     return r
@@ -44,15 +46,28 @@ def rep(tmp_path_factory, captured):
 
 def test_files_written(rep):
     names = {p.name for p in rep.out.iterdir()}
-    expected = {"score_distribution.png", "win_rate_by_seat.png", "game_length.png",
-                "policy_comparison.png", "sacred_hill_decided_by.png",
-                "sacred_hill_kingdoms.png", "report.html", "report.md", "summary.json"}
+    expected = {
+        "score_distribution.png",
+        "win_rate_by_seat.png",
+        "game_length.png",
+        "policy_comparison.png",
+        "sacred_hill_decided_by.png",
+        "sacred_hill_kingdoms.png",
+        "report.html",
+        "report.md",
+        "summary.json",
+    }
     shows = {n for n in names if n.startswith("show_")}  # example games (issue 17)
     assert names - shows == expected
-    assert shows == {e["file"] for e in json.loads(
-        (rep.out / "summary.json").read_text())["report"]["example_games"]}
-    assert {n.split("_game")[0] for n in shows} <= {"show_longest", "show_typical",
-                                                    "show_one_sided"}
+    assert shows == {
+        e["file"]
+        for e in json.loads((rep.out / "summary.json").read_text())["report"]["example_games"]
+    }
+    assert {n.split("_game")[0] for n in shows} <= {
+        "show_longest",
+        "show_typical",
+        "show_one_sided",
+    }
     assert any(n.startswith("show_longest") for n in shows)
     assert rep.skipped == []
     for f in rep.figures:
@@ -63,8 +78,9 @@ def test_files_written(rep):
 def test_html_is_self_contained_and_references_every_figure(rep):
     page = (rep.out / "report.html").read_text()
     pngs = sorted(p.name for p in rep.out.glob("*.png"))
-    embedded = re.findall(r'data-file="([^"]+)"><img src="data:image/png;base64,([A-Za-z0-9+/=]+)"',
-                          page)
+    embedded = re.findall(
+        r'data-file="([^"]+)"><img src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page
+    )
     assert sorted(f for f, _ in embedded) == pngs
     for name, b64 in embedded:
         assert base64.b64decode(b64) == (rep.out / name).read_bytes()
@@ -99,8 +115,10 @@ def test_html_and_markdown_contain_the_headline_numbers(rep):
     ps = pe["score"]
     heads.append(f"{ps['mean']:+.3f} [{ps['low']:+.3f}, {ps['high']:+.3f}]")
     w0 = s["seats"][0]["win_rate"]
-    heads.append(f"Seat 0 (tactician) wins {100 * w0['estimate']:.2f}% of games "
-                 f"[95% CI {100 * w0['low']:.2f}, {100 * w0['high']:.2f}]; equal share 50.00%.")
+    heads.append(
+        f"Seat 0 (tactician) wins {100 * w0['estimate']:.2f}% of games "
+        f"[95% CI {100 * w0['low']:.2f}, {100 * w0['high']:.2f}]; equal share 50.00%."
+    )
     for h in heads:
         assert h in page, h
         assert h in md, h
@@ -122,8 +140,11 @@ def test_every_figure_has_title_axis_labels_games_and_seed(rep, captured):
             assert ax.get_ylabel().strip() or ax.get_yticklabels(), (title, "y label")
         # units: some axis of the figure names them in parentheses
         labels = " ".join(ax.get_xlabel() + " " + ax.get_ylabel() for ax in fig.axes)
-        assert re.search(r"\((points|%|plies|count|percentage points)[^)]*\)|\(%", labels) or \
-            "points" in labels or "%" in labels, (title, labels)
+        assert (
+            re.search(r"\((points|%|plies|count|percentage points)[^)]*\)|\(%", labels)
+            or "points" in labels
+            or "%" in labels
+        ), (title, labels)
 
 
 def test_policy_comparison_separates_seat_and_policy_effect(rep):
@@ -135,8 +156,11 @@ def test_policy_comparison_separates_seat_and_policy_effect(rep):
     d_policy = ((ga.score_0 - ga.score_1) + (gb.score_1 - gb.score_0)) / 2
     d_seat = ((ga.score_1 - ga.score_0) + (gb.score_1 - gb.score_0)) / 2
     rows = {r["group"]: r for r in rep.comparison}
-    assert set(rows) == {"policy effect (seat-balanced)", "as seated (policy + seat effect)",
-                         "seat effect (policy-balanced)"}
+    assert set(rows) == {
+        "policy effect (seat-balanced)",
+        "as seated (policy + seat effect)",
+        "seat effect (policy-balanced)",
+    }
     exp = stats.mean_interval(d_policy)
     got = rows["policy effect (seat-balanced)"]["score"]
     assert got["mean"] == pytest.approx(exp["mean"], abs=1e-12)
@@ -157,20 +181,30 @@ def test_one_policy_shows_the_seat_effect_and_no_rotation(tmp_path):
     g = r.result.games
     exp = stats.paired_difference(g.score_1, g.score_0)
     assert r.comparison[0]["score"]["mean"] == pytest.approx(exp["mean"])
-    assert json.loads((tmp_path / "r" / "summary.json").read_text())["report"]["seatings"] == \
-        [["random", "random"]]
+    assert json.loads((tmp_path / "r" / "summary.json").read_text())["report"]["seatings"] == [
+        ["random", "random"]
+    ]
 
 
 def test_no_rotate_keeps_only_the_as_seated_rows(tmp_path):
-    r = build_report("sacred-hill", tmp_path / "r", games=100, seed=2,
-                     policies=["greedy", "random"], rotate=False)
+    r = build_report(
+        "sacred-hill",
+        tmp_path / "r",
+        games=100,
+        seed=2,
+        policies=["greedy", "random"],
+        rotate=False,
+    )
     assert [row["group"] for row in r.comparison] == ["as seated (policy + seat effect)"]
 
 
 def test_other_games_charts_skip_cleanly_when_their_data_is_missing(rep):
     """Each per-game chart raises MissingData (never KeyError) on data without its columns."""
-    ctx = report._Ctx(mcsim.games.get_game("sacred-hill"), rep.result,
-                      [(rep.result.summary["policies"], rep.result)])
+    ctx = report._Ctx(
+        mcsim.games.get_game("sacred-hill"),
+        rep.result,
+        [(rep.result.summary["policies"], rep.result)],
+    )
     for game, charts in GAME_CHARTS.items():
         if game == "sacred-hill":
             continue
@@ -182,8 +216,10 @@ def test_other_games_charts_skip_cleanly_when_their_data_is_missing(rep):
 def test_skipped_chart_is_listed(tmp_path, monkeypatch):
     def needs_column(ctx):
         report._need(ctx.games, ["no_such_column"])
-    monkeypatch.setitem(GAME_CHARTS, "sacred-hill",
-                        GAME_CHARTS["sacred-hill"] + [("extra_chart", needs_column)])
+
+    monkeypatch.setitem(
+        GAME_CHARTS, "sacred-hill", GAME_CHARTS["sacred-hill"] + [("extra_chart", needs_column)]
+    )
     r = build_report("sacred-hill", tmp_path / "r", games=50, seed=1)
     assert r.skipped == [("extra_chart", "the game has no column 'no_such_column' yet")]
     page = (tmp_path / "r" / "report.html").read_text()
@@ -209,12 +245,15 @@ def test_cli_report(cli, tmp_path):
     assert np.isclose(sum(s["win_rate"]["estimate"] for s in data["summary"]["seats"]), 1.0)
 
 
-@pytest.mark.parametrize("args,code,text", [
-    (["-n", 0], 2, "--games must be a positive whole number"),
-    (["-p", "nope"], 2, "unknown policy 'nope'"),
-    (["--variant", "zone=king"], 2, "variant zone='king' is not one of"),
-    (["--players", 3], 2, "sacred-hill is for 2 players, not 3"),
-])
+@pytest.mark.parametrize(
+    "args,code,text",
+    [
+        (["-n", 0], 2, "--games must be a positive whole number"),
+        (["-p", "nope"], 2, "unknown policy 'nope'"),
+        (["--variant", "zone=king"], 2, "variant zone='king' is not one of"),
+        (["--players", 3], 2, "sacred-hill is for 2 players, not 3"),
+    ],
+)
 def test_cli_bad_input_is_one_line_and_writes_nothing(cli, tmp_path, args, code, text):
     out = tmp_path / "r"
     r = cli("report", "sacred-hill", "--out", out, *args)
@@ -243,16 +282,22 @@ def test_run_notices_are_shown_above_the_tables(tmp_path, monkeypatch):
         r = real(*a, **k)
         r.prepared.notices.append("figures depend on an unverified <test> table")
         return r
+
     monkeypatch.setattr(mcsim, "simulate", with_notice)
     r = build_report("sacred-hill", tmp_path / "r", games=50, seed=1)
     page = (tmp_path / "r" / "report.html").read_text()
-    assert '<p class="warn"><b>Note:</b> figures depend on an unverified &lt;test&gt; table</p>' \
+    assert (
+        '<p class="warn"><b>Note:</b> figures depend on an unverified &lt;test&gt; table</p>'
         in page
+    )
     assert page.index('class="warn"') < page.index("<h2>Seats</h2>")
-    assert "> **Note:** figures depend on an unverified <test> table" in \
-        (tmp_path / "r" / "report.md").read_text()
-    assert json.loads((tmp_path / "r" / "summary.json").read_text())["report"]["notes"] == \
-        ["figures depend on an unverified <test> table"]
+    assert (
+        "> **Note:** figures depend on an unverified <test> table"
+        in (tmp_path / "r" / "report.md").read_text()
+    )
+    assert json.loads((tmp_path / "r" / "summary.json").read_text())["report"]["notes"] == [
+        "figures depend on an unverified <test> table"
+    ]
     assert r.figures
 
 
@@ -264,13 +309,16 @@ def _implemented(game_id):
     return all(hasattr(m, f) for f in ("prepare", "play_chunk", "summarize"))
 
 
-@pytest.mark.parametrize("game,kw,want_skipped", [
-    ("don-quixote", {"players": 2}, {}),
-    ("el-grande", {"players": 3}, {}),
-    ("carcassonne", {"variant": {"gifts": "true"}}, {}),
-    ("carcassonne", {}, {"carcassonne_gifts": "gifts=false: no gift cards in play"}),
-    ("thurn-and-taxis", {"players": 2}, {}),
-])
+@pytest.mark.parametrize(
+    "game,kw,want_skipped",
+    [
+        ("don-quixote", {"players": 2}, {}),
+        ("el-grande", {"players": 3}, {}),
+        ("carcassonne", {"variant": {"gifts": "true"}}, {}),
+        ("carcassonne", {}, {"carcassonne_gifts": "gifts=false: no gift cards in play"}),
+        ("thurn-and-taxis", {"players": 2}, {}),
+    ],
+)
 def test_every_implemented_game_reports_its_charts_or_skips_them(tmp_path, game, kw, want_skipped):
     """A small report of each implemented game renders; each of its per-game charts is drawn,
     except the ones whose data the configuration lacks, which are listed as skipped with their

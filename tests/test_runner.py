@@ -1,4 +1,5 @@
 """The runner (issue 7 §1): chunking, aggregates, Parquet datasets, resume, Ctrl-C, Dask."""
+
 import json
 import os
 import signal
@@ -101,10 +102,13 @@ def test_dataset_out_and_resume(tmp_path):
     assert json.loads((out / "_summary.json").read_text())["games"] == 2000
 
 
-@pytest.mark.parametrize("kwargs,msg", [
-    (dict(seed=5, resume=True), "different run \\(seed 4 there, 5 now\\)"),
-    (dict(seed=4), "not empty; use --resume"),
-])
+@pytest.mark.parametrize(
+    "kwargs,msg",
+    [
+        (dict(seed=5, resume=True), "different run \\(seed 4 there, 5 now\\)"),
+        (dict(seed=4), "not empty; use --resume"),
+    ],
+)
 def test_resume_refuses_another_run(tmp_path, kwargs, msg):
     out = tmp_path / "run"
     mcsim.simulate("sacred-hill", games=200, seed=4, out_dir=out)
@@ -122,10 +126,29 @@ def test_resume_needs_a_run(tmp_path):
 def test_ctrl_c_leaves_only_whole_files(tmp_path):
     """Issue 7 §1: Ctrl-C leaves no half-written file; the run resumes from what finished."""
     out = tmp_path / "run"
-    cmd = [sys.executable, "-c", "from cli import main; main()", "simulate", "sacred-hill",
-           "-n", "4000000", "-p", "greedy", "--out", str(out), "-q", "--workers", "2"]
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    cmd = [
+        sys.executable,
+        "-c",
+        "from cli import main; main()",
+        "simulate",
+        "sacred-hill",
+        "-n",
+        "4000000",
+        "-p",
+        "greedy",
+        "--out",
+        str(out),
+        "-q",
+        "--workers",
+        "2",
+    ]
+    p = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.time() + 120
     while time.time() < deadline and not list(out.glob("part-*.parquet")):
         time.sleep(0.2)
@@ -152,10 +175,13 @@ def test_dask_local_cluster_identical_to_local():
     assert strip_timing(a.summary) == strip_timing(b.summary)
 
 
-@pytest.mark.parametrize("kwargs,msg", [
-    (dict(backend="spark"), "unknown backend"),
-    (dict(scheduler="tcp://x:1"), "--scheduler goes with --backend dask"),
-])
+@pytest.mark.parametrize(
+    "kwargs,msg",
+    [
+        (dict(backend="spark"), "unknown backend"),
+        (dict(scheduler="tcp://x:1"), "--scheduler goes with --backend dask"),
+    ],
+)
 def test_backend_errors(kwargs, msg):
     with pytest.raises(ConfigError, match=msg):
         mcsim.simulate("sacred-hill", games=10, **kwargs)

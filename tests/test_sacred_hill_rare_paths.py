@@ -10,6 +10,7 @@ Configurations (records of every game; counts at the commit that added this file
 * ``HEURISTIC``: greedy vs tactician, box / knight12, seed 5, games 0-299.
 * ``WEB2014``: random vs random, transition=web2014, seed 5, games 0-299.
 """
+
 import random
 
 import numpy as np
@@ -31,15 +32,25 @@ def _checked(cfg):
     out = []
     for i, rec in enumerate(r.records):
         g = Game(**cfg["variant"])
-        c = dict(grace=0, multi_capture=0, both_capture=0, capture=0, pass_=0, anywhere=0,
-                 onto_besieged=0)
+        c = dict(
+            grace=0,
+            multi_capture=0,
+            both_capture=0,
+            capture=0,
+            pass_=0,
+            anywhere=0,
+            onto_besieged=0,
+        )
         for m in rec["moves"]:
             p = g.to_move
             c["grace"] += g.phase[p] == "G" and g.forced() == "manoeuvre"
             c["multi_capture"] += len(g.besieged_by(p)) > 1
             c["both_capture"] += bool(g.besieged_by(p)) and bool(g.besieged_by(1 - p))
-            c[{"capture": "capture", "pass": "pass_", "anywhere": "anywhere"}.get(
-                g.forced(), "grace")] += g.forced() in ("capture", "pass", "anywhere")
+            c[
+                {"capture": "capture", "pass": "pass_", "anywhere": "anywhere"}.get(
+                    g.forced(), "grace"
+                )
+            ] += g.forced() in ("capture", "pass", "anywhere")
             g.play(m)  # asserts the move is legal by the naive rules
         c["onto_besieged"] = g.onto_besieged
         c["forts"] = list(g.forts)
@@ -53,8 +64,10 @@ def _checked(cfg):
 
 @pytest.fixture(scope="module")
 def games():
-    return {name: _checked(cfg) for name, cfg in
-            (("random", RANDOM), ("heuristic", HEURISTIC), ("web2014", WEB2014))}
+    return {
+        name: _checked(cfg)
+        for name, cfg in (("random", RANDOM), ("heuristic", HEURISTIC), ("web2014", WEB2014))
+    }
 
 
 def _n(gs, key):
@@ -146,8 +159,11 @@ def test_replay_refuses_a_skipped_capture_even_if_the_kernel_offers_it(monkeypat
     def broken(state):  # a kernel bug: every empty hill is legal, captures not forced
         moves, kind = real(state)
         empty = SH.K.BB_VALID & ~(state[SH.K.S_FORTS] | state[SH.K.S_FORTS + 1])
-        return (np.uint64(empty), SH.K.KIND_BUILD_ANYWHERE) if kind == SH.K.KIND_CAPTURE else (
-            moves, kind)
+        return (
+            (np.uint64(empty), SH.K.KIND_BUILD_ANYWHERE)
+            if kind == SH.K.KIND_CAPTURE
+            else (moves, kind)
+        )
 
     monkeypatch.setattr(SH.K, "legal_moves", broken)
     done = 0

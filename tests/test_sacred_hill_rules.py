@@ -1,4 +1,5 @@
 """Sacred Hill rules: every test vector of docs/rules/sacred_hill.md §8, plus §3.2 and §3.4."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -42,8 +43,15 @@ class TestGeometry:
         assert {d: deg.count(d) for d in set(deg)} == {8: 9, 6: 4, 5: 8, 4: 16, 3: 8}
         # the §1 table, row 7 .. row 1, corners skipped, against the kernel masks and against a
         # count of the 8 knight offsets that stay on the 45 hills (no kernel code)
-        rows = {7: "34443", 6: "3456543", 5: "4588854", 4: "4688864", 3: "4588854",
-                2: "3456543", 1: "34443"}
+        rows = {
+            7: "34443",
+            6: "3456543",
+            5: "4588854",
+            4: "4688864",
+            3: "4588854",
+            2: "3456543",
+            1: "34443",
+        }
         hills = {f"{c}{r}" for r in range(1, 8) for c in "ABCDEFG"} - {"A1", "G1", "A7", "G7"}
         offsets = [(a, b) for a in (-2, -1, 1, 2) for b in (-2, -1, 1, 2) if abs(a) != abs(b)]
         checked = 0
@@ -53,8 +61,7 @@ class TestGeometry:
             for c, d in zip(cols, digits):
                 i = SH.parse_move(f"{c}{r}")
                 assert bin(int(K.BB_KNIGHT[i])).count("1") == int(d), f"{c}{r}"
-                on_board = sum(1 for a, b in offsets
-                               if f"{chr(ord(c) + a)}{r + b}" in hills)
+                on_board = sum(1 for a, b in offsets if f"{chr(ord(c) + a)}{r + b}" in hills)
                 assert on_board == int(d), f"{c}{r}"
                 checked += 1
         assert checked == 45
@@ -62,14 +69,34 @@ class TestGeometry:
     def test_s8_zone_of_d4(self):
         """docs/rules/sacred_hill.md §8: the 12-hill proximity zone of D4."""
         d4 = SH.parse_move("D4")
-        assert names(K.BB_ZONE_KNIGHT12[d4]) == {"B4", "C3", "C4", "C5", "D2", "D3", "D5", "D6",
-                                                  "E3", "E4", "E5", "F4"}
+        assert names(K.BB_ZONE_KNIGHT12[d4]) == {
+            "B4",
+            "C3",
+            "C4",
+            "C5",
+            "D2",
+            "D3",
+            "D5",
+            "D6",
+            "E3",
+            "E4",
+            "E5",
+            "F4",
+        }
         assert names(K.BB_ZONE_CHEBYSHEV8[d4]) == {"C3", "C4", "C5", "D3", "D5", "E3", "E4", "E5"}
 
     def test_s8_knight_set_of_d4(self):
         """docs/rules/sacred_hill.md §8: knight set of D4."""
-        assert names(K.BB_KNIGHT[SH.parse_move("D4")]) == {"B3", "B5", "C2", "C6", "E2", "E6",
-                                                            "F3", "F5"}
+        assert names(K.BB_KNIGHT[SH.parse_move("D4")]) == {
+            "B3",
+            "B5",
+            "C2",
+            "C6",
+            "E2",
+            "E6",
+            "F3",
+            "F5",
+        }
 
     def test_s8_zone_and_knight_set_of_a2(self):
         """docs/rules/sacred_hill.md §8: A2 knight set {B4, C3, C1}; zone {A3, A4, B1, B2, B3, C2}."""
@@ -102,21 +129,43 @@ class TestManoeuvres:
 
     def test_s8_red_d4_b3_7_moves(self):
         """docs/rules/sacred_hill.md §8: Red D4 + B3: C1, E2, F3, A5, F5, C6, E6."""
-        assert moves(position(red=["D4", "B3"], phases=M)) == {"C1", "E2", "F3", "A5", "F5",
-                                                                "C6", "E6"}
+        assert moves(position(red=["D4", "B3"], phases=M)) == {
+            "C1",
+            "E2",
+            "F3",
+            "A5",
+            "F5",
+            "C6",
+            "E6",
+        }
 
     def test_s8_red_d4_f5_7_moves(self):
         """docs/rules/sacred_hill.md §8: Red D4 + F5: C2, E2, B3, G3, B5, C6, E7."""
-        assert moves(position(red=["D4", "F5"], phases=M)) == {"C2", "E2", "B3", "G3", "B5",
-                                                                "C6", "E7"}
+        assert moves(position(red=["D4", "F5"], phases=M)) == {
+            "C2",
+            "E2",
+            "B3",
+            "G3",
+            "B5",
+            "C6",
+            "E7",
+        }
 
     def test_s8_red_d4_b5_f3_6_moves(self):
         """docs/rules/sacred_hill.md §8: Red D4 + B5 + F3: E1, C2, A3, G5, E6, C7."""
-        assert moves(position(red=["D4", "B5", "F3"], phases=M)) == {"E1", "C2", "A3", "G5",
-                                                                      "E6", "C7"}
+        assert moves(position(red=["D4", "B5", "F3"], phases=M)) == {
+            "E1",
+            "C2",
+            "A3",
+            "G5",
+            "E6",
+            "C7",
+        }
 
-    @pytest.mark.parametrize("cell,expected", [
-        ("A2", {"C1", "C3", "B4"}), ("B1", {"D2", "A3", "C3"}), ("D1", {"B2", "F2", "C3", "E3"})])
+    @pytest.mark.parametrize(
+        "cell,expected",
+        [("A2", {"C1", "C3", "B4"}), ("B1", {"D2", "A3", "C3"}), ("D1", {"B2", "F2", "C3", "E3"})],
+    )
     def test_s8_lone_edge_forts(self, cell, expected):
         """docs/rules/sacred_hill.md §8: a lone fort on A2 / B1 / D1 and its Manoeuvres."""
         assert moves(position(red=[cell], phases=M)) == expected
@@ -185,6 +234,7 @@ class TestTransition:
     def test_s3_2_transitions_differ_in_random_play(self):
         """docs/rules/sacred_hill.md §3.2: the two readings give different game records."""
         import mcsim
+
         a = mcsim.simulate("sacred-hill", games=2000, seed=3, variant={"transition": "box"})
         b = mcsim.simulate("sacred-hill", games=2000, seed=3, variant={"transition": "web2014"})
         assert (a.games["manoeuvre_forts_1"] != b.games["manoeuvre_forts_1"]).any()
@@ -220,8 +270,10 @@ class TestSieges:
 
     def test_s8_d4_needs_four(self):
         """docs/rules/sacred_hill.md §8: Blue lone D4 with 3 of 4 Red neighbours: no siege."""
-        assert K.legal_moves(position(red=["C4", "E4", "D3"], blue=["D4"], phases=B))[1] \
+        assert (
+            K.legal_moves(position(red=["C4", "E4", "D3"], blue=["D4"], phases=B))[1]
             != K.KIND_CAPTURE
+        )
         assert moves(position(red=["C4", "E4", "D3", "D5"], blue=["D4"], phases=B)) == {"D4"}
 
     def test_s8_unlinked_d4_d6(self):
@@ -263,12 +315,15 @@ class TestSieges:
 
 # ---------------------------------------------------------------- §3.4 end, §3.5 scoring
 class TestEndAndScoring:
-    @pytest.mark.parametrize("k0,k1,t0,t1,expected", [
-        (2, 3, 23, 22, [3, 0]),   # seed fig. 11f: Red 2 kingdoms, Blue 3 -> Red wins 3
-        (1, 4, 20, 25, [5, 0]),   # Red 1 kingdom, Blue 4 -> Red wins 5
-        (3, 3, 24, 21, [5, 0]),   # kingdoms 3-3, territory 24/21 -> Red wins 5
-        (2, 2, 22, 23, [0, 3]),   # kingdoms 2-2, territory 22/23 -> Blue wins 3
-    ])
+    @pytest.mark.parametrize(
+        "k0,k1,t0,t1,expected",
+        [
+            (2, 3, 23, 22, [3, 0]),  # seed fig. 11f: Red 2 kingdoms, Blue 3 -> Red wins 3
+            (1, 4, 20, 25, [5, 0]),  # Red 1 kingdom, Blue 4 -> Red wins 5
+            (3, 3, 24, 21, [5, 0]),  # kingdoms 3-3, territory 24/21 -> Red wins 5
+            (2, 2, 22, 23, [0, 3]),  # kingdoms 2-2, territory 22/23 -> Blue wins 3
+        ],
+    )
     def test_s8_scoring_examples(self, k0, k1, t0, t1, expected):
         """docs/rules/sacred_hill.md §8 / §3.5: scoring examples with exact points."""
         out = np.zeros(2, np.int64)
@@ -313,6 +368,7 @@ class TestEndAndScoring:
         20 000 games: the sd of the length is about 1.6 plies, so the standard error of the mean
         is about 0.011; we allow 0.1 (9 standard errors) around 47.4, which the file rounds."""
         import mcsim
+
         r = mcsim.simulate("sacred-hill", games=20_000, seed=7)
         assert r.games["length_plies"].min() >= 45
         assert abs(r.games["length_plies"].mean() - 47.4) < 0.1

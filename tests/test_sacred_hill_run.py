@@ -1,4 +1,5 @@
 """Sacred Hill through mcsim.simulate: determinism, records, matches, policies (issue 2 §7-§8)."""
+
 import json
 
 import numpy as np
@@ -49,10 +50,18 @@ def test_records_replay_to_the_run_result(policies):
 
 
 def test_replay_partial_record():
-    out = SH.replay({"game": "sacred-hill", "variant": {"transition": "box"},
-                     "moves": ["D4", "B3", "C2"]})
-    assert out == {"finished": False, "to_move": 1, "plies": 3, "kingdoms": [2, 1],
-                   "territory": [2, 1], "points": None, "winner": None}
+    out = SH.replay(
+        {"game": "sacred-hill", "variant": {"transition": "box"}, "moves": ["D4", "B3", "C2"]}
+    )
+    assert out == {
+        "finished": False,
+        "to_move": 1,
+        "plies": 3,
+        "kingdoms": [2, 1],
+        "territory": [2, 1],
+        "points": None,
+        "winner": None,
+    }
 
 
 def test_replay_illegal_move_names_ply_and_legal_moves():
@@ -63,13 +72,16 @@ def test_replay_illegal_move_names_ply_and_legal_moves():
     assert set(e.value.legal) == {"C2", "E2", "F3", "B5", "F5", "C6", "E6"}
 
 
-@pytest.mark.parametrize("record,msg", [
-    ({"game": "don-quixote", "moves": []}, "not a sacred-hill record"),
-    ({"game": "sacred-hill"}, '"moves" must be a list'),
-    ({"game": "sacred-hill", "moves": ["Z9"]}, "ply 0"),
-    ({"game": "sacred-hill", "moves": [], "variant": {"zone": "round"}}, "zone"),
-    ([1, 2], "not a sacred-hill record"),
-])
+@pytest.mark.parametrize(
+    "record,msg",
+    [
+        ({"game": "don-quixote", "moves": []}, "not a sacred-hill record"),
+        ({"game": "sacred-hill"}, '"moves" must be a list'),
+        ({"game": "sacred-hill", "moves": ["Z9"]}, "ply 0"),
+        ({"game": "sacred-hill", "moves": [], "variant": {"zone": "round"}}, "zone"),
+        ([1, 2], "not a sacred-hill record"),
+    ],
+)
 def test_replay_malformed_records(record, msg):
     with pytest.raises(InvalidRecordError, match=msg):
         SH.replay(record)
@@ -100,13 +112,31 @@ def test_mirror_matches_with_different_policies():
 def test_summary_frame_keys():
     """Issue 2 §5: the common summary frame."""
     s = mcsim.simulate("sacred-hill", games=200, seed=1).summary
-    assert set(s) >= {"game", "games", "seed", "players", "variant", "policies", "seats", "length",
-                      "games_per_second", "elapsed_seconds", "sacred_hill"}
+    assert set(s) >= {
+        "game",
+        "games",
+        "seed",
+        "players",
+        "variant",
+        "policies",
+        "seats",
+        "length",
+        "games_per_second",
+        "elapsed_seconds",
+        "sacred_hill",
+    }
     assert s["variant"] == {"transition": "box", "zone": "knight12"}
     assert set(s["seats"][0]["win_rate"]) == {"estimate", "low", "high"}
     assert set(s["seats"][0]["score"]) == {"mean", "low", "high", "sd", "min", "p50", "max"}
-    assert set(s["sacred_hill"]) >= {"balance", "decided_by_territory", "captures_per_game",
-                                      "manoeuvre_forts", "kingdoms", "territory", "match_win_rate"}
+    assert set(s["sacred_hill"]) >= {
+        "balance",
+        "decided_by_territory",
+        "captures_per_game",
+        "manoeuvre_forts",
+        "kingdoms",
+        "territory",
+        "match_win_rate",
+    }
     # the loser scores 0 and there are no draws on 45 hills (§3.5)
     assert s["seats"][0]["win_rate"]["estimate"] + s["seats"][1]["win_rate"]["estimate"] == 1.0
 
@@ -133,18 +163,21 @@ def test_heuristics_beat_random():
         assert s["seats"][0]["win_rate"]["low"] > 0.6, pol
 
 
-@pytest.mark.parametrize("kwargs,err,msg", [
-    (dict(games=0), ConfigError, "--games"),
-    (dict(games=-3), ConfigError, "--games"),
-    (dict(seed=-1), ConfigError, "--seed"),
-    (dict(workers=0), ConfigError, "--workers"),
-    (dict(policies=["random", "random", "random"]), ConfigError, "2 players"),
-    (dict(players=3), ConfigError, "sacred-hill is for 2 players, not 3"),
-    (dict(policies=["greedy:w_nope=1"]), UnknownPolicyError, "no parameter 'w_nope'"),
-    (dict(policies=["greedy:eps=2"]), UnknownPolicyError, "outside"),
-    (dict(policies=["greedy:eps=x"]), UnknownPolicyError, "not a number"),
-    (dict(options={"tiles": "x.json"}), ConfigError, "unknown option 'tiles' for sacred-hill"),
-])
+@pytest.mark.parametrize(
+    "kwargs,err,msg",
+    [
+        (dict(games=0), ConfigError, "--games"),
+        (dict(games=-3), ConfigError, "--games"),
+        (dict(seed=-1), ConfigError, "--seed"),
+        (dict(workers=0), ConfigError, "--workers"),
+        (dict(policies=["random", "random", "random"]), ConfigError, "2 players"),
+        (dict(players=3), ConfigError, "sacred-hill is for 2 players, not 3"),
+        (dict(policies=["greedy:w_nope=1"]), UnknownPolicyError, "no parameter 'w_nope'"),
+        (dict(policies=["greedy:eps=2"]), UnknownPolicyError, "outside"),
+        (dict(policies=["greedy:eps=x"]), UnknownPolicyError, "not a number"),
+        (dict(options={"tiles": "x.json"}), ConfigError, "unknown option 'tiles' for sacred-hill"),
+    ],
+)
 def test_bad_input(kwargs, err, msg):
     kw = dict(games=10, seed=1)
     kw.update(kwargs)

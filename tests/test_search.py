@@ -3,6 +3,7 @@
 Forced win found at low iterations, no peeking at hidden information, determinism across
 workers, records replay, and the existing policies' results unchanged by the step interface.
 """
+
 import json
 from pathlib import Path
 
@@ -23,10 +24,51 @@ DATA = Path(__file__).parent / "data"
 
 # A Battle position (box, knight12) from a tactician game: blue (seat 1) to move with four
 # legal builds, and only B7 wins against every defence (checked below by exhaustive search).
-RED = ["B1", "C1", "A2", "D2", "E2", "A3", "B3", "C3", "D3", "A4", "B4", "D4", "E4", "F4", "A5",
-       "B5", "E5", "F5", "A6", "C6", "C7"]
-BLUE = ["D1", "E1", "F1", "B2", "C2", "F2", "E3", "F3", "G3", "C4", "G4", "C5", "D5", "G5", "B6",
-        "D6", "E6", "F6", "G6", "E7"]
+RED = [
+    "B1",
+    "C1",
+    "A2",
+    "D2",
+    "E2",
+    "A3",
+    "B3",
+    "C3",
+    "D3",
+    "A4",
+    "B4",
+    "D4",
+    "E4",
+    "F4",
+    "A5",
+    "B5",
+    "E5",
+    "F5",
+    "A6",
+    "C6",
+    "C7",
+]
+BLUE = [
+    "D1",
+    "E1",
+    "F1",
+    "B2",
+    "C2",
+    "F2",
+    "E3",
+    "F3",
+    "G3",
+    "C4",
+    "G4",
+    "C5",
+    "D5",
+    "G5",
+    "B6",
+    "D6",
+    "E6",
+    "F6",
+    "G6",
+    "E7",
+]
 
 
 def _wins(state, seat):
@@ -45,15 +87,21 @@ def _wins(state, seat):
 
 
 def _mcts_params(iterations, rollout=0, reward=0.0, c=0.7):
-    prep = SH.prepare(_config(
-        f"mcts:iterations={iterations},rollout={rollout},reward={reward},c={c}"))
+    prep = SH.prepare(
+        _config(f"mcts:iterations={iterations},rollout={rollout},reward={reward},c={c}")
+    )
     return prep.policy_ids[0], prep.policy_params[0]
 
 
 def _config(policy):
     from mcsim.games.base import RunConfig, parse_policy
-    return RunConfig(game="sacred-hill", players=2, policies=[parse_policy(policy)] * 2,
-                     variant=SH.SPEC.resolve_variant({}))
+
+    return RunConfig(
+        game="sacred-hill",
+        players=2,
+        policies=[parse_policy(policy)] * 2,
+        variant=SH.SPEC.resolve_variant({}),
+    )
 
 
 def test_sacred_hill_forced_win_found_at_low_iterations():
@@ -75,8 +123,9 @@ def test_sacred_hill_forced_win_found_at_low_iterations():
     picks = []
     for k in range(8):
         rng = new_state(1, k, 16)
-        mv = SK.choose_move_search(state.copy(), moves, kind, pid, params, rng,
-                                   SK.BB_ZONE_KNIGHT12, SK.TRANSITION_BOX, scr)
+        mv = SK.choose_move_search(
+            state.copy(), moves, kind, pid, params, rng, SK.BB_ZONE_KNIGHT12, SK.TRANSITION_BOX, scr
+        )
         picks.append(SH.format_move(mv))
     assert picks == ["B7"] * 8
 
@@ -143,16 +192,21 @@ def _dq_decision(cells, seq, last_rotmask, pos, seed):
     scr = DK.search_scratch(tiles, int(params[DK.M_ITER]) + 1)
     rng = new_state(seed, 0, 16)
     rotmask = last_rotmask if pos == DK.N_PLACE - 1 else 3
-    i, o = DK.choose_mcts(params, S, tiles, cells, seq, pos, hand, nh, bank, rotmask, True, rng,
-                          scr)
+    i, o = DK.choose_mcts(
+        params, S, tiles, cells, seq, pos, hand, nh, bank, rotmask, True, rng, scr
+    )
     return int(hand[i]), int(o)
 
 
 def _dq_config():
     from mcsim.games.base import RunConfig, parse_policy
-    return RunConfig(game="don-quixote", players=1,
-                     policies=[parse_policy("mcts:iterations=150")],
-                     variant=DQ.SPEC.resolve_variant({"last_tile_rotation": "random"}))
+
+    return RunConfig(
+        game="don-quixote",
+        players=1,
+        policies=[parse_policy("mcts:iterations=150")],
+        variant=DQ.SPEC.resolve_variant({"last_tile_rotation": "random"}),
+    )
 
 
 @pytest.mark.parametrize("pos", [0, 5, 12])
@@ -168,10 +222,10 @@ def test_don_quixote_mcts_does_not_peek(pos):
     rs = np.random.default_rng(pos)
     for trial in range(3):
         c2 = cells.copy()
-        c2[pos + 1:] = rs.permutation(c2[pos + 1:])
+        c2[pos + 1 :] = rs.permutation(c2[pos + 1 :])
         s2 = seq.copy()
         s2[nrev:] = rs.permutation(s2[nrev:])
-        assert (c2[:pos + 1] == cells[:pos + 1]).all() and (s2[:nrev] == seq[:nrev]).all()
+        assert (c2[: pos + 1] == cells[: pos + 1]).all() and (s2[:nrev] == seq[:nrev]).all()
         assert not (c2 == cells).all() and not (s2 == seq).all()
         assert _dq_decision(c2, s2, 1 + trial % 2, pos, seed=7) == base
 
@@ -189,20 +243,20 @@ def test_don_quixote_search_root_holds_only_what_was_seen():
     root = np.zeros((8, DK.N_NODES), np.int64)
     DK.search_root(S, tiles, cells, seq, 0, hand, nh, 0, 2, True, root)
     sc = root[DK.SC]
-    assert sc[DK.SC_FCELLS:DK.SC_FCELLS + 22].tolist() == [1] + [-1] * 21
-    assert sc[DK.SC_SEQ:DK.SC_SEQ + 22].tolist() == seq[:9].tolist() + [-1] * 13
-    assert sc[DK.SC_HAND:DK.SC_HAND + 9].tolist() == seq[:9].tolist()
+    assert sc[DK.SC_FCELLS : DK.SC_FCELLS + 22].tolist() == [1] + [-1] * 21
+    assert sc[DK.SC_SEQ : DK.SC_SEQ + 22].tolist() == seq[:9].tolist() + [-1] * 13
+    assert sc[DK.SC_HAND : DK.SC_HAND + 9].tolist() == seq[:9].tolist()
     assert sc[DK.SC_LROT] == 3 and sc[DK.SC_POS] == 0 and sc[DK.SC_NH] == 9
-    assert (root[:DK.SC] == S[:DK.SC]).all()
+    assert (root[: DK.SC] == S[: DK.SC]).all()
 
 
 def test_don_quixote_mcts_deterministic_across_workers_and_records_replay():
     """Issue 14 §1, §3: 2 players, same results for 1 and 2 workers; records replay."""
     pol = ["mcts:iterations=30", "mcts:iterations=30,rollout=1"]
-    a = mcsim.simulate("don-quixote", games=4, seed=5, policies=pol, players=2, workers=1,
-                       record=2)
-    b = mcsim.simulate("don-quixote", games=4, seed=5, policies=pol, players=2, workers=2,
-                       chunk_size=1)
+    a = mcsim.simulate("don-quixote", games=4, seed=5, policies=pol, players=2, workers=1, record=2)
+    b = mcsim.simulate(
+        "don-quixote", games=4, seed=5, policies=pol, players=2, workers=2, chunk_size=1
+    )
     pd.testing.assert_frame_equal(a.games, b.games)
     for rec in a.records:
         row = a.games.iloc[rec["game_index"]]
@@ -210,14 +264,32 @@ def test_don_quixote_mcts_deterministic_across_workers_and_records_replay():
         assert out["finished"] and out["points"] == [row["score_0"], row["score_1"]]
 
 
-@pytest.mark.parametrize("game, kwargs, name", [
-    ("sacred-hill", dict(games=200, seed=21, policies=["tactician", "greedy:eps=0.2"],
-                         variant={"transition": "web2014"}),
-     "baseline_sacred_hill_tactician_greedy.csv"),
-    ("don-quixote", dict(games=30, seed=21, policies=["heuristic", "rollout:k=2"], players=2,
-                         variant={"last_tile_rotation": "random"}),
-     "baseline_don_quixote_heuristic_rollout.csv"),
-])
+@pytest.mark.parametrize(
+    "game, kwargs, name",
+    [
+        (
+            "sacred-hill",
+            dict(
+                games=200,
+                seed=21,
+                policies=["tactician", "greedy:eps=0.2"],
+                variant={"transition": "web2014"},
+            ),
+            "baseline_sacred_hill_tactician_greedy.csv",
+        ),
+        (
+            "don-quixote",
+            dict(
+                games=30,
+                seed=21,
+                policies=["heuristic", "rollout:k=2"],
+                players=2,
+                variant={"last_tile_rotation": "random"},
+            ),
+            "baseline_don_quixote_heuristic_rollout.csv",
+        ),
+    ],
+)
 def test_existing_policies_unchanged_by_the_search_interface(game, kwargs, name):
     """Issue 14 §1: per-game tables saved from c771d1d (before the step interface and mcts)
     are reproduced exactly."""

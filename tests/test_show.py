@@ -7,6 +7,7 @@ resources, the same one-line errors as ``mcsim replay`` for bad input and no fil
 The records in ``tests/data/show_<game>.json`` were written by ``record_games`` (their seed, game
 index and policies are in the files).
 """
+
 from __future__ import annotations
 
 import json
@@ -34,14 +35,20 @@ def expected_moves(game: str, rec: dict) -> list[str]:
         return list(rec["moves"])
     if game == "don-quixote":
         n = len(rec["players"][0]["placements"])
-        return [" | ".join(f"{p['placements'][k]['cell']} {p['placements'][k]['tile']} "
-                           f"{p['placements'][k]['rot']}" for p in rec["players"])
-                for k in range(n)]
+        return [
+            " | ".join(
+                f"{p['placements'][k]['cell']} {p['placements'][k]['tile']} "
+                f"{p['placements'][k]['rot']}"
+                for p in rec["players"]
+            )
+            for k in range(n)
+        ]
     if game == "el-grande":
         return [f"{d['kind']} {d['value']}" for d in rec["decisions"]]
     if game == "carcassonne":
-        return [f"{t['tile']} {t['place'][0]},{t['place'][1]} r{t['place'][2]}"
-                for t in rec["turns"]]
+        return [
+            f"{t['tile']} {t['place'][0]},{t['place'][1]} r{t['place'][2]}" for t in rec["turns"]
+        ]
     return ["play " + ", ".join(t["plays"]) for t in rec["turns"]]
 
 
@@ -108,8 +115,9 @@ def test_one_frame_per_ply_and_the_moves_of_the_record(pages, game):
     if game in ("sacred-hill", "don-quixote", "el-grande"):
         assert got == want
     else:  # the frame's move also names meeples, gifts, draws ...: it must contain the record's
-        assert all(w in g for w, g in zip(want, got)), [(w, g) for w, g in zip(want, got)
-                                                         if w not in g][:3]
+        assert all(w in g for w, g in zip(want, got)), [
+            (w, g) for w, g in zip(want, got) if w not in g
+        ][:3]
     assert len(p.items) == len(want)
     assert all(item.endswith(m) for item, m in zip(p.items, got))
 
@@ -146,8 +154,9 @@ def test_self_contained_no_external_resources(pages, game):
     assert {"svg", "style", "script", "input", "button"} <= p.tags
     assert not p.tags & {"link", "img", "iframe", "object", "embed", "audio", "video"}
     ids = set(re.findall(r'\sid="([^"]+)"', text))
-    assert p.refs and all(k == "href" and v.startswith("#") and v[1:] in ids
-                          for _, k, v in p.refs), p.refs[:5]
+    assert p.refs and all(
+        k == "href" and v.startswith("#") and v[1:] in ids for _, k, v in p.refs
+    ), p.refs[:5]
     assert not re.search(r"https?:|url\(|@import|//[a-z]", text, re.I)
 
 
@@ -202,7 +211,7 @@ def test_index_out_of_range_and_list_without_index(tmp_path):
     f.write_text(json.dumps(recs))
     out = tmp_path / "g.html"
     code, msg = _errors_of(["show", "sacred-hill", str(f), "--index", "2", "--out", str(out)])
-    assert (code, msg[-len(f"{f} holds 2 records (0..1)"):]) == (2, f"{f} holds 2 records (0..1)")
+    assert (code, msg[-len(f"{f} holds 2 records (0..1)") :]) == (2, f"{f} holds 2 records (0..1)")
     code, msg = _errors_of(["show", "sacred-hill", str(f), "--out", str(out)])
     assert (code, msg) == (1, f"Error: {f} holds 2 records; choose one with --index 0..1")
     assert not out.exists()
@@ -214,14 +223,50 @@ def test_seed_and_game_index_is_game_i_of_simulate(tmp_path):
     """`show --seed 3 --game-index 2` draws exactly game 2 of `simulate --seed 3` (same
     policies): the same HTML as the record `simulate --record` writes for that game."""
     recs = tmp_path / "recs.json"
-    r = CliRunner().invoke(mcsim_cli, ["simulate", "sacred-hill", "-n", "3", "-s", "3", "-p",
-                                       "greedy", "-p", "random", "-w", "1", "-q", "--record", "3",
-                                       "--record-out", str(recs)])
+    r = CliRunner().invoke(
+        mcsim_cli,
+        [
+            "simulate",
+            "sacred-hill",
+            "-n",
+            "3",
+            "-s",
+            "3",
+            "-p",
+            "greedy",
+            "-p",
+            "random",
+            "-w",
+            "1",
+            "-q",
+            "--record",
+            "3",
+            "--record-out",
+            str(recs),
+        ],
+    )
     assert r.exit_code == 0, r.output
     a, b = tmp_path / "a.html", tmp_path / "b.html"
     assert _errors_of(["show", "sacred-hill", str(recs), "--index", "2", "--out", str(a)])[0] == 0
-    assert _errors_of(["show", "sacred-hill", "--seed", "3", "--game-index", "2", "-p", "greedy",
-                       "-p", "random", "--out", str(b)])[0] == 0
+    assert (
+        _errors_of(
+            [
+                "show",
+                "sacred-hill",
+                "--seed",
+                "3",
+                "--game-index",
+                "2",
+                "-p",
+                "greedy",
+                "-p",
+                "random",
+                "--out",
+                str(b),
+            ]
+        )[0]
+        == 0
+    )
     assert a.read_text() == b.read_text()
     assert json.loads(recs.read_text())[2]["game_index"] == 2
 
@@ -231,25 +276,39 @@ def test_option_errors(tmp_path):
     out = tmp_path / "g.html"
     f = DATA / "show_sacred_hill.json"
     cases = [
-        (["show", "sacred-hill", "--out", str(out)],
-         "Error: give a RECORD.json, or --seed S and --game-index I"),
-        (["show", "sacred-hill", str(f), "--seed", "1", "--out", str(out)],
-         "Error: give a RECORD.json or --seed/--game-index, not both"),
-        (["show", "sacred-hill", str(f), "--out", str(tmp_path / "g.txt")],
-         "Error: Invalid value for --out: must end in .html"),
-        (["show", "sacred-hill", "--seed", "1", "--game-index", "-1", "--out", str(out)],
-         "Error: --game-index must be 0 or more, not -1"),
+        (
+            ["show", "sacred-hill", "--out", str(out)],
+            "Error: give a RECORD.json, or --seed S and --game-index I",
+        ),
+        (
+            ["show", "sacred-hill", str(f), "--seed", "1", "--out", str(out)],
+            "Error: give a RECORD.json or --seed/--game-index, not both",
+        ),
+        (
+            ["show", "sacred-hill", str(f), "--out", str(tmp_path / "g.txt")],
+            "Error: Invalid value for --out: must end in .html",
+        ),
+        (
+            ["show", "sacred-hill", "--seed", "1", "--game-index", "-1", "--out", str(out)],
+            "Error: --game-index must be 0 or more, not -1",
+        ),
     ]
     for args, msg in cases:
         assert _errors_of(args) == (2, msg)
     assert not list(tmp_path.iterdir())
 
 
-@pytest.mark.parametrize("args, text", [
-    (["--seed", "-1", "--game-index", "0"], "--seed must be a whole number in [0, 2**64)"),
-    (["--seed", str(2**64), "--game-index", "0"], "--seed must be a whole number in [0, 2**64)"),
-    (["--seed", "1", "--game-index", str(2**64)], "--game-index must be below"),
-])
+@pytest.mark.parametrize(
+    "args, text",
+    [
+        (["--seed", "-1", "--game-index", "0"], "--seed must be a whole number in [0, 2**64)"),
+        (
+            ["--seed", str(2**64), "--game-index", "0"],
+            "--seed must be a whole number in [0, 2**64)",
+        ),
+        (["--seed", "1", "--game-index", str(2**64)], "--game-index must be below"),
+    ],
+)
 def test_seed_and_game_index_out_of_range_are_one_line(tmp_path, args, text):
     """`show --seed` takes simulate's seed range; a game index past simulate's limit is refused
     (fresh-user test: these were tracebacks, and seed -1 drew the game of seed 2**64-1)."""

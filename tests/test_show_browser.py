@@ -7,6 +7,7 @@ ply, and any script error in the console. Chromium is driven over its DevTools p
 pipe (``--remote-debugging-pipe``), standard library only. The screenshots are kept in pytest's
 temporary directory (``.../show-browser*/``) for a person to look at.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -62,8 +63,10 @@ def test_each_game_steps_forward_with_the_keyboard(html_files):
         # the check can fail: a script error is seen, a blank page is blank, a page whose
         # script does nothing leaves the picture unchanged
         bad = d / "broken.html"
-        bad.write_text("<!DOCTYPE html><html><body><script>window.showCur=function(){return 0};"
-                       "null.x</script></body></html>")
+        bad.write_text(
+            "<!DOCTYPE html><html><body><script>window.showCur=function(){return 0};"
+            "null.x</script></body></html>"
+        )
         shots = step_through(b, bad, d, 1)
         assert shots[0]["colours"] < MIN_COLOURS and shots[0]["sd"] < MIN_SD
         assert not shots[1]["changed"]

@@ -1,4 +1,5 @@
 """mcsim.stats: intervals checked against scipy and by hand."""
+
 import math
 
 import numpy as np
@@ -49,5 +50,6 @@ def test_paired_difference():
     assert d["high"] == pytest.approx(3.0 + half, rel=1e-12)
     # the order of the pair is the sign of the difference
     e = stats.paired_difference([1, 1, 1], [3, 4, 5])
-    assert (e["mean"], e["low"], e["high"]) == pytest.approx((-3.0, -3.0 - half, -3.0 + half),
-                                                             rel=1e-12)
+    assert (e["mean"], e["low"], e["high"]) == pytest.approx(
+        (-3.0, -3.0 - half, -3.0 + half), rel=1e-12
+    )

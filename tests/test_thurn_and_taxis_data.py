@@ -2,6 +2,7 @@
 
 Rule source: docs/rules/thurn_und_taxis.md §1-§2.
 """
+
 import json
 
 import pytest
@@ -24,8 +25,17 @@ def test_s1_1_twenty_two_cities_in_nine_regions(data):
     assert len(data["cities"]) == 22
     assert len(data["regions"]) == 9
     counts = {r: sum(c["region"] == r for c in data["cities"]) for r in data["regions"]}
-    assert counts == {"Baden": 3, "Wuerttemberg": 2, "Hohenzollern": 1, "Schweiz": 2, "Tyrol": 1,
-                      "Baiern": 8, "Salzburg": 2, "Boehmen": 2, "Polen": 1}
+    assert counts == {
+        "Baden": 3,
+        "Wuerttemberg": 2,
+        "Hohenzollern": 1,
+        "Schweiz": 2,
+        "Tyrol": 1,
+        "Baiern": 8,
+        "Salzburg": 2,
+        "Boehmen": 2,
+        "Polen": 1,
+    }
 
 
 def test_s1_2_forty_five_roads_and_degrees(data):
@@ -33,8 +43,14 @@ def test_s1_2_forty_five_roads_and_degrees(data):
     Lodz 1, Basel 2, Budweis 2; the only neighbour of Lodz is Pilsen."""
     assert len(data["edges"]) == 45
     assert sum(len(a) for a in data["adj"]) == 90
-    for name, d in [("Stuttgart", 7), ("Ingolstadt", 6), ("Muenchen", 6), ("Lodz", 1),
-                    ("Basel", 2), ("Budweis", 2)]:
+    for name, d in [
+        ("Stuttgart", 7),
+        ("Ingolstadt", 6),
+        ("Muenchen", 6),
+        ("Lodz", 1),
+        ("Basel", 2),
+        ("Budweis", 2),
+    ]:
         assert _deg(data, name) == d, name
     assert data["adj"][data["names"]["Lodz"]] == {data["names"]["Pilsen"]}
     # every degree of the §1.1 table
@@ -70,9 +86,15 @@ def test_s1_region_groups(data):
     """docs/rules/thurn_und_taxis.md §1: groups Baden, W+H, S+T, B+S, Baiern (sizes 3,3,3,4,8)."""
     tab = T.build_tables(data)
     import kernels.thurn_and_taxis as K
+
     sizes = {T.STACK_IDS[s]: bin(int(tab[K.T_GROUP + s])).count("1") for s in range(3, 8)}
-    assert sizes == {"baiern": 8, "boehmen_salzburg": 4, "baden": 3,
-                     "wuerttemberg_hohenzollern": 3, "schweiz_tyrol": 3}
+    assert sizes == {
+        "baiern": 8,
+        "boehmen_salzburg": 4,
+        "baden": 3,
+        "wuerttemberg_hohenzollern": 3,
+        "schweiz_tyrol": 3,
+    }
 
 
 def _write(tmp_path, name, obj):
@@ -85,15 +107,18 @@ def _map_json():
     return json.loads((T.DATA_DIR / "map.json").read_text())
 
 
-@pytest.mark.parametrize("mutate, message", [
-    (lambda m: m["roads"].pop(), "44 roads, expected 45"),
-    (lambda m: m["roads"].append(["Lodz", "Lodz"]), "two different cities"),
-    (lambda m: m["roads"].__setitem__(0, ["Carlsruhe", "Atlantis"]), "unknown city 'Atlantis'"),
-    (lambda m: m["roads"].__setitem__(0, list(m["roads"][1])), "duplicate road"),
-    (lambda m: m["cities"][21].__setitem__("degree", 2), "city Lodz: 1 roads, listed degree 2"),
-    (lambda m: m["cities"][3].__setitem__("region", "Sachsen"), "unknown region 'Sachsen'"),
-    (lambda m: m.__setitem__("city_cards_per_city", 2), "expected 66"),
-])
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda m: m["roads"].pop(), "44 roads, expected 45"),
+        (lambda m: m["roads"].append(["Lodz", "Lodz"]), "two different cities"),
+        (lambda m: m["roads"].__setitem__(0, ["Carlsruhe", "Atlantis"]), "unknown city 'Atlantis'"),
+        (lambda m: m["roads"].__setitem__(0, list(m["roads"][1])), "duplicate road"),
+        (lambda m: m["cities"][21].__setitem__("degree", 2), "city Lodz: 1 roads, listed degree 2"),
+        (lambda m: m["cities"][3].__setitem__("region", "Sachsen"), "unknown region 'Sachsen'"),
+        (lambda m: m.__setitem__("city_cards_per_city", 2), "expected 66"),
+    ],
+)
 def test_s1_bad_map_raises_data_file_error(tmp_path, mutate, message):
     """docs/rules/thurn_und_taxis.md §1.2: a broken map names the entry and the rule."""
     m = _map_json()
@@ -114,7 +139,11 @@ def test_s1_2_disconnected_map_raises(tmp_path):
 
 def test_s2_1_carriage_points_overridable(tmp_path):
     """docs/rules/thurn_und_taxis.md §2.1 (medium confidence): points come from data."""
-    c = {"carriages": [{"value": v, "points": p} for v, p in [(3, 1), (4, 2), (5, 4), (6, 6), (7, 9)]]}
+    c = {
+        "carriages": [
+            {"value": v, "points": p} for v, p in [(3, 1), (4, 2), (5, 4), (6, 6), (7, 9)]
+        ]
+    }
     assert T.load_carriages(_write(tmp_path, "c.json", c)) == {3: 1, 4: 2, 5: 4, 6: 6, 7: 9}
     c["carriages"].pop()
     with pytest.raises(DataFileError, match="carriage value 7 is missing"):

@@ -41,6 +41,7 @@ all_regions_tile     the all-regions tile is taken (§2.2); all_regions_without_
                      (§7.1) would refuse it
 ===================  =========================================================================
 """
+
 import copy
 import functools
 from collections import Counter
@@ -53,8 +54,11 @@ from mcsim.games.base import RunConfig, parse_policy
 DATA = T.default_data()
 REGION_OF = {c["name"]: c["region"] for c in DATA["cities"]}
 ADJ = {c["name"]: {DATA["cities"][j]["name"] for j in DATA["adj"][c["id"]]} for c in DATA["cities"]}
-GROUPS = {s["id"]: {c for c, r in REGION_OF.items() if r in s["regions"]}
-          for s in DATA["stacks"] if s["kind"] == "region_group"}
+GROUPS = {
+    s["id"]: {c for c, r in REGION_OF.items() if r in s["regions"]}
+    for s in DATA["stacks"]
+    if s["kind"] == "region_group"
+}
 NON_BAIERN = set(DATA["regions"]) - {"Baiern"}
 CARRIAGE_MAX = 7
 HOUSES = 20
@@ -188,7 +192,7 @@ def naive_turns(rec: dict) -> Counter:
                 ev["houses_skip"] += close["mode"] == "each"
             houses[p] |= set(placed)
             regions_held = {REGION_OF[c] for c in houses[p]}
-            if not all_regions[p] and all_regions_left[0] and NON_BAIERN <= regions_held:
+            if not all_regions[p] and all_regions_left[0] and regions_held >= NON_BAIERN:
                 all_regions[p] = True  # §2.2 "outside Baiern" tile (default reading, §7.1)
                 all_regions_left[0] -= 1
                 ev["all_regions_tile"] += 1
@@ -205,7 +209,7 @@ def naive_turns(rec: dict) -> Counter:
             bonus = 2 if off == "cartwright" else 0
             if nxt <= CARRIAGE_MAX and L + bonus >= nxt:
                 carriage[p] = nxt
-                ev["cartwright_carriage"] += L < nxt
+                ev["cartwright_carriage"] += nxt > L
             discard.extend(r)
             route[p] = []
             trim = turn["trim"]
@@ -214,8 +218,10 @@ def naive_turns(rec: dict) -> Counter:
                 assert hand[p][c] > 0
                 hand[p][c] -= 1
                 discard.append(c)
-            for reason, hit in (("carriage", carriage[p] == CARRIAGE_MAX),
-                                ("houses", len(houses[p]) == HOUSES)):
+            for reason, hit in (
+                ("carriage", carriage[p] == CARRIAGE_MAX),
+                ("houses", len(houses[p]) == HOUSES),
+            ):
                 if hit and p not in triggers:
                     triggers.add(p)
                     if trigger is None:
@@ -246,8 +252,9 @@ def naive_turns(rec: dict) -> Counter:
             assert rec["winner"] == naive["winner"]
             if trigger[0] not in tied:
                 ev["tie_holder_out"] += 1
-                assert naive["winner"] == next(q for d in range(n) for q in [(trigger[0] + d) % n]
-                                               if q in tied)
+                assert naive["winner"] == next(
+                    q for d in range(n) for q in [(trigger[0] + d) % n] if q in tied
+                )
     if trigger is not None:
         assert rec["winner"] == naive["winner"]
     else:  # turn cap: no game-end tile, a tie for the top is a shared win (-1)
@@ -255,14 +262,15 @@ def naive_turns(rec: dict) -> Counter:
     return ev
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _cached_records(policy: str, players: int, seed: int, games: int, options: tuple):
     return _records(policy, players, seed, games, **dict(options))
 
 
 def _records(policy: str, players: int, seed: int, games: int, **options):
-    prep = T.prepare(RunConfig("thurn-and-taxis", players, [parse_policy(policy)] * players, {},
-                               options))
+    prep = T.prepare(
+        RunConfig("thurn-and-taxis", players, [parse_policy(policy)] * players, {}, options)
+    )
     return T.record_games(prep, seed, range(games))
 
 
@@ -302,8 +310,14 @@ def test_every_configuration_passes_the_second_implementation():
     (``pytest -s`` prints the event counts: the issue note's table)."""
     for name in CONFIGS:
         total, reached = checked(name)
-        print(name, CONFIGS[name], "\n  events:", dict(sorted((k, v) for k, v in total.items() if v)),
-              "\n  games:", dict(sorted(reached.items())))
+        print(
+            name,
+            CONFIGS[name],
+            "\n  events:",
+            dict(sorted((k, v) for k, v in total.items() if v)),
+            "\n  games:",
+            dict(sorted(reached.items())),
+        )
 
 
 #: (path, rules section, configuration, times reached, games reaching it) - every game of the
@@ -359,10 +373,12 @@ PATHS = [
 ]
 
 
-@pytest.mark.parametrize("path, section, config, times, games", PATHS,
-                         ids=[f"{p}-{c}" for p, _, c, _, _ in PATHS])
-def test_rare_path_reached_and_checked_by_second_implementation(path, section, config, times,
-                                                                games):
+@pytest.mark.parametrize(
+    "path, section, config, times, games", PATHS, ids=[f"{p}-{c}" for p, _, c, _, _ in PATHS]
+)
+def test_rare_path_reached_and_checked_by_second_implementation(
+    path, section, config, times, games
+):
     """docs/rules/thurn_und_taxis.md (section in the row): the path is reached ``times`` times
     in ``games`` games of the named configuration, all of which agree with the rules-file
     reading ``naive_turns`` and the naive scorer (exact counts of fixed seeds)."""
@@ -373,11 +389,19 @@ def test_rare_path_reached_and_checked_by_second_implementation(path, section, c
 def test_naive_reading_refuses_a_skipped_house():
     """The second implementation can fail: a record that leaves out a house that is not short
     (issue 11 §2) is refused by ``naive_turns`` (§4C.1)."""
-    rec = next(copy.deepcopy(r) for r in _cached_records("random", 2, 11, 60, ()) if any(
-        t["close"] and t["close"]["mode"] == "each" and len(t["close"]["houses"]) >= 2
-        for t in r["turns"]))
-    t = next(t for t in rec["turns"] if t["close"] and t["close"]["mode"] == "each"
-             and len(t["close"]["houses"]) >= 2)
+    rec = next(
+        copy.deepcopy(r)
+        for r in _cached_records("random", 2, 11, 60, ())
+        if any(
+            t["close"] and t["close"]["mode"] == "each" and len(t["close"]["houses"]) >= 2
+            for t in r["turns"]
+        )
+    )
+    t = next(
+        t
+        for t in rec["turns"]
+        if t["close"] and t["close"]["mode"] == "each" and len(t["close"]["houses"]) >= 2
+    )
     t["close"]["houses"].pop()
     with pytest.raises(AssertionError, match="§4C.1"):
         naive_turns(rec)

@@ -3,6 +3,7 @@
 Rule source: docs/rules/thurn_und_taxis.md (§3-§8). Positions are built with
 ``mcsim.games.thurn_and_taxis.Game`` and its setters, then stepped through the kernel.
 """
+
 import numpy as np
 import pytest
 
@@ -44,7 +45,9 @@ class TestWorkedExamples:
         # regions served in table order: Wuerttemberg, Hohenzollern, Baiern
         assert set(g.legal()) == {K.A_HOUSE + C["Stuttgart"]}
         g.play(K.A_HOUSE + C["Stuttgart"], K.A_HOUSE + C["Sigmaringen"])
-        assert set(g.legal()) == {K.A_HOUSE + x for x in c("Nuernberg", "Regensburg", "Ingolstadt", "Augsburg")}
+        assert set(g.legal()) == {
+            K.A_HOUSE + x for x in c("Nuernberg", "Regensburg", "Ingolstadt", "Augsburg")
+        }
         g.apply(K.A_HOUSE + C["Ingolstadt"])
         assert g.get(K.S_HOUSES_LEFT) == 17
         assert g.houses(0) == set(c("Sigmaringen", "Stuttgart", "Ingolstadt"))
@@ -57,7 +60,9 @@ class TestWorkedExamples:
         g.play(K.A_TRIM + C["Lodz"], K.A_TRIM + C["Basel"])
         assert len(g.hand(0)) == 3 and g.current == 1
 
-    @pytest.mark.parametrize("region, left", [("Baiern", 16), ("Hohenzollern", 19), ("Wuerttemberg", 19)])
+    @pytest.mark.parametrize(
+        "region, left", [("Baiern", 16), ("Hohenzollern", 19), ("Wuerttemberg", 19)]
+    )
     def test_s8_e1_option_ii_whole_region(self, region, left):
         """docs/rules/thurn_und_taxis.md §8 E1: option (ii) Baiern 4 houses (16 left), else 1."""
         g = closing(game(), E1_ROUTE)
@@ -69,14 +74,38 @@ class TestWorkedExamples:
         """docs/rules/thurn_und_taxis.md §8 E2: legal plays on Carlsruhe-Stuttgart-Nuernberg-Regensburg."""
         g = game()
         g.set_route(0, c("Carlsruhe", "Stuttgart", "Nuernberg", "Regensburg"))
-        g.set_hand(0, c("Innsbruck", "Wuerzburg", "Stuttgart", "Mannheim", "Freiburg", "Ingolstadt",
-                        "Muenchen", "Passau", "Pilsen", "Nuernberg"))
+        g.set_hand(
+            0,
+            c(
+                "Innsbruck",
+                "Wuerzburg",
+                "Stuttgart",
+                "Mannheim",
+                "Freiburg",
+                "Ingolstadt",
+                "Muenchen",
+                "Passau",
+                "Pilsen",
+                "Nuernberg",
+            ),
+        )
         g.set_phase(K.PH_PLAY1)
         ext = {T.format_move(g, a) for a in g.legal() if a < K.A_START}
-        assert ext == {"left:Mannheim", "left:Freiburg", "right:Ingolstadt", "right:Muenchen",
-                       "right:Passau", "right:Pilsen"}
-        for bad in (K.A_LEFT + C["Innsbruck"], K.A_RIGHT + C["Innsbruck"], K.A_RIGHT + C["Wuerzburg"],
-                    K.A_LEFT + C["Stuttgart"], K.A_RIGHT + C["Nuernberg"]):
+        assert ext == {
+            "left:Mannheim",
+            "left:Freiburg",
+            "right:Ingolstadt",
+            "right:Muenchen",
+            "right:Passau",
+            "right:Pilsen",
+        }
+        for bad in (
+            K.A_LEFT + C["Innsbruck"],
+            K.A_RIGHT + C["Innsbruck"],
+            K.A_RIGHT + C["Wuerzburg"],
+            K.A_LEFT + C["Stuttgart"],
+            K.A_RIGHT + C["Nuernberg"],
+        ):
             with pytest.raises(IllegalMoveError):
                 g.apply(bad)
         g.apply(K.A_LEFT + C["Mannheim"])
@@ -85,10 +114,12 @@ class TestWorkedExamples:
     def test_s8_e3_carriages_in_strict_order(self):
         """docs/rules/thurn_und_taxis.md §8 E3: 3 -> 3-carriage; 5 -> 4; 4 -> none; 5 needs >= 5."""
         g = game()
-        for route, want in [(("Carlsruhe", "Mannheim", "Stuttgart"), 3),
-                            (("Basel", "Freiburg", "Zuerich", "Kempten", "Ulm"), 4),
-                            (("Linz", "Salzburg", "Passau", "Regensburg"), 4),
-                            (("Innsbruck", "Augsburg", "Muenchen", "Passau", "Linz"), 5)]:
+        for route, want in [
+            (("Carlsruhe", "Mannheim", "Stuttgart"), 3),
+            (("Basel", "Freiburg", "Zuerich", "Kempten", "Ulm"), 4),
+            (("Linz", "Salzburg", "Passau", "Regensburg"), 4),
+            (("Innsbruck", "Augsburg", "Muenchen", "Passau", "Linz"), 5),
+        ]:
             closing(g, route)
             g.play(K.A_CLOSE, K.A_MODE_EACH)
             while g.phase == K.PH_HOUSE_PICK:
@@ -128,10 +159,25 @@ class TestWorkedExamples:
 
     def test_s8_e7_route_tile_cascade(self):
         """docs/rules/thurn_und_taxis.md §8 E7: L=8 with 7-stack empty -> 6-stack, then 5, then none."""
-        route = ("Basel", "Freiburg", "Zuerich", "Sigmaringen", "Ulm", "Augsburg", "Innsbruck", "Muenchen")
+        route = (
+            "Basel",
+            "Freiburg",
+            "Zuerich",
+            "Sigmaringen",
+            "Ulm",
+            "Augsburg",
+            "Innsbruck",
+            "Muenchen",
+        )
         expect = [(K.STK_ROUTE6, 3), (K.STK_ROUTE5, 2), (None, 0)]
-        for emptied, (stack, pts) in zip(([K.STK_ROUTE7], [K.STK_ROUTE7, K.STK_ROUTE6],
-                                          [K.STK_ROUTE7, K.STK_ROUTE6, K.STK_ROUTE5]), expect):
+        for emptied, (stack, pts) in zip(
+            (
+                [K.STK_ROUTE7],
+                [K.STK_ROUTE7, K.STK_ROUTE6],
+                [K.STK_ROUTE7, K.STK_ROUTE6, K.STK_ROUTE5],
+            ),
+            expect,
+        ):
             g = closing(game(), route)
             g.set_houses(0, range(22))  # nothing to place, no region tile possible
             g.st[K.S_GROUPS] = (1 << K.N_STACKS) - 1
@@ -143,8 +189,10 @@ class TestWorkedExamples:
 
     def test_s7_3_no_cascade_variant(self):
         """docs/rules/thurn_und_taxis.md §7.3: route_tile_cascade=false gives nothing."""
-        g = closing(game(variant={"route_tile_cascade": "false"}),
-                    ("Basel", "Freiburg", "Zuerich", "Sigmaringen", "Ulm", "Augsburg", "Innsbruck"))
+        g = closing(
+            game(variant={"route_tile_cascade": "false"}),
+            ("Basel", "Freiburg", "Zuerich", "Sigmaringen", "Ulm", "Augsburg", "Innsbruck"),
+        )
         g.st[K.S_STACK + K.STK_ROUTE7] = 0
         g.play(K.A_CLOSE, K.A_MODE_REGION + R["Schweiz"])
         assert g.get(K.S_TILE_PTS) == 0
@@ -210,8 +258,8 @@ class TestOfficials:
         top = g.get(K.S_DECK_TOP)
         g.apply(K.A_YES)
         assert g.get(K.S_DISC_N) == 6
-        assert [int(x) for x in g.st[K.S_DISC:K.S_DISC + 6]] == before
-        assert g.display() == [int(x) for x in g.st[K.S_DECK + top:K.S_DECK + top + 6]]
+        assert [int(x) for x in g.st[K.S_DISC : K.S_DISC + 6]] == before
+        assert g.display() == [int(x) for x in g.st[K.S_DECK + top : K.S_DECK + top + 6]]
         g.apply(K.A_DRAW_DECK)
         assert g.phase == K.PH_PLAY1  # no Postmaster after the Administrator
 
@@ -268,9 +316,13 @@ class TestBonusAndEnd:
     def test_s7_1_all_regions_tile(self, with_baiern, expect):
         """docs/rules/thurn_und_taxis.md §7.1: the all-regions tile needs the 8 non-Baiern regions
         (default) or all 9 (all_regions_includes_baiern=true)."""
-        g = closing(game(variant={"all_regions_includes_baiern": with_baiern}),
-                    ("Budweis", "Pilsen", "Lodz"))
-        g.set_houses(0, c("Carlsruhe", "Stuttgart", "Sigmaringen", "Basel", "Innsbruck", "Linz", "Pilsen"))
+        g = closing(
+            game(variant={"all_regions_includes_baiern": with_baiern}),
+            ("Budweis", "Pilsen", "Lodz"),
+        )
+        g.set_houses(
+            0, c("Carlsruhe", "Stuttgart", "Sigmaringen", "Basel", "Innsbruck", "Linz", "Pilsen")
+        )
         g.play(K.A_CLOSE, K.A_MODE_REGION + R["Polen"])
         assert g.get(K.S_TILE_PTS) == expect
 
@@ -278,8 +330,13 @@ class TestBonusAndEnd:
         """docs/rules/thurn_und_taxis.md §4C.2: route tile + region tiles in one closing."""
         g = closing(game(), ("Linz", "Budweis", "Pilsen", "Regensburg", "Passau"))
         g.set_houses(0, c("Salzburg"))
-        g.play(K.A_CLOSE, K.A_MODE_EACH, K.A_HOUSE + C["Passau"], K.A_HOUSE + C["Linz"],
-               K.A_HOUSE + C["Budweis"])
+        g.play(
+            K.A_CLOSE,
+            K.A_MODE_EACH,
+            K.A_HOUSE + C["Passau"],
+            K.A_HOUSE + C["Linz"],
+            K.A_HOUSE + C["Budweis"],
+        )
         assert g.get(K.S_TILE_PTS) == 2  # route 5 only; Pilsen missing
         g = closing(game(), ("Linz", "Budweis", "Pilsen", "Regensburg", "Passau"))
         g.set_houses(0, c("Salzburg", "Linz"))
@@ -302,7 +359,9 @@ class TestBonusAndEnd:
         """docs/rules/thurn_und_taxis.md §7.5, §4C.2: with 1 house left and 3 regions to serve,
         the player picks which region gets it; every completed group pays in the same closing."""
         g = closing(game(), E1_ROUTE)
-        g.set_houses(0, [x for x in range(22) if x not in c("Stuttgart", "Sigmaringen", "Augsburg")])
+        g.set_houses(
+            0, [x for x in range(22) if x not in c("Stuttgart", "Sigmaringen", "Augsburg")]
+        )
         assert g.get(K.S_HOUSES_LEFT) == 1
         g.play(K.A_CLOSE, K.A_MODE_EACH)
         assert set(g.legal()) == {K.A_HOUSE + C["Stuttgart"], K.A_HOUSE_SKIP}
@@ -359,14 +418,17 @@ class TestBonusAndEnd:
         g.set_phase(K.PH_DRAW2, K.OFF_POSTMASTER)
         g.apply(K.A_DRAW_DECK)
         assert g.get(K.S_DISC_N) == 0 and g.get(K.S_DECK_END) == 3 and g.get(K.S_DECK_TOP) == 1
-        assert sorted(g.hand(0)) in (sorted(c("Ulm", "Lodz") + [first]), sorted(c("Ulm", "Basel") + [first]))
+        assert sorted(g.hand(0)) in (
+            sorted(c("Ulm", "Lodz") + [first]),
+            sorted(c("Ulm", "Basel") + [first]),
+        )
 
     def test_s7_10_nothing_to_draw_skips(self):
         """docs/rules/thurn_und_taxis.md §7.10: deck, discard and display empty -> the draw is skipped."""
         g = game()
         g.set_hand(0, c("Ulm"))
         g.st[K.S_DECK_TOP] = g.st[K.S_DECK_END]
-        g.st[K.S_DISPLAY:K.S_DISPLAY + 6] = -1
+        g.st[K.S_DISPLAY : K.S_DISPLAY + 6] = -1
         g.set_phase(K.PH_DRAW1, K.OFF_ADMINISTRATOR)
         assert g.legal() == [K.A_NO]
         g.apply(K.A_NO)
@@ -401,9 +463,13 @@ def test_s4_random_games_respect_invariants():
             assert legal
             g.apply(int(rng.choice(legal)) if rng.random() < 0.9 or len(legal) == 1 else legal[0])
             steps += 1
-            cards = (g.get(K.S_DECK_END) - g.get(K.S_DECK_TOP) + g.get(K.S_DISC_N)
-                     + sum(x >= 0 for x in g.display())
-                     + sum(len(g.hand(p)) + len(g.route(p)) for p in range(n)))
+            cards = (
+                g.get(K.S_DECK_END)
+                - g.get(K.S_DECK_TOP)
+                + g.get(K.S_DISC_N)
+                + sum(x >= 0 for x in g.display())
+                + sum(len(g.hand(p)) + len(g.route(p)) for p in range(n))
+            )
             assert cards == 66
             for p in range(n):
                 assert len(g.houses(p)) + g.get(K.S_HOUSES_LEFT, p) == 20
@@ -441,7 +507,9 @@ def _naive_legal(g):
         return out
     if ph == K.PH_CLOSE:
         assert len(route) >= 3
-        return {"no close", "close"} | ({"close cartwright"} if g.get(K.S_OFFICIAL) == K.OFF_NONE else set())
+        return {"no close", "close"} | (
+            {"close cartwright"} if g.get(K.S_OFFICIAL) == K.OFF_NONE else set()
+        )
     region_of = [x["region"] for x in DATA["cities"]]
     lacking = [x for x in route if x not in g.houses(p)]
     if ph == K.PH_HOUSE_MODE:
@@ -482,16 +550,37 @@ def test_s4_move_generator_matches_naive_rules_reading():
 
 
 HANDWRITTEN = {
-    "game": "thurn-and-taxis", "players": 3,
+    "game": "thurn-and-taxis",
+    "players": 3,
     "deal": [x["name"] for x in DATA["cities"] for _ in range(3)],  # unshuffled: C,C,C,F,F,F,M,...
     "turns": [
-        {"seat": 0, "official": "postmaster", "draws": ["display:Carlsruhe", "display:Freiburg"],
-         "plays": ["new:Carlsruhe"], "close": None, "trim": []},
-        {"seat": 1, "official": "postmaster", "draws": ["display:Mannheim", "display:Mannheim"],
-         "plays": ["new:Mannheim"]},
-        {"seat": 2, "official": "postmaster", "draws": ["deck", "deck"], "plays": ["new:Stuttgart"]},
-        {"seat": 0, "official": "postal_carrier", "draws": ["display:Stuttgart"],
-         "plays": ["right:Freiburg", "left:Stuttgart"], "close": None},
+        {
+            "seat": 0,
+            "official": "postmaster",
+            "draws": ["display:Carlsruhe", "display:Freiburg"],
+            "plays": ["new:Carlsruhe"],
+            "close": None,
+            "trim": [],
+        },
+        {
+            "seat": 1,
+            "official": "postmaster",
+            "draws": ["display:Mannheim", "display:Mannheim"],
+            "plays": ["new:Mannheim"],
+        },
+        {
+            "seat": 2,
+            "official": "postmaster",
+            "draws": ["deck", "deck"],
+            "plays": ["new:Stuttgart"],
+        },
+        {
+            "seat": 0,
+            "official": "postal_carrier",
+            "draws": ["display:Stuttgart"],
+            "plays": ["right:Freiburg", "left:Stuttgart"],
+            "close": None,
+        },
     ],
 }
 
@@ -503,12 +592,15 @@ def test_s4_handwritten_record_replays():
     assert out["finished"] is False and out["turns"] == 4 and out["scores"] == [-20, -20, -20]
     g = T.Game(3, DECK)
     g.play(K.A_DRAW_DISPLAY + C["Carlsruhe"], K.A_DRAW_DISPLAY + C["Freiburg"])
-    assert g.display() == c("Mannheim", "Carlsruhe", "Carlsruhe", "Mannheim", "Freiburg", "Freiburg")
+    assert g.display() == c(
+        "Mannheim", "Carlsruhe", "Carlsruhe", "Mannheim", "Freiburg", "Freiburg"
+    )
 
 
 def test_s4_handwritten_record_illegal_play():
     """docs/rules/thurn_und_taxis.md §4B: Ulm is not adjacent to Carlsruhe: turn 3 is illegal."""
     import copy
+
     bad = copy.deepcopy(HANDWRITTEN)
     bad["turns"][3]["plays"] = ["right:Ulm"]
     with pytest.raises(IllegalMoveError) as e:
@@ -532,7 +624,7 @@ def _naive_opening_count(depth, players):
         if step < 2:
             for c in sorted(set(display)):
                 i = display.index(c)
-                nd = display[:i] + [deck[0]] + display[i + 1:]
+                nd = display[:i] + [deck[0]] + display[i + 1 :]
                 nh = [list(h) for h in hands]
                 nh[seat].append(c)
                 total += count(nd, deck[1:], nh, seat, step + 1, d - 1)
@@ -558,8 +650,9 @@ def test_s4_perft_fixed_deal():
     assert [T.perft(d) for d in range(4)] == [1, 3, 11, 19]
     assert [T.perft(d) for d in range(8)] == [_naive_opening_count(d, 3) for d in range(8)]
     assert T.perft(4) == 75
-    assert [T.perft(d, players=2) for d in range(7)] == [_naive_opening_count(d, 2)
-                                                          for d in range(7)]
+    assert [T.perft(d, players=2) for d in range(7)] == [
+        _naive_opening_count(d, 2) for d in range(7)
+    ]
     with pytest.raises(Exception, match="depth"):
         T.perft(-1)
 
@@ -578,8 +671,11 @@ class TestMandatoryHouses:
         g.set_houses(0, c("Sigmaringen"))
         g.apply(K.A_CLOSE)
         assert g.phase == K.PH_HOUSE_MODE
-        assert g.legal() == [K.A_MODE_EACH, K.A_MODE_REGION + R["Wuerttemberg"],
-                             K.A_MODE_REGION + R["Baiern"]]
+        assert g.legal() == [
+            K.A_MODE_EACH,
+            K.A_MODE_REGION + R["Wuerttemberg"],
+            K.A_MODE_REGION + R["Baiern"],
+        ]
 
     def test_s4c1_every_route_city_housed_all_options_place_nothing(self):
         """docs/rules/thurn_und_taxis.md §7.13: when no option places a house, every option is
@@ -587,8 +683,11 @@ class TestMandatoryHouses:
         g = closing(game(), ("Basel", "Freiburg", "Zuerich"))
         g.set_houses(0, c("Basel", "Freiburg", "Zuerich"))
         g.apply(K.A_CLOSE)
-        assert g.legal() == [K.A_MODE_EACH, K.A_MODE_REGION + R["Baden"],
-                             K.A_MODE_REGION + R["Schweiz"]]
+        assert g.legal() == [
+            K.A_MODE_EACH,
+            K.A_MODE_REGION + R["Baden"],
+            K.A_MODE_REGION + R["Schweiz"],
+        ]
         g.apply(K.A_MODE_REGION + R["Baden"])
         assert g.get(K.S_HOUSES_LEFT) == 17 and g.route(0) == []
 
@@ -597,7 +696,9 @@ class TestMandatoryHouses:
         Wuerttemberg and Baiern lack his house (Hohenzollern is housed): both get one; no skip
         (main offered one: it counted Hohenzollern among the regions to serve)."""
         g = closing(game(), E1_ROUTE)
-        g.set_houses(0, [x for x in range(22) if x not in c("Stuttgart", "Nuernberg", "Augsburg", "Ulm")])
+        g.set_houses(
+            0, [x for x in range(22) if x not in c("Stuttgart", "Nuernberg", "Augsburg", "Ulm")]
+        )
         assert g.get(K.S_HOUSES_LEFT) == 2 and C["Sigmaringen"] in g.houses(0)
         g.play(K.A_CLOSE, K.A_MODE_EACH)
         assert g.legal() == [K.A_HOUSE + C["Stuttgart"]]
@@ -621,8 +722,10 @@ class TestMandatoryHouses:
 def _house_case():
     import json
     from pathlib import Path
-    return json.loads((Path(__file__).parent / "data" / "thurn_and_taxis_house_left_out.json")
-                      .read_text())
+
+    return json.loads(
+        (Path(__file__).parent / "data" / "thurn_and_taxis_house_left_out.json").read_text()
+    )
 
 
 def _house_case_legal_before_182():
@@ -648,7 +751,8 @@ class TestHouseLeftOutCase:
             T.replay(_house_case())
         assert str(e.value) == (
             "illegal move 'close region Baiern []' at ply 101; legal moves: close each [Linz, "
-            "Budweis], close region Salzburg [Linz], close region Boehmen [Budweis]")
+            "Budweis], close region Salzburg [Linz], close region Boehmen [Budweis]"
+        )
 
     def test_s4c1_house_left_out_at_turn_182_refused_bug(self):
         """docs/rules/thurn_und_taxis.md §4C.1, §7.5: turn 182, seat 0 closes
@@ -660,7 +764,8 @@ class TestHouseLeftOutCase:
         assert e.value.ply == 182
         assert str(e.value) == (
             "illegal move 'close each [Augsburg]' at ply 182; legal moves: close each [Ulm, "
-            "Augsburg], close region Wuerttemberg [Ulm], close region Baiern [Augsburg]")
+            "Augsburg], close region Wuerttemberg [Ulm], close region Baiern [Augsburg]"
+        )
 
     def test_s4c1_house_left_out_with_ulm_added_replays(self):
         """docs/rules/thurn_und_taxis.md §4C, §5: with Ulm added seat 0 places his last 2 houses
@@ -681,13 +786,15 @@ class TestHouseLeftOutCase:
         from click.testing import CliRunner
 
         import cli
+
         f = tmp_path / "case.json"
         f.write_text(json.dumps(_house_case_legal_before_182()))
         res = CliRunner().invoke(cli.mcsim_cli, ["replay", "thurn-and-taxis", str(f)])
         assert res.exit_code == 1
         assert res.output == (
             "Error: illegal move 'close each [Augsburg]' at ply 182; legal moves: close each "
-            "[Ulm, Augsburg], close region Wuerttemberg [Ulm], close region Baiern [Augsburg]\n")
+            "[Ulm, Augsburg], close region Wuerttemberg [Ulm], close region Baiern [Augsburg]\n"
+        )
 
     def test_s4c1_replay_checks_the_rule_itself(self, monkeypatch):
         """Issue 11 §4: replay refuses a skipped mandatory house even if the kernel's legal-move
@@ -699,8 +806,9 @@ class TestHouseLeftOutCase:
             p = self.current
             if self.phase == K.PH_HOUSE_MODE:  # every route region, as on main
                 rm = self.get(K.S_RMASK, p)
-                out = [K.A_MODE_EACH] + [K.A_MODE_REGION + r for r in range(9)
-                                         if rm & int(self.tab[K.T_REGMASK + r])]
+                out = [K.A_MODE_EACH] + [
+                    K.A_MODE_REGION + r for r in range(9) if rm & int(self.tab[K.T_REGMASK + r])
+                ]
             if self.phase == K.PH_HOUSE_PICK and K.A_HOUSE_SKIP not in out:
                 out.append(K.A_HOUSE_SKIP)
             return out

@@ -2,6 +2,7 @@
 
 Rule source: docs/rules/thurn_und_taxis.md §4-§5 (scoring cross-check), issue 6 §4-§6.
 """
+
 import json
 
 import numpy as np
@@ -10,8 +11,14 @@ import pytest
 from click.testing import CliRunner
 
 import mcsim
-from mcsim.errors import (ConfigError, DataFileError, IllegalMoveError, InvalidRecordError,
-                          UnknownPolicyError, UnknownVariantError)
+from mcsim.errors import (
+    ConfigError,
+    DataFileError,
+    IllegalMoveError,
+    InvalidRecordError,
+    UnknownPolicyError,
+    UnknownVariantError,
+)
 from mcsim.games import thurn_and_taxis as T
 
 GAME = "thurn-and-taxis"
@@ -36,8 +43,9 @@ def test_seeds_up_to_2_64_and_records_of_them():
     assert a.records[0]["seed"] == top
     assert T.replay(json.loads(json.dumps(a.records[0])))["scores"] == a.records[0]["scores"]
     c = mcsim.simulate(GAME, games=4, seed=2**63, policies=["random"], workers=1)
-    assert not a.games["score_0"].equals(c.games["score_0"]) or \
-        not a.games["length_plies"].equals(c.games["length_plies"])
+    assert not a.games["score_0"].equals(c.games["score_0"]) or not a.games["length_plies"].equals(
+        c.games["length_plies"]
+    )
 
 
 def test_common_random_numbers_same_deal_for_every_policy():
@@ -47,8 +55,10 @@ def test_common_random_numbers_same_deal_for_every_policy():
     assert T._kernel_game(p1, 4, 17)[2] == T._kernel_game(p2, 4, 17)[2]
 
 
-@pytest.mark.parametrize("players, policies", [(2, ["random"]), (3, ["route"]),
-                                               (4, ["route", "random", "route", "random"])])
+@pytest.mark.parametrize(
+    "players, policies",
+    [(2, ["random"]), (3, ["route"]), (4, ["route", "random", "route", "random"])],
+)
 def test_s5_naive_scorer_agrees_with_kernel(players, policies):
     """docs/rules/thurn_und_taxis.md §4C, §5: a plain-Python second scorer, rebuilt from each
     record's plays and closings, gives the kernel's scores and winner on random finished games."""
@@ -62,8 +72,13 @@ def test_s5_naive_scorer_agrees_with_kernel(players, policies):
         assert naive["carriages"] == [int(row[f"carriage_{k}"]) for k in range(players)]
 
 
-@pytest.mark.parametrize("variant", [{"all_regions_includes_baiern": "true"},
-                                     {"route_tile_cascade": "false", "hand_limit": "every_turn"}])
+@pytest.mark.parametrize(
+    "variant",
+    [
+        {"all_regions_includes_baiern": "true"},
+        {"route_tile_cascade": "false", "hand_limit": "every_turn"},
+    ],
+)
 def test_s7_naive_scorer_under_variants(variant):
     """docs/rules/thurn_und_taxis.md §7.1, §7.3, §7.7: the cross-check holds under the variants."""
     r = mcsim.simulate(GAME, games=15, seed=2, policies=["route"], variant=variant, record=15)
@@ -129,9 +144,13 @@ def _record():
 def test_replay_rejects_illegal_play_with_turn_index():
     """docs/rules/thurn_und_taxis.md §4B: an illegal play names the turn and the legal plays."""
     rec = _record()
-    t = next(i for i, t in enumerate(rec["turns"]) if any(p.startswith("right:") for p in t["plays"]))
+    t = next(
+        i for i, t in enumerate(rec["turns"]) if any(p.startswith("right:") for p in t["plays"])
+    )
     k = next(j for j, p in enumerate(rec["turns"][t]["plays"]) if p.startswith("right:"))
-    rec["turns"][t]["plays"][k] = "right:Lodz" if "Lodz" not in rec["turns"][t]["plays"][k] else "right:Basel"
+    rec["turns"][t]["plays"][k] = (
+        "right:Lodz" if "Lodz" not in rec["turns"][t]["plays"][k] else "right:Basel"
+    )
     with pytest.raises(IllegalMoveError) as e:
         T.replay(rec)
     assert e.value.ply == t and e.value.legal
@@ -165,7 +184,9 @@ def test_replay_partial_record_and_bad_records():
         with pytest.raises(InvalidRecordError, match=f"record says {key} "):
             T.replay(dict(rec, **{key: value}))
     for value in (10**30, 0, True, "2000"):
-        with pytest.raises(InvalidRecordError, match='"max_turns" must be an integer in 1..100,000'):
+        with pytest.raises(
+            InvalidRecordError, match='"max_turns" must be an integer in 1..100,000'
+        ):
             T.replay(dict(rec, max_turns=value))
     assert rec["format"] == T.RECORD_FORMAT == 1
     with pytest.raises(InvalidRecordError, match='"format" must be 1'):
@@ -176,13 +197,13 @@ def test_replay_partial_record_and_bad_records():
     for value in ("bogus", 3, ["each"]):
         bad = json.loads(json.dumps(rec))
         bad["turns"][short]["close"] = value
-        with pytest.raises(InvalidRecordError, match="\"close\" must be null or an object"):
+        with pytest.raises(InvalidRecordError, match='"close" must be null or an object'):
             T.replay(bad)
     first = rec["turns"][0]
     assert first["close"] is None and len(first["plays"]) == 1  # turn 0: a one-card route
     bad = json.loads(json.dumps(rec))
     bad["turns"][0]["close"] = {"mode": "each", "houses": []}
-    with pytest.raises(InvalidRecordError, match="turn 0: \"close\" given, but the route could not"):
+    with pytest.raises(InvalidRecordError, match='turn 0: "close" given, but the route could not'):
         T.replay(bad)
 
 
@@ -238,8 +259,9 @@ def test_s2_1_carriage_points_from_option_file(tmp_path):
     f.write_text(json.dumps({"carriages": [{"value": v, "points": 100 * v} for v in range(3, 8)]}))
     a = mcsim.simulate(GAME, games=30, seed=4, policies=["route"])
     b = mcsim.simulate(GAME, games=30, seed=4, policies=["route"], options={"carriages": str(f)})
-    rec = mcsim.simulate(GAME, games=2, seed=4, policies=["route"], options={"carriages": str(f)},
-                         record=2).records
+    rec = mcsim.simulate(
+        GAME, games=2, seed=4, policies=["route"], options={"carriages": str(f)}, record=2
+    ).records
     for r in rec:  # the record carries its carriage points; replay and naive scorer use them
         assert r["components"]["carriage_points"]["7"] == 700
         assert T.replay(json.loads(json.dumps(r)))["scores"] == r["scores"]
@@ -250,7 +272,8 @@ def test_s2_1_carriage_points_from_option_file(tmp_path):
     for k in range(3):
         carr = a.games[f"carriage_{k}"].to_numpy().astype(np.int64)
         vp = np.where(carr > 0, 100 * carr, 0) - np.select(
-            [carr == v for v in range(3, 8)], [2, 3, 5, 7, 10], 0)
+            [carr == v for v in range(3, 8)], [2, 3, 5, 7, 10], 0
+        )
         assert (b.games[f"score_{k}"].to_numpy() - a.games[f"score_{k}"].to_numpy() == vp).all()
 
 
@@ -262,9 +285,12 @@ def test_summary_block():
     seats = s["by_players"]["3"]
     assert sum(x["win_rate"]["estimate"] for x in seats) == pytest.approx(1.0)
     end = s["end"]
-    assert end["carriage7"]["estimate"] + end["houses"]["estimate"] + end["turn_cap"]["estimate"] \
-        == pytest.approx(1.0)
-    assert s["bonus_tiles"]["game_end"]["mean_taken"] == pytest.approx(1 - end["turn_cap"]["estimate"])
+    assert end["carriage7"]["estimate"] + end["houses"]["estimate"] + end["turn_cap"][
+        "estimate"
+    ] == pytest.approx(1.0)
+    assert s["bonus_tiles"]["game_end"]["mean_taken"] == pytest.approx(
+        1 - end["turn_cap"]["estimate"]
+    )
     assert sum(v for k, v in s["carriages"].items() if k != "mean_highest") == pytest.approx(1.0)
     assert sum(s["closed_routes"]["share_by_length"].values()) == pytest.approx(1.0)
     assert s["closed_routes"]["mean_length"] >= 3
@@ -279,8 +305,9 @@ def test_s3_route_close_len_parameter_lengthens_routes():
     Mean closed length over 100 games x 3 seats (several hundred routes each, sd about 1 card):
     the difference must exceed 1 card, far above its standard error (about 0.1)."""
     a = mcsim.simulate(GAME, games=100, seed=3, policies=["route"]).summary["thurn_and_taxis"]
-    b = mcsim.simulate(GAME, games=100, seed=3, policies=["route:close_len=6,chase_carriage=0"]
-                       ).summary["thurn_and_taxis"]
+    b = mcsim.simulate(
+        GAME, games=100, seed=3, policies=["route:close_len=6,chase_carriage=0"]
+    ).summary["thurn_and_taxis"]
     assert b["closed_routes"]["mean_length"] > a["closed_routes"]["mean_length"] + 1
 
 
@@ -311,9 +338,26 @@ def test_s5_route_policy_beats_random():
 def test_cli_simulate_record_and_replay(tmp_path):
     """Issue 6 §5: `simulate --record` writes records that `replay` validates."""
     import cli
+
     rec = tmp_path / "rec.json"
-    res = CliRunner().invoke(cli.mcsim_cli, ["simulate", GAME, "-n", "5", "--seed", "3", "--policy", "route",
-                              "--record", "1", "--record-out", str(rec), "--json"])
+    res = CliRunner().invoke(
+        cli.mcsim_cli,
+        [
+            "simulate",
+            GAME,
+            "-n",
+            "5",
+            "--seed",
+            "3",
+            "--policy",
+            "route",
+            "--record",
+            "1",
+            "--record-out",
+            str(rec),
+            "--json",
+        ],
+    )
     assert res.exit_code == 0, res.output
     out = CliRunner().invoke(cli.mcsim_cli, ["replay", GAME, str(rec)])
     assert out.exit_code == 0, out.output

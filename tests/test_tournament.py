@@ -1,4 +1,5 @@
 """Tournaments (issue 7 §2): lineups, the rating fit, the command."""
+
 import json
 import math
 
@@ -51,8 +52,10 @@ def test_two_player_bradley_terry_closed_form():
 
 def test_sacred_hill_tournament():
     t = tournament("sacred-hill", ["random", "tactician"], games=400, seed=2)
-    assert [lu["policies"] for lu in t["lineups"]] == [["random", "tactician"],
-                                                       ["tactician", "random"]]
+    assert [lu["policies"] for lu in t["lineups"]] == [
+        ["random", "tactician"],
+        ["tactician", "random"],
+    ]
     m = t["matrix"]
     assert m[0][0] is None and m[0][1]["estimate"] + m[1][0]["estimate"] == pytest.approx(1.0)
     elo = {e["policy"]: e for e in t["elo"]}
@@ -61,7 +64,7 @@ def test_sacred_hill_tournament():
     # seat effect in Elo equals the fitted logit difference
     assert t["seat_effect"][0]["elo"] == 0.0
     assert t["seat_effect"][1]["elo"] < 0  # the second player is at a disadvantage
-    assert ELO_PER_NAT == pytest.approx(173.7178, abs=1e-4)
+    assert pytest.approx(173.7178, abs=1e-4) == ELO_PER_NAT
 
 
 def test_tournament_needs_two_policies():
@@ -70,14 +73,17 @@ def test_tournament_needs_two_policies():
 
 
 def test_tournament_cli():
-    r = CliRunner().invoke(mcsim_cli, ["tournament", "sacred-hill", "-p", "random", "-p",
-                                       "greedy", "-n", "200", "-q", "--json"])
+    r = CliRunner().invoke(
+        mcsim_cli,
+        ["tournament", "sacred-hill", "-p", "random", "-p", "greedy", "-n", "200", "-q", "--json"],
+    )
     assert r.exit_code == 0, r.output
     t = json.loads(r.stdout)
     assert t["games_per_lineup"] == 200 and len(t["elo"]) == 2
     r = CliRunner().invoke(mcsim_cli, ["tournament", "sacred-hill", "-p", "random", "-n", "20"])
     assert r.exit_code == 2 and r.output.strip() == (
-        "Error: a tournament needs at least two different --policy values")
+        "Error: a tournament needs at least two different --policy values"
+    )
 
 
 def test_ratings_stay_finite_when_a_policy_wins_every_game():

@@ -3,6 +3,7 @@
 >>> sorted(REGISTRY)[:1]
 ['carcassonne']
 """
+
 from __future__ import annotations
 
 import importlib
@@ -23,8 +24,7 @@ REGISTRY: dict[str, str] = {
 def get_game(game_id: str) -> ModuleType:
     """The game module for ``game_id``; raises ``UnknownGameError`` listing the valid ids."""
     if game_id not in REGISTRY:
-        raise UnknownGameError(
-            f"unknown game {game_id!r}; choose from: {', '.join(REGISTRY)}")
+        raise UnknownGameError(f"unknown game {game_id!r}; choose from: {', '.join(REGISTRY)}")
     name = f"mcsim.games.{REGISTRY[game_id]}"
     try:
         return importlib.import_module(name)

@@ -35,11 +35,12 @@ are rounded up to it), ``OPTIONS`` (``{key: help}``: the game-specific options a
 
 Policies are an integer id plus a float64 parameter vector; ``PolicySpec`` names both.
 """
+
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 import json
 import math
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -105,19 +106,23 @@ class PolicySpec:
             v = overrides.pop(p.name, p.default)
             if not math.isfinite(v):
                 raise UnknownPolicyError(
-                    f"policy {self.name!r}: parameter {p.name}={v} must be a finite number")
+                    f"policy {self.name!r}: parameter {p.name}={v} must be a finite number"
+                )
             if not (p.low <= v <= p.high):
                 raise UnknownPolicyError(
                     f"policy {self.name!r}: parameter {p.name}={p.show(v)} is outside "
-                    f"[{p.show(p.low)}, {p.show(p.high)}]")
+                    f"[{p.show(p.low)}, {p.show(p.high)}]"
+                )
             if p.integer and v != int(v):
                 raise UnknownPolicyError(
-                    f"policy {self.name!r}: parameter {p.name}={v} must be a whole number")
+                    f"policy {self.name!r}: parameter {p.name}={v} must be a whole number"
+                )
             out[k] = v
         if overrides:
             known = ", ".join(p.name for p in self.params) or "(none)"
             raise UnknownPolicyError(
-                f"policy {self.name!r} has no parameter {next(iter(overrides))!r}; it has: {known}")
+                f"policy {self.name!r} has no parameter {next(iter(overrides))!r}; it has: {known}"
+            )
         return out
 
 
@@ -155,14 +160,16 @@ class GameSpec:
         """All variants with defaults filled in; raises ``UnknownVariantError``."""
         out = {v.name: v.default for v in self.variants}
         if given is not None and not isinstance(given, dict):
-            raise UnknownVariantError(f'"variant" must be an object of name: value pairs, not '
-                                      f'{given!r}')
+            raise UnknownVariantError(
+                f'"variant" must be an object of name: value pairs, not {given!r}'
+            )
         for name, value in (given or {}).items():
             spec = self.variant_spec(name)
             value = str(value).lower() if isinstance(value, bool) else str(value)
             if value not in spec.choices:
                 raise UnknownVariantError(
-                    f"variant {name}={value!r} is not one of: {'|'.join(spec.choices)}")
+                    f"variant {name}={value!r} is not one of: {'|'.join(spec.choices)}"
+                )
             out[name] = value
         return out
 
@@ -283,9 +290,11 @@ def check_recorded_points(record: dict, result: dict) -> None:
     if claimed is None:
         return
     if not isinstance(claimed, list) or any(
-            isinstance(x, bool) or not isinstance(x, (int, float)) for x in claimed):
-        raise InvalidRecordError('"points" must be a list of numbers, not '
-                                 + json.dumps(claimed)[:60])
+        isinstance(x, bool) or not isinstance(x, (int, float)) for x in claimed
+    ):
+        raise InvalidRecordError(
+            '"points" must be a list of numbers, not ' + json.dumps(claimed)[:60]
+        )
     got = result.get("points")
     if result.get("finished") and got is not None and list(claimed) != list(got):
         raise InvalidRecordError(f"record says points {list(claimed)}, replay gives {list(got)}")

@@ -68,6 +68,7 @@ Coordinates: the start tile D is at (0, 0) with its city to the north; x grows e
 (§5). Rotation r = r quarter turns clockwise from the canonical orientation of §2. Segments of a
 tile are named ``city0..``, ``road0..``, ``field0..``, ``cloister`` in the order of §2.
 """
+
 from __future__ import annotations
 
 import json
@@ -78,10 +79,19 @@ from pathlib import Path
 import numpy as np
 
 import kernels.carcassonne as K
-from mcsim.files import read_json
 from mcsim.errors import ConfigError, DataFileError, IllegalMoveError, InvalidRecordError
-from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
-                              check_players, check_recorded_points, policy_arrays)
+from mcsim.files import read_json
+from mcsim.games.base import (
+    GameSpec,
+    ParamSpec,
+    PolicySpec,
+    Prepared,
+    RunConfig,
+    VariantSpec,
+    check_players,
+    check_recorded_points,
+    policy_arrays,
+)
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "carcassonne"
 SIDES = "NESW"
@@ -89,10 +99,20 @@ EDGE_CODE = {"C": K.EDGE_CITY, "R": K.EDGE_ROAD, "F": K.EDGE_FIELD}
 KIND_NAMES = ("city", "road", "field", "cloister")
 GIFT_IDS = ("synod", "road_sweeper", "cash_out", "change_position", "take_2")
 CATEGORIES = ("road", "city", "monastery", "farm", "gift")
-SCORING_KEYS = ("road_per_tile", "city_complete_per_tile", "city_complete_per_pennant",
-                "city_end_per_tile", "city_end_per_pennant", "tiny_city_points",
-                "monastery_complete", "monastery_end_base", "monastery_end_per_neighbour",
-                "farm_per_city", "farm_v1_per_city", "meeples_per_player")
+SCORING_KEYS = (
+    "road_per_tile",
+    "city_complete_per_tile",
+    "city_complete_per_pennant",
+    "city_end_per_tile",
+    "city_end_per_pennant",
+    "tiny_city_points",
+    "monastery_complete",
+    "monastery_end_base",
+    "monastery_end_per_neighbour",
+    "farm_per_city",
+    "farm_v1_per_city",
+    "meeples_per_player",
+)
 CHUNK_SIZE = 2_000
 DEFAULT_GIFTS = "false"
 DEFAULT_FARMS = "v3"
@@ -100,32 +120,79 @@ DEFAULT_FARMS = "v3"
 _src = "docs/rules/carcassonne.md"
 VARIANTS = (
     VariantSpec("gifts", ("false", "true"), DEFAULT_GIFTS, "play with The Gifts", f"{_src} §4"),
-    VariantSpec("farms", ("v3", "v2", "v1", "none"), DEFAULT_FARMS,
-                "farm rule: v3 current, v2 once per player, v1 city-centric, none",
-                f"{_src} §3.3, §6 #18"),
-    VariantSpec("tiny_city", ("false", "true"), "false", "a completed 2-tile city scores 2",
-                f"{_src} §6 #17"),
-    VariantSpec("gift_shared_majority", ("no_gift", "gift"), "no_gift",
-                "gift when the player only shares the majority", f"{_src} §6 #1"),
-    VariantSpec("gift_on_completion", ("gift", "no_gift"), "gift",
-                "gift when the extended feature is completed by the tile", f"{_src} §6 #3"),
-    VariantSpec("cash_out_counts", ("all", "own"), "all", "meeples Cash Out pays for",
-                f"{_src} §6 #7"),
-    VariantSpec("change_to_completed", ("disallow", "allow"), "disallow",
-                "Change Position onto a completed feature", f"{_src} §6 #8"),
-    VariantSpec("take2_other", ("shuffle", "discard"), "shuffle",
-                "what happens to the Take 2 tile not chosen", f"{_src} §6 #10"),
-    VariantSpec("gift_majority_judged", ("after_placement", "before_placement"), "after_placement",
-                "majority of the extended road/city judged on the merged feature or on the "
-                "feature as it was before the tile", f"{_src} §4.2, §6 #2"),
-    VariantSpec("gift_deck", ("all",) + GIFT_IDS, "all",
-                "analysis, not a rule reading: the gift deck holds only cards of one type (as many "
-                "as the whole deck), to measure what each card is worth", f"{_src} §4.1"),
+    VariantSpec(
+        "farms",
+        ("v3", "v2", "v1", "none"),
+        DEFAULT_FARMS,
+        "farm rule: v3 current, v2 once per player, v1 city-centric, none",
+        f"{_src} §3.3, §6 #18",
+    ),
+    VariantSpec(
+        "tiny_city",
+        ("false", "true"),
+        "false",
+        "a completed 2-tile city scores 2",
+        f"{_src} §6 #17",
+    ),
+    VariantSpec(
+        "gift_shared_majority",
+        ("no_gift", "gift"),
+        "no_gift",
+        "gift when the player only shares the majority",
+        f"{_src} §6 #1",
+    ),
+    VariantSpec(
+        "gift_on_completion",
+        ("gift", "no_gift"),
+        "gift",
+        "gift when the extended feature is completed by the tile",
+        f"{_src} §6 #3",
+    ),
+    VariantSpec(
+        "cash_out_counts", ("all", "own"), "all", "meeples Cash Out pays for", f"{_src} §6 #7"
+    ),
+    VariantSpec(
+        "change_to_completed",
+        ("disallow", "allow"),
+        "disallow",
+        "Change Position onto a completed feature",
+        f"{_src} §6 #8",
+    ),
+    VariantSpec(
+        "take2_other",
+        ("shuffle", "discard"),
+        "shuffle",
+        "what happens to the Take 2 tile not chosen",
+        f"{_src} §6 #10",
+    ),
+    VariantSpec(
+        "gift_majority_judged",
+        ("after_placement", "before_placement"),
+        "after_placement",
+        "majority of the extended road/city judged on the merged feature or on the "
+        "feature as it was before the tile",
+        f"{_src} §4.2, §6 #2",
+    ),
+    VariantSpec(
+        "gift_deck",
+        ("all",) + GIFT_IDS,
+        "all",
+        "analysis, not a rule reading: the gift deck holds only cards of one type (as many "
+        "as the whole deck), to measure what each card is worth",
+        f"{_src} §4.1",
+    ),
 )
 
 #: readings of The Gifts (§4, §6 #1-#12): with ``gifts=false`` they could change nothing
-GIFT_READINGS = ("gift_shared_majority", "gift_on_completion", "cash_out_counts",
-                 "change_to_completed", "take2_other", "gift_majority_judged", "gift_deck")
+GIFT_READINGS = (
+    "gift_shared_majority",
+    "gift_on_completion",
+    "cash_out_counts",
+    "change_to_completed",
+    "take2_other",
+    "gift_majority_judged",
+    "gift_deck",
+)
 
 
 def gift_readings_error(variant: dict) -> str | None:
@@ -140,32 +207,55 @@ def gift_readings_error(variant: dict) -> str | None:
         return None
     for v in VARIANTS:
         if v.name in GIFT_READINGS and variant.get(v.name, v.default) != v.default:
-            return (f"variant {v.name}={variant[v.name]} needs gifts=true "
-                    f"(it is a reading of The Gifts, §4)")
+            return (
+                f"variant {v.name}={variant[v.name]} needs gifts=true "
+                f"(it is a reading of The Gifts, §4)"
+            )
     return None
 
 
 HEURISTIC_PARAMS = (
     ParamSpec("w_opp", 0.6, "weight of points going to an opponent (subtracted)", 0.0, 5.0),
-    ParamSpec("pot", 0.5, "potential factor of open features (scaled by tiles left / 71)", 0.0, 5.0),
+    ParamSpec(
+        "pot", 0.5, "potential factor of open features (scaled by tiles left / 71)", 0.0, 5.0
+    ),
     ParamSpec("open_pen", 0.3, "penalty per open city edge (risk of not completing)", 0.0, 5.0),
     ParamSpec("meeple", 1.5, "cost of a meeple locked in an open feature (points)", 0.0, 20.0),
     ParamSpec("scarcity", 2.0, "extra meeple cost when the supply is empty (linear)", 0.0, 20.0),
     ParamSpec("farm", 2.5, "farmer worth per adjacent city segment at the end", 0.0, 10.0),
-    ParamSpec("farm_turn", 15.0, "no farmers before this many tiles are placed", 0.0, 72.0,
-              integer=True),
+    ParamSpec(
+        "farm_turn", 15.0, "no farmers before this many tiles are placed", 0.0, 72.0, integer=True
+    ),
     ParamSpec("mon", 1.0, "weight of monastery worth", 0.0, 5.0),
-    ParamSpec("hold", 4.0, "open a gift only when its estimated gain exceeds this (an unopened "
-              "card is worth 2; 4 beat 2 head to head, 2 x 400 games)", -100.0, 100.0),
-    ParamSpec("take2", -2.0, "open Take 2 when the best placement of the drawn tile is worth less",
-              -100.0, 100.0),
-    ParamSpec("gift", 2.0, "worth of earning a gift card by extending someone else's road/city",
-              -100.0, 100.0),
+    ParamSpec(
+        "hold",
+        4.0,
+        "open a gift only when its estimated gain exceeds this (an unopened "
+        "card is worth 2; 4 beat 2 head to head, 2 x 400 games)",
+        -100.0,
+        100.0,
+    ),
+    ParamSpec(
+        "take2",
+        -2.0,
+        "open Take 2 when the best placement of the drawn tile is worth less",
+        -100.0,
+        100.0,
+    ),
+    ParamSpec(
+        "gift",
+        2.0,
+        "worth of earning a gift card by extending someone else's road/city",
+        -100.0,
+        100.0,
+    ),
 )
 
 #: game-specific options (``--option KEY=VALUE``)
-OPTIONS = {"data_dir": "directory with tiles.json, gifts.json and scoring.json to use instead "
-                       "of mcsim/data/carcassonne"}
+OPTIONS = {
+    "data_dir": "directory with tiles.json, gifts.json and scoring.json to use instead "
+    "of mcsim/data/carcassonne"
+}
 
 SPEC = GameSpec(
     id="carcassonne",
@@ -176,11 +266,18 @@ SPEC = GameSpec(
     default_players=2,
     variants=VARIANTS,
     policies=(
-        PolicySpec("random", K.POLICY_RANDOM,
-                   "uniform over distinct placements, then meeple choices, then gift decisions"),
-        PolicySpec("heuristic", K.POLICY_HEURISTIC,
-                   "immediate points + potential of open features/farms, meeple economy, gifts "
-                   "when they pay", HEURISTIC_PARAMS),
+        PolicySpec(
+            "random",
+            K.POLICY_RANDOM,
+            "uniform over distinct placements, then meeple choices, then gift decisions",
+        ),
+        PolicySpec(
+            "heuristic",
+            K.POLICY_HEURISTIC,
+            "immediate points + potential of open features/farms, meeple economy, gifts "
+            "when they pay",
+            HEURISTIC_PARAMS,
+        ),
     ),
     summary_key="carcassonne",
     max_plies=72,
@@ -191,6 +288,7 @@ SPEC = GameSpec(
 # --------------------------------------------------------------------------------------------
 # data
 # --------------------------------------------------------------------------------------------
+
 
 def _fail(path: Path, entry: str, rule: str):
     raise DataFileError(f"{path.name}: {entry}: {rule}")
@@ -237,17 +335,21 @@ def validate_tiles(doc, path: Path = DATA_DIR / "tiles.json") -> list[dict]:
                 _fail(path, name, f"'{key}' must be a list")
         if not isinstance(t.get("cloister"), bool):
             _fail(path, name, "'cloister' must be true or false")
-        for kind, letter_code, segs in (("city", "C", [c.get("sides") if isinstance(c, dict) else None
-                                                         for c in t["cities"]]),
-                                        ("road", "R", t["roads"])):
+        for kind, letter_code, segs in (
+            ("city", "C", [c.get("sides") if isinstance(c, dict) else None for c in t["cities"]]),
+            ("road", "R", t["roads"]),
+        ):
             covered = []
             for j, sides in enumerate(segs):
                 if not isinstance(sides, str) or not sides or any(c not in SIDES for c in sides):
                     _fail(path, name, f"{kind} segment {j} must name sides from NESW")
                 for c in sides:
                     if edges[SIDES.index(c)] != letter_code:
-                        _fail(path, name,
-                              f"{kind} segment {j} uses side {c}, which is not {letter_code}")
+                        _fail(
+                            path,
+                            name,
+                            f"{kind} segment {j} uses side {c}, which is not {letter_code}",
+                        )
                     covered.append(c)
             want = sorted(SIDES[i] for i in range(4) if edges[i] == letter_code)
             if sorted(covered) != want:
@@ -257,19 +359,33 @@ def validate_tiles(doc, path: Path = DATA_DIR / "tiles.json") -> list[dict]:
                 _fail(path, name, f"city segment {j}: 'pennants' must be an integer >= 0")
         ports = []
         for j, f in enumerate(t["fields"]):
-            if not isinstance(f, dict) or not isinstance(f.get("ports"), str) or not f["ports"] \
-                    or any(c not in "01234567" for c in f["ports"]):
+            if (
+                not isinstance(f, dict)
+                or not isinstance(f.get("ports"), str)
+                or not f["ports"]
+                or any(c not in "01234567" for c in f["ports"])
+            ):
                 _fail(path, name, f"field segment {j}: 'ports' must be digits 0-7")
             cs = f.get("cities")
-            if not isinstance(cs, list) or len(cs) > 2 or any(
-                    not _int(c) or not 0 <= c < len(t["cities"]) for c in cs):
-                _fail(path, name, f"field segment {j}: 'cities' must list at most 2 city "
-                                  "segments of this tile")
+            if (
+                not isinstance(cs, list)
+                or len(cs) > 2
+                or any(not _int(c) or not 0 <= c < len(t["cities"]) for c in cs)
+            ):
+                _fail(
+                    path,
+                    name,
+                    f"field segment {j}: 'cities' must list at most 2 city segments of this tile",
+                )
             ports += [int(c) for c in f["ports"]]
         want = sorted(p for p in range(8) if edges[p // 2] != "C")
         if sorted(ports) != want:
-            _fail(path, name, "every port of a road/field side (and none of a city side) must "
-                              "be in exactly one field")
+            _fail(
+                path,
+                name,
+                "every port of a road/field side (and none of a city side) must "
+                "be in exactly one field",
+            )
         nseg = len(t["cities"]) + len(t["roads"]) + len(t["fields"]) + int(t["cloister"])
         if nseg > K.MAX_SEG:
             _fail(path, name, f"at most {K.MAX_SEG} segments per tile")
@@ -448,14 +564,35 @@ def build_tables(data: dict) -> tuple:
                     m |= 1 << r
             fit[i, pat] = m
     sc = data["scoring"]
-    pts = np.array([sc[k] for k in SCORING_KEYS[:11]]
-                   + [sc["meeples_per_player"], data["gifts"]["unopened_points"],
-                      data["gifts"]["cash_out_per_meeple"]], dtype=np.int64)
+    pts = np.array(
+        [sc[k] for k in SCORING_KEYS[:11]]
+        + [
+            sc["meeples_per_player"],
+            data["gifts"]["unopened_points"],
+            data["gifts"]["cash_out_per_meeple"],
+        ],
+        dtype=np.int64,
+    )
     letters = [t["letter"] for t in tiles]
     start = np.array([letters.index(data["start_tile"])], dtype=np.int64)
     gift_counts = np.array([c["count"] for c in data["gifts"]["cards"]], dtype=np.int64)
-    return (edge, side_seg, port_seg, nseg, seg_kind, seg_nsides, seg_pen, seg_adj, fit, cl_seg,
-            pts, rot_ok, counts, start, gift_counts)
+    return (
+        edge,
+        side_seg,
+        port_seg,
+        nseg,
+        seg_kind,
+        seg_nsides,
+        seg_pen,
+        seg_adj,
+        fit,
+        cl_seg,
+        pts,
+        rot_ok,
+        counts,
+        start,
+        gift_counts,
+    )
 
 
 @lru_cache(maxsize=4)
@@ -483,6 +620,7 @@ def tables_for_variant(T: tuple, variant: dict) -> tuple:
 # protocol
 # --------------------------------------------------------------------------------------------
 
+
 def prepare(config: RunConfig) -> Prepared:
     """Validate the configuration, load the data, build the kernel tables.
 
@@ -491,8 +629,9 @@ def prepare(config: RunConfig) -> Prepared:
     """
     check_players(SPEC, config.players)
     if len(config.policies) != config.players:
-        raise ConfigError(f"carcassonne needs one policy per seat ({config.players}), "
-                          f"got {len(config.policies)}")
+        raise ConfigError(
+            f"carcassonne needs one policy per seat ({config.players}), got {len(config.policies)}"
+        )
     variant = SPEC.resolve_variant(config.variant)
     msg = gift_readings_error(variant)
     if msg:
@@ -508,11 +647,18 @@ def prepare(config: RunConfig) -> Prepared:
     if params.shape[1] < len(HEURISTIC_PARAMS):
         params = np.pad(params, ((0, 0), (0, len(HEURISTIC_PARAMS) - params.shape[1])))
     # seats with a parameterless policy still get a full-width vector
-    return Prepared(config=config, policy_ids=ids, policy_params=params,
-                    variant_codes=SPEC.variant_codes(variant),
-                    tables={"T": tables, "letters": [t["letter"] for t in data["tiles"]],
-                            "segments": [segment_names(t) for t in data["tiles"]]},
-                    info={})
+    return Prepared(
+        config=config,
+        policy_ids=ids,
+        policy_params=params,
+        variant_codes=SPEC.variant_codes(variant),
+        tables={
+            "T": tables,
+            "letters": [t["letter"] for t in data["tiles"]],
+            "segments": [segment_names(t) for t in data["tiles"]],
+        },
+        info={},
+    )
 
 
 def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: int) -> dict:
@@ -531,10 +677,21 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     """
     npl = prep.config.players
     score, brk, gst, held, length = K.play_batch(
-        int(first_game_index), int(n_games), np.uint64(root_seed & 0xFFFF_FFFF_FFFF_FFFF), npl,
-        prep.policy_ids, prep.policy_params, prep.variant_codes, prep.tables["T"])
-    out = {"score": score, "length": length, "tiles": gst[:, :, 0],
-           "unplaceable": gst[:, :, 1].sum(axis=1).astype(np.int32)}
+        int(first_game_index),
+        int(n_games),
+        np.uint64(root_seed & 0xFFFF_FFFF_FFFF_FFFF),
+        npl,
+        prep.policy_ids,
+        prep.policy_params,
+        prep.variant_codes,
+        prep.tables["T"],
+    )
+    out = {
+        "score": score,
+        "length": length,
+        "tiles": gst[:, :, 0],
+        "unplaceable": gst[:, :, 1].sum(axis=1).astype(np.int32),
+    }
     for c, name in enumerate(CATEGORIES):
         out[f"points_{name}"] = brk[:, :, c]
     if prep.config.variant.get("gifts") == "true":
@@ -549,6 +706,7 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
 
 def _mean(x) -> dict:
     from mcsim import stats
+
     return stats.mean_interval(np.asarray(x, dtype=np.float64))
 
 
@@ -567,12 +725,15 @@ def partial_summary(games, prep: Prepared) -> dict:
     """Additive tallies of a chunk of games (moments, sums and counts; see ``finalize_summary``).
     Chunks merge by addition (``mcsim.aggregate``), so any number of games fits in flat memory."""
     from mcsim.stats import moments
+
     npl = prep.config.players
     out: dict = {"tiles": [moments(games[f"tiles_{k}"]) for k in range(npl)], "features": {}}
     for name in CATEGORIES:
         cols = np.column_stack([games[f"points_{name}_{k}"].to_numpy() for k in range(npl)])
-        out["features"][name] = {"per_game": moments(cols.sum(axis=1)),
-                                 "by_seat": [float(cols[:, k].sum()) for k in range(npl)]}
+        out["features"][name] = {
+            "per_game": moments(cols.sum(axis=1)),
+            "by_seat": [float(cols[:, k].sum()) for k in range(npl)],
+        }
     un = games["unplaceable"].to_numpy()
     out["unplaceable"] = moments(un)
     out["with_unplaceable"] = int((un > 0).sum())
@@ -585,8 +746,12 @@ def partial_summary(games, prep: Prepared) -> dict:
             opened = games[f"gift_opened_{name}"].to_numpy()
             pts = games[f"gift_points_{name}"].to_numpy()
             held = games[f"gift_held_{name}"].to_numpy()
-            g[name] = {"received": moments(games[f"gift_received_{name}"]),
-                       "opened": moments(opened), "held": moments(held), "points": moments(pts)}
+            g[name] = {
+                "received": moments(games[f"gift_received_{name}"]),
+                "opened": moments(opened),
+                "held": moments(held),
+                "points": moments(pts),
+            }
         out["gifts"] = g
         out["gift_cards"] = [moments(games[f"gift_cards_{k}"]) for k in range(npl)]
     return out
@@ -602,12 +767,14 @@ def finalize_summary(t: dict, prep: Prepared) -> dict:
     per opened card) and ``gift_cards_per_seat``. Means carry Student-t 95% intervals.
     """
     from mcsim import stats
+
     mi = stats.mean_interval_from_moments
     n = t["unplaceable"]["n"]
     out: dict = {"tiles_per_seat": [mi(m) for m in t["tiles"]]}
     out["points_by_feature"] = {
         name: {"per_game": mi(f["per_game"]), "by_seat": [x / n for x in f["by_seat"]]}
-        for name, f in t["features"].items()}
+        for name, f in t["features"].items()
+    }
     out["unplaceable_per_game"] = mi(t["unplaceable"])
     out["games_with_unplaceable"] = stats.proportion(float(t["with_unplaceable"]), n)
     out["winner_margin"] = mi(t["margin"])
@@ -616,10 +783,15 @@ def finalize_summary(t: dict, prep: Prepared) -> dict:
         g = {}
         for name, m in t["gifts"].items():
             opened = m["opened"]["sum"]
-            g[name] = {"received_per_game": mi(m["received"]), "opened_per_game": mi(m["opened"]),
-                       "held_per_game": mi(m["held"]), "points_per_game": mi(m["points"]),
-                       "points_per_opened": ((m["points"]["sum"] - 2 * m["held"]["sum"]) / opened)
-                       if opened else math.nan}
+            g[name] = {
+                "received_per_game": mi(m["received"]),
+                "opened_per_game": mi(m["opened"]),
+                "held_per_game": mi(m["held"]),
+                "points_per_game": mi(m["points"]),
+                "points_per_opened": ((m["points"]["sum"] - 2 * m["held"]["sum"]) / opened)
+                if opened
+                else math.nan,
+            }
         out["gifts"] = g
         out["gift_cards_per_seat"] = [mi(m) for m in t["gift_cards"]]
     return out
@@ -671,14 +843,28 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
     out = []
     for i in game_indices:
         log, tl, gl, score, brk = K.record_game(
-            int(i), np.uint64(root_seed & 0xFFFF_FFFF_FFFF_FFFF), prep.config.players,
-            prep.policy_ids, prep.policy_params, prep.variant_codes, T)
-        rec = _record_from_arrays(prep.tables, prep.config.players, prep.config.variant, log, tl, gl)
-        rec.update({"seed": int(root_seed), "game_index": int(i),
-                    "policies": [p.label() for p in prep.config.policies],
-                    "points": [int(x) for x in score],
-                    "points_by_feature": {c: [int(x) for x in brk[:, k]]
-                                          for k, c in enumerate(CATEGORIES)}})
+            int(i),
+            np.uint64(root_seed & 0xFFFF_FFFF_FFFF_FFFF),
+            prep.config.players,
+            prep.policy_ids,
+            prep.policy_params,
+            prep.variant_codes,
+            T,
+        )
+        rec = _record_from_arrays(
+            prep.tables, prep.config.players, prep.config.variant, log, tl, gl
+        )
+        rec.update(
+            {
+                "seed": int(root_seed),
+                "game_index": int(i),
+                "policies": [p.label() for p in prep.config.policies],
+                "points": [int(x) for x in score],
+                "points_by_feature": {
+                    c: [int(x) for x in brk[:, k]] for k, c in enumerate(CATEGORIES)
+                },
+            }
+        )
         out.append(rec)
     return out
 
@@ -690,15 +876,18 @@ def _record_from_arrays(tables, players, variant, log, tl, gl) -> dict:
     for row in log:
         row = [int(v) for v in row]
         t = row[K.L_TILE]
-        turn = {"player": row[K.L_PLAYER], "tile": letters[t],
-                "place": [row[K.L_X], row[K.L_Y], row[K.L_ROT]],
-                "meeple": segs[t][row[K.L_MEEPLE]] if row[K.L_MEEPLE] >= 0 else None,
-                "gift": None,
-                "received": GIFT_IDS[row[K.L_RECEIVED]] if row[K.L_RECEIVED] >= 0 else None}
+        turn = {
+            "player": row[K.L_PLAYER],
+            "tile": letters[t],
+            "place": [row[K.L_X], row[K.L_Y], row[K.L_ROT]],
+            "meeple": segs[t][row[K.L_MEEPLE]] if row[K.L_MEEPLE] >= 0 else None,
+            "gift": None,
+            "received": GIFT_IDS[row[K.L_RECEIVED]] if row[K.L_RECEIVED] >= 0 else None,
+        }
         g = row[K.L_OPEN]
         if g >= 0:
             gift = {"open": GIFT_IDS[g]}
-            a, b, c, d = row[K.L_GA:K.L_GD + 1]
+            a, b, c, d = row[K.L_GA : K.L_GD + 1]
             if a != K.NO_EFFECT:
                 if g == K.GIFT_SYNOD:
                     gift["monastery"] = [a, b]
@@ -714,11 +903,16 @@ def _record_from_arrays(tables, players, variant, log, tl, gl) -> dict:
             turn["gift"] = gift
         board[(row[K.L_X], row[K.L_Y])] = t
         turns.append(turn)
-    return {"game": SPEC.id, "format": RECORD_FORMAT, "players": int(players),
-            "variant": dict(variant),
-            "start": {"tile": load_data()["start_tile"], "x": 0, "y": 0, "rotation": 0},
-            "tiles": [letters[t] for t in tl], "gift_cards": [GIFT_IDS[g] for g in gl],
-            "turns": turns}
+    return {
+        "game": SPEC.id,
+        "format": RECORD_FORMAT,
+        "players": int(players),
+        "variant": dict(variant),
+        "start": {"tile": load_data()["start_tile"], "x": 0, "y": 0, "rotation": 0},
+        "tiles": [letters[t] for t in tl],
+        "gift_cards": [GIFT_IDS[g] for g in gl],
+        "turns": turns,
+    }
 
 
 def _bad(msg: str):
@@ -762,8 +956,10 @@ def _record_to_arrays(record: dict):
         _bad(f'"tiles" must be a list of tile letters ({"".join(letters)})')
     turns = record.get("turns")
     if isinstance(turns, list) and len(tiles) < len(turns):
-        _bad(f'"tiles" lists {len(tiles)} draws but the record has {len(turns)} turns '
-             f'(every turn draws at least one tile)')
+        _bad(
+            f'"tiles" lists {len(tiles)} draws but the record has {len(turns)} turns '
+            f"(every turn draws at least one tile)"
+        )
     cards = record.get("gift_cards", [])
     if not isinstance(cards, list) or any(c not in GIFT_IDS for c in cards):
         _bad(f'"gift_cards" must be a list of card ids ({", ".join(GIFT_IDS)})')
@@ -792,7 +988,7 @@ def _record_to_arrays(record: dict):
         rows[k, K.L_X], rows[k, K.L_Y], rows[k, K.L_ROT] = [max(-9999, min(9999, v)) for v in place]
         m = turn.get("meeple")
         rows[k, K.L_MEEPLE] = -1 if m is None else _seg_index(segs[t], m)
-        rows[k, K.L_GA:K.L_GD + 1] = K.NO_EFFECT
+        rows[k, K.L_GA : K.L_GD + 1] = K.NO_EFFECT
         gift = turn.get("gift")
         if gift is not None:
             if not isinstance(gift, dict) or gift.get("open") not in GIFT_IDS:
@@ -809,10 +1005,13 @@ def _record_to_arrays(record: dict):
                     if len(v) != 3:
                         _bad(f"{where}: {key} must be [x, y, segment]")
                     rows[k, K.L_GA], rows[k, K.L_GB] = x, y
-                    rows[k, K.L_GC] = _seg_index(segs[board[(x, y)]] if (x, y) in board else None, v[2])
+                    rows[k, K.L_GC] = _seg_index(
+                        segs[board[(x, y)]] if (x, y) in board else None, v[2]
+                    )
                     if g == K.GIFT_CHANGE:
-                        rows[k, K.L_GD] = _seg_index(segs[board[(x, y)]] if (x, y) in board else None,
-                                                     gift.get("to"))
+                        rows[k, K.L_GD] = _seg_index(
+                            segs[board[(x, y)]] if (x, y) in board else None, gift.get("to")
+                        )
             elif g == K.GIFT_TAKE2 and "keep" in gift:
                 if gift["keep"] not in letters:
                     _bad(f'{where}: take_2 "keep" must be a tile letter')
@@ -852,8 +1051,9 @@ def replay(record: dict) -> dict:
     segs = [segment_names(t) for t in data["tiles"]]
     T = tables_for_variant(default_tables(), variant)
     codes = SPEC.variant_codes(variant)
-    (err, err_turn, opts, score, brk, log, ndrawn, ngdrawn, finished,
-     held, tinfo) = K.replay_game(players, codes, T, tscript, gscript, rows)
+    (err, err_turn, opts, score, brk, log, ndrawn, ngdrawn, finished, held, tinfo) = K.replay_game(
+        players, codes, T, tscript, gscript, rows
+    )
     err = int(err)
     turn = int(err_turn)
     if err == K.ERR_DRAW:
@@ -861,7 +1061,9 @@ def replay(record: dict) -> dict:
         what = record["tiles"][k] if k < len(record["tiles"]) else "missing"
         _bad(f"tiles: draw {k} ({what}) is not left in the draw pile at turn {turn}")
     if err == K.ERR_GIFT_DRAW:
-        _bad(f"gift_cards: card {int(ngdrawn)} is missing or not left in the gift deck at turn {turn}")
+        _bad(
+            f"gift_cards: card {int(ngdrawn)} is missing or not left in the gift deck at turn {turn}"
+        )
     if err == K.ERR_LENGTH:
         _bad(f"the draw pile is exhausted after {turn} turns but the record has {len(rows)}")
     if err != K.ERR_NONE:
@@ -872,8 +1074,11 @@ def replay(record: dict) -> dict:
             legal = ["open none" if int(o[0]) < 0 else f"open {GIFT_IDS[int(o[0])]}" for o in opts]
             raise IllegalMoveError(turn, f"open {GIFT_IDS[g] if 0 <= g < 5 else g}", legal)
         if err == K.ERR_TILE:
-            raise IllegalMoveError(turn, f"tile {letters[t] if 0 <= t < len(letters) else t}",
-                                   [f"tile {letters[int(opts[0, 0])]}"])
+            raise IllegalMoveError(
+                turn,
+                f"tile {letters[t] if 0 <= t < len(letters) else t}",
+                [f"tile {letters[int(opts[0, 0])]}"],
+            )
         if err == K.ERR_GIFT_ARG:
             g = int(row[K.L_OPEN])
             move = json.dumps(record["turns"][turn].get("gift"))
@@ -890,10 +1095,13 @@ def replay(record: dict) -> dict:
                 for o in opts:
                     x, y, name = where(o[0])
                     to = segs[int(tinfo[int(o[0]) // K.MAX_SEG, 0])][int(o[1])]
-                    legal.append(json.dumps({"open": "change_position", "meeple": [x, y, name],
-                                             "to": to}))
+                    legal.append(
+                        json.dumps({"open": "change_position", "meeple": [x, y, name], "to": to})
+                    )
             elif g == K.GIFT_SYNOD:
-                legal = [json.dumps({"open": "synod", "monastery": list(where(o[3])[:2])}) for o in opts]
+                legal = [
+                    json.dumps({"open": "synod", "monastery": list(where(o[3])[:2])}) for o in opts
+                ]
             else:
                 key = "road" if g == K.GIFT_SWEEPER else "meeple"
                 legal = [json.dumps({"open": GIFT_IDS[g], key: list(where(o[3]))}) for o in opts]
@@ -908,7 +1116,9 @@ def replay(record: dict) -> dict:
             raise IllegalMoveError(turn, move, legal)
         if err == K.ERR_MEEPLE:
             move = f"meeple {record['turns'][turn].get('meeple')}"
-            legal = ["meeple none" if int(o[0]) < 0 else f"meeple {segs[t][int(o[0])]}" for o in opts]
+            legal = [
+                "meeple none" if int(o[0]) < 0 else f"meeple {segs[t][int(o[0])]}" for o in opts
+            ]
             raise IllegalMoveError(turn, move, legal)
     for k, rrow in enumerate(log):
         want = record["turns"][k].get("received")
@@ -918,10 +1128,14 @@ def replay(record: dict) -> dict:
     points = [int(x) for x in score]
     best = max(points)
     winner = points.index(best) if finished and points.count(best) == 1 else None
-    result = {"finished": bool(finished), "turns": int(len(log)), "points": points,
-              "points_by_feature": {c: [int(x) for x in brk[:, k]]
-                                    for k, c in enumerate(CATEGORIES)},
-              "gifts_held": [int(x) for x in held.sum(axis=1)], "winner": winner}
+    result = {
+        "finished": bool(finished),
+        "turns": int(len(log)),
+        "points": points,
+        "points_by_feature": {c: [int(x) for x in brk[:, k]] for k, c in enumerate(CATEGORIES)},
+        "gifts_held": [int(x) for x in held.sum(axis=1)],
+        "winner": winner,
+    }
     check_recorded_points(record, result)
     return result
 
@@ -934,13 +1148,16 @@ def format_replay(result: dict) -> str:
         parts = ", ".join(f"{c} {result['points_by_feature'][c][k]}" for c in CATEGORIES)
         lines.append(f"seat {k}: {p} points ({parts})")
     if result["finished"]:
-        lines.append("winner: " + ("shared" if result["winner"] is None else f"seat {result['winner']}"))
+        lines.append(
+            "winner: " + ("shared" if result["winner"] is None else f"seat {result['winner']}")
+        )
     return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------------------------
 # perft
 # --------------------------------------------------------------------------------------------
+
 
 def perft_pile() -> list[str]:
     """The fixed draw pile ``perft`` uses: the unshuffled one, tile letters in table order (§2)
@@ -949,8 +1166,7 @@ def perft_pile() -> list[str]:
     T = default_tables()
     letters = [t["letter"] for t in data["tiles"]]
     start = int(T[13][0])
-    return [letters[t] for t in range(len(letters))
-            for _ in range(int(T[12][t]) - (t == start))]
+    return [letters[t] for t in range(len(letters)) for _ in range(int(T[12][t]) - (t == start))]
 
 
 def perft(depth: int, variant: dict | None = None, players: int = SPEC.default_players) -> int:
@@ -1033,6 +1249,7 @@ def perft(depth: int, variant: dict | None = None, players: int = SPEC.default_p
 # hand-built positions (worked examples, tests)
 # --------------------------------------------------------------------------------------------
 
+
 class Position:
     """A hand-built board on the kernel state, for the worked examples of §5 and tests.
 
@@ -1074,8 +1291,17 @@ class Position:
             raise IllegalMoveError(0, seg, names)
         return j * K.MAX_SEG + names.index(seg)
 
-    def place(self, letter: str, x: int, y: int, rot: int = 0, meeple: str | None = None,
-              player: int = 0, check: bool = True, score: bool = True) -> None:
+    def place(
+        self,
+        letter: str,
+        x: int,
+        y: int,
+        rot: int = 0,
+        meeple: str | None = None,
+        player: int = 0,
+        check: bool = True,
+        score: bool = True,
+    ) -> None:
         t = self.letters.index(letter)
         c = K._cell(x, y)
         if check:
@@ -1091,8 +1317,11 @@ class Position:
                 opts = np.zeros(16, dtype=np.int64)
                 n = K.meeple_options(self.S, self.T, idx, player, opts)
                 if s not in opts[:n]:
-                    raise IllegalMoveError(0, f"meeple {meeple}",
-                                           [self.segs[t][o] if o >= 0 else "none" for o in opts[:n]])
+                    raise IllegalMoveError(
+                        0,
+                        f"meeple {meeple}",
+                        [self.segs[t][o] if o >= 0 else "none" for o in opts[:n]],
+                    )
             K._put_meeple(self.S, idx * K.MAX_SEG + s, player)
         if score:
             K._score_completed(self.S, self.T, idx, self.variant)
@@ -1105,9 +1334,13 @@ class Position:
         """The feature through a segment: distinct tiles, open edges, pennants, meeples, complete."""
         r = K.find(self.S[6], self.node(x, y, seg))
         f = self.S[10][r]
-        return {"tiles": int(K.feature_tiles(self.S, r)), "open": int(f[K.F_OPEN]),
-                "pennants": int(f[K.F_PEN]), "meeples": [int(v) for v in self.S[11][r, :self.players]],
-                "complete": bool(f[K.F_OPEN] == 0)}
+        return {
+            "tiles": int(K.feature_tiles(self.S, r)),
+            "open": int(f[K.F_OPEN]),
+            "pennants": int(f[K.F_PEN]),
+            "meeples": [int(v) for v in self.S[11][r, : self.players]],
+            "complete": bool(f[K.F_OPEN] == 0),
+        }
 
     def supply(self, player: int) -> int:
         return int(K.supply(self.S, player))
@@ -1141,8 +1374,12 @@ class Position:
         if to not in self.change_targets(x, y, seg):
             raise IllegalMoveError(0, to, self.change_targets(x, y, seg))
         nd = self.node(x, y, seg)
-        K._move_meeple(self.S, player, nd, (nd // K.MAX_SEG) * K.MAX_SEG + self.segs[
-            int(self.S[5][nd // K.MAX_SEG, 0])].index(to))
+        K._move_meeple(
+            self.S,
+            player,
+            nd,
+            (nd // K.MAX_SEG) * K.MAX_SEG + self.segs[int(self.S[5][nd // K.MAX_SEG, 0])].index(to),
+        )
 
     def finish(self) -> list[int]:
         """Final scoring (§3.3, §4.5); returns the scores."""
@@ -1151,30 +1388,41 @@ class Position:
 
     @property
     def scores(self) -> list[int]:
-        return [int(v) for v in self.S[13][:self.players]]
+        return [int(v) for v in self.S[13][: self.players]]
 
     def points(self, category: str) -> list[int]:
-        return [int(v) for v in self.S[14][:self.players, CATEGORIES.index(category)]]
+        return [int(v) for v in self.S[14][: self.players, CATEGORIES.index(category)]]
 
 
 def format_summary(block: dict, summary: dict | None = None) -> str:
     """Readable text of the ``"carcassonne"`` summary block (printed by ``mcsim simulate``)."""
+
     def ci(d, f="{:.2f}"):
         return f"{f.format(d['mean'])} [{f.format(d['low'])}, {f.format(d['high'])}]"
 
-    lines = ["tiles placed per seat: " + ", ".join(f"{d['mean']:.2f}" for d in block["tiles_per_seat"])]
-    lines.append("points per game by feature (all seats): " + ", ".join(
-        f"{k} {ci(v['per_game'])}" for k, v in block["points_by_feature"].items()))
-    lines.append(f"unplaceable tiles per game: {ci(block['unplaceable_per_game'], '{:.3f}')}; "
-                 f"winner margin {ci(block['winner_margin'])}; score spread {ci(block['score_spread'])}")
+    lines = [
+        "tiles placed per seat: " + ", ".join(f"{d['mean']:.2f}" for d in block["tiles_per_seat"])
+    ]
+    lines.append(
+        "points per game by feature (all seats): "
+        + ", ".join(f"{k} {ci(v['per_game'])}" for k, v in block["points_by_feature"].items())
+    )
+    lines.append(
+        f"unplaceable tiles per game: {ci(block['unplaceable_per_game'], '{:.3f}')}; "
+        f"winner margin {ci(block['winner_margin'])}; score spread {ci(block['score_spread'])}"
+    )
     if "gifts" in block:
         lines.append("gift cards per game      received  opened  held   points  points/opened")
         for name, g in block["gifts"].items():
             ppo = g["points_per_opened"]
-            lines.append(f"  {name:<22} {g['received_per_game']['mean']:8.3f} "
-                         f"{g['opened_per_game']['mean']:7.3f} "
-                         f"{g['held_per_game']['mean']:5.3f} {g['points_per_game']['mean']:8.3f} "
-                         f"{'-' if ppo != ppo else f'{ppo:.3f}':>14}")
-        lines.append("gift cards received per seat: " + ", ".join(
-            f"{d['mean']:.3f}" for d in block["gift_cards_per_seat"]))
+            lines.append(
+                f"  {name:<22} {g['received_per_game']['mean']:8.3f} "
+                f"{g['opened_per_game']['mean']:7.3f} "
+                f"{g['held_per_game']['mean']:5.3f} {g['points_per_game']['mean']:8.3f} "
+                f"{'-' if ppo != ppo else f'{ppo:.3f}':>14}"
+            )
+        lines.append(
+            "gift cards received per seat: "
+            + ", ".join(f"{d['mean']:.3f}" for d in block["gift_cards_per_seat"])
+        )
     return "\n".join(lines)

@@ -45,6 +45,7 @@ generator ``random_tileset_doc`` (rules §6.3).
 (``perft_deal``; a move = a face-up tile id and rotation 0/180 at the dealt cell): 18, 288, 4032
 for depths 1-3, every depth up to 22 in well under a second (memoised).
 """
+
 from __future__ import annotations
 
 import json
@@ -58,10 +59,19 @@ import numpy as np
 
 from kernels import don_quixote as K
 from mcsim import stats
-from mcsim.files import read_json
 from mcsim.errors import ConfigError, DataFileError, IllegalMoveError, InvalidRecordError
-from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
-                              check_players, check_recorded_points, policy_arrays)
+from mcsim.files import read_json
+from mcsim.games.base import (
+    GameSpec,
+    ParamSpec,
+    PolicySpec,
+    Prepared,
+    RunConfig,
+    VariantSpec,
+    check_players,
+    check_recorded_points,
+    policy_arrays,
+)
 
 RULES = "docs/rules/don_quixote.md"
 DEFAULT_TILES = "tiles_placeholder.json"
@@ -71,11 +81,11 @@ DEFAULT_CASTLE_ROADS = "file"
 
 # ---------------------------------------------------------------- tile-set facts (§2, §6.1)
 #: [M]/[L] composition facts checked on load (strict mode); change here only.
-N_LANDSCAPE = 22                 # §2.1 [H]
-CASTLE_VALUES = (6, 4)           # §2.1 [H]: placed in this order at setup
-MAX_EXIT_PORTS = 4               # §6.1 [M] ("up to four exits")
-SHIELD_VALUES = (1, 2, 3)        # §2.1 [H]
-N_CHURCHES = 7                   # §2.2 [M+]
+N_LANDSCAPE = 22  # §2.1 [H]
+CASTLE_VALUES = (6, 4)  # §2.1 [H]: placed in this order at setup
+MAX_EXIT_PORTS = 4  # §6.1 [M] ("up to four exits")
+SHIELD_VALUES = (1, 2, 3)  # §2.1 [H]
+N_CHURCHES = 7  # §2.2 [M+]
 MIN_SHIELDS = (3, 3, 2, 2, 1, 1)  # §2.2 [H for the lower bounds]
 FEATURES = ("none", "knight", "church", "windmill")
 CONFIDENCE = ("low", "medium", "high")
@@ -84,18 +94,30 @@ CASTLE_ROAD_PORTS = {"ln-rs": ("LN", "RS"), "ls-rn": ("LS", "RN"), "lw-re": ("LW
 
 HEURISTIC_PARAMS = (
     ParamSpec("now", float(K.HEUR_DEFAULT[0]), "weight of the score if the round were scored now"),
-    ParamSpec("castle", float(K.HEUR_DEFAULT[1]),
-              "weight of knights attached to castles (value/6 x min(knights, 3) per castle)"),
+    ParamSpec(
+        "castle",
+        float(K.HEUR_DEFAULT[1]),
+        "weight of knights attached to castles (value/6 x min(knights, 3) per castle)",
+    ),
     ParamSpec("defence", float(K.HEUR_DEFAULT[2]), "weight of defending shields (capped at 12)"),
     ParamSpec("bonus", float(K.HEUR_DEFAULT[3]), "weight of the best knight group's shield sum"),
     ParamSpec("open", float(K.HEUR_DEFAULT[4]), "weight of road ends facing empty cells"),
-    ParamSpec("grow", float(K.HEUR_DEFAULT[5]),
-              "weight of one more church/windmill's value for groups with open road ends"),
+    ParamSpec(
+        "grow",
+        float(K.HEUR_DEFAULT[5]),
+        "weight of one more church/windmill's value for groups with open road ends",
+    ),
     ParamSpec("kopen", float(K.HEUR_DEFAULT[6]), "weight of knights in networks with open ends"),
-    ParamSpec("castle_open", float(K.HEUR_DEFAULT[7]),
-              "weight of open road ends (max 2 per stub) of castles short of 3 knights"),
-    ParamSpec("round_end", float(K.HEUR_DEFAULT[8]),
-              "extra weight of the round's score on the placement that ends the round"),
+    ParamSpec(
+        "castle_open",
+        float(K.HEUR_DEFAULT[7]),
+        "weight of open road ends (max 2 per stub) of castles short of 3 knights",
+    ),
+    ParamSpec(
+        "round_end",
+        float(K.HEUR_DEFAULT[8]),
+        "extra weight of the round's score on the placement that ends the round",
+    ),
 )
 
 #: upper bounds of the oracle's parameters (one game within seconds; issue 12 §3)
@@ -105,12 +127,23 @@ ORACLE_MAX_ITERS = 1e6
 #: ``mcts`` parameters (kernel order ``kernels.don_quixote.M_*``); defaults from the
 #: measurements in benchmarks/RESULTS.md ("Search")
 MCTS_PARAMS = (
-    ParamSpec("iterations", 2500.0, "search iterations per placement (no wall-clock budget)",
-              1.0, 1e6, integer=True),
-    ParamSpec("c", 1.5, "UCB1 exploration constant (reward = own total / 10 points)", 0.0,
-              100.0),
-    ParamSpec("rollout", 1.0, "rollout policy: 0 random, 1 greedy, 2 heuristic (default "
-              "weights)", 0.0, 2.0, integer=True),
+    ParamSpec(
+        "iterations",
+        2500.0,
+        "search iterations per placement (no wall-clock budget)",
+        1.0,
+        1e6,
+        integer=True,
+    ),
+    ParamSpec("c", 1.5, "UCB1 exploration constant (reward = own total / 10 points)", 0.0, 100.0),
+    ParamSpec(
+        "rollout",
+        1.0,
+        "rollout policy: 0 random, 1 greedy, 2 heuristic (default weights)",
+        0.0,
+        2.0,
+        integer=True,
+    ),
 )
 
 #: game-specific options (``--option KEY=VALUE``; ``--tiles FILE`` is ``tiles=FILE``)
@@ -124,44 +157,95 @@ SPEC = GameSpec(
     max_players=4,
     default_players=1,
     variants=(
-        VariantSpec("last_tile_rotation", ("free", "random"), DEFAULT_LAST_TILE_ROTATION,
-                    "orientation of the set-aside last tile", RULES + " §3.7.4"),
-        VariantSpec("defence_road", ("own-half", "half-only"), DEFAULT_DEFENCE_ROAD,
-                    "which knight roads count for defence of the realm", RULES + " §3.7.3"),
-        VariantSpec("castle_roads", ("file", "ln-rs", "ls-rn", "lw-re"), DEFAULT_CASTLE_ROADS,
-                    "castle stub exits (tile file or forced); the shipped set's castles are "
-                    "LN|RS, so ln-rs gives the same results as file with it",
-                    RULES + " §2.1, §3.7.1"),
+        VariantSpec(
+            "last_tile_rotation",
+            ("free", "random"),
+            DEFAULT_LAST_TILE_ROTATION,
+            "orientation of the set-aside last tile",
+            RULES + " §3.7.4",
+        ),
+        VariantSpec(
+            "defence_road",
+            ("own-half", "half-only"),
+            DEFAULT_DEFENCE_ROAD,
+            "which knight roads count for defence of the realm",
+            RULES + " §3.7.3",
+        ),
+        VariantSpec(
+            "castle_roads",
+            ("file", "ln-rs", "ls-rn", "lw-re"),
+            DEFAULT_CASTLE_ROADS,
+            "castle stub exits (tile file or forced); the shipped set's castles are "
+            "LN|RS, so ln-rs gives the same results as file with it",
+            RULES + " §2.1, §3.7.1",
+        ),
     ),
     policies=(
         PolicySpec("random", K.POL_RANDOM, "uniform over (face-up tile, rotation)"),
-        PolicySpec("greedy", K.POL_GREEDY,
-                   "maximise the current round's score if scored now; ties: defence shields, "
-                   "knights at castles, lower tile index, 0° before 180°"),
-        PolicySpec("heuristic", K.POL_HEURISTIC,
-                   "maximise a weighted evaluation of the estate", HEURISTIC_PARAMS),
-        PolicySpec("rollout", K.POL_ROLLOUT,
-                   "best mean of k completions per candidate on sampled futures",
-                   (ParamSpec("k", 8.0, "completions per candidate", 1.0, 4096.0,
-                              integer=True),
-                    ParamSpec("base", 1.0, "base policy id: 0 random, 1 greedy, 2 heuristic",
-                              0.0, 2.0, integer=True))),
-        PolicySpec("oracle", K.POL_ORACLE,
-                   "full-knowledge search (beam over rounds 1-2 + exact round 3, then simulated "
-                   "annealing of the within-round assignment): a lower bound on the best "
-                   "achievable total; not a playable policy",
-                   # bounded so that one game (one oracle decision) stays within seconds:
-                   # beam=512 or iters=1e6 took ~10-15 s per game on a 5x-overloaded 2-core
-                   # machine, ~2-3 s idle (issue 12 §3: 4096 / 1e9 ignored Ctrl-C for minutes)
-                   (ParamSpec("beam", 16.0, "beam width for rounds 1-2 (cost grows linearly)", 1.0,
-                              ORACLE_MAX_BEAM, integer=True),
-                    ParamSpec("iters", 20000.0, "simulated-annealing steps over the within-round "
-                              "assignment after the beam (0 = beam only)", 0.0,
-                              ORACLE_MAX_ITERS, integer=True))),
-        PolicySpec("mcts", K.POL_MCTS,
-                   "information-set Monte Carlo tree search (kernels/search.py): each "
-                   "iteration samples the unseen cells and tiles anew; reward = own total",
-                   MCTS_PARAMS),
+        PolicySpec(
+            "greedy",
+            K.POL_GREEDY,
+            "maximise the current round's score if scored now; ties: defence shields, "
+            "knights at castles, lower tile index, 0° before 180°",
+        ),
+        PolicySpec(
+            "heuristic",
+            K.POL_HEURISTIC,
+            "maximise a weighted evaluation of the estate",
+            HEURISTIC_PARAMS,
+        ),
+        PolicySpec(
+            "rollout",
+            K.POL_ROLLOUT,
+            "best mean of k completions per candidate on sampled futures",
+            (
+                ParamSpec("k", 8.0, "completions per candidate", 1.0, 4096.0, integer=True),
+                ParamSpec(
+                    "base",
+                    1.0,
+                    "base policy id: 0 random, 1 greedy, 2 heuristic",
+                    0.0,
+                    2.0,
+                    integer=True,
+                ),
+            ),
+        ),
+        PolicySpec(
+            "oracle",
+            K.POL_ORACLE,
+            "full-knowledge search (beam over rounds 1-2 + exact round 3, then simulated "
+            "annealing of the within-round assignment): a lower bound on the best "
+            "achievable total; not a playable policy",
+            # bounded so that one game (one oracle decision) stays within seconds:
+            # beam=512 or iters=1e6 took ~10-15 s per game on a 5x-overloaded 2-core
+            # machine, ~2-3 s idle (issue 12 §3: 4096 / 1e9 ignored Ctrl-C for minutes)
+            (
+                ParamSpec(
+                    "beam",
+                    16.0,
+                    "beam width for rounds 1-2 (cost grows linearly)",
+                    1.0,
+                    ORACLE_MAX_BEAM,
+                    integer=True,
+                ),
+                ParamSpec(
+                    "iters",
+                    20000.0,
+                    "simulated-annealing steps over the within-round "
+                    "assignment after the beam (0 = beam only)",
+                    0.0,
+                    ORACLE_MAX_ITERS,
+                    integer=True,
+                ),
+            ),
+        ),
+        PolicySpec(
+            "mcts",
+            K.POL_MCTS,
+            "information-set Monte Carlo tree search (kernels/search.py): each "
+            "iteration samples the unseen cells and tiles anew; reward = own total",
+            MCTS_PARAMS,
+        ),
     ),
     summary_key="don_quixote",
     max_plies=K.N_PLACE,
@@ -391,8 +475,10 @@ def _parse_tile(raw: Any, k: int, where: str) -> Tile:
 def _check_composition(tiles: list[Tile], where: str) -> None:
     castles = sorted(t.castle for t in tiles if t.castle)
     if tuple(sorted(CASTLE_VALUES)) != tuple(castles):
-        raise DataFileError(f"{where}: the set needs exactly the castles {CASTLE_VALUES}, "
-                            f"found {tuple(castles) or 'none'}")
+        raise DataFileError(
+            f"{where}: the set needs exactly the castles {CASTLE_VALUES}, "
+            f"found {tuple(castles) or 'none'}"
+        )
     n_land = sum(t.count for t in tiles if not t.castle)
     if n_land != N_LANDSCAPE:
         raise DataFileError(f"{where}: the set needs {N_LANDSCAPE} landscape tiles, found {n_land}")
@@ -403,23 +489,29 @@ def _check_composition(tiles: list[Tile], where: str) -> None:
         if t.castle:
             continue
         if all(f == "none" for f in t.feature):
-            raise DataFileError(f"{where}: tile {t.id!r}: a landscape tile needs at least one "
-                                "knight, church or windmill (§2.1)")
+            raise DataFileError(
+                f"{where}: tile {t.id!r}: a landscape tile needs at least one "
+                "knight, church or windmill (§2.1)"
+            )
         if exits > MAX_EXIT_PORTS:
-            raise DataFileError(f"{where}: tile {t.id!r}: {exits} exit ports, at most "
-                                f"{MAX_EXIT_PORTS} (§2.1)")
+            raise DataFileError(
+                f"{where}: tile {t.id!r}: {exits} exit ports, at most {MAX_EXIT_PORTS} (§2.1)"
+            )
         churches += t.count * sum(f == "church" for f in t.feature)
         for f, s in zip(t.feature, t.shield):
             if f == "knight":
                 shields[s] += t.count
     if churches != N_CHURCHES:
-        raise DataFileError(f"{where}: the set needs {N_CHURCHES} churches, found {churches} "
-                            "(§2.2)")
+        raise DataFileError(
+            f"{where}: the set needs {N_CHURCHES} churches, found {churches} (§2.2)"
+        )
     need = Counter(MIN_SHIELDS)
     for s, n in need.items():
         if shields[s] < n:
-            raise DataFileError(f"{where}: knight shields must include {sorted(MIN_SHIELDS)}; "
-                                f"only {shields[s]} knight(s) with shield {s} (§2.2)")
+            raise DataFileError(
+                f"{where}: knight shields must include {sorted(MIN_SHIELDS)}; "
+                f"only {shields[s]} knight(s) with shield {s} (§2.2)"
+            )
 
 
 def _rot_mask(ports: tuple[int, ...], o: int) -> int:
@@ -449,12 +541,14 @@ def build_tables(ts: TileSet, variant: dict[str, str] | None = None) -> np.ndarr
         pieces = t.pieces
         if t.castle and castle_roads != "file":
             a, b = CASTLE_ROAD_PORTS[castle_roads]
-            pieces = (Piece((K.PORT_NAMES.index(a),), (), True),
-                      Piece((K.PORT_NAMES.index(b),), (), True))
+            pieces = (
+                Piece((K.PORT_NAMES.index(a),), (), True),
+                Piece((K.PORT_NAMES.index(b),), (), True),
+            )
         for o in range(2):
             row = tab[i, o]
-            row[K.T_CASTLE:K.T_CASTLE + K.MAXP] = -1
-            row[K.T_PP:K.T_PP + 6] = -1
+            row[K.T_CASTLE : K.T_CASTLE + K.MAXP] = -1
+            row[K.T_PP : K.T_PP + 6] = -1
             row[K.T_NP] = len(pieces)
             row[K.T_CVAL] = t.castle
             for k, pc in enumerate(pieces):
@@ -504,24 +598,34 @@ def prepare(config: RunConfig) -> Prepared:
     """
     check_players(SPEC, config.players)
     if len(config.policies) != config.players:
-        raise ConfigError(f"don-quixote: {config.players} players need {config.players} "
-                          f"policies, got {len(config.policies)}")
+        raise ConfigError(
+            f"don-quixote: {config.players} players need {config.players} "
+            f"policies, got {len(config.policies)}"
+        )
     variant = SPEC.resolve_variant(config.variant)
     ids, params = policy_arrays(SPEC, config.policies)
     ts = load_tileset(config.options.get("tiles"))
     if (ids == K.POL_MCTS).any() and ts.n_land > K.MAX_SEARCH_LAND:
-        raise ConfigError(f"don-quixote: mcts handles at most {K.MAX_SEARCH_LAND} landscape "
-                          f"tiles; the tile set has {ts.n_land}")
+        raise ConfigError(
+            f"don-quixote: mcts handles at most {K.MAX_SEARCH_LAND} landscape "
+            f"tiles; the tile set has {ts.n_land}"
+        )
     tab = build_tables(ts, variant)
-    prep = Prepared(config=config, policy_ids=ids, policy_params=params,
-                    variant_codes=SPEC.variant_codes(variant), tables={"tiles": tab},
-                    info={"tileset": {"id": ts.id, "provenance": ts.provenance}})
+    prep = Prepared(
+        config=config,
+        policy_ids=ids,
+        policy_params=params,
+        variant_codes=SPEC.variant_codes(variant),
+        tables={"tiles": tab},
+        info={"tileset": {"id": ts.id, "provenance": ts.provenance}},
+    )
     prep.tables["tile_names"] = [t.id for t in ts.instances]
     prep.tables["tiles_path"] = ts.path if config.options.get("tiles") else None
     if ts.provenance != "verified":
         prep.notices.append(
             f"don-quixote: tile set {ts.id!r} is {ts.provenance} (rules §2.3/§6.3): figures "
-            "depend on an unverified tile set; do not report them as game results")
+            "depend on an unverified tile set; do not report them as game results"
+        )
     return prep
 
 
@@ -541,15 +645,25 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     score, bd = _outputs(n_games, seats)
     simple = bool((prep.policy_ids <= K.POL_HEURISTIC).all())
     kernel = K.play_batch_simple if simple else K.play_batch
-    kernel(np.int64(first_game_index), np.int64(n_games), np.uint64(root_seed),
-           prep.policy_ids, prep.policy_params, prep.variant_codes, prep.tables["tiles"],
-           score, bd)
+    kernel(
+        np.int64(first_game_index),
+        np.int64(n_games),
+        np.uint64(root_seed),
+        prep.policy_ids,
+        prep.policy_params,
+        prep.variant_codes,
+        prep.tables["tiles"],
+        score,
+        bd,
+    )
     return _columns(score, bd)
 
 
 def _columns(score: np.ndarray, bd: np.ndarray) -> dict:
-    out: dict[str, np.ndarray] = {"score": score,
-                                  "length": np.full(score.shape[0], K.N_PLACE, dtype=np.int32)}
+    out: dict[str, np.ndarray] = {
+        "score": score,
+        "length": np.full(score.shape[0], K.N_PLACE, dtype=np.int32),
+    }
     for r in range(3):
         out[SCORING_COLUMNS[r]] = bd[:, :, r, :].sum(axis=2)
     for c, name in enumerate(CATEGORY_COLUMNS):
@@ -580,8 +694,10 @@ def partial_summary(games, prep: Prepared) -> dict:
     total = _seat_values(games, "score", seats)
     return {
         "n": int(total.size),
-        "sums": {c: int(_seat_values(games, c, seats).astype(np.int64).sum())
-                 for c in CATEGORY_COLUMNS + SCORING_COLUMNS + DETAIL_COLUMNS},
+        "sums": {
+            c: int(_seat_values(games, c, seats).astype(np.int64).sum())
+            for c in CATEGORY_COLUMNS + SCORING_COLUMNS + DETAIL_COLUMNS
+        },
         "over": {str(b): int((total > b).sum()) for b in BANDS},
     }
 
@@ -592,9 +708,11 @@ def finalize_summary(t: dict, prep: Prepared) -> dict:
     the tile set in use. Bands are ``{"estimate", "low", "high"}`` (``mcsim.stats.proportion``)."""
     n = t["n"]
     out: dict[str, Any] = {"tileset": dict(prep.info.get("tileset", {})), "n_estates": n}
-    for key, cols in (("mean_per_category", CATEGORY_COLUMNS),
-                      ("mean_per_scoring", SCORING_COLUMNS),
-                      ("mean_per_scoring_category", DETAIL_COLUMNS)):
+    for key, cols in (
+        ("mean_per_category", CATEGORY_COLUMNS),
+        ("mean_per_scoring", SCORING_COLUMNS),
+        ("mean_per_scoring_category", DETAIL_COLUMNS),
+    ):
         out[key] = {c: t["sums"][c] / n if n else None for c in cols}
     out["bands"] = {f"p_over_{b}": stats.proportion(float(t["over"][str(b)]), n) for b in BANDS}
     return out
@@ -627,31 +745,63 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
         moves = np.zeros((seats, K.N_PLACE, 2), dtype=np.int64)
         score = np.zeros(seats, dtype=np.int64)
         bd = np.zeros((seats, 3, K.N_CAT), dtype=np.int64)
-        K.play_game_record(np.int64(gi), np.uint64(root_seed), prep.policy_ids,
-                           prep.policy_params, prep.variant_codes, tab, castles, cells, seq,
-                           last_rot, moves, score, bd)
+        K.play_game_record(
+            np.int64(gi),
+            np.uint64(root_seed),
+            prep.policy_ids,
+            prep.policy_params,
+            prep.variant_codes,
+            tab,
+            castles,
+            cells,
+            seq,
+            last_rot,
+            moves,
+            score,
+            bd,
+        )
         players = []
         a, b = K.ROUND_SIZES[0], K.ROUND_SIZES[0] + K.ROUND_SIZES[1]
         for p in range(seats):
             s = [names[t] for t in seq[p]]
-            players.append({
-                "seat": p,
-                "policy": prep.config.policies[p].label(),
-                "reveals": {"round1": s[:a], "round2": s[a:b], "round3": s[b:K.N_PLACE - 1],
-                            "set_aside": s[K.N_PLACE - 1]},
-                "placements": [{"cell": K.CELL_NAMES[cells[i]], "tile": names[moves[p, i, 0]],
-                                "rot": 180 * int(moves[p, i, 1])} for i in range(K.N_PLACE)],
-                "scorings": [int(bd[p, r].sum()) for r in range(3)],
-                "total": int(score[p]),
-            })
-        out.append({
-            "format": RECORD_FORMAT, "game": SPEC.id,
-            "tileset": dict(prep.info["tileset"]), "tiles_file": prep.tables.get("tiles_path"),
-            "variant": variant, "seed": int(root_seed), "game_index": int(gi),
-            "castles": {str(CASTLE_VALUES[0]): K.CELL_NAMES[castles[0]],
-                        str(CASTLE_VALUES[1]): K.CELL_NAMES[castles[1]]},
-            "players": players,
-        })
+            players.append(
+                {
+                    "seat": p,
+                    "policy": prep.config.policies[p].label(),
+                    "reveals": {
+                        "round1": s[:a],
+                        "round2": s[a:b],
+                        "round3": s[b : K.N_PLACE - 1],
+                        "set_aside": s[K.N_PLACE - 1],
+                    },
+                    "placements": [
+                        {
+                            "cell": K.CELL_NAMES[cells[i]],
+                            "tile": names[moves[p, i, 0]],
+                            "rot": 180 * int(moves[p, i, 1]),
+                        }
+                        for i in range(K.N_PLACE)
+                    ],
+                    "scorings": [int(bd[p, r].sum()) for r in range(3)],
+                    "total": int(score[p]),
+                }
+            )
+        out.append(
+            {
+                "format": RECORD_FORMAT,
+                "game": SPEC.id,
+                "tileset": dict(prep.info["tileset"]),
+                "tiles_file": prep.tables.get("tiles_path"),
+                "variant": variant,
+                "seed": int(root_seed),
+                "game_index": int(gi),
+                "castles": {
+                    str(CASTLE_VALUES[0]): K.CELL_NAMES[castles[0]],
+                    str(CASTLE_VALUES[1]): K.CELL_NAMES[castles[1]],
+                },
+                "players": players,
+            }
+        )
     return out
 
 
@@ -705,8 +855,10 @@ def replay(record: dict) -> dict:
     want = record.get("tileset")
     want_id = want.get("id") if isinstance(want, dict) else want
     if want_id is not None and want_id != ts.id:
-        raise InvalidRecordError(f"record uses tile set {want_id!r} but {ts.id!r} is loaded; "
-                                 'give its file as "tiles_file"')
+        raise InvalidRecordError(
+            f"record uses tile set {want_id!r} but {ts.id!r} is loaded; "
+            'give its file as "tiles_file"'
+        )
     try:
         variant = SPEC.resolve_variant(record.get("variant") or {})
     except ValueError as e:  # unknown variant in a record is a record problem
@@ -728,11 +880,13 @@ def replay(record: dict) -> dict:
         raise InvalidRecordError(
             f"castles: the {CASTLE_VALUES[1]}-castle at {K.CELL_NAMES[ccell[1]]} touches the "
             f"{CASTLE_VALUES[0]}-castle at {K.CELL_NAMES[ccell[0]]} (rules §3.1: at least one "
-            "cell between them)")
+            "cell between them)"
+        )
     players = record.get("players")
     if players is None:
-        players = [{k: record[k] for k in ("placements", "reveals", "scorings", "total")
-                    if k in record}]
+        players = [
+            {k: record[k] for k in ("placements", "reveals", "scorings", "total") if k in record}
+        ]
     if not isinstance(players, list) or not players or len(players) > SPEC.max_players:
         raise InvalidRecordError(f'"players" must be a list of 1..{SPEC.max_players} players')
     by_id: dict[str, list[int]] = {}
@@ -760,18 +914,24 @@ def replay(record: dict) -> dict:
             legal_cells = [c for c in range(K.N_CELLS) if S[K.CELLS, c] < 0]
             cell = cell_index(mv.get("cell", ""))
             if ref_cells is not None and ply < len(ref_cells) and cell != ref_cells[ply]:
-                raise IllegalMoveError(ply, text, [f"{K.CELL_NAMES[ref_cells[ply]]} (position "
-                                                   "cards are shared by all players)"])
+                raise IllegalMoveError(
+                    ply,
+                    text,
+                    [f"{K.CELL_NAMES[ref_cells[ply]]} (position cards are shared by all players)"],
+                )
             avail = _available(faceup, used, by_id, names, ply, n_land)
             if cell not in legal_cells:
-                raise IllegalMoveError(ply, text, [f"{K.CELL_NAMES[c]} <tile> 0|180"
-                                                   for c in legal_cells])
+                raise IllegalMoveError(
+                    ply, text, [f"{K.CELL_NAMES[c]} <tile> 0|180" for c in legal_cells]
+                )
             legal = [_move_text(cell, names[t], r) for t in avail for r in (0, 180)]
             tile = mv.get("tile")
             rot = mv.get("rot")
             if isinstance(rot, bool) or not isinstance(rot, int):
-                raise InvalidRecordError(f'player {p} placement {ply}: "rot" must be the number '
-                                         f'0 or 180, not {json.dumps(rot)}')
+                raise InvalidRecordError(
+                    f'player {p} placement {ply}: "rot" must be the number '
+                    f"0 or 180, not {json.dumps(rot)}"
+                )
             cand = [t for t in by_id.get(tile, []) if t in avail] if isinstance(tile, str) else []
             if not cand or rot not in (0, 180) or isinstance(rot, bool):
                 raise IllegalMoveError(ply, text, legal)
@@ -782,26 +942,41 @@ def replay(record: dict) -> dict:
             rnd = K.round_of(ply)
             if ply == K.ROUND_END[rnd - 1]:
                 pts = int(K.score_breakdown(S, rnd, bdrow))
-                scorings.append({"round": rnd, "placements": ply + 1,
-                                 "tiles_on_board": int(S[K.SC, K.SC_NPLACED]),
-                                 "breakdown": dict(zip(K.CAT_NAMES, map(int, bdrow))),
-                                 "points": pts})
+                scorings.append(
+                    {
+                        "round": rnd,
+                        "placements": ply + 1,
+                        "tiles_on_board": int(S[K.SC, K.SC_NPLACED]),
+                        "breakdown": dict(zip(K.CAT_NAMES, map(int, bdrow))),
+                        "points": pts,
+                    }
+                )
         if ref_cells is None:
             ref_cells = cells
         elif len(cells) != len(ref_cells):
-            raise InvalidRecordError(f"player {p}: {len(cells)} placements but player 0 has "
-                                     f"{len(ref_cells)}")
+            raise InvalidRecordError(
+                f"player {p}: {len(cells)} placements but player 0 has {len(ref_cells)}"
+            )
         total = sum(s["points"] for s in scorings)
         rec_total = pl.get("total")
         _check_recorded(pl, p, [s["points"] for s in scorings], total, len(moves) == K.N_PLACE)
-        results.append({"seat": p, "scorings": scorings, "total": total,
-                        "complete": len(moves) == K.N_PLACE, "recorded_total": rec_total,
-                        "matches_record": None if rec_total is None else rec_total == total})
-    result = {"tileset": {"id": ts.id, "provenance": ts.provenance},
-              "castles": {str(v): K.CELL_NAMES[c] for v, c in zip(CASTLE_VALUES, ccell)},
-              "finished": all(r["complete"] for r in results),
-              "points": [r["total"] for r in results],
-              "players": results}
+        results.append(
+            {
+                "seat": p,
+                "scorings": scorings,
+                "total": total,
+                "complete": len(moves) == K.N_PLACE,
+                "recorded_total": rec_total,
+                "matches_record": None if rec_total is None else rec_total == total,
+            }
+        )
+    result = {
+        "tileset": {"id": ts.id, "provenance": ts.provenance},
+        "castles": {str(v): K.CELL_NAMES[c] for v, c in zip(CASTLE_VALUES, ccell)},
+        "finished": all(r["complete"] for r in results),
+        "points": [r["total"] for r in results],
+        "players": results,
+    }
     check_recorded_points(record, result)
     return result
 
@@ -813,8 +988,9 @@ def _check_recorded(pl: dict, p: int, done: list[int], total: int, complete: boo
     rec = pl.get("scorings")
     if rec is not None:
         if not isinstance(rec, list) or len(rec) > len(K.ROUND_END):
-            raise InvalidRecordError(f'player {p}: "scorings" must list the points of up to '
-                                     f"{len(K.ROUND_END)} scorings")
+            raise InvalidRecordError(
+                f'player {p}: "scorings" must list the points of up to {len(K.ROUND_END)} scorings'
+            )
         n = min(len(rec), len(done))
         if rec[:n] != done[:n] or (complete and len(rec) != len(done)):
             raise InvalidRecordError(f"player {p}: record says scorings {rec}, replay gives {done}")
@@ -845,8 +1021,9 @@ def _reveal_schedule(rev, by_id, p) -> list[Counter] | None:
         out.append(c)
     for tid, n in total.items():
         if n > len(by_id[tid]):
-            raise InvalidRecordError(f"player {p}: tile {tid!r} revealed {n} times, the set has "
-                                     f"{len(by_id[tid])}")
+            raise InvalidRecordError(
+                f"player {p}: tile {tid!r} revealed {n} times, the set has {len(by_id[tid])}"
+            )
     return out
 
 
@@ -868,7 +1045,7 @@ def _available(faceup, used, by_id, names, ply, n_land) -> list[int]:
     for tid, n in allowed.items():
         left = n - placed.get(tid, 0) if ply != K.N_PLACE - 1 else n
         inst = [t for t in by_id[tid] if not used[t]]
-        out.extend(inst[:max(left, 0)])
+        out.extend(inst[: max(left, 0)])
     return sorted(out)
 
 
@@ -890,11 +1067,18 @@ def perft_deal(ts: TileSet | None = None) -> dict:
     c6 = deck.pop(0)
     c4 = next(c for c in deck if not int(K.BB_NEAR[c6]) >> c & 1)
     deck.remove(c4)
-    names = [t.id for t in ts.instances[:ts.n_land]]
+    names = [t.id for t in ts.instances[: ts.n_land]]
     a, b = K.ROUND_SIZES[0], K.ROUND_SIZES[0] + K.ROUND_SIZES[1]
-    return {"castles": [c6, c4], "cells": deck[:K.N_PLACE],
-            "reveals": {"round1": names[:a], "round2": names[a:b],
-                        "round3": names[b:K.N_PLACE - 1], "set_aside": names[K.N_PLACE - 1]}}
+    return {
+        "castles": [c6, c4],
+        "cells": deck[: K.N_PLACE],
+        "reveals": {
+            "round1": names[:a],
+            "round2": names[a:b],
+            "round3": names[b : K.N_PLACE - 1],
+            "set_aside": names[K.N_PLACE - 1],
+        },
+    }
 
 
 def perft(depth: int, variant: dict | None = None) -> int:
@@ -945,8 +1129,10 @@ def perft(depth: int, variant: dict | None = None) -> int:
             for t in avail:
                 first.setdefault(names[t], t)
             n_rot = rots if ply == K.N_PLACE - 1 else 2
-            memo[key] = sum(n_rot * count(ply + 1, used[:t] + (True,) + used[t + 1:], d - 1)
-                            for t in first.values())
+            memo[key] = sum(
+                n_rot * count(ply + 1, used[:t] + (True,) + used[t + 1 :], d - 1)
+                for t in first.values()
+            )
         return memo[key]
 
     return count(0, (False,) * n_land, depth)
@@ -954,14 +1140,18 @@ def perft(depth: int, variant: dict | None = None) -> int:
 
 def format_replay(result: dict) -> str:
     """Readable text of a ``replay`` result: each completed scoring's breakdown and the total."""
-    lines = [f"tile set {result['tileset']['id']} ({result['tileset']['provenance']}); castles "
-             + ", ".join(f"{v} at {c}" for v, c in result["castles"].items())]
+    lines = [
+        f"tile set {result['tileset']['id']} ({result['tileset']['provenance']}); castles "
+        + ", ".join(f"{v} at {c}" for v, c in result["castles"].items())
+    ]
     for pl in result["players"]:
         lines.append(f"player {pl['seat']}:")
         for s in pl["scorings"]:
             parts = ", ".join(f"{k} {v}" for k, v in s["breakdown"].items())
-            lines.append(f"  scoring {s['round']} ({s['tiles_on_board']} tiles on the board): "
-                         f"{parts} = {s['points']}")
+            lines.append(
+                f"  scoring {s['round']} ({s['tiles_on_board']} tiles on the board): "
+                f"{parts} = {s['points']}"
+            )
         tail = "" if pl["complete"] else " (incomplete game)"
         if pl["matches_record"] is False:
             tail += f" (record says {pl['recorded_total']})"
@@ -976,8 +1166,8 @@ ORACLE_POLICY = "oracle"
 #: ensemble generator facts (§6.3): 8 knights, shields include {3,3,2,2,1,1}, sum 14-17
 ENSEMBLE_KNIGHTS = 8
 ENSEMBLE_SHIELD_SUM = (14, 17)
-ENSEMBLE_EXITS = (2, 4)     # exit ports per landscape tile (placeholder range, §2.3)
-ENSEMBLE_P_MID = 0.8        # share of tiles whose road crosses the midline
+ENSEMBLE_EXITS = (2, 4)  # exit ports per landscape tile (placeholder range, §2.3)
+ENSEMBLE_P_MID = 0.8  # share of tiles whose road crosses the midline
 ENSEMBLE_CASTLE_ROADS = ("ln-rs", "ls-rn")  # the castle exits that fit the round-1 example (§2.1)
 
 
@@ -997,8 +1187,11 @@ def random_tileset_doc(seed: int, index: int) -> dict:
         if lo <= sum(MIN_SHIELDS) + sum(extra) <= hi:
             break
     shields = list(MIN_SHIELDS) + extra
-    feats = ([("knight", s) for s in shields] + [("church", 0)] * N_CHURCHES
-             + [("windmill", 0)] * (N_LANDSCAPE - ENSEMBLE_KNIGHTS - N_CHURCHES))
+    feats = (
+        [("knight", s) for s in shields]
+        + [("church", 0)] * N_CHURCHES
+        + [("windmill", 0)] * (N_LANDSCAPE - ENSEMBLE_KNIGHTS - N_CHURCHES)
+    )
     tiles = []
     counters: Counter = Counter()
     for f, s in feats:
@@ -1016,18 +1209,26 @@ def random_tileset_doc(seed: int, index: int) -> dict:
             roads = [{"ports": ports, "features": [h]}]
         else:
             roads = [{"ports": own, "features": [h]}, {"ports": other, "features": []}]
-        tiles.append({"id": tid, "count": 1, "confidence": "low", "halves": halves,
-                      "roads": roads})
+        tiles.append({"id": tid, "count": 1, "confidence": "low", "halves": halves, "roads": roads})
     a, b = CASTLE_ROAD_PORTS[ENSEMBLE_CASTLE_ROADS[int(rng.integers(0, 2))]]
     for v in CASTLE_VALUES:
-        tiles.append({"id": f"CASTLE{v}", "castle": v, "count": 1, "confidence": "low",
-                      "roads": [{"ports": [a], "castle_stub": True},
-                                {"ports": [b], "castle_stub": True}]})
-    return {"format": "mcsim-don-quixote-tiles/1",
-            "tileset": f"ensemble-s{int(seed)}-{int(index):03d}", "provenance": "generated",
-            "source": "mcsim.games.don_quixote.random_tileset_doc (rules §6.3 ensemble)",
-            "geometry": {"rows": K.ROW_NAMES, "cols": K.COL_NAMES, "tile_long_axis": "horizontal"},
-            "tiles": tiles}
+        tiles.append(
+            {
+                "id": f"CASTLE{v}",
+                "castle": v,
+                "count": 1,
+                "confidence": "low",
+                "roads": [{"ports": [a], "castle_stub": True}, {"ports": [b], "castle_stub": True}],
+            }
+        )
+    return {
+        "format": "mcsim-don-quixote-tiles/1",
+        "tileset": f"ensemble-s{int(seed)}-{int(index):03d}",
+        "provenance": "generated",
+        "source": "mcsim.games.don_quixote.random_tileset_doc (rules §6.3 ensemble)",
+        "geometry": {"rows": K.ROW_NAMES, "cols": K.COL_NAMES, "tile_long_axis": "horizontal"},
+        "tiles": tiles,
+    }
 
 
 def ensemble_options(k: int, seed: int, out_dir: str | None = None) -> list[tuple[str, dict]]:
@@ -1045,10 +1246,17 @@ def ensemble_options(k: int, seed: int, out_dir: str | None = None) -> list[tupl
     for i in range(k):
         doc = random_tileset_doc(seed, i)
         p = d / f"{doc['tileset']}.json"
-        p.write_text("{\n" + ",\n".join(
-            f' {json.dumps(key)}: {json.dumps(val)}' for key, val in doc.items()
-            if key != "tiles") + ',\n "tiles": [\n'
-            + ",\n".join("  " + json.dumps(t) for t in doc["tiles"]) + "\n ]\n}\n")
+        p.write_text(
+            "{\n"
+            + ",\n".join(
+                f" {json.dumps(key)}: {json.dumps(val)}"
+                for key, val in doc.items()
+                if key != "tiles"
+            )
+            + ',\n "tiles": [\n'
+            + ",\n".join("  " + json.dumps(t) for t in doc["tiles"])
+            + "\n ]\n}\n"
+        )
         load_tileset(p)  # strict: the generator must obey §6.1
         out.append((doc["tileset"], {"tiles": str(p)}))
     return out
@@ -1059,11 +1267,15 @@ def format_summary(block: dict, summary: dict | None = None) -> str:
     ts = block.get("tileset", {})
     cat = block["mean_per_category"]
     sc = block["mean_per_scoring"]
-    bands = ", ".join(f"P(>{k.split('_')[-1]}) {v['estimate']:.4f} [{v['low']:.4f}, "
-                      f"{v['high']:.4f}]" for k, v in block["bands"].items())
-    return "\n".join([
-        f"tile set {ts.get('id')} ({ts.get('provenance')}); mean points per estate:",
-        "  per category: " + ", ".join(f"{k} {v:.2f}" for k, v in cat.items()),
-        "  per scoring: " + ", ".join(f"{k} {v:.2f}" for k, v in sc.items()),
-        "  " + bands,
-    ])
+    bands = ", ".join(
+        f"P(>{k.split('_')[-1]}) {v['estimate']:.4f} [{v['low']:.4f}, {v['high']:.4f}]"
+        for k, v in block["bands"].items()
+    )
+    return "\n".join(
+        [
+            f"tile set {ts.get('id')} ({ts.get('provenance')}); mean points per estate:",
+            "  per category: " + ", ".join(f"{k} {v:.2f}" for k, v in cat.items()),
+            "  per scoring: " + ", ".join(f"{k} {v:.2f}" for k, v in sc.items()),
+            "  " + bands,
+        ]
+    )

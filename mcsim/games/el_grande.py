@@ -76,6 +76,7 @@ Points by source: ``general`` (region points at general scorings), ``special`` (
 special scorings), ``king`` (+2 King bonus), ``grande`` (+2 Grande bonus), ``castillo`` (points
 for scoring the Castillo, general or special).
 """
+
 from __future__ import annotations
 
 import json
@@ -88,10 +89,19 @@ from typing import Any
 import numpy as np
 
 from kernels import el_grande as K
+from mcsim.errors import ConfigError, DataFileError, IllegalMoveError, InvalidRecordError
 from mcsim.files import read_json
-from mcsim.errors import ConfigError, DataFileError, InvalidRecordError, IllegalMoveError
-from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
-                              check_players, check_recorded_points, policy_arrays)
+from mcsim.games.base import (
+    GameSpec,
+    ParamSpec,
+    PolicySpec,
+    Prepared,
+    RunConfig,
+    VariantSpec,
+    check_players,
+    check_recorded_points,
+    policy_arrays,
+)
 
 RULES = "docs/rules/el_grande.md"
 DEFAULT_TIE_RANK = "rulebook"
@@ -131,23 +141,80 @@ EFFECTS: dict[str, int] = {
     "secret_scoring": K.OP_SECRET_SCORE,
     "king": K.OP_KING,
 }
-_NEEDS_LIMIT = {"place_any", "choose_1a_1b", "move_from_one_region", "move_opponents", "move_any",
-                "move_own_and_opponents", "move_own", "decay_n", "angry_king", "remove_one_each",
-                "secret_remove_two", "court"}
+_NEEDS_LIMIT = {
+    "place_any",
+    "choose_1a_1b",
+    "move_from_one_region",
+    "move_opponents",
+    "move_any",
+    "move_own_and_opponents",
+    "move_own",
+    "decay_n",
+    "angry_king",
+    "remove_one_each",
+    "secret_remove_two",
+    "court",
+}
 
 HEURISTIC_PARAMS = (
-    ParamSpec("w_board", 1.5, "weight of the points every place would pay now (evaluation)", 0.0, 10.0),
+    ParamSpec(
+        "w_board", 1.5, "weight of the points every place would pay now (evaluation)", 0.0, 10.0
+    ),
     ParamSpec("w_court", 0.4, "value of one caballero in court (evaluation, points)", 0.0, 10.0),
-    ParamSpec("bid_cab", 0.7, "bid: weight per caballero the power card brings to court", 0.0, 10.0),
+    ParamSpec(
+        "bid_cab", 0.7, "bid: weight per caballero the power card brings to court", 0.0, 10.0
+    ),
     ParamSpec("bid_order", 0.35, "bid: weight per power value (turn order)", 0.0, 10.0),
-    ParamSpec("veto_threshold", 3.0, "veto a scoring that gives the actor this many points more than me", -50.0, 50.0, integer=True),
-    ParamSpec("short_min_court", 2.0, "take shortfall caballeros from regions only while court is below this", 0.0, 30.0, integer=True),
+    ParamSpec(
+        "veto_threshold",
+        3.0,
+        "veto a scoring that gives the actor this many points more than me",
+        -50.0,
+        50.0,
+        integer=True,
+    ),
+    ParamSpec(
+        "short_min_court",
+        2.0,
+        "take shortfall caballeros from regions only while court is below this",
+        0.0,
+        30.0,
+        integer=True,
+    ),
     ParamSpec("eps", 0.0, "probability of a uniformly random decision instead", 0.0, 1.0),
-    ParamSpec("w_special", 1.0, "weight of the static value of non-scoring special actions (card choice)", 0.0, 10.0),
-    ParamSpec("bid_spread", 0.0, "bid: weight per power value / 13 of the value spread of the face-up cards", 0.0, 10.0),
-    ParamSpec("bid_save", 0.0, "bid: cost per power value x rounds left / 9 (keep high cards)", 0.0, 10.0),
-    ParamSpec("veto_harm", 3.0, "veto 2b-2e when my step would cost me at least this many caballeros (cut before my step)", 0.0, 31.0, integer=True),
-    ParamSpec("court_target", 30.0, "court intake: take province caballeros only up to this court size (30 = the maximum)", 0.0, 30.0, integer=True),
+    ParamSpec(
+        "w_special",
+        1.0,
+        "weight of the static value of non-scoring special actions (card choice)",
+        0.0,
+        10.0,
+    ),
+    ParamSpec(
+        "bid_spread",
+        0.0,
+        "bid: weight per power value / 13 of the value spread of the face-up cards",
+        0.0,
+        10.0,
+    ),
+    ParamSpec(
+        "bid_save", 0.0, "bid: cost per power value x rounds left / 9 (keep high cards)", 0.0, 10.0
+    ),
+    ParamSpec(
+        "veto_harm",
+        3.0,
+        "veto 2b-2e when my step would cost me at least this many caballeros (cut before my step)",
+        0.0,
+        31.0,
+        integer=True,
+    ),
+    ParamSpec(
+        "court_target",
+        30.0,
+        "court intake: take province caballeros only up to this court size (30 = the maximum)",
+        0.0,
+        30.0,
+        integer=True,
+    ),
 )
 
 #: game-specific options (``--option KEY=VALUE``): none
@@ -161,22 +228,44 @@ SPEC = GameSpec(
     max_players=5,
     default_players=4,
     variants=(
-        VariantSpec("tie_rank", ("rulebook", "competition"), DEFAULT_TIE_RANK,
-                    "rank after a tie: rulebook (tie uses two rank slots) or competition", RULES + " §10 A1"),
-        VariantSpec("veto", ("on", "off"), DEFAULT_VETO,
-                    "on: the 2 Veto cards (deck 2) cancel special actions; off: they leave the game",
-                    RULES + " §10 A2"),
-        VariantSpec("rounds", ("9", "6"), DEFAULT_ROUNDS, "game length (6 skips rounds 1, 4, 7)",
-                    RULES + " §2"),
-        VariantSpec("final_tie", ("shared", "unplayed"), DEFAULT_FINAL_TIE,
-                    "final tie: shared win, or higher sum of unplayed power cards wins", RULES + " §10 A6"),
+        VariantSpec(
+            "tie_rank",
+            ("rulebook", "competition"),
+            DEFAULT_TIE_RANK,
+            "rank after a tie: rulebook (tie uses two rank slots) or competition",
+            RULES + " §10 A1",
+        ),
+        VariantSpec(
+            "veto",
+            ("on", "off"),
+            DEFAULT_VETO,
+            "on: the 2 Veto cards (deck 2) cancel special actions; off: they leave the game",
+            RULES + " §10 A2",
+        ),
+        VariantSpec(
+            "rounds",
+            ("9", "6"),
+            DEFAULT_ROUNDS,
+            "game length (6 skips rounds 1, 4, 7)",
+            RULES + " §2",
+        ),
+        VariantSpec(
+            "final_tie",
+            ("shared", "unplayed"),
+            DEFAULT_FINAL_TIE,
+            "final tie: shared win, or higher sum of unplayed power cards wins",
+            RULES + " §10 A6",
+        ),
     ),
     policies=(
         PolicySpec("random", K.POL_RANDOM, "uniform over the legal options of every decision"),
-        PolicySpec("heuristic", K.POL_HEURISTIC,
-                   "bids for caballeros/turn order, takes the card with the best look-ahead, places and "
-                   "moves by one-step evaluation of majorities, scores where ahead, vetoes big swings",
-                   HEURISTIC_PARAMS),
+        PolicySpec(
+            "heuristic",
+            K.POL_HEURISTIC,
+            "bids for caballeros/turn order, takes the card with the best look-ahead, places and "
+            "moves by one-step evaluation of majorities, scores where ahead, vetoes big swings",
+            HEURISTIC_PARAMS,
+        ),
     ),
     summary_key="el_grande",
     max_plies=4000,
@@ -184,10 +273,34 @@ SPEC = GameSpec(
 )
 
 SOURCES = ("general", "special", "king", "grande", "castillo")
-KIND_NAMES = ("power", "shortfall", "card", "order", "place", "execute", "veto", "choice",
-              "source_region", "move_from", "move_to", "place_any", "angry_king", "remove",
-              "secret_remove", "score", "scoreboard", "king_to", "evict_region", "evict_to",
-              "grande_to", "power_back", "secret_score", "castillo_disc", "intake", "veto_cut")
+KIND_NAMES = (
+    "power",
+    "shortfall",
+    "card",
+    "order",
+    "place",
+    "execute",
+    "veto",
+    "choice",
+    "source_region",
+    "move_from",
+    "move_to",
+    "place_any",
+    "angry_king",
+    "remove",
+    "secret_remove",
+    "score",
+    "scoreboard",
+    "king_to",
+    "evict_region",
+    "evict_to",
+    "grande_to",
+    "power_back",
+    "secret_score",
+    "castillo_disc",
+    "intake",
+    "veto_cut",
+)
 
 
 # =============================================================================================
@@ -198,8 +311,12 @@ def _read_json(name: str) -> dict:
 
 
 def _values(where: str, v: Any) -> list[int]:
-    if (not isinstance(v, list) or len(v) != 3 or not all(isinstance(x, int) and x >= 0 for x in v)
-            or not (v[0] >= v[1] >= v[2])):
+    if (
+        not isinstance(v, list)
+        or len(v) != 3
+        or not all(isinstance(x, int) and x >= 0 for x in v)
+        or not (v[0] >= v[1] >= v[2])
+    ):
         raise DataFileError(f"{where}: values must be 3 non-increasing integers >= 0, got {v!r}")
     return v
 
@@ -218,8 +335,10 @@ def validate_board(b: dict) -> dict:
     ids = []
     for k, r in enumerate(regs):
         if r.get("index") != k:
-            raise DataFileError(f"el_grande/board.json: region {r.get('id')!r} has index "
-                                f"{r.get('index')!r}, expected {k}")
+            raise DataFileError(
+                f"el_grande/board.json: region {r.get('id')!r} has index "
+                f"{r.get('index')!r}, expected {k}"
+            )
         _values(f"el_grande/board.json: region {r.get('id')!r}", r.get("values"))
         ids.append(r["id"])
     if len(set(ids)) != 9:
@@ -228,9 +347,16 @@ def validate_board(b: dict) -> dict:
     edges = b.get("borders", [])
     seen = set()
     for e in edges:
-        if (not isinstance(e, list) or len(e) != 2 or e[0] not in ids or e[1] not in ids
-                or e[0] == e[1]):
-            raise DataFileError(f"el_grande/board.json: border {e!r} must join two different known regions")
+        if (
+            not isinstance(e, list)
+            or len(e) != 2
+            or e[0] not in ids
+            or e[1] not in ids
+            or e[0] == e[1]
+        ):
+            raise DataFileError(
+                f"el_grande/board.json: border {e!r} must join two different known regions"
+            )
         key = frozenset(e)
         if key in seen:
             raise DataFileError(f"el_grande/board.json: border {e!r} listed twice")
@@ -254,10 +380,14 @@ def validate_board(b: dict) -> dict:
     for m in mb:
         _values(f"el_grande/board.json: scoreboard {m.get('id')!r}", m.get("values"))
     s = b.get("setup", {})
-    total = s.get("home_caballeros", 0) + s.get("court_caballeros", 0) + s.get("province_caballeros", 0)
+    total = (
+        s.get("home_caballeros", 0) + s.get("court_caballeros", 0) + s.get("province_caballeros", 0)
+    )
     if total != s.get("caballeros_per_colour"):
-        raise DataFileError(f"el_grande/board.json: setup home+court+province = {total}, "
-                            f"expected caballeros_per_colour {s.get('caballeros_per_colour')}")
+        raise DataFileError(
+            f"el_grande/board.json: setup home+court+province = {total}, "
+            f"expected caballeros_per_colour {s.get('caballeros_per_colour')}"
+        )
     pr = b.get("paying_ranks", {})
     for n in range(2, 6):
         if not isinstance(pr.get(str(n)), int) or not 1 <= pr[str(n)] <= 3:
@@ -272,7 +402,9 @@ def validate_power(pc: dict) -> dict:
         raise DataFileError("el_grande/power_cards.json: cards must have values 1..13 in order")
     for c in cards:
         if not isinstance(c.get("caballeros"), int) or c["caballeros"] < 0:
-            raise DataFileError(f"el_grande/power_cards.json: card {c['value']} caballeros must be an integer >= 0")
+            raise DataFileError(
+                f"el_grande/power_cards.json: card {c['value']} caballeros must be an integer >= 0"
+            )
     tot = sum(c["caballeros"] for c in cards)
     exp = pc.get("expected_caballero_sum", 40)
     if tot != exp:
@@ -299,22 +431,36 @@ def validate_cards(ac: dict) -> dict:
             raise DataFileError(f"el_grande/action_cards.json: card {cid!r} copies must be >= 1")
         eff = c.get("effect")
         if eff not in EFFECTS:
-            raise DataFileError(f"el_grande/action_cards.json: card {cid!r} has unknown effect {eff!r}")
+            raise DataFileError(
+                f"el_grande/action_cards.json: card {cid!r} has unknown effect {eff!r}"
+            )
         if eff in _NEEDS_LIMIT and not (isinstance(c.get("limit"), int) and c["limit"] >= 1):
-            raise DataFileError(f"el_grande/action_cards.json: card {cid!r} ({eff}) needs a limit >= 1")
+            raise DataFileError(
+                f"el_grande/action_cards.json: card {cid!r} ({eff}) needs a limit >= 1"
+            )
         if eff == "score_class":
             fv = c.get("first_values")
-            if not isinstance(fv, list) or not fv or not all(isinstance(x, int) and 0 <= x < 31 for x in fv):
+            if (
+                not isinstance(fv, list)
+                or not fv
+                or not all(isinstance(x, int) and 0 <= x < 31 for x in fv)
+            ):
                 raise DataFileError(f"el_grande/action_cards.json: card {cid!r} needs first_values")
         if (eff == "king") != (d == 5):
-            raise DataFileError(f"el_grande/action_cards.json: card {cid!r}: the King's card is deck 5 and only it")
+            raise DataFileError(
+                f"el_grande/action_cards.json: card {cid!r}: the King's card is deck 5 and only it"
+            )
         sizes[d] += c["copies"]
     exp = {int(k): v for k, v in ac.get("expected_deck_sizes", {}).items()}
     for d in range(1, 6):
         if sizes[d] != exp.get(d):
-            raise DataFileError(f"el_grande/action_cards.json: deck {d} has {sizes[d]} cards, expected {exp.get(d)}")
+            raise DataFileError(
+                f"el_grande/action_cards.json: deck {d} has {sizes[d]} cards, expected {exp.get(d)}"
+            )
     if exp != {1: 11, 2: 11, 3: 11, 4: 11, 5: 1}:
-        raise DataFileError("el_grande/action_cards.json: the kernel needs deck sizes 11/11/11/11/1")
+        raise DataFileError(
+            "el_grande/action_cards.json: the kernel needs deck sizes 11/11/11/11/1"
+        )
     return ac
 
 
@@ -345,11 +491,15 @@ def load_data() -> dict:
                 card_ids.append(c["id"] if c["copies"] == 1 else f"{c['id']}#{k + 1}")
                 card_rows.append(c)
     return {
-        "board": board, "power": power, "cards": cards,
+        "board": board,
+        "power": power,
+        "cards": cards,
         "region_ids": [r["id"] for r in board["regions"]],
         "place_names": [r["name"] for r in board["regions"]] + [board["castillo"]["name"]],
         "place_ids": [r["id"] for r in board["regions"]] + [board["castillo"]["id"]],
-        "card_ids": card_ids, "card_types": card_types, "card_rows": card_rows,
+        "card_ids": card_ids,
+        "card_types": card_types,
+        "card_rows": card_rows,
     }
 
 
@@ -359,10 +509,10 @@ def build_tables(data: dict | None = None) -> np.ndarray:
     b = data["board"]
     T = np.zeros(K.T_SIZE, dtype=np.int32)
     for r in b["regions"]:
-        T[K.T_VAL + 3 * r["index"]: K.T_VAL + 3 * r["index"] + 3] = r["values"]
-    T[K.T_VAL + 27: K.T_VAL + 30] = b["castillo"]["values"]
+        T[K.T_VAL + 3 * r["index"] : K.T_VAL + 3 * r["index"] + 3] = r["values"]
+    T[K.T_VAL + 27 : K.T_VAL + 30] = b["castillo"]["values"]
     for k, m in enumerate(b["mobile_scoreboards"]):
-        T[K.T_BVAL + 3 * k: K.T_BVAL + 3 * k + 3] = m["values"]
+        T[K.T_BVAL + 3 * k : K.T_BVAL + 3 * k + 3] = m["values"]
     idx = {rid: k for k, rid in enumerate(data["region_ids"])}
     for a, c in b["borders"]:
         T[K.T_ADJ + idx[a]] |= 1 << idx[c]
@@ -399,14 +549,20 @@ def prepare(config: RunConfig) -> Prepared:
     """
     check_players(SPEC, config.players)
     if len(config.policies) != config.players:
-        raise ConfigError(f"el-grande: {len(config.policies)} policies given for {config.players} seats")
+        raise ConfigError(
+            f"el-grande: {len(config.policies)} policies given for {config.players} seats"
+        )
     variant = SPEC.resolve_variant(config.variant)
     ids, params = policy_arrays(SPEC, config.policies)
     data = load_data()
-    return Prepared(config=config, policy_ids=ids, policy_params=params,
-                    variant_codes=SPEC.variant_codes(variant),
-                    tables={"T": build_tables(data)},
-                    info={"el_grande_variant": variant})
+    return Prepared(
+        config=config,
+        policy_ids=ids,
+        policy_params=params,
+        variant_codes=SPEC.variant_codes(variant),
+        tables={"T": build_tables(data)},
+        info={"el_grande_variant": variant},
+    )
 
 
 def _win_share(score: np.ndarray, unplayed: np.ndarray, final_tie: int) -> np.ndarray:
@@ -433,15 +589,24 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     """
     npl = prep.config.players
     score, src, plies, pwr, taker, tround, kingby, unplayed, intake, vetoes = K.play_batch(
-        np.int64(first_game_index), np.int64(n_games), np.uint64(root_seed), np.int64(npl),
-        prep.policy_ids.astype(np.int64), prep.policy_params.astype(np.float64),
-        prep.variant_codes.astype(np.int64), prep.tables["T"])
+        np.int64(first_game_index),
+        np.int64(n_games),
+        np.uint64(root_seed),
+        np.int64(npl),
+        prep.policy_ids.astype(np.int64),
+        prep.policy_params.astype(np.float64),
+        prep.variant_codes.astype(np.int64),
+        prep.tables["T"],
+    )
     out: dict[str, np.ndarray] = {
-        "score": score, "length": plies.astype(np.int32),
+        "score": score,
+        "length": plies.astype(np.int32),
         "win_share": _win_share(score, unplayed, int(prep.variant_codes[3])),
         "unplayed": unplayed,
-        "intake_taken": intake[:, :, 0], "intake_max": intake[:, :, 1],
-        "vetoes_all": vetoes[:, 0], "vetoes_partial": vetoes[:, 1],
+        "intake_taken": intake[:, :, 0],
+        "intake_max": intake[:, :, 1],
+        "vetoes_all": vetoes[:, 0],
+        "vetoes_partial": vetoes[:, 1],
     }
     for s, name in enumerate(SOURCES):
         out[f"pts_{name}"] = src[:, :, s]
@@ -508,22 +673,26 @@ def partial_summary(games, prep: Prepared) -> dict:
             for r in range(1, 10):
                 col = kingby[:, r - 1]
                 m = col >= 0
-                gs.append(np.nonzero(m)[0]); seats.append(col[m])
+                gs.append(np.nonzero(m)[0])
+                seats.append(col[m])
                 rounds.append(np.full(int(m.sum()), r, dtype=np.int64))
         else:
             for c, ct in enumerate(data["card_types"][:44]):
                 if ct == t:
                     col = taker[:, c]
                     m = col >= 0
-                    gs.append(np.nonzero(m)[0]); seats.append(col[m])
+                    gs.append(np.nonzero(m)[0])
+                    seats.append(col[m])
                     rounds.append(tround[m, c])
         g, st, rd = np.concatenate(gs), np.concatenate(seats), np.concatenate(rounds)
         sd, wd = _diff_obs(scores, shares, g, st) if g.size else (np.zeros(0), np.zeros(0))
-        cards[t] = {"taken": int(g.size),
-                    "seat": np.bincount(st, minlength=npl)[:npl].tolist(),
-                    "round": np.bincount(rd, minlength=10)[1:10].tolist(),
-                    "sd": [float(sd.sum()), float((sd * sd).sum())],
-                    "wd": [float(wd.sum()), float((wd * wd).sum())]}
+        cards[t] = {
+            "taken": int(g.size),
+            "seat": np.bincount(st, minlength=npl)[:npl].tolist(),
+            "round": np.bincount(rd, minlength=10)[1:10].tolist(),
+            "sd": [float(sd.sum()), float((sd * sd).sum())],
+            "wd": [float(wd.sum()), float((wd * wd).sum())],
+        }
     by_round = []
     for r in range(1, 10):
         vals = seat_cols(f"power_r{r}").astype(np.int64).ravel()
@@ -535,20 +704,32 @@ def partial_summary(games, prep: Prepared) -> dict:
     src = {}
     for name in SOURCES:
         arr = seat_cols(f"pts_{name}")
-        src[name] = {"sum": float(arr.sum()), "sumsq": float((arr * arr).sum()), "n": int(arr.size),
-                     "by_seat": arr.sum(axis=0).tolist()}
+        src[name] = {
+            "sum": float(arr.sum()),
+            "sumsq": float((arr * arr).sum()),
+            "n": int(arr.size),
+            "by_seat": arr.sum(axis=0).tolist(),
+        }
     taken = seat_cols("intake_taken")
     allowed = seat_cols("intake_max")
     vetoes = icols(["vetoes_all", "vetoes_partial"]).sum(axis=0)
-    return {"n": len(games), "cards": cards, "power_by_round": by_round, "first_n": first_n,
-            "first_w": first_w, "src": src, "total": float(scores.sum()),
-            "intake": [float(taken.sum()), float((taken * taken).sum()), float(allowed.sum())],
-            "vetoes": [int(vetoes[0]), int(vetoes[1])]}
+    return {
+        "n": len(games),
+        "cards": cards,
+        "power_by_round": by_round,
+        "first_n": first_n,
+        "first_w": first_w,
+        "src": src,
+        "total": float(scores.sum()),
+        "intake": [float(taken.sum()), float((taken * taken).sum()), float(allowed.sum())],
+        "vetoes": [int(vetoes[0]), int(vetoes[1])],
+    }
 
 
 def _mi(s: float, ss: float, n: int) -> dict:
     """Mean with a Student-t 95% interval from a sum and a sum of squares."""
     from mcsim import stats
+
     if n == 0:
         return {"mean": math.nan, "low": math.nan, "high": math.nan, "sd": math.nan, "n": 0}
     m = s / n
@@ -586,9 +767,13 @@ def finalize_summary(t: dict, prep: Prepared) -> dict:
     cards = {}
     for ct, e in t["cards"].items():
         k = e["taken"]
-        entry: dict[str, Any] = {"deck": rows[ct]["deck"], "copies": rows[ct]["copies"],
-                                 "text": rows[ct]["text"], "taken": k,
-                                 "taken_per_game": k / n if n else math.nan}
+        entry: dict[str, Any] = {
+            "deck": rows[ct]["deck"],
+            "copies": rows[ct]["copies"],
+            "text": rows[ct]["text"],
+            "taken": k,
+            "taken_per_game": k / n if n else math.nan,
+        }
         if k:
             entry["by_seat"] = {s: c / k for s, c in enumerate(e["seat"])}
             entry["by_round"] = {r + 1: c / k for r, c in enumerate(e["round"]) if c}
@@ -618,8 +803,11 @@ def finalize_summary(t: dict, prep: Prepared) -> dict:
     out["points_by_source"] = src
     tk, tk2, al = t["intake"]
     m = n * npl
-    out["court_intake"] = {"taken": _mi(tk, tk2, m), "allowed": al / m if m else math.nan,
-                           "share": tk / al if al else math.nan}
+    out["court_intake"] = {
+        "taken": _mi(tk, tk2, m),
+        "allowed": al / m if m else math.nan,
+        "share": tk / al if al else math.nan,
+    }
     va, vp = t["vetoes"]
     out["vetoes"] = {"per_game": (va + vp) / n if n else math.nan, "all": va, "partial": vp}
     return out
@@ -643,7 +831,11 @@ def place_index(name: str) -> int:
     data = load_data()
     key = str(name).strip().lower()
     for k, (pid, pname) in enumerate(zip(data["place_ids"], data["place_names"])):
-        eng = (data["board"]["regions"][k]["english"] if k < 9 else data["board"]["castillo"]["english"])
+        eng = (
+            data["board"]["regions"][k]["english"]
+            if k < 9
+            else data["board"]["castillo"]["english"]
+        )
         if key in (pid.lower(), pname.lower(), eng.lower()):
             return k
     raise InvalidRecordError(f"unknown region {name!r}; use one of {', '.join(data['place_ids'])}")
@@ -660,8 +852,17 @@ def card_index(card_id: str) -> int:
     raise InvalidRecordError(f"unknown action card {card_id!r}")
 
 
-def position(players: int = 4, king: str = "NC", grandes=None, cab: dict | None = None,
-             court=None, prov=None, scores=None, boards=None, hands=None) -> np.ndarray:
+def position(
+    players: int = 4,
+    king: str = "NC",
+    grandes=None,
+    cab: dict | None = None,
+    court=None,
+    prov=None,
+    scores=None,
+    boards=None,
+    hands=None,
+) -> np.ndarray:
     """A kernel state (int32[STATE_SIZE]) for tests and examples.
 
     ``cab`` maps a place id to a list of caballeros per seat; ``grandes`` lists each seat's home
@@ -674,13 +875,15 @@ def position(players: int = 4, king: str = "NC", grandes=None, cab: dict | None 
     st = np.zeros(K.STATE_SIZE, dtype=np.int32)
     st[K.O_NP] = players
     st[K.O_KING] = place_index(king)
-    st[K.O_BOARD:K.O_BOARD + 2] = -1
-    st[K.O_VETO_HOLDER:K.O_VETO_HOLDER + 2] = -1
-    st[K.O_FACE:K.O_FACE + 5] = -1
-    st[K.O_TAKER:K.O_TAKER + 45] = -1
+    st[K.O_BOARD : K.O_BOARD + 2] = -1
+    st[K.O_VETO_HOLDER : K.O_VETO_HOLDER + 2] = -1
+    st[K.O_FACE : K.O_FACE + 5] = -1
+    st[K.O_TAKER : K.O_TAKER + 45] = -1
     st[K.O_ROUND] = 1
     for p in range(5):
-        st[K.O_GRANDE + p] = place_index(grandes[p]) if grandes and p < len(grandes) and grandes[p] else -1
+        st[K.O_GRANDE + p] = (
+            place_index(grandes[p]) if grandes and p < len(grandes) and grandes[p] else -1
+        )
         if p < players:
             st[K.O_COURT + p] = court[p] if court is not None else 7
             st[K.O_PROV + p] = prov[p] if prov is not None else 21
@@ -695,8 +898,9 @@ def position(players: int = 4, king: str = "NC", grandes=None, cab: dict | None 
     return st
 
 
-def score_place(st: np.ndarray, place: str, variant: dict | None = None,
-                firsts_only: bool = False) -> list[int]:
+def score_place(
+    st: np.ndarray, place: str, variant: dict | None = None, firsts_only: bool = False
+) -> list[int]:
     """Points per seat (bonuses included) if ``place`` were scored now; §4, §1.4, §7.
 
     >>> score_place(position(4, cab={"PV": [4, 4, 4, 3]}), "PV")
@@ -704,7 +908,9 @@ def score_place(st: np.ndarray, place: str, variant: dict | None = None,
     """
     var = SPEC.variant_codes(SPEC.resolve_variant(variant))
     out = np.zeros(5, dtype=np.int32)
-    K.score_place(st, build_tables(), var, place_index(place), firsts_only, K.SRC_GENERAL, False, out)
+    K.score_place(
+        st, build_tables(), var, place_index(place), firsts_only, K.SRC_GENERAL, False, out
+    )
     return [int(x) for x in out[: st[K.O_NP]]]
 
 
@@ -764,13 +970,16 @@ def encode_value(kind: str, text, players: int = 5) -> int:
             raise InvalidRecordError(f"move_from: {text!r} must be REGION:SEAT")
         if p >= players:
             raise InvalidRecordError(
-                f"move_from: {text!r}: seat {p} is not a seat 0..{players - 1}")
+                f"move_from: {text!r}: seat {p} is not a seat 0..{players - 1}"
+            )
         return place_index(place) * 5 + p
     if kind == "scoreboard":
         b, _, place = t.partition("@")
         boards = [m["id"].lower() for m in load_data()["board"]["mobile_scoreboards"]]
         if b.lower() not in boards:
-            raise InvalidRecordError(f"scoreboard: {text!r} must be BOARD@PLACE, board one of {boards}")
+            raise InvalidRecordError(
+                f"scoreboard: {text!r} must be BOARD@PLACE, board one of {boards}"
+            )
         return boards.index(b.lower()) * 10 + place_index(place)
     return place_index(t)
 
@@ -813,10 +1022,13 @@ def _log_array(decisions: list, cap_extra: int = 0, players: int = 5) -> np.ndar
         else:
             raise InvalidRecordError(f'decision {i}: must be an object {{"seat", "kind", "value"}}')
         if kind not in KIND_NAMES:
-            raise InvalidRecordError(f"decision {i}: unknown kind {kind!r}; kinds: {', '.join(KIND_NAMES)}")
+            raise InvalidRecordError(
+                f"decision {i}: unknown kind {kind!r}; kinds: {', '.join(KIND_NAMES)}"
+            )
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < players:
             raise InvalidRecordError(
-                f"decision {i}: seat {seat!r} must be an integer 0..{players - 1}")
+                f"decision {i}: seat {seat!r} must be an integer 0..{players - 1}"
+            )
         try:
             v = encode_value(kind, value, players)
         except InvalidRecordError as e:
@@ -836,12 +1048,21 @@ def _buffers(log: np.ndarray, mode: int, legacy: bool = False):
 
 def _legal_strings(errbuf: np.ndarray, nerr: int) -> list[str]:
     kind, seat = int(errbuf[0]), int(errbuf[1])
-    return [f"seat {seat} {KIND_NAMES[kind]} {format_value(kind, int(v))}"
-            for v in errbuf[2: 2 + min(nerr, 62)]]
+    return [
+        f"seat {seat} {KIND_NAMES[kind]} {format_value(kind, int(v))}"
+        for v in errbuf[2 : 2 + min(nerr, 62)]
+    ]
 
 
-def apply_card(st: np.ndarray, seat: int, card: str, decisions: list, variant: dict | None = None,
-               placement: str | None = None, legacy: bool = False) -> np.ndarray:
+def apply_card(
+    st: np.ndarray,
+    seat: int,
+    card: str,
+    decisions: list,
+    variant: dict | None = None,
+    placement: str | None = None,
+    legacy: bool = False,
+) -> np.ndarray:
     """Execute the special action of ``card`` (and the Veto check) for ``seat`` on ``st`` in place,
     with the scripted ``decisions`` ``[(kind, seat, value), ...]`` (record notation; the first is
     normally ``("execute", seat, "yes")``). ``placement="first"`` / ``"after"`` also runs the
@@ -869,7 +1090,9 @@ def apply_card(st: np.ndarray, seat: int, card: str, decisions: list, variant: d
         move = decisions[ply] if ply < len(decisions) else "(end of script)"
         raise IllegalMoveError(ply, str(move), _legal_strings(D[6], int(ctx[K.C_NERR])))
     if ctx[K.C_PTR] != len(decisions):
-        raise IllegalMoveError(int(ctx[K.C_PTR]), str(decisions[int(ctx[K.C_PTR])]), ["(action finished)"])
+        raise IllegalMoveError(
+            int(ctx[K.C_PTR]), str(decisions[int(ctx[K.C_PTR])]), ["(action finished)"]
+        )
     return st
 
 
@@ -882,8 +1105,11 @@ def general_scoring(st: np.ndarray, discs: list, variant: dict | None = None) ->
     K.step(st, build_tables(), var, D, K.STEP_GENERAL_SCORING, 0, 0)
     if D[4][K.C_ERR] >= 0:
         ply = int(D[4][K.C_ERR])
-        raise IllegalMoveError(ply, str(decisions[ply]) if ply < len(decisions) else "(end)",
-                               _legal_strings(D[6], int(D[4][K.C_NERR])))
+        raise IllegalMoveError(
+            ply,
+            str(decisions[ply]) if ply < len(decisions) else "(end)",
+            _legal_strings(D[6], int(D[4][K.C_NERR])),
+        )
     return st
 
 
@@ -908,9 +1134,14 @@ def _setup_dict(fixed: np.ndarray, npl: int, veto_off: bool = False) -> dict:
         "king": pid[int(fixed[1])],
         "homes": [pid[int(fixed[2 + p])] for p in range(npl)],
         "start_player": int(fixed[7]),
-        "decks": {str(d + 1): [data["card_ids"][int(x)] for x in fixed[8 + 11 * d: 19 + 11 * d]
-                               if not (veto_off and _is_veto(data, int(x)))]
-                  for d in range(4)},
+        "decks": {
+            str(d + 1): [
+                data["card_ids"][int(x)]
+                for x in fixed[8 + 11 * d : 19 + 11 * d]
+                if not (veto_off and _is_veto(data, int(x)))
+            ]
+            for d in range(4)
+        },
     }
 
 
@@ -925,8 +1156,9 @@ def _events(ev: np.ndarray, n: int, npl: int) -> list[dict]:
             what = f"special scoring {data['card_ids'][code - 200]}"
             if arg >= 0:
                 what += f" ({data['place_names'][arg]})"
-        out.append({"after_decision": ply, "event": what,
-                    "scores": [int(x) for x in ev[k, 3: 3 + npl]]})
+        out.append(
+            {"after_decision": ply, "event": what, "scores": [int(x) for x in ev[k, 3 : 3 + npl]]}
+        )
     return out
 
 
@@ -970,23 +1202,46 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
         ev = np.zeros((64, 8), dtype=np.int32)
         fixed = np.zeros(K.FIXED_SIZE, dtype=np.int32)
         st, nd, nev, err, eb, ne = K.run_logged(
-            np.uint64(root_seed), np.int64(gi), np.int64(npl), prep.policy_ids.astype(np.int64),
-            prep.policy_params.astype(np.float64), prep.variant_codes.astype(np.int64),
-            prep.tables["T"], K.MODE_RECORD, log, ev, fixed)
+            np.uint64(root_seed),
+            np.int64(gi),
+            np.int64(npl),
+            prep.policy_ids.astype(np.int64),
+            prep.policy_params.astype(np.float64),
+            prep.variant_codes.astype(np.int64),
+            prep.tables["T"],
+            K.MODE_RECORD,
+            log,
+            ev,
+            fixed,
+        )
         if nd > _LOG_CAP:
-            raise ConfigError(f"el-grande: game {gi} needs more than {_LOG_CAP} decisions to record")
-        decisions = [{"seat": int(log[i, 1]), "kind": KIND_NAMES[int(log[i, 0])],
-                      "value": format_value(int(log[i, 0]), int(log[i, 2]))} for i in range(nd)]
-        out.append({
-            "game": SPEC.id, "format": RECORD_FORMAT, "players": npl,
-            "variant": dict(cfg.variant), "policies": [p.label() for p in cfg.policies],
-            "seed": int(root_seed), "game_index": int(gi),
-            "places": dict(zip(data["place_ids"], data["place_names"])),
-            "setup": _setup_dict(fixed, npl, cfg.variant.get("veto") == "off"),
-            "decisions": decisions,
-            "scorings": _events(ev, nev, npl),
-            "points": [int(st[K.O_SCORE + p]) for p in range(npl)],
-        })
+            raise ConfigError(
+                f"el-grande: game {gi} needs more than {_LOG_CAP} decisions to record"
+            )
+        decisions = [
+            {
+                "seat": int(log[i, 1]),
+                "kind": KIND_NAMES[int(log[i, 0])],
+                "value": format_value(int(log[i, 0]), int(log[i, 2])),
+            }
+            for i in range(nd)
+        ]
+        out.append(
+            {
+                "game": SPEC.id,
+                "format": RECORD_FORMAT,
+                "players": npl,
+                "variant": dict(cfg.variant),
+                "policies": [p.label() for p in cfg.policies],
+                "seed": int(root_seed),
+                "game_index": int(gi),
+                "places": dict(zip(data["place_ids"], data["place_names"])),
+                "setup": _setup_dict(fixed, npl, cfg.variant.get("veto") == "off"),
+                "decisions": decisions,
+                "scorings": _events(ev, nev, npl),
+                "points": [int(st[K.O_SCORE + p]) for p in range(npl)],
+            }
+        )
     return out
 
 
@@ -1006,9 +1261,11 @@ def _parse_setup(setup: Any, npl: int, veto_off: bool = False) -> np.ndarray:
         raise InvalidRecordError(f"setup: 'homes' must list {npl} regions")
     hidx = [place_index(h) for h in homes]
     if len(set(hidx)) != npl or king in hidx or K.CASTILLO in hidx:
-        raise InvalidRecordError("setup: home regions must be distinct regions other than the King's (§2)")
-    fixed[2:2 + npl] = hidx
-    fixed[2 + npl:7] = -1
+        raise InvalidRecordError(
+            "setup: home regions must be distinct regions other than the King's (§2)"
+        )
+    fixed[2 : 2 + npl] = hidx
+    fixed[2 + npl : 7] = -1
     sp = setup.get("start_player")
     if not isinstance(sp, int) or not 0 <= sp < npl:
         raise InvalidRecordError(f"setup: start_player must be a seat 0..{npl - 1}")
@@ -1030,13 +1287,17 @@ def _parse_setup(setup: Any, npl: int, veto_off: bool = False) -> np.ndarray:
                 raise InvalidRecordError(f"setup: card {cid!r} appears twice in deck {d + 1}")
             if veto_off and _is_veto(data, data["card_ids"].index(cid)):
                 raise InvalidRecordError(
-                    f"setup: card {cid!r} is a Veto, out of the game with veto=off (A2)")
+                    f"setup: card {cid!r} is a Veto, out of the game with veto=off (A2)"
+                )
             idx.append(cid)
         # unrevealed cards: fill in file order (with veto=off the Vetoes last, never revealed)
-        idx += [c for c in own if c not in idx
-                and not (veto_off and _is_veto(data, data["card_ids"].index(c)))]
+        idx += [
+            c
+            for c in own
+            if c not in idx and not (veto_off and _is_veto(data, data["card_ids"].index(c)))
+        ]
         idx += [c for c in own if c not in idx]
-        fixed[8 + 11 * d: 19 + 11 * d] = [data["card_ids"].index(c) for c in idx]
+        fixed[8 + 11 * d : 19 + 11 * d] = [data["card_ids"].index(c) for c in idx]
     return fixed
 
 
@@ -1082,23 +1343,38 @@ def replay(record: dict) -> dict:
             if isinstance(d, dict) and d.get("kind") in _V2_KINDS:
                 raise InvalidRecordError(
                     f'decision {i}: "format" 1 records have no intake/veto_cut decisions '
-                    f'(format 2 has them)')
+                    f"(format 2 has them)"
+                )
     fixed = _parse_setup(record.get("setup"), npl, variant.get("veto") == "off")
     log = _log_array(decisions, players=npl)
     ev = np.zeros((64, 8), dtype=np.int32)
     T = build_tables()
     st, nd, nev, err, eb, ne = K.run_logged(
-        np.uint64(0), np.int64(0), np.int64(npl), np.zeros(npl, np.int64),
-        np.zeros((npl, len(HEURISTIC_PARAMS))), SPEC.variant_codes(variant), T, K.MODE_REPLAY,
-        log, ev, fixed, legacy=fmt == 1)
+        np.uint64(0),
+        np.int64(0),
+        np.int64(npl),
+        np.zeros(npl, np.int64),
+        np.zeros((npl, len(HEURISTIC_PARAMS))),
+        SPEC.variant_codes(variant),
+        T,
+        K.MODE_REPLAY,
+        log,
+        ev,
+        fixed,
+        legacy=fmt == 1,
+    )
     if err >= 0 and err == len(decisions):
         # the record stops before the game ends: unfinished, with the points of the scorings
         # completed before its end (the kernel played on from there with stand-in choices)
         events = [e for e in _events(ev, nev, npl) if e["after_decision"] <= err]
         return {
-            "finished": False, "players": npl,
-            "points": list(events[-1]["scores"]) if events else [0] * npl, "winner": None,
-            "points_by_source": None, "scorings": events, "plies": int(err),
+            "finished": False,
+            "players": npl,
+            "points": list(events[-1]["scores"]) if events else [0] * npl,
+            "winner": None,
+            "points_by_source": None,
+            "scorings": events,
+            "plies": int(err),
         }
     if err >= 0:
         move = decisions[err] if err < len(decisions) else "(end of record)"
@@ -1106,18 +1382,29 @@ def replay(record: dict) -> dict:
             move = f"seat {move.get('seat')} {move.get('kind')} {move.get('value')}"
         raise IllegalMoveError(int(err), str(move), _legal_strings(eb, int(ne)))
     if nd != len(decisions):
-        raise InvalidRecordError(f"record has {len(decisions)} decisions but the game ended after {nd}")
+        raise InvalidRecordError(
+            f"record has {len(decisions)} decisions but the game ended after {nd}"
+        )
     points = [int(st[K.O_SCORE + p]) for p in range(npl)]
-    share = _win_share(np.array([points]), np.array([[sum(v for v in range(1, 14)
-                                                      if (int(st[K.O_HAND + p]) >> v) & 1)
-                                                      for p in range(npl)]]),
-                       SPEC.variant_codes(variant)[3])[0]
+    share = _win_share(
+        np.array([points]),
+        np.array(
+            [[sum(v for v in range(1, 14) if (int(st[K.O_HAND + p]) >> v) & 1) for p in range(npl)]]
+        ),
+        SPEC.variant_codes(variant)[3],
+    )[0]
     winner = int(np.argmax(share)) if share.max() >= 1 - 1e-9 else None
     result = {
-        "finished": True, "players": npl, "points": points, "winner": winner,
-        "points_by_source": {name: [int(st[K.O_SRC + p * 5 + s]) for p in range(npl)]
-                             for s, name in enumerate(SOURCES)},
-        "scorings": _events(ev, nev, npl), "plies": int(nd),
+        "finished": True,
+        "players": npl,
+        "points": points,
+        "winner": winner,
+        "points_by_source": {
+            name: [int(st[K.O_SRC + p * 5 + s]) for p in range(npl)]
+            for s, name in enumerate(SOURCES)
+        },
+        "scorings": _events(ev, nev, npl),
+        "plies": int(nd),
     }
     check_recorded_points(record, result)
     return result
@@ -1125,16 +1412,24 @@ def replay(record: dict) -> dict:
 
 def format_replay(result: dict) -> str:
     """Readable replay report: scores after each scoring, final points by source, winner."""
-    lines = [] if result["finished"] else [
-        f"not finished: the record ends after {result['plies']} decisions"]
+    lines = (
+        []
+        if result["finished"]
+        else [f"not finished: the record ends after {result['plies']} decisions"]
+    )
     for e in result["scorings"]:
-        lines.append(f"after decision {e['after_decision']:4d}  {e['event']:<45s} "
-                     + "  ".join(f"{s:3d}" for s in e["scores"]))
+        lines.append(
+            f"after decision {e['after_decision']:4d}  {e['event']:<45s} "
+            + "  ".join(f"{s:3d}" for s in e["scores"])
+        )
     if not result["finished"]:
-        lines.append("points so far: " + ", ".join(f"seat {k}: {v}"
-                                                   for k, v in enumerate(result["points"])))
+        lines.append(
+            "points so far: " + ", ".join(f"seat {k}: {v}" for k, v in enumerate(result["points"]))
+        )
         return "\n".join(lines)
-    lines.append("final points: " + ", ".join(f"seat {k}: {v}" for k, v in enumerate(result["points"])))
+    lines.append(
+        "final points: " + ", ".join(f"seat {k}: {v}" for k, v in enumerate(result["points"]))
+    )
     for name, vals in result["points_by_source"].items():
         lines.append(f"  {name:<9s} " + "  ".join(f"{v:3d}" for v in vals))
     w = result["winner"]
@@ -1142,8 +1437,14 @@ def format_replay(result: dict) -> str:
     return "\n".join(lines)
 
 
-def court_intake(st: np.ndarray, seat: int, power_value: int, decisions: list,
-                 variant: dict | None = None, legacy: bool = False) -> np.ndarray:
+def court_intake(
+    st: np.ndarray,
+    seat: int,
+    power_value: int,
+    decisions: list,
+    variant: dict | None = None,
+    legacy: bool = False,
+) -> np.ndarray:
     """Court intake for a played power card (§3 step 4a, §3.1, A13) on ``st`` in place, with the
     scripted decisions: ``("intake", seat, N)`` (none when nothing can be taken), then one
     ``("shortfall", seat, REGION)`` per caballero beyond the province. ``legacy=True``: format-1
@@ -1154,35 +1455,50 @@ def court_intake(st: np.ndarray, seat: int, power_value: int, decisions: list,
     K.step(st, T, var, D, K.STEP_COURT_INTAKE, seat, T[K.T_PCAB + power_value])
     if D[4][K.C_ERR] >= 0 or D[4][K.C_PTR] != len(decisions):
         ply = int(D[4][K.C_ERR]) if D[4][K.C_ERR] >= 0 else int(D[4][K.C_PTR])
-        raise IllegalMoveError(ply, str(decisions[ply]) if ply < len(decisions) else "(end)",
-                               _legal_strings(D[6], int(D[4][K.C_NERR])))
+        raise IllegalMoveError(
+            ply,
+            str(decisions[ply]) if ply < len(decisions) else "(end)",
+            _legal_strings(D[6], int(D[4][K.C_NERR])),
+        )
     return st
 
 
 def format_summary(block: dict, summary: dict | None = None) -> str:
     """Readable tables of the ``"el_grande"`` block: action cards, power cards, point sources."""
-    lines = ["action cards (taker minus mean of the others; 95% CI)",
-             f"{'card':5s} {'taken/game':>10s}  {'score diff':>26s}  {'win-share diff':>28s}  text"]
+    lines = [
+        "action cards (taker minus mean of the others; 95% CI)",
+        f"{'card':5s} {'taken/game':>10s}  {'score diff':>26s}  {'win-share diff':>28s}  text",
+    ]
     for cid, e in block["action_cards"].items():
         if e["taken"]:
             sd, wd = e["score_diff"], e["win_diff"]
-            lines.append(f"{cid:5s} {e['taken_per_game']:10.3f}  {sd['mean']:+7.2f} [{sd['low']:+7.2f}, {sd['high']:+7.2f}]"
-                         f"  {wd['mean']:+7.3f} [{wd['low']:+7.3f}, {wd['high']:+7.3f}]  {e['text'][:50]}")
+            lines.append(
+                f"{cid:5s} {e['taken_per_game']:10.3f}  {sd['mean']:+7.2f} [{sd['low']:+7.2f}, {sd['high']:+7.2f}]"
+                f"  {wd['mean']:+7.3f} [{wd['low']:+7.3f}, {wd['high']:+7.3f}]  {e['text'][:50]}"
+            )
         else:
             lines.append(f"{cid:5s} {0.0:10.3f}  (never taken)")
     pc = block["power_cards"]
     if pc.get("win_rate_by_first_value"):
         lines.append(f"win rate by the power card played in round {pc['first_round']}")
         for v, w in pc["win_rate_by_first_value"].items():
-            lines.append(f"  {int(v):2d}: {w['estimate']:.4f} [{w['low']:.4f}, {w['high']:.4f}]  n={w['n']}")
+            lines.append(
+                f"  {int(v):2d}: {w['estimate']:.4f} [{w['low']:.4f}, {w['high']:.4f}]  n={w['n']}"
+            )
     lines.append("points by source (mean per seat-game, share of all points)")
     for name, d in block["points_by_source"].items():
-        lines.append(f"  {name:9s} {d['mean']:7.2f} [{d['low']:7.2f}, {d['high']:7.2f}]  {100 * d['share']:5.1f}%")
+        lines.append(
+            f"  {name:9s} {d['mean']:7.2f} [{d['low']:7.2f}, {d['high']:7.2f}]  {100 * d['share']:5.1f}%"
+        )
     ci, v = block.get("court_intake"), block.get("vetoes")
     if ci:
         tk = ci["taken"]
-        lines.append(f"court intake per seat-game: {tk['mean']:.2f} [{tk['low']:.2f}, {tk['high']:.2f}] taken of "
-                     f"{ci['allowed']:.2f} allowed ({100 * ci['share']:.1f}%)")
+        lines.append(
+            f"court intake per seat-game: {tk['mean']:.2f} [{tk['low']:.2f}, {tk['high']:.2f}] taken of "
+            f"{ci['allowed']:.2f} allowed ({100 * ci['share']:.1f}%)"
+        )
     if v:
-        lines.append(f"vetoes per game: {v['per_game']:.3f} (whole action {v['all']}, remaining part {v['partial']})")
+        lines.append(
+            f"vetoes per game: {v['per_game']:.3f} (whole action {v['all']}, remaining part {v['partial']})"
+        )
     return "\n".join(lines)

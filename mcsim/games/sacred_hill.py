@@ -34,6 +34,7 @@ who starts game 2j starts second in game 2j+1). With different policies each gam
 with a mirror game (same index, policies swapped, independent policy random numbers), so
 ``match_points_<k>`` is the match total of the policy that sits in seat k in the main game.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -42,8 +43,17 @@ import kernels.sacred_hill as K
 from kernels.rng import STREAM_POLICY
 from mcsim import stats
 from mcsim.errors import ConfigError, IllegalMoveError, InvalidRecordError
-from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
-                              check_players, check_recorded_points, policy_arrays)
+from mcsim.games.base import (
+    GameSpec,
+    ParamSpec,
+    PolicySpec,
+    Prepared,
+    RunConfig,
+    VariantSpec,
+    check_players,
+    check_recorded_points,
+    policy_arrays,
+)
 
 DEFAULT_TRANSITION = "box"
 DEFAULT_ZONE = "knight12"
@@ -62,7 +72,12 @@ HEURISTIC_PARAMS = (
     ("w_suicide", "penalty for a lone fort on a hill the opponent besieges (§3.3.3)", None, None),
     ("w_atari", "bonus per enemy lone fort left with one free neighbour (B2)", None, None),
     ("w_block", "bonus per enemy fort next to the build (B2)", None, None),
-    ("w_safe_fill", "penalty for filling a hill you already besiege (B3, safe connection)", None, None),
+    (
+        "w_safe_fill",
+        "penalty for filling a hill you already besiege (B3, safe connection)",
+        None,
+        None,
+    ),
     ("w_manoeuvres", "penalty per own Manoeuvre still available afterwards (M1)", None, None),
     ("w_spread", "bonus per empty hill inside own proximity zones (M2)", None, None),
 )
@@ -71,16 +86,44 @@ HEURISTIC_PARAMS = (
 #: ``mcts`` parameters (kernel order ``kernels.sacred_hill.P_MCTS_*``); defaults from the
 #: measurements in benchmarks/RESULTS.md ("Search")
 MCTS_PARAMS = (
-    _P("iterations", 1000.0, "search iterations per decision (no wall-clock budget)", 1.0, 1e6,
-       integer=True),
-    _P("c", 0.7, "UCB1 exploration constant (rewards in [0, 1] for win, points/10 for margin)",
-       0.0, 100.0),
-    _P("reward", 0.0, "0 = win (1 for the winner), 1 = margin ((own - other points) / 10)",
-       0.0, 1.0, integer=True),
-    _P("rollout", 0.0, "rollout policy: 0 random, 1 greedy, 2 tactician (at its default "
-       "weights)", 0.0, 2.0, integer=True),
-    _P("rollout_eps", 0.1, "the rollout policy's eps (probability of a uniform move; greedy "
-       "and tactician rollouts)", 0.0, 1.0),
+    _P(
+        "iterations",
+        1000.0,
+        "search iterations per decision (no wall-clock budget)",
+        1.0,
+        1e6,
+        integer=True,
+    ),
+    _P(
+        "c",
+        0.7,
+        "UCB1 exploration constant (rewards in [0, 1] for win, points/10 for margin)",
+        0.0,
+        100.0,
+    ),
+    _P(
+        "reward",
+        0.0,
+        "0 = win (1 for the winner), 1 = margin ((own - other points) / 10)",
+        0.0,
+        1.0,
+        integer=True,
+    ),
+    _P(
+        "rollout",
+        0.0,
+        "rollout policy: 0 random, 1 greedy, 2 tactician (at its default weights)",
+        0.0,
+        2.0,
+        integer=True,
+    ),
+    _P(
+        "rollout_eps",
+        0.1,
+        "the rollout policy's eps (probability of a uniform move; greedy and tactician rollouts)",
+        0.0,
+        1.0,
+    ),
 )
 _ROLLOUT_POLICIES = ("random", "greedy", "tactician")
 
@@ -88,8 +131,9 @@ _ROLLOUT_POLICIES = ("random", "greedy", "tactician")
 def _params(defaults):
     out = []
     for (name, help_, lo, hi), d in zip(HEURISTIC_PARAMS, defaults):
-        out.append(_P(name, d, help_, lo if lo is not None else -np.inf,
-                      hi if hi is not None else np.inf))
+        out.append(
+            _P(name, d, help_, lo if lo is not None else -np.inf, hi if hi is not None else np.inf)
+        )
     return tuple(out)
 
 
@@ -101,24 +145,42 @@ SPEC = GameSpec(
     max_players=2,
     default_players=2,
     variants=(
-        VariantSpec("transition", ("box", "web2014"), DEFAULT_TRANSITION,
-                    "phase switch: box = one grace Manoeuvre for the opponent; web2014 = none",
-                    "docs/rules/sacred_hill.md §3.2"),
-        VariantSpec("zone", ("knight12", "chebyshev8"), DEFAULT_ZONE,
-                    "forbidden zone around own forts in Manoeuvres: 12 hills or the 8 around",
-                    "docs/rules/sacred_hill.md §2, §7 A2"),
+        VariantSpec(
+            "transition",
+            ("box", "web2014"),
+            DEFAULT_TRANSITION,
+            "phase switch: box = one grace Manoeuvre for the opponent; web2014 = none",
+            "docs/rules/sacred_hill.md §3.2",
+        ),
+        VariantSpec(
+            "zone",
+            ("knight12", "chebyshev8"),
+            DEFAULT_ZONE,
+            "forbidden zone around own forts in Manoeuvres: 12 hills or the 8 around",
+            "docs/rules/sacred_hill.md §2, §7 A2",
+        ),
     ),
     policies=(
         PolicySpec("random", K.POLICY_RANDOM, "uniform over legal moves"),
-        PolicySpec("greedy", K.POLICY_GREEDY,
-                   "1-ply kingdom/territory evaluation (§6 B1), avoids suicide builds",
-                   _params((0.0, 1.0, 0.25, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0))),
-        PolicySpec("tactician", K.POLICY_TACTICIAN,
-                   "Manoeuvre and safe-connection advice (§6: M1+M2, B1-B3)",
-                   _params((0.0, 1.0, 0.25, 2.0, 0.5, 0.25, 0.75, 1.0, 0.1))),
-        PolicySpec("mcts", K.POLICY_MCTS,
-                   "Monte Carlo tree search (UCT, kernels/search.py): iterations per move, "
-                   "rollouts by a base policy", MCTS_PARAMS),
+        PolicySpec(
+            "greedy",
+            K.POLICY_GREEDY,
+            "1-ply kingdom/territory evaluation (§6 B1), avoids suicide builds",
+            _params((0.0, 1.0, 0.25, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0)),
+        ),
+        PolicySpec(
+            "tactician",
+            K.POLICY_TACTICIAN,
+            "Manoeuvre and safe-connection advice (§6: M1+M2, B1-B3)",
+            _params((0.0, 1.0, 0.25, 2.0, 0.5, 0.25, 0.75, 1.0, 0.1)),
+        ),
+        PolicySpec(
+            "mcts",
+            K.POLICY_MCTS,
+            "Monte Carlo tree search (UCT, kernels/search.py): iterations per move, "
+            "rollouts by a base policy",
+            MCTS_PARAMS,
+        ),
     ),
     summary_key="sacred_hill",
     max_plies=K.MAX_PLIES,
@@ -168,39 +230,65 @@ def prepare(config: RunConfig) -> Prepared:
     ids, params = policy_arrays(SPEC, config.policies)
     params = _with_rollout_weights(ids, params)
     labels = [p.label() for p in config.policies]
-    return Prepared(config=config, policy_ids=ids, policy_params=params,
-                    variant_codes=SPEC.variant_codes(config.variant),
-                    tables={"zone": zone_table(config.variant),
-                            "transition": _transition(config.variant),
-                            "mirror": labels[0] != labels[1]})
+    return Prepared(
+        config=config,
+        policy_ids=ids,
+        policy_params=params,
+        variant_codes=SPEC.variant_codes(config.variant),
+        tables={
+            "zone": zone_table(config.variant),
+            "transition": _transition(config.variant),
+            "mirror": labels[0] != labels[1],
+        },
+    )
 
 
 def _with_rollout_weights(ids: np.ndarray, params: np.ndarray) -> np.ndarray:
     """Widen the parameter matrix to ``K.N_MCTS_PARAMS`` columns and put each ``mcts`` seat's
     rollout policy weights (that policy's defaults) from column ``K.P_MCTS_BASE`` on."""
     out = np.zeros((params.shape[0], max(params.shape[1], K.N_MCTS_PARAMS)), np.float64)
-    out[:, :params.shape[1]] = params
+    out[:, : params.shape[1]] = params
     for k, pid in enumerate(ids):
         if pid == K.POLICY_MCTS:
             base = SPEC.policy(_ROLLOUT_POLICIES[int(out[k, K.P_MCTS_ROLLOUT])])
             w = base.vector() if base.params else np.zeros(K.N_HEURISTIC_PARAMS)
-            out[k, K.P_MCTS_BASE:K.P_MCTS_BASE + K.N_HEURISTIC_PARAMS] = w
+            out[k, K.P_MCTS_BASE : K.P_MCTS_BASE + K.N_HEURISTIC_PARAMS] = w
     return out
 
 
-def _run_kernel(prep: Prepared, first: int, n: int, seed: int, stream: int, ids, params,
-                n_record: int = 0):
+def _run_kernel(
+    prep: Prepared, first: int, n: int, seed: int, stream: int, ids, params, n_record: int = 0
+):
     out = {
-        "points": np.zeros((n, 2), np.int16), "plies": np.zeros(n, np.int16),
-        "kingdoms": np.zeros((n, 2), np.int16), "territory": np.zeros((n, 2), np.int16),
-        "captures": np.zeros((n, 2), np.int16), "manoeuvre_forts": np.zeros((n, 2), np.int16),
-        "passes": np.zeros(n, np.int16), "decided_by": np.zeros(n, np.int8),
+        "points": np.zeros((n, 2), np.int16),
+        "plies": np.zeros(n, np.int16),
+        "kingdoms": np.zeros((n, 2), np.int16),
+        "territory": np.zeros((n, 2), np.int16),
+        "captures": np.zeros((n, 2), np.int16),
+        "manoeuvre_forts": np.zeros((n, 2), np.int16),
+        "passes": np.zeros(n, np.int16),
+        "decided_by": np.zeros(n, np.int8),
         "record": np.full((n_record, K.MAX_PLIES), -1, np.int16),
     }
-    K.play_batch(first, n, np.uint64(seed), stream, ids, params, prep.tables["transition"],
-                 prep.tables["zone"], out["points"], out["plies"], out["kingdoms"],
-                 out["territory"], out["captures"], out["manoeuvre_forts"], out["passes"],
-                 out["decided_by"], out["record"])
+    K.play_batch(
+        first,
+        n,
+        np.uint64(seed),
+        stream,
+        ids,
+        params,
+        prep.tables["transition"],
+        prep.tables["zone"],
+        out["points"],
+        out["plies"],
+        out["kingdoms"],
+        out["territory"],
+        out["captures"],
+        out["manoeuvre_forts"],
+        out["passes"],
+        out["decided_by"],
+        out["record"],
+    )
     return out
 
 
@@ -215,15 +303,35 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
         ``decided_by_kingdoms`` bool[n]; with different policies also ``match_points``
         int16[n, 2] (§3.6, see the module docstring).
     """
-    o = _run_kernel(prep, first_game_index, n_games, root_seed, STREAM_POLICY,
-                    prep.policy_ids, prep.policy_params)
-    cols = {"score": o["points"], "length": o["plies"], "kingdoms": o["kingdoms"],
-            "territory": o["territory"], "captures": o["captures"],
-            "manoeuvre_forts": o["manoeuvre_forts"], "passes": o["passes"],
-            "decided_by_kingdoms": o["decided_by"] == 1}
+    o = _run_kernel(
+        prep,
+        first_game_index,
+        n_games,
+        root_seed,
+        STREAM_POLICY,
+        prep.policy_ids,
+        prep.policy_params,
+    )
+    cols = {
+        "score": o["points"],
+        "length": o["plies"],
+        "kingdoms": o["kingdoms"],
+        "territory": o["territory"],
+        "captures": o["captures"],
+        "manoeuvre_forts": o["manoeuvre_forts"],
+        "passes": o["passes"],
+        "decided_by_kingdoms": o["decided_by"] == 1,
+    }
     if prep.tables["mirror"]:
-        m = _run_kernel(prep, first_game_index, n_games, root_seed, MIRROR_STREAM,
-                        prep.policy_ids[::-1].copy(), prep.policy_params[::-1].copy())
+        m = _run_kernel(
+            prep,
+            first_game_index,
+            n_games,
+            root_seed,
+            MIRROR_STREAM,
+            prep.policy_ids[::-1].copy(),
+            prep.policy_params[::-1].copy(),
+        )
         # the policy of seat k in the main game sits in seat 1-k in the mirror game
         cols["match_points"] = (o["points"] + m["points"][:, ::-1]).astype(np.int16)
     return cols
@@ -248,7 +356,9 @@ def partial_summary(games, prep: Prepared) -> dict:
         "win_share": [float(games[f"win_share_{k}"].sum()) for k in range(2)],
         "decided_by_kingdoms": int(games["decided_by_kingdoms"].sum()),
         "captures": int((games["captures_0"].astype(np.int64) + games["captures_1"]).sum()),
-        "manoeuvre_forts": [int(games[f"manoeuvre_forts_{k}"].astype(np.int64).sum()) for k in range(2)],
+        "manoeuvre_forts": [
+            int(games[f"manoeuvre_forts_{k}"].astype(np.int64).sum()) for k in range(2)
+        ],
         "kingdoms": [int(games[f"kingdoms_{k}"].astype(np.int64).sum()) for k in range(2)],
         "territory": [int(games[f"territory_{k}"].astype(np.int64).sum()) for k in range(2)],
         "matches": len(mp),
@@ -277,7 +387,8 @@ def finalize_summary(t: dict, prep: Prepared) -> dict:
         "kingdoms": [x / n for x in t["kingdoms"]],
         "territory": [x / n for x in t["territory"]],
         "match_win_rate": [stats.proportion(wins_a, n_m), stats.proportion(n_m - wins_a, n_m)]
-        if n_m else [],
+        if n_m
+        else [],
         "match_draw_rate": t["match_draws"] / n_m if n_m else None,
         "matches": n_m,
         "games": n,
@@ -292,29 +403,37 @@ def summarize(games, prep: Prepared) -> dict:
 def format_summary(block: dict, summary: dict | None = None) -> str:
     """Readable lines for the ``"sacred_hill"`` block (``summary``: the whole summary)."""
     mixed = summary is not None and len(set(summary["policies"])) > 1
-    label = ("seat balance (win rate seat 0 - seat 1; the seats' policies differ, so this mixes "
-             "the seat and policy effects: see `mcsim tournament`)" if mixed else
-             "first-player balance (win rate seat 0 - seat 1)")
+    label = (
+        "seat balance (win rate seat 0 - seat 1; the seats' policies differ, so this mixes "
+        "the seat and policy effects: see `mcsim tournament`)"
+        if mixed
+        else "first-player balance (win rate seat 0 - seat 1)"
+    )
     lines = [
         f"{label}: {block['balance']:+.4f}",
         f"decided by territory: {block['decided_by_territory']:.1%}   "
         f"captures per game: {block['captures_per_game']:.2f}",
         "mean per seat (0 / 1): kingdoms {:.2f} / {:.2f}, territory {:.2f} / {:.2f}, "
-        "Manoeuvre forts {:.2f} / {:.2f}".format(*block["kingdoms"], *block["territory"],
-                                                 *block["manoeuvre_forts"]),
+        "Manoeuvre forts {:.2f} / {:.2f}".format(
+            *block["kingdoms"], *block["territory"], *block["manoeuvre_forts"]
+        ),
     ]
     if block["match_win_rate"]:
         a, b = block["match_win_rate"]
         if mixed:
-            how = (f"{block['matches']:,} matches: each game plus a return game with the seats "
-                   f"swapped ({block['matches']:,} extra games played)")
+            how = (
+                f"{block['matches']:,} matches: each game plus a return game with the seats "
+                f"swapped ({block['matches']:,} extra games played)"
+            )
             who = summary["policies"]
         else:
             how = f"{block['matches']:,} matches: games 2j and 2j+1, each player starting once"
             who = ["player starting game 2j", "the other"]
-        lines.append(f"match win rate ({how}): {who[0]} {a['estimate']:.4f} "
-                     f"[{a['low']:.4f}, {a['high']:.4f}], {who[1]} {b['estimate']:.4f}; "
-                     f"drawn {block['match_draw_rate']:.2%}")
+        lines.append(
+            f"match win rate ({how}): {who[0]} {a['estimate']:.4f} "
+            f"[{a['low']:.4f}, {a['high']:.4f}], {who[1]} {b['estimate']:.4f}; "
+            f"drawn {block['match_draw_rate']:.2%}"
+        )
     return "\n".join(lines)
 
 
@@ -330,13 +449,28 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
     """
     out = []
     for i in game_indices:
-        o = _run_kernel(prep, int(i), 1, root_seed, STREAM_POLICY, prep.policy_ids,
-                        prep.policy_params, n_record=1)
+        o = _run_kernel(
+            prep,
+            int(i),
+            1,
+            root_seed,
+            STREAM_POLICY,
+            prep.policy_ids,
+            prep.policy_params,
+            n_record=1,
+        )
         moves = [format_move(m) for m in o["record"][0] if m >= 0]
-        out.append({"game": SPEC.id, "variant": dict(prep.config.variant), "moves": moves,
-                    "seed": int(root_seed), "game_index": int(i),
-                    "policies": [p.label() for p in prep.config.policies],
-                    "points": [int(x) for x in o["points"][0]]})
+        out.append(
+            {
+                "game": SPEC.id,
+                "variant": dict(prep.config.variant),
+                "moves": moves,
+                "seed": int(root_seed),
+                "game_index": int(i),
+                "policies": [p.label() for p in prep.config.policies],
+                "points": [int(x) for x in o["points"][0]],
+            }
+        )
     return out
 
 
@@ -355,8 +489,11 @@ def _legal_names(state) -> list[str]:
 
 def _orth(i: int) -> list[int]:
     """Existing orthogonal neighbours of hill ``i`` (§1), from the cell names alone."""
-    return [j for j in (i - 1, i + 1, i - 8, i + 8)
-            if j in K.CELL_NAMES and abs(j % 8 - i % 8) + abs(j // 8 - i // 8) == 1]
+    return [
+        j
+        for j in (i - 1, i + 1, i - 8, i + 8)
+        if j in K.CELL_NAMES and abs(j % 8 - i % 8) + abs(j // 8 - i // 8) == 1
+    ]
 
 
 def forced_move_error(state, move: str) -> list[str] | None:
@@ -443,18 +580,23 @@ def describe(state) -> dict:
         K.score_final(state, pts)
         points = [int(pts[0]), int(pts[1])]
         winner = int(np.argmax(pts)) if pts[0] != pts[1] else None
-    return {"finished": finished, "to_move": int(state[K.S_TO_MOVE]),
-            "plies": int(state[K.S_PLIES]),
-            "kingdoms": [int(K.count_kingdoms(state[K.S_FORTS + s])) for s in range(2)],
-            "territory": [bin(int(state[K.S_FORTS + s])).count("1") for s in range(2)],
-            "points": points, "winner": winner}
+    return {
+        "finished": finished,
+        "to_move": int(state[K.S_TO_MOVE]),
+        "plies": int(state[K.S_PLIES]),
+        "kingdoms": [int(K.count_kingdoms(state[K.S_FORTS + s])) for s in range(2)],
+        "territory": [bin(int(state[K.S_FORTS + s])).count("1") for s in range(2)],
+        "points": points,
+        "winner": winner,
+    }
 
 
 _PHASES = {"manoeuvre": K.PHASE_MANOEUVRE, "grace": K.PHASE_GRACE, "battle": K.PHASE_BATTLE}
 
 
-def position(red=(), blue=(), to_move: int = 0, phases=("battle", "battle"),
-             variant: dict | None = None) -> np.ndarray:
+def position(
+    red=(), blue=(), to_move: int = 0, phases=("battle", "battle"), variant: dict | None = None
+) -> np.ndarray:
     """A kernel state (uint64[S_SIZE]) with the given forts, for tests and notebooks.
 
     ``red`` are seat 0's hills, ``blue`` seat 1's (names like ``"D4"``); ``phases`` per seat,
@@ -485,9 +627,14 @@ def play(state, move: str, variant: dict | None = None) -> None:
     v = SPEC.resolve_variant(variant)
     mv = parse_move(move)
     legal, kind = K.legal_moves(state)
-    if not ((kind == K.KIND_PASS and mv == K.MOVE_PASS) or (
-            kind not in (K.KIND_PASS, K.KIND_TERMINAL) and mv != K.MOVE_PASS
-            and (int(legal) >> mv) & 1)):
+    if not (
+        (kind == K.KIND_PASS and mv == K.MOVE_PASS)
+        or (
+            kind not in (K.KIND_PASS, K.KIND_TERMINAL)
+            and mv != K.MOVE_PASS
+            and (int(legal) >> mv) & 1
+        )
+    ):
         raise IllegalMoveError(int(state[K.S_PLIES]), move, legal_move_names(state))
     K.apply_move(state, mv, kind, _transition(v), zone_table(v))
 
@@ -514,9 +661,11 @@ def board_ascii(state) -> str:
 
 
 def format_replay(result: dict) -> str:
-    lines = [f"plies played: {result['plies']}; seat to move: {result['to_move']}",
-             f"kingdoms: {result['kingdoms'][0]} / {result['kingdoms'][1]}   "
-             f"territory: {result['territory'][0]} / {result['territory'][1]}"]
+    lines = [
+        f"plies played: {result['plies']}; seat to move: {result['to_move']}",
+        f"kingdoms: {result['kingdoms'][0]} / {result['kingdoms'][1]}   "
+        f"territory: {result['territory'][0]} / {result['territory'][1]}",
+    ]
     if result["finished"]:
         w = "draw" if result["winner"] is None else f"seat {result['winner']} wins"
         lines.append(f"finished: points {result['points'][0]} / {result['points'][1]} ({w})")

@@ -46,6 +46,7 @@ Seat 0 starts (§3.4). The summary block (``summarize``) is described there; rec
 Kernel encoding: ``kernels.thurn_and_taxis`` (state vector, phases, action codes). Human notation
 of records: see ``record_games``.
 """
+
 from __future__ import annotations
 
 import json
@@ -58,10 +59,19 @@ import numpy as np
 import pandas as pd
 
 from kernels import thurn_and_taxis as K
+from mcsim.errors import ConfigError, DataFileError, IllegalMoveError, InvalidRecordError
 from mcsim.files import read_json
-from mcsim.errors import (ConfigError, DataFileError, IllegalMoveError, InvalidRecordError)
-from mcsim.games.base import (GameSpec, ParamSpec, PolicySpec, Prepared, RunConfig, VariantSpec,
-                              check_players, check_recorded_points, policy_arrays)
+from mcsim.games.base import (
+    GameSpec,
+    ParamSpec,
+    PolicySpec,
+    Prepared,
+    RunConfig,
+    VariantSpec,
+    check_players,
+    check_recorded_points,
+    policy_arrays,
+)
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "thurn_and_taxis"
 RULES = "docs/rules/thurn_und_taxis.md"
@@ -69,36 +79,67 @@ DEFAULT_MAX_TURNS = 2000  # safety cap; random games end far earlier
 MAX_TURNS_LIMIT = 100_000  # largest accepted cap (records allocate a decision log of ~60 per turn)
 CHUNK_SIZE = 1000  # games per runner chunk (random games take ~300-500 turns)
 
-STACK_IDS = ("route5", "route6", "route7", "baiern", "boehmen_salzburg", "baden",
-             "wuerttemberg_hohenzollern", "schweiz_tyrol", "all_regions", "game_end")
+STACK_IDS = (
+    "route5",
+    "route6",
+    "route7",
+    "baiern",
+    "boehmen_salzburg",
+    "baden",
+    "wuerttemberg_hohenzollern",
+    "schweiz_tyrol",
+    "all_regions",
+    "game_end",
+)
 STACK_COUNTS = (2, 3, 4, 4, 3, 3, 3, 3, 4, 1)  # §2.2 (counts: high confidence)
 STACK_KINDS = ("route",) * 3 + ("region_group",) * 5 + ("all_regions", "game_end")  # §2.2
 OFFICIALS = ("postmaster", "administrator", "postal_carrier", "cartwright")  # K.OFF_* 1..4
 END_REASONS = {K.END_CARRIAGE: "carriage7", K.END_HOUSES: "houses", K.END_CAP: "turn_cap"}
 
 ROUTE_PARAMS = (
-    ParamSpec("close_len", 3.0, "close a route once it has this many cards", 3, 22,
-              integer=True),
+    ParamSpec("close_len", 3.0, "close a route once it has this many cards", 3, 22, integer=True),
     ParamSpec("w_region", 2.0, "weight of a city in a region group still needed", 0, 100),
     ParamSpec("w_house", 1.0, "weight of a city without an own house", 0, 100),
     ParamSpec("w_open", 0.3, "weight per free neighbour of a route end", 0, 100),
     ParamSpec("w_hand", 1.0, "weight per hand card that can follow a route end", 0, 100),
     ParamSpec("deck_value", 1.5, "value of a blind deck draw against display cards", -100, 100),
-    ParamSpec("admin_below", 1.0, "use the Administrator if no display card is worth this", -100, 100),
-    ParamSpec("pm_hand_max", 10.0, "use the Postmaster while the hand has at most this many cards", 0, 66,
-              integer=True),
-    ParamSpec("cartwright", 1.0, "1: save the turn's official for the Cartwright when it buys the "
-              "next carriage; 0: never", 0, 1, integer=True),
-    ParamSpec("chase_carriage", 1.0, "1: keep building until the route buys the next carriage "
-              "(counting the Cartwright); 0: close at close_len", 0, 1,
-              integer=True),
+    ParamSpec(
+        "admin_below", 1.0, "use the Administrator if no display card is worth this", -100, 100
+    ),
+    ParamSpec(
+        "pm_hand_max",
+        10.0,
+        "use the Postmaster while the hand has at most this many cards",
+        0,
+        66,
+        integer=True,
+    ),
+    ParamSpec(
+        "cartwright",
+        1.0,
+        "1: save the turn's official for the Cartwright when it buys the next carriage; 0: never",
+        0,
+        1,
+        integer=True,
+    ),
+    ParamSpec(
+        "chase_carriage",
+        1.0,
+        "1: keep building until the route buys the next carriage "
+        "(counting the Cartwright); 0: close at close_len",
+        0,
+        1,
+        integer=True,
+    ),
 )
 
 #: game-specific options (``--option KEY=VALUE``; ``--tiles FILE`` means bonus_tiles=FILE)
-OPTIONS = {"carriages": "carriage points file (JSON, like mcsim/data/thurn_and_taxis/carriages.json)",
-           "bonus_tiles": "bonus tiles file (JSON, like bonus_tiles.json)",
-           "map": "map file (JSON, like map.json)",
-           "tiles": "same as bonus_tiles"}
+OPTIONS = {
+    "carriages": "carriage points file (JSON, like mcsim/data/thurn_and_taxis/carriages.json)",
+    "bonus_tiles": "bonus tiles file (JSON, like bonus_tiles.json)",
+    "map": "map file (JSON, like map.json)",
+    "tiles": "same as bonus_tiles",
+}
 
 SPEC = GameSpec(
     id="thurn-and-taxis",
@@ -108,17 +149,37 @@ SPEC = GameSpec(
     max_players=4,
     default_players=3,
     variants=(
-        VariantSpec("all_regions_includes_baiern", ("false", "true"), "false",
-                    "the all-regions tile also needs a house in Baiern", RULES + " §7.1"),
-        VariantSpec("route_tile_cascade", ("true", "false"), "true",
-                    "an empty route-length stack falls back to the next lower one", RULES + " §7.3"),
-        VariantSpec("hand_limit", ("after_close", "every_turn"), "after_close",
-                    "when the hand is trimmed to 3 cards", RULES + " §7.7"),
+        VariantSpec(
+            "all_regions_includes_baiern",
+            ("false", "true"),
+            "false",
+            "the all-regions tile also needs a house in Baiern",
+            RULES + " §7.1",
+        ),
+        VariantSpec(
+            "route_tile_cascade",
+            ("true", "false"),
+            "true",
+            "an empty route-length stack falls back to the next lower one",
+            RULES + " §7.3",
+        ),
+        VariantSpec(
+            "hand_limit",
+            ("after_close", "every_turn"),
+            "after_close",
+            "when the hand is trimmed to 3 cards",
+            RULES + " §7.7",
+        ),
     ),
     policies=(
         PolicySpec("random", K.POL_RANDOM, "uniform over the legal decisions of each turn phase"),
-        PolicySpec("route", K.POL_ROUTE, "route planner: extends towards needed regions, closes "
-                   "at close_len, uses officials when they pay", ROUTE_PARAMS),
+        PolicySpec(
+            "route",
+            K.POL_ROUTE,
+            "route planner: extends towards needed regions, closes "
+            "at close_len, uses officials when they pay",
+            ROUTE_PARAMS,
+        ),
     ),
     summary_key="thurn_and_taxis",
     max_plies=DEFAULT_MAX_TURNS * 40,
@@ -184,9 +245,15 @@ def load_map(path: Path | None = None) -> dict:
         if region not in regions:
             raise DataFileError(f"{where} ({name}): unknown region {region!r}")
         names[name] = i
-        out_cities.append({"id": i, "name": name, "region": region,
-                           "degree": c.get("degree"),
-                           "xy": (c.get("board_x_mm"), c.get("board_y_mm"))})
+        out_cities.append(
+            {
+                "id": i,
+                "name": name,
+                "region": region,
+                "degree": c.get("degree"),
+                "xy": (c.get("board_x_mm"), c.get("board_y_mm")),
+            }
+        )
     for r in regions:
         if not any(c["region"] == r for c in out_cities):
             raise DataFileError(f"{w}: region {r!r} has no city")
@@ -214,8 +281,10 @@ def load_map(path: Path | None = None) -> dict:
         adj[b].add(a)
     for c in out_cities:
         if c["degree"] is not None and c["degree"] != len(adj[c["id"]]):
-            raise DataFileError(f"{w}: city {c['name']}: {len(adj[c['id']])} roads, listed degree "
-                                f"{c['degree']} (§1.1)")
+            raise DataFileError(
+                f"{w}: city {c['name']}: {len(adj[c['id']])} roads, listed degree "
+                f"{c['degree']} (§1.1)"
+            )
     seen = {0}
     todo = deque([0])
     while todo:
@@ -228,10 +297,17 @@ def load_map(path: Path | None = None) -> dict:
         raise DataFileError(f"{w}: road network is not connected (unreachable: {', '.join(lost)})")
     cards = _need(d, "city_cards_per_city", int, w)
     if cards * K.N_CITIES != K.N_CARDS:
-        raise DataFileError(f"{w}: city_cards_per_city={cards} gives {cards * K.N_CITIES} cards, "
-                            f"expected {K.N_CARDS} (§2)")
-    return {"regions": list(regions), "cities": out_cities, "edges": sorted(edges), "adj": adj,
-            "names": names}
+        raise DataFileError(
+            f"{w}: city_cards_per_city={cards} gives {cards * K.N_CITIES} cards, "
+            f"expected {K.N_CARDS} (§2)"
+        )
+    return {
+        "regions": list(regions),
+        "cities": out_cities,
+        "edges": sorted(edges),
+        "adj": adj,
+        "names": names,
+    }
 
 
 def load_carriages(path: Path | None = None) -> dict[int, int]:
@@ -262,9 +338,11 @@ def load_carriages(path: Path | None = None) -> dict[int, int]:
         if p < 0:
             raise DataFileError(f"{where} (value {v}): points {p} must be >= 0")
         if "copies" in r and _need(r, "copies", int, where) != K.MAX_SEATS:
-            raise DataFileError(f"{where} (value {v}): copies {r['copies']} must be "
-                                f"{K.MAX_SEATS}, one per player (§2.1; the supply is not "
-                                f"modelled)")
+            raise DataFileError(
+                f"{where} (value {v}): copies {r['copies']} must be "
+                f"{K.MAX_SEATS}, one per player (§2.1; the supply is not "
+                f"modelled)"
+            )
         vp[v] = p
     for v in range(3, 8):
         if v not in vp:
@@ -294,7 +372,9 @@ def load_bonus_tiles(regions: list[str], path: Path | None = None) -> list[dict]
         sid = _need(s, "id", str, f"{w}: stack #{k}")
         where = f"{w}: stack {sid!r}"
         if sid not in STACK_IDS:
-            raise DataFileError(f"{where}: unknown stack id (expected one of {', '.join(STACK_IDS)})")
+            raise DataFileError(
+                f"{where}: unknown stack id (expected one of {', '.join(STACK_IDS)})"
+            )
         if sid in by_id:
             raise DataFileError(f"{where}: listed twice")
         kind = STACK_KINDS[STACK_IDS.index(sid)]
@@ -316,8 +396,10 @@ def load_bonus_tiles(regions: list[str], path: Path | None = None) -> list[dict]
     if total != 30:
         raise DataFileError(f"{w}: {total} tiles, expected 30 (§2.2)")
     if d.get("total_tiles", 30) != 30:
-        raise DataFileError(f"{w}: 'total_tiles' is {json.dumps(d.get('total_tiles'))}, but the "
-                            f"stacks hold 30 tiles (§2.2)")
+        raise DataFileError(
+            f"{w}: 'total_tiles' is {json.dumps(d.get('total_tiles'))}, but the "
+            f"stacks hold 30 tiles (§2.2)"
+        )
     for k, sid in enumerate(("route5", "route6", "route7")):
         if _need(by_id[sid], "length", int, f"{w}: stack {sid!r}") != 5 + k:
             raise DataFileError(f"{w}: stack {sid!r}: length must be {5 + k}")
@@ -330,8 +412,9 @@ def load_bonus_tiles(regions: list[str], path: Path | None = None) -> list[dict]
         covered += regs
     others = sorted(set(regions) - {"Polen"})
     if sorted(covered) != others:
-        raise DataFileError(f"{w}: region groups must cover each region except Polen exactly once "
-                            f"(§1)")
+        raise DataFileError(
+            f"{w}: region groups must cover each region except Polen exactly once (§1)"
+        )
     if by_id["all_regions"].get("excluded_region", "Baiern") != "Baiern":
         raise DataFileError(f"{w}: stack 'all_regions': excluded_region must be Baiern (§7.1)")
     return [by_id[sid] for sid in STACK_IDS]
@@ -370,7 +453,7 @@ def build_tables(data: dict) -> np.ndarray:
     tab[K.T_ALL_REG + 1] = allm
     for k in range(3):
         tab[K.T_ROUTE_LEN + k] = data["stacks"][k]["length"]
-    tab[K.T_CITY_GROUP: K.T_CITY_GROUP + K.N_CITIES] = -1
+    tab[K.T_CITY_GROUP : K.T_CITY_GROUP + K.N_CITIES] = -1
     for s in range(K.N_STACKS):
         for c in range(K.N_CITIES):
             if (int(tab[K.T_GROUP + s]) >> c) & 1:
@@ -413,16 +496,23 @@ def prepare(config: RunConfig) -> Prepared:
     opts = {k: v for k, v in dict(config.options or {}).items() if v is not None}
     if "tiles" in opts:  # the CLI's --tiles FILE: for this game, the bonus-tile file
         if "bonus_tiles" in opts:
-            raise ConfigError(f"options tiles={opts['tiles']} and bonus_tiles="
-                              f"{opts['bonus_tiles']} name the same file (tiles is an alias of "
-                              f"bonus_tiles); give one")
+            raise ConfigError(
+                f"options tiles={opts['tiles']} and bonus_tiles="
+                f"{opts['bonus_tiles']} name the same file (tiles is an alias of "
+                f"bonus_tiles); give one"
+            )
         opts["bonus_tiles"] = opts.pop("tiles")
     unknown = set(opts) - {"carriages", "bonus_tiles", "map", "max_turns"}
     if unknown:
-        raise ConfigError(f"unknown option {sorted(unknown)[0]!r} for thurn-and-taxis; options: "
-                          "carriages=FILE, bonus_tiles=FILE, map=FILE, max_turns=N")
-    data = load_data(opts) if any(k in opts for k in ("carriages", "bonus_tiles", "map")) \
+        raise ConfigError(
+            f"unknown option {sorted(unknown)[0]!r} for thurn-and-taxis; options: "
+            "carriages=FILE, bonus_tiles=FILE, map=FILE, max_turns=N"
+        )
+    data = (
+        load_data(opts)
+        if any(k in opts for k in ("carriages", "bonus_tiles", "map"))
         else default_data()
+    )
     try:
         max_turns = int(opts.get("max_turns", DEFAULT_MAX_TURNS))
     except (TypeError, ValueError):
@@ -435,13 +525,22 @@ def prepare(config: RunConfig) -> Prepared:
     codes = SPEC.variant_codes(resolved)
     config = RunConfig(config.game, config.players, config.policies, resolved, opts)
     return Prepared(
-        config=config, policy_ids=ids, policy_params=params, variant_codes=codes,
-        tables={"tab": build_tables(data), "var": variant_vector(codes, max_turns),
-                "cities": [c["name"] for c in data["cities"]], "regions": data["regions"],
-                "data": data,
-                "carriage_vp": {str(k): v for k, v in data["carriage_vp"].items()}},
-        info={"carriage_points": {str(k): v for k, v in data["carriage_vp"].items()},
-              "carriage_points_confidence": "medium"},
+        config=config,
+        policy_ids=ids,
+        policy_params=params,
+        variant_codes=codes,
+        tables={
+            "tab": build_tables(data),
+            "var": variant_vector(codes, max_turns),
+            "cities": [c["name"] for c in data["cities"]],
+            "regions": data["regions"],
+            "data": data,
+            "carriage_vp": {str(k): v for k, v in data["carriage_vp"].items()},
+        },
+        info={
+            "carriage_points": {str(k): v for k, v in data["carriage_vp"].items()},
+            "carriage_points_confidence": "medium",
+        },
     )
 
 
@@ -457,13 +556,41 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     """
     t = prep.tables
     n = prep.config.players
-    (score, win, plies, turns, end_reason, end_seat, officials, forced, carriage, houses_left,
-     tile_pts, closed, closed_len, route_hist, tiles_taken) = K.play_batch(
-        np.int64(first_game_index), np.int64(n_games), np.uint64(root_seed), np.int64(n),
-        prep.policy_ids, prep.policy_params, t["var"], t["tab"])
-    out = {"score": score, "win_share": win, "length": plies, "turns": turns,
-           "rounds": ((turns + n - 1) // n).astype(np.int32),
-           "end_reason": end_reason, "end_seat": end_seat}
+    (
+        score,
+        win,
+        plies,
+        turns,
+        end_reason,
+        end_seat,
+        officials,
+        forced,
+        carriage,
+        houses_left,
+        tile_pts,
+        closed,
+        closed_len,
+        route_hist,
+        tiles_taken,
+    ) = K.play_batch(
+        np.int64(first_game_index),
+        np.int64(n_games),
+        np.uint64(root_seed),
+        np.int64(n),
+        prep.policy_ids,
+        prep.policy_params,
+        t["var"],
+        t["tab"],
+    )
+    out = {
+        "score": score,
+        "win_share": win,
+        "length": plies,
+        "turns": turns,
+        "rounds": ((turns + n - 1) // n).astype(np.int32),
+        "end_reason": end_reason,
+        "end_seat": end_seat,
+    }
     for k, name in enumerate(OFFICIALS):
         out[f"used_{name}"] = np.ascontiguousarray(officials[:, :, k + 1])
     out["forced_postmaster"] = forced
@@ -503,8 +630,15 @@ class Game:
         Turn cap (the game is stopped, end reason ``turn_cap``).
     """
 
-    def __init__(self, players: int, deck, variant: dict | None = None, reshuffles=None,
-                 data: dict | None = None, max_turns: int = DEFAULT_MAX_TURNS):
+    def __init__(
+        self,
+        players: int,
+        deck,
+        variant: dict | None = None,
+        reshuffles=None,
+        data: dict | None = None,
+        max_turns: int = DEFAULT_MAX_TURNS,
+    ):
         self.data = data or default_data()
         self.tab = build_tables(self.data)
         self.variant = SPEC.resolve_variant(variant)
@@ -518,6 +652,7 @@ class Game:
             flat = [c for order in reshuffles for c in order]
             self.script = np.array(flat + [-1], dtype=np.int64)
         from kernels.rng import new_state
+
         self.rng = new_state(0, 0, 0)
         self.slog = np.zeros(1, dtype=np.int64)
         self._buf = np.empty(K.MAX_ACTIONS, dtype=np.int64)
@@ -541,10 +676,10 @@ class Game:
 
     def route(self, p: int) -> list[int]:
         lo, hi = self.st[K.S_RLO + p], self.st[K.S_RHI + p]
-        return [int(x) for x in self.st[K.S_ROUTE + p * 44 + lo: K.S_ROUTE + p * 44 + hi]]
+        return [int(x) for x in self.st[K.S_ROUTE + p * 44 + lo : K.S_ROUTE + p * 44 + hi]]
 
     def hand(self, p: int) -> list[int]:
-        h = self.st[K.S_HAND + p * K.N_CITIES: K.S_HAND + (p + 1) * K.N_CITIES]
+        h = self.st[K.S_HAND + p * K.N_CITIES : K.S_HAND + (p + 1) * K.N_CITIES]
         return [c for c in range(K.N_CITIES) for _ in range(int(h[c]))]
 
     def houses(self, p: int) -> set[int]:
@@ -552,7 +687,7 @@ class Game:
         return {c for c in range(K.N_CITIES) if (m >> c) & 1}
 
     def display(self) -> list[int]:
-        return [int(x) for x in self.st[K.S_DISPLAY: K.S_DISPLAY + K.DISPLAY]]
+        return [int(x) for x in self.st[K.S_DISPLAY : K.S_DISPLAY + K.DISPLAY]]
 
     def get(self, offset: int, p: int = 0) -> int:
         return int(self.st[offset + p])
@@ -570,7 +705,7 @@ class Game:
     # --- setters for constructed positions (tests)
     def set_hand(self, p: int, cities) -> None:
         base = K.S_HAND + p * K.N_CITIES
-        self.st[base: base + K.N_CITIES] = 0
+        self.st[base : base + K.N_CITIES] = 0
         cities = list(cities)
         for c in cities:
             self.st[base + c] += 1
@@ -606,12 +741,15 @@ class Game:
         """Apply action ``a``; raises ``IllegalMoveError`` if it is not legal here."""
         legal = self.legal()
         if a not in legal:
-            raise IllegalMoveError(int(self.st[K.S_TURN]), format_move(self, a),
-                                   [format_move(self, x) for x in legal])
+            raise IllegalMoveError(
+                int(self.st[K.S_TURN]), format_move(self, a), [format_move(self, x) for x in legal]
+            )
         K.apply_move(self.st, self.tab, self.var, np.int64(a), self.rng, self.script, self.slog)
         if self.st[K.S_ERROR]:
-            raise InvalidRecordError("a reshuffle of the discard pile is missing from the record "
-                                     "or is not a permutation of the pile")
+            raise InvalidRecordError(
+                "a reshuffle of the discard pile is missing from the record "
+                "or is not a permutation of the pile"
+            )
 
     def play(self, *actions: int) -> None:
         for a in actions:
@@ -638,13 +776,19 @@ def format_move(game: Game, a: int) -> str:
             return "display:" + names[a - K.A_DRAW_DISPLAY]
         return "none"
     if ph in (K.PH_PLAY1, K.PH_PLAY2):
-        for base, word in ((K.A_RESTART, "restart"), (K.A_START, "new"), (K.A_RIGHT, "right"),
-                           (K.A_LEFT, "left")):
+        for base, word in (
+            (K.A_RESTART, "restart"),
+            (K.A_START, "new"),
+            (K.A_RIGHT, "right"),
+            (K.A_LEFT, "left"),
+        ):
             if base <= a < base + K.N_CITIES:
                 return f"{word}:{names[a - base]}"
         return "none"
     if ph == K.PH_CLOSE:
-        return {K.A_NO: "no close", K.A_CLOSE: "close", K.A_CLOSE_CART: "close cartwright"}.get(a, "?")
+        return {K.A_NO: "no close", K.A_CLOSE: "close", K.A_CLOSE_CART: "close cartwright"}.get(
+            a, "?"
+        )
     if ph == K.PH_HOUSE_MODE:
         if a == K.A_MODE_EACH:
             return "mode:each"
@@ -674,14 +818,24 @@ def _kernel_game(prep: Prepared, root_seed: int, game_index: int):
     alog = np.full(int(cap), -1, dtype=np.int64)
     slog = np.zeros(200_000, dtype=np.int64)
     deck = np.empty(K.N_CARDS, dtype=np.int64)
-    plies = K.play_game(st, prep.tables["tab"], prep.tables["var"], np.int64(n),
-                        np.int64(game_index), np.uint64(root_seed), prep.policy_ids,
-                        prep.policy_params, alog, slog, deck)
+    plies = K.play_game(
+        st,
+        prep.tables["tab"],
+        prep.tables["var"],
+        np.int64(n),
+        np.int64(game_index),
+        np.uint64(root_seed),
+        prep.policy_ids,
+        prep.policy_params,
+        alog,
+        slog,
+        deck,
+    )
     reshuffles = []
     k = 0
     while k < st[K.S_SLOG_N]:
         m = int(slog[k])
-        reshuffles.append([int(x) for x in slog[k + 1: k + 1 + m]])
+        reshuffles.append([int(x) for x in slog[k + 1 : k + 1 + m]])
         k += m + 1
     return st, [int(a) for a in alog[:plies]], [int(x) for x in deck], reshuffles
 
@@ -718,15 +872,27 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
     for i in game_indices:
         st, actions, deck, reshuffles = _kernel_game(prep, int(root_seed), int(i))
         data = prep.tables["data"]
-        g = Game(prep.config.players, deck, prep.config.variant, reshuffles=reshuffles,
-                 data=data, max_turns=int(prep.tables["var"][K.V_MAX_TURNS]))
+        g = Game(
+            prep.config.players,
+            deck,
+            prep.config.variant,
+            reshuffles=reshuffles,
+            data=data,
+            max_turns=int(prep.tables["var"][K.V_MAX_TURNS]),
+        )
         turns = []
         cur = None
         for a in actions:
             if cur is None or g.get(K.S_TURN) != cur["_t"]:
-                cur = {"_t": g.get(K.S_TURN), "seat": g.current,
-                       "official": "postmaster" if g.get(K.S_FORCED) else None,
-                       "draws": [], "plays": [], "close": None, "trim": []}
+                cur = {
+                    "_t": g.get(K.S_TURN),
+                    "seat": g.current,
+                    "official": "postmaster" if g.get(K.S_FORCED) else None,
+                    "draws": [],
+                    "plays": [],
+                    "close": None,
+                    "trim": [],
+                }
                 turns.append(cur)
             ph = g.phase
             text = format_move(g, a)
@@ -764,22 +930,34 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
         same = np.ones(K.ST_SIZE, dtype=bool)
         same[[K.S_SCRIPT_POS, K.S_ALOG_N, K.S_SLOG_N]] = False  # bookkeeping only
         assert g.over and bool(np.array_equal(g.st[same], st[same])), "record diverged from kernel"
-        out.append({"game": SPEC.id, "format": RECORD_FORMAT, "players": prep.config.players,
-                    "variant": dict(prep.config.variant), "seed": int(root_seed),
-                    "game_index": int(i), "policies": [p.label() for p in prep.config.policies],
-                    "deal": [names[c] for c in deck],
-                    "reshuffles": [[names[c] for c in r] for r in reshuffles],
-                    "turns": turns, "scores": g.scores(), "winner": g.winner(),
-                    "end_reason": END_REASONS.get(g.get(K.S_END_REASON), "none"),
-                    "components": _components(data),
-                    "max_turns": int(prep.tables["var"][K.V_MAX_TURNS])})
+        out.append(
+            {
+                "game": SPEC.id,
+                "format": RECORD_FORMAT,
+                "players": prep.config.players,
+                "variant": dict(prep.config.variant),
+                "seed": int(root_seed),
+                "game_index": int(i),
+                "policies": [p.label() for p in prep.config.policies],
+                "deal": [names[c] for c in deck],
+                "reshuffles": [[names[c] for c in r] for r in reshuffles],
+                "turns": turns,
+                "scores": g.scores(),
+                "winner": g.winner(),
+                "end_reason": END_REASONS.get(g.get(K.S_END_REASON), "none"),
+                "components": _components(data),
+                "max_turns": int(prep.tables["var"][K.V_MAX_TURNS]),
+            }
+        )
     return out
 
 
 def _components(data: dict) -> dict:
     """The component values a record was played with (the MEDIUM-confidence tables, §2)."""
-    return {"carriage_points": {str(v): p for v, p in data["carriage_vp"].items()},
-            "bonus_tiles": {s["id"]: list(s["values"]) for s in data["stacks"]}}
+    return {
+        "carriage_points": {str(v): p for v, p in data["carriage_vp"].items()},
+        "bonus_tiles": {s["id"]: list(s["values"]) for s in data["stacks"]},
+    }
 
 
 def _record_data(record: dict) -> dict:
@@ -797,8 +975,16 @@ def _record_data(record: dict) -> dict:
         with tempfile.TemporaryDirectory() as tmp:
             if "carriage_points" in comp:
                 f = Path(tmp) / "carriages.json"
-                f.write_text(json.dumps({"carriages": [
-                    {"value": int(v), "points": p} for v, p in comp["carriage_points"].items()]}))
+                f.write_text(
+                    json.dumps(
+                        {
+                            "carriages": [
+                                {"value": int(v), "points": p}
+                                for v, p in comp["carriage_points"].items()
+                            ]
+                        }
+                    )
+                )
                 data["carriage_vp"] = load_carriages(f)
             if "bonus_tiles" in comp:
                 stacks = []
@@ -849,7 +1035,9 @@ def _parse_play(g: Game, text: str) -> int:
     if text == "none":
         return K.A_NO
     kind, _, name = text.partition(":")
-    base = {"new": K.A_START, "restart": K.A_RESTART, "left": K.A_LEFT, "right": K.A_RIGHT}.get(kind)
+    base = {"new": K.A_START, "restart": K.A_RESTART, "left": K.A_LEFT, "right": K.A_RIGHT}.get(
+        kind
+    )
     if base is None:
         raise InvalidRecordError(f"play {text!r} must be new:|restart:|left:|right: + CITY")
     return base + g.city(name)
@@ -921,18 +1109,23 @@ def _check_close(g: Game, t_index: int, close: dict, data: dict) -> None:
     if not isinstance(houses, list) or not all(isinstance(h, str) for h in houses):
         raise InvalidRecordError(f'turn {t_index}: close "houses" must be a list of city names')
     ids = [g.city(h) for h in houses]
-    options = house_options(g.route(p), g.houses(p), g.get(K.S_HOUSES_LEFT, p), region_of,
-                            data["regions"])
+    options = house_options(
+        g.route(p), g.houses(p), g.get(K.S_HOUSES_LEFT, p), region_of, data["regions"]
+    )
     if len(set(ids)) == len(ids) and (mode, region, tuple(sorted(ids))) in set(options):
         return
     shown = []
-    for opt in house_options(g.route(p), g.houses(p), g.get(K.S_HOUSES_LEFT, p), region_of,
-                             data["regions"]):
+    for opt in house_options(
+        g.route(p), g.houses(p), g.get(K.S_HOUSES_LEFT, p), region_of, data["regions"]
+    ):
         shown.append(_describe_close(*opt, names))
         if len(shown) > 60:
             break
-    raise IllegalMoveError(t_index, f"close {'each' if mode == 'each' else f'region {region}'} "
-                           f"[{', '.join(houses)}]", shown)
+    raise IllegalMoveError(
+        t_index,
+        f"close {'each' if mode == 'each' else f'region {region}'} [{', '.join(houses)}]",
+        shown,
+    )
 
 
 def replay(record: dict) -> dict:
@@ -954,8 +1147,9 @@ def replay(record: dict) -> dict:
         An entry illegal in the position reached; ``ply`` is the turn index.
     """
     if not isinstance(record, dict) or record.get("game") != SPEC.id:
-        raise InvalidRecordError('not a thurn-and-taxis record (expected {"game": '
-                                 '"thurn-and-taxis", ...})')
+        raise InvalidRecordError(
+            'not a thurn-and-taxis record (expected {"game": "thurn-and-taxis", ...})'
+        )
     if record.get("format", RECORD_FORMAT) != RECORD_FORMAT:
         raise InvalidRecordError(f'"format" must be {RECORD_FORMAT}, got {record.get("format")!r}')
     players = record.get("players")
@@ -981,8 +1175,11 @@ def replay(record: dict) -> dict:
     if not isinstance(turns, list):
         raise InvalidRecordError('"turns" must be a list')
     max_turns = record.get("max_turns", DEFAULT_MAX_TURNS)
-    if isinstance(max_turns, bool) or not isinstance(max_turns, int) \
-            or not 1 <= max_turns <= MAX_TURNS_LIMIT:
+    if (
+        isinstance(max_turns, bool)
+        or not isinstance(max_turns, int)
+        or not 1 <= max_turns <= MAX_TURNS_LIMIT
+    ):
         raise InvalidRecordError(f'"max_turns" must be an integer in 1..{MAX_TURNS_LIMIT:,}')
     g = Game(players, deck, variant, reshuffles=reshuffles, data=data, max_turns=max_turns)
     for t_index, turn in enumerate(turns):
@@ -1038,16 +1235,24 @@ def replay(record: dict) -> dict:
                     if reg not in data["regions"]:
                         raise InvalidRecordError(f"turn {t_index}: unknown region {reg!r}")
                     a = K.A_MODE_REGION + data["regions"].index(reg)
-                    cand = g.get(K.S_RMASK, g.current) & int(g.tab[K.T_REGMASK + a - K.A_MODE_REGION]) \
+                    cand = (
+                        g.get(K.S_RMASK, g.current)
+                        & int(g.tab[K.T_REGMASK + a - K.A_MODE_REGION])
                         & ~g.get(K.S_HOUSES, g.current)
+                    )
                     if bin(cand).count("1") <= g.get(K.S_HOUSES_LEFT, g.current):
                         want = sorted(c for c in range(K.N_CITIES) if (cand >> c) & 1)
                         if sorted(g.city(h) for h in houses) != want:
-                            raise IllegalMoveError(t_index, f"houses {houses}",
-                                                   [", ".join(data["cities"][c]["name"] for c in want)])
+                            raise IllegalMoveError(
+                                t_index,
+                                f"houses {houses}",
+                                [", ".join(data["cities"][c]["name"] for c in want)],
+                            )
                         houses = []
                 else:
-                    raise InvalidRecordError(f"turn {t_index}: close mode must be 'each' or 'region'")
+                    raise InvalidRecordError(
+                        f"turn {t_index}: close mode must be 'each' or 'region'"
+                    )
             elif ph == K.PH_HOUSE_PICK:
                 # houses may be listed in any order: take the first one legal here
                 a = K.A_HOUSE_SKIP
@@ -1056,7 +1261,9 @@ def replay(record: dict) -> dict:
                     a = K.A_HOUSE + g.city(houses.pop(k))
                 elif K.A_HOUSE_SKIP not in legal:
                     shown = houses[0] if houses else "(no house)"
-                    raise IllegalMoveError(t_index, f"house:{shown}", [format_move(g, x) for x in legal])
+                    raise IllegalMoveError(
+                        t_index, f"house:{shown}", [format_move(g, x) for x in legal]
+                    )
             elif ph == K.PH_TRIM:
                 if not trim:
                     raise IllegalMoveError(t_index, "(no trim)", [format_move(g, x) for x in legal])
@@ -1064,8 +1271,10 @@ def replay(record: dict) -> dict:
             else:
                 raise InvalidRecordError(f"turn {t_index}: unexpected phase {ph}")
             if a not in legal:
-                raise IllegalMoveError(t_index, format_move(g, a), [format_move(g, x) for x in legal])
-            if (ph == K.PH_ADMIN and a == K.A_YES):
+                raise IllegalMoveError(
+                    t_index, format_move(g, a), [format_move(g, x) for x in legal]
+                )
+            if ph == K.PH_ADMIN and a == K.A_YES:
                 used = "administrator"
             elif ph == K.PH_PM and a == K.A_YES:
                 used = "postmaster"
@@ -1078,33 +1287,46 @@ def replay(record: dict) -> dict:
         if left:
             raise InvalidRecordError(f"turn {t_index}: entries not used by the turn: {left}")
         if close is not None and not closed:
-            raise InvalidRecordError(f'turn {t_index}: "close" given, but the route could not be '
-                                     "closed (it needs 3 or more cards, §4C)")
+            raise InvalidRecordError(
+                f'turn {t_index}: "close" given, but the route could not be '
+                "closed (it needs 3 or more cards, §4C)"
+            )
         if used != official:
-            raise InvalidRecordError(f"turn {t_index}: official {official!r} recorded, but the "
-                                     f"turn used {used!r}")
-    result = {"finished": g.over, "turns": len(turns), "scores": g.scores(), "points": g.scores(),
-              "winner": g.winner() if g.over else None,
-              "end_reason": END_REASONS.get(g.get(K.S_END_REASON), None),
-              "carriages": [g.get(K.S_CARRIAGE, p) for p in range(players)],
-              "houses_left": [g.get(K.S_HOUSES_LEFT, p) for p in range(players)],
-              "tile_points": [g.get(K.S_TILE_PTS, p) for p in range(players)]}
+            raise InvalidRecordError(
+                f"turn {t_index}: official {official!r} recorded, but the turn used {used!r}"
+            )
+    result = {
+        "finished": g.over,
+        "turns": len(turns),
+        "scores": g.scores(),
+        "points": g.scores(),
+        "winner": g.winner() if g.over else None,
+        "end_reason": END_REASONS.get(g.get(K.S_END_REASON)),
+        "carriages": [g.get(K.S_CARRIAGE, p) for p in range(players)],
+        "houses_left": [g.get(K.S_HOUSES_LEFT, p) for p in range(players)],
+        "tile_points": [g.get(K.S_TILE_PTS, p) for p in range(players)],
+    }
     if g.over:
         for key in ("scores", "winner", "end_reason"):
             if key in record and record[key] != result[key]:
-                raise InvalidRecordError(f"record says {key} {record[key]!r}, replay gives "
-                                         f"{result[key]!r}")
+                raise InvalidRecordError(
+                    f"record says {key} {record[key]!r}, replay gives {result[key]!r}"
+                )
     check_recorded_points(record, result)
     return result
 
 
 def format_replay(result: dict) -> str:
     """Readable text for ``mcsim replay``."""
-    lines = [f"turns: {result['turns']}; finished: {'yes' if result['finished'] else 'no'}"
-             + (f" ({result['end_reason']})" if result["end_reason"] else "")]
+    lines = [
+        f"turns: {result['turns']}; finished: {'yes' if result['finished'] else 'no'}"
+        + (f" ({result['end_reason']})" if result["end_reason"] else "")
+    ]
     for p, s in enumerate(result["scores"]):
-        lines.append(f"seat {p}: {s:3d} points  (carriage {result['carriages'][p] or '-'}, "
-                     f"tiles {result['tile_points'][p]}, houses left {result['houses_left'][p]})")
+        lines.append(
+            f"seat {p}: {s:3d} points  (carriage {result['carriages'][p] or '-'}, "
+            f"tiles {result['tile_points'][p]}, houses left {result['houses_left'][p]})"
+        )
     if result["winner"] is not None:
         lines.append(f"winner: seat {result['winner']} (tie-break: game-end tile, then clockwise)")
     return "\n".join(lines)
@@ -1149,17 +1371,20 @@ def partial_summary(games: pd.DataFrame, prep: Prepared) -> dict:
         "n": n,
         "win_share": [float(x) for x in win.sum(axis=1)],
         "score_sum": [float(x) for x in score.sum(axis=1)],
-        "score_sumsq": [float(x) for x in (score ** 2).sum(axis=1)],
+        "score_sumsq": [float(x) for x in (score**2).sum(axis=1)],
         "end": [int((col("end_reason") == code).sum()) for code in END_REASONS],
-        "rounds_sum": float(rounds.sum()), "rounds_sumsq": float((rounds.astype(f8) ** 2).sum()),
+        "rounds_sum": float(rounds.sum()),
+        "rounds_sumsq": float((rounds.astype(f8) ** 2).sum()),
         "rounds_hist": np.bincount(np.minimum(rounds, max_rounds - 1), minlength=max_rounds),
         "forced": int(seats("forced_postmaster").sum()),
         "officials": {},
         "closed_len": np.array([col(f"closed_len_{L}").sum() for L in range(3, 11)], dtype=i8),
         "route_cards": int(seats("route_cards_closed").sum()),
         "tiles_taken": np.array([col(f"tiles_{sid}").sum() for sid in STACK_IDS], dtype=i8),
-        "tiles_ran_out": np.array([(col(f"tiles_{sid}") >= STACK_COUNTS[i]).sum()
-                                   for i, sid in enumerate(STACK_IDS)], dtype=i8),
+        "tiles_ran_out": np.array(
+            [(col(f"tiles_{sid}") >= STACK_COUNTS[i]).sum() for i, sid in enumerate(STACK_IDS)],
+            dtype=i8,
+        ),
     }
     carr = seats("carriage").reshape(-1).astype(i8)
     out["carriages"] = np.bincount(carr, minlength=8)[[0, 3, 4, 5, 6, 7]].astype(i8)
@@ -1169,9 +1394,12 @@ def partial_summary(games: pd.DataFrame, prep: Prepared) -> dict:
         uses = used.reshape(-1)
         players = np.array([((uses >= lo) & (uses < hi)).sum() for lo, hi in _USE_BINS], i8)
         wins = np.array([won[(uses >= lo) & (uses < hi)].sum() for lo, hi in _USE_BINS], f8)
-        out["officials"][name] = {"sum": float(per_game.sum()),
-                                  "sumsq": float((per_game ** 2).sum()),
-                                  "bin_players": players, "bin_wins": wins}
+        out["officials"][name] = {
+            "sum": float(per_game.sum()),
+            "sumsq": float((per_game**2).sum()),
+            "bin_players": players,
+            "bin_wins": wins,
+        }
     return out
 
 
@@ -1211,28 +1439,41 @@ def finalize_summary(t: dict, prep: Prepared) -> dict:
     n = int(t["n"])
     k = prep.config.players
     labels = [p.label() for p in prep.config.policies]
-    seats = [{"seat": s, "policy": labels[s],
-              "win_rate": stats.proportion(float(t["win_share"][s]), n),
-              "score": _mean_from_sums(float(t["score_sum"][s]), float(t["score_sumsq"][s]), n)}
-             for s in range(k)]
+    seats = [
+        {
+            "seat": s,
+            "policy": labels[s],
+            "win_rate": stats.proportion(float(t["win_share"][s]), n),
+            "score": _mean_from_sums(float(t["score_sum"][s]), float(t["score_sumsq"][s]), n),
+        }
+        for s in range(k)
+    ]
     out: dict[str, Any] = {"by_players": {str(k): seats}}
-    out["end"] = {name: stats.proportion(float(t["end"][i]), n)
-                  for i, name in enumerate(END_REASONS.values())}
+    out["end"] = {
+        name: stats.proportion(float(t["end"][i]), n) for i, name in enumerate(END_REASONS.values())
+    }
     out["end"]["rounds"] = _mean_from_sums(float(t["rounds_sum"]), float(t["rounds_sumsq"]), n)
     hist = np.asarray(t["rounds_hist"])
-    out["end"]["rounds_quantiles"] = {q: _hist_quantile(hist, float(q) / 100)
-                                      for q in ("5", "50", "95")}
+    out["end"]["rounds_quantiles"] = {
+        q: _hist_quantile(hist, float(q) / 100) for q in ("5", "50", "95")
+    }
     off: dict[str, Any] = {}
     for name in OFFICIALS:
         o = t["officials"][name]
         bins = {}
-        for (lo, hi), m, w in zip(_USE_BINS, np.asarray(o["bin_players"]), np.asarray(o["bin_wins"])):
+        for (lo, hi), m, w in zip(
+            _USE_BINS, np.asarray(o["bin_players"]), np.asarray(o["bin_wins"])
+        ):
             if m:
-                bins[_bin_label(lo, hi)] = {"players": int(m),
-                                            "win_rate": stats.proportion(float(w), int(m))}
-        off[name] = {"per_game": _mean_from_sums(float(o["sum"]), float(o["sumsq"]), n),
-                     "per_player": float(o["sum"]) / (n * k) if n else math.nan,
-                     "win_rate_by_uses": bins}
+                bins[_bin_label(lo, hi)] = {
+                    "players": int(m),
+                    "win_rate": stats.proportion(float(w), int(m)),
+                }
+        off[name] = {
+            "per_game": _mean_from_sums(float(o["sum"]), float(o["sumsq"]), n),
+            "per_player": float(o["sum"]) / (n * k) if n else math.nan,
+            "win_rate_by_uses": bins,
+        }
     off["postmaster"]["forced_per_player"] = float(t["forced"]) / (n * k) if n else math.nan
     out["officials"] = off
     counts = np.asarray(t["closed_len"], dtype=np.float64)
@@ -1240,18 +1481,27 @@ def finalize_summary(t: dict, prep: Prepared) -> dict:
     out["closed_routes"] = {
         "per_game": float(total / n) if n else math.nan,
         "mean_length": float(t["route_cards"] / total) if total else math.nan,
-        "share_by_length": {(str(L) if L < 10 else "10+"): (float(c / total) if total else math.nan)
-                            for L, c in zip(range(3, 11), counts)},
+        "share_by_length": {
+            (str(L) if L < 10 else "10+"): (float(c / total) if total else math.nan)
+            for L, c in zip(range(3, 11), counts)
+        },
     }
-    out["bonus_tiles"] = {sid: {"mean_taken": float(t["tiles_taken"][i]) / n if n else math.nan,
-                                "ran_out": stats.proportion(float(t["tiles_ran_out"][i]), n)}
-                          for i, sid in enumerate(STACK_IDS)}
+    out["bonus_tiles"] = {
+        sid: {
+            "mean_taken": float(t["tiles_taken"][i]) / n if n else math.nan,
+            "ran_out": stats.proportion(float(t["tiles_ran_out"][i]), n),
+        }
+        for i, sid in enumerate(STACK_IDS)
+    }
     carr = np.asarray(t["carriages"], dtype=np.float64)
     m = carr.sum()
-    out["carriages"] = {("none" if v == 0 else str(v)): (float(c / m) if m else math.nan)
-                        for v, c in zip((0, 3, 4, 5, 6, 7), carr)}
-    out["carriages"]["mean_highest"] = float((carr * np.array([0, 3, 4, 5, 6, 7])).sum() / m) \
-        if m else math.nan
+    out["carriages"] = {
+        ("none" if v == 0 else str(v)): (float(c / m) if m else math.nan)
+        for v, c in zip((0, 3, 4, 5, 6, 7), carr)
+    }
+    out["carriages"]["mean_highest"] = (
+        float((carr * np.array([0, 3, 4, 5, 6, 7])).sum() / m) if m else math.nan
+    )
     return out
 
 
@@ -1291,10 +1541,14 @@ def naive_score_record(record: dict, data: dict | None = None) -> dict:
     tiles: list[list[int]] = [[] for _ in range(n)]
     taken_groups = [set() for _ in range(n)]
     end_holder = None
-    groups = {s["id"]: {c for c in range(22) if region_of[c] in s["regions"]}
-              for s in data["stacks"] if s["kind"] == "region_group"}
-    need_regions = set(data["regions"]) - ({"Baiern"} if variant["all_regions_includes_baiern"]
-                                           == "false" else set())
+    groups = {
+        s["id"]: {c for c in range(22) if region_of[c] in s["regions"]}
+        for s in data["stacks"]
+        if s["kind"] == "region_group"
+    }
+    need_regions = set(data["regions"]) - (
+        {"Baiern"} if variant["all_regions_includes_baiern"] == "false" else set()
+    )
     for turn in record["turns"]:
         p = turn["seat"]
         for text in turn["plays"]:
@@ -1321,7 +1575,9 @@ def naive_score_record(record: dict, data: dict | None = None) -> dict:
         L = len(r)
         assert L >= 3
         placed = [names[h] for h in close["houses"]]
-        assert len(set(placed)) == len(placed) and all(h in r and h not in houses[p] for h in placed)
+        assert len(set(placed)) == len(placed) and all(
+            h in r and h not in houses[p] for h in placed
+        )
         # placing is mandatory (§4C.1, §7.5, §7.13): as many as the option can take, fewer
         # only when houses run short; an option placing none only when none places any
         left = 20 - len(houses[p])
@@ -1342,7 +1598,7 @@ def naive_score_record(record: dict, data: dict | None = None) -> dict:
         want = "route7" if L >= 7 else "route6" if L == 6 else "route5" if L == 5 else None
         order = ["route7", "route6", "route5"]
         if want:
-            cands = order[order.index(want):]
+            cands = order[order.index(want) :]
             if variant["route_tile_cascade"] == "false":
                 cands = cands[:1]
             for sid in cands:
@@ -1354,7 +1610,11 @@ def naive_score_record(record: dict, data: dict | None = None) -> dict:
                 taken_groups[p].add(sid)
                 tiles[p].append(stacks[sid].pop(0))
         regs_with_house = {region_of[h] for h in houses[p]}
-        if "all" not in taken_groups[p] and need_regions <= regs_with_house and stacks["all_regions"]:
+        if (
+            "all" not in taken_groups[p]
+            and need_regions <= regs_with_house
+            and stacks["all_regions"]
+        ):
             taken_groups[p].add("all")
             tiles[p].append(stacks["all_regions"].pop(0))
         nxt = carriage[p] + 1 if carriage[p] else 3
@@ -1365,8 +1625,10 @@ def naive_score_record(record: dict, data: dict | None = None) -> dict:
             end_holder = p
             tiles[p].append(stacks["game_end"].pop(0))
         route[p] = []
-    scores = [(vp[carriage[p]] if carriage[p] else 0) + sum(tiles[p]) - (20 - len(houses[p]))
-              for p in range(n)]
+    scores = [
+        (vp[carriage[p]] if carriage[p] else 0) + sum(tiles[p]) - (20 - len(houses[p]))
+        for p in range(n)
+    ]
     best = max(scores)
     winner = None
     if end_holder is not None:
@@ -1385,29 +1647,41 @@ def format_summary(block: dict, summary: dict | None = None) -> str:
         return f"{100 * d['estimate']:.1f}% [{100 * d['low']:.1f}, {100 * d['high']:.1f}]"
 
     end = block["end"]
-    lines = [f"end: 7-carriage {pct(end['carriage7'])}, last house {pct(end['houses'])}, "
-             f"turn cap {pct(end['turn_cap'])}; rounds {end['rounds']['mean']:.2f} "
-             f"[{end['rounds']['low']:.2f}, {end['rounds']['high']:.2f}] "
-             f"(5/50/95%: {end['rounds_quantiles']['5']:.0f}/{end['rounds_quantiles']['50']:.0f}/"
-             f"{end['rounds_quantiles']['95']:.0f})"]
+    lines = [
+        f"end: 7-carriage {pct(end['carriage7'])}, last house {pct(end['houses'])}, "
+        f"turn cap {pct(end['turn_cap'])}; rounds {end['rounds']['mean']:.2f} "
+        f"[{end['rounds']['low']:.2f}, {end['rounds']['high']:.2f}] "
+        f"(5/50/95%: {end['rounds_quantiles']['5']:.0f}/{end['rounds_quantiles']['50']:.0f}/"
+        f"{end['rounds_quantiles']['95']:.0f})"
+    ]
     lines.append("officials (uses per player; win rate by uses):")
     for name in OFFICIALS:
         o = block["officials"][name]
-        bins = "  ".join(f"{k}: {100 * v['win_rate']['estimate']:.1f}% (n={v['players']})"
-                         for k, v in o["win_rate_by_uses"].items())
-        extra = (f", forced {o['forced_per_player']:.2f}" if "forced_per_player" in o else "")
+        bins = "  ".join(
+            f"{k}: {100 * v['win_rate']['estimate']:.1f}% (n={v['players']})"
+            for k, v in o["win_rate_by_uses"].items()
+        )
+        extra = f", forced {o['forced_per_player']:.2f}" if "forced_per_player" in o else ""
         lines.append(f"  {name:<15} {o['per_player']:6.2f}{extra}   {bins}")
     cr = block["closed_routes"]
     shares = " ".join(f"{k}:{100 * v:.1f}%" for k, v in cr["share_by_length"].items() if v == v)
-    lines.append(f"closed routes: {cr['per_game']:.2f} per game, mean length "
-                 f"{cr['mean_length']:.2f}; by length {shares}")
-    lines.append("bonus tiles taken per game (stack ran out): " + ", ".join(
-        f"{k} {v['mean_taken']:.2f} ({100 * v['ran_out']['estimate']:.0f}%)"
-        for k, v in block["bonus_tiles"].items()))
+    lines.append(
+        f"closed routes: {cr['per_game']:.2f} per game, mean length "
+        f"{cr['mean_length']:.2f}; by length {shares}"
+    )
+    lines.append(
+        "bonus tiles taken per game (stack ran out): "
+        + ", ".join(
+            f"{k} {v['mean_taken']:.2f} ({100 * v['ran_out']['estimate']:.0f}%)"
+            for k, v in block["bonus_tiles"].items()
+        )
+    )
     c = block["carriages"]
-    lines.append("highest carriage per player: " + " ".join(
-        f"{k}:{100 * v:.1f}%" for k, v in c.items() if k != "mean_highest")
-        + f"  (mean {c['mean_highest']:.2f})")
+    lines.append(
+        "highest carriage per player: "
+        + " ".join(f"{k}:{100 * v:.1f}%" for k, v in c.items() if k != "mean_highest")
+        + f"  (mean {c['mean_highest']:.2f})"
+    )
     return "\n".join(lines)
 
 

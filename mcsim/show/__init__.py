@@ -18,6 +18,7 @@ small inline script (buttons, arrow keys, a slider), no external resources.
 >>> html.count('class="frame"')
 3
 """
+
 from __future__ import annotations
 
 import importlib
@@ -64,8 +65,15 @@ def show_html(game: str, record: dict) -> str:
     return render(build_show(game, record))
 
 
-def record_of_seed(game: str, seed: int, game_index: int, policies=None, variant=None,
-                   players: int | None = None, options: dict | None = None) -> dict:
+def record_of_seed(
+    game: str,
+    seed: int,
+    game_index: int,
+    policies=None,
+    variant=None,
+    players: int | None = None,
+    options: dict | None = None,
+) -> dict:
     """The record of game ``game_index`` of ``simulate --seed seed`` with these settings (the
     same engine and seeding: the game's ``record_games``).
 

@@ -1,4 +1,5 @@
 """The frame model of ``mcsim show`` and small SVG helpers shared by the drawers."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -52,23 +53,31 @@ def esc(text) -> str:
 
 
 def text(x, y, s, size=12, anchor="middle", fill="#222", weight="normal", extra="") -> str:
-    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
-            f'fill="{fill}" font-weight="{weight}" {extra}>{esc(s)}</text>')
+    return (
+        f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
+        f'fill="{fill}" font-weight="{weight}" {extra}>{esc(s)}</text>'
+    )
 
 
 def rect(x, y, w, h, fill="none", stroke="none", sw=1, rx=0, extra="") -> str:
-    return (f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="{rx}" '
-            f'fill="{fill}" stroke="{stroke}" stroke-width="{sw}" {extra}/>')
+    return (
+        f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="{rx}" '
+        f'fill="{fill}" stroke="{stroke}" stroke-width="{sw}" {extra}/>'
+    )
 
 
 def circle(cx, cy, r, fill="none", stroke="none", sw=1, extra="") -> str:
-    return (f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r:.1f}" fill="{fill}" stroke="{stroke}" '
-            f'stroke-width="{sw}" {extra}/>')
+    return (
+        f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r:.1f}" fill="{fill}" stroke="{stroke}" '
+        f'stroke-width="{sw}" {extra}/>'
+    )
 
 
 def line(x1, y1, x2, y2, stroke="#222", sw=1, extra="") -> str:
-    return (f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="{stroke}" '
-            f'stroke-width="{sw}" {extra}/>')
+    return (
+        f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="{stroke}" '
+        f'stroke-width="{sw}" {extra}/>'
+    )
 
 
 def poly(points, fill="none", stroke="none", sw=1, extra="") -> str:

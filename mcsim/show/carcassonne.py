@@ -8,14 +8,27 @@ A ply is one turn of the record. The position after turn k is the kernel's own r
 (``kernels.carcassonne.play_game`` in ``MODE_REPLAY``) of the record's first k turns (a record
 cut short replays as unfinished), after the game's ``replay`` has validated the whole record.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 import kernels.carcassonne as K
 from mcsim.games import carcassonne as G
-from mcsim.show.base import (HIGHLIGHT, SEAT_DARK, SEAT_FILL, Frame, Show, circle, esc, line,
-                             poly, rect, table, text)
+from mcsim.show.base import (
+    HIGHLIGHT,
+    SEAT_DARK,
+    SEAT_FILL,
+    Frame,
+    Show,
+    circle,
+    esc,
+    line,
+    poly,
+    rect,
+    table,
+    text,
+)
 
 C = 64  # tile size
 PAD = 24
@@ -40,8 +53,16 @@ def _mid(d: int, x: float, y: float, depth: float = 0.0) -> tuple[float, float]:
 
 def _port(p: int, x: float, y: float, inset: float = 0.14) -> tuple[float, float]:
     """Field port ``p`` (0..7 clockwise from the north-west corner, §1.1), inset into the tile."""
-    u = [(0.28, inset), (0.72, inset), (1 - inset, 0.28), (1 - inset, 0.72), (0.72, 1 - inset),
-         (0.28, 1 - inset), (inset, 0.72), (inset, 0.28)][p]
+    u = [
+        (0.28, inset),
+        (0.72, inset),
+        (1 - inset, 0.28),
+        (1 - inset, 0.72),
+        (0.72, 1 - inset),
+        (0.28, 1 - inset),
+        (inset, 0.72),
+        (inset, 0.28),
+    ][p]
     return x + u[0] * C, y + u[1] * C
 
 
@@ -50,8 +71,9 @@ def _segment_sides(T, t: int, r: int, s: int) -> list[int]:
     return [d for d in range(4) if side_seg[t, r, d] == s]
 
 
-def _tile(T, t: int, r: int, x: float, y: float, done: dict, letter: str,
-          only: set | None = None) -> str:
+def _tile(
+    T, t: int, r: int, x: float, y: float, done: dict, letter: str, only: set | None = None
+) -> str:
     """Tile type ``t`` at rotation ``r``; ``done[s]`` True when segment s's feature is complete.
     ``only``: draw just these segments (no background), to mark completed features over the
     tile's symbol."""
@@ -70,8 +92,10 @@ def _tile(T, t: int, r: int, x: float, y: float, done: dict, letter: str,
             depth = _mid(d, x, y, 0.34)  # the cap's curve reaches a third of the way in
             qx = 2 * depth[0] - (a[0] + b[0]) / 2
             qy = 2 * depth[1] - (a[1] + b[1]) / 2
-            out.append(f'<path d="M{a[0]:.1f},{a[1]:.1f} Q{qx:.1f},{qy:.1f} {b[0]:.1f},{b[1]:.1f} Z" '
-                       f'fill="{col}" stroke="#6b4a1e" stroke-width="1"/>')
+            out.append(
+                f'<path d="M{a[0]:.1f},{a[1]:.1f} Q{qx:.1f},{qy:.1f} {b[0]:.1f},{b[1]:.1f} Z" '
+                f'fill="{col}" stroke="#6b4a1e" stroke-width="1"/>'
+            )
         else:
             pts = []
             for d in range(4):
@@ -85,8 +109,20 @@ def _tile(T, t: int, r: int, x: float, y: float, done: dict, letter: str,
             px, py = _mid(sides[0], x, y, 0.22)
             if len(sides) > 1:
                 px, py = (px + cx) / 2, (py + cy) / 2
-            out.append(poly([(px - 6, py - 6), (px + 6, py - 6), (px + 6, py + 2), (px, py + 7),
-                             (px - 6, py + 2)], fill="#1f4fa8", stroke="#fff", sw=1))
+            out.append(
+                poly(
+                    [
+                        (px - 6, py - 6),
+                        (px + 6, py - 6),
+                        (px + 6, py + 2),
+                        (px, py + 7),
+                        (px - 6, py + 2),
+                    ],
+                    fill="#1f4fa8",
+                    stroke="#fff",
+                    sw=1,
+                )
+            )
     # roads
     for s in range(nseg[t]):
         if seg_kind[t, s] != K.KIND_ROAD or (only is not None and s not in only):
@@ -97,18 +133,28 @@ def _tile(T, t: int, r: int, x: float, y: float, done: dict, letter: str,
             a, b = _mid(sides[0], x, y), _mid(sides[1], x, y)
             d = f"M{a[0]:.1f},{a[1]:.1f} Q{cx:.1f},{cy:.1f} {b[0]:.1f},{b[1]:.1f}"
         else:
-            d = "".join(f"M{_mid(sd, x, y)[0]:.1f},{_mid(sd, x, y)[1]:.1f}L{cx:.1f},{cy:.1f}"
-                        for sd in sides)
-        out.append(f'<path d="{d}" fill="none" stroke="#4a4a3a" stroke-width="7"/>'
-                   f'<path d="{d}" fill="none" stroke="{col}" stroke-width="4.5"/>')
+            d = "".join(
+                f"M{_mid(sd, x, y)[0]:.1f},{_mid(sd, x, y)[1]:.1f}L{cx:.1f},{cy:.1f}"
+                for sd in sides
+            )
+        out.append(
+            f'<path d="{d}" fill="none" stroke="#4a4a3a" stroke-width="7"/>'
+            f'<path d="{d}" fill="none" stroke="{col}" stroke-width="4.5"/>'
+        )
         if len(sides) != 2:
             out.append(rect(cx - 5, cy - 5, 10, 10, fill="#b33a2b", stroke="#333", sw=1))
     cs = cl_seg[t]
     if cs >= 0 and (only is None or int(cs) in only):
         fill = "#e8d9b0" if not done.get(int(cs)) else "#f5c542"
         out.append(rect(cx - 11, cy - 6, 22, 16, fill=fill, stroke="#444", sw=1))
-        out.append(poly([(cx - 13, cy - 6), (cx, cy - 16), (cx + 13, cy - 6)], fill="#b33a2b",
-                        stroke="#444", sw=1))
+        out.append(
+            poly(
+                [(cx - 13, cy - 6), (cx, cy - 16), (cx + 13, cy - 6)],
+                fill="#b33a2b",
+                stroke="#444",
+                sw=1,
+            )
+        )
         out.append(line(cx, cy - 22, cx, cy - 16, stroke="#444", sw=1.5))
     if only is None:
         out.append(text(x + 3, y + C - 3, letter, size=8, anchor="start", fill="#2c3e13"))
@@ -135,10 +181,21 @@ def _meeple_at(T, t: int, r: int, s: int, x: float, y: float) -> tuple[float, fl
 def _meeple(px: float, py: float, lying: bool, seat: int) -> str:
     f, d = SEAT_FILL[seat], SEAT_DARK[seat]
     if lying:  # a farmer lies down
-        return (f'<ellipse cx="{px:.1f}" cy="{py:.1f}" rx="10" ry="5" fill="{f}" stroke="{d}" '
-                f'stroke-width="1.5"/>' + circle(px - 10, py, 3.5, fill=f, stroke=d, sw=1.2))
-    pts = [(px - 7, py + 8), (px - 2.5, py), (px - 8, py - 2), (px - 3.5, py - 5),
-           (px, py - 10), (px + 3.5, py - 5), (px + 8, py - 2), (px + 2.5, py), (px + 7, py + 8)]
+        return (
+            f'<ellipse cx="{px:.1f}" cy="{py:.1f}" rx="10" ry="5" fill="{f}" stroke="{d}" '
+            f'stroke-width="1.5"/>' + circle(px - 10, py, 3.5, fill=f, stroke=d, sw=1.2)
+        )
+    pts = [
+        (px - 7, py + 8),
+        (px - 2.5, py),
+        (px - 8, py - 2),
+        (px - 3.5, py - 5),
+        (px, py - 10),
+        (px + 3.5, py - 5),
+        (px + 8, py - 2),
+        (px + 2.5, py),
+        (px + 7, py + 8),
+    ]
     return poly(pts, fill=f, stroke=d, sw=1.5) + circle(px, py - 9, 3.5, fill=f, stroke=d, sw=1.2)
 
 
@@ -150,8 +207,24 @@ def _replay_prefix(players, codes, T, tscript, gscript, rows):
     glog = np.zeros(256, dtype=np.int32)
     pid = np.zeros(players, dtype=np.int64)
     pp = np.zeros((players, 11), dtype=np.float64)
-    K.play_game(S, T, H, 0, 0, players, pid, pp, codes, K.MODE_REPLAY, tscript, gscript,
-                np.ascontiguousarray(rows), log, tlog, glog)
+    K.play_game(
+        S,
+        T,
+        H,
+        0,
+        0,
+        players,
+        pid,
+        pp,
+        codes,
+        K.MODE_REPLAY,
+        tscript,
+        gscript,
+        np.ascontiguousarray(rows),
+        log,
+        tlog,
+        glog,
+    )
     return S
 
 
@@ -183,11 +256,15 @@ def frames(record: dict, result: dict) -> Show:
     codes = G.SPEC.variant_codes(variant)
     gifts_on = variant.get("gifts") == "true"
     policies = record.get("policies") or []
-    seats = [f"{('red', 'blue', 'yellow', 'green', 'purple')[p]} (seat {p}"
-             + (f", {policies[p]})" if p < len(policies) else ")") for p in range(players)]
+    seats = [
+        f"{('red', 'blue', 'yellow', 'green', 'purple')[p]} (seat {p}"
+        + (f", {policies[p]})" if p < len(policies) else ")")
+        for p in range(players)
+    ]
     turns = record["turns"]
-    states = [_replay_prefix(players, codes, T, tscript, gscript, rows[:k])
-              for k in range(len(turns) + 1)]
+    states = [
+        _replay_prefix(players, codes, T, tscript, gscript, rows[:k]) for k in range(len(turns) + 1)
+    ]
     # board extent from the final position
     last = states[-1]
     n_final = int(last[21][K.S_NPLACED])
@@ -212,12 +289,16 @@ def frames(record: dict, result: dict) -> Show:
         svg = []
         for i in range(n):
             t, r, cell = (int(v) for v in tinfo[i])
-            done = {s: bool(fint[K.find(parent, i * K.MAX_SEG + s), K.F_DONE])
-                    for s in range(int(T[3][t])) if T[4][t, s] != K.KIND_FIELD}
+            done = {
+                s: bool(fint[K.find(parent, i * K.MAX_SEG + s), K.F_DONE])
+                for s in range(int(T[3][t]))
+                if T[4][t, s] != K.KIND_FIELD
+            }
             x, y = pos(cell)
             if (t, r) not in symbols:
-                symbols[(t, r)] = (f'<g id="cc{t}_{r}">'
-                                   + _tile(T, t, r, 0, 0, {}, letters[t]) + "</g>")
+                symbols[(t, r)] = (
+                    f'<g id="cc{t}_{r}">' + _tile(T, t, r, 0, 0, {}, letters[t]) + "</g>"
+                )
             svg.append(f'<use href="#cc{t}_{r}" x="{x:.0f}" y="{y:.0f}"/>')
             finished = {s for s, v in done.items() if v}
             if finished:  # completed features drawn dark over the symbol
@@ -240,44 +321,78 @@ def frames(record: dict, result: dict) -> Show:
             move = _move_text(turn)
             actor = seats[(k - 1) % players].split(" (")[0]
             if turn.get("gift"):
-                notes.append(f'<div class="note">opened the gift <b>{esc(turn["gift"]["open"])}'
-                             f"</b> (§4.3-4.4)</div>")
+                notes.append(
+                    f'<div class="note">opened the gift <b>{esc(turn["gift"]["open"])}'
+                    f"</b> (§4.3-4.4)</div>"
+                )
             if turn.get("received"):
-                notes.append(f'<div class="note">received a gift card: '
-                             f'<b>{esc(turn["received"])}</b> (§4.2)</div>')
+                notes.append(
+                    f'<div class="note">received a gift card: '
+                    f"<b>{esc(turn['received'])}</b> (§4.2)</div>"
+                )
         score, brk, hand = S[13], S[14], S[17]
-        head = ["seat", "meeples left"] + list(G.CATEGORIES[:4] if not gifts_on
-                                               else G.CATEGORIES)
+        head = ["seat", "meeples left"] + list(G.CATEGORIES[:4] if not gifts_on else G.CATEGORIES)
         rows_t = []
         for p in range(players):
             left = int(sum(1 for m in range(K.MAX_MEEPLES) if mnode[p, m] == -1))
-            rows_t.append([seats[p].split(" (")[0], left]
-                          + [int(brk[p, c]) for c in range(len(head) - 2)])
+            rows_t.append(
+                [seats[p].split(" (")[0], left] + [int(brk[p, c]) for c in range(len(head) - 2)]
+            )
         notes.append(table(head, rows_t))
         if gifts_on:
-            held = [[seats[p].split(" (")[0]] + [int(hand[p, g]) for g in range(K.N_GIFT)]
-                    for p in range(players)]
+            held = [
+                [seats[p].split(" (")[0]] + [int(hand[p, g]) for g in range(K.N_GIFT)]
+                for p in range(players)
+            ]
             notes.append("<div>gift cards held:</div>" + table(["seat"] + list(G.GIFT_IDS), held))
         fin = bool(S[21][K.S_FINISHED])
         to_move = "" if fin or k == len(turns) else seats[k % players]
         if k == len(turns) and not fin:
             to_move = f"{seats[k % players]} (the record stops here)"
         if fin and k == len(turns):
-            notes.insert(0, '<div class="note">final scoring done: incomplete features, farms'
-                         + (", unopened gifts" if gifts_on else "") + " (§3.3"
-                         + (", §4.5" if gifts_on else "") + ")</div>")
-        out.append(Frame(svg="".join(svg), move=move, actor=actor, to_move=to_move,
-                         scores=[int(score[p]) for p in range(players)], notes="".join(notes)))
-    sub = (f"{players} players; variant " + ", ".join(f"{k}={v}" for k, v in variant.items())
-           + (f"; seed {record['seed']}, game {record['game_index']}" if "seed" in record else "")
-           + f"; {len(turns)} turns; points " + " / ".join(map(str, result["points"]))
-           + ("" if result["finished"] else " (unfinished)"))
-    legend = ("Tiles as laid (x east, y south from the start tile D at 0,0): tan cities "
-              "(dark brown once completed), blue pennants, light roads (dark once completed; a "
-              "red square is a junction), monasteries (gold once surrounded). Meeples stand in "
-              "their seat's colour; farmers lie in their field. The pink frame is the tile just "
-              "placed. Points are the running score; farms and incomplete features are added "
-              "at the end (§3.3).")
-    return Show(game="carcassonne", title="Carcassonne" + (" with The Gifts" if gifts_on else ""),
-                width=w, height=h, base=rect(0, 0, w, h, fill="#e9efe0"), seats=seats,
-                frames=out, subtitle=sub, legend=legend, defs="".join(symbols.values()))
+            notes.insert(
+                0,
+                '<div class="note">final scoring done: incomplete features, farms'
+                + (", unopened gifts" if gifts_on else "")
+                + " (§3.3"
+                + (", §4.5" if gifts_on else "")
+                + ")</div>",
+            )
+        out.append(
+            Frame(
+                svg="".join(svg),
+                move=move,
+                actor=actor,
+                to_move=to_move,
+                scores=[int(score[p]) for p in range(players)],
+                notes="".join(notes),
+            )
+        )
+    sub = (
+        f"{players} players; variant "
+        + ", ".join(f"{k}={v}" for k, v in variant.items())
+        + (f"; seed {record['seed']}, game {record['game_index']}" if "seed" in record else "")
+        + f"; {len(turns)} turns; points "
+        + " / ".join(map(str, result["points"]))
+        + ("" if result["finished"] else " (unfinished)")
+    )
+    legend = (
+        "Tiles as laid (x east, y south from the start tile D at 0,0): tan cities "
+        "(dark brown once completed), blue pennants, light roads (dark once completed; a "
+        "red square is a junction), monasteries (gold once surrounded). Meeples stand in "
+        "their seat's colour; farmers lie in their field. The pink frame is the tile just "
+        "placed. Points are the running score; farms and incomplete features are added "
+        "at the end (§3.3)."
+    )
+    return Show(
+        game="carcassonne",
+        title="Carcassonne" + (" with The Gifts" if gifts_on else ""),
+        width=w,
+        height=h,
+        base=rect(0, 0, w, h, fill="#e9efe0"),
+        seats=seats,
+        frames=out,
+        subtitle=sub,
+        legend=legend,
+        defs="".join(symbols.values()),
+    )

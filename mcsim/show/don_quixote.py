@@ -10,6 +10,7 @@ functions the game's ``replay`` uses) on the tile set's kernel table, after ``re
 validated the whole record. Tiles are drawn from the tile-set file (``Tile`` features and
 shields) and the kernel table (ports of each road piece, the castle-road variant included).
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -18,8 +19,7 @@ import numpy as np
 
 from kernels import don_quixote as K
 from mcsim.games import don_quixote as G
-from mcsim.show.base import (HIGHLIGHT, SEAT_FILL, Frame, Show, esc, line, poly, rect,
-                             table, text)
+from mcsim.show.base import HIGHLIGHT, SEAT_FILL, Frame, Show, esc, line, poly, rect, table, text
 
 TW, TH = 84, 42  # a tile: landscape, two square halves
 GAP = 4
@@ -27,49 +27,71 @@ MX, MY = 22, 40  # estate margin (left: row letters, top: player name and column
 FACE_W = 150  # face-up column beside each estate
 EST_W = MX + 3 * (TW + GAP) + 8 + FACE_W
 EST_H = MY + 8 * (TH + GAP) + 20
-CAT_LABEL = {"castle6": "6-castle", "castle4": "4-castle", "churches": "churches",
-             "windmills": "windmills", "defence": "defence", "knight_bonus": "knight bonus"}
+CAT_LABEL = {
+    "castle6": "6-castle",
+    "castle4": "4-castle",
+    "churches": "churches",
+    "windmills": "windmills",
+    "defence": "defence",
+    "knight_bonus": "knight bonus",
+}
 
 
 def _port_xy(p: int, x: float, y: float, w: float, h: float) -> tuple[float, float]:
-    return {K.P_LW: (x, y + h / 2), K.P_LN: (x + w / 4, y), K.P_LS: (x + w / 4, y + h),
-            K.P_RE: (x + w, y + h / 2), K.P_RN: (x + 3 * w / 4, y),
-            K.P_RS: (x + 3 * w / 4, y + h)}[p]
+    return {
+        K.P_LW: (x, y + h / 2),
+        K.P_LN: (x + w / 4, y),
+        K.P_LS: (x + w / 4, y + h),
+        K.P_RE: (x + w, y + h / 2),
+        K.P_RN: (x + 3 * w / 4, y),
+        K.P_RS: (x + 3 * w / 4, y + h),
+    }[p]
 
 
 def _feature(kind: str, shield: int, cx: float, cy: float, s: float) -> str:
     """A half's feature symbol centred at (cx, cy), size ``s`` (half width)."""
     if kind == "knight":
         d = s * 0.36
-        pts = [(cx - d, cy - d), (cx + d, cy - d), (cx + d, cy + d * 0.2), (cx, cy + d * 1.2),
-               (cx - d, cy + d * 0.2)]
-        return (poly(pts, fill="#c9a227", stroke="#6b5208", sw=1.2)
-                + text(cx, cy + d * 0.45, shield, size=s * 0.42, weight="bold", fill="#3a2c00"))
+        pts = [
+            (cx - d, cy - d),
+            (cx + d, cy - d),
+            (cx + d, cy + d * 0.2),
+            (cx, cy + d * 1.2),
+            (cx - d, cy + d * 0.2),
+        ]
+        return poly(pts, fill="#c9a227", stroke="#6b5208", sw=1.2) + text(
+            cx, cy + d * 0.45, shield, size=s * 0.42, weight="bold", fill="#3a2c00"
+        )
     if kind == "church":
         d = s * 0.3
-        return (rect(cx - d * 0.8, cy - d * 0.2, d * 1.6, d * 1.3, fill="#f1ede4", stroke="#555",
-                     sw=1)
-                + poly([(cx - d, cy - d * 0.1), (cx, cy - d * 0.9), (cx + d, cy - d * 0.1)],
-                       fill="#b0413e", stroke="#555", sw=1)
-                + line(cx, cy - d * 1.5, cx, cy - d * 0.9, stroke="#333", sw=1.5)
-                + line(cx - d * 0.3, cy - d * 1.25, cx + d * 0.3, cy - d * 1.25, stroke="#333",
-                       sw=1.5))
+        return (
+            rect(cx - d * 0.8, cy - d * 0.2, d * 1.6, d * 1.3, fill="#f1ede4", stroke="#555", sw=1)
+            + poly(
+                [(cx - d, cy - d * 0.1), (cx, cy - d * 0.9), (cx + d, cy - d * 0.1)],
+                fill="#b0413e",
+                stroke="#555",
+                sw=1,
+            )
+            + line(cx, cy - d * 1.5, cx, cy - d * 0.9, stroke="#333", sw=1.5)
+            + line(cx - d * 0.3, cy - d * 1.25, cx + d * 0.3, cy - d * 1.25, stroke="#333", sw=1.5)
+        )
     if kind == "windmill":
         d = s * 0.36
-        return (rect(cx - d * 0.25, cy - d * 0.1, d * 0.5, d * 0.9, fill="#d8c7a6", stroke="#555",
-                     sw=1)
-                + line(cx - d, cy - d, cx + d, cy + d * 0.6, stroke="#444", sw=2)
-                + line(cx - d, cy + d * 0.6, cx + d, cy - d, stroke="#444", sw=2))
+        return (
+            rect(cx - d * 0.25, cy - d * 0.1, d * 0.5, d * 0.9, fill="#d8c7a6", stroke="#555", sw=1)
+            + line(cx - d, cy - d, cx + d, cy + d * 0.6, stroke="#444", sw=2)
+            + line(cx - d, cy + d * 0.6, cx + d, cy - d, stroke="#444", sw=2)
+        )
     return ""
 
 
-def _tile(ts, tab, t: int, o: int, x: float, y: float, w: float = TW, h: float = TH,
-          mark: bool = False) -> str:
+def _tile(
+    ts, tab, t: int, o: int, x: float, y: float, w: float = TW, h: float = TH, mark: bool = False
+) -> str:
     """Tile instance ``t`` turned ``o`` (0/1 = 0°/180°) in the box (x, y, w, h)."""
     tile = ts.instances[t]
     castle = int(tab[t, o, K.T_CVAL])
-    out = [rect(x, y, w, h, fill="#d9c9a0" if castle else "#cfe3a6", stroke="#6f6a55", sw=1,
-                rx=2)]
+    out = [rect(x, y, w, h, fill="#d9c9a0" if castle else "#cfe3a6", stroke="#6f6a55", sw=1, rx=2)]
     out.append(line(x + w / 2, y, x + w / 2, y + 4, stroke="#6f6a55", sw=1))
     out.append(line(x + w / 2, y + h - 4, x + w / 2, y + h, stroke="#6f6a55", sw=1))
     # which half carries a feature after turning (§1.3: turning swaps L and R)
@@ -86,8 +108,11 @@ def _tile(ts, tab, t: int, o: int, x: float, y: float, w: float = TW, h: float =
         if castle:
             hub = (x + w / 2, y + h / 2)
         elif has_feat and half_feat:
-            hh = next(iter(half_feat)) if len(half_feat) == 1 else (
-                0 if any(p in (K.P_LW, K.P_LN, K.P_LS) for p in ports) else 1)
+            hh = (
+                next(iter(half_feat))
+                if len(half_feat) == 1
+                else (0 if any(p in (K.P_LW, K.P_LN, K.P_LS) for p in ports) else 1)
+            )
             hub = centres[hh]
         else:
             pts = [_port_xy(p, x, y, w, h) for p in ports]
@@ -96,17 +121,30 @@ def _tile(ts, tab, t: int, o: int, x: float, y: float, w: float = TW, h: float =
                 hub = (x + w / 2, y + h / 2) if abs(pts[0][0] - pts[1][0]) > w / 3 else hub
         for p in ports:
             px, py = _port_xy(p, x, y, w, h)
-            out.append(f'<path d="M{hub[0]:.1f},{hub[1]:.1f}L{px:.1f},{py:.1f}" '
-                       f'stroke="#fff6dc" stroke-width="{w * 0.09:.1f}" stroke-linecap="round"/>')
-            out.append(f'<path d="M{hub[0]:.1f},{hub[1]:.1f}L{px:.1f},{py:.1f}" '
-                       f'stroke="#8b6b3e" stroke-width="{w * 0.025:.1f}" '
-                       f'stroke-dasharray="3,3"/>')
+            out.append(
+                f'<path d="M{hub[0]:.1f},{hub[1]:.1f}L{px:.1f},{py:.1f}" '
+                f'stroke="#fff6dc" stroke-width="{w * 0.09:.1f}" stroke-linecap="round"/>'
+            )
+            out.append(
+                f'<path d="M{hub[0]:.1f},{hub[1]:.1f}L{px:.1f},{py:.1f}" '
+                f'stroke="#8b6b3e" stroke-width="{w * 0.025:.1f}" '
+                f'stroke-dasharray="3,3"/>'
+            )
     if castle:
         cx, cy, d = x + w / 2, y + h / 2, h * 0.32
         out.append(rect(cx - d, cy - d * 0.6, 2 * d, d * 1.5, fill="#9d9d9d", stroke="#333", sw=1))
         for k in range(3):
-            out.append(rect(cx - d + k * d * 0.8, cy - d, d * 0.4, d * 0.45, fill="#9d9d9d",
-                            stroke="#333", sw=1))
+            out.append(
+                rect(
+                    cx - d + k * d * 0.8,
+                    cy - d,
+                    d * 0.4,
+                    d * 0.45,
+                    fill="#9d9d9d",
+                    stroke="#333",
+                    sw=1,
+                )
+            )
         out.append(text(cx, cy + d * 0.65, castle, size=h * 0.34, weight="bold", fill="#fff"))
     for hh, (kind, shield) in half_feat.items():
         out.append(_feature(kind, shield, *centres[hh], w / 2))
@@ -125,12 +163,15 @@ def _base(n: int, names: list[str]) -> str:
     out = [rect(0, 0, n * EST_W, EST_H, fill="#f3efe3")]
     for p in range(n):
         ox = p * EST_W
-        out.append(text(ox + MX, 16, names[p], size=13, anchor="start", weight="bold",
-                        fill=SEAT_FILL[p]))
+        out.append(
+            text(ox + MX, 16, names[p], size=13, anchor="start", weight="bold", fill=SEAT_FILL[p])
+        )
         for col in range(K.N_COLS):
             out.append(text(ox + MX + col * (TW + GAP) + TW / 2, MY - 6, K.COL_NAMES[col], size=11))
         for r in range(K.N_ROWS):
-            out.append(text(ox + MX - 10, MY + r * (TH + GAP) + TH / 2 + 4, K.ROW_NAMES[r], size=11))
+            out.append(
+                text(ox + MX - 10, MY + r * (TH + GAP) + TH / 2 + 4, K.ROW_NAMES[r], size=11)
+            )
         for c in range(K.N_CELLS):
             x, y = _cell_xy(c, ox)
             out.append(rect(x, y, TW, TH, fill="#e9e4d2", stroke="#c9c1a5", sw=1, rx=2))
@@ -167,16 +208,19 @@ def frames(record: dict, result: dict) -> Show:
     variant = G.SPEC.resolve_variant(record.get("variant") or {})
     tab = G.build_tables(ts, variant)
     by_id: dict[str, list[int]] = {}
-    for i, t in enumerate(ts.instances[:ts.n_land]):
+    for i, t in enumerate(ts.instances[: ts.n_land]):
         by_id.setdefault(t.id, []).append(i)
-    castles = np.array([G.cell_index(record["castles"][str(v)]) for v in G.CASTLE_VALUES],
-                       dtype=np.int64)
+    castles = np.array(
+        [G.cell_index(record["castles"][str(v)]) for v in G.CASTLE_VALUES], dtype=np.int64
+    )
     players = record.get("players")
     if players is None:
         players = [{k: record[k] for k in ("placements", "reveals") if k in record}]
     n = len(players)
-    names = [f"player {p}" + (f" ({pl['policy']})" if isinstance(pl.get("policy"), str) else "")
-             for p, pl in enumerate(players)]
+    names = [
+        f"player {p}" + (f" ({pl['policy']})" if isinstance(pl.get("policy"), str) else "")
+        for p, pl in enumerate(players)
+    ]
     estates = [K.setup_estate(tab, castles) for _ in range(n)]
     log = np.zeros(K.LOGN, dtype=np.int64)
     used = [Counter() for _ in range(n)]
@@ -192,8 +236,7 @@ def frames(record: dict, result: dict) -> Show:
             symbols[(t, o)] = f'<g id="dq{t}_{o}">' + _tile(ts, tab, t, o, 0, 0) + "</g>"
         if scale == 1.0:
             return f'<use href="#dq{t}_{o}" x="{x:.0f}" y="{y:.0f}"/>'
-        return (f'<use href="#dq{t}_{o}" transform="translate({x:.0f},{y:.0f}) '
-                f'scale({scale:.4f})"/>')
+        return f'<use href="#dq{t}_{o}" transform="translate({x:.0f},{y:.0f}) scale({scale:.4f})"/>'
 
     def draw(last: int | None, ply: int) -> str:
         out = []
@@ -206,23 +249,28 @@ def frames(record: dict, result: dict) -> Show:
                     x, y = _cell_xy(c, ox)
                     out.append(use(t, int(S[K.CELLS, K.N_CELLS + c]), x, y))
                     if c == last:
-                        out.append(rect(x - 2, y - 2, TW + 4, TH + 4, stroke=HIGHLIGHT, sw=3,
-                                        rx=3))
+                        out.append(rect(x - 2, y - 2, TW + 4, TH + 4, stroke=HIGHLIGHT, sw=3, rx=3))
             fu = _faceup(ts, players[p], ply, used[p])
             fx = ox + MX + 3 * (TW + GAP) + 8
             if fu is None:
                 out.append(text(fx, MY + 12, "(no reveals", size=10, anchor="start", fill="#777"))
-                out.append(text(fx, MY + 26, "in the record)", size=10, anchor="start",
-                                fill="#777"))
+                out.append(
+                    text(fx, MY + 26, "in the record)", size=10, anchor="start", fill="#777")
+                )
             else:
                 for k, tid in enumerate(fu):
                     t = by_id[tid][0]
                     out.append(use(t, 0, fx + (k % 2) * 72, MY + (k // 2) * 40, 66 / TW))
         return "".join(out)
 
-    frames_out = [Frame(svg=draw(None, 0), to_move=f"placement 1 on "
-                        f"{players[0]['placements'][0]['cell']}" if plies else "",
-                        scores=[0] * n, notes=_castle_note(record))]
+    frames_out = [
+        Frame(
+            svg=draw(None, 0),
+            to_move=f"placement 1 on {players[0]['placements'][0]['cell']}" if plies else "",
+            scores=[0] * n,
+            notes=_castle_note(record),
+        )
+    ]
     for ply in range(plies):
         moves = []
         cell = -1
@@ -242,31 +290,60 @@ def frames(record: dict, result: dict) -> Show:
                 pts = int(K.score_breakdown(estates[p], rnd, bd))
                 totals[p] += pts
                 rows.append([names[p].split(" (")[0]] + [int(v) for v in bd] + [pts, totals[p]])
-            notes = (f'<div class="note"><b>scoring {rnd}</b> after placement {ply + 1} '
-                     f'(§3.4): points per category</div>'
-                     + table(["player"] + [CAT_LABEL[c] for c in K.CAT_NAMES]
-                             + ["this scoring", "total"], rows))
+            notes = (
+                f'<div class="note"><b>scoring {rnd}</b> after placement {ply + 1} '
+                f"(§3.4): points per category</div>"
+                + table(
+                    ["player"] + [CAT_LABEL[c] for c in K.CAT_NAMES] + ["this scoring", "total"],
+                    rows,
+                )
+            )
         nxt = ply + 1
-        to_move = (f"placement {nxt + 1} on {players[0]['placements'][nxt]['cell']} "
-                   f"(round {K.round_of(nxt)})" if nxt < plies else "")
-        frames_out.append(Frame(svg=draw(cell, nxt), move=" | ".join(moves),
-                                actor=f"placement {ply + 1} (round {rnd})", to_move=to_move,
-                                scores=list(totals), notes=notes))
-    sub = (f"tile set {ts.id} ({ts.provenance}); variant "
-           + ", ".join(f"{k}={v}" for k, v in variant.items())
-           + (f"; seed {record['seed']}, game {record['game_index']}" if "seed" in record else "")
-           + "; totals " + " / ".join(str(v) for v in result["points"]))
-    legend = ("Each estate: rows A-H, columns 1-3, tiles lie landscape with halves L and R "
-              "(rules §1.2). Dashed brown lines are roads (to the ports of each road piece), "
-              "gold shields are knights with their shield value, red roofs churches, crossed "
-              "blades windmills, grey keeps the 6- and 4-castles. The pink frame marks the cell "
-              "just placed; the move is every player's placement there, in player order "
-              "(cell tile rotation). Points appear at the three scorings (§3.4).")
-    return Show(game="don-quixote", title="Don Quixote", width=n * EST_W, height=EST_H,
-                base=_base(n, names), seats=names, frames=frames_out, subtitle=sub,
-                legend=legend, defs="".join(symbols.values()))
+        to_move = (
+            f"placement {nxt + 1} on {players[0]['placements'][nxt]['cell']} "
+            f"(round {K.round_of(nxt)})"
+            if nxt < plies
+            else ""
+        )
+        frames_out.append(
+            Frame(
+                svg=draw(cell, nxt),
+                move=" | ".join(moves),
+                actor=f"placement {ply + 1} (round {rnd})",
+                to_move=to_move,
+                scores=list(totals),
+                notes=notes,
+            )
+        )
+    sub = (
+        f"tile set {ts.id} ({ts.provenance}); variant "
+        + ", ".join(f"{k}={v}" for k, v in variant.items())
+        + (f"; seed {record['seed']}, game {record['game_index']}" if "seed" in record else "")
+        + "; totals "
+        + " / ".join(str(v) for v in result["points"])
+    )
+    legend = (
+        "Each estate: rows A-H, columns 1-3, tiles lie landscape with halves L and R "
+        "(rules §1.2). Dashed brown lines are roads (to the ports of each road piece), "
+        "gold shields are knights with their shield value, red roofs churches, crossed "
+        "blades windmills, grey keeps the 6- and 4-castles. The pink frame marks the cell "
+        "just placed; the move is every player's placement there, in player order "
+        "(cell tile rotation). Points appear at the three scorings (§3.4)."
+    )
+    return Show(
+        game="don-quixote",
+        title="Don Quixote",
+        width=n * EST_W,
+        height=EST_H,
+        base=_base(n, names),
+        seats=names,
+        frames=frames_out,
+        subtitle=sub,
+        legend=legend,
+        defs="".join(symbols.values()),
+    )
 
 
 def _castle_note(record: dict) -> str:
     c = record["castles"]
-    return (f'<div class="note">castles: 6 on {esc(c["6"])}, 4 on {esc(c["4"])} (§3.1)</div>')
+    return f'<div class="note">castles: 6 on {esc(c["6"])}, 4 on {esc(c["4"])} (§3.1)</div>'

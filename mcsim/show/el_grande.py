@@ -11,21 +11,43 @@ schematic: the regions sit where they lie on the board (north-west Galicia ... s
 joined by the borders of the data file; a region the layout does not know is placed in a free
 slot, so a changed data file still draws.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 import kernels.el_grande as K
 from mcsim.games import el_grande as G
-from mcsim.show.base import (HIGHLIGHT, SEAT_DARK, SEAT_FILL, Frame, Show, circle, esc, line,
-                             poly, rect, table, text)
+from mcsim.show.base import (
+    HIGHLIGHT,
+    SEAT_DARK,
+    SEAT_FILL,
+    Frame,
+    Show,
+    circle,
+    esc,
+    line,
+    poly,
+    rect,
+    table,
+    text,
+)
 
 W, H = 820, 560
 BW, BH = 170, 112
 #: schematic centres of the board's regions (ids of board.json), roughly as on the board
-LAYOUT = {"GA": (110, 110), "PV": (330, 80), "AR": (520, 150), "CA": (700, 120),
-          "OC": (280, 210), "NC": (330, 340), "VA": (560, 330), "SE": (170, 460),
-          "GR": (430, 470), "CS": (105, 300)}
+LAYOUT = {
+    "GA": (110, 110),
+    "PV": (330, 80),
+    "AR": (520, 150),
+    "CA": (700, 120),
+    "OC": (280, 210),
+    "NC": (330, 340),
+    "VA": (560, 330),
+    "SE": (170, 460),
+    "GR": (430, 470),
+    "CS": (105, 300),
+}
 SPARE = [(700, 260), (700, 400), (640, 490), (110, 210)]
 REGION_FILL = "#f1e2b8"
 
@@ -36,14 +58,29 @@ def _layout(place_ids: list[str]) -> dict[str, tuple[float, float]]:
 
 
 def _crown(x, y) -> str:
-    return poly([(x - 11, y + 6), (x - 11, y - 5), (x - 5.5, y + 1), (x, y - 9), (x + 5.5, y + 1),
-                 (x + 11, y - 5), (x + 11, y + 6)], fill="#f5c400", stroke="#7a5a00", sw=1.5)
+    return poly(
+        [
+            (x - 11, y + 6),
+            (x - 11, y - 5),
+            (x - 5.5, y + 1),
+            (x, y - 9),
+            (x + 5.5, y + 1),
+            (x + 11, y - 5),
+            (x + 11, y + 6),
+        ],
+        fill="#f5c400",
+        stroke="#7a5a00",
+        sw=1.5,
+    )
 
 
 def _grande(x, y, seat) -> str:
-    return (poly([(x - 7, y + 10), (x - 4, y - 2), (x + 4, y - 2), (x + 7, y + 10)],
-                 fill=SEAT_FILL[seat], stroke="#111", sw=1.5)
-            + circle(x, y - 6, 5, fill=SEAT_FILL[seat], stroke="#111", sw=1.5))
+    return poly(
+        [(x - 7, y + 10), (x - 4, y - 2), (x + 4, y - 2), (x + 7, y + 10)],
+        fill=SEAT_FILL[seat],
+        stroke="#111",
+        sw=1.5,
+    ) + circle(x, y - 6, 5, fill=SEAT_FILL[seat], stroke="#111", sw=1.5)
 
 
 def _base(data: dict, pos: dict) -> str:
@@ -56,12 +93,22 @@ def _base(data: dict, pos: dict) -> str:
         out.append(line(x1, y1, x2, y2, stroke="#b8a77a", sw=10, extra='stroke-linecap="round"'))
     for r in board["regions"]:
         x, y = pos[r["id"]]
-        out.append(rect(x - BW / 2, y - BH / 2, BW, BH, fill=REGION_FILL, stroke="#8a7444",
-                        sw=1.5, rx=10))
-        out.append(text(x - BW / 2 + 8, y - BH / 2 + 16, r["name"], size=13, anchor="start",
-                        weight="bold"))
-        out.append(text(x + BW / 2 - 8, y - BH / 2 + 16, "/".join(map(str, r["values"])),
-                        size=12, anchor="end", fill="#6a5020"))
+        out.append(
+            rect(x - BW / 2, y - BH / 2, BW, BH, fill=REGION_FILL, stroke="#8a7444", sw=1.5, rx=10)
+        )
+        out.append(
+            text(x - BW / 2 + 8, y - BH / 2 + 16, r["name"], size=13, anchor="start", weight="bold")
+        )
+        out.append(
+            text(
+                x + BW / 2 - 8,
+                y - BH / 2 + 16,
+                "/".join(map(str, r["values"])),
+                size=12,
+                anchor="end",
+                fill="#6a5020",
+            )
+        )
     c = board["castillo"]
     x, y = pos[c["id"]]
     out.append(rect(x - 50, y - 45, 100, 100, fill="#c9c2b3", stroke="#555", sw=2, rx=4))
@@ -83,8 +130,17 @@ def _position_svg(st, data: dict, pos: dict, npl: int, moved: set[int]) -> str:
             if is_castle:
                 out.append(rect(x - 53, y - 48, 106, 106, stroke=HIGHLIGHT, sw=4, rx=5))
             else:
-                out.append(rect(x - BW / 2 - 3, y - BH / 2 - 3, BW + 6, BH + 6, stroke=HIGHLIGHT,
-                                sw=4, rx=12))
+                out.append(
+                    rect(
+                        x - BW / 2 - 3,
+                        y - BH / 2 - 3,
+                        BW + 6,
+                        BH + 6,
+                        stroke=HIGHLIGHT,
+                        sw=4,
+                        rx=12,
+                    )
+                )
         # caballeros: one stack per seat, count written on it
         k = 0
         for p in range(npl):
@@ -95,10 +151,12 @@ def _position_svg(st, data: dict, pos: dict, npl: int, moved: set[int]) -> str:
                 cx, cy = x - 36 + (k % 3) * 30, y + 4 + (k // 3) * 26
             else:
                 cx, cy = x - BW / 2 + 14 + k * 31, y + 14
-            out.append(rect(cx - 12, cy - 10, 24, 22, fill=SEAT_FILL[p], stroke=SEAT_DARK[p],
-                            sw=1.5, rx=3))
-            out.append(text(cx, cy + 6, n, size=14, weight="bold",
-                            fill="#111" if p == 2 else "#fff"))
+            out.append(
+                rect(cx - 12, cy - 10, 24, 22, fill=SEAT_FILL[p], stroke=SEAT_DARK[p], sw=1.5, rx=3)
+            )
+            out.append(
+                text(cx, cy + 6, n, size=14, weight="bold", fill="#111" if p == 2 else "#fff")
+            )
             k += 1
         if is_castle:
             continue
@@ -113,10 +171,12 @@ def _position_svg(st, data: dict, pos: dict, npl: int, moved: set[int]) -> str:
             if int(st[K.O_BOARD + b]) == place:
                 vals = board["mobile_scoreboards"][b]["values"]
                 bx = x + BW / 2 - 56 - b * 8
-                out.append(rect(bx - 24, y - BH / 2 + 24, 48, 18, fill="#fff", stroke="#333",
-                                sw=1.5, rx=3))
-                out.append(text(bx, y - BH / 2 + 37, "/".join(map(str, vals)), size=11,
-                                weight="bold"))
+                out.append(
+                    rect(bx - 24, y - BH / 2 + 24, 48, 18, fill="#fff", stroke="#333", sw=1.5, rx=3)
+                )
+                out.append(
+                    text(bx, y - BH / 2 + 37, "/".join(map(str, vals)), size=11, weight="bold")
+                )
     return "".join(out)
 
 
@@ -131,8 +191,15 @@ def _frame_notes(st, data, npl, seats, events) -> str:
     for p in range(npl):
         hand = [v for v in range(1, 14) if (int(st[K.O_HAND + p]) >> v) & 1]
         played = int(st[K.O_PLAYED + p])
-        rows.append([seats[p].split(" (")[0], int(st[K.O_COURT + p]), int(st[K.O_PROV + p]),
-                     played or "-", " ".join(map(str, hand))])
+        rows.append(
+            [
+                seats[p].split(" (")[0],
+                int(st[K.O_COURT + p]),
+                int(st[K.O_PROV + p]),
+                played or "-",
+                " ".join(map(str, hand)),
+            ]
+        )
     parts = [table(["seat", "court", "province", "power played", "power cards in hand"], rows)]
     cards = []
     for i in range(5):
@@ -142,23 +209,34 @@ def _frame_notes(st, data, npl, seats, events) -> str:
         row = data["card_rows"][c]
         cards.append([data["card_ids"][c], row["text"]])
     rnd = int(st[K.O_ROUND])
-    taken = [f"{data['card_ids'][c]} by seat {int(st[K.O_TAKER + c])}" for c in range(45)
-             if int(st[K.O_TAKEROUND + c]) == rnd and int(st[K.O_TAKER + c]) >= 0 and rnd > 0]
+    taken = [
+        f"{data['card_ids'][c]} by seat {int(st[K.O_TAKER + c])}"
+        for c in range(45)
+        if int(st[K.O_TAKEROUND + c]) == rnd and int(st[K.O_TAKER + c]) >= 0 and rnd > 0
+    ]
     if cards:
-        parts.append(f"<div>action cards of round {rnd} still face up:</div>"
-                     + table(["card", "special action"], cards))
+        parts.append(
+            f"<div>action cards of round {rnd} still face up:</div>"
+            + table(["card", "special action"], cards)
+        )
     if taken:
         parts.append(f"<div>taken this round: {esc(', '.join(taken))}</div>")
     order = [int(st[K.O_ORDER + i]) for i in range(npl)]
     if rnd > 0 and any(int(st[K.O_PLAYED + p]) for p in range(npl)):
         parts.append(f"<div>turn order: {esc(' > '.join(f'seat {s}' for s in order))}</div>")
-    vh = [f"Veto card {v + 1}: seat {int(st[K.O_VETO_HOLDER + v])}" for v in range(2)
-          if int(st[K.O_VETO_HOLDER + v]) >= 0]
+    vh = [
+        f"Veto card {v + 1}: seat {int(st[K.O_VETO_HOLDER + v])}"
+        for v in range(2)
+        if int(st[K.O_VETO_HOLDER + v]) >= 0
+    ]
     if vh:
         parts.append(f"<div>{esc('; '.join(vh))}</div>")
     for e in events:
-        parts.insert(0, f'<div class="note"><b>{esc(e["event"])}</b>: scores '
-                     f'{esc(" / ".join(map(str, e["scores"])))}</div>')
+        parts.insert(
+            0,
+            f'<div class="note"><b>{esc(e["event"])}</b>: scores '
+            f"{esc(' / '.join(map(str, e['scores'])))}</div>",
+        )
     return "".join(parts)
 
 
@@ -173,8 +251,9 @@ def frames(record: dict, result: dict) -> Show:
     decisions = record["decisions"]
     fmt = record.get("format")
     if fmt is None:  # as replay: a record without "format" is format 2 only with v2 kinds
-        fmt = 2 if any(isinstance(d, dict) and d.get("kind") in G._V2_KINDS
-                       for d in decisions) else 1
+        fmt = (
+            2 if any(isinstance(d, dict) and d.get("kind") in G._V2_KINDS for d in decisions) else 1
+        )
     fixed = G._parse_setup(record["setup"], npl)
     log4 = G._log_array(decisions, players=npl)
     n = len(decisions)
@@ -182,31 +261,52 @@ def frames(record: dict, result: dict) -> Show:
     wide[:, :4] = log4
     ev = np.zeros((64, 8), dtype=np.int32)
     st, nd, nev, err, eb, ne = K.run_logged(
-        np.uint64(0), np.int64(0), np.int64(npl), np.zeros(npl, np.int64),
-        np.zeros((npl, len(G.HEURISTIC_PARAMS))), G.SPEC.variant_codes(variant),
-        G.build_tables(), K.MODE_REPLAY, wide, ev, fixed, legacy=fmt == 1)
+        np.uint64(0),
+        np.int64(0),
+        np.int64(npl),
+        np.zeros(npl, np.int64),
+        np.zeros((npl, len(G.HEURISTIC_PARAMS))),
+        G.SPEC.variant_codes(variant),
+        G.build_tables(),
+        K.MODE_REPLAY,
+        wide,
+        ev,
+        fixed,
+        legacy=fmt == 1,
+    )
     states = [wide[j, 4:] for j in range(n)] + [st]
     pos = _layout(data["place_ids"])
     policies = record.get("policies") or []
-    seats = [f"{('red', 'blue', 'yellow', 'green', 'purple')[p]} (seat {p}"
-             + (f", {policies[p]})" if p < len(policies) else ")") for p in range(npl)]
+    seats = [
+        f"{('red', 'blue', 'yellow', 'green', 'purple')[p]} (seat {p}"
+        + (f", {policies[p]})" if p < len(policies) else ")")
+        for p in range(npl)
+    ]
     by_ply: dict[int, list] = {}
     for e in result["scorings"]:
         by_ply.setdefault(int(e["after_decision"]), []).append(e)
     setup = data["board"]["setup"]
     short = ""
     if variant.get("rounds") == "6":
-        short = (" (6-round game: rounds " + ", ".join(map(str, setup["short_game_skips"]))
-                 + " are skipped)")
+        short = (
+            " (6-round game: rounds "
+            + ", ".join(map(str, setup["short_game_skips"]))
+            + " are skipped)"
+        )
     out = []
     for j, s in enumerate(states):
         moved = set()
         move = actor = ""
         if j > 0:
             prev = states[j - 1]
-            moved = {pl for pl in range(K.NPLACE)
-                     if any(int(prev[K.O_CAB + pl * 5 + p]) != int(s[K.O_CAB + pl * 5 + p])
-                            for p in range(npl))}
+            moved = {
+                pl
+                for pl in range(K.NPLACE)
+                if any(
+                    int(prev[K.O_CAB + pl * 5 + p]) != int(s[K.O_CAB + pl * 5 + p])
+                    for p in range(npl)
+                )
+            }
             # the King, a Grande or a mobile scoreboard moved: mark where it went
             for off, k in [(K.O_KING, 1), (K.O_GRANDE, npl), (K.O_BOARD, 2)]:
                 for i in range(k):
@@ -214,27 +314,53 @@ def frames(record: dict, result: dict) -> Show:
                         moved.add(int(s[off + i]))
             seat, kind, value = _decision(decisions[j - 1])
             move = f"{kind} {value}"
-            actor = seats[seat].split(" (")[0] if isinstance(seat, int) and 0 <= seat < npl \
+            actor = (
+                seats[seat].split(" (")[0]
+                if isinstance(seat, int) and 0 <= seat < npl
                 else str(seat)
+            )
         nxt = ""
         if j < n:
             seat, kind, _ = _decision(decisions[j])
             nxt = f"{seats[seat]}: {kind}"
         rnd = int(s[K.O_ROUND])
-        notes = (f"<div>round {rnd}{short}</div>"
-                 + _frame_notes(s, data, npl, seats, by_ply.get(j, [])))
-        out.append(Frame(svg=_position_svg(s, data, pos, npl, moved), move=move, actor=actor,
-                         to_move=nxt, scores=[int(s[K.O_SCORE + p]) for p in range(npl)],
-                         notes=notes))
-    sub = (f"{npl} players; variant " + ", ".join(f"{k}={v}" for k, v in variant.items())
-           + (f"; seed {record['seed']}, game {record['game_index']}" if "seed" in record else "")
-           + f"; {n} decisions; points " + " / ".join(map(str, result["points"])))
-    legend = ("Schematic map: regions where they lie on the board, joined along their borders "
-              "(board.json), each with its 1st/2nd/3rd values; the Castillo on the left. "
-              "Coloured blocks are each seat's caballeros (the number on the block), the crown "
-              "is the King, the pawns are the Grandes, white badges the mobile scoreboards. A "
-              "pink frame marks the places whose caballeros changed with the decision, or where "
-              "the King, a Grande or a scoreboard went. A ply is "
-              "one decision of the record (seat, kind, value).")
-    return Show(game="el-grande", title="El Grande", width=W, height=H,
-                base=_base(data, pos), seats=seats, frames=out, subtitle=sub, legend=legend)
+        notes = f"<div>round {rnd}{short}</div>" + _frame_notes(
+            s, data, npl, seats, by_ply.get(j, [])
+        )
+        out.append(
+            Frame(
+                svg=_position_svg(s, data, pos, npl, moved),
+                move=move,
+                actor=actor,
+                to_move=nxt,
+                scores=[int(s[K.O_SCORE + p]) for p in range(npl)],
+                notes=notes,
+            )
+        )
+    sub = (
+        f"{npl} players; variant "
+        + ", ".join(f"{k}={v}" for k, v in variant.items())
+        + (f"; seed {record['seed']}, game {record['game_index']}" if "seed" in record else "")
+        + f"; {n} decisions; points "
+        + " / ".join(map(str, result["points"]))
+    )
+    legend = (
+        "Schematic map: regions where they lie on the board, joined along their borders "
+        "(board.json), each with its 1st/2nd/3rd values; the Castillo on the left. "
+        "Coloured blocks are each seat's caballeros (the number on the block), the crown "
+        "is the King, the pawns are the Grandes, white badges the mobile scoreboards. A "
+        "pink frame marks the places whose caballeros changed with the decision, or where "
+        "the King, a Grande or a scoreboard went. A ply is "
+        "one decision of the record (seat, kind, value)."
+    )
+    return Show(
+        game="el-grande",
+        title="El Grande",
+        width=W,
+        height=H,
+        base=_base(data, pos),
+        seats=seats,
+        frames=out,
+        subtitle=sub,
+        legend=legend,
+    )

@@ -4,6 +4,7 @@ Which games: the longest game (the game-length finding), a typical game (length 
 median; the headline numbers are about such games) and, with two or more seats, the most
 one-sided game (largest winner margin; the score-distribution and seat-advantage findings).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -27,22 +28,39 @@ def pick_examples(games: pd.DataFrame, players: int) -> list[dict]:
     length = games["length_plies"].to_numpy()
     out = []
     k = int(np.argmax(length))
-    out.append({"slug": "longest", "game_index": int(idx[k]),
-                "title": f"the longest game (game {int(idx[k])}, {int(length[k])} plies)",
-                "why": "game length"})
+    out.append(
+        {
+            "slug": "longest",
+            "game_index": int(idx[k]),
+            "title": f"the longest game (game {int(idx[k])}, {int(length[k])} plies)",
+            "why": "game length",
+        }
+    )
     med = float(np.median(length))
     k = int(np.argmin(np.abs(length - med)))
-    out.append({"slug": "typical", "game_index": int(idx[k]),
-                "title": f"a typical game (game {int(idx[k])}, {int(length[k])} plies; median "
-                         f"length {med:g})", "why": "headline numbers"})
+    out.append(
+        {
+            "slug": "typical",
+            "game_index": int(idx[k]),
+            "title": f"a typical game (game {int(idx[k])}, {int(length[k])} plies; median "
+            f"length {med:g})",
+            "why": "headline numbers",
+        }
+    )
     cols = [f"score_{s}" for s in range(players)]
     if players > 1 and all(c in games for c in cols):
         sc = np.sort(games[cols].to_numpy(dtype=float), axis=1)
         margin = sc[:, -1] - sc[:, -2]
         k = int(np.argmax(margin))
-        out.append({"slug": "one_sided", "game_index": int(idx[k]),
-                    "title": f"the most one-sided game (game {int(idx[k])}, winner ahead by "
-                             f"{margin[k]:g} points)", "why": "score distribution, seat advantage"})
+        out.append(
+            {
+                "slug": "one_sided",
+                "game_index": int(idx[k]),
+                "title": f"the most one-sided game (game {int(idx[k])}, winner ahead by "
+                f"{margin[k]:g} points)",
+                "why": "score distribution, seat advantage",
+            }
+        )
     return out
 
 

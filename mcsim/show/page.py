@@ -6,6 +6,7 @@ Layout: the board (the static layer once, in ``<defs>``, and one ``<svg>`` per f
 notes), and the move list. Stepping: the buttons, the slider, the arrow keys (Home/End jump to
 the start/end) or a click on a move.
 """
+
 from __future__ import annotations
 
 from mcsim.show.base import HIGHLIGHT, Show, esc
@@ -60,7 +61,9 @@ def _scores(show: Show, scores) -> str:
         return ""
     cells = "".join(
         f'<tr><td><span class="sw" style="background:{show.colours[k % len(show.colours)]}">'
-        f'</span>{esc(show.seats[k])}</td><td>{esc(v)}</td></tr>' for k, v in enumerate(scores))
+        f"</span>{esc(show.seats[k])}</td><td>{esc(v)}</td></tr>"
+        for k, v in enumerate(scores)
+    )
     return f"<table><tr><th>seat</th><th>points</th></tr>{cells}</table>"
 
 
@@ -70,9 +73,12 @@ def render(show: Show) -> str:
     n = len(show.frames)
     vb = f'viewBox="0 0 {show.width:.0f} {show.height:.0f}"'
     parts = [
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{esc(show.title)}</title>", f"<style>{CSS}</style></head><body>",
-        f"<h1>{esc(show.title)}</h1>", f'<div class="sub">{esc(show.subtitle)}</div>',
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{esc(show.title)}</title>",
+        f"<style>{CSS}</style></head><body>",
+        f"<h1>{esc(show.title)}</h1>",
+        f'<div class="sub">{esc(show.subtitle)}</div>',
         '<div id="bar"><button id="first" title="start (Home)">|&#x25C0;</button>'
         '<button id="prev" title="back (&#x2190;)">&#x25C0;</button>'
         '<button id="next" title="forward (&#x2192;)">&#x25B6;</button>'
@@ -90,9 +96,12 @@ def render(show: Show) -> str:
         if k == 0:
             head = '<div class="move">start of the game</div>'
         else:
-            head = (f'<div class="move">ply {k}: {esc(f.actor)} <b>{esc(f.move)}</b></div>')
-        turn = (f"<div>to move: <b>{esc(f.to_move)}</b></div>" if f.to_move
-                else "<div><b>game over</b></div>")
+            head = f'<div class="move">ply {k}: {esc(f.actor)} <b>{esc(f.move)}</b></div>'
+        turn = (
+            f"<div>to move: <b>{esc(f.to_move)}</b></div>"
+            if f.to_move
+            else "<div><b>game over</b></div>"
+        )
         parts.append(
             f'<div class="frame" data-ply="{k}" data-move="{esc(f.move)}" '
             f'data-scores="{esc(",".join(map(str, f.scores)))}"{hidden}>'
@@ -100,10 +109,14 @@ def render(show: Show) -> str:
             f'<svg class="board" {vb} width="{w:.0f}" height="{h:.0f}">'
             f'<use href="#base"/>{f.svg}</svg>'
             f'<div class="info" style="min-width:280px;max-width:520px">{head}{turn}'
-            f"{_scores(show, f.scores)}{f.notes}</div></div></div>")
+            f"{_scores(show, f.scores)}{f.notes}</div></div></div>"
+        )
     parts.append("</div></div>")
-    parts.append('<ol id="moves">' + "".join(
-        f"<li>{esc(f.actor)}: {esc(f.move)}</li>" for f in show.frames[1:]) + "</ol>")
+    parts.append(
+        '<ol id="moves">'
+        + "".join(f"<li>{esc(f.actor)}: {esc(f.move)}</li>" for f in show.frames[1:])
+        + "</ol>"
+    )
     if show.legend:
         parts.append(f'<div class="legend">{show.legend}</div>')
     parts.append(f"<script>{SCRIPT}</script></body></html>")

@@ -5,19 +5,34 @@ ringed (a capture also marks the fort taken).
 Positions come from ``mcsim.games.sacred_hill.play`` (the kernel's ``apply_move``), after the
 whole record is validated by the game's ``replay``.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 import kernels.sacred_hill as K
 from mcsim.games import sacred_hill as G
-from mcsim.show.base import (HIGHLIGHT, SEAT_DARK, SEAT_FILL, Frame, Show, circle, esc, line,
-                             rect, table, text)
+from mcsim.show.base import (
+    HIGHLIGHT,
+    SEAT_DARK,
+    SEAT_FILL,
+    Frame,
+    Show,
+    circle,
+    esc,
+    line,
+    rect,
+    table,
+    text,
+)
 
 CELL = 64
 MARGIN = 40
-PHASE_NAMES = {K.PHASE_MANOEUVRE: "Manoeuvre", K.PHASE_GRACE: "one last Manoeuvre (grace)",
-               K.PHASE_BATTLE: "Battle"}
+PHASE_NAMES = {
+    K.PHASE_MANOEUVRE: "Manoeuvre",
+    K.PHASE_GRACE: "one last Manoeuvre (grace)",
+    K.PHASE_BATTLE: "Battle",
+}
 
 
 def _xy(i: int) -> tuple[float, float]:
@@ -30,15 +45,25 @@ def _base() -> str:
     out = [rect(0, 0, 2 * MARGIN + 7 * CELL, 2 * MARGIN + 7 * CELL, fill="#eef3e2")]
     for i in K.CELLS:
         x, y = _xy(int(i))
-        out.append(rect(x + 3, y + 3, CELL - 6, CELL - 6, fill="#b9d38c", stroke="#7d9a4f",
-                        sw=1.5, rx=14))
-        out.append(text(x + 10, y + 15, K.CELL_NAMES[int(i)], size=10, anchor="start",
-                        fill="#4d6a25"))
+        out.append(
+            rect(x + 3, y + 3, CELL - 6, CELL - 6, fill="#b9d38c", stroke="#7d9a4f", sw=1.5, rx=14)
+        )
+        out.append(
+            text(x + 10, y + 15, K.CELL_NAMES[int(i)], size=10, anchor="start", fill="#4d6a25")
+        )
     for c in range(K.N_COLS):
-        out.append(text(MARGIN + c * CELL + CELL / 2, MARGIN - 12, K.COL_NAMES[c], size=14,
-                        weight="bold"))
-        out.append(text(MARGIN + c * CELL + CELL / 2, MARGIN + 7 * CELL + 24, K.COL_NAMES[c],
-                        size=14, weight="bold"))
+        out.append(
+            text(MARGIN + c * CELL + CELL / 2, MARGIN - 12, K.COL_NAMES[c], size=14, weight="bold")
+        )
+        out.append(
+            text(
+                MARGIN + c * CELL + CELL / 2,
+                MARGIN + 7 * CELL + 24,
+                K.COL_NAMES[c],
+                size=14,
+                weight="bold",
+            )
+        )
     for r in range(K.N_ROWS):
         y = MARGIN + (K.N_ROWS - 1 - r) * CELL + CELL / 2 + 5
         out.append(text(MARGIN - 16, y, r + 1, size=14, weight="bold"))
@@ -48,11 +73,14 @@ def _base() -> str:
 
 def _fort_symbol(seat: int) -> str:
     """A ringfort centred on (0, 0): a round wall with four towers, in the seat's colour."""
-    out = [f'<g id="fort{seat}">', circle(0, 0, 19, fill=SEAT_FILL[seat], stroke=SEAT_DARK[seat],
-                                          sw=2.5)]
+    out = [
+        f'<g id="fort{seat}">',
+        circle(0, 0, 19, fill=SEAT_FILL[seat], stroke=SEAT_DARK[seat], sw=2.5),
+    ]
     for dx, dy in ((-15, -11), (15, -11), (-15, 11), (15, 11)):
-        out.append(rect(dx - 5, dy - 5, 10, 10, fill=SEAT_FILL[seat], stroke=SEAT_DARK[seat],
-                        sw=1.5))
+        out.append(
+            rect(dx - 5, dy - 5, 10, 10, fill=SEAT_FILL[seat], stroke=SEAT_DARK[seat], sw=1.5)
+        )
     out.append(circle(0, 0, 9, fill="#f6efe0", stroke=SEAT_DARK[seat], sw=1.5))
     return "".join(out) + "</g>"
 
@@ -95,8 +123,10 @@ def _kingdom_outline(forts: int, seat: int) -> str:
             segs.append(f"M{x1:.0f},{y1:.0f}L{x2:.0f},{y2:.0f}")
     if not segs:
         return ""
-    return (f'<path d="{"".join(segs)}" stroke="{SEAT_DARK[seat]}" stroke-width="4" '
-            f'fill="none" stroke-linecap="square"/>')
+    return (
+        f'<path d="{"".join(segs)}" stroke="{SEAT_DARK[seat]}" stroke-width="4" '
+        f'fill="none" stroke-linecap="square"/>'
+    )
 
 
 def _bits(m: int) -> list[int]:
@@ -110,8 +140,9 @@ def _position_svg(state, last: int | None, captured: int | None) -> str:
         # tinted background of each kingdom, then the outline
         for i in _bits(forts[seat]):
             x, y = _xy(i)
-            out.append(rect(x + 1, y + 1, CELL - 2, CELL - 2, fill=SEAT_FILL[seat],
-                            extra='opacity="0.18"'))
+            out.append(
+                rect(x + 1, y + 1, CELL - 2, CELL - 2, fill=SEAT_FILL[seat], extra='opacity="0.18"')
+            )
         out.append(_kingdom_outline(forts[seat], seat))
     for seat in range(2):
         for i in _bits(forts[seat]):
@@ -128,8 +159,9 @@ def _position_svg(state, last: int | None, captured: int | None) -> str:
         seat = int(state[K.S_TO_MOVE])
         for i in _bits(int(moves)):
             x, y = _xy(i)
-            out.append(circle(x + CELL - 12, y + CELL - 12, 4, fill=SEAT_FILL[seat],
-                              stroke="#fff", sw=1))
+            out.append(
+                circle(x + CELL - 12, y + CELL - 12, 4, fill=SEAT_FILL[seat], stroke="#fff", sw=1)
+            )
     return "".join(out)
 
 
@@ -140,11 +172,19 @@ def frames(record: dict, result: dict) -> Show:
     """
     variant = G.SPEC.resolve_variant(record.get("variant") or {})
     policies = record.get("policies") or []
-    seats = [f"red (seat 0{', ' + policies[0] if policies else ''})",
-             f"blue (seat 1{', ' + policies[1] if len(policies) > 1 else ''})"]
+    seats = [
+        f"red (seat 0{', ' + policies[0] if policies else ''})",
+        f"blue (seat 1{', ' + policies[1] if len(policies) > 1 else ''})",
+    ]
     state = np.zeros(K.S_SIZE, np.uint64)
-    out = [Frame(svg=_position_svg(state, None, None), to_move=seats[0], scores=[0, 0],
-                 notes=_notes(state, seats))]
+    out = [
+        Frame(
+            svg=_position_svg(state, None, None),
+            to_move=seats[0],
+            scores=[0, 0],
+            notes=_notes(state, seats),
+        )
+    ]
     for text_move in record["moves"]:
         mover = int(state[K.S_TO_MOVE])
         before_opp = int(state[K.S_FORTS + 1 - mover])
@@ -162,34 +202,64 @@ def frames(record: dict, result: dict) -> Show:
             pts = [int(arr[0]), int(arr[1])]
         note = ""
         if captured is not None:
-            note = (f'<div class="note">captures the {("red", "blue")[1 - mover]} fort on '
-                    f'{esc(text_move)} (§3.3)</div>')
-        out.append(Frame(svg=_position_svg(state, last, captured), move=text_move,
-                         actor=seats[mover].split(" (")[0],
-                         to_move="" if fin else seats[int(state[K.S_TO_MOVE])], scores=pts,
-                         notes=note + _notes(state, seats)))
-    sub = (f"variant {', '.join(f'{k}={v}' for k, v in variant.items())}"
-           + (f"; seed {record['seed']}, game {record['game_index']}" if "seed" in record else "")
-           + f"; {len(record['moves'])} plies"
-           + (f"; final points {result['points'][0]} / {result['points'][1]}"
-              if result["finished"] else "; unfinished"))
-    legend = ('<span class="sw" style="background:#d7263d"></span>red forts (seat 0, moves '
-              'first) <span class="sw" style="background:#1b6ec2"></span>blue forts (seat 1); '
-              'thick lines outline each kingdom (orthogonally linked forts, §2); the pink ring '
-              'is the move just made; a black stroke marks a capture (§3.3); small dots mark the '
-              'hills the player to move may take. Points are scored '
-              'at the end only (§3.5): 2 + the kingdom (or territory) difference to the winner.')
+            note = (
+                f'<div class="note">captures the {("red", "blue")[1 - mover]} fort on '
+                f"{esc(text_move)} (§3.3)</div>"
+            )
+        out.append(
+            Frame(
+                svg=_position_svg(state, last, captured),
+                move=text_move,
+                actor=seats[mover].split(" (")[0],
+                to_move="" if fin else seats[int(state[K.S_TO_MOVE])],
+                scores=pts,
+                notes=note + _notes(state, seats),
+            )
+        )
+    sub = (
+        f"variant {', '.join(f'{k}={v}' for k, v in variant.items())}"
+        + (f"; seed {record['seed']}, game {record['game_index']}" if "seed" in record else "")
+        + f"; {len(record['moves'])} plies"
+        + (
+            f"; final points {result['points'][0]} / {result['points'][1]}"
+            if result["finished"]
+            else "; unfinished"
+        )
+    )
+    legend = (
+        '<span class="sw" style="background:#d7263d"></span>red forts (seat 0, moves '
+        'first) <span class="sw" style="background:#1b6ec2"></span>blue forts (seat 1); '
+        "thick lines outline each kingdom (orthogonally linked forts, §2); the pink ring "
+        "is the move just made; a black stroke marks a capture (§3.3); small dots mark the "
+        "hills the player to move may take. Points are scored "
+        "at the end only (§3.5): 2 + the kingdom (or territory) difference to the winner."
+    )
     w = 2 * MARGIN + 7 * CELL
-    return Show(game="sacred-hill", title="Sacred Hill", width=w, height=w, base=_base(),
-                seats=seats, frames=out, subtitle=sub, legend=legend,
-                defs=_fort_symbol(0) + _fort_symbol(1))
+    return Show(
+        game="sacred-hill",
+        title="Sacred Hill",
+        width=w,
+        height=w,
+        base=_base(),
+        seats=seats,
+        frames=out,
+        subtitle=sub,
+        legend=legend,
+        defs=_fort_symbol(0) + _fort_symbol(1),
+    )
 
 
 def _notes(state, seats) -> str:
     rows = []
     for s in range(2):
         forts = int(state[K.S_FORTS + s])
-        rows.append([seats[s].split(" (")[0], int(K.count_kingdoms(np.uint64(forts))),
-                     bin(forts).count("1"), int(state[K.S_CAPTURES + s]),
-                     PHASE_NAMES.get(int(state[K.S_PHASE + s]), "?")])
+        rows.append(
+            [
+                seats[s].split(" (")[0],
+                int(K.count_kingdoms(np.uint64(forts))),
+                bin(forts).count("1"),
+                int(state[K.S_CAPTURES + s]),
+                PHASE_NAMES.get(int(state[K.S_PHASE + s]), "?"),
+            ]
+        )
     return table(["seat", "kingdoms", "territory", "captures", "phase"], rows)

@@ -7,6 +7,7 @@ A ply is one turn of the record. Positions come from the game's own ``replay`` l
 with its ``Game`` class wrapped so that the kernel state is copied at the end of every turn
 (no change to ``replay``; the wrapper only watches ``Game.apply``).
 """
+
 from __future__ import annotations
 
 from unittest import mock
@@ -15,13 +16,33 @@ import numpy as np
 
 import kernels.thurn_and_taxis as K
 from mcsim.games import thurn_and_taxis as G
-from mcsim.show.base import (HIGHLIGHT, SEAT_DARK, SEAT_FILL, Frame, Show, circle, esc, line,
-                             rect, table, text)
+from mcsim.show.base import (
+    HIGHLIGHT,
+    SEAT_DARK,
+    SEAT_FILL,
+    Frame,
+    Show,
+    circle,
+    esc,
+    line,
+    rect,
+    table,
+    text,
+)
 
 SCALE = 1.75
 MAP_PAD = 50
-REGION_FILL = ("#f4c7a1", "#f7e39a", "#d9c3e8", "#f2a7a7", "#b9e0c9", "#a9cdf0", "#e6d3a3",
-               "#c7e3a1", "#e0b4cf")
+REGION_FILL = (
+    "#f4c7a1",
+    "#f7e39a",
+    "#d9c3e8",
+    "#f2a7a7",
+    "#b9e0c9",
+    "#a9cdf0",
+    "#e6d3a3",
+    "#c7e3a1",
+    "#e0b4cf",
+)
 PANEL_H = 150
 
 
@@ -106,12 +127,16 @@ def frames(record: dict, result: dict) -> Show:
         base.append(rect(x, y - 9, 10, 10, fill=REGION_FILL[r % len(REGION_FILL)], stroke="#555"))
         base.append(text(x + 14, y, reg, size=11, anchor="start"))
     base.append(text(12, MH + 18, "display", size=12, anchor="start", weight="bold"))
-    base.append(text(12, MH + 86, "bonus tiles (top value / left)", size=12, anchor="start",
-                     weight="bold"))
+    base.append(
+        text(12, MH + 86, "bonus tiles (top value / left)", size=12, anchor="start", weight="bold")
+    )
     stacks = data["stacks"]
     policies = record.get("policies") or []
-    seats = [f"{('red', 'blue', 'yellow', 'green')[p]} (seat {p}"
-             + (f", {policies[p]})" if p < len(policies) else ")") for p in range(players)]
+    seats = [
+        f"{('red', 'blue', 'yellow', 'green')[p]} (seat {p}"
+        + (f", {policies[p]})" if p < len(policies) else ")")
+        for p in range(players)
+    ]
     states = _turn_states(record)
     turns = record["turns"]
     out = []
@@ -120,13 +145,15 @@ def frames(record: dict, result: dict) -> Show:
         # routes: a thick line in the seat's colour along the route (offset per seat)
         for p in range(players):
             lo, hi = int(st[K.S_RLO + p]), int(st[K.S_RHI + p])
-            route = [int(v) for v in st[K.S_ROUTE + p * 44 + lo: K.S_ROUTE + p * 44 + hi]]
+            route = [int(v) for v in st[K.S_ROUTE + p * 44 + lo : K.S_ROUTE + p * 44 + hi]]
             off = (p - (players - 1) / 2) * 5
             pts = [(pos(c)[0] + off, pos(c)[1] + off) for c in route]
             if len(pts) >= 2:
                 d = "M" + "L".join(f"{x:.1f},{y:.1f}" for x, y in pts)
-                svg.append(f'<path d="{d}" fill="none" stroke="{SEAT_FILL[p]}" stroke-width="6" '
-                           f'stroke-linejoin="round" opacity="0.85"/>')
+                svg.append(
+                    f'<path d="{d}" fill="none" stroke="{SEAT_FILL[p]}" stroke-width="6" '
+                    f'stroke-linejoin="round" opacity="0.85"/>'
+                )
             for x, y in pts:
                 svg.append(circle(x, y, 5, fill=SEAT_FILL[p], stroke=SEAT_DARK[p], sw=1))
         # houses: small squares around the city, one corner per seat
@@ -137,31 +164,68 @@ def frames(record: dict, result: dict) -> Show:
                 if (m >> c) & 1:
                     x, y = pos(c)
                     dx, dy = corners[p]
-                    svg.append(rect(x + dx, y + dy, 10, 10, fill=SEAT_FILL[p], stroke="#222",
-                                    sw=1))
+                    svg.append(rect(x + dx, y + dy, 10, 10, fill=SEAT_FILL[p], stroke="#222", sw=1))
         # display
         for i in range(K.DISPLAY):
             c = int(st[K.S_DISPLAY + i])
             x = 80 + i * 118
             if c < 0:
-                svg.append(rect(x, MH + 28, 110, 40, fill="none", stroke="#999", sw=1, rx=4,
-                                extra='stroke-dasharray="4,3"'))
+                svg.append(
+                    rect(
+                        x,
+                        MH + 28,
+                        110,
+                        40,
+                        fill="none",
+                        stroke="#999",
+                        sw=1,
+                        rx=4,
+                        extra='stroke-dasharray="4,3"',
+                    )
+                )
                 continue
             r = regions.index(data["cities"][c]["region"])
-            svg.append(rect(x, MH + 28, 110, 40, fill=REGION_FILL[r % len(REGION_FILL)],
-                            stroke="#555", sw=1, rx=4))
+            svg.append(
+                rect(
+                    x,
+                    MH + 28,
+                    110,
+                    40,
+                    fill=REGION_FILL[r % len(REGION_FILL)],
+                    stroke="#555",
+                    sw=1,
+                    rx=4,
+                )
+            )
             svg.append(text(x + 55, MH + 46, names[c], size=12, weight="bold"))
             svg.append(text(x + 55, MH + 61, regions[r], size=9, fill="#444"))
         deck_left = int(st[K.S_DECK_END] - st[K.S_DECK_TOP])
-        svg.append(text(W - 12, MH + 18, f"deck {deck_left} cards, discards "
-                        f"{int(st[K.S_DISC_N])}", size=11, anchor="end"))
+        svg.append(
+            text(
+                W - 12,
+                MH + 18,
+                f"deck {deck_left} cards, discards {int(st[K.S_DISC_N])}",
+                size=11,
+                anchor="end",
+            )
+        )
         for s, stk in enumerate(stacks):
             left = int(st[K.S_STACK + s])
             n0 = len(stk["values"])
             x = 12 + s * 76
             top = stk["values"][n0 - left] if left else "-"
-            svg.append(rect(x, MH + 94, 70, 44, fill="#fffaf0" if left else "#ddd", stroke="#777",
-                            sw=1, rx=4))
+            svg.append(
+                rect(
+                    x,
+                    MH + 94,
+                    70,
+                    44,
+                    fill="#fffaf0" if left else "#ddd",
+                    stroke="#777",
+                    sw=1,
+                    rx=4,
+                )
+            )
             svg.append(text(x + 35, MH + 108, stk["id"].replace("_", " ")[:13], size=9))
             svg.append(text(x + 35, MH + 128, f"{top} / {left}", size=13, weight="bold"))
         move = actor = ""
@@ -176,42 +240,79 @@ def frames(record: dict, result: dict) -> Show:
                 for h in hs:
                     x, y = pos(names.index(h))
                     svg.append(circle(x, y, 20, stroke=HIGHLIGHT, sw=3.5))
-                notes.append(f'<div class="note">closes a route of '
-                             f'{int(st[K.S_CLOSE_LEN]) or "?"} cards; houses on '
-                             f'{esc(", ".join(hs)) or "none"} (§4C)</div>')
+                notes.append(
+                    f'<div class="note">closes a route of '
+                    f"{int(st[K.S_CLOSE_LEN]) or '?'} cards; houses on "
+                    f"{esc(', '.join(hs)) or 'none'} (§4C)</div>"
+                )
             for pl in turn.get("plays", []):
                 _, _, city = pl.partition(":")
                 if city in names:
                     x, y = pos(names.index(city))
-                    svg.append(circle(x, y, 18, stroke=HIGHLIGHT, sw=3,
-                                      extra='stroke-dasharray="4,2"'))
+                    svg.append(
+                        circle(x, y, 18, stroke=HIGHLIGHT, sw=3, extra='stroke-dasharray="4,2"')
+                    )
         sc = np.zeros(K.MAX_SEATS, dtype=np.int64)
         K.score_final(st, tab, sc)
         rows = []
         for p in range(players):
             lo, hi = int(st[K.S_RLO + p]), int(st[K.S_RHI + p])
-            route = [names[int(v)] for v in st[K.S_ROUTE + p * 44 + lo: K.S_ROUTE + p * 44 + hi]]
-            rows.append([seats[p].split(" (")[0], int(st[K.S_CARRIAGE + p]) or "-",
-                         int(st[K.S_HOUSES_LEFT + p]), int(st[K.S_TILE_PTS + p]),
-                         int(st[K.S_HAND_N + p]), " - ".join(route) or "-"])
-        notes.append(table(["seat", "carriage", "houses left", "tile points", "hand",
-                            "open route"], rows))
+            route = [names[int(v)] for v in st[K.S_ROUTE + p * 44 + lo : K.S_ROUTE + p * 44 + hi]]
+            rows.append(
+                [
+                    seats[p].split(" (")[0],
+                    int(st[K.S_CARRIAGE + p]) or "-",
+                    int(st[K.S_HOUSES_LEFT + p]),
+                    int(st[K.S_TILE_PTS + p]),
+                    int(st[K.S_HAND_N + p]),
+                    " - ".join(route) or "-",
+                ]
+            )
+        notes.append(
+            table(["seat", "carriage", "houses left", "tile points", "hand", "open route"], rows)
+        )
         over = bool(st[K.S_OVER])
         to_move = "" if over else seats[int(st[K.S_CUR])]
         if over:
-            notes.insert(0, f'<div class="note">game over: '
-                         f'{esc(G.END_REASONS.get(int(st[K.S_END_REASON]), "?"))}</div>')
-        out.append(Frame(svg="".join(svg), move=move, actor=actor, to_move=to_move,
-                         scores=[int(sc[p]) for p in range(players)], notes="".join(notes)))
+            notes.insert(
+                0,
+                f'<div class="note">game over: '
+                f"{esc(G.END_REASONS.get(int(st[K.S_END_REASON]), '?'))}</div>",
+            )
+        out.append(
+            Frame(
+                svg="".join(svg),
+                move=move,
+                actor=actor,
+                to_move=to_move,
+                scores=[int(sc[p]) for p in range(players)],
+                notes="".join(notes),
+            )
+        )
     variant = G.SPEC.resolve_variant(record.get("variant") or {})
-    sub = (f"{players} players; variant " + ", ".join(f"{k}={v}" for k, v in variant.items())
-           + (f"; seed {record['seed']}, game {record['game_index']}" if "seed" in record else "")
-           + f"; {len(turns)} turns; scores " + " / ".join(map(str, result["scores"]))
-           + (f" ({result['end_reason']})" if result.get("end_reason") else ""))
-    legend = ("Cities are coloured by region; dashed lines are the roads (§1.2). Each seat's "
-              "open route is a thick line in its colour; its houses are small squares at the "
-              "city (one corner per seat). Pink rings: the cities played this turn (dashed) and "
-              "the houses placed (solid). Points are the score if the game ended now "
-              "(bonus tiles + carriage - houses left, §5).")
-    return Show(game="thurn-and-taxis", title="Thurn and Taxis", width=W, height=H,
-                base="".join(base), seats=seats, frames=out, subtitle=sub, legend=legend)
+    sub = (
+        f"{players} players; variant "
+        + ", ".join(f"{k}={v}" for k, v in variant.items())
+        + (f"; seed {record['seed']}, game {record['game_index']}" if "seed" in record else "")
+        + f"; {len(turns)} turns; scores "
+        + " / ".join(map(str, result["scores"]))
+        + (f" ({result['end_reason']})" if result.get("end_reason") else "")
+    )
+    legend = (
+        "Cities are coloured by region; dashed lines are the roads (§1.2). Each seat's "
+        "open route is a thick line in its colour; its houses are small squares at the "
+        "city (one corner per seat). Pink rings: the cities played this turn (dashed) and "
+        "the houses placed (solid). Points are the score if the game ended now "
+        "(bonus tiles + carriage - houses left, §5)."
+    )
+    return Show(
+        game="thurn-and-taxis",
+        title="Thurn and Taxis",
+        width=W,
+        height=H,
+        base="".join(base),
+        seats=seats,
+        frames=out,
+        subtitle=sub,
+        legend=legend,
+    )
