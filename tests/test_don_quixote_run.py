@@ -37,7 +37,7 @@ def naive_scores(ts, castle_cells, placements, half_only=False):
     # node = (row, col, piece); ports as names after turning
     ports = {}
     feats = {}
-    for (r, c), (t, _rot) in board.items():
+    for (r, c), (t, rot) in board.items():
         for k, pc in enumerate(t.pieces):
             names = [K.PORT_NAMES[q] for q in pc.ports]
             ports[(r, c, k)] = {ROT[n] if rot else n for n in names}

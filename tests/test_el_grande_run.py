@@ -101,14 +101,10 @@ def test_s3_round_structure_from_records(players):
         rounds = _rounds(rec)
         assert len(rounds) == 9
         start = rec["setup"]["start_player"]
-        hands = [set(range(1, 14)) for _ in range(players)]
         for rd in rounds:
             seats = [s for s, _ in rd["power"]]
             assert seats == [(start + j) % players for j in range(players)]
             vals = [v for _, v in rd["power"]]
-            for s, v in rd["power"]:  # each power card (1-13) is played once per game
-                assert v in hands[s], (s, v)
-                hands[s].remove(v)
             assert len(set(vals)) == players
             order = [s for s, _ in sorted(rd["power"], key=lambda x: -x[1])]
             assert [s for s, _ in rd["cards"]] == order
