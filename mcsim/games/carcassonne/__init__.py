@@ -93,7 +93,7 @@ from mcsim.games.base import (
     policy_arrays,
 )
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "carcassonne"
+DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "carcassonne"
 SIDES = "NESW"
 EDGE_CODE = {"C": K.EDGE_CITY, "R": K.EDGE_ROAD, "F": K.EDGE_FIELD}
 KIND_NAMES = ("city", "road", "field", "cloister")

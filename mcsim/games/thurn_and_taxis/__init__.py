@@ -73,7 +73,7 @@ from mcsim.games.base import (
     policy_arrays,
 )
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "thurn_and_taxis"
+DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "thurn_and_taxis"
 RULES = "docs/rules/thurn_und_taxis.md"
 DEFAULT_MAX_TURNS = 2000  # safety cap; random games end far earlier
 MAX_TURNS_LIMIT = 100_000  # largest accepted cap (records allocate a decision log of ~60 per turn)
