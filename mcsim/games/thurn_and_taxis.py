@@ -133,6 +133,42 @@ ROUTE_PARAMS = (
     ),
 )
 
+#: ``mcts`` parameters (kernel order ``kernels.thurn_and_taxis.P_MCTS_*``); defaults from the
+#: measurements in benchmarks/RESULTS.md ("Search", Thurn and Taxis)
+MCTS_PARAMS = (
+    ParamSpec(
+        "iterations",
+        200.0,
+        "search iterations per decision (no wall-clock budget)",
+        1.0,
+        1e6,
+        integer=True,
+    ),
+    ParamSpec(
+        "c",
+        0.7,
+        "UCB1 exploration constant (rewards in [0, 1] for win, points/10 for margin)",
+        0.0,
+        100.0,
+    ),
+    ParamSpec(
+        "reward",
+        0.0,
+        "0 = win (1 for the tie-break winner, §5), 1 = margin ((own - best other's points) / 10)",
+        0.0,
+        1.0,
+        integer=True,
+    ),
+    ParamSpec(
+        "rollout",
+        1.0,
+        "playout policy of every seat: 0 random, 1 route (at its default parameters)",
+        0.0,
+        1.0,
+        integer=True,
+    ),
+)
+
 #: game-specific options (``--option KEY=VALUE``; ``--tiles FILE`` means bonus_tiles=FILE)
 OPTIONS = {
     "carriages": "carriage points file (JSON, like mcsim/data/thurn_and_taxis/carriages.json)",
@@ -179,6 +215,14 @@ SPEC = GameSpec(
             "route planner: extends towards needed regions, closes "
             "at close_len, uses officials when they pay",
             ROUTE_PARAMS,
+        ),
+        PolicySpec(
+            "mcts",
+            K.POL_MCTS,
+            "information-set Monte Carlo tree search (kernels/search.py): each iteration "
+            "deals the deck and the others' unknown hand cards anew (§7 #12); every seat "
+            "maximises its own reward",
+            MCTS_PARAMS,
         ),
     ),
     summary_key="thurn_and_taxis",
@@ -520,8 +564,7 @@ def prepare(config: RunConfig) -> Prepared:
     if not 1 <= max_turns <= MAX_TURNS_LIMIT:
         raise ConfigError(f"option max_turns must be in 1..{MAX_TURNS_LIMIT:,}")
     ids, params = policy_arrays(SPEC, config.policies)
-    if params.shape[1] < K.N_PARAMS:
-        params = np.hstack([params, np.zeros((params.shape[0], K.N_PARAMS - params.shape[1]))])
+    params = _kernel_params(ids, params)
     codes = SPEC.variant_codes(resolved)
     config = RunConfig(config.game, config.players, config.policies, resolved, opts)
     return Prepared(
@@ -542,6 +585,28 @@ def prepare(config: RunConfig) -> Prepared:
             "carriage_points_confidence": "medium",
         },
     )
+
+
+def _kernel_params(ids: np.ndarray, params: np.ndarray) -> np.ndarray:
+    """Widen the parameter matrix to the kernel's width (``K.N_PARAMS``, ``K.N_MCTS_PARAMS``
+    with an ``mcts`` seat) and put each ``mcts`` seat's rollout ``route`` parameters (the
+    defaults) from column ``K.P_MCTS_BASE`` on."""
+    width = max(params.shape[1], K.N_PARAMS)
+    if (ids == K.POL_MCTS).any():
+        width = max(width, K.N_MCTS_PARAMS)
+    out = np.zeros((params.shape[0], width), np.float64)
+    out[:, : params.shape[1]] = params
+    route = SPEC.policy("route").vector()
+    for k, pid in enumerate(ids):
+        if pid == K.POL_MCTS:
+            out[k, K.P_MCTS_BASE : K.P_MCTS_BASE + K.N_PARAMS] = route
+    return out
+
+
+def _has_mcts(prep: Prepared) -> bool:
+    """True when a seat plays ``mcts``: the run uses the search entry kernels
+    (``K.play_batch_mcts``, ``K.play_game_mcts``), compiled only then."""
+    return bool((prep.policy_ids == K.POL_MCTS).any())
 
 
 def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: int) -> dict:
@@ -572,7 +637,7 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
         closed_len,
         route_hist,
         tiles_taken,
-    ) = K.play_batch(
+    ) = (K.play_batch_mcts if _has_mcts(prep) else K.play_batch)(
         np.int64(first_game_index),
         np.int64(n_games),
         np.uint64(root_seed),
@@ -818,7 +883,7 @@ def _kernel_game(prep: Prepared, root_seed: int, game_index: int):
     alog = np.full(int(cap), -1, dtype=np.int64)
     slog = np.zeros(200_000, dtype=np.int64)
     deck = np.empty(K.N_CARDS, dtype=np.int64)
-    plies = K.play_game(
+    plies = (K.play_game_mcts if _has_mcts(prep) else K.play_game)(
         st,
         prep.tables["tab"],
         prep.tables["var"],
