@@ -14,7 +14,7 @@ sign bit, and int64-only arithmetic avoids Numba's uint64/int64 -> float64 promo
 The deck is ``st[S_DECK : S_DECK+66]``; the next card is ``st[S_DECK + st[S_DECK_TOP]]`` and the
 deck holds ``st[S_DECK_END] - st[S_DECK_TOP]`` cards. The discard pile is a stack
 ``st[S_DISC : S_DISC + st[S_DISC_N]]``. The display has 6 slots (-1 = empty). Hands are counts
-per city. A route is stored in a 44-slot window per seat, cities ``[lo, hi)``; extending at the
+per city. A route is stored in a ``ROUTE_SLOTS`` (44) window per seat, cities ``[lo, hi)``; extending at the
 left end decrements ``lo`` (§4B).
 
 A turn is a sequence of decisions (phases ``PH_*``); every phase has at least one legal action,
@@ -66,6 +66,8 @@ HOUSES = 20
 N_STACKS = 10
 MAX_TILES = 4  # per stack
 MAX_ACTIONS = 128
+ROUTE_SLOTS = 2 * N_CITIES  # route window per seat (a route grows either way from the middle)
+ROUTE_MID = N_CITIES  # first slot of a new route
 
 # bonus stacks (§2.2), fixed order
 STK_ROUTE5 = 0
@@ -169,8 +171,8 @@ S_DISC = S_DECK + N_CARDS
 S_DISPLAY = S_DISC + N_CARDS
 S_HAND = S_DISPLAY + DISPLAY  # [4 * 22]
 S_HAND_N = S_HAND + MAX_SEATS * N_CITIES
-S_ROUTE = S_HAND_N + MAX_SEATS  # [4 * 44]
-S_RLO = S_ROUTE + MAX_SEATS * 44
+S_ROUTE = S_HAND_N + MAX_SEATS  # [4 * ROUTE_SLOTS]
+S_RLO = S_ROUTE + MAX_SEATS * ROUTE_SLOTS
 S_RHI = S_RLO + MAX_SEATS
 S_RMASK = S_RHI + MAX_SEATS
 S_HOUSES = S_RMASK + MAX_SEATS  # mask of own houses
@@ -307,8 +309,8 @@ def init_state(st, n_players, deck):
     for i in range(DISPLAY):
         st[S_DISPLAY + i] = deck[i]
     for p in range(MAX_SEATS):
-        st[S_RLO + p] = 22
-        st[S_RHI + p] = 22
+        st[S_RLO + p] = ROUTE_MID
+        st[S_RHI + p] = ROUTE_MID
         st[S_HOUSES_LEFT + p] = HOUSES
     _begin_turn(st)
 
@@ -404,9 +406,9 @@ def _play_options(st, tab, out, n):
             n += 1
         return n
     rmask = st[S_RMASK + p]
-    right = st[S_ROUTE + p * 44 + hi - 1]
+    right = st[S_ROUTE + p * ROUTE_SLOTS + hi - 1]
     if hi - lo > 1:
-        m = tab[T_ADJ + st[S_ROUTE + p * 44 + lo]] & ~rmask & hm
+        m = tab[T_ADJ + st[S_ROUTE + p * ROUTE_SLOTS + lo]] & ~rmask & hm
         while m:
             c = _lowbit(m)
             m &= m - 1
@@ -590,11 +592,11 @@ def _score_close(st, tab, var):
     if st[S_HOUSES_LEFT + p] == 0:
         _trigger_end(st, tab, p, END_HOUSES)
     # route cards to the discard pile
-    base = S_ROUTE + p * 44
+    base = S_ROUTE + p * ROUTE_SLOTS
     for i in range(st[S_RLO + p], st[S_RHI + p]):
         _discard(st, st[base + i])
-    st[S_RLO + p] = 22
-    st[S_RHI + p] = 22
+    st[S_RLO + p] = ROUTE_MID
+    st[S_RHI + p] = ROUTE_MID
     st[S_RMASK + p] = 0
     st[S_N_CLOSED + p] += 1
     st[S_CLOSED_LEN_SUM + p] += L
@@ -745,7 +747,7 @@ def _step_play(st, var, a):
         _to_close(st, var)
         return
     p = st[S_CUR]
-    base = S_ROUTE + p * 44
+    base = S_ROUTE + p * ROUTE_SLOTS
     if a >= A_START:  # a new route of one card (restart: after discarding the open one)
         if a >= A_RESTART:
             c = a - A_RESTART
@@ -754,9 +756,9 @@ def _step_play(st, var, a):
             st[S_N_DISCARDED + p] += 1
         else:
             c = a - A_START
-        st[S_RLO + p] = 22
-        st[S_RHI + p] = 23
-        st[base + 22] = c
+        st[S_RLO + p] = ROUTE_MID
+        st[S_RHI + p] = ROUTE_MID + 1
+        st[base + ROUTE_MID] = c
         st[S_RMASK + p] = 1 << c
     elif a >= A_RIGHT:
         c = a - A_RIGHT
@@ -1023,7 +1025,8 @@ def _hand_extensions(st, tab, p):
         return st[S_HAND_N + p]
     rmask = st[S_RMASK + p]
     m = (
-        tab[T_ADJ + st[S_ROUTE + p * 44 + lo]] | tab[T_ADJ + st[S_ROUTE + p * 44 + hi - 1]]
+        tab[T_ADJ + st[S_ROUTE + p * ROUTE_SLOTS + lo]]
+        | tab[T_ADJ + st[S_ROUTE + p * ROUTE_SLOTS + hi - 1]]
     ) & ~rmask
     return _popcount(m & st[S_HMASK + p])
 
@@ -1038,7 +1041,10 @@ def _draw_value(st, tab, p, c, prm):
         rmask = st[S_RMASK + p]
         if (rmask >> c) & 1:
             return 0.0
-        ends = tab[T_ADJ + st[S_ROUTE + p * 44 + lo]] | tab[T_ADJ + st[S_ROUTE + p * 44 + hi - 1]]
+        ends = (
+            tab[T_ADJ + st[S_ROUTE + p * ROUTE_SLOTS + lo]]
+            | tab[T_ADJ + st[S_ROUTE + p * ROUTE_SLOTS + hi - 1]]
+        )
         if (ends >> c) & 1:
             v += 2.0 + _city_value(st, tab, p, c, prm)
         else:
@@ -1128,160 +1134,220 @@ def _house_option_value(st, tab, p, a, prm):
 
 
 @njit(cache=True)
+def _route_admin(st, tab, p, prm):
+    """Administrator: when no display card is worth ``admin_below`` and at most one hand card
+    extends the route."""
+    best = 0.0
+    for i in range(DISPLAY):
+        c = st[S_DISPLAY + i]
+        if c >= 0:
+            v = _draw_value(st, tab, p, c, prm)
+            if v > best:
+                best = v
+    if best < prm[P_ADMIN_BELOW] and _hand_extensions(st, tab, p) <= 1:
+        return A_YES
+    return A_NO
+
+
+@njit(cache=True)
+def _route_draw(st, tab, p, acts, n, prm, rng):
+    """The draw of the highest ``_draw_value`` (the deck is worth ``deck_value``)."""
+    best_a = acts[0]
+    best = -1e9
+    for i in range(n):
+        a = acts[i]
+        if a == A_DRAW_DECK:
+            v = prm[P_DECK_VALUE]
+        else:
+            v = _draw_value(st, tab, p, a - A_DRAW_DISPLAY, prm)
+        v += 1e-3 * random_float(rng)
+        if v > best:
+            best = v
+            best_a = a
+    return best_a
+
+
+@njit(cache=True)
+def _route_postmaster(st, tab, p, L, prm):
+    """Postmaster while the hand is small, unless the official buys the next carriage as the
+    Cartwright."""
+    if (
+        prm[P_CART] > 0
+        and _cart_pays(st, p, L + 1)
+        and L + 1 >= 3
+        and _hand_extensions(st, tab, p) > 0
+    ):
+        return A_NO
+    if st[S_HAND_N + p] <= prm[P_PM_HAND_MAX]:
+        return A_YES
+    return A_NO
+
+
+@njit(cache=True)
+def _route_postal_carrier(st, tab, p, L, prm):
+    """Postal Carrier when a second extension is in hand and the route is short of its
+    target, unless the official buys the next carriage as the Cartwright."""
+    if _hand_extensions(st, tab, p) > 0 and _target_len(st, p, prm) > L:
+        if not (prm[P_CART] > 0 and _cart_pays(st, p, L) and L >= 3):
+            return A_YES
+    return A_NO
+
+
+@njit(cache=True)
+def _route_play(st, tab, p, L, acts, n, prm, rng):
+    """The play of the highest value: extensions (10 + city + room to grow at both ends),
+    new routes (city + room to grow), restarts (penalised by the route length lost)."""
+    best_a = acts[0]
+    best = -1e9
+    rmask = st[S_RMASK + p]
+    lo = st[S_RLO + p]
+    hi = st[S_RHI + p]
+    for i in range(n):
+        a = acts[i]
+        if a >= A_RESTART:
+            c = a - A_RESTART
+            v = (
+                -5.0
+                - 2.0 * L
+                + _city_value(st, tab, p, c, prm)
+                + _end_value(st, tab, p, c, 1 << c, prm)
+            )
+        elif a >= A_START:
+            c = a - A_START
+            v = _city_value(st, tab, p, c, prm) + 2.0 * _end_value(st, tab, p, c, 1 << c, prm)
+        elif a >= A_RIGHT:
+            c = a - A_RIGHT
+            other = st[S_ROUTE + p * ROUTE_SLOTS + lo]
+            nm = rmask | (1 << c)
+            v = 10.0 + _city_value(st, tab, p, c, prm) + _end_value(st, tab, p, c, nm, prm)
+            v += 0.5 * _end_value(st, tab, p, other, nm, prm)
+        else:
+            c = a - A_LEFT
+            other = st[S_ROUTE + p * ROUTE_SLOTS + hi - 1]
+            nm = rmask | (1 << c)
+            v = 10.0 + _city_value(st, tab, p, c, prm) + _end_value(st, tab, p, c, nm, prm)
+            v += 0.5 * _end_value(st, tab, p, other, nm, prm)
+        v += 1e-3 * random_float(rng)
+        if v > best:
+            best = v
+            best_a = a
+    return best_a
+
+
+@njit(cache=True)
+def _route_close(st, tab, p, L, n, prm):
+    """Close when ``_want_close``; with the Cartwright when it buys the next carriage."""
+    if _want_close(st, tab, p, prm):
+        if n == 3 and prm[P_CART] > 0 and _cart_pays(st, p, L):
+            return A_CLOSE_CART
+        return A_CLOSE
+    return A_NO
+
+
+@njit(cache=True)
+def _route_house_mode(st, tab, p, acts, n, prm, rng):
+    """The house option with the most houses + tile points (``_house_option_value``).
+
+    One tie-break draw per option in the list (mode i, then every route region, legal or not),
+    so the policy's random stream does not depend on which options place a house: an option
+    that places none scores below any that places one, and was never chosen while it was
+    (wrongly) offered (issue 11: same route games before and after)."""
+    best_a = acts[0]
+    best = -1e9
+    rm = st[S_RMASK + p]
+    i = 0
+    for r in range(-1, N_REGIONS):
+        a = A_MODE_EACH
+        if r >= 0:
+            if rm & tab[T_REGMASK + r] == 0:
+                continue
+            a = A_MODE_REGION + r
+        v = _house_option_value(st, tab, p, a, prm) + 1e-3 * random_float(rng)
+        if i < n and acts[i] == a:
+            i += 1
+            if v > best:
+                best = v
+                best_a = a
+    return best_a
+
+
+@njit(cache=True)
+def _route_house_pick(st, tab, p, acts, n, prm, rng):
+    """The house in the city of the highest ``_city_value``.
+
+    The skip is never chosen (any house scores more). Its tie-break draw is made whenever the
+    list offered it before issue 11 (pending regions counted whether or not they still lack a
+    house), so the policy's random stream and its games are unchanged."""
+    old_skip = st[S_PICK_MODE] == 0 and st[S_HOUSES_LEFT + p] < _popcount(st[S_PENDING])
+    k = n - 1 if acts[n - 1] == A_HOUSE_SKIP else n
+    if k + old_skip == 1:
+        return acts[0]
+    best_a = acts[0]
+    best = -1e9
+    for i in range(k):
+        a = acts[i]
+        v = _city_value(st, tab, p, a - A_HOUSE, prm) + 1e-3 * random_float(rng)
+        if v > best:
+            best = v
+            best_a = a
+    if old_skip:
+        random_float(rng)
+    return best_a
+
+
+@njit(cache=True)
+def _route_trim(st, tab, p, acts, n, prm, rng):
+    """Drop the card with the fewest neighbours among the other hand cards (duplicates
+    first)."""
+    h = S_HAND + p * N_CITIES
+    best_a = acts[0]
+    best = 1e9
+    for i in range(n):
+        c = acts[i] - A_TRIM
+        v = _city_value(st, tab, p, c, prm) + 0.5 * _popcount(tab[T_ADJ + c])
+        m = tab[T_ADJ + c]
+        while m:
+            d = _lowbit(m)
+            m &= m - 1
+            if st[h + d] > 0:
+                v += 1.0
+        if st[h + c] > 1:
+            v -= 3.0
+        v += 1e-3 * random_float(rng)
+        if v < best:
+            best = v
+            best_a = acts[i]
+    return best_a
+
+
+@njit(cache=True)
 def _route_policy(st, tab, acts, n, prm, rng):
     """Route-planning heuristic (issue §3): draw and play towards long routes through needed
-    regions, close at a length threshold, use officials when they pay."""
+    regions, close at a length threshold, use officials when they pay (one function per
+    phase, ``_route_*``)."""
     ph = st[S_PHASE]
     p = st[S_CUR]
     if n == 1 and ph != PH_HOUSE_PICK:
         return acts[0]
     L = st[S_RHI + p] - st[S_RLO + p]
     if ph == PH_ADMIN:
-        best = 0.0
-        for i in range(DISPLAY):
-            c = st[S_DISPLAY + i]
-            if c >= 0:
-                v = _draw_value(st, tab, p, c, prm)
-                if v > best:
-                    best = v
-        if best < prm[P_ADMIN_BELOW] and _hand_extensions(st, tab, p) <= 1:
-            return A_YES
-        return A_NO
+        return _route_admin(st, tab, p, prm)
     if ph == PH_DRAW1 or ph == PH_DRAW2:
-        best_a = acts[0]
-        best = -1e9
-        for i in range(n):
-            a = acts[i]
-            if a == A_DRAW_DECK:
-                v = prm[P_DECK_VALUE]
-            else:
-                v = _draw_value(st, tab, p, a - A_DRAW_DISPLAY, prm)
-            v += 1e-3 * random_float(rng)
-            if v > best:
-                best = v
-                best_a = a
-        return best_a
+        return _route_draw(st, tab, p, acts, n, prm, rng)
     if ph == PH_PM:
-        # keep the official for the Cartwright if the next play could buy the next carriage
-        if (
-            prm[P_CART] > 0
-            and _cart_pays(st, p, L + 1)
-            and L + 1 >= 3
-            and _hand_extensions(st, tab, p) > 0
-        ):
-            return A_NO
-        if st[S_HAND_N + p] <= prm[P_PM_HAND_MAX]:
-            return A_YES
-        return A_NO
+        return _route_postmaster(st, tab, p, L, prm)
     if ph == PH_PC:
-        if _hand_extensions(st, tab, p) > 0 and _target_len(st, p, prm) > L:
-            if not (prm[P_CART] > 0 and _cart_pays(st, p, L) and L >= 3):
-                return A_YES
-        return A_NO
+        return _route_postal_carrier(st, tab, p, L, prm)
     if ph == PH_PLAY1 or ph == PH_PLAY2:
-        best_a = acts[0]
-        best = -1e9
-        rmask = st[S_RMASK + p]
-        lo = st[S_RLO + p]
-        hi = st[S_RHI + p]
-        for i in range(n):
-            a = acts[i]
-            if a >= A_RESTART:
-                c = a - A_RESTART
-                v = (
-                    -5.0
-                    - 2.0 * L
-                    + _city_value(st, tab, p, c, prm)
-                    + _end_value(st, tab, p, c, 1 << c, prm)
-                )
-            elif a >= A_START:
-                c = a - A_START
-                v = _city_value(st, tab, p, c, prm) + 2.0 * _end_value(st, tab, p, c, 1 << c, prm)
-            elif a >= A_RIGHT:
-                c = a - A_RIGHT
-                other = st[S_ROUTE + p * 44 + lo]
-                nm = rmask | (1 << c)
-                v = 10.0 + _city_value(st, tab, p, c, prm) + _end_value(st, tab, p, c, nm, prm)
-                v += 0.5 * _end_value(st, tab, p, other, nm, prm)
-            else:
-                c = a - A_LEFT
-                other = st[S_ROUTE + p * 44 + hi - 1]
-                nm = rmask | (1 << c)
-                v = 10.0 + _city_value(st, tab, p, c, prm) + _end_value(st, tab, p, c, nm, prm)
-                v += 0.5 * _end_value(st, tab, p, other, nm, prm)
-            v += 1e-3 * random_float(rng)
-            if v > best:
-                best = v
-                best_a = a
-        return best_a
+        return _route_play(st, tab, p, L, acts, n, prm, rng)
     if ph == PH_CLOSE:
-        if _want_close(st, tab, p, prm):
-            if n == 3 and prm[P_CART] > 0 and _cart_pays(st, p, L):
-                return A_CLOSE_CART
-            return A_CLOSE
-        return A_NO
+        return _route_close(st, tab, p, L, n, prm)
     if ph == PH_HOUSE_MODE:
-        # one tie-break draw per option in the list (mode i, then every route region, legal or
-        # not), so the policy's random stream does not depend on which options place a house:
-        # an option that places none scores below any that places one, and was never chosen
-        # while it was (wrongly) offered (issue 11: same route games before and after)
-        best_a = acts[0]
-        best = -1e9
-        rm = st[S_RMASK + p]
-        i = 0
-        for r in range(-1, N_REGIONS):
-            a = A_MODE_EACH
-            if r >= 0:
-                if rm & tab[T_REGMASK + r] == 0:
-                    continue
-                a = A_MODE_REGION + r
-            v = _house_option_value(st, tab, p, a, prm) + 1e-3 * random_float(rng)
-            if i < n and acts[i] == a:
-                i += 1
-                if v > best:
-                    best = v
-                    best_a = a
-        return best_a
+        return _route_house_mode(st, tab, p, acts, n, prm, rng)
     if ph == PH_HOUSE_PICK:
-        # the skip is never chosen (any house scores more). Its tie-break draw is made whenever
-        # the list offered it before issue 11 (pending regions counted whether or not they still
-        # lack a house), so the policy's random stream and its games are unchanged
-        old_skip = st[S_PICK_MODE] == 0 and st[S_HOUSES_LEFT + p] < _popcount(st[S_PENDING])
-        k = n - 1 if acts[n - 1] == A_HOUSE_SKIP else n
-        if k + old_skip == 1:
-            return acts[0]
-        best_a = acts[0]
-        best = -1e9
-        for i in range(k):
-            a = acts[i]
-            v = _city_value(st, tab, p, a - A_HOUSE, prm) + 1e-3 * random_float(rng)
-            if v > best:
-                best = v
-                best_a = a
-        if old_skip:
-            random_float(rng)
-        return best_a
+        return _route_house_pick(st, tab, p, acts, n, prm, rng)
     if ph == PH_TRIM:
-        # drop the card with the fewest neighbours among the other hand cards (duplicates first)
-        h = S_HAND + p * N_CITIES
-        best_a = acts[0]
-        best = 1e9
-        for i in range(n):
-            c = acts[i] - A_TRIM
-            v = _city_value(st, tab, p, c, prm) + 0.5 * _popcount(tab[T_ADJ + c])
-            m = tab[T_ADJ + c]
-            while m:
-                d = _lowbit(m)
-                m &= m - 1
-                if st[h + d] > 0:
-                    v += 1.0
-            if st[h + c] > 1:
-                v -= 3.0
-            v += 1e-3 * random_float(rng)
-            if v < best:
-                best = v
-                best_a = acts[i]
-        return best_a
+        return _route_trim(st, tab, p, acts, n, prm, rng)
     return acts[randint(rng, n)]
 
 
@@ -1342,8 +1408,8 @@ def _random_play(st, tab, rng):
     rmask = st[S_RMASK + p]
     left = 0
     if hi - lo > 1:
-        left = tab[T_ADJ + st[S_ROUTE + p * 44 + lo]] & ~rmask & hm
-    right = tab[T_ADJ + st[S_ROUTE + p * 44 + hi - 1]] & ~rmask & hm
+        left = tab[T_ADJ + st[S_ROUTE + p * ROUTE_SLOTS + lo]] & ~rmask & hm
+    right = tab[T_ADJ + st[S_ROUTE + p * ROUTE_SLOTS + hi - 1]] & ~rmask & hm
     nl = _popcount(left)
     k = nl + _popcount(right)
     if k > 0:
@@ -1749,7 +1815,7 @@ def _search_determinize(st, ctx, rng):
     for i in range(st[S_DISC_N]):
         cnt[st[S_DISC + i]] -= 1
     for q in range(n):
-        base = S_ROUTE + q * 44
+        base = S_ROUTE + q * ROUTE_SLOTS
         for i in range(st[S_RLO + q], st[S_RHI + q]):
             cnt[st[base + i]] -= 1
         if q != p:

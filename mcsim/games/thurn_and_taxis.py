@@ -39,6 +39,18 @@ Policies (``--policy name:param=value``):
   ``pm_hand_max`` cards, the Administrator when no display card is worth ``admin_below``, the
   Postal Carrier when a second extension is in hand, the Cartwright when it buys the next
   carriage (``cartwright=1``); picks the house option with the most houses + tile points.
+* ``mcts``: information-set Monte Carlo tree search (``kernels/search.py``; Cowling, Powley and
+  Whitehouse 2012) over every decision of the seat's turns. Each iteration deals what the seat
+  cannot see (§7 #12) anew: the deck order and the other seats' hand cards, except those known
+  from the display (a card taken from the display stays known in that hand until it is played
+  or trimmed); hand sizes, the display, the discard pile, routes, houses and tiles are public.
+  Playouts finish the game with ``route`` (default parameters) for every seat (``rollout=0``:
+  random). Parameters: ``iterations`` per decision (default 100), ``c`` (UCB1, 0.7), ``reward``
+  (1 = margin: (own points - best other seat's points) / 10, the default; 0 = win share, the
+  tie-break winner of §5 taking the win), ``rollout``. Every seat maximises its own reward. In a
+  play phase the search considers discarding the route only when no card extends it. The
+  search is compiled only when a seat plays ``mcts`` (entry kernels ``play_batch_mcts``,
+  ``play_game_mcts``).
 
 Seat 0 starts (§3.4). The summary block (``summarize``) is described there; records in
 ``record_games``.
@@ -138,7 +150,7 @@ ROUTE_PARAMS = (
 MCTS_PARAMS = (
     ParamSpec(
         "iterations",
-        200.0,
+        100.0,
         "search iterations per decision (no wall-clock budget)",
         1.0,
         1e6,
@@ -153,7 +165,7 @@ MCTS_PARAMS = (
     ),
     ParamSpec(
         "reward",
-        0.0,
+        1.0,
         "0 = win (1 for the tie-break winner, §5), 1 = margin ((own - best other's points) / 10)",
         0.0,
         1.0,
@@ -741,7 +753,12 @@ class Game:
 
     def route(self, p: int) -> list[int]:
         lo, hi = self.st[K.S_RLO + p], self.st[K.S_RHI + p]
-        return [int(x) for x in self.st[K.S_ROUTE + p * 44 + lo : K.S_ROUTE + p * 44 + hi]]
+        return [
+            int(x)
+            for x in self.st[
+                K.S_ROUTE + p * K.ROUTE_SLOTS + lo : K.S_ROUTE + p * K.ROUTE_SLOTS + hi
+            ]
+        ]
 
     def hand(self, p: int) -> list[int]:
         h = self.st[K.S_HAND + p * K.N_CITIES : K.S_HAND + (p + 1) * K.N_CITIES]
@@ -779,12 +796,12 @@ class Game:
 
     def set_route(self, p: int, cities) -> None:
         cities = list(cities)
-        base = K.S_ROUTE + p * 44
-        self.st[K.S_RLO + p] = 22
-        self.st[K.S_RHI + p] = 22 + len(cities)
+        base = K.S_ROUTE + p * K.ROUTE_SLOTS
+        self.st[K.S_RLO + p] = K.ROUTE_MID
+        self.st[K.S_RHI + p] = K.ROUTE_MID + len(cities)
         m = 0
         for k, c in enumerate(cities):
-            self.st[base + 22 + k] = c
+            self.st[base + K.ROUTE_MID + k] = c
             m |= 1 << c
         self.st[K.S_RMASK + p] = m
 
