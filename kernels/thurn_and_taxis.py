@@ -14,7 +14,7 @@ sign bit, and int64-only arithmetic avoids Numba's uint64/int64 -> float64 promo
 The deck is ``st[S_DECK : S_DECK+66]``; the next card is ``st[S_DECK + st[S_DECK_TOP]]`` and the
 deck holds ``st[S_DECK_END] - st[S_DECK_TOP]`` cards. The discard pile is a stack
 ``st[S_DISC : S_DISC + st[S_DISC_N]]``. The display has 6 slots (-1 = empty). Hands are counts
-per city. A route is stored in a 44-slot window per seat, cities ``[lo, hi)``; extending at the
+per city. A route is stored in a ``ROUTE_SLOTS`` (44) window per seat, cities ``[lo, hi)``; extending at the
 left end decrements ``lo`` (§4B).
 
 A turn is a sequence of decisions (phases ``PH_*``); every phase has at least one legal action,
@@ -41,15 +41,18 @@ data files; variants (``var``, int64) are indexed ``V_*``.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
+from kernels import search
 from kernels.bitboard import ctpop, cttz
 from kernels.rng import (
     STREAM_DEAL,
     STREAM_POLICY,
     new_state,
+    next_u64,
     randint,
     random_float,
+    seed_state,
     shuffle,
     shuffle_fast,
 )
@@ -63,6 +66,8 @@ HOUSES = 20
 N_STACKS = 10
 MAX_TILES = 4  # per stack
 MAX_ACTIONS = 128
+ROUTE_SLOTS = 2 * N_CITIES  # route window per seat (a route grows either way from the middle)
+ROUTE_MID = N_CITIES  # first slot of a new route
 
 # bonus stacks (§2.2), fixed order
 STK_ROUTE5 = 0
@@ -166,8 +171,8 @@ S_DISC = S_DECK + N_CARDS
 S_DISPLAY = S_DISC + N_CARDS
 S_HAND = S_DISPLAY + DISPLAY  # [4 * 22]
 S_HAND_N = S_HAND + MAX_SEATS * N_CITIES
-S_ROUTE = S_HAND_N + MAX_SEATS  # [4 * 44]
-S_RLO = S_ROUTE + MAX_SEATS * 44
+S_ROUTE = S_HAND_N + MAX_SEATS  # [4 * ROUTE_SLOTS]
+S_RLO = S_ROUTE + MAX_SEATS * ROUTE_SLOTS
 S_RHI = S_RLO + MAX_SEATS
 S_RMASK = S_RHI + MAX_SEATS
 S_HOUSES = S_RMASK + MAX_SEATS  # mask of own houses
@@ -184,7 +189,10 @@ S_TILES_TAKEN = S_ROUTE_HIST + 23  # [10] tiles taken per stack
 S_N_DISCARDED = S_TILES_TAKEN + N_STACKS  # routes discarded (restart) per seat
 S_CLOSED_LEN_SUM = S_N_DISCARDED + MAX_SEATS
 S_HMASK = S_CLOSED_LEN_SUM + MAX_SEATS  # mask of cities with >= 1 card in hand
-ST_SIZE = S_HMASK + MAX_SEATS
+# [4 * 22] cards every seat knows a seat holds (taken from the display and not yet played or
+# trimmed: public, §7 #12); the information-set search deals these to that seat (``mcts``)
+S_KNOWN = S_HMASK + MAX_SEATS
+ST_SIZE = S_KNOWN + MAX_SEATS * N_CITIES
 
 
 @njit(inline="always")
@@ -301,8 +309,8 @@ def init_state(st, n_players, deck):
     for i in range(DISPLAY):
         st[S_DISPLAY + i] = deck[i]
     for p in range(MAX_SEATS):
-        st[S_RLO + p] = 22
-        st[S_RHI + p] = 22
+        st[S_RLO + p] = ROUTE_MID
+        st[S_RHI + p] = ROUTE_MID
         st[S_HOUSES_LEFT + p] = HOUSES
     _begin_turn(st)
 
@@ -398,9 +406,9 @@ def _play_options(st, tab, out, n):
             n += 1
         return n
     rmask = st[S_RMASK + p]
-    right = st[S_ROUTE + p * 44 + hi - 1]
+    right = st[S_ROUTE + p * ROUTE_SLOTS + hi - 1]
     if hi - lo > 1:
-        m = tab[T_ADJ + st[S_ROUTE + p * 44 + lo]] & ~rmask & hm
+        m = tab[T_ADJ + st[S_ROUTE + p * ROUTE_SLOTS + lo]] & ~rmask & hm
         while m:
             c = _lowbit(m)
             m &= m - 1
@@ -584,11 +592,11 @@ def _score_close(st, tab, var):
     if st[S_HOUSES_LEFT + p] == 0:
         _trigger_end(st, tab, p, END_HOUSES)
     # route cards to the discard pile
-    base = S_ROUTE + p * 44
+    base = S_ROUTE + p * ROUTE_SLOTS
     for i in range(st[S_RLO + p], st[S_RHI + p]):
         _discard(st, st[base + i])
-    st[S_RLO + p] = 22
-    st[S_RHI + p] = 22
+    st[S_RLO + p] = ROUTE_MID
+    st[S_RHI + p] = ROUTE_MID
     st[S_RMASK + p] = 0
     st[S_N_CLOSED + p] += 1
     st[S_CLOSED_LEN_SUM + p] += L
@@ -597,6 +605,20 @@ def _score_close(st, tab, var):
         st[S_PHASE] = PH_TRIM
     else:
         _end_turn(st, var)
+
+
+@njit(cache=True, inline="always")
+def _hand_out(st, p, c):
+    """A card of city c leaves seat p's hand, face up (played or trimmed): one fewer known
+    card of c in that hand, if any was known (``S_KNOWN``)."""
+    h = S_HAND + p * N_CITIES
+    st[h + c] -= 1
+    st[S_HAND_N + p] -= 1
+    if st[h + c] == 0:
+        st[S_HMASK + p] &= ~(1 << c)
+    k = S_KNOWN + p * N_CITIES + c
+    if st[k] > 0:
+        st[k] -= 1
 
 
 @njit(cache=True, inline="always")
@@ -693,6 +715,7 @@ def _step_draw(st, a, rng, script, slog):
         st[h + c] += 1
         st[S_HAND_N + p] += 1
         st[S_HMASK + p] |= 1 << c
+        st[S_KNOWN + p * N_CITIES + c] += 1
         _refill_display(st, rng, script, slog)
     _draw_done(st)
 
@@ -724,8 +747,7 @@ def _step_play(st, var, a):
         _to_close(st, var)
         return
     p = st[S_CUR]
-    h = S_HAND + p * N_CITIES
-    base = S_ROUTE + p * 44
+    base = S_ROUTE + p * ROUTE_SLOTS
     if a >= A_START:  # a new route of one card (restart: after discarding the open one)
         if a >= A_RESTART:
             c = a - A_RESTART
@@ -734,9 +756,9 @@ def _step_play(st, var, a):
             st[S_N_DISCARDED + p] += 1
         else:
             c = a - A_START
-        st[S_RLO + p] = 22
-        st[S_RHI + p] = 23
-        st[base + 22] = c
+        st[S_RLO + p] = ROUTE_MID
+        st[S_RHI + p] = ROUTE_MID + 1
+        st[base + ROUTE_MID] = c
         st[S_RMASK + p] = 1 << c
     elif a >= A_RIGHT:
         c = a - A_RIGHT
@@ -748,10 +770,7 @@ def _step_play(st, var, a):
         st[S_RLO + p] -= 1
         st[base + st[S_RLO + p]] = c
         st[S_RMASK + p] |= 1 << c
-    st[h + c] -= 1
-    st[S_HAND_N + p] -= 1
-    if st[h + c] == 0:
-        st[S_HMASK + p] &= ~(1 << c)
+    _hand_out(st, p, c)
     _play_done(st, var)
 
 
@@ -769,6 +788,56 @@ def _step_close(st, tab, var, a):
         st[S_PHASE] = PH_HOUSE_MODE
     else:
         _score_close(st, tab, var)
+
+
+@njit(cache=True, inline="always")
+def _step_house_mode(st, tab, var, a):
+    """Phase house mode (§4C.1): one house per route region (then pick them), or every route
+    city of one region (placed at once when the houses suffice, else picked)."""
+    p = st[S_CUR]
+    rm = st[S_RMASK + p]
+    if a == A_MODE_EACH:
+        pend = 0
+        for r in range(N_REGIONS):
+            if rm & tab[T_REGMASK + r]:
+                pend |= 1 << r
+        st[S_PICK_MODE] = 0
+        st[S_PENDING] = pend
+        st[S_PHASE] = PH_HOUSE_PICK
+        _pick_next(st, tab, var)
+        return
+    r = a - A_MODE_REGION
+    cand = rm & tab[T_REGMASK + r] & ~st[S_HOUSES + p]
+    if _popcount(cand) <= st[S_HOUSES_LEFT + p]:
+        while cand:
+            _place(st, p, _lowbit(cand))
+            cand &= cand - 1
+        _score_close(st, tab, var)
+    else:
+        st[S_PICK_MODE] = 1
+        st[S_PENDING] = r
+        st[S_PHASE] = PH_HOUSE_PICK
+
+
+@njit(cache=True, inline="always")
+def _step_house_pick(st, tab, var, a):
+    """Phase house pick (§4C.1, §7.5): place a house in a route city, or leave a region out."""
+    if a != A_HOUSE_SKIP:
+        _place(st, st[S_CUR], a - A_HOUSE)
+    if st[S_PICK_MODE] == 0:
+        st[S_PENDING] &= st[S_PENDING] - 1
+    _pick_next(st, tab, var)
+
+
+@njit(cache=True, inline="always")
+def _step_trim(st, var, a):
+    """Phase trim (§4C.4, §7.7): discard one hand card; the turn ends at 3 cards."""
+    p = st[S_CUR]
+    c = a - A_TRIM
+    _hand_out(st, p, c)
+    _discard(st, c)
+    if st[S_HAND_N + p] <= 3:
+        _end_turn(st, var)
 
 
 @njit(cache=True, inline="always")
@@ -794,8 +863,6 @@ def _apply_move(st, tab, var, a, rng, script, slog):
     jit-compiled; caller validates. docs/rules/thurn_und_taxis.md §4-§6.
     """
     ph = st[S_PHASE]
-    p = st[S_CUR]
-    h = S_HAND + p * N_CITIES
     if ph == PH_ADMIN:
         _step_admin(st, a, rng, script, slog)
         return
@@ -815,46 +882,11 @@ def _apply_move(st, tab, var, a, rng, script, slog):
         _step_close(st, tab, var, a)
         return
     if ph == PH_HOUSE_MODE:
-        rm = st[S_RMASK + p]
-        if a == A_MODE_EACH:
-            pend = 0
-            for r in range(N_REGIONS):
-                if rm & tab[T_REGMASK + r]:
-                    pend |= 1 << r
-            st[S_PICK_MODE] = 0
-            st[S_PENDING] = pend
-            st[S_PHASE] = PH_HOUSE_PICK
-            _pick_next(st, tab, var)
-        else:
-            r = a - A_MODE_REGION
-            cand = rm & tab[T_REGMASK + r] & ~st[S_HOUSES + p]
-            if _popcount(cand) <= st[S_HOUSES_LEFT + p]:
-                while cand:
-                    _place(st, p, _lowbit(cand))
-                    cand &= cand - 1
-                _score_close(st, tab, var)
-            else:
-                st[S_PICK_MODE] = 1
-                st[S_PENDING] = r
-                st[S_PHASE] = PH_HOUSE_PICK
-        return
-    if ph == PH_HOUSE_PICK:
-        if a != A_HOUSE_SKIP:
-            _place(st, p, a - A_HOUSE)
-        if st[S_PICK_MODE] == 0:
-            st[S_PENDING] &= st[S_PENDING] - 1
-        _pick_next(st, tab, var)
-        return
-    if ph == PH_TRIM:
-        c = a - A_TRIM
-        st[h + c] -= 1
-        st[S_HAND_N + p] -= 1
-        if st[h + c] == 0:
-            st[S_HMASK + p] &= ~(1 << c)
-        _discard(st, c)
-        if st[S_HAND_N + p] <= 3:
-            _end_turn(st, var)
-        return
+        _step_house_mode(st, tab, var, a)
+    elif ph == PH_HOUSE_PICK:
+        _step_house_pick(st, tab, var, a)
+    elif ph == PH_TRIM:
+        _step_trim(st, var, a)
 
 
 @njit(cache=True)
@@ -993,7 +1025,8 @@ def _hand_extensions(st, tab, p):
         return st[S_HAND_N + p]
     rmask = st[S_RMASK + p]
     m = (
-        tab[T_ADJ + st[S_ROUTE + p * 44 + lo]] | tab[T_ADJ + st[S_ROUTE + p * 44 + hi - 1]]
+        tab[T_ADJ + st[S_ROUTE + p * ROUTE_SLOTS + lo]]
+        | tab[T_ADJ + st[S_ROUTE + p * ROUTE_SLOTS + hi - 1]]
     ) & ~rmask
     return _popcount(m & st[S_HMASK + p])
 
@@ -1008,7 +1041,10 @@ def _draw_value(st, tab, p, c, prm):
         rmask = st[S_RMASK + p]
         if (rmask >> c) & 1:
             return 0.0
-        ends = tab[T_ADJ + st[S_ROUTE + p * 44 + lo]] | tab[T_ADJ + st[S_ROUTE + p * 44 + hi - 1]]
+        ends = (
+            tab[T_ADJ + st[S_ROUTE + p * ROUTE_SLOTS + lo]]
+            | tab[T_ADJ + st[S_ROUTE + p * ROUTE_SLOTS + hi - 1]]
+        )
         if (ends >> c) & 1:
             v += 2.0 + _city_value(st, tab, p, c, prm)
         else:
@@ -1098,160 +1134,220 @@ def _house_option_value(st, tab, p, a, prm):
 
 
 @njit(cache=True)
+def _route_admin(st, tab, p, prm):
+    """Administrator: when no display card is worth ``admin_below`` and at most one hand card
+    extends the route."""
+    best = 0.0
+    for i in range(DISPLAY):
+        c = st[S_DISPLAY + i]
+        if c >= 0:
+            v = _draw_value(st, tab, p, c, prm)
+            if v > best:
+                best = v
+    if best < prm[P_ADMIN_BELOW] and _hand_extensions(st, tab, p) <= 1:
+        return A_YES
+    return A_NO
+
+
+@njit(cache=True)
+def _route_draw(st, tab, p, acts, n, prm, rng):
+    """The draw of the highest ``_draw_value`` (the deck is worth ``deck_value``)."""
+    best_a = acts[0]
+    best = -1e9
+    for i in range(n):
+        a = acts[i]
+        if a == A_DRAW_DECK:
+            v = prm[P_DECK_VALUE]
+        else:
+            v = _draw_value(st, tab, p, a - A_DRAW_DISPLAY, prm)
+        v += 1e-3 * random_float(rng)
+        if v > best:
+            best = v
+            best_a = a
+    return best_a
+
+
+@njit(cache=True)
+def _route_postmaster(st, tab, p, L, prm):
+    """Postmaster while the hand is small, unless the official buys the next carriage as the
+    Cartwright."""
+    if (
+        prm[P_CART] > 0
+        and _cart_pays(st, p, L + 1)
+        and L + 1 >= 3
+        and _hand_extensions(st, tab, p) > 0
+    ):
+        return A_NO
+    if st[S_HAND_N + p] <= prm[P_PM_HAND_MAX]:
+        return A_YES
+    return A_NO
+
+
+@njit(cache=True)
+def _route_postal_carrier(st, tab, p, L, prm):
+    """Postal Carrier when a second extension is in hand and the route is short of its
+    target, unless the official buys the next carriage as the Cartwright."""
+    if _hand_extensions(st, tab, p) > 0 and _target_len(st, p, prm) > L:
+        if not (prm[P_CART] > 0 and _cart_pays(st, p, L) and L >= 3):
+            return A_YES
+    return A_NO
+
+
+@njit(cache=True)
+def _route_play(st, tab, p, L, acts, n, prm, rng):
+    """The play of the highest value: extensions (10 + city + room to grow at both ends),
+    new routes (city + room to grow), restarts (penalised by the route length lost)."""
+    best_a = acts[0]
+    best = -1e9
+    rmask = st[S_RMASK + p]
+    lo = st[S_RLO + p]
+    hi = st[S_RHI + p]
+    for i in range(n):
+        a = acts[i]
+        if a >= A_RESTART:
+            c = a - A_RESTART
+            v = (
+                -5.0
+                - 2.0 * L
+                + _city_value(st, tab, p, c, prm)
+                + _end_value(st, tab, p, c, 1 << c, prm)
+            )
+        elif a >= A_START:
+            c = a - A_START
+            v = _city_value(st, tab, p, c, prm) + 2.0 * _end_value(st, tab, p, c, 1 << c, prm)
+        elif a >= A_RIGHT:
+            c = a - A_RIGHT
+            other = st[S_ROUTE + p * ROUTE_SLOTS + lo]
+            nm = rmask | (1 << c)
+            v = 10.0 + _city_value(st, tab, p, c, prm) + _end_value(st, tab, p, c, nm, prm)
+            v += 0.5 * _end_value(st, tab, p, other, nm, prm)
+        else:
+            c = a - A_LEFT
+            other = st[S_ROUTE + p * ROUTE_SLOTS + hi - 1]
+            nm = rmask | (1 << c)
+            v = 10.0 + _city_value(st, tab, p, c, prm) + _end_value(st, tab, p, c, nm, prm)
+            v += 0.5 * _end_value(st, tab, p, other, nm, prm)
+        v += 1e-3 * random_float(rng)
+        if v > best:
+            best = v
+            best_a = a
+    return best_a
+
+
+@njit(cache=True)
+def _route_close(st, tab, p, L, n, prm):
+    """Close when ``_want_close``; with the Cartwright when it buys the next carriage."""
+    if _want_close(st, tab, p, prm):
+        if n == 3 and prm[P_CART] > 0 and _cart_pays(st, p, L):
+            return A_CLOSE_CART
+        return A_CLOSE
+    return A_NO
+
+
+@njit(cache=True)
+def _route_house_mode(st, tab, p, acts, n, prm, rng):
+    """The house option with the most houses + tile points (``_house_option_value``).
+
+    One tie-break draw per option in the list (mode i, then every route region, legal or not),
+    so the policy's random stream does not depend on which options place a house: an option
+    that places none scores below any that places one, and was never chosen while it was
+    (wrongly) offered (issue 11: same route games before and after)."""
+    best_a = acts[0]
+    best = -1e9
+    rm = st[S_RMASK + p]
+    i = 0
+    for r in range(-1, N_REGIONS):
+        a = A_MODE_EACH
+        if r >= 0:
+            if rm & tab[T_REGMASK + r] == 0:
+                continue
+            a = A_MODE_REGION + r
+        v = _house_option_value(st, tab, p, a, prm) + 1e-3 * random_float(rng)
+        if i < n and acts[i] == a:
+            i += 1
+            if v > best:
+                best = v
+                best_a = a
+    return best_a
+
+
+@njit(cache=True)
+def _route_house_pick(st, tab, p, acts, n, prm, rng):
+    """The house in the city of the highest ``_city_value``.
+
+    The skip is never chosen (any house scores more). Its tie-break draw is made whenever the
+    list offered it before issue 11 (pending regions counted whether or not they still lack a
+    house), so the policy's random stream and its games are unchanged."""
+    old_skip = st[S_PICK_MODE] == 0 and st[S_HOUSES_LEFT + p] < _popcount(st[S_PENDING])
+    k = n - 1 if acts[n - 1] == A_HOUSE_SKIP else n
+    if k + old_skip == 1:
+        return acts[0]
+    best_a = acts[0]
+    best = -1e9
+    for i in range(k):
+        a = acts[i]
+        v = _city_value(st, tab, p, a - A_HOUSE, prm) + 1e-3 * random_float(rng)
+        if v > best:
+            best = v
+            best_a = a
+    if old_skip:
+        random_float(rng)
+    return best_a
+
+
+@njit(cache=True)
+def _route_trim(st, tab, p, acts, n, prm, rng):
+    """Drop the card with the fewest neighbours among the other hand cards (duplicates
+    first)."""
+    h = S_HAND + p * N_CITIES
+    best_a = acts[0]
+    best = 1e9
+    for i in range(n):
+        c = acts[i] - A_TRIM
+        v = _city_value(st, tab, p, c, prm) + 0.5 * _popcount(tab[T_ADJ + c])
+        m = tab[T_ADJ + c]
+        while m:
+            d = _lowbit(m)
+            m &= m - 1
+            if st[h + d] > 0:
+                v += 1.0
+        if st[h + c] > 1:
+            v -= 3.0
+        v += 1e-3 * random_float(rng)
+        if v < best:
+            best = v
+            best_a = acts[i]
+    return best_a
+
+
+@njit(cache=True)
 def _route_policy(st, tab, acts, n, prm, rng):
     """Route-planning heuristic (issue §3): draw and play towards long routes through needed
-    regions, close at a length threshold, use officials when they pay."""
+    regions, close at a length threshold, use officials when they pay (one function per
+    phase, ``_route_*``)."""
     ph = st[S_PHASE]
     p = st[S_CUR]
     if n == 1 and ph != PH_HOUSE_PICK:
         return acts[0]
     L = st[S_RHI + p] - st[S_RLO + p]
     if ph == PH_ADMIN:
-        best = 0.0
-        for i in range(DISPLAY):
-            c = st[S_DISPLAY + i]
-            if c >= 0:
-                v = _draw_value(st, tab, p, c, prm)
-                if v > best:
-                    best = v
-        if best < prm[P_ADMIN_BELOW] and _hand_extensions(st, tab, p) <= 1:
-            return A_YES
-        return A_NO
+        return _route_admin(st, tab, p, prm)
     if ph == PH_DRAW1 or ph == PH_DRAW2:
-        best_a = acts[0]
-        best = -1e9
-        for i in range(n):
-            a = acts[i]
-            if a == A_DRAW_DECK:
-                v = prm[P_DECK_VALUE]
-            else:
-                v = _draw_value(st, tab, p, a - A_DRAW_DISPLAY, prm)
-            v += 1e-3 * random_float(rng)
-            if v > best:
-                best = v
-                best_a = a
-        return best_a
+        return _route_draw(st, tab, p, acts, n, prm, rng)
     if ph == PH_PM:
-        # keep the official for the Cartwright if the next play could buy the next carriage
-        if (
-            prm[P_CART] > 0
-            and _cart_pays(st, p, L + 1)
-            and L + 1 >= 3
-            and _hand_extensions(st, tab, p) > 0
-        ):
-            return A_NO
-        if st[S_HAND_N + p] <= prm[P_PM_HAND_MAX]:
-            return A_YES
-        return A_NO
+        return _route_postmaster(st, tab, p, L, prm)
     if ph == PH_PC:
-        if _hand_extensions(st, tab, p) > 0 and _target_len(st, p, prm) > L:
-            if not (prm[P_CART] > 0 and _cart_pays(st, p, L) and L >= 3):
-                return A_YES
-        return A_NO
+        return _route_postal_carrier(st, tab, p, L, prm)
     if ph == PH_PLAY1 or ph == PH_PLAY2:
-        best_a = acts[0]
-        best = -1e9
-        rmask = st[S_RMASK + p]
-        lo = st[S_RLO + p]
-        hi = st[S_RHI + p]
-        for i in range(n):
-            a = acts[i]
-            if a >= A_RESTART:
-                c = a - A_RESTART
-                v = (
-                    -5.0
-                    - 2.0 * L
-                    + _city_value(st, tab, p, c, prm)
-                    + _end_value(st, tab, p, c, 1 << c, prm)
-                )
-            elif a >= A_START:
-                c = a - A_START
-                v = _city_value(st, tab, p, c, prm) + 2.0 * _end_value(st, tab, p, c, 1 << c, prm)
-            elif a >= A_RIGHT:
-                c = a - A_RIGHT
-                other = st[S_ROUTE + p * 44 + lo]
-                nm = rmask | (1 << c)
-                v = 10.0 + _city_value(st, tab, p, c, prm) + _end_value(st, tab, p, c, nm, prm)
-                v += 0.5 * _end_value(st, tab, p, other, nm, prm)
-            else:
-                c = a - A_LEFT
-                other = st[S_ROUTE + p * 44 + hi - 1]
-                nm = rmask | (1 << c)
-                v = 10.0 + _city_value(st, tab, p, c, prm) + _end_value(st, tab, p, c, nm, prm)
-                v += 0.5 * _end_value(st, tab, p, other, nm, prm)
-            v += 1e-3 * random_float(rng)
-            if v > best:
-                best = v
-                best_a = a
-        return best_a
+        return _route_play(st, tab, p, L, acts, n, prm, rng)
     if ph == PH_CLOSE:
-        if _want_close(st, tab, p, prm):
-            if n == 3 and prm[P_CART] > 0 and _cart_pays(st, p, L):
-                return A_CLOSE_CART
-            return A_CLOSE
-        return A_NO
+        return _route_close(st, tab, p, L, n, prm)
     if ph == PH_HOUSE_MODE:
-        # one tie-break draw per option in the list (mode i, then every route region, legal or
-        # not), so the policy's random stream does not depend on which options place a house:
-        # an option that places none scores below any that places one, and was never chosen
-        # while it was (wrongly) offered (issue 11: same route games before and after)
-        best_a = acts[0]
-        best = -1e9
-        rm = st[S_RMASK + p]
-        i = 0
-        for r in range(-1, N_REGIONS):
-            a = A_MODE_EACH
-            if r >= 0:
-                if rm & tab[T_REGMASK + r] == 0:
-                    continue
-                a = A_MODE_REGION + r
-            v = _house_option_value(st, tab, p, a, prm) + 1e-3 * random_float(rng)
-            if i < n and acts[i] == a:
-                i += 1
-                if v > best:
-                    best = v
-                    best_a = a
-        return best_a
+        return _route_house_mode(st, tab, p, acts, n, prm, rng)
     if ph == PH_HOUSE_PICK:
-        # the skip is never chosen (any house scores more). Its tie-break draw is made whenever
-        # the list offered it before issue 11 (pending regions counted whether or not they still
-        # lack a house), so the policy's random stream and its games are unchanged
-        old_skip = st[S_PICK_MODE] == 0 and st[S_HOUSES_LEFT + p] < _popcount(st[S_PENDING])
-        k = n - 1 if acts[n - 1] == A_HOUSE_SKIP else n
-        if k + old_skip == 1:
-            return acts[0]
-        best_a = acts[0]
-        best = -1e9
-        for i in range(k):
-            a = acts[i]
-            v = _city_value(st, tab, p, a - A_HOUSE, prm) + 1e-3 * random_float(rng)
-            if v > best:
-                best = v
-                best_a = a
-        if old_skip:
-            random_float(rng)
-        return best_a
+        return _route_house_pick(st, tab, p, acts, n, prm, rng)
     if ph == PH_TRIM:
-        # drop the card with the fewest neighbours among the other hand cards (duplicates first)
-        h = S_HAND + p * N_CITIES
-        best_a = acts[0]
-        best = 1e9
-        for i in range(n):
-            c = acts[i] - A_TRIM
-            v = _city_value(st, tab, p, c, prm) + 0.5 * _popcount(tab[T_ADJ + c])
-            m = tab[T_ADJ + c]
-            while m:
-                d = _lowbit(m)
-                m &= m - 1
-                if st[h + d] > 0:
-                    v += 1.0
-            if st[h + c] > 1:
-                v -= 3.0
-            v += 1e-3 * random_float(rng)
-            if v < best:
-                best = v
-                best_a = acts[i]
-        return best_a
+        return _route_trim(st, tab, p, acts, n, prm, rng)
     return acts[randint(rng, n)]
 
 
@@ -1312,8 +1408,8 @@ def _random_play(st, tab, rng):
     rmask = st[S_RMASK + p]
     left = 0
     if hi - lo > 1:
-        left = tab[T_ADJ + st[S_ROUTE + p * 44 + lo]] & ~rmask & hm
-    right = tab[T_ADJ + st[S_ROUTE + p * 44 + hi - 1]] & ~rmask & hm
+        left = tab[T_ADJ + st[S_ROUTE + p * ROUTE_SLOTS + lo]] & ~rmask & hm
+    right = tab[T_ADJ + st[S_ROUTE + p * ROUTE_SLOTS + hi - 1]] & ~rmask & hm
     nl = _popcount(left)
     k = nl + _popcount(right)
     if k > 0:
@@ -1470,6 +1566,20 @@ def deal_deck(deal_rng, deck):
 
 
 @njit(cache=True)
+def _setup_game(st, tab, n_players, game_index, root_seed, deck):
+    """Deal game ``game_index`` (§3) into ``st`` and ``deck``; returns (deal stream, the seats'
+    policy streams uint64[MAX_SEATS, 4]) as documented in ``play_game``."""
+    deal_rng = new_state(root_seed, game_index, STREAM_DEAL)
+    deal_deck(deal_rng, deck)
+    init_state(st, n_players, deck)
+    init_stacks(st, tab)
+    prngs = np.empty((MAX_SEATS, 4), dtype=np.uint64)
+    for p in range(n_players):
+        prngs[p, :] = new_state(root_seed, game_index, STREAM_POLICY + p)
+    return deal_rng, prngs
+
+
+@njit(cache=True)
 def play_game(
     st, tab, var, n_players, game_index, root_seed, policy_ids, policy_params, alog, slog, deck
 ):
@@ -1506,13 +1616,7 @@ def play_game(
     -----
     jit-compiled; caller validates.
     """
-    deal_rng = new_state(root_seed, game_index, STREAM_DEAL)
-    deal_deck(deal_rng, deck)
-    init_state(st, n_players, deck)
-    init_stacks(st, tab)
-    prngs = np.empty((MAX_SEATS, 4), dtype=np.uint64)
-    for p in range(n_players):
-        prngs[p, :] = new_state(root_seed, game_index, STREAM_POLICY + p)
+    deal_rng, prngs = _setup_game(st, tab, n_players, game_index, root_seed, deck)
     acts = np.empty(MAX_ACTIONS, dtype=np.int64)
     script = np.empty(0, dtype=np.int64)
     plies = _play_loop(
@@ -1520,6 +1624,84 @@ def play_game(
     )
     st[S_ALOG_N] = plies
     return plies
+
+
+@njit(cache=True)
+def _new_outputs(n_games, n_players):
+    """The result arrays of ``play_batch`` (documented there), zeroed."""
+    return (
+        np.zeros((n_games, n_players), dtype=np.int64),
+        np.zeros((n_games, n_players), dtype=np.float64),
+        np.zeros(n_games, dtype=np.int32),
+        np.zeros(n_games, dtype=np.int32),
+        np.zeros(n_games, dtype=np.int8),
+        np.zeros(n_games, dtype=np.int8),
+        np.zeros((n_games, n_players, 5), dtype=np.int32),
+        np.zeros((n_games, n_players), dtype=np.int32),
+        np.zeros((n_games, n_players), dtype=np.int8),
+        np.zeros((n_games, n_players), dtype=np.int8),
+        np.zeros((n_games, n_players), dtype=np.int16),
+        np.zeros((n_games, n_players), dtype=np.int16),
+        np.zeros((n_games, n_players), dtype=np.int32),
+        np.zeros((n_games, 23), dtype=np.int32),
+        np.zeros((n_games, N_STACKS), dtype=np.int8),
+    )
+
+
+@njit(cache=True)
+def _store_game(st, tab, n_players, g, n_plies, out, sc):
+    """Row ``g`` of the ``play_batch`` outputs ``out`` from the final state ``st``
+    (``sc`` int64[MAX_SEATS] scratch)."""
+    (
+        score,
+        win,
+        plies,
+        turns,
+        end_reason,
+        end_seat,
+        officials,
+        forced,
+        carriage,
+        houses_left,
+        tile_pts,
+        closed,
+        closed_len,
+        route_hist,
+        tiles_taken,
+    ) = out
+    plies[g] = n_plies
+    score_final(st, tab, sc)
+    w = winner_of(st, sc)
+    if w >= 0:
+        win[g, w] = 1.0
+    else:
+        best = sc[0]
+        for p in range(1, n_players):
+            best = max(best, sc[p])
+        k = 0
+        for p in range(n_players):
+            if sc[p] == best:
+                k += 1
+        for p in range(n_players):
+            if sc[p] == best:
+                win[g, p] = 1.0 / k
+    turns[g] = st[S_TURN]
+    end_reason[g] = st[S_END_REASON]
+    end_seat[g] = st[S_END_SEAT]
+    for p in range(n_players):
+        score[g, p] = sc[p]
+        for o in range(5):
+            officials[g, p, o] = st[S_N_OFFICIAL + p * 5 + o]
+        forced[g, p] = st[S_N_FORCED + p]
+        carriage[g, p] = st[S_CARRIAGE + p]
+        houses_left[g, p] = st[S_HOUSES_LEFT + p]
+        tile_pts[g, p] = st[S_TILE_PTS + p]
+        closed[g, p] = st[S_N_CLOSED + p]
+        closed_len[g, p] = st[S_CLOSED_LEN_SUM + p]
+    for k in range(23):
+        route_hist[g, k] = st[S_ROUTE_HIST + k]
+    for s in range(N_STACKS):
+        tiles_taken[g, s] = st[S_TILES_TAKEN + s]
 
 
 @njit(cache=True)
@@ -1534,7 +1716,7 @@ def play_batch(
     root_seed : uint64
     n_players : int
         2..4.
-    policy_ids : int64[n_players]
+    policy_ids : int64[n_players]  (no ``POL_MCTS``: see ``play_batch_mcts``)
     policy_params : float64[n_players, >= N_PARAMS]
     var : int64[N_VARIANT_SLOTS]
     tab : int64[TAB_SIZE]
@@ -1557,21 +1739,7 @@ def play_batch(
     route_hist : int32[n, 23]           closed routes by length (index = length)
     tiles_taken : int8[n, 10]           tiles taken per stack
     """
-    score = np.zeros((n_games, n_players), dtype=np.int64)
-    win = np.zeros((n_games, n_players), dtype=np.float64)
-    plies = np.zeros(n_games, dtype=np.int32)
-    turns = np.zeros(n_games, dtype=np.int32)
-    end_reason = np.zeros(n_games, dtype=np.int8)
-    end_seat = np.zeros(n_games, dtype=np.int8)
-    officials = np.zeros((n_games, n_players, 5), dtype=np.int32)
-    forced = np.zeros((n_games, n_players), dtype=np.int32)
-    carriage = np.zeros((n_games, n_players), dtype=np.int8)
-    houses_left = np.zeros((n_games, n_players), dtype=np.int8)
-    tile_pts = np.zeros((n_games, n_players), dtype=np.int16)
-    closed = np.zeros((n_games, n_players), dtype=np.int16)
-    closed_len = np.zeros((n_games, n_players), dtype=np.int32)
-    route_hist = np.zeros((n_games, 23), dtype=np.int32)
-    tiles_taken = np.zeros((n_games, N_STACKS), dtype=np.int8)
+    out = _new_outputs(n_games, n_players)
     st = np.zeros(ST_SIZE, dtype=np.int64)
     alog = np.zeros(1, dtype=np.int64)
     slog = np.zeros(1, dtype=np.int64)
@@ -1579,55 +1747,306 @@ def play_batch(
     sc = np.zeros(MAX_SEATS, dtype=np.int64)
     for g in range(n_games):
         gi = first_game_index + g
-        plies[g] = play_game(
+        n_plies = play_game(
             st, tab, var, n_players, gi, root_seed, policy_ids, policy_params, alog, slog, deck
         )
-        score_final(st, tab, sc)
-        w = winner_of(st, sc)
-        if w >= 0:
-            win[g, w] = 1.0
-        else:
-            best = sc[0]
-            for p in range(1, n_players):
-                best = max(best, sc[p])
-            k = 0
-            for p in range(n_players):
-                if sc[p] == best:
-                    k += 1
-            for p in range(n_players):
-                if sc[p] == best:
-                    win[g, p] = 1.0 / k
-        turns[g] = st[S_TURN]
-        end_reason[g] = st[S_END_REASON]
-        end_seat[g] = st[S_END_SEAT]
-        for p in range(n_players):
-            score[g, p] = sc[p]
-            for o in range(5):
-                officials[g, p, o] = st[S_N_OFFICIAL + p * 5 + o]
-            forced[g, p] = st[S_N_FORCED + p]
-            carriage[g, p] = st[S_CARRIAGE + p]
-            houses_left[g, p] = st[S_HOUSES_LEFT + p]
-            tile_pts[g, p] = st[S_TILE_PTS + p]
-            closed[g, p] = st[S_N_CLOSED + p]
-            closed_len[g, p] = st[S_CLOSED_LEN_SUM + p]
-        for k in range(23):
-            route_hist[g, k] = st[S_ROUTE_HIST + k]
-        for s in range(N_STACKS):
-            tiles_taken[g, s] = st[S_TILES_TAKEN + s]
+        _store_game(st, tab, n_players, g, n_plies, out, sc)
+    return out
+
+
+# ----------------------------------------------------------------------------- search (mcts)
+#
+# Information-set MCTS (``kernels.search``) for the ``mcts`` policy. Compiled only through
+# ``play_batch_mcts`` / ``play_game_mcts``: the Python side picks those entry kernels when a seat
+# plays ``mcts``, so a random or route run never compiles the search. The search state is the
+# game's own ``int64[ST_SIZE]`` vector (the only 1-D int64 state registered with the search:
+# Sacred Hill's is uint64 1-D, Don Quixote's int64 2-D, El Grande's int32 2-D).
+
+POL_MCTS = 2
+
+#: ``mcts`` parameter positions: iterations per decision, UCB1 constant, reward
+#: (``search.REWARD_WIN`` / ``REWARD_MARGIN``), rollout policy (``POL_RANDOM`` / ``POL_ROUTE``),
+#: then from ``P_MCTS_BASE`` the rollout's ``route`` parameters (filled in by the Python side with
+#: the ``route`` defaults)
+P_MCTS_ITER, P_MCTS_C, P_MCTS_REWARD, P_MCTS_ROLLOUT = range(4)
+P_MCTS_BASE = 4
+N_MCTS_PARAMS = P_MCTS_BASE + N_PARAMS
+#: points per unit of the margin reward
+MARGIN_SCALE = 10.0
+#: bonus in a playout's points for the seat that wins the tie-break (§5), so that the win
+#: reward goes to it alone; below one point, so it never reorders different scores
+TIE_BREAK_BONUS = 0.5
+#: deepest tree path (decisions below the root); a game has far fewer decisions per iteration
+SEARCH_DEPTH = 512
+N_MOVE_CODES = 256
+
+
+def _is_tt_state(t):
     return (
-        score,
-        win,
-        plies,
-        turns,
-        end_reason,
-        end_seat,
-        officials,
-        forced,
-        carriage,
-        houses_left,
-        tile_pts,
-        closed,
-        closed_len,
-        route_hist,
-        tiles_taken,
+        isinstance(t, types.Array)
+        and t.ndim == 1
+        and t.dtype == types.int64
+        and t.layout in ("C", "A")
     )
+
+
+@njit(cache=True, inline="always")
+def _search_copy(dst, src):
+    for k in range(ST_SIZE):
+        dst[k] = src[k]
+
+
+@njit(cache=True)
+def _search_determinize(st, ctx, rng):
+    """Deal what the seat to move cannot see (§7 #12: the deck order and the other seats' hand
+    cards not known from the display) anew: the unseen cards (3 per city minus its own hand,
+    the display, the discard pile, every route and the known cards of the others) are shuffled
+    and dealt to the others' unknown hand cards (their sizes are public) and to the deck. Reads
+    only what the seat sees."""
+    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog = ctx
+    p = st[S_CUR]
+    n = st[S_NP]
+    for c in range(N_CITIES):
+        cnt[c] = 3 - st[S_HAND + p * N_CITIES + c]
+    for i in range(DISPLAY):
+        c = st[S_DISPLAY + i]
+        if c >= 0:
+            cnt[c] -= 1
+    for i in range(st[S_DISC_N]):
+        cnt[st[S_DISC + i]] -= 1
+    for q in range(n):
+        base = S_ROUTE + q * ROUTE_SLOTS
+        for i in range(st[S_RLO + q], st[S_RHI + q]):
+            cnt[st[base + i]] -= 1
+        if q != p:
+            for c in range(N_CITIES):
+                cnt[c] -= st[S_KNOWN + q * N_CITIES + c]
+    k = 0
+    for c in range(N_CITIES):
+        for _ in range(cnt[c]):
+            pool[k] = c
+            k += 1
+    shuffle_fast(rng, pool[:k])
+    pos = 0
+    for q in range(n):
+        if q == p:
+            continue
+        h = S_HAND + q * N_CITIES
+        kn = S_KNOWN + q * N_CITIES
+        unknown = st[S_HAND_N + q]
+        hm = 0
+        for c in range(N_CITIES):
+            st[h + c] = st[kn + c]
+            unknown -= st[kn + c]
+            if st[kn + c] > 0:
+                hm |= 1 << c
+        for _ in range(unknown):
+            c = pool[pos]
+            pos += 1
+            st[h + c] += 1
+            hm |= 1 << c
+        st[S_HMASK + q] = hm
+    m = k - pos  # = cards left in the deck
+    for i in range(m):
+        st[S_DECK + i] = pool[pos + i]
+    st[S_DECK_TOP] = 0
+    st[S_DECK_END] = m
+
+
+@njit(cache=True, inline="always")
+def _search_legal(st, ctx, moves):
+    """The moves the search considers: the legal moves, except that in a play phase the route
+    is discarded (restart) only when no card extends it (as ``random`` plays; the ``route``
+    policy restarts only then too)."""
+    if st[S_OVER] != 0:
+        return 0
+    n = _legal_moves(st, ctx[0], moves)
+    ph = st[S_PHASE]
+    if (ph == PH_PLAY1 or ph == PH_PLAY2) and moves[0] < A_START:
+        k = 1
+        while k < n and moves[k] < A_START:
+            k += 1
+        return k
+    return n
+
+
+@njit(cache=True, inline="always")
+def _search_to_move(st, ctx):
+    return st[S_CUR]
+
+
+@njit(cache=True, inline="always")
+def _search_apply(st, ctx, move):
+    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog = ctx
+    _apply_move(st, tab, var, move, srng, script, slog)
+
+
+@njit(cache=True)
+def _search_rollout(st, ctx, rng, scores):
+    """Finish the game with ``kind`` (``POL_RANDOM`` or ``POL_ROUTE`` with ``prm``) for every
+    seat; ``scores`` = final points (§5) + ``TIE_BREAK_BONUS`` for the tie-break winner."""
+    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog = ctx
+    if kind == POL_RANDOM:
+        while st[S_OVER] == 0:
+            _random_step(st, tab, var, acts, rng, rng, script, slog)
+    else:
+        while st[S_OVER] == 0:
+            n = _legal_moves(st, tab, acts)
+            a = _route_policy(st, tab, acts, n, prm, rng)
+            _apply_move(st, tab, var, a, rng, script, slog)
+    score_final(st, tab, sc)
+    w = winner_of(st, sc)
+    for q in range(st[S_NP]):
+        scores[q] = sc[q] + (TIE_BREAK_BONUS if q == w else 0.0)
+
+
+search.register(
+    _is_tt_state,
+    copy=lambda dst, src: _search_copy(dst, src),
+    determinize=lambda state, ctx, rng: _search_determinize(state, ctx, rng),
+    legal=lambda state, ctx, moves: _search_legal(state, ctx, moves),
+    to_move=lambda state, ctx: _search_to_move(state, ctx),
+    apply=lambda state, ctx, move: _search_apply(state, ctx, move),
+    rollout=lambda state, ctx, rng, scores: _search_rollout(state, ctx, rng, scores),
+)
+
+
+@njit(cache=True)
+def search_capacity(policy_ids, policy_params):
+    """Tree nodes needed by the ``mcts`` seats of a game (iterations + 1; 2 if none)."""
+    cap = 2
+    for p in range(policy_ids.shape[0]):
+        if policy_ids[p] == POL_MCTS:
+            cap = max(cap, np.int64(policy_params[p, P_MCTS_ITER]) + 1)
+    return cap
+
+
+@njit(cache=True)
+def search_scratch(tab, var, capacity):
+    """Scratch of ``choose_mcts`` for trees of ``capacity`` nodes: (ctx, work state, tree,
+    value, logs, moves, untried, mark, path, scores, reward). ``ctx`` is the search's game
+    context: (tab, var, reshuffle stream uint64[4], actions int64[MAX_ACTIONS], card pool
+    int64[66], city counts int64[22], rollout policy id int64[1] holder, route parameters
+    float64[N_PARAMS], points int64[MAX_SEATS], empty script, 1-slot reshuffle log)."""
+    ctx = (
+        tab,
+        var,
+        np.zeros(4, np.uint64),
+        np.zeros(MAX_ACTIONS, np.int64),
+        np.zeros(N_CARDS, np.int64),
+        np.zeros(N_CITIES, np.int64),
+        np.int64(POL_ROUTE),
+        np.zeros(N_PARAMS, np.float64),
+        np.zeros(MAX_SEATS, np.int64),
+        np.empty(0, np.int64),
+        np.zeros(1, np.int64),
+    )
+    return (
+        ctx,
+        np.zeros(ST_SIZE, np.int64),
+        np.zeros((capacity, search.TREE_COLS), np.int64),
+        np.zeros(capacity, np.float64),
+        np.zeros(capacity, np.float64),
+        np.zeros(MAX_ACTIONS, np.int64),
+        np.zeros(MAX_ACTIONS, np.int64),
+        np.zeros(N_MOVE_CODES, np.int64),
+        np.zeros(SEARCH_DEPTH + 2, np.int64),
+        np.zeros(MAX_SEATS, np.float64),
+        np.zeros(MAX_SEATS, np.float64),
+    )
+
+
+@njit(cache=True)
+def choose_mcts(st, prm, rng, scr):
+    """The ``mcts`` decision of the seat to move in ``st`` (int64[ST_SIZE], read only; the
+    hidden parts are only resampled in a copy) by ISMCTS with the parameters ``P_MCTS_*`` of
+    ``prm`` (float64[>= N_MCTS_PARAMS]); ``rng`` the seat's policy stream (uint64[4], the only
+    source of randomness); ``scr`` from ``search_scratch``. Returns a legal action."""
+    ctx0, work, tree, value, logs, moves, untried, mark, path, scores, reward = scr
+    tab, var, srng, acts, pool, cnt, kind0, rprm, sc, script, slog = ctx0
+    for k in range(N_PARAMS):
+        rprm[k] = prm[P_MCTS_BASE + k]
+    seed_state(srng, next_u64(rng))
+    ctx = (tab, var, srng, acts, pool, cnt, np.int64(prm[P_MCTS_ROLLOUT]), rprm, sc, script, slog)
+    n = st[S_NP]
+    return search.search(
+        st,
+        ctx,
+        np.int64(prm[P_MCTS_ITER]),
+        prm[P_MCTS_C],
+        np.int64(prm[P_MCTS_REWARD]),
+        MARGIN_SCALE,
+        rng,
+        work,
+        tree,
+        value,
+        logs,
+        moves,
+        untried,
+        mark,
+        path,
+        scores[:n],
+        reward[:n],
+    )
+
+
+@njit(cache=True)
+def _play_loop_mcts(
+    st, tab, var, policy_ids, policy_params, prngs, acts, deal_rng, script, slog, alog, scr
+):
+    """``_play_loop`` with ``mcts`` seats (``choose_mcts``); the other seats decide exactly as
+    there (same actions from the same streams)."""
+    plies = 0
+    logging = alog.shape[0] > 1
+    while st[S_OVER] == 0:
+        p = st[S_CUR]
+        pid = policy_ids[p]
+        if pid == POL_RANDOM:
+            a = _random_move(st, tab, acts, prngs[p])
+        elif pid == POL_MCTS:
+            a = choose_mcts(st, policy_params[p], prngs[p], scr)
+        else:
+            n = _legal_moves(st, tab, acts)
+            a = choose_action(st, tab, acts, n, pid, policy_params[p], prngs[p])
+        if logging and plies < alog.shape[0]:
+            alog[plies] = a
+        _apply_move(st, tab, var, a, deal_rng, script, slog)
+        plies += 1
+    return plies
+
+
+@njit(cache=True)
+def play_game_mcts(
+    st, tab, var, n_players, game_index, root_seed, policy_ids, policy_params, alog, slog, deck
+):
+    """``play_game`` (same arguments and streams) for lineups with ``mcts`` seats."""
+    deal_rng, prngs = _setup_game(st, tab, n_players, game_index, root_seed, deck)
+    acts = np.empty(MAX_ACTIONS, dtype=np.int64)
+    script = np.empty(0, dtype=np.int64)
+    scr = search_scratch(tab, var, search_capacity(policy_ids, policy_params))
+    plies = _play_loop_mcts(
+        st, tab, var, policy_ids, policy_params, prngs, acts, deal_rng, script, slog, alog, scr
+    )
+    st[S_ALOG_N] = plies
+    return plies
+
+
+@njit(cache=True)
+def play_batch_mcts(
+    first_game_index, n_games, root_seed, n_players, policy_ids, policy_params, var, tab
+):
+    """``play_batch`` (same arguments and outputs) for lineups with ``mcts`` seats: the search
+    is compiled only into this entry kernel."""
+    out = _new_outputs(n_games, n_players)
+    st = np.zeros(ST_SIZE, dtype=np.int64)
+    alog = np.zeros(1, dtype=np.int64)
+    slog = np.zeros(1, dtype=np.int64)
+    deck = np.empty(N_CARDS, dtype=np.int64)
+    sc = np.zeros(MAX_SEATS, dtype=np.int64)
+    for g in range(n_games):
+        gi = first_game_index + g
+        n_plies = play_game_mcts(
+            st, tab, var, n_players, gi, root_seed, policy_ids, policy_params, alog, slog, deck
+        )
+        _store_game(st, tab, n_players, g, n_plies, out, sc)
+    return out

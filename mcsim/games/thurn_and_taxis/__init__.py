@@ -39,6 +39,18 @@ Policies (``--policy name:param=value``):
   ``pm_hand_max`` cards, the Administrator when no display card is worth ``admin_below``, the
   Postal Carrier when a second extension is in hand, the Cartwright when it buys the next
   carriage (``cartwright=1``); picks the house option with the most houses + tile points.
+* ``mcts``: information-set Monte Carlo tree search (``kernels/search.py``; Cowling, Powley and
+  Whitehouse 2012) over every decision of the seat's turns. Each iteration deals what the seat
+  cannot see (§7 #12) anew: the deck order and the other seats' hand cards, except those known
+  from the display (a card taken from the display stays known in that hand until it is played
+  or trimmed); hand sizes, the display, the discard pile, routes, houses and tiles are public.
+  Playouts finish the game with ``route`` (default parameters) for every seat (``rollout=0``:
+  random). Parameters: ``iterations`` per decision (default 100), ``c`` (UCB1, 0.7), ``reward``
+  (1 = margin: (own points - best other seat's points) / 10, the default; 0 = win share, the
+  tie-break winner of §5 taking the win), ``rollout``. Every seat maximises its own reward. In a
+  play phase the search considers discarding the route only when no card extends it. The
+  search is compiled only when a seat plays ``mcts`` (entry kernels ``play_batch_mcts``,
+  ``play_game_mcts``).
 
 Seat 0 starts (§3.4). The summary block (``summarize``) is described there; records in
 ``record_games``.
@@ -133,6 +145,42 @@ ROUTE_PARAMS = (
     ),
 )
 
+#: ``mcts`` parameters (kernel order ``kernels.thurn_and_taxis.P_MCTS_*``); defaults from the
+#: measurements in benchmarks/RESULTS.md ("Search", Thurn and Taxis)
+MCTS_PARAMS = (
+    ParamSpec(
+        "iterations",
+        100.0,
+        "search iterations per decision (no wall-clock budget)",
+        1.0,
+        1e6,
+        integer=True,
+    ),
+    ParamSpec(
+        "c",
+        0.7,
+        "UCB1 exploration constant (rewards in [0, 1] for win, points/10 for margin)",
+        0.0,
+        100.0,
+    ),
+    ParamSpec(
+        "reward",
+        1.0,
+        "0 = win (1 for the tie-break winner, §5), 1 = margin ((own - best other's points) / 10)",
+        0.0,
+        1.0,
+        integer=True,
+    ),
+    ParamSpec(
+        "rollout",
+        1.0,
+        "playout policy of every seat: 0 random, 1 route (at its default parameters)",
+        0.0,
+        1.0,
+        integer=True,
+    ),
+)
+
 #: game-specific options (``--option KEY=VALUE``; ``--tiles FILE`` means bonus_tiles=FILE)
 OPTIONS = {
     "carriages": "carriage points file (JSON, like mcsim/data/thurn_and_taxis/carriages.json)",
@@ -179,6 +227,14 @@ SPEC = GameSpec(
             "route planner: extends towards needed regions, closes "
             "at close_len, uses officials when they pay",
             ROUTE_PARAMS,
+        ),
+        PolicySpec(
+            "mcts",
+            K.POL_MCTS,
+            "information-set Monte Carlo tree search (kernels/search.py): each iteration "
+            "deals the deck and the others' unknown hand cards anew (§7 #12); every seat "
+            "maximises its own reward",
+            MCTS_PARAMS,
         ),
     ),
     summary_key="thurn_and_taxis",
@@ -520,8 +576,7 @@ def prepare(config: RunConfig) -> Prepared:
     if not 1 <= max_turns <= MAX_TURNS_LIMIT:
         raise ConfigError(f"option max_turns must be in 1..{MAX_TURNS_LIMIT:,}")
     ids, params = policy_arrays(SPEC, config.policies)
-    if params.shape[1] < K.N_PARAMS:
-        params = np.hstack([params, np.zeros((params.shape[0], K.N_PARAMS - params.shape[1]))])
+    params = _kernel_params(ids, params)
     codes = SPEC.variant_codes(resolved)
     config = RunConfig(config.game, config.players, config.policies, resolved, opts)
     return Prepared(
@@ -542,6 +597,28 @@ def prepare(config: RunConfig) -> Prepared:
             "carriage_points_confidence": "medium",
         },
     )
+
+
+def _kernel_params(ids: np.ndarray, params: np.ndarray) -> np.ndarray:
+    """Widen the parameter matrix to the kernel's width (``K.N_PARAMS``, ``K.N_MCTS_PARAMS``
+    with an ``mcts`` seat) and put each ``mcts`` seat's rollout ``route`` parameters (the
+    defaults) from column ``K.P_MCTS_BASE`` on."""
+    width = max(params.shape[1], K.N_PARAMS)
+    if (ids == K.POL_MCTS).any():
+        width = max(width, K.N_MCTS_PARAMS)
+    out = np.zeros((params.shape[0], width), np.float64)
+    out[:, : params.shape[1]] = params
+    route = SPEC.policy("route").vector()
+    for k, pid in enumerate(ids):
+        if pid == K.POL_MCTS:
+            out[k, K.P_MCTS_BASE : K.P_MCTS_BASE + K.N_PARAMS] = route
+    return out
+
+
+def _has_mcts(prep: Prepared) -> bool:
+    """True when a seat plays ``mcts``: the run uses the search entry kernels
+    (``K.play_batch_mcts``, ``K.play_game_mcts``), compiled only then."""
+    return bool((prep.policy_ids == K.POL_MCTS).any())
 
 
 def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: int) -> dict:
@@ -572,7 +649,7 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
         closed_len,
         route_hist,
         tiles_taken,
-    ) = K.play_batch(
+    ) = (K.play_batch_mcts if _has_mcts(prep) else K.play_batch)(
         np.int64(first_game_index),
         np.int64(n_games),
         np.uint64(root_seed),
@@ -676,7 +753,12 @@ class Game:
 
     def route(self, p: int) -> list[int]:
         lo, hi = self.st[K.S_RLO + p], self.st[K.S_RHI + p]
-        return [int(x) for x in self.st[K.S_ROUTE + p * 44 + lo : K.S_ROUTE + p * 44 + hi]]
+        return [
+            int(x)
+            for x in self.st[
+                K.S_ROUTE + p * K.ROUTE_SLOTS + lo : K.S_ROUTE + p * K.ROUTE_SLOTS + hi
+            ]
+        ]
 
     def hand(self, p: int) -> list[int]:
         h = self.st[K.S_HAND + p * K.N_CITIES : K.S_HAND + (p + 1) * K.N_CITIES]
@@ -714,12 +796,12 @@ class Game:
 
     def set_route(self, p: int, cities) -> None:
         cities = list(cities)
-        base = K.S_ROUTE + p * 44
-        self.st[K.S_RLO + p] = 22
-        self.st[K.S_RHI + p] = 22 + len(cities)
+        base = K.S_ROUTE + p * K.ROUTE_SLOTS
+        self.st[K.S_RLO + p] = K.ROUTE_MID
+        self.st[K.S_RHI + p] = K.ROUTE_MID + len(cities)
         m = 0
         for k, c in enumerate(cities):
-            self.st[base + 22 + k] = c
+            self.st[base + K.ROUTE_MID + k] = c
             m |= 1 << c
         self.st[K.S_RMASK + p] = m
 
@@ -818,7 +900,7 @@ def _kernel_game(prep: Prepared, root_seed: int, game_index: int):
     alog = np.full(int(cap), -1, dtype=np.int64)
     slog = np.zeros(200_000, dtype=np.int64)
     deck = np.empty(K.N_CARDS, dtype=np.int64)
-    plies = K.play_game(
+    plies = (K.play_game_mcts if _has_mcts(prep) else K.play_game)(
         st,
         prep.tables["tab"],
         prep.tables["var"],
