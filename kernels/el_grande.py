@@ -252,7 +252,8 @@ C_CKR = 16  # round whose start was passed last with every forced decision used 
 C_CKPTR = 17  # decisions made before that round start (its state: scratch row R_CKPT)
 C_QAUX = 18  # ``aux`` of the decision the run stopped at
 C_QPTR = 19  # index of the decision the run stopped at
-C_SIZE = 20
+C_NSEARCH = 20  # searches made (``_play_mcts``, benchmarks)
+C_SIZE = 21
 FLAG_V1 = 1  # legacy rules of format-1 records: maximum intake, Veto only at announcement
 MODE_PLAY = 0
 MODE_RECORD = 1
@@ -685,6 +686,121 @@ def _option_index(opts, nopt, want):
 
 
 @njit(cache=True)
+def _h_bid(st, T, var, p, nopt, opts, par, scr):
+    """Heuristic power bid (§3 step 3): caballeros to court and turn order (see HP_BID_*)."""
+    best = -1e18
+    bi = 0
+    prov = st[O_PROV + p]
+    spread = 0.0
+    if par[HP_BID_SPREAD] != 0.0:
+        hi = -1e18
+        lo = 1e18
+        for i in range(5):
+            c = st[O_FACE + i]
+            if c >= 0:
+                x = card_value(st, T, var, p, c, par, scr)
+                if x > hi:
+                    hi = x
+                if x < lo:
+                    lo = x
+        spread = hi - lo
+    left = 9 - st[O_ROUND]
+    for i in range(nopt):
+        v = opts[i]
+        cab = T[T_PCAB + v]
+        if cab > prov:
+            cab = prov
+        e = (
+            par[HP_BID_CAB] * cab
+            + par[HP_BID_ORDER] * v
+            + par[HP_BID_SPREAD] * spread * v / 13.0
+            - par[HP_BID_SAVE] * v * left / 9.0
+        )
+        if e > best:
+            best = e
+            bi = i
+    return bi
+
+
+@njit(cache=True)
+def _h_execute(st, T, var, p, nopt, aux, opts, wb, wc, scr):
+    """Heuristic ``K_EXEC``: execute the special action of card ``aux``?"""
+    # aux = card index; scorings only if they gain, everything else executes
+    op = T[T_COP + aux]
+    want = 1
+    if op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
+        tmp = scr[R_LOOK1]
+        _copy_state(st, tmp)
+        before = evaluate(tmp, T, var, p, wb, wc, scr)
+        special_scoring(tmp, T, var, op, 0, T[T_CCLS + aux], True, scr[R_OUT], scr)
+        if evaluate(tmp, T, var, p, wb, wc, scr) - before <= 0:
+            want = 0
+    return _option_index(opts, nopt, want)
+
+
+@njit(cache=True)
+def _h_intake(st, p, nopt, aux, opts, par):
+    """Heuristic court intake (§3 step 4a): the number of caballeros taken (= option index)."""
+    # aux = allowance; province caballeros up to a court of court_target, then the
+    # shortfall from regions while the court is below short_min_court
+    prov = st[O_PROV + p]
+    court = st[O_COURT + p]
+    n = aux if aux < prov else prov
+    room = par[HP_COURT_TARGET] - court
+    if n > room:
+        n = int(room) if room > 0 else 0
+    if n == prov and aux > prov:
+        need = par[HP_SHORT_MIN] - (court + prov)
+        if need > 0:
+            k = int(np.ceil(need))
+            n += k if k < aux - prov else aux - prov
+    if n > opts[nopt - 1]:
+        n = opts[nopt - 1]
+    return n
+
+
+@njit(cache=True)
+def _h_veto(st, T, var, p, nopt, aux, opts, par, scr):
+    """Heuristic Veto (§6 2a): cancel the special action of card ``aux % 64`` by seat
+    ``aux // 64``?"""
+    # aux = actor*64 + card; veto scorings that favour the actor by >= threshold, and
+    # per-opponent actions that would cost me >= veto_harm caballeros
+    actor = aux // 64
+    c = aux % 64
+    op = T[T_COP + c]
+    want = 0
+    out = scr[R_OUT]
+    if op == OP_DECAY_ALL or op == OP_DECAY_N or op == OP_ANGRY or op == OP_REMOVE_EACH:
+        lim = T[T_CARG + c]
+        loss = st[O_COURT + p]
+        if op == OP_ANGRY or op == OP_REMOVE_EACH:
+            for s in range(NREG):
+                if s != st[O_KING]:
+                    loss += st[O_CAB + s * 5 + p]
+            if op == OP_REMOVE_EACH:
+                loss -= st[O_COURT + p]
+        if op != OP_DECAY_ALL and loss > lim:
+            loss = lim
+        if loss > 0 and loss >= par[HP_VETO_HARM]:
+            want = 1
+    elif op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
+        special_scoring(st, T, var, op, 0, T[T_CCLS + c], False, out, scr)  # apply=False
+        if out[actor] - out[p] >= par[HP_VETO_THR]:
+            want = 1
+    elif op == OP_SCORE_CHOICE:
+        bestg = -1000
+        bo = 0
+        for pl in range(NPLACE):
+            score_place(st, T, var, pl, False, SRC_SPECIAL, False, out)
+            if out[actor] > bestg:
+                bestg = out[actor]
+                bo = out[p]
+        if bestg - bo >= par[HP_VETO_THR]:
+            want = 1
+    return _option_index(opts, nopt, want)
+
+
+@njit(cache=True)
 def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
     """Index of the heuristic's option (see ``decide``)."""
     opts = D[5]
@@ -696,36 +812,7 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
     best = -1e18
     bi = 0
     if kind == K_POWER:
-        prov = st[O_PROV + p]
-        spread = 0.0
-        if par[HP_BID_SPREAD] != 0.0:
-            hi = -1e18
-            lo = 1e18
-            for i in range(5):
-                c = st[O_FACE + i]
-                if c >= 0:
-                    x = card_value(st, T, var, p, c, par, scr)
-                    if x > hi:
-                        hi = x
-                    if x < lo:
-                        lo = x
-            spread = hi - lo
-        left = 9 - st[O_ROUND]
-        for i in range(nopt):
-            v = opts[i]
-            cab = T[T_PCAB + v]
-            if cab > prov:
-                cab = prov
-            e = (
-                par[HP_BID_CAB] * cab
-                + par[HP_BID_ORDER] * v
-                + par[HP_BID_SPREAD] * spread * v / 13.0
-                - par[HP_BID_SAVE] * v * left / 9.0
-            )
-            if e > best:
-                best = e
-                bi = i
-        return bi
+        return _h_bid(st, T, var, p, nopt, opts, par, scr)
     if kind == K_CARD:
         for i in range(nopt):
             e = card_value(st, T, var, p, opts[i], par, scr)
@@ -738,17 +825,7 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
         want = 1 if (op == OP_KING or op == OP_ADVISOR) else 0
         return _option_index(opts, nopt, want)
     if kind == K_EXEC:
-        # aux = card index; scorings only if they gain, everything else executes
-        op = T[T_COP + aux]
-        want = 1
-        if op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
-            tmp = scr[R_LOOK1]
-            _copy_state(st, tmp)
-            before = evaluate(tmp, T, var, p, wb, wc, scr)
-            special_scoring(tmp, T, var, op, 0, T[T_CCLS + aux], True, scr[R_OUT], scr)
-            if evaluate(tmp, T, var, p, wb, wc, scr) - before <= 0:
-                want = 0
-        return _option_index(opts, nopt, want)
+        return _h_execute(st, T, var, p, nopt, aux, opts, wb, wc, scr)
     if kind == K_VETO_CUT:
         # aux = actor*64 + card; per-opponent actions: let the steps on the players before me
         # happen, cancel before mine; anything else: cancel the whole action
@@ -759,58 +836,9 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
             want = (p - actor - 1 + npl) % npl
         return _option_index(opts, nopt, want)
     if kind == K_INTAKE:
-        # aux = allowance; province caballeros up to a court of court_target, then the
-        # shortfall from regions while the court is below short_min_court
-        prov = st[O_PROV + p]
-        court = st[O_COURT + p]
-        n = aux if aux < prov else prov
-        room = par[HP_COURT_TARGET] - court
-        if n > room:
-            n = int(room) if room > 0 else 0
-        if n == prov and aux > prov:
-            need = par[HP_SHORT_MIN] - (court + prov)
-            if need > 0:
-                k = int(np.ceil(need))
-                n += k if k < aux - prov else aux - prov
-        if n > opts[nopt - 1]:
-            n = opts[nopt - 1]
-        return n
+        return _h_intake(st, p, nopt, aux, opts, par)
     if kind == K_VETO:
-        # aux = actor*64 + card; veto scorings that favour the actor by >= threshold, and
-        # per-opponent actions that would cost me >= veto_harm caballeros
-        actor = aux // 64
-        c = aux % 64
-        op = T[T_COP + c]
-        want = 0
-        out = scr[R_OUT]
-        if op == OP_DECAY_ALL or op == OP_DECAY_N or op == OP_ANGRY or op == OP_REMOVE_EACH:
-            lim = T[T_CARG + c]
-            loss = st[O_COURT + p]
-            if op == OP_ANGRY or op == OP_REMOVE_EACH:
-                for s in range(NREG):
-                    if s != st[O_KING]:
-                        loss += st[O_CAB + s * 5 + p]
-                if op == OP_REMOVE_EACH:
-                    loss -= st[O_COURT + p]
-            if op != OP_DECAY_ALL and loss > lim:
-                loss = lim
-            if loss > 0 and loss >= par[HP_VETO_HARM]:
-                want = 1
-        elif op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
-            special_scoring(st, T, var, op, 0, T[T_CCLS + c], False, out, scr)  # apply=False
-            if out[actor] - out[p] >= par[HP_VETO_THR]:
-                want = 1
-        elif op == OP_SCORE_CHOICE:
-            bestg = -1000
-            bo = 0
-            for pl in range(NPLACE):
-                score_place(st, T, var, pl, False, SRC_SPECIAL, False, out)
-                if out[actor] > bestg:
-                    bestg = out[actor]
-                    bo = out[p]
-            if bestg - bo >= par[HP_VETO_THR]:
-                want = 1
-        return _option_index(opts, nopt, want)
+        return _h_veto(st, T, var, p, nopt, aux, opts, par, scr)
     if kind == K_CHOICE:
         want = 1 if st[O_COURT + p] >= 2 else 0
         return _option_index(opts, nopt, want)
@@ -1321,11 +1349,23 @@ def secret_regions_with(st, p, minimum, opts):
 
 @njit(cache=True)
 def execute_special(st, T, var, D, p, c):
-    """Execute the special action of card ``c`` for seat ``p`` (§6)."""
-    opts = D[5]
-    npl = st[O_NP]
+    """Execute the special action of card ``c`` for seat ``p`` (§6), by group of cards."""
     op = T[T_COP + c]
     lim = np.int64(T[T_CARG + c])
+    if op <= OP_MOVE_OWN:
+        _special_moves(st, T, var, D, p, op, lim)
+    elif op >= OP_DECAY_ALL and op <= OP_SECRET_REMALL:
+        _special_opponents(st, T, var, D, p, op, lim)
+    elif (op >= OP_SCORE_CHOICE and op <= OP_SCORE_FEWEST) or op == OP_SECRET_SCORE:
+        _special_scorings(st, T, var, D, p, c, op)
+    else:
+        _special_board(st, T, var, D, p, op, lim)
+
+
+@njit(cache=True)
+def _special_moves(st, T, var, D, p, op, lim):
+    """Deck 1 (§6: 1a-1i): moves and the extra placement of 1b."""
+    opts = D[5]
     king = st[O_KING]
     if op == OP_MOVE_OWN_ONE:
         do_move_own_one_region(st, T, var, D, p)
@@ -1356,7 +1396,16 @@ def execute_special(st, T, var, D, p, c):
         do_move(st, T, var, D, p, 0, lim, -1)
     elif op == OP_MOVE_OWN_OPP:
         do_move_own_opp(st, T, var, D, p, lim)
-    elif op == OP_DECAY_ALL or op == OP_DECAY_N:
+
+
+@njit(cache=True)
+def _special_opponents(st, T, var, D, p, op, lim):
+    """Deck 2 actions against the opponents (§6: 2b-2g), one step per opponent from the
+    actor's left (partial Veto) except the secret choices of 2f/2g."""
+    opts = D[5]
+    npl = st[O_NP]
+    king = st[O_KING]
+    if op == OP_DECAY_ALL or op == OP_DECAY_N:
         for j in range(1, npl):  # one step per opponent from the left (partial Veto)
             if veto_stop(st):
                 return
@@ -1409,7 +1458,14 @@ def execute_special(st, T, var, D, p, c):
         for q in range(npl):
             if choice[q] >= 0:
                 primitive(st, T, var, K_SECRET_REM, q, choice[q], lim, D[8])
-    elif op == OP_SCORE_CHOICE:
+
+
+@njit(cache=True)
+def _special_scorings(st, T, var, D, p, c, op):
+    """Special scorings (§6: 2h, 3a-3h, 4g)."""
+    opts = D[5]
+    npl = st[O_NP]
+    if op == OP_SCORE_CHOICE:
         for t in range(NPLACE):
             opts[t] = t
         v = decide(st, T, var, D, K_SCORE_REGION, p, NPLACE, 0)
@@ -1418,7 +1474,32 @@ def execute_special(st, T, var, D, p, c):
     elif op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
         special_scoring(st, T, var, op, 0, T[T_CCLS + c], True, D[8][R_OUT], D[8])
         _event(st, D, 200 + c, -1)
-    elif op == OP_BOARD:
+    elif op == OP_SECRET_SCORE:
+        choice = _no_choices(D[8])
+        for j in range(npl):
+            q = (p + j) % npl
+            for t in range(NREG):
+                opts[t] = t
+            choice[q] = decide(st, T, var, D, K_SECRET_SCORE, q, NREG, 0)
+        out = D[8][R_OUT]
+        for j in range(npl):
+            q = (p + j) % npl
+            k = 0
+            for q2 in range(npl):
+                if choice[q2] == choice[q]:
+                    k += 1
+            if k == 1:
+                score_place(st, T, var, choice[q], False, SRC_SPECIAL, True, out)
+                _event(st, D, 200 + c, choice[q])
+
+
+@njit(cache=True)
+def _special_board(st, T, var, D, p, op, lim):
+    """Actions on the board's pieces (§6: 4a-4f and the King's card)."""
+    opts = D[5]
+    npl = st[O_NP]
+    king = st[O_KING]
+    if op == OP_BOARD:
         n = 0
         for b in range(2):
             cur = st[O_BOARD + b]
@@ -1488,23 +1569,6 @@ def execute_special(st, T, var, D, p, c):
             primitive(st, T, var, K_POWERBACK, p, v, 0, D[8])
     elif op == OP_COURT:
         take_to_court(st, T, var, D, p, lim)
-    elif op == OP_SECRET_SCORE:
-        choice = _no_choices(D[8])
-        for j in range(npl):
-            q = (p + j) % npl
-            for t in range(NREG):
-                opts[t] = t
-            choice[q] = decide(st, T, var, D, K_SECRET_SCORE, q, NREG, 0)
-        out = D[8][R_OUT]
-        for j in range(npl):
-            q = (p + j) % npl
-            k = 0
-            for q2 in range(npl):
-                if choice[q2] == choice[q]:
-                    k += 1
-            if k == 1:
-                score_place(st, T, var, choice[q], False, SRC_SPECIAL, True, out)
-                _event(st, D, 200 + c, choice[q])
 
 
 @njit(cache=True)
@@ -2065,6 +2129,7 @@ M_ROLLOUT = 3  # POL_RANDOM / POL_HEURISTIC (default heuristic weights) for ever
 M_SCOPE = 4  # SCOPE_*
 M_HORIZON = 5  # rounds after the current one the rollouts play (0: to the end)
 N_MPARAMS = 6
+M_FLAT = 6  # benchmarks only (a 7th column): != 0 runs ``search.flat`` instead of the tree
 #: points per reward unit for ``reward = margin``
 MARGIN_SCALE = 20.0
 # search config (ctx[4], int64)
@@ -2336,25 +2401,31 @@ def choose_mcts(ck, r0, log, first, stop, seat, kind, T, var, mpar, rng, scr):
         Ds[0][q] = cf[CF_ROLLOUT]
     ctx = (T, var, Ds, st, cf, pos)
     n_iter = min(np.int64(mpar[M_ITER]), np.int64(tree.shape[0] - 1))
-    move = search.search(
-        root,
-        ctx,
-        n_iter,
-        mpar[M_C],
-        np.int64(mpar[M_REWARD]),
-        MARGIN_SCALE,
-        rng,
-        work,
-        tree,
-        value,
-        logs,
-        mv,
-        untried,
-        mark,
-        path,
-        scores,
-        reward,
-    )
+    if mpar.shape[0] > M_FLAT and mpar[M_FLAT] != 0.0:
+        move = search.flat(
+            root, ctx, n_iter, np.int64(mpar[M_REWARD]), MARGIN_SCALE, rng, work, mv, value,
+            scores, reward,
+        )  # fmt: skip
+    else:
+        move = search.search(
+            root,
+            ctx,
+            n_iter,
+            mpar[M_C],
+            np.int64(mpar[M_REWARD]),
+            MARGIN_SCALE,
+            rng,
+            work,
+            tree,
+            value,
+            logs,
+            mv,
+            untried,
+            mark,
+            path,
+            scores,
+            reward,
+        )
     if move < 0:
         return np.int64(-1)
     return move - kind * 64
@@ -2404,6 +2475,7 @@ def _drive_game(st, T, var, D, npl, root_seed, game_index, fixed, mparams, scr, 
         kind = np.int64(eb[0])
         p = np.int64(eb[1])
         v = choose_mcts(ck, r0, log, first, q, p, kind, T, var, mparams[p], D[2][p], scr)
+        D[4][C_NSEARCH] += 1
         if v < 0:  # a round too long for the search state (never seen): the first option
             v = np.int64(eb[2])
         if q >= log.shape[0]:
@@ -2431,12 +2503,12 @@ def _play_mcts(
     fixed,
 ):
     """The batch kernel of lineups with mcts seats (compiled only for them): ``_play``'s ten
-    arrays plus the last game's decision count; ``log`` int32[L, 4] receives the last game's
+    arrays plus the last game's decision count and the number of searches; ``log`` int32[L, 4] receives the last game's
     decisions, ``fixed`` its setup (``setup``)."""
     out = _result_arrays(n_games, npl)
     D = make_buffers(1, 1, hpar.shape[0])
     D = (D[0], D[1], D[2], log, D[4], D[5], D[6], D[7], D[8])
-    cap = 2
+    cap = 66  # >= 64: value doubles as flat's totals (at most 64 options)
     for p in range(npl):
         D[0][p] = policy_ids[p]
         if policy_ids[p] == POL_MCTS:
@@ -2447,13 +2519,15 @@ def _play_mcts(
     st = np.zeros(STATE_SIZE, dtype=np.int32)
     ck = np.zeros(STATE_SIZE, dtype=np.int32)
     nd = 0
+    keep = fixed[0] == 1 and n_games == 1
     for g in range(n_games):
-        fixed[0] = 0
+        if not keep:
+            fixed[0] = 0
         nd = _drive_game(
             st, T, var, D, npl, root_seed, first_game_index + g, fixed, mparams, scr, ck
         )
         _collect_game(st, nd, g, out)
-    return out + (nd,)
+    return out + (nd, D[4][C_NSEARCH])
 
 
 def play_batch_mcts(
@@ -2493,11 +2567,22 @@ def play_batch_mcts(
 
 
 def record_mcts(
-    root_seed, game_index, npl, policy_ids, policy_params, mcts_params, heur_params, var, T, log
+    root_seed,
+    game_index,
+    npl,
+    policy_ids,
+    policy_params,
+    mcts_params,
+    heur_params,
+    var,
+    T,
+    log,
+    fixed=None,
 ):
     """Play one game of an mcts lineup (arguments as ``play_batch_mcts``); its decisions go to
-    ``log`` (int32[L, 4]). Returns (n_decisions, fixed int32[FIXED_SIZE]: the setup)."""
-    fixed = np.zeros(FIXED_SIZE, np.int32)
+    ``log`` (int32[L, 4]). ``fixed``: a setup to play instead of the deal's (``setup``; tests).
+    Returns (n_decisions, fixed int32[FIXED_SIZE]: the setup)."""
+    fixed = np.zeros(FIXED_SIZE, np.int32) if fixed is None else fixed.copy()
     r = _play_mcts(
         np.int64(game_index),
         np.int64(1),
