@@ -63,9 +63,20 @@ always cancels the whole action at its announcement.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
-from kernels.rng import STREAM_DEAL, STREAM_POLICY, new_state, randint, random_float, shuffle
+from kernels import search
+from kernels.rng import (
+    STREAM_DEAL,
+    STREAM_POLICY,
+    game_seed,
+    new_state,
+    next_u64,
+    randint,
+    random_float,
+    seed_state,
+    shuffle,
+)
 
 MAXP = 5
 NREG = 9
@@ -197,6 +208,7 @@ N_KINDS = 26
 # policies
 POL_RANDOM = 0
 POL_HEURISTIC = 1
+POL_MCTS = 2
 # heuristic parameter indices (mcsim.games.el_grande HEURISTIC_PARAMS)
 HP_W_BOARD = 0
 HP_W_COURT = 1
@@ -217,7 +229,7 @@ V_VETO = 1  # 0 on, 1 off
 V_ROUNDS = 2  # 0 -> 9 rounds, 1 -> 6 rounds
 V_FINALTIE = 3  # 0 shared, 1 unplayed power cards break ties
 
-# ctx (int64[8])
+# ctx (int64[C_SIZE])
 C_MODE = 0  # 0 play, 1 record, 2 replay
 C_PTR = 1  # decisions made / log pointer
 C_ERR = 2  # first replay error ply, -1 none
@@ -226,10 +238,30 @@ C_EVPTR = 4
 C_EVCAP = 5
 C_NERR = 6  # options count at the error
 C_FLAGS = 7  # FLAG_* bits (``_play``'s mode // 4)
+# driven play (``MODE_SEARCH``: the mcts driver ``_drive_game`` and the search's replays, see
+# "Search" below); unused by the other modes
+C_STOPPED = 8  # 1 once the run stopped at a searched decision (then every choice is option 0)
+C_NREAL = 9  # decisions forced from ``log[:, 2]`` from the run's start (RESAMPLE: by policy)
+C_TPTR = 10  # searched decisions forced so far from ``log[C_NREAL + j, 2]`` (tree moves)
+C_NTREE = 11  # tree moves given
+C_SMASK = 12  # bitmask of the seats whose searched decisions are tree moves / stop the run
+C_SCOPE = 13  # bit p: seat p's SCOPE_* (which of its decisions are searched)
+C_QUERY = 14  # 1: stop at the first searched decision after the tree moves; 0: policy plays it
+C_LOGFRESH = 15  # 1: log decisions made by a policy into ``log`` (the driver's game log)
+C_CKR = 16  # round whose start was passed last with every forced decision used (-1 none)
+C_CKPTR = 17  # decisions made before that round start (its state: scratch row R_CKPT)
+C_QAUX = 18  # ``aux`` of the decision the run stopped at
+C_QPTR = 19  # index of the decision the run stopped at
+C_NSEARCH = 20  # searches made (``_play_mcts``, benchmarks)
+C_SIZE = 21
 FLAG_V1 = 1  # legacy rules of format-1 records: maximum intake, Veto only at announcement
 MODE_PLAY = 0
 MODE_RECORD = 1
 MODE_REPLAY = 2
+MODE_SEARCH = 3
+RESAMPLE = -1  # forced value meaning "hidden from the searching seat: the policy decides"
+SCOPE_ALL = 0  # every decision with two or more options
+SCOPE_KEY = 1  # all but the single steps of placements and moves (SCOPE_STEP_KINDS)
 
 # scratch rows (D[8]: int32[N_SCRATCH, STATE_SIZE], see make_buffers): the play loop allocates
 # nothing (it runs without NRT, see _play_rounds), so the heuristic's look-ahead states and the
@@ -241,7 +273,8 @@ R_POT = 3  # evaluate: points per seat if every place were scored now
 R_OUT = 4  # points per seat of a scoring (engine and heuristic)
 R_SPEC = 5  # special_scoring / _primitive / general_scoring_regions: points of one place
 R_CHOICE = 6  # engine: secret choices per seat, -1 none (held across decisions)
-N_SCRATCH = 7
+R_CKPT = 7  # driven play: the state at the start of round ctx[C_CKR]
+N_SCRATCH = 8
 
 # static special-action value (points-like) used by the heuristic to rank cards by opcode
 _STATIC = np.array(
@@ -653,6 +686,121 @@ def _option_index(opts, nopt, want):
 
 
 @njit(cache=True)
+def _h_bid(st, T, var, p, nopt, opts, par, scr):
+    """Heuristic power bid (§3 step 3): caballeros to court and turn order (see HP_BID_*)."""
+    best = -1e18
+    bi = 0
+    prov = st[O_PROV + p]
+    spread = 0.0
+    if par[HP_BID_SPREAD] != 0.0:
+        hi = -1e18
+        lo = 1e18
+        for i in range(5):
+            c = st[O_FACE + i]
+            if c >= 0:
+                x = card_value(st, T, var, p, c, par, scr)
+                if x > hi:
+                    hi = x
+                if x < lo:
+                    lo = x
+        spread = hi - lo
+    left = 9 - st[O_ROUND]
+    for i in range(nopt):
+        v = opts[i]
+        cab = T[T_PCAB + v]
+        if cab > prov:
+            cab = prov
+        e = (
+            par[HP_BID_CAB] * cab
+            + par[HP_BID_ORDER] * v
+            + par[HP_BID_SPREAD] * spread * v / 13.0
+            - par[HP_BID_SAVE] * v * left / 9.0
+        )
+        if e > best:
+            best = e
+            bi = i
+    return bi
+
+
+@njit(cache=True)
+def _h_execute(st, T, var, p, nopt, aux, opts, wb, wc, scr):
+    """Heuristic ``K_EXEC``: execute the special action of card ``aux``?"""
+    # aux = card index; scorings only if they gain, everything else executes
+    op = T[T_COP + aux]
+    want = 1
+    if op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
+        tmp = scr[R_LOOK1]
+        _copy_state(st, tmp)
+        before = evaluate(tmp, T, var, p, wb, wc, scr)
+        special_scoring(tmp, T, var, op, 0, T[T_CCLS + aux], True, scr[R_OUT], scr)
+        if evaluate(tmp, T, var, p, wb, wc, scr) - before <= 0:
+            want = 0
+    return _option_index(opts, nopt, want)
+
+
+@njit(cache=True)
+def _h_intake(st, p, nopt, aux, opts, par):
+    """Heuristic court intake (§3 step 4a): the number of caballeros taken (= option index)."""
+    # aux = allowance; province caballeros up to a court of court_target, then the
+    # shortfall from regions while the court is below short_min_court
+    prov = st[O_PROV + p]
+    court = st[O_COURT + p]
+    n = aux if aux < prov else prov
+    room = par[HP_COURT_TARGET] - court
+    if n > room:
+        n = int(room) if room > 0 else 0
+    if n == prov and aux > prov:
+        need = par[HP_SHORT_MIN] - (court + prov)
+        if need > 0:
+            k = int(np.ceil(need))
+            n += k if k < aux - prov else aux - prov
+    if n > opts[nopt - 1]:
+        n = opts[nopt - 1]
+    return n
+
+
+@njit(cache=True)
+def _h_veto(st, T, var, p, nopt, aux, opts, par, scr):
+    """Heuristic Veto (§6 2a): cancel the special action of card ``aux % 64`` by seat
+    ``aux // 64``?"""
+    # aux = actor*64 + card; veto scorings that favour the actor by >= threshold, and
+    # per-opponent actions that would cost me >= veto_harm caballeros
+    actor = aux // 64
+    c = aux % 64
+    op = T[T_COP + c]
+    want = 0
+    out = scr[R_OUT]
+    if op == OP_DECAY_ALL or op == OP_DECAY_N or op == OP_ANGRY or op == OP_REMOVE_EACH:
+        lim = T[T_CARG + c]
+        loss = st[O_COURT + p]
+        if op == OP_ANGRY or op == OP_REMOVE_EACH:
+            for s in range(NREG):
+                if s != st[O_KING]:
+                    loss += st[O_CAB + s * 5 + p]
+            if op == OP_REMOVE_EACH:
+                loss -= st[O_COURT + p]
+        if op != OP_DECAY_ALL and loss > lim:
+            loss = lim
+        if loss > 0 and loss >= par[HP_VETO_HARM]:
+            want = 1
+    elif op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
+        special_scoring(st, T, var, op, 0, T[T_CCLS + c], False, out, scr)  # apply=False
+        if out[actor] - out[p] >= par[HP_VETO_THR]:
+            want = 1
+    elif op == OP_SCORE_CHOICE:
+        bestg = -1000
+        bo = 0
+        for pl in range(NPLACE):
+            score_place(st, T, var, pl, False, SRC_SPECIAL, False, out)
+            if out[actor] > bestg:
+                bestg = out[actor]
+                bo = out[p]
+        if bestg - bo >= par[HP_VETO_THR]:
+            want = 1
+    return _option_index(opts, nopt, want)
+
+
+@njit(cache=True)
 def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
     """Index of the heuristic's option (see ``decide``)."""
     opts = D[5]
@@ -664,36 +812,7 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
     best = -1e18
     bi = 0
     if kind == K_POWER:
-        prov = st[O_PROV + p]
-        spread = 0.0
-        if par[HP_BID_SPREAD] != 0.0:
-            hi = -1e18
-            lo = 1e18
-            for i in range(5):
-                c = st[O_FACE + i]
-                if c >= 0:
-                    x = card_value(st, T, var, p, c, par, scr)
-                    if x > hi:
-                        hi = x
-                    if x < lo:
-                        lo = x
-            spread = hi - lo
-        left = 9 - st[O_ROUND]
-        for i in range(nopt):
-            v = opts[i]
-            cab = T[T_PCAB + v]
-            if cab > prov:
-                cab = prov
-            e = (
-                par[HP_BID_CAB] * cab
-                + par[HP_BID_ORDER] * v
-                + par[HP_BID_SPREAD] * spread * v / 13.0
-                - par[HP_BID_SAVE] * v * left / 9.0
-            )
-            if e > best:
-                best = e
-                bi = i
-        return bi
+        return _h_bid(st, T, var, p, nopt, opts, par, scr)
     if kind == K_CARD:
         for i in range(nopt):
             e = card_value(st, T, var, p, opts[i], par, scr)
@@ -706,17 +825,7 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
         want = 1 if (op == OP_KING or op == OP_ADVISOR) else 0
         return _option_index(opts, nopt, want)
     if kind == K_EXEC:
-        # aux = card index; scorings only if they gain, everything else executes
-        op = T[T_COP + aux]
-        want = 1
-        if op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
-            tmp = scr[R_LOOK1]
-            _copy_state(st, tmp)
-            before = evaluate(tmp, T, var, p, wb, wc, scr)
-            special_scoring(tmp, T, var, op, 0, T[T_CCLS + aux], True, scr[R_OUT], scr)
-            if evaluate(tmp, T, var, p, wb, wc, scr) - before <= 0:
-                want = 0
-        return _option_index(opts, nopt, want)
+        return _h_execute(st, T, var, p, nopt, aux, opts, wb, wc, scr)
     if kind == K_VETO_CUT:
         # aux = actor*64 + card; per-opponent actions: let the steps on the players before me
         # happen, cancel before mine; anything else: cancel the whole action
@@ -727,58 +836,9 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
             want = (p - actor - 1 + npl) % npl
         return _option_index(opts, nopt, want)
     if kind == K_INTAKE:
-        # aux = allowance; province caballeros up to a court of court_target, then the
-        # shortfall from regions while the court is below short_min_court
-        prov = st[O_PROV + p]
-        court = st[O_COURT + p]
-        n = aux if aux < prov else prov
-        room = par[HP_COURT_TARGET] - court
-        if n > room:
-            n = int(room) if room > 0 else 0
-        if n == prov and aux > prov:
-            need = par[HP_SHORT_MIN] - (court + prov)
-            if need > 0:
-                k = int(np.ceil(need))
-                n += k if k < aux - prov else aux - prov
-        if n > opts[nopt - 1]:
-            n = opts[nopt - 1]
-        return n
+        return _h_intake(st, p, nopt, aux, opts, par)
     if kind == K_VETO:
-        # aux = actor*64 + card; veto scorings that favour the actor by >= threshold, and
-        # per-opponent actions that would cost me >= veto_harm caballeros
-        actor = aux // 64
-        c = aux % 64
-        op = T[T_COP + c]
-        want = 0
-        out = scr[R_OUT]
-        if op == OP_DECAY_ALL or op == OP_DECAY_N or op == OP_ANGRY or op == OP_REMOVE_EACH:
-            lim = T[T_CARG + c]
-            loss = st[O_COURT + p]
-            if op == OP_ANGRY or op == OP_REMOVE_EACH:
-                for s in range(NREG):
-                    if s != st[O_KING]:
-                        loss += st[O_CAB + s * 5 + p]
-                if op == OP_REMOVE_EACH:
-                    loss -= st[O_COURT + p]
-            if op != OP_DECAY_ALL and loss > lim:
-                loss = lim
-            if loss > 0 and loss >= par[HP_VETO_HARM]:
-                want = 1
-        elif op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
-            special_scoring(st, T, var, op, 0, T[T_CCLS + c], False, out, scr)  # apply=False
-            if out[actor] - out[p] >= par[HP_VETO_THR]:
-                want = 1
-        elif op == OP_SCORE_CHOICE:
-            bestg = -1000
-            bo = 0
-            for pl in range(NPLACE):
-                score_place(st, T, var, pl, False, SRC_SPECIAL, False, out)
-                if out[actor] > bestg:
-                    bestg = out[actor]
-                    bo = out[p]
-            if bestg - bo >= par[HP_VETO_THR]:
-                want = 1
-        return _option_index(opts, nopt, want)
+        return _h_veto(st, T, var, p, nopt, aux, opts, par, scr)
     if kind == K_CHOICE:
         want = 1 if st[O_COURT + p] >= 2 else 0
         return _option_index(opts, nopt, want)
@@ -847,7 +907,7 @@ def _decide(st, T, var, D, kind, p, nopt, aux):
     """Choose one of ``D[5][:nopt]`` (the legal options) for seat ``p``.
 
     ``D`` = (policy_ids int64[5], policy_params float64[5, P], rng uint64[5, 4],
-    log int32[L, 4], ctx int64[8], opts int32[64], errbuf int32[64], events int32[E, 8],
+    log int32[L, 4], ctx int64[C_SIZE], opts int32[64], errbuf int32[64], events int32[E, 8],
     scratch int32[N_SCRATCH, STATE_SIZE] (rows ``R_*``)).
     Returns the chosen option value. Logs it in record/replay mode. In replay mode a log of
     ``4 + STATE_SIZE`` columns also receives the position before decision ``ptr`` in columns
@@ -883,16 +943,10 @@ def _decide(st, T, var, D, kind, p, nopt, aux):
                         eb[i + 2] = opts[i]
             found = 0
         idx = found
+    elif mode == MODE_SEARCH:
+        return _decide_driven(st, T, var, D, kind, p, nopt, aux)
     elif nopt > 1:
-        pid = D[0][p]
-        rng = D[2][p]
-        if pid == POL_RANDOM:
-            idx = randint(rng, nopt)
-        else:
-            if D[1][p, HP_EPS] > 0.0 and random_float(rng) < D[1][p, HP_EPS]:
-                idx = randint(rng, nopt)
-            else:
-                idx = heuristic_choice(st, T, var, D, kind, p, nopt, aux)
+        idx = _policy_index(st, T, var, D, kind, p, nopt, aux)
     v = opts[idx]
     if mode == MODE_RECORD and ptr < ctx[C_LOGCAP]:
         log[ptr, 0] = kind
@@ -900,6 +954,91 @@ def _decide(st, T, var, D, kind, p, nopt, aux):
         log[ptr, 2] = v
         log[ptr, 3] = aux
     ctx[C_PTR] = ptr + 1
+    return v
+
+
+@njit(cache=True)
+def _policy_index(st, T, var, D, kind, p, nopt, aux):
+    """Index of seat ``p``'s policy choice among ``nopt >= 2`` options: uniform for
+    ``POL_RANDOM``, else the heuristic (after an ``eps`` draw); ``mcts`` seats reach it only for
+    the decisions they do not search, with the heuristic's parameters in ``D[1][p]``."""
+    rng = D[2][p]
+    if D[0][p] == POL_RANDOM:
+        return randint(rng, nopt)
+    if D[1][p, HP_EPS] > 0.0 and random_float(rng) < D[1][p, HP_EPS]:
+        return randint(rng, nopt)
+    return heuristic_choice(st, T, var, D, kind, p, nopt, aux)
+
+
+@njit(cache=True, inline="always")
+def searched_kind(kind, scope):
+    """True if decisions of ``kind`` are searched under ``scope`` (``SCOPE_*``)."""
+    if scope == SCOPE_ALL:
+        return True
+    return not (
+        kind == K_PLACE
+        or kind == K_SHORT
+        or kind == K_MOVE_SRC
+        or kind == K_MOVE_DST
+        or kind == K_PLACE_ANY
+        or kind == K_ANGRY
+    )
+
+
+@njit(cache=True)
+def _decide_driven(st, T, var, D, kind, p, nopt, aux):
+    """``_decide`` in ``MODE_SEARCH``: the decision ``ctx[C_PTR]`` of a run started at a round
+    start. Forced from ``log[ptr, 2]`` while ``ptr < ctx[C_NREAL]`` (``RESAMPLE``: the policy
+    decides); after that a searched decision (seat in ``C_SMASK``, kind searched under
+    ``C_SCOPE``, two or more options) takes the next tree move (code ``kind * 64 + value`` in
+    ``log[C_NREAL + j, 2]``), or, when they are used up and ``C_QUERY`` is set, stops the run:
+    the options go to ``D[6]`` (``[kind, seat, options...]``, count in ``C_NERR``) and every
+    later choice is option 0 without drawing. Other decisions: the seat's policy
+    (``_policy_index``), logged when ``C_LOGFRESH`` is set."""
+    opts = D[5]
+    ctx = D[4]
+    log = D[3]
+    ptr = ctx[C_PTR]
+    ctx[C_PTR] = ptr + 1
+    if ctx[C_STOPPED] != 0:
+        return opts[0]
+    want = RESAMPLE
+    if ptr < ctx[C_NREAL]:
+        want = log[ptr, 2]
+    elif (
+        nopt > 1 and ((ctx[C_SMASK] >> p) & 1) == 1 and searched_kind(kind, (ctx[C_SCOPE] >> p) & 1)
+    ):
+        j = ctx[C_TPTR]
+        if j < ctx[C_NTREE]:
+            ctx[C_TPTR] = j + 1
+            want = log[ctx[C_NREAL] + j, 2] - kind * 64
+        elif ctx[C_QUERY] != 0:
+            eb = D[6]
+            eb[0] = kind
+            eb[1] = p
+            for i in range(nopt):
+                eb[2 + i] = opts[i]
+            ctx[C_NERR] = nopt
+            ctx[C_QAUX] = aux
+            ctx[C_QPTR] = ptr
+            ctx[C_STOPPED] = 1
+            return opts[0]
+    if want != RESAMPLE:
+        for i in range(nopt):
+            if opts[i] == want:
+                return want
+        if ctx[C_ERR] < 0:  # never expected: a forced value that is not legal here
+            ctx[C_ERR] = ptr
+        return opts[0]
+    idx = 0
+    if nopt > 1:
+        idx = _policy_index(st, T, var, D, kind, p, nopt, aux)
+    v = opts[idx]
+    if ctx[C_LOGFRESH] != 0 and ptr < log.shape[0]:
+        log[ptr, 0] = kind
+        log[ptr, 1] = p
+        log[ptr, 2] = v
+        log[ptr, 3] = aux
     return v
 
 
@@ -1210,11 +1349,23 @@ def secret_regions_with(st, p, minimum, opts):
 
 @njit(cache=True)
 def execute_special(st, T, var, D, p, c):
-    """Execute the special action of card ``c`` for seat ``p`` (§6)."""
-    opts = D[5]
-    npl = st[O_NP]
+    """Execute the special action of card ``c`` for seat ``p`` (§6), by group of cards."""
     op = T[T_COP + c]
     lim = np.int64(T[T_CARG + c])
+    if op <= OP_MOVE_OWN:
+        _special_moves(st, T, var, D, p, op, lim)
+    elif op >= OP_DECAY_ALL and op <= OP_SECRET_REMALL:
+        _special_opponents(st, T, var, D, p, op, lim)
+    elif (op >= OP_SCORE_CHOICE and op <= OP_SCORE_FEWEST) or op == OP_SECRET_SCORE:
+        _special_scorings(st, T, var, D, p, c, op)
+    else:
+        _special_board(st, T, var, D, p, op, lim)
+
+
+@njit(cache=True)
+def _special_moves(st, T, var, D, p, op, lim):
+    """Deck 1 (§6: 1a-1i): moves and the extra placement of 1b."""
+    opts = D[5]
     king = st[O_KING]
     if op == OP_MOVE_OWN_ONE:
         do_move_own_one_region(st, T, var, D, p)
@@ -1245,7 +1396,16 @@ def execute_special(st, T, var, D, p, c):
         do_move(st, T, var, D, p, 0, lim, -1)
     elif op == OP_MOVE_OWN_OPP:
         do_move_own_opp(st, T, var, D, p, lim)
-    elif op == OP_DECAY_ALL or op == OP_DECAY_N:
+
+
+@njit(cache=True)
+def _special_opponents(st, T, var, D, p, op, lim):
+    """Deck 2 actions against the opponents (§6: 2b-2g), one step per opponent from the
+    actor's left (partial Veto) except the secret choices of 2f/2g."""
+    opts = D[5]
+    npl = st[O_NP]
+    king = st[O_KING]
+    if op == OP_DECAY_ALL or op == OP_DECAY_N:
         for j in range(1, npl):  # one step per opponent from the left (partial Veto)
             if veto_stop(st):
                 return
@@ -1298,7 +1458,14 @@ def execute_special(st, T, var, D, p, c):
         for q in range(npl):
             if choice[q] >= 0:
                 primitive(st, T, var, K_SECRET_REM, q, choice[q], lim, D[8])
-    elif op == OP_SCORE_CHOICE:
+
+
+@njit(cache=True)
+def _special_scorings(st, T, var, D, p, c, op):
+    """Special scorings (§6: 2h, 3a-3h, 4g)."""
+    opts = D[5]
+    npl = st[O_NP]
+    if op == OP_SCORE_CHOICE:
         for t in range(NPLACE):
             opts[t] = t
         v = decide(st, T, var, D, K_SCORE_REGION, p, NPLACE, 0)
@@ -1307,7 +1474,32 @@ def execute_special(st, T, var, D, p, c):
     elif op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
         special_scoring(st, T, var, op, 0, T[T_CCLS + c], True, D[8][R_OUT], D[8])
         _event(st, D, 200 + c, -1)
-    elif op == OP_BOARD:
+    elif op == OP_SECRET_SCORE:
+        choice = _no_choices(D[8])
+        for j in range(npl):
+            q = (p + j) % npl
+            for t in range(NREG):
+                opts[t] = t
+            choice[q] = decide(st, T, var, D, K_SECRET_SCORE, q, NREG, 0)
+        out = D[8][R_OUT]
+        for j in range(npl):
+            q = (p + j) % npl
+            k = 0
+            for q2 in range(npl):
+                if choice[q2] == choice[q]:
+                    k += 1
+            if k == 1:
+                score_place(st, T, var, choice[q], False, SRC_SPECIAL, True, out)
+                _event(st, D, 200 + c, choice[q])
+
+
+@njit(cache=True)
+def _special_board(st, T, var, D, p, op, lim):
+    """Actions on the board's pieces (§6: 4a-4f and the King's card)."""
+    opts = D[5]
+    npl = st[O_NP]
+    king = st[O_KING]
+    if op == OP_BOARD:
         n = 0
         for b in range(2):
             cur = st[O_BOARD + b]
@@ -1377,23 +1569,6 @@ def execute_special(st, T, var, D, p, c):
             primitive(st, T, var, K_POWERBACK, p, v, 0, D[8])
     elif op == OP_COURT:
         take_to_court(st, T, var, D, p, lim)
-    elif op == OP_SECRET_SCORE:
-        choice = _no_choices(D[8])
-        for j in range(npl):
-            q = (p + j) % npl
-            for t in range(NREG):
-                opts[t] = t
-            choice[q] = decide(st, T, var, D, K_SECRET_SCORE, q, NREG, 0)
-        out = D[8][R_OUT]
-        for j in range(npl):
-            q = (p + j) % npl
-            k = 0
-            for q2 in range(npl):
-                if choice[q2] == choice[q]:
-                    k += 1
-            if k == 1:
-                score_place(st, T, var, choice[q], False, SRC_SPECIAL, True, out)
-                _event(st, D, 200 + c, choice[q])
 
 
 @njit(cache=True)
@@ -1535,9 +1710,16 @@ def setup(st, T, var, npl, deal, fixed):
 
 @njit(cache=True)
 def play_round(st, T, var, D, r):
-    """One round (§3): reveal, bid, turns, end of round."""
+    """One round (§3): reveal, bid, turns, end of round. In ``MODE_SEARCH`` the state at its
+    start is kept (``R_CKPT``) when every forced decision is used, and a stopped run returns
+    after the turn it stopped in (see ``_decide_driven``)."""
     opts = D[5]
     npl = st[O_NP]
+    ctx = D[4]
+    if ctx[C_MODE] == MODE_SEARCH and ctx[C_STOPPED] == 0 and ctx[C_PTR] >= ctx[C_NREAL]:
+        _copy_state(st, D[8][R_CKPT])
+        ctx[C_CKR] = r
+        ctx[C_CKPTR] = ctx[C_PTR]
     st[O_ROUND] = r
     for d in range(4):
         st[O_FACE + d] = st[O_DECK + d * 11 + st[O_DECKPTR + d]]
@@ -1602,6 +1784,8 @@ def play_round(st, T, var, D, r):
                 do_placement(st, T, var, D, p, lim)
             else:
                 special_action(st, T, var, D, p, c)
+        if ctx[C_STOPPED] != 0:
+            return
     st[O_START] = st[O_ORDER + npl - 1]
     st[O_LAST] = st[O_START]
     for i in range(5):
@@ -1624,15 +1808,24 @@ def play_round(st, T, var, D, r):
 @njit(cache=True, _nrt=False)
 def _play_rounds(st, T, var, D):
     """Rounds 1-9 (or the 6-round variant's) of a game set up in ``st``."""
-    for r in range(1, 10):
+    rounds_from(st, T, var, D, 1, 9)
+
+
+@njit(cache=True, _nrt=False)  # see above
+def rounds_from(st, T, var, D, first, last):
+    """Rounds ``first .. last`` (those the variant plays) of a game whose state ``st`` is at the
+    start of round ``first``; returns early when a driven run stops (``C_STOPPED``)."""
+    for r in range(first, last + 1):
         if var[V_ROUNDS] == 1 and (r == 1 or r == 4 or r == 7):
             continue
         play_round(st, T, var, D, r)
+        if D[4][C_STOPPED] != 0:
+            return
 
 
 @njit(inline="always")
-def play_game(st, T, var, D, npl, root_seed, game_index, fixed):
-    """Play one whole game into ``st`` (§2-§5); ``fixed`` as in ``setup``."""
+def start_game(st, T, var, D, npl, root_seed, game_index, fixed):
+    """Seed the seats' policy streams and set up game ``game_index`` in ``st`` (§2)."""
     deal = new_state(root_seed, game_index, STREAM_DEAL)
     rng = D[2]
     for p in range(MAXP):
@@ -1640,6 +1833,12 @@ def play_game(st, T, var, D, npl, root_seed, game_index, fixed):
         for k in range(4):
             rng[p, k] = s[k]
     setup(st, T, var, npl, deal, fixed)
+
+
+@njit(inline="always")
+def play_game(st, T, var, D, npl, root_seed, game_index, fixed):
+    """Play one whole game into ``st`` (§2-§5); ``fixed`` as in ``setup``."""
+    start_game(st, T, var, D, npl, root_seed, game_index, fixed)
     _play_rounds(st, T, var, D)
 
 
@@ -1650,7 +1849,7 @@ def make_buffers(log_cap, ev_cap, n_params):
     par = np.zeros((MAXP, n_params), dtype=np.float64)
     rng = np.zeros((MAXP, 4), dtype=np.uint64)
     log = np.zeros((log_cap, 4), dtype=np.int32)
-    ctx = np.zeros(8, dtype=np.int64)
+    ctx = np.zeros(C_SIZE, dtype=np.int64)
     opts = np.zeros(64, dtype=np.int32)
     errbuf = np.zeros(64, dtype=np.int32)
     ev = np.zeros((ev_cap, 8), dtype=np.int32)
@@ -1782,16 +1981,7 @@ def _play(
     """The batch kernel behind ``play_batch`` and ``run_logged`` (one compiled entry point).
     ``mode``: ``MODE_*`` + 4 x ``FLAG_*`` bits. Returns ``play_batch``'s ten arrays plus the
     last state, ctx and the error buffer."""
-    score = np.zeros((n_games, npl), dtype=np.int32)
-    src = np.zeros((n_games, npl, 5), dtype=np.int32)
-    plies = np.zeros(n_games, dtype=np.int32)
-    pwr = np.zeros((n_games, 9, npl), dtype=np.int8)
-    taker = np.full((n_games, 45), -1, dtype=np.int8)
-    takeround = np.zeros((n_games, 45), dtype=np.int8)
-    kingby = np.full((n_games, 9), -1, dtype=np.int8)
-    unplayed = np.zeros((n_games, npl), dtype=np.int32)
-    intake = np.zeros((n_games, npl, 2), dtype=np.int32)
-    vetoes = np.zeros((n_games, 2), dtype=np.int32)
+    out = _result_arrays(n_games, npl)
     D = make_buffers(1, 1, policy_params.shape[1])
     D = (D[0], D[1], D[2], log, D[4], D[5], D[6], ev, D[8])
     for p in range(npl):
@@ -1811,42 +2001,53 @@ def _play(
         ctx[C_LOGCAP] = 0 if mode == MODE_PLAY else log.shape[0]
         ctx[C_EVCAP] = 0 if mode == MODE_PLAY else ev.shape[0]
         play_game(st, T, var, D, npl, root_seed, first_game_index + g, fixed)
-        plies[g] = ctx[C_PTR]
-        for p in range(npl):
-            score[g, p] = st[O_SCORE + p]
-            for s in range(5):
-                src[g, p, s] = st[O_SRC + p * 5 + s]
-            for r in range(9):
-                pwr[g, r, p] = st[O_PWR + r * 5 + p]
-            u = 0
-            for v in range(1, 14):
-                if ((st[O_HAND + p] >> v) & 1) == 1:
-                    u += v
-            unplayed[g, p] = u
-            intake[g, p, 0] = st[O_ITAKE + p]
-            intake[g, p, 1] = st[O_IMAX + p]
-        vetoes[g, 0] = st[O_VCOUNT]
-        vetoes[g, 1] = st[O_VCOUNT + 1]
-        for c in range(45):
-            taker[g, c] = st[O_TAKER + c]
-            takeround[g, c] = st[O_TAKEROUND + c]
-        for r in range(9):
-            kingby[g, r] = st[O_KINGBY + r]
+        _collect_game(st, ctx[C_PTR], g, out)
+    return out + (st, ctx, D[6])
+
+
+@njit(cache=True)
+def _result_arrays(n_games, npl):
+    """The ten result arrays of ``play_batch`` (initial values)."""
     return (
-        score,
-        src,
-        plies,
-        pwr,
-        taker,
-        takeround,
-        kingby,
-        unplayed,
-        intake,
-        vetoes,
-        st,
-        ctx,
-        D[6],
+        np.zeros((n_games, npl), dtype=np.int32),
+        np.zeros((n_games, npl, 5), dtype=np.int32),
+        np.zeros(n_games, dtype=np.int32),
+        np.zeros((n_games, 9, npl), dtype=np.int8),
+        np.full((n_games, 45), -1, dtype=np.int8),
+        np.zeros((n_games, 45), dtype=np.int8),
+        np.full((n_games, 9), -1, dtype=np.int8),
+        np.zeros((n_games, npl), dtype=np.int32),
+        np.zeros((n_games, npl, 2), dtype=np.int32),
+        np.zeros((n_games, 2), dtype=np.int32),
     )
+
+
+@njit(cache=True)
+def _collect_game(st, n_decisions, g, out):
+    """Write game ``g``'s results from its final state into ``out`` (``_result_arrays``)."""
+    score, src, plies, pwr, taker, takeround, kingby, unplayed, intake, vetoes = out
+    npl = score.shape[1]
+    plies[g] = n_decisions
+    for p in range(npl):
+        score[g, p] = st[O_SCORE + p]
+        for s in range(5):
+            src[g, p, s] = st[O_SRC + p * 5 + s]
+        for r in range(9):
+            pwr[g, r, p] = st[O_PWR + r * 5 + p]
+        u = 0
+        for v in range(1, 14):
+            if ((st[O_HAND + p] >> v) & 1) == 1:
+                u += v
+        unplayed[g, p] = u
+        intake[g, p, 0] = st[O_ITAKE + p]
+        intake[g, p, 1] = st[O_IMAX + p]
+    vetoes[g, 0] = st[O_VCOUNT]
+    vetoes[g, 1] = st[O_VCOUNT + 1]
+    for c in range(45):
+        taker[g, c] = st[O_TAKER + c]
+        takeround[g, c] = st[O_TAKEROUND + c]
+    for r in range(9):
+        kingby[g, r] = st[O_KINGBY + r]
 
 
 STEP_PLACEMENT = 0
@@ -1877,3 +2078,523 @@ def step(st, T, var, D, what, seat, arg):
         court_intake(st, T, var, D, seat, arg)
     elif what == STEP_ROUND:
         play_round(st, T, var, D, arg)
+
+
+# =============================================================================================
+# Search (the ``mcts`` policy; issue 15): ISMCTS by ``kernels.search`` over driven replays
+# =============================================================================================
+# The engine decides inline (``decide`` deep inside ``play_round``), so a position between two
+# decisions cannot be copied. A search state is instead a round start plus the decisions made
+# since then: the engine replays them (``MODE_SEARCH``, ``_decide_driven``) and stops at the
+# next searched decision (``game_legal``) or plays on with the rollout policy (``game_rollout``).
+# Replaying forced decisions costs little next to a rollout (no policy runs). The tree holds the
+# searching seat's own decisions only (one tree per information set): the other seats, and the
+# searching seat's unsearched single steps (``SCOPE_KEY``), play the rollout policy also inside
+# the tree, with random streams seeded per iteration so that every replay of an iteration
+# repeats them. The game itself is played the same way (``_drive_game``): from the last round
+# start, the policies' decisions logged, stopping at each searched decision of an mcts seat.
+#
+# Search state ``int32[S_ROWS, STATE_SIZE]``: row 0 the state at the round start (``S_CKPT``)
+# with the unrevealed deck cards in card order (hidden), row ``S_HEAD`` the header ``H_*``,
+# rows ``S_PREFIX ..`` the values of the decisions since the round start (``RESAMPLE`` for the
+# other seats' secret choices of the group being decided: hidden). ``search_root`` builds it
+# from what the deciding seat has seen only, so its decision cannot depend on the hidden part.
+#
+# What the deciding seat cannot see (rules §10 A5; docs/rules/el_grande.md): the order of the
+# unrevealed action cards of decks 1-4 (resampled by ``game_determinize``), the other seats'
+# secret choices not yet revealed (Castillo discs §5, cards 2f/2g, 4c destinations, 4g; chosen
+# by the rollout policy in each iteration). Power cards in hand are public (13 minus the played
+# ones, §3); the Castillo's contents are public (A5); the other seats' future choices are
+# played by the rollout policy.
+S_CKPT = 0
+S_HEAD = 1
+S_PREFIX = 2
+S_ROWS = 6
+PREFIX_CAP = (S_ROWS - S_PREFIX) * STATE_SIZE
+H_R0 = 0  # round of the start state
+H_NREAL = 1  # decisions since the round start (prefix)
+H_NTREE = 2  # tree moves applied (codes kind * 64 + value)
+H_SEAT = 3  # the searching seat
+H_SEED0 = 4  # per-iteration seed of the replays' policy streams (two 31-bit halves)
+H_SEED1 = 5
+H_TREE = 8  # tree moves
+TREE_CAP = 256  # deepest tree path (moves)
+N_MOVE_CODES = N_KINDS * 64
+
+# mcts parameters (mcsim.games.el_grande MCTS_PARAMS order)
+M_ITER = 0
+M_C = 1
+M_REWARD = 2  # search.REWARD_WIN / REWARD_MARGIN
+M_ROLLOUT = 3  # POL_RANDOM / POL_HEURISTIC (default heuristic weights) for every seat
+M_SCOPE = 4  # SCOPE_*
+M_HORIZON = 5  # rounds after the current one the rollouts play (0: to the end)
+N_MPARAMS = 6
+M_FLAT = 6  # benchmarks only (a 7th column): != 0 runs ``search.flat`` instead of the tree
+#: points per reward unit for ``reward = margin``
+MARGIN_SCALE = 20.0
+# search config (ctx[4], int64)
+CF_ROLLOUT = 0
+CF_SCOPE = 1
+CF_HORIZON = 2
+N_CF = 3
+
+# secret decisions (hidden from the other seats until the group is revealed)
+
+
+@njit(cache=True, inline="always")
+def _secret_kind(kind):
+    return kind == K_DISC or kind == K_SECRET_REM or kind == K_EVICT_DST or kind == K_SECRET_SCORE
+
+
+@njit(cache=True)
+def _unrevealed(ck, T, var, d, pos):
+    """Positions in deck ``d`` of the cards not revealed by the start of round ck[O_ROUND]+1's
+    reveal ... i.e. after the reveal of the round starting at state ``ck`` (positions ``>
+    O_DECKPTR``), without the Vetoes with ``veto=off`` (out of the game, known to stay at the
+    bottom); written into ``pos``, count returned."""
+    n = 0
+    for k in range(ck[O_DECKPTR + d] + 1, 11):
+        c = ck[O_DECK + d * 11 + k]
+        if var[V_VETO] == 1 and T[T_COP + c] == OP_VETO:
+            continue
+        pos[n] = k
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def search_root(root, ck, r0, log, first, stop, seat, kind, T, var, pos):
+    """Write the search state of seat ``seat``'s decision of kind ``kind`` into ``root``
+    (int32[S_ROWS, STATE_SIZE]): the state ``ck`` at the start of round ``r0`` and the
+    decisions ``log[first:stop]`` since then, with what the seat cannot see canonicalised (the
+    unrevealed deck cards in card order, the other seats' secret choices of the current group
+    ``RESAMPLE``). Returns False if the prefix does not fit (``PREFIX_CAP``)."""
+    n = stop - first
+    if n > PREFIX_CAP:
+        return False
+    for j in range(STATE_SIZE):
+        root[S_CKPT, j] = ck[j]
+        root[S_HEAD, j] = 0
+    for d in range(4):
+        m = _unrevealed(ck, T, var, d, pos)
+        for a in range(1, m):  # insertion sort of the unrevealed cards by index
+            x = root[S_CKPT, O_DECK + d * 11 + pos[a]]
+            b = a - 1
+            while b >= 0 and root[S_CKPT, O_DECK + d * 11 + pos[b]] > x:
+                root[S_CKPT, O_DECK + d * 11 + pos[b + 1]] = root[S_CKPT, O_DECK + d * 11 + pos[b]]
+                b -= 1
+            root[S_CKPT, O_DECK + d * 11 + pos[b + 1]] = x
+    root[S_HEAD, H_R0] = r0
+    root[S_HEAD, H_NREAL] = n
+    root[S_HEAD, H_SEAT] = seat
+    for i in range(n):
+        root[S_PREFIX + i // STATE_SIZE, i % STATE_SIZE] = log[first + i, 2]
+    if _secret_kind(kind):
+        i = stop - 1
+        while i >= first and log[i, 0] == kind and log[i, 1] != seat:
+            root[S_PREFIX + (i - first) // STATE_SIZE, (i - first) % STATE_SIZE] = RESAMPLE
+            i -= 1
+    return True
+
+
+@njit(cache=True)
+def _search_copy(dst, src):
+    rows = S_PREFIX + (src[S_HEAD, H_NREAL] + STATE_SIZE - 1) // STATE_SIZE
+    for i in range(rows):
+        for j in range(STATE_SIZE):
+            dst[i, j] = src[i, j]
+
+
+@njit(cache=True)
+def _search_determinize(state, ctx, rng):
+    """Shuffle the unrevealed deck cards (each deck apart) and draw the iteration's seed."""
+    T, var, pos = ctx[0], ctx[1], ctx[5]
+    for d in range(4):
+        m = _unrevealed(state[S_CKPT], T, var, d, pos)
+        for a in range(m - 1, 0, -1):
+            b = randint(rng, a + 1)
+            ia = O_DECK + d * 11 + pos[a]
+            ib = O_DECK + d * 11 + pos[b]
+            x = state[S_CKPT, ia]
+            state[S_CKPT, ia] = state[S_CKPT, ib]
+            state[S_CKPT, ib] = x
+    x = next_u64(rng)
+    state[S_HEAD, H_SEED0] = np.int32(x & np.uint64(0x7FFFFFFF))
+    state[S_HEAD, H_SEED1] = np.int32((x >> np.uint64(31)) & np.uint64(0x7FFFFFFF))
+
+
+@njit(cache=True)
+def _search_last_round(state, ctx):
+    h = ctx[4][CF_HORIZON]
+    if h <= 0:
+        return np.int64(9)
+    return min(np.int64(9), np.int64(state[S_HEAD, H_R0]) + h)
+
+
+@njit(cache=True)
+def _search_run(state, ctx, query):
+    """Replay ``state`` (prefix, then its tree moves) in the search buffers ``ctx[2]`` on the
+    state row ``ctx[3]``; ``query``: stop at the next searched decision."""
+    T, var, Ds, st, cf = ctx[0], ctx[1], ctx[2], ctx[3], ctx[4]
+    for j in range(STATE_SIZE):
+        st[j] = state[S_CKPT, j]
+    nreal = state[S_HEAD, H_NREAL]
+    ntree = state[S_HEAD, H_NTREE]
+    seat = state[S_HEAD, H_SEAT]
+    log = Ds[3]
+    for i in range(nreal):
+        log[i, 2] = state[S_PREFIX + i // STATE_SIZE, i % STATE_SIZE]
+    for j in range(ntree):
+        log[nreal + j, 2] = state[S_HEAD, H_TREE + j]
+    c = Ds[4]
+    c[C_MODE] = MODE_SEARCH
+    c[C_PTR] = 0
+    c[C_NREAL] = nreal
+    c[C_NTREE] = ntree
+    c[C_TPTR] = 0
+    c[C_STOPPED] = 0
+    c[C_SMASK] = 1 << seat
+    c[C_SCOPE] = cf[CF_SCOPE] << seat
+    c[C_QUERY] = query
+    c[C_LOGFRESH] = 0
+    c[C_ERR] = -1
+    c[C_EVCAP] = 0
+    c[C_CKR] = -1
+    seed = np.uint64(state[S_HEAD, H_SEED0]) | (np.uint64(state[S_HEAD, H_SEED1]) << np.uint64(31))
+    for q in range(st[O_NP]):
+        seed_state(Ds[2][q], game_seed(seed, np.uint64(0), np.uint64(STREAM_POLICY + q)))
+    rounds_from(st, T, var, Ds, np.int64(state[S_HEAD, H_R0]), _search_last_round(state, ctx))
+
+
+@njit(cache=True)
+def _search_legal(state, ctx, moves):
+    _search_run(state, ctx, 1)
+    Ds = ctx[2]
+    if Ds[4][C_STOPPED] == 0:
+        return 0
+    eb = Ds[6]
+    kind = eb[0]
+    n = Ds[4][C_NERR]
+    for i in range(n):
+        moves[i] = kind * 64 + eb[2 + i]
+    return n
+
+
+@njit(cache=True)
+def _search_to_move(state, ctx):
+    return np.int64(state[S_HEAD, H_SEAT])
+
+
+@njit(cache=True)
+def _search_apply(state, ctx, move):
+    j = state[S_HEAD, H_NTREE]
+    state[S_HEAD, H_TREE + j] = move
+    state[S_HEAD, H_NTREE] = j + 1
+
+
+@njit(cache=True)
+def _search_rollout(state, ctx, rng, scores):
+    """Play on with the rollout policy; ``scores``: final points (final_tie=unplayed: plus the
+    unplayed power values / 1000), or with a horizon before the end, points plus what every
+    place would pay now (§4, no bonus weighting)."""
+    _search_run(state, ctx, 0)
+    T, var, Ds, st = ctx[0], ctx[1], ctx[2], ctx[3]
+    npl = st[O_NP]
+    for q in range(npl):
+        scores[q] = st[O_SCORE + q]
+    if _search_last_round(state, ctx) >= 9:
+        if var[V_FINALTIE] == 1:
+            for q in range(npl):
+                u = 0
+                for v in range(1, 14):
+                    if ((st[O_HAND + q] >> v) & 1) == 1:
+                        u += v
+                scores[q] += u / 1000.0
+        return
+    tmp = Ds[8][R_EVAL]
+    for pl in range(NPLACE):
+        score_place(st, T, var, pl, False, SRC_GENERAL, False, tmp)
+        for q in range(npl):
+            scores[q] += tmp[q]
+
+
+search.register(
+    lambda t: isinstance(t, types.Array) and t.ndim == 2 and t.dtype == types.int32,
+    copy=lambda dst, src: _search_copy(dst, src),
+    determinize=lambda state, ctx, rng: _search_determinize(state, ctx, rng),
+    legal=lambda state, ctx, moves: _search_legal(state, ctx, moves),
+    to_move=lambda state, ctx: _search_to_move(state, ctx),
+    apply=lambda state, ctx, move: _search_apply(state, ctx, move),
+    rollout=lambda state, ctx, rng, scores: _search_rollout(state, ctx, rng, scores),
+)
+
+
+@njit(cache=True)
+def search_scratch(npl, capacity, hpar):
+    """Scratch of ``choose_mcts`` for trees of ``capacity`` nodes: (root, work, tree, value,
+    logs, moves, untried, mark, path, scores, reward, pos, cf, Ds, st). ``hpar`` float64[P]:
+    the heuristic parameters of the rollouts and the mcts seats' unsearched decisions."""
+    Ds = make_buffers(1, 1, hpar.shape[0])
+    Ds = (
+        Ds[0],
+        Ds[1],
+        Ds[2],
+        np.zeros((PREFIX_CAP + TREE_CAP + 1, 4), np.int32),
+        Ds[4],
+        Ds[5],
+        Ds[6],
+        Ds[7],
+        Ds[8],
+    )
+    for q in range(MAXP):
+        for k in range(hpar.shape[0]):
+            Ds[1][q, k] = hpar[k]
+    return (
+        np.zeros((S_ROWS, STATE_SIZE), np.int32),
+        np.zeros((S_ROWS, STATE_SIZE), np.int32),
+        np.zeros((capacity, search.TREE_COLS), np.int64),
+        np.zeros(capacity, np.float64),
+        np.zeros(capacity, np.float64),
+        np.zeros(64, np.int64),
+        np.zeros(64, np.int64),
+        np.zeros(N_MOVE_CODES, np.int64),
+        np.zeros(TREE_CAP + 1, np.int64),
+        np.zeros(npl, np.float64),
+        np.zeros(npl, np.float64),
+        np.zeros(16, np.int64),
+        np.zeros(N_CF, np.int64),
+        Ds,
+        np.zeros(STATE_SIZE, np.int32),
+    )
+
+
+@njit(cache=True)
+def choose_mcts(ck, r0, log, first, stop, seat, kind, T, var, mpar, rng, scr):
+    """Value chosen by ISMCTS (``kernels.search``) for seat ``seat``'s decision of kind
+    ``kind``, the decision ``stop`` of a game whose round ``r0`` started in state ``ck`` after
+    decision ``first`` (``log[first:stop]``: the decisions since then). ``mpar`` float64: the
+    seat's mcts parameters ``M_*``; ``rng`` uint64[4]: its stream; ``scr``: ``search_scratch``.
+    Returns -1 if the round's decisions do not fit the search state (the caller decides then)."""
+    (
+        root,
+        work,
+        tree,
+        value,
+        logs,
+        mv,
+        untried,
+        mark,
+        path,
+        scores,
+        reward,
+        pos,
+        cf,
+        Ds,
+        st,
+    ) = scr
+    if not search_root(root, ck, r0, log, first, stop, seat, kind, T, var, pos):
+        return np.int64(-1)
+    cf[CF_ROLLOUT] = np.int64(mpar[M_ROLLOUT])
+    cf[CF_SCOPE] = np.int64(mpar[M_SCOPE])
+    cf[CF_HORIZON] = np.int64(mpar[M_HORIZON])
+    for q in range(MAXP):
+        Ds[0][q] = cf[CF_ROLLOUT]
+    ctx = (T, var, Ds, st, cf, pos)
+    n_iter = min(np.int64(mpar[M_ITER]), np.int64(tree.shape[0] - 1))
+    if mpar.shape[0] > M_FLAT and mpar[M_FLAT] != 0.0:
+        move = search.flat(
+            root, ctx, n_iter, np.int64(mpar[M_REWARD]), MARGIN_SCALE, rng, work, mv, value,
+            scores, reward,
+        )  # fmt: skip
+    else:
+        move = search.search(
+            root,
+            ctx,
+            n_iter,
+            mpar[M_C],
+            np.int64(mpar[M_REWARD]),
+            MARGIN_SCALE,
+            rng,
+            work,
+            tree,
+            value,
+            logs,
+            mv,
+            untried,
+            mark,
+            path,
+            scores,
+            reward,
+        )
+    if move < 0:
+        return np.int64(-1)
+    return move - kind * 64
+
+
+@njit(cache=True)
+def _drive_game(st, T, var, D, npl, root_seed, game_index, fixed, mparams, scr, ck):
+    """Play one game with mcts seats (``D[0][p] == POL_MCTS``; their parameters ``mparams[p]``,
+    their unsearched decisions by the heuristic with ``D[1][p]``) into ``st``; every decision
+    is logged in ``D[3]`` (int32[L, 4]). Returns the number of decisions."""
+    start_game(st, T, var, D, npl, root_seed, game_index, fixed)
+    ctx = D[4]
+    log = D[3]
+    mask = 0
+    scope = 0
+    for p in range(npl):
+        if D[0][p] == POL_MCTS:
+            mask |= 1 << p
+            scope |= np.int64(mparams[p, M_SCOPE]) << p
+    _copy_state(st, ck)
+    r0 = np.int64(1)
+    first = np.int64(0)
+    n_real = np.int64(0)
+    while True:
+        _copy_state(ck, st)
+        ctx[C_MODE] = MODE_SEARCH
+        ctx[C_PTR] = first
+        ctx[C_NREAL] = n_real
+        ctx[C_NTREE] = 0
+        ctx[C_TPTR] = 0
+        ctx[C_STOPPED] = 0
+        ctx[C_SMASK] = mask
+        ctx[C_SCOPE] = scope
+        ctx[C_QUERY] = 1
+        ctx[C_LOGFRESH] = 1
+        ctx[C_CKR] = -1
+        ctx[C_EVCAP] = 0
+        rounds_from(st, T, var, D, r0, np.int64(9))
+        if ctx[C_CKR] >= 0:
+            r0 = ctx[C_CKR]
+            first = ctx[C_CKPTR]
+            _copy_state(D[8][R_CKPT], ck)
+        if ctx[C_STOPPED] == 0:
+            return ctx[C_PTR]
+        q = ctx[C_QPTR]
+        eb = D[6]
+        kind = np.int64(eb[0])
+        p = np.int64(eb[1])
+        v = choose_mcts(ck, r0, log, first, q, p, kind, T, var, mparams[p], D[2][p], scr)
+        D[4][C_NSEARCH] += 1
+        if v < 0:  # a round too long for the search state (never seen): the first option
+            v = np.int64(eb[2])
+        if q >= log.shape[0]:
+            return q  # the log is full (never with 4,000 rows)
+        log[q, 0] = kind
+        log[q, 1] = p
+        log[q, 2] = v
+        log[q, 3] = ctx[C_QAUX]
+        n_real = q + 1
+
+
+@njit(cache=True)
+def _play_mcts(
+    first_game_index,
+    n_games,
+    root_seed,
+    npl,
+    policy_ids,
+    policy_params,
+    mparams,
+    hpar,
+    var,
+    T,
+    log,
+    fixed,
+):
+    """The batch kernel of lineups with mcts seats (compiled only for them): ``_play``'s ten
+    arrays plus the last game's decision count and the number of searches; ``log`` int32[L, 4] receives the last game's
+    decisions, ``fixed`` its setup (``setup``)."""
+    out = _result_arrays(n_games, npl)
+    D = make_buffers(1, 1, hpar.shape[0])
+    D = (D[0], D[1], D[2], log, D[4], D[5], D[6], D[7], D[8])
+    cap = 66  # >= 64: value doubles as flat's totals (at most 64 options)
+    for p in range(npl):
+        D[0][p] = policy_ids[p]
+        if policy_ids[p] == POL_MCTS:
+            cap = max(cap, np.int64(mparams[p, M_ITER]) + 2)
+        for k in range(hpar.shape[0]):
+            D[1][p, k] = hpar[k] if policy_ids[p] == POL_MCTS else policy_params[p, k]
+    scr = search_scratch(npl, cap, hpar)
+    st = np.zeros(STATE_SIZE, dtype=np.int32)
+    ck = np.zeros(STATE_SIZE, dtype=np.int32)
+    nd = 0
+    keep = fixed[0] == 1 and n_games == 1
+    for g in range(n_games):
+        if not keep:
+            fixed[0] = 0
+        nd = _drive_game(
+            st, T, var, D, npl, root_seed, first_game_index + g, fixed, mparams, scr, ck
+        )
+        _collect_game(st, nd, g, out)
+    return out + (nd, D[4][C_NSEARCH])
+
+
+def play_batch_mcts(
+    first_game_index,
+    n_games,
+    root_seed,
+    npl,
+    policy_ids,
+    policy_params,
+    mcts_params,
+    heur_params,
+    var,
+    T,
+):
+    """``play_batch`` for lineups with ``POL_MCTS`` seats (same ten arrays).
+
+    ``policy_ids`` int64[npl] (``POL_*``); ``policy_params`` float64[npl, P]: the random and
+    heuristic seats' parameters (``play_batch``); ``mcts_params`` float64[npl, N_MPARAMS] (the
+    rows of the mcts seats are used); ``heur_params`` float64[P]: the heuristic parameters of
+    the mcts seats' unsearched decisions and of the rollouts (the heuristic's defaults).
+    """
+    r = _play_mcts(
+        np.int64(first_game_index),
+        np.int64(n_games),
+        np.uint64(root_seed),
+        np.int64(npl),
+        np.ascontiguousarray(policy_ids, dtype=np.int64),
+        np.ascontiguousarray(policy_params, dtype=np.float64),
+        np.ascontiguousarray(mcts_params, dtype=np.float64),
+        np.ascontiguousarray(heur_params, dtype=np.float64),
+        np.ascontiguousarray(var, dtype=np.int64),
+        T,
+        np.zeros((4000, 4), np.int32),
+        np.zeros(FIXED_SIZE, np.int32),
+    )
+    return r[:10]
+
+
+def record_mcts(
+    root_seed,
+    game_index,
+    npl,
+    policy_ids,
+    policy_params,
+    mcts_params,
+    heur_params,
+    var,
+    T,
+    log,
+    fixed=None,
+):
+    """Play one game of an mcts lineup (arguments as ``play_batch_mcts``); its decisions go to
+    ``log`` (int32[L, 4]). ``fixed``: a setup to play instead of the deal's (``setup``; tests).
+    Returns (n_decisions, fixed int32[FIXED_SIZE]: the setup)."""
+    fixed = np.zeros(FIXED_SIZE, np.int32) if fixed is None else fixed.copy()
+    r = _play_mcts(
+        np.int64(game_index),
+        np.int64(1),
+        np.uint64(root_seed),
+        np.int64(npl),
+        np.ascontiguousarray(policy_ids, dtype=np.int64),
+        np.ascontiguousarray(policy_params, dtype=np.float64),
+        np.ascontiguousarray(mcts_params, dtype=np.float64),
+        np.ascontiguousarray(heur_params, dtype=np.float64),
+        np.ascontiguousarray(var, dtype=np.int64),
+        T,
+        log,
+        fixed,
+    )
+    return int(r[10]), fixed

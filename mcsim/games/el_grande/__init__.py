@@ -217,6 +217,60 @@ HEURISTIC_PARAMS = (
     ),
 )
 
+#: ``mcts`` parameters (kernel order ``kernels.el_grande.M_*``); defaults from the measurements
+#: in benchmarks/RESULTS.md (Search, El Grande)
+MCTS_PARAMS = (
+    ParamSpec(
+        "iterations",
+        40.0,
+        "search iterations per searched decision (no wall-clock budget)",
+        1.0,
+        1e5,
+        integer=True,
+    ),
+    ParamSpec(
+        "c",
+        0.7,
+        "UCB1 exploration constant (rewards: win share in [0, 1], or margin / 20 points)",
+        0.0,
+        100.0,
+    ),
+    ParamSpec(
+        "reward",
+        1.0,
+        "0 win share (seats on the top score share 1), 1 margin: (own points - best other "
+        "seat's) / 20",
+        0.0,
+        1.0,
+        integer=True,
+    ),
+    ParamSpec(
+        "rollout",
+        1.0,
+        "rollout policy of every seat: 0 random, 1 heuristic (default parameters)",
+        0.0,
+        1.0,
+        integer=True,
+    ),
+    ParamSpec(
+        "scope",
+        1.0,
+        "0 search every decision; 1 all but single placement/move steps (heuristic plays those)",
+        0.0,
+        1.0,
+        integer=True,
+    ),
+    ParamSpec(
+        "horizon",
+        2.0,
+        "rounds after the current one that rollouts play, then points + what every place "
+        "would pay now (0: to the end)",
+        0.0,
+        9.0,
+        integer=True,
+    ),
+)
+
 #: game-specific options (``--option KEY=VALUE``): none
 OPTIONS: dict[str, str] = {}
 
@@ -265,6 +319,14 @@ SPEC = GameSpec(
             "bids for caballeros/turn order, takes the card with the best look-ahead, places and "
             "moves by one-step evaluation of majorities, scores where ahead, vetoes big swings",
             HEURISTIC_PARAMS,
+        ),
+        PolicySpec(
+            "mcts",
+            K.POL_MCTS,
+            "information-set Monte Carlo tree search (kernels/search.py) over its own decisions; "
+            "each iteration reshuffles the unrevealed action cards and redraws the others' "
+            "secret choices; other seats and rollouts play the heuristic",
+            MCTS_PARAMS,
         ),
     ),
     summary_key="el_grande",
@@ -565,6 +627,15 @@ def prepare(config: RunConfig) -> Prepared:
     )
 
 
+def _has_mcts(prep: Prepared) -> bool:
+    return bool((prep.policy_ids == K.POL_MCTS).any())
+
+
+def _heuristic_defaults() -> np.ndarray:
+    """The heuristic's default parameters (float64[P]): what mcts seats and rollouts use."""
+    return np.array([p.default for p in HEURISTIC_PARAMS], dtype=np.float64)
+
+
 def _win_share(score: np.ndarray, unplayed: np.ndarray, final_tie: int) -> np.ndarray:
     key = score.astype(np.float64)
     if final_tie == 1:
@@ -588,20 +659,35 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     past the action's end counts as partial).
     """
     npl = prep.config.players
-    score, src, plies, pwr, taker, tround, kingby, unplayed, intake, vetoes = K.play_batch(
-        np.int64(first_game_index),
-        np.int64(n_games),
-        np.uint64(root_seed),
-        np.int64(npl),
-        prep.policy_ids.astype(np.int64),
-        prep.policy_params.astype(np.float64),
-        prep.variant_codes.astype(np.int64),
-        prep.tables["T"],
-    )
+    if _has_mcts(prep):  # a separate kernel: random/heuristic runs never compile the search
+        r = K.play_batch_mcts(
+            np.int64(first_game_index),
+            np.int64(n_games),
+            np.uint64(root_seed),
+            np.int64(npl),
+            prep.policy_ids.astype(np.int64),
+            prep.policy_params.astype(np.float64),
+            prep.policy_params[:, : K.N_MPARAMS].astype(np.float64),
+            _heuristic_defaults(),
+            prep.variant_codes.astype(np.int64),
+            prep.tables["T"],
+        )
+    else:
+        r = K.play_batch(
+            np.int64(first_game_index),
+            np.int64(n_games),
+            np.uint64(root_seed),
+            np.int64(npl),
+            prep.policy_ids.astype(np.int64),
+            prep.policy_params.astype(np.float64),
+            prep.variant_codes.astype(np.int64),
+            prep.tables["T"],
+        )
+    score, src, plies, pwr, taker, tround, kingby, unplayed, intake, vetoes = r
     out: dict[str, np.ndarray] = {
         "score": score,
         "length": plies.astype(np.int32),
-        "win_share": _win_share(score, unplayed, int(prep.variant_codes[3])),
+        "win_share": _win_share(score, unplayed, int(prep.variant_codes[K.V_FINALTIE])),
         "unplayed": unplayed,
         "intake_taken": intake[:, :, 0],
         "intake_max": intake[:, :, 1],
@@ -638,7 +724,7 @@ def _card_types() -> list[str]:
 
 
 def _first_round(prep: Prepared) -> int:
-    return 2 if int(prep.variant_codes[2]) == 1 else 1
+    return 2 if int(prep.variant_codes[K.V_ROUNDS]) == 1 else 1
 
 
 def partial_summary(games, prep: Prepared) -> dict:
@@ -1201,15 +1287,33 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
         log = np.zeros((_LOG_CAP, 4), dtype=np.int32)
         ev = np.zeros((64, 8), dtype=np.int32)
         fixed = np.zeros(K.FIXED_SIZE, dtype=np.int32)
+        mode = K.MODE_RECORD
+        if _has_mcts(prep):
+            # play with the search, then replay the logged decisions for the scoring events
+            # (the replay kernel is the random/heuristic one: the search is not needed)
+            nd, fixed = K.record_mcts(
+                np.uint64(root_seed),
+                np.int64(gi),
+                np.int64(npl),
+                prep.policy_ids.astype(np.int64),
+                prep.policy_params.astype(np.float64),
+                prep.policy_params[:, : K.N_MPARAMS].astype(np.float64),
+                _heuristic_defaults(),
+                prep.variant_codes.astype(np.int64),
+                prep.tables["T"],
+                log,
+            )
+            fixed[0] = 1
+            mode = K.MODE_REPLAY
         st, nd, nev, err, eb, ne = K.run_logged(
             np.uint64(root_seed),
             np.int64(gi),
             np.int64(npl),
-            prep.policy_ids.astype(np.int64),
+            np.where(prep.policy_ids == K.POL_MCTS, K.POL_HEURISTIC, prep.policy_ids),
             prep.policy_params.astype(np.float64),
             prep.variant_codes.astype(np.int64),
             prep.tables["T"],
-            K.MODE_RECORD,
+            mode,
             log,
             ev,
             fixed,
@@ -1391,7 +1495,7 @@ def replay(record: dict) -> dict:
         np.array(
             [[sum(v for v in range(1, 14) if (int(st[K.O_HAND + p]) >> v) & 1) for p in range(npl)]]
         ),
-        SPEC.variant_codes(variant)[3],
+        SPEC.variant_codes(variant)[K.V_FINALTIE],
     )[0]
     winner = int(np.argmax(share)) if share.max() >= 1 - 1e-9 else None
     result = {
