@@ -33,11 +33,14 @@ monastery; Road Sweeper / Cash Out (x, y, segment); Change Position (x, y, from,
 the tile type kept. -99 = the gift had no effect.
 """
 
-import numpy as np
-from numba import njit
+from collections import namedtuple
 
+import numpy as np
+from numba import njit, types
+
+from kernels import search
 from kernels.bitboard import popcount
-from kernels.rng import STREAM_DEAL, STREAM_POLICY, new_state, randint
+from kernels.rng import STREAM_DEAL, STREAM_POLICY, new_state, next_u64, randint
 
 BOARD_W = 147
 CENTER = 73
@@ -96,7 +99,7 @@ FARMS_V3, FARMS_V2, FARMS_V1, FARMS_NONE = 0, 1, 2, 3
     P_CASH_OUT,
 ) = range(14)
 
-POLICY_RANDOM, POLICY_HEURISTIC = 0, 1
+POLICY_RANDOM, POLICY_HEURISTIC, POLICY_MCTS = 0, 1, 2
 # heuristic parameter indices (ParamSpec order in mcsim.games.carcassonne)
 (
     H_W_OPP,
@@ -134,7 +137,56 @@ L_PLAYER, L_TILE, L_OPEN, L_GA, L_GB, L_GC, L_GD, L_X, L_Y, L_ROT, L_MEEPLE, L_R
     S_NOPT,
     S_FINISHED,
 ) = range(14)
-N_SC = 16
+# search state (``kernels.search``): where the seat to move ``S_CUR`` stands within its turn
+(
+    S_PHASE,  # PH_*
+    S_T,  # tile in hand
+    S_T2,  # Take 2's second tile (PH_KEEP)
+    S_OPENED,  # gift opened this turn (-1 none)
+    S_IDX,  # tile index just placed (PH_MEEPLE)
+    S_EARNED,  # 1 = the placement earned a gift card (§4.2)
+    S_PLAN_C,  # heuristic rollouts: planned cell, rotation, segment (-2 = no plan)
+    S_PLAN_R,
+    S_PLAN_S,
+) = range(14, 23)
+N_SC = 24
+PH_OPEN, PH_TARGET, PH_CHANGE, PH_KEEP, PH_PLACE, PH_MEEPLE, PH_OVER = range(7)
+
+#: one game state (``new_game_state``); a namedtuple of arrays, so its Numba type is the search
+#: state type of this game (``kernels.search.register``)
+GameState = namedtuple(
+    "GameState",
+    [
+        "board",
+        "pat",
+        "nb8",
+        "fpos",
+        "front",
+        "tinfo",
+        "parent",
+        "fsize",
+        "lo",
+        "hi",
+        "fint",
+        "fmee",
+        "mnode",
+        "score",
+        "brk",
+        "pile",
+        "avail",
+        "hand",
+        "gdeck",
+        "gdisc",
+        "gst",
+        "sc",
+        "opt",
+        "scratch",
+        "mflag",
+        "srng",
+        "fpm",
+        "fcnt",
+    ],
+)
 
 # replay error kinds
 (
@@ -217,7 +269,11 @@ def new_game_state():
     scratch = np.zeros(64, dtype=np.int64)
     # per meeple: 1 placed by Synod, 2 moved by Change Position
     mflag = np.zeros((MAX_PLAYERS, MAX_MEEPLES), dtype=np.int32)
-    return (
+    srng = np.zeros(4, dtype=np.uint64)
+    # farm scoring scratch (score_final)
+    fpm = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+    fcnt = np.zeros((64, MAX_PLAYERS), dtype=np.int32)
+    return GameState(
         board,
         pat,
         nb8,
@@ -243,6 +299,9 @@ def new_game_state():
         opt,
         scratch,
         mflag,
+        srng,
+        fpm,
+        fcnt,
     )
 
 
@@ -277,6 +336,9 @@ def _reset(S):
         opt,
         scratch,
         mflag,
+        srng,
+        fpm,
+        fcnt,
     ) = S
     mflag[:, :] = 0
     for i in range(sc[S_NPLACED]):
@@ -373,6 +435,9 @@ def place_tile(S, T, t, rot, cell, conn):
         opt,
         scratch,
         mflag,
+        srng,
+        fpm,
+        fcnt,
     ) = S
     edge, side_seg, port_seg, nseg = T[0], T[1], T[2], T[3]
     seg_kind, seg_nsides, seg_pen, seg_adj = T[4], T[5], T[6], T[7]
@@ -619,6 +684,9 @@ def score_final(S, T, variant):
         opt,
         scratch,
         mflag,
+        srng,
+        fpm,
+        fcnt,
     ) = S
     nseg, seg_kind, seg_adj, pts = T[3], T[4], T[7], T[10]
     npl = sc[S_NPLAYERS]
@@ -685,7 +753,9 @@ def score_final(S, T, variant):
                     if seg_kind[t, s] == KIND_FIELD and parent[n] == n and fint[n, F_MTOT] > 0:
                         _award(S, n, pts[P_FARM] * popcount(lo[n]), CAT_FARM, -1)
         elif farms == FARMS_V2:
-            pm = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+            pm = S.fpm  # scratch (no allocation: rollouts run inside the NRT-free loop)
+            for p in range(MAX_PLAYERS):
+                pm[p] = 0
             for i in range(nplaced):
                 t = tinfo[i, 0]
                 for s in range(nseg[t]):
@@ -702,7 +772,10 @@ def score_final(S, T, variant):
                 score[p] += v
                 brk[p, CAT_FARM] += v
         else:  # v1: per city, farmers summed over all fields touching it
-            cnt = np.zeros((64, MAX_PLAYERS), dtype=np.int32)
+            cnt = S.fcnt
+            for c in range(64):
+                for p in range(MAX_PLAYERS):
+                    cnt[c, p] = 0
             for i in range(nplaced):
                 t = tinfo[i, 0]
                 for s in range(nseg[t]):
@@ -1514,6 +1587,7 @@ def play_game(
     log,
     tlog,
     glog,
+    mscr,
 ):
     """Play (``MODE_PLAY``) or validate (``MODE_REPLAY``) one game; results stay in ``S``.
 
@@ -1541,6 +1615,9 @@ def play_game(
         Replay only: the turn rows (see module docstring).
     log : int32[>= 72, LOG_COLS]; tlog, glog : int32[256]
         Written in both modes when non-empty: turn rows, tiles drawn, gift cards drawn.
+    mscr : tuple or None
+        ``search_scratch`` when a seat plays ``mcts``, else None (then the search code is not
+        compiled: the ``mscr is not None`` branches are pruned at compile time).
 
     Notes
     -----
@@ -1572,6 +1649,7 @@ def play_game(
         drng,
         grng,
         prng,
+        mscr,
     )
     if S[21][S_FINISHED] == 1:
         score_final(S, T, variant)
@@ -1602,6 +1680,7 @@ def _play_turns(
     drng,
     grng,
     prng,
+    mscr,
 ):
     """Body of ``play_game`` up to the final scoring: reset, start tile, pile, then turns until
     the pile is empty (sets ``sc[S_FINISHED]``) or a replay stops; ``drng``/``grng`` uint64[4]
@@ -1632,6 +1711,9 @@ def _play_turns(
         opt,
         scratch,
         mflag,
+        srng,
+        fpm,
+        fcnt,
     ) = S
     cl_seg, pts, counts = T[9], T[10], T[12]
     start_t = T[13][0]
@@ -1726,6 +1808,16 @@ def _play_turns(
                                 opened = g
                                 break
                             k -= 1
+            elif pid == POLICY_MCTS:
+                if mscr is not None:
+                    opened = (
+                        mcts_move(
+                            S, T, H, variant, cur, PH_OPEN, t, -1, -1, -1, 0, params, rng, mscr
+                        )
+                        - BASE_OPEN
+                    )
+                    if opened == N_GIFT:
+                        opened = -1
             else:
                 bestg = -1e18
                 for g in range(N_GIFT):
@@ -1776,6 +1868,27 @@ def _play_turns(
                             return
                     elif pid == POLICY_RANDOM:
                         target = opt[randint(rng, no), 3]
+                    elif pid == POLICY_MCTS:
+                        if mscr is not None:
+                            target = (
+                                mcts_move(
+                                    S,
+                                    T,
+                                    H,
+                                    variant,
+                                    cur,
+                                    PH_TARGET,
+                                    t,
+                                    -1,
+                                    opened,
+                                    -1,
+                                    0,
+                                    params,
+                                    rng,
+                                    mscr,
+                                )
+                                - BASE_NODE
+                            )
                     else:
                         v, target, _b = _gift_gain(S, T, H, cur, opened, t, params, variant, opt)
                         if target < 0:
@@ -1823,6 +1936,30 @@ def _play_turns(
                             sc[S_NOPT] = no
                             _fail(S, ERR_GIFT_ARG, turn)
                             return
+                    elif pid == POLICY_MCTS:
+                        if mscr is not None:
+                            m = (
+                                mcts_move(
+                                    S,
+                                    T,
+                                    H,
+                                    variant,
+                                    cur,
+                                    PH_CHANGE,
+                                    t,
+                                    -1,
+                                    opened,
+                                    -1,
+                                    0,
+                                    params,
+                                    rng,
+                                    mscr,
+                                )
+                                - BASE_CHANGE
+                            )
+                            for i in range(no):
+                                if opt[i, 0] == m // MAX_SEG and opt[i, 1] == m % MAX_SEG:
+                                    choice = i
                     else:
                         choice = randint(rng, no)  # the heuristic never opens it
                 elif mode == MODE_REPLAY and rscript[turn, L_GA] != NO_EFFECT:
@@ -1860,6 +1997,27 @@ def _play_turns(
                     elif pid == POLICY_RANDOM:
                         if randint(rng, 2) == 1:
                             keep = t2
+                    elif pid == POLICY_MCTS:
+                        if mscr is not None:
+                            keep = (
+                                mcts_move(
+                                    S,
+                                    T,
+                                    H,
+                                    variant,
+                                    cur,
+                                    PH_KEEP,
+                                    t,
+                                    t2,
+                                    opened,
+                                    -1,
+                                    0,
+                                    params,
+                                    rng,
+                                    mscr,
+                                )
+                                - BASE_KEEP
+                            )
                     else:
                         c1, r1, s1, v1 = best_placement(S, T, t, cur, params, variant, H, opt)
                         c2, r2, s2, v2 = best_placement(S, T, t2, cur, params, variant, H, opt)
@@ -1895,6 +2053,15 @@ def _play_turns(
             k = randint(rng, no)
             c = opt[k, 0]
             r = opt[k, 1]
+        elif pid == POLICY_MCTS:
+            c = -1
+            r = 0
+            if mscr is not None:
+                m = mcts_move(
+                    S, T, H, variant, cur, PH_PLACE, t, -1, opened, -1, 0, params, rng, mscr
+                )
+                c = m // 4
+                r = m % 4
         else:
             c, r, planned_s, v = best_placement(S, T, t, cur, params, variant, H, opt)
         sc[S_CUR] = cur
@@ -1923,6 +2090,29 @@ def _play_turns(
                 return
         elif pid == POLICY_RANDOM:
             s = mopts[randint(rng, nm)]
+        elif pid == POLICY_MCTS:
+            s = -1
+            if mscr is not None:
+                s = (
+                    mcts_move(
+                        S,
+                        T,
+                        H,
+                        variant,
+                        cur,
+                        PH_MEEPLE,
+                        t,
+                        -1,
+                        opened,
+                        idx,
+                        1 if earned else 0,
+                        params,
+                        rng,
+                        mscr,
+                    )
+                    - BASE_MEEPLE
+                    - 1
+                )
         else:
             s = -1
             for i in range(nm):
@@ -1957,6 +2147,495 @@ def _play_turns(
     sc[S_FINISHED] = 1
 
 
+# --------------------------------------------------------------------------------------------
+# search (kernels.search): the game as a sequence of single decisions
+# --------------------------------------------------------------------------------------------
+# The search state is a ``GameState`` whose ``sc`` also says where the seat to move stands in
+# its turn (``S_PHASE`` and the ``S_T .. S_PLAN_S`` slots); the chance events of a
+# determinized state (tile draws, gift cards, Take 2 shuffle-back) come from the pile order
+# and from ``srng``, both set by ``_s_determinize``, so ``_s_apply`` is deterministic.
+# Move codes (one range for ``search.search``'s mark array):
+#   placement: cell * 4 + rotation                 (PH_PLACE)
+#   meeple:    BASE_MEEPLE + segment + 1 (0 = none)  (PH_MEEPLE)
+#   open gift: BASE_OPEN + type (N_GIFT = none)      (PH_OPEN)
+#   target:    BASE_NODE + node                      (PH_TARGET: Synod, Road Sweeper, Cash Out)
+#   change:    BASE_CHANGE + from node * 8 + to seg  (PH_CHANGE)
+#   Take 2:    BASE_KEEP + tile type kept            (PH_KEEP)
+# ctx = (T, variant, H, rollout policy id, rollout parameters float64[11], opt2 int32[MAX_OPT,
+# 4], lst int64[MAX_OPT], e0 int32[0]).
+BASE_MEEPLE = BOARD_W * BOARD_W * 4
+BASE_OPEN = BASE_MEEPLE + MAX_SEG + 1
+BASE_NODE = BASE_OPEN + N_GIFT + 1
+BASE_CHANGE = BASE_NODE + MAX_NODES
+BASE_KEEP = BASE_CHANGE + MAX_NODES * MAX_SEG
+N_CODES = BASE_KEEP + 32
+MAX_PLIES = 4 * MAX_TILES + 2
+#: ``mcts`` parameter positions (ParamSpec order in mcsim.games.carcassonne)
+M_ITER, M_C, M_REWARD, M_ROLLOUT, M_SCALE = range(5)
+
+
+@njit(cache=True)
+def _s_copy(dst, src):
+    """Copy game state ``src`` into ``dst`` (the parts a game changes: the cells around the
+    placed tiles, the feature nodes in use, the small arrays); scratch (``opt``) is not copied."""
+    for i in range(dst.sc[S_NPLACED]):
+        c = dst.tinfo[i, 2]
+        for k in range(9):
+            d = c + (_OFF8[k] if k < 8 else 0)
+            dst.board[d] = -1
+            dst.nb8[d] = 0
+            dst.pat[d] = 0
+            dst.fpos[d] = -1
+    n = src.sc[S_NPLACED]
+    for i in range(n):
+        c = src.tinfo[i, 2]
+        for k in range(9):
+            d = c + (_OFF8[k] if k < 8 else 0)
+            dst.board[d] = src.board[d]
+            dst.nb8[d] = src.nb8[d]
+            dst.pat[d] = src.pat[d]
+            dst.fpos[d] = src.fpos[d]
+        dst.tinfo[i, 0] = src.tinfo[i, 0]
+        dst.tinfo[i, 1] = src.tinfo[i, 1]
+        dst.tinfo[i, 2] = src.tinfo[i, 2]
+    for i in range(src.sc[S_NFRONT]):
+        dst.front[i] = src.front[i]
+    for x in range(n * MAX_SEG):
+        dst.parent[x] = src.parent[x]
+        dst.fsize[x] = src.fsize[x]
+        dst.lo[x] = src.lo[x]
+        dst.hi[x] = src.hi[x]
+        for k in range(5):
+            dst.fint[x, k] = src.fint[x, k]
+        for p in range(MAX_PLAYERS):
+            dst.fmee[x, p] = src.fmee[x, p]
+    # explicit loops: slice assignment may allocate (overlap check), and the play loop that
+    # calls this is compiled without NRT
+    for p in range(MAX_PLAYERS):
+        for k in range(MAX_MEEPLES):
+            dst.mnode[p, k] = src.mnode[p, k]
+            dst.mflag[p, k] = src.mflag[p, k]
+        dst.score[p] = src.score[p]
+        for k in range(N_CAT):
+            dst.brk[p, k] = src.brk[p, k]
+        for k in range(N_GIFT):
+            dst.hand[p, k] = src.hand[p, k]
+        for k in range(src.gst.shape[1]):
+            dst.gst[p, k] = src.gst[p, k]
+    for k in range(src.pile.shape[0]):
+        dst.pile[k] = src.pile[k]
+    for k in range(src.avail.shape[0]):
+        dst.avail[k] = src.avail[k]
+    for k in range(N_GIFT):
+        dst.gdeck[k] = src.gdeck[k]
+        dst.gdisc[k] = src.gdisc[k]
+    for k in range(N_SC):
+        dst.sc[k] = src.sc[k]
+    for k in range(4):
+        dst.srng[k] = src.srng[k]
+
+
+@njit(cache=True)
+def _s_determinize(S, ctx, rng):
+    """Resample what the seat to move (``sc[S_CUR]``) cannot see: the order of the remaining
+    tiles (rebuilt from the public counts ``avail``), the other seats' gift cards (each keeps
+    its public count, dealt from the cards not in the seat's hand nor the face-up discards) and
+    the gift deck, and the chance stream of later draws (``srng``). §3.1, §4.3, §6 #13."""
+    T, variant = ctx[0], ctx[1]
+    sc, pile, avail = S.sc, S.pile, S.avail
+    pos = sc[S_PILE_POS]
+    k = pos
+    for t in range(avail.shape[0]):
+        for _ in range(avail[t]):
+            pile[k] = t
+            k += 1
+    for i in range(k - 1, pos, -1):
+        j = pos + randint(rng, i - pos + 1)
+        tmp = pile[i]
+        pile[i] = pile[j]
+        pile[j] = tmp
+    if variant[V_GIFTS] == 1:
+        me = sc[S_CUR]
+        hand, gdeck, gdisc = S.hand, S.gdeck, S.gdisc
+        gift_counts = T[14]
+        tot = 0
+        for g in range(N_GIFT):
+            gdeck[g] = gift_counts[g] - hand[me, g] - gdisc[g]
+            tot += gdeck[g]
+        for p in range(sc[S_NPLAYERS]):
+            if p == me:
+                continue
+            m = 0
+            for g in range(N_GIFT):
+                m += hand[p, g]
+                hand[p, g] = 0
+            for _ in range(m):
+                x = randint(rng, tot)
+                g = 0
+                while x >= gdeck[g]:
+                    x -= gdeck[g]
+                    g += 1
+                gdeck[g] -= 1
+                hand[p, g] += 1
+                tot -= 1
+    for i in range(4):
+        S.srng[i] = next_u64(rng)
+
+
+@njit(cache=True)
+def _s_targets(S, T, cur, g, out):
+    """Targets (nodes) of gift ``g`` (Synod, Road Sweeper, Cash Out) for ``cur`` into ``out``."""
+    if g == GIFT_SYNOD:
+        return unfinished_monasteries(S, T, out) if supply(S, cur) > 0 else 0
+    if g == GIFT_SWEEPER:
+        return unfinished_roads(S, T, out)
+    return own_meeples(S, cur, out)
+
+
+@njit(cache=True)
+def _s_changes(S, T, cur, variant, mo, conn, out):
+    """Change Position moves of ``cur``: rows (from node, to segment) into ``out``."""
+    nm = own_meeples(S, cur, mo)
+    no = 0
+    for i in range(nm):
+        k = change_targets(S, T, mo[i], variant, conn)
+        for q in range(k):
+            out[no, 0] = mo[i]
+            out[no, 1] = conn[q]
+            no += 1
+    return no
+
+
+@njit(cache=True)
+def _s_begin_turn(S, T, variant, e0):
+    """Start the turn of ``sc[S_CUR]``: draw until placeable (§3.2.1, §6 #14); the game is over
+    (``PH_OVER``) when the pile is empty."""
+    sc = S.sc
+    cur = sc[S_CUR]
+    t = _draw_tile(S, S.srng, MODE_PLAY, e0, e0)
+    while t >= 0 and not placeable(S, T, t):
+        S.gst[cur, 1] += 1
+        t = _draw_tile(S, S.srng, MODE_PLAY, e0, e0)
+    sc[S_PLAN_S] = -2
+    sc[S_OPENED] = -1
+    if t < 0:
+        sc[S_PHASE] = PH_OVER
+        return
+    sc[S_T] = t
+    sc[S_PHASE] = PH_PLACE
+    if variant[V_GIFTS] == 1:
+        for g in range(N_GIFT):
+            if S.hand[cur, g] > 0:
+                sc[S_PHASE] = PH_OPEN
+
+
+@njit(cache=True)
+def _s_legal(S, ctx, moves):
+    """Legal move codes of the decision at hand (see the codes above); 0 when the game is over."""
+    T, variant, opt2, lst = ctx[0], ctx[1], ctx[5], ctx[6]
+    sc = S.sc
+    ph = sc[S_PHASE]
+    cur = sc[S_CUR]
+    if ph == PH_PLACE:
+        n = placements(S, T, sc[S_T], True, opt2)
+        for i in range(n):
+            moves[i] = opt2[i, 0] * 4 + opt2[i, 1]
+        return n
+    if ph == PH_MEEPLE:
+        n = meeple_options(S, T, sc[S_IDX], cur, lst)
+        for i in range(n):
+            moves[i] = BASE_MEEPLE + lst[i] + 1
+        return n
+    if ph == PH_OPEN:
+        moves[0] = BASE_OPEN + N_GIFT
+        n = 1
+        for g in range(N_GIFT):
+            if S.hand[cur, g] > 0:
+                moves[n] = BASE_OPEN + g
+                n += 1
+        return n
+    if ph == PH_TARGET:
+        n = _s_targets(S, T, cur, sc[S_OPENED], lst)
+        for i in range(n):
+            moves[i] = BASE_NODE + lst[i]
+        return n
+    if ph == PH_CHANGE:
+        n = _s_changes(S, T, cur, variant, lst, S.scratch[0:8], opt2)
+        for i in range(n):
+            moves[i] = BASE_CHANGE + opt2[i, 0] * MAX_SEG + opt2[i, 1]
+        return n
+    if ph == PH_KEEP:
+        moves[0] = BASE_KEEP + sc[S_T]
+        if sc[S_T2] == sc[S_T]:
+            return 1
+        moves[1] = BASE_KEEP + sc[S_T2]
+        return 2
+    return 0
+
+
+@njit(cache=True)
+def _s_to_move(S, ctx):
+    return S.sc[S_CUR]
+
+
+@njit(cache=True)
+def _s_open(S, T, variant, g, lst, opt2, e0):
+    """Open gift ``g`` (``N_GIFT`` = none) and move to the decision it asks for (§4.3, §4.4)."""
+    sc = S.sc
+    cur = sc[S_CUR]
+    sc[S_PHASE] = PH_PLACE
+    if g == N_GIFT:
+        return
+    sc[S_OPENED] = g
+    S.hand[cur, g] -= 1
+    S.gdisc[g] += 1
+    S.gst[cur, 7 + g] += 1
+    if g == GIFT_SYNOD or g == GIFT_SWEEPER or g == GIFT_CASHOUT:
+        if _s_targets(S, T, cur, g, lst) > 0:
+            sc[S_PHASE] = PH_TARGET
+    elif g == GIFT_CHANGE:
+        if _s_changes(S, T, cur, variant, lst, S.scratch[0:8], opt2) > 0:
+            sc[S_PHASE] = PH_CHANGE
+    else:
+        t2 = _draw_tile(S, S.srng, MODE_PLAY, e0, e0)
+        while t2 >= 0 and not placeable(S, T, t2):
+            S.gst[cur, 1] += 1
+            t2 = _draw_tile(S, S.srng, MODE_PLAY, e0, e0)
+        if t2 >= 0:
+            sc[S_T2] = t2
+            sc[S_PHASE] = PH_KEEP
+
+
+@njit(cache=True)
+def apply_gift_target(S, T, variant, g, target, cur):
+    """Synod (a meeple from the supply onto monastery node ``target``), Road Sweeper (score the
+    road with root ``target``) or Cash Out (score and take back the meeple on ``target``);
+    §4.4.1-§4.4.3."""
+    if g == GIFT_SYNOD:
+        S.mflag[cur, _put_meeple(S, target, cur)] = 1
+    elif g == GIFT_SWEEPER:
+        road_sweep(S, T, target)
+    else:
+        v = cash_out_points(S, T, target, cur, variant)
+        S.score[cur] += v
+        S.brk[cur, CAT_GIFT] += v
+        S.gst[cur, 12 + GIFT_CASHOUT] += v
+        _move_meeple(S, cur, target, -1)
+
+
+@njit(cache=True)
+def finish_turn(S, T, variant, cur, idx, s, earned, grng, mode, gscript):
+    """After the placement of tile ``idx``: the meeple on segment ``s`` (-1 none, §3.2.2), the
+    gift card earned (§4.2; drawn after the meeple step), scoring (§3.2.3). Returns the gift
+    card received (-1 none), -2 when a replay's gift list is wrong."""
+    if s >= 0:
+        _put_meeple(S, idx * MAX_SEG + s, cur)
+    g = -1
+    if earned:
+        g = _draw_gift_card(S, grng, mode, gscript, S.sc[S_GDRAWN])
+        if g == -2:
+            return g
+        if g >= 0:
+            S.hand[cur, g] += 1
+            S.gst[cur, 2 + g] += 1
+    _score_completed(S, T, idx, variant)
+    S.gst[cur, 0] += 1
+    return g
+
+
+@njit(cache=True)
+def _s_apply(S, ctx, move):
+    """Play move code ``move`` (legal in ``S``) and advance to the next decision."""
+    T, variant, opt2, lst, e0 = ctx[0], ctx[1], ctx[5], ctx[6], ctx[7]
+    sc = S.sc
+    ph = sc[S_PHASE]
+    cur = sc[S_CUR]
+    if ph == PH_PLACE:
+        idx = place_tile(S, T, sc[S_T], move % 4, move // 4, S.scratch[0:8])
+        sc[S_IDX] = idx
+        sc[S_EARNED] = variant[V_GIFTS] == 1 and gift_earned(
+            S, T, idx, cur, S.scratch[0:8], variant
+        )
+        sc[S_PHASE] = PH_MEEPLE
+    elif ph == PH_MEEPLE:
+        g = finish_turn(
+            S,
+            T,
+            variant,
+            cur,
+            sc[S_IDX],
+            move - BASE_MEEPLE - 1,
+            sc[S_EARNED],
+            S.srng,
+            MODE_PLAY,
+            e0,
+        )
+        if g >= 0:
+            sc[S_GDRAWN] += 1
+        sc[S_TURN] += 1
+        sc[S_CUR] = (cur + 1) % sc[S_NPLAYERS]
+        _s_begin_turn(S, T, variant, e0)
+    elif ph == PH_OPEN:
+        _s_open(S, T, variant, move - BASE_OPEN, lst, opt2, e0)
+    elif ph == PH_TARGET:
+        apply_gift_target(S, T, variant, sc[S_OPENED], move - BASE_NODE, cur)
+        sc[S_PHASE] = PH_PLACE
+    elif ph == PH_CHANGE:
+        m = move - BASE_CHANGE
+        frm = m // MAX_SEG
+        _move_meeple(S, cur, frm, (frm // MAX_SEG) * MAX_SEG + m % MAX_SEG)
+        sc[S_PHASE] = PH_PLACE
+    elif ph == PH_KEEP:
+        keep = move - BASE_KEEP
+        other = sc[S_T2] if keep == sc[S_T] else sc[S_T]
+        sc[S_T] = keep
+        if variant[V_TAKE2_OTHER] == 0:
+            _return_tile(S, other, S.srng, MODE_PLAY)
+        sc[S_PHASE] = PH_PLACE
+
+
+@njit(cache=True)
+def _s_heuristic_move(S, ctx, rng, moves):
+    """The ``heuristic`` policy's move code at the decision at hand (as in ``_play_turns``)."""
+    T, variant, H, params, lst = ctx[0], ctx[1], ctx[2], ctx[4], ctx[6]
+    sc, opt = S.sc, S.opt
+    ph = sc[S_PHASE]
+    cur = sc[S_CUR]
+    t = sc[S_T]
+    if ph == PH_PLACE:
+        if sc[S_PLAN_S] == -2:
+            c, r, s, v = best_placement(S, T, t, cur, params, variant, H, opt)
+            sc[S_PLAN_S] = s
+            return c * 4 + r
+        return sc[S_PLAN_C] * 4 + sc[S_PLAN_R]
+    if ph == PH_MEEPLE:
+        n = meeple_options(S, T, sc[S_IDX], cur, lst)
+        for i in range(n):
+            if lst[i] == sc[S_PLAN_S]:
+                return BASE_MEEPLE + lst[i] + 1
+        return BASE_MEEPLE
+    if ph == PH_OPEN:
+        opened = N_GIFT
+        bestg = -1e18
+        for g in range(N_GIFT):
+            if S.hand[cur, g] > 0:
+                v, _a, _b = _gift_gain(S, T, H, cur, g, t, params, variant, opt)
+                if v > bestg:
+                    bestg = v
+                    if v > params[H_HOLD]:
+                        opened = g
+        return BASE_OPEN + opened
+    if ph == PH_TARGET:
+        v, target, _b = _gift_gain(S, T, H, cur, sc[S_OPENED], t, params, variant, opt)
+        if target < 0:
+            _s_targets(S, T, cur, sc[S_OPENED], lst)
+            target = lst[0]
+        return BASE_NODE + target
+    if ph == PH_KEEP:
+        c1, r1, s1, v1 = best_placement(S, T, t, cur, params, variant, H, opt)
+        c2, r2, s2, v2 = best_placement(S, T, sc[S_T2], cur, params, variant, H, opt)
+        if v2 > v1:
+            sc[S_PLAN_C], sc[S_PLAN_R], sc[S_PLAN_S] = c2, r2, s2
+            return BASE_KEEP + sc[S_T2]
+        sc[S_PLAN_C], sc[S_PLAN_R], sc[S_PLAN_S] = c1, r1, s1
+        return BASE_KEEP + t
+    n = _s_legal(S, ctx, moves)
+    return moves[randint(rng, n)]
+
+
+@njit(cache=True)
+def _s_rollout(S, ctx, rng, scores):
+    """Finish the game with the rollout policy (ctx[3]: ``POLICY_RANDOM`` uniform over the legal
+    moves, ``POLICY_HEURISTIC`` the heuristic at ctx[4]); final points into ``scores``."""
+    T, variant, moves = ctx[0], ctx[1], ctx[8]
+    heur = ctx[3] == POLICY_HEURISTIC
+    while S.sc[S_PHASE] != PH_OVER:
+        if heur:
+            mv = _s_heuristic_move(S, ctx, rng, moves)
+        else:
+            n = _s_legal(S, ctx, moves)
+            mv = moves[randint(rng, n)]
+        _s_apply(S, ctx, mv)
+    score_final(S, T, variant)
+    for p in range(scores.shape[0]):
+        scores[p] = S.score[p]
+
+
+search.register(
+    lambda t: isinstance(t, types.NamedTuple) and t.instance_class is GameState,
+    copy=lambda dst, src: _s_copy(dst, src),
+    determinize=lambda state, ctx, rng: _s_determinize(state, ctx, rng),
+    legal=lambda state, ctx, moves: _s_legal(state, ctx, moves),
+    to_move=lambda state, ctx: _s_to_move(state, ctx),
+    apply=lambda state, ctx, move: _s_apply(state, ctx, move),
+    rollout=lambda state, ctx, rng, scores: _s_rollout(state, ctx, rng, scores),
+)
+
+
+@njit(cache=True)
+def search_scratch(npl, capacity, rollout_params):
+    """Scratch of ``mcts_move`` for trees of ``capacity`` nodes and ``npl`` seats (a tuple);
+    ``rollout_params`` float64[11]: the heuristic weights of heuristic rollouts."""
+    return (
+        new_game_state(),
+        new_game_state(),
+        np.zeros((capacity, search.TREE_COLS), np.int64),
+        np.zeros(capacity, np.float64),
+        np.zeros(capacity, np.float64),
+        np.zeros(MAX_OPT, np.int64),
+        np.zeros(MAX_OPT, np.int64),
+        np.zeros(N_CODES, np.int64),
+        np.zeros(MAX_PLIES, np.int64),
+        np.zeros(npl, np.float64),
+        np.zeros(npl, np.float64),
+        np.zeros((MAX_OPT, 4), np.int32),
+        np.zeros(MAX_OPT, np.int64),
+        np.zeros(0, np.int32),
+        rollout_params.copy(),
+        np.zeros(MAX_OPT, np.int64),
+    )
+
+
+@njit(cache=True)
+def mcts_move(S, T, H, variant, cur, phase, t, t2, opened, idx, earned, params, rng, scr):
+    """Move code (see "search" above) of the seat to move (``sc[S_CUR]``) at the decision
+    ``phase`` of its turn, by ISMCTS (``kernels.search``) with the ``mcts`` parameters
+    ``params`` (``M_*``). The root copies ``S``; what the seat cannot see is never read, only
+    resampled in each iteration (``_s_determinize``)."""
+    root, work, tree, value, logs, moves, untried, mark, path, scores, reward = scr[:11]
+    opt2, lst, e0, rparams, rmoves = scr[11], scr[12], scr[13], scr[14], scr[15]
+    _s_copy(root, S)
+    rsc = root.sc
+    rsc[S_CUR] = cur
+    rsc[S_PHASE] = phase
+    rsc[S_T] = t
+    rsc[S_T2] = t2
+    rsc[S_OPENED] = opened
+    rsc[S_IDX] = idx
+    rsc[S_EARNED] = earned
+    rsc[S_PLAN_S] = -2
+    ctx = (T, variant, H, np.int64(params[M_ROLLOUT]), rparams, opt2, lst, e0, rmoves)
+    return search.search(
+        root,
+        ctx,
+        np.int64(params[M_ITER]),
+        params[M_C],
+        np.int64(params[M_REWARD]),
+        params[M_SCALE],
+        rng,
+        work,
+        tree,
+        value,
+        logs,
+        moves,
+        untried,
+        mark,
+        path,
+        scores,
+        reward,
+    )
+
+
 @njit(cache=True)
 def new_scratch():
     """Scratch arrays of the heuristic (see ``evaluate_placement``)."""
@@ -1971,6 +2650,36 @@ def new_scratch():
 
 @njit(cache=True)
 def play_batch(first_game_index, n_games, root_seed, npl, pol_ids, pol_params, variant, T):
+    """``_play_batch`` without search scratch: for lineups without an ``mcts`` seat (the search
+    code is not compiled)."""
+    return _play_batch(
+        first_game_index, n_games, root_seed, npl, pol_ids, pol_params, variant, T, None
+    )
+
+
+@njit(cache=True)
+def _mcts_scratch(npl, pol_ids, pol_params, rollout_params):
+    cap = 2
+    for p in range(npl):
+        if pol_ids[p] == POLICY_MCTS:
+            cap = max(cap, np.int64(pol_params[p, M_ITER]) + 1)
+    return search_scratch(npl, cap, rollout_params)
+
+
+@njit(cache=True)
+def play_batch_mcts(
+    first_game_index, n_games, root_seed, npl, pol_ids, pol_params, variant, T, rollout_params
+):
+    """``_play_batch`` for lineups with ``mcts`` seats; ``rollout_params`` float64[11]: the
+    heuristic weights its heuristic rollouts use."""
+    mscr = _mcts_scratch(npl, pol_ids, pol_params, rollout_params)
+    return _play_batch(
+        first_game_index, n_games, root_seed, npl, pol_ids, pol_params, variant, T, mscr
+    )
+
+
+@njit(cache=True)
+def _play_batch(first_game_index, n_games, root_seed, npl, pol_ids, pol_params, variant, T, mscr):
     """Play games ``first_game_index .. + n_games - 1``; one row of results per game.
 
     Parameters
@@ -2028,6 +2737,7 @@ def play_batch(first_game_index, n_games, root_seed, npl, pol_ids, pol_params, v
             log,
             tl,
             tl,
+            mscr,
         )
         for p in range(npl):
             score[i, p] = S[13][p]
@@ -2040,7 +2750,20 @@ def play_batch(first_game_index, n_games, root_seed, npl, pol_ids, pol_params, v
 
 @njit(cache=True)
 def record_game(game_index, root_seed, npl, pol_ids, pol_params, variant, T):
-    """Play one game and return its record arrays: (turn rows, tiles drawn, gifts drawn, scores)."""
+    """Play one game and return its record arrays: (turn rows, tiles drawn, gifts drawn, scores,
+    breakdown); no ``mcts`` seat."""
+    return _record_game(game_index, root_seed, npl, pol_ids, pol_params, variant, T, None)
+
+
+@njit(cache=True)
+def record_game_mcts(game_index, root_seed, npl, pol_ids, pol_params, variant, T, rollout_params):
+    """``record_game`` for lineups with ``mcts`` seats (see ``play_batch_mcts``)."""
+    mscr = _mcts_scratch(npl, pol_ids, pol_params, rollout_params)
+    return _record_game(game_index, root_seed, npl, pol_ids, pol_params, variant, T, mscr)
+
+
+@njit(cache=True)
+def _record_game(game_index, root_seed, npl, pol_ids, pol_params, variant, T, mscr):
     S = new_game_state()
     H = new_scratch()
     log = np.zeros((80, LOG_COLS), dtype=np.int32)
@@ -2065,6 +2788,7 @@ def record_game(game_index, root_seed, npl, pol_ids, pol_params, variant, T):
         log,
         tlog,
         glog,
+        mscr,
     )
     sc = S[21]
     return (
@@ -2112,6 +2836,7 @@ def replay_game(npl, variant, T, tscript, gscript, rscript):
         log,
         tlog,
         glog,
+        None,
     )
     sc = S[21]
     nopt = sc[S_NOPT] if sc[S_ERR] != ERR_NONE else 0

@@ -224,6 +224,7 @@ def _replay_prefix(players, codes, T, tscript, gscript, rows):
         log,
         tlog,
         glog,
+        None,
     )
     return S
 

@@ -251,6 +251,43 @@ HEURISTIC_PARAMS = (
     ),
 )
 
+#: ``mcts`` parameters (kernel order ``kernels.carcassonne.M_*``); defaults chosen in
+#: benchmarks/RESULTS.md ("Search", Carcassonne)
+MCTS_PARAMS = (
+    ParamSpec(
+        "iterations",
+        300.0,
+        "search iterations per decision (no wall-clock budget)",
+        1.0,
+        1e6,
+        integer=True,
+    ),
+    ParamSpec(
+        "c",
+        0.7,
+        "UCB1 exploration constant (rewards in [0, 1] for win, points/scale for margin)",
+        0.0,
+        100.0,
+    ),
+    ParamSpec(
+        "reward",
+        0.0,
+        "0 = win share of each seat, 1 = margin ((own - best other) / scale)",
+        0.0,
+        1.0,
+        integer=True,
+    ),
+    ParamSpec(
+        "rollout",
+        0.0,
+        "rollout policy: 0 random, 1 heuristic (at its default weights)",
+        0.0,
+        1.0,
+        integer=True,
+    ),
+    ParamSpec("scale", 20.0, "points per reward unit of the margin reward", 1.0, 1000.0),
+)
+
 #: game-specific options (``--option KEY=VALUE``)
 OPTIONS = {
     "data_dir": "directory with tiles.json, gifts.json and scoring.json to use instead "
@@ -277,6 +314,13 @@ SPEC = GameSpec(
             "immediate points + potential of open features/farms, meeple economy, gifts "
             "when they pay",
             HEURISTIC_PARAMS,
+        ),
+        PolicySpec(
+            "mcts",
+            K.POLICY_MCTS,
+            "information-set MCTS (kernels/search.py) over every decision of the turn; each "
+            "iteration resamples the tile order, opponents' gift cards and the gift deck",
+            MCTS_PARAMS,
         ),
     ),
     summary_key="carcassonne",
@@ -661,6 +705,15 @@ def prepare(config: RunConfig) -> Prepared:
     )
 
 
+def _kernel(prep: Prepared, plain, with_search):
+    """``plain`` for lineups without an ``mcts`` seat (the search code is then not compiled),
+    else ``with_search`` with the heuristic's default weights for heuristic rollouts."""
+    if not (prep.policy_ids == K.POLICY_MCTS).any():
+        return plain
+    hdef = np.array([p.default for p in HEURISTIC_PARAMS], dtype=np.float64)
+    return lambda *args: with_search(*args, hdef)
+
+
 def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: int) -> dict:
     """Play ``n_games`` games in the kernel; column arrays, one row per game.
 
@@ -676,7 +729,7 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     type 2 per card held unopened at the end. Take 2 has no direct points.
     """
     npl = prep.config.players
-    score, brk, gst, held, length = K.play_batch(
+    score, brk, gst, held, length = _kernel(prep, K.play_batch, K.play_batch_mcts)(
         int(first_game_index),
         int(n_games),
         np.uint64(root_seed & 0xFFFF_FFFF_FFFF_FFFF),
@@ -842,7 +895,7 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
     T = prep.tables["T"]
     out = []
     for i in game_indices:
-        log, tl, gl, score, brk = K.record_game(
+        log, tl, gl, score, brk = _kernel(prep, K.record_game, K.record_game_mcts)(
             int(i),
             np.uint64(root_seed & 0xFFFF_FFFF_FFFF_FFFF),
             prep.config.players,
