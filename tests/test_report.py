@@ -208,7 +208,7 @@ def test_other_games_charts_skip_cleanly_when_their_data_is_missing(rep):
     for game, charts in GAME_CHARTS.items():
         if game == "sacred-hill":
             continue
-        for slug, fn in charts:
+        for _slug, fn in charts:
             with pytest.raises(MissingData):
                 fn(ctx)
 

@@ -516,7 +516,7 @@ def prepare(config: RunConfig) -> Prepared:
     try:
         max_turns = int(opts.get("max_turns", DEFAULT_MAX_TURNS))
     except (TypeError, ValueError):
-        raise ConfigError(f"option max_turns={opts.get('max_turns')!r} is not an integer")
+        raise ConfigError(f"option max_turns={opts.get('max_turns')!r} is not an integer") from None
     if not 1 <= max_turns <= MAX_TURNS_LIMIT:
         raise ConfigError(f"option max_turns must be in 1..{MAX_TURNS_LIMIT:,}")
     ids, params = policy_arrays(SPEC, config.policies)
