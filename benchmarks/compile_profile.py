@@ -45,7 +45,7 @@ def main() -> None:
         def on_start(self, ev):
             d = ev.data["dispatcher"]
             name = f"{d.py_func.__module__}.{d.py_func.__qualname__}"
-            stack.append([name, time.process_time(), 0.0, str(ev.data["args"])])
+            stack.append([name, time.process_time(), 0.0, tuple(ev.data["args"])])
 
         def on_end(self, ev):
             name, t0, child, args = stack.pop()
@@ -71,13 +71,15 @@ def main() -> None:
             print(
                 f"{own[name]:7.2f} {total[name]:8.2f} {len(sigs[name]):4d} {count[name]:8d}  {name}"
             )
-        dup = {k: v for k, v in sigs.items() if len(v) > 1}
+        dup = {k: v for k, v in sigs.items() if len(v) > 1 and not k.startswith("numba.")}
         if dup:
-            print("\nfunctions compiled for more than one signature:")
+            print("\nfunctions compiled for more than one signature (the arguments that differ):")
             for k, v in sorted(dup.items()):
-                print(f"  {k}:")
-                for s in sorted(v):
-                    print(f"      {s[:300]}")
+                v = sorted(v, key=str)
+                diff = [i for i in range(len(v[0])) if len({str(a[i]) for a in v}) > 1]
+                print(f"  {k}: argument(s) {diff}")
+                for a in v:
+                    print("      " + ", ".join(str(a[i])[:60] for i in diff))
         print(f"sum of self-times {sum(own.values()):.1f} s")
 
 

@@ -1347,17 +1347,6 @@ def _play_simple(S, tiles, cells, seq, pol, params, last_rotmask, rng, bd, bd_ro
 
 
 @njit(cache=True)
-def _choose_search(params, S, tiles, cells, seq, pos, hand, nh, bank, rotmask, last_rand, rng, scr):
-    """``choose_mcts``, or an error when the kernel was entered without search scratch (an
-    ``mcts`` seat outside ``play_batch_search``; ``entry_for`` prevents it)."""
-    if scr is None:
-        raise ValueError("an mcts seat needs play_batch_search")
-    return choose_mcts(
-        params, S, tiles, cells, seq, pos, hand, nh, bank, rotmask, last_rand, rng, scr
-    )
-
-
-@njit(cache=True)
 def _play_planned(
     S,
     tiles,
@@ -1398,11 +1387,7 @@ def _play_planned(
             while hand[i] != plan[pos, 0]:
                 i += 1
             o = plan[pos, 1]
-        elif pol == POL_MCTS:
-            i, o = _choose_search(
-                params, S, tiles, cells, seq, pos, hand, nh, total, rotmask, last_rand, rng, scr
-            )
-        else:
+        elif pol == POL_ROLLOUT:
             i, o = _choose_rollout(
                 params,
                 S,
@@ -1418,6 +1403,12 @@ def _play_planned(
                 log,
                 saved,
                 open_ws,
+            )
+        elif scr is None:  # an entry without search (Numba keeps one of these two branches)
+            raise ValueError("an mcts seat needs play_batch_search")
+        else:
+            i, o = choose_mcts(
+                params, S, tiles, cells, seq, pos, hand, nh, total, rotmask, last_rand, rng, scr
             )
         t = hand[i]
         hand[i] = hand[nh - 1]

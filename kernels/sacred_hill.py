@@ -656,8 +656,12 @@ def play_batch(
 
     Notes
     -----
-    jit-compiled; the caller validates the inputs.
+    jit-compiled; the caller validates the inputs. An ``mcts`` seat needs
+    ``play_batch_search`` (ValueError here).
     """
+    for p in range(policy_ids.shape[0]):
+        if policy_ids[p] == POLICY_MCTS:
+            raise ValueError("an mcts seat needs play_batch_search")
     state = np.zeros(S_SIZE, dtype=np.uint64)
     pts = np.zeros(2, dtype=np.int64)
     empty_record = np.empty(0, dtype=np.int16)
