@@ -80,6 +80,9 @@ ROUND_SIZES = (9, 7, 6)
 N_PLACE = 22
 ROUND_END = (8, 15, 21)  # placement index after which scorings 1, 2, 3 happen
 HAND_SLOTS = 16  # room for the face-up unplaced tiles (at most 9 + 7 at the start of round 2)
+#: orientation masks (bit 0 = 0°, bit 1 = 180°): a tile may lie either way but the set-aside
+#: tile under ``last_tile_rotation=random`` (``1 << drawn orientation``)
+ROT_BOTH = 3
 #: scoring constants (§3.4/§3.5 [H])
 DEFENCE_POINTS = 5
 DEFENCE_STEP = 4  # threshold 4 * r
@@ -164,7 +167,11 @@ SC_CHURCH, SC_MILL, SC_DEF, SC_BONUS, SC_NPLACED = 0, 1, 2, 3, 4
 SC_STUB = 8  # 8, 9: stub nodes of castle 0; 10, 11: of castle 1 (-1 none)
 SC_CVAL = 12  # 12, 13: castle values
 SC_SAVE = 16  # scalars saved/restored around a trial placement
-LOGN = 1 + 2 * 32
+#: undo log of one placement (``place`` / ``unplace``): the number of unions, then per union
+#: the two roots joined (kept root, absorbed root); at most 32 unions per placement
+LOG_COUNT = 0
+LOG_UNIONS = 1
+LOGN = LOG_UNIONS + 2 * 32
 
 # ---------------------------------------------------------------- policies
 POL_RANDOM, POL_GREEDY, POL_HEURISTIC, POL_ROLLOUT, POL_ORACLE, POL_MCTS = 0, 1, 2, 3, 4, 5
@@ -255,10 +262,10 @@ def union(S, a, b, log):
     S[WM, ra] += S[WM, rb]
     if S[KN, ra] >= 2 and S[SH, ra] > S[SC, SC_BONUS]:
         S[SC, SC_BONUS] = S[SH, ra]
-    n = log[0]
-    log[1 + 2 * n] = ra
-    log[2 + 2 * n] = rb
-    log[0] = n + 1
+    n = log[LOG_COUNT]
+    log[LOG_UNIONS + 2 * n] = ra
+    log[LOG_UNIONS + 2 * n + 1] = rb
+    log[LOG_COUNT] = n + 1
 
 
 @njit(cache=True)
@@ -270,7 +277,7 @@ def place(S, tiles, cell, t, o, log):
     points, defence sum and best knight group. ``log`` (int64[LOGN]) receives the unions so
     ``unplace`` can undo the move; save ``S[SC, :SC_SAVE]`` before calling if you will undo.
     """
-    log[0] = 0
+    log[LOG_COUNT] = 0
     npc = tiles[t, o, T_NP]
     base = cell * MAXP
     for k in range(npc):
@@ -319,9 +326,9 @@ def place(S, tiles, cell, t, o, log):
 @njit(cache=True)
 def unplace(S, tiles, cell, log, saved):
     """Undo the last ``place`` on ``cell`` (``saved`` = ``S[SC, :SC_SAVE]`` from before it)."""
-    for i in range(log[0] - 1, -1, -1):
-        ra = log[1 + 2 * i]
-        rb = log[2 + 2 * i]
+    for i in range(log[LOG_COUNT] - 1, -1, -1):
+        ra = log[LOG_UNIONS + 2 * i]
+        rb = log[LOG_UNIONS + 2 * i + 1]
         S[PAR, rb] = rb
         S[SIZE, ra] -= S[SIZE, rb]
         S[KN, ra] -= S[KN, rb]
@@ -336,7 +343,7 @@ def unplace(S, tiles, cell, log, saved):
     S[CELLS, N_CELLS + cell] = -1
     for k in range(SC_SAVE):
         S[SC, k] = saved[k]
-    log[0] = 0
+    log[LOG_COUNT] = 0
 
 
 @njit(cache=True)
@@ -547,7 +554,7 @@ def _choose_simple(
     placement ends the round (the heuristic adds ``w[H_END]`` x the round's score)."""
     if pol == POL_RANDOM:
         i = randint(rng, nh)
-        if rotmask == 3:
+        if rotmask == ROT_BOTH:
             return i, randint(rng, 2)
         return i, (0 if rotmask == 1 else 1)
     best_i = 0
@@ -640,7 +647,7 @@ def _run_simple(
             rotmask = last_rotmask
         else:
             first = 0
-            rotmask = 3
+            rotmask = ROT_BOTH
         i, o = _choose_simple(
             pol,
             w,
@@ -710,7 +717,7 @@ def _choose_rollout(
             fut_seq[k, j] = fut_seq[k, m]
             fut_seq[k, m] = tmp
         fut_seed[k] = next_u64(rng)
-        fut_lrot[k] = (1 << randint(rng, 2)) if last_rand else 3
+        fut_lrot[k] = (1 << randint(rng, 2)) if last_rand else ROT_BOTH
     S2 = np.empty_like(S)
     hand2 = np.empty(HAND_SLOTS, dtype=np.int64)
     moves2 = np.empty((N_PLACE, 2), dtype=np.int64)
@@ -967,7 +974,7 @@ def improve_plan(S0, tiles, cells, last_rotmask, plan, iters, rng):
         p = randint(rng, N_PLACE)
         q = -1
         if randint(rng, 2) == 0 or p == N_PLACE - 1:
-            if p == N_PLACE - 1 and last_rotmask != 3:
+            if p == N_PLACE - 1 and last_rotmask != ROT_BOTH:
                 continue
             cur_plan[p, 1] ^= 1
         else:
@@ -1121,7 +1128,7 @@ def _search_legal(S, ctx, moves):
         rotmask = S[SC, SC_LROT]
         first = nh - 1
     else:
-        rotmask = 3
+        rotmask = ROT_BOTH
         first = 0
     for i in range(first, nh):
         base = (cell * T + S[SC, SC_HAND + i]) * 2
@@ -1215,7 +1222,7 @@ def search_root(S, tiles, cells, seq, pos, hand, nh, bank, last_rotmask, last_ra
     root[SC, SC_POS] = pos
     root[SC, SC_NH] = nh
     root[SC, SC_BANK] = bank
-    root[SC, SC_LROT] = last_rotmask if (pos == N_PLACE - 1 or not last_rand) else 3
+    root[SC, SC_LROT] = last_rotmask if (pos == N_PLACE - 1 or not last_rand) else ROT_BOTH
     for i in range(HAND_SLOTS):
         root[SC, SC_HAND + i] = hand[i] if i < nh else -1
     for j in range(N_PLACE):
@@ -1381,7 +1388,7 @@ def _play_planned(
     for pos in range(N_PLACE):
         nh = _reveal(hand, nh, seq, pos)
         rnd = round_of(pos)
-        rotmask = last_rotmask if pos == N_PLACE - 1 else 3
+        rotmask = last_rotmask if pos == N_PLACE - 1 else ROT_BOTH
         if pol == POL_ORACLE:
             i = 0
             while hand[i] != plan[pos, 0]:
@@ -1526,7 +1533,7 @@ def _play_games(
         for p in range(P):
             S = setup_estate(tiles, g_castles)
             rng = new_state(root_seed, gi, STREAM_POLICY + p)
-            mask = (1 << g_last_rot[p]) if last_rand else 3
+            mask = (1 << g_last_rot[p]) if last_rand else ROT_BOTH
             out_score[g, p] = _play_seat(
                 S,
                 tiles,
