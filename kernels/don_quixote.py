@@ -37,10 +37,11 @@ Policies (issue 3 §3; ids ``POL_*``)
 * oracle: ``oracle_full`` on the whole deal (beam + exact round 3 + annealing); an upper
   reference for regret, not a playable policy; its result is a lower bound on the optimum.
 
-Entry points: ``play_batch`` (all policies), ``play_batch_simple`` (random / greedy / heuristic
-only, less to compile), ``play_game_record`` (one game with its deal and moves), and the
-building blocks ``place`` / ``unplace`` / ``score_round`` / ``score_breakdown`` used by the
-replay and the tests.
+Entry points: ``play_batch_simple`` (random / greedy / heuristic), ``play_batch`` (also
+rollout and oracle), ``play_batch_search`` (also mcts), chosen by ``entry_for``: each compiles
+only what its lineups need; all three also write the deal and moves of the first games
+(records). The building blocks ``place`` / ``unplace`` / ``score_round`` / ``score_breakdown``
+are used by the replay and the tests.
 
 jit-compiled; the caller (``mcsim.games.don_quixote``) validates all input.
 """
@@ -78,11 +79,22 @@ ROT_PORT = np.array([P_RE, P_RS, P_RN, P_LW, P_LS, P_LN], dtype=np.int64)  # 180
 ROUND_SIZES = (9, 7, 6)
 N_PLACE = 22
 ROUND_END = (8, 15, 21)  # placement index after which scorings 1, 2, 3 happen
+HAND_SLOTS = 16  # room for the face-up unplaced tiles (at most 9 + 7 at the start of round 2)
+#: orientation masks (bit 0 = 0°, bit 1 = 180°): a tile may lie either way but the set-aside
+#: tile under ``last_tile_rotation=random`` (``1 << drawn orientation``)
+ROT_BOTH = 3
 #: scoring constants (§3.4/§3.5 [H])
 DEFENCE_POINTS = 5
 DEFENCE_STEP = 4  # threshold 4 * r
 N_CAT = 6
 CAT_NAMES = ("castle6", "castle4", "churches", "windmills", "defence", "knight_bonus")
+#: positions of the categories in a scoring breakdown (``score_breakdown``, ``CAT_NAMES``);
+#: castle c (0 = the 6-castle, 1 = the 4-castle) is ``CAT_CASTLE + c``
+CAT_CASTLE, CAT_CHURCHES, CAT_WINDMILLS, CAT_DEFENCE, CAT_KNIGHT_BONUS = 0, 2, 3, 4, 5
+N_CASTLES = 2
+#: Compile time: Numba compiles a jitted callee once per literal value it is called with
+#: (``f(S, 0)`` and ``f(S, 1)`` are two compiles of ``f``), so calls pass variables or
+#: ``np.int64(k)``, never a bare constant, to a function that also takes variables.
 
 
 def build_geometry():
@@ -155,13 +167,21 @@ SC_CHURCH, SC_MILL, SC_DEF, SC_BONUS, SC_NPLACED = 0, 1, 2, 3, 4
 SC_STUB = 8  # 8, 9: stub nodes of castle 0; 10, 11: of castle 1 (-1 none)
 SC_CVAL = 12  # 12, 13: castle values
 SC_SAVE = 16  # scalars saved/restored around a trial placement
-LOGN = 1 + 2 * 32
+#: undo log of one placement (``place`` / ``unplace``): the number of unions, then per union
+#: the two roots joined (kept root, absorbed root); at most 32 unions per placement
+LOG_COUNT = 0
+LOG_UNIONS = 1
+LOGN = LOG_UNIONS + 2 * 32
 
 # ---------------------------------------------------------------- policies
 POL_RANDOM, POL_GREEDY, POL_HEURISTIC, POL_ROLLOUT, POL_ORACLE, POL_MCTS = 0, 1, 2, 3, 4, 5
 #: ``mcts`` parameter positions: iterations per placement, UCB1 constant, rollout policy id
 #: (0 random, 1 greedy, 2 heuristic at ``HEUR_DEFAULT``)
 M_ITER, M_C, M_ROLLOUT = range(3)
+#: ``rollout`` parameter positions: completions per candidate, base policy id (as M_ROLLOUT)
+R_COMPLETIONS, R_BASE = range(2)
+#: ``oracle`` parameter positions: beam width, annealing steps
+O_BEAM, O_ITERS = range(2)
 #: points per reward unit of the search (the reward is the seat's own total, §3.1.5: players
 #: do not interact)
 SEARCH_SCALE = 10.0
@@ -170,8 +190,9 @@ SEARCH_SCALE = 10.0
 HEUR_DEFAULT = np.array([1.0, 2.0, 0.6, 0.3, 0.375, 0.45, 0.0, 0.5, 0.0], dtype=np.float64)
 H_NOW, H_CASTLE, H_DEF, H_BONUS, H_OPEN, H_GROW, H_KOPEN, H_CASTLE_OPEN, H_END = range(9)
 
-#: variant codes (order of SPEC.variants in mcsim.games.don_quixote)
-V_LAST_ROT = 0  # 0 free, 1 random
+#: variant codes (order of SPEC.variants in mcsim.games.don_quixote) and their values
+V_LAST_ROT = 0
+LAST_ROT_FREE, LAST_ROT_RANDOM = 0, 1
 
 
 @njit(cache=True)
@@ -241,10 +262,10 @@ def union(S, a, b, log):
     S[WM, ra] += S[WM, rb]
     if S[KN, ra] >= 2 and S[SH, ra] > S[SC, SC_BONUS]:
         S[SC, SC_BONUS] = S[SH, ra]
-    n = log[0]
-    log[1 + 2 * n] = ra
-    log[2 + 2 * n] = rb
-    log[0] = n + 1
+    n = log[LOG_COUNT]
+    log[LOG_UNIONS + 2 * n] = ra
+    log[LOG_UNIONS + 2 * n + 1] = rb
+    log[LOG_COUNT] = n + 1
 
 
 @njit(cache=True)
@@ -256,7 +277,7 @@ def place(S, tiles, cell, t, o, log):
     points, defence sum and best knight group. ``log`` (int64[LOGN]) receives the unions so
     ``unplace`` can undo the move; save ``S[SC, :SC_SAVE]`` before calling if you will undo.
     """
-    log[0] = 0
+    log[LOG_COUNT] = 0
     npc = tiles[t, o, T_NP]
     base = cell * MAXP
     for k in range(npc):
@@ -305,9 +326,9 @@ def place(S, tiles, cell, t, o, log):
 @njit(cache=True)
 def unplace(S, tiles, cell, log, saved):
     """Undo the last ``place`` on ``cell`` (``saved`` = ``S[SC, :SC_SAVE]`` from before it)."""
-    for i in range(log[0] - 1, -1, -1):
-        ra = log[1 + 2 * i]
-        rb = log[2 + 2 * i]
+    for i in range(log[LOG_COUNT] - 1, -1, -1):
+        ra = log[LOG_UNIONS + 2 * i]
+        rb = log[LOG_UNIONS + 2 * i + 1]
         S[PAR, rb] = rb
         S[SIZE, ra] -= S[SIZE, rb]
         S[KN, ra] -= S[KN, rb]
@@ -322,7 +343,7 @@ def unplace(S, tiles, cell, log, saved):
     S[CELLS, N_CELLS + cell] = -1
     for k in range(SC_SAVE):
         S[SC, k] = saved[k]
-    log[0] = 0
+    log[LOG_COUNT] = 0
 
 
 @njit(cache=True)
@@ -344,8 +365,9 @@ def castle_knights(S, c):
 @njit(cache=True)
 def score_round(S, rnd):
     """Points of scoring ``rnd`` (1..3) for the estate as it stands (§3.4)."""
-    v = castle_points(S[SC, SC_CVAL], rnd, castle_knights(S, 0))
-    v += castle_points(S[SC, SC_CVAL + 1], rnd, castle_knights(S, 1))
+    v = 0
+    for c in range(N_CASTLES):
+        v += castle_points(S[SC, SC_CVAL + c], rnd, castle_knights(S, c))
     v += S[SC, SC_CHURCH] + S[SC, SC_MILL] + defence_points(rnd, S[SC, SC_DEF])
     if rnd == 3:
         v += S[SC, SC_BONUS]
@@ -356,13 +378,16 @@ def score_round(S, rnd):
 def score_breakdown(S, rnd, out):
     """Scoring ``rnd`` per category into ``out`` (int64[6], order ``CAT_NAMES``); returns
     the sum."""
-    out[0] = castle_points(S[SC, SC_CVAL], rnd, castle_knights(S, 0))
-    out[1] = castle_points(S[SC, SC_CVAL + 1], rnd, castle_knights(S, 1))
-    out[2] = S[SC, SC_CHURCH]
-    out[3] = S[SC, SC_MILL]
-    out[4] = defence_points(rnd, S[SC, SC_DEF])
-    out[5] = S[SC, SC_BONUS] if rnd == 3 else 0
-    return out[0] + out[1] + out[2] + out[3] + out[4] + out[5]
+    for c in range(N_CASTLES):
+        out[CAT_CASTLE + c] = castle_points(S[SC, SC_CVAL + c], rnd, castle_knights(S, c))
+    out[CAT_CHURCHES] = S[SC, SC_CHURCH]
+    out[CAT_WINDMILLS] = S[SC, SC_MILL]
+    out[CAT_DEFENCE] = defence_points(rnd, S[SC, SC_DEF])
+    out[CAT_KNIGHT_BONUS] = S[SC, SC_BONUS] if rnd == 3 else 0
+    total = 0
+    for k in range(N_CAT):
+        total += out[k]
+    return total
 
 
 @njit(cache=True)
@@ -389,13 +414,13 @@ def deal(root_seed, game_index, n_players, n_land, castles, cells, seq, last_rot
     last_rot : int64[n_players]  out: orientation of the set-aside tile for variant
         ``last_tile_rotation=random`` (always drawn, so the stream is variant-independent)
     """
-    st = new_state(root_seed, game_index, STREAM_DEAL)
+    st = new_state(root_seed, game_index, np.int64(STREAM_DEAL))
     deck = np.arange(N_CELLS)
-    _shuffle(st, deck, 0)
+    _shuffle(st, deck, np.int64(0))
     castles[0] = deck[0]
     # the rest of the deck is deck[1:]; redraw the 4-castle while adjacent, reshuffling
     while BB_NEAR[deck[0]] & BB_CELLS[deck[1]]:
-        _shuffle(st, deck, 1)
+        _shuffle(st, deck, np.int64(1))
     castles[1] = deck[1]
     for i in range(N_PLACE):
         cells[i] = deck[2 + i]
@@ -433,44 +458,50 @@ def setup_estate(tiles, castles):
     S = new_estate()
     log = np.zeros(LOGN, dtype=np.int64)
     T = tiles.shape[0]
-    place(S, tiles, castles[0], T - 2, 0, log)
-    place(S, tiles, castles[1], T - 1, 0, log)
+    for c in range(N_CASTLES):
+        place(S, tiles, castles[c], T - 2 + c, np.int64(0), log)
     return S
 
 
 # ---------------------------------------------------------------- policies (issue §3)
 @njit(cache=True)
+def _castles_knights(S):
+    """Knights attached to both castles."""
+    k = 0
+    for c in range(N_CASTLES):
+        k += castle_knights(S, c)
+    return k
+
+
+@njit(cache=True)
 def _greedy_key(S, rnd):
     # documented order: immediate score, then defence sum, then knights attached to castles
-    return (
-        score_round(S, rnd) * 4096
-        + min(S[SC, SC_DEF], 63) * 64
-        + min(castle_knights(S, 0) + castle_knights(S, 1), 63)
-    )
+    return score_round(S, rnd) * 4096 + min(S[SC, SC_DEF], 63) * 64 + min(_castles_knights(S), 63)
 
 
 @njit(cache=True)
 def heuristic_value(S, tiles, rnd, w, open_ws):
     """Heuristic value of an estate during round ``rnd`` (weights ``w``, order HEUR_DEFAULT).
 
-    ``w[0]`` x score if scored now + ``w[1]`` x sum over castles of value/6 x min(knights, 3)
-    + ``w[2]`` x min(defence shields, 12) + ``w[3]`` x best knight group
-    + ``w[4]`` x open road ends facing empty cells + ``w[5]`` x church/windmill growth (one
-    more feature's value, for groups in networks with open ends) + ``w[6]`` x knights in
-    networks with open ends + ``w[7]`` x open ends of castle networks still short of 3 knights.
-    (``w[8]``, the extra weight at a round's last placement, is applied by the caller.)
+    ``w[H_NOW]`` x score if scored now + ``w[H_CASTLE]`` x sum over castles of value/6 x
+    min(knights, 3) + ``w[H_DEF]`` x min(defence shields, 12) + ``w[H_BONUS]`` x best knight
+    group + ``w[H_OPEN]`` x open road ends facing empty cells + ``w[H_GROW]`` x church/windmill
+    growth (one more feature's value, for groups in networks with open ends) + ``w[H_KOPEN]`` x
+    knights in networks with open ends + ``w[H_CASTLE_OPEN]`` x open ends of castle networks
+    still short of 3 knights. (``w[H_END]``, the extra weight at a round's last placement, is
+    applied by the caller.)
     ``open_ws`` is int64[96] scratch, all zero on entry and on return.
 
     Not modelled: which of the tiles still to come could connect a given open end (a tried
     "dead end" term, open ends no unplaced tile can serve, moved the mean by < 0.1 point on
     the placeholder set and 4 ensemble sets, so it was left out).
     """
-    v = w[0] * score_round(S, rnd)
+    v = w[H_NOW] * score_round(S, rnd)
     kc = 0.0
-    for c in range(2):
+    for c in range(N_CASTLES):
         k = castle_knights(S, c)
         kc += S[SC, SC_CVAL + c] / 6.0 * min(k, 3)
-    v += w[1] * kc + w[2] * min(S[SC, SC_DEF], 12) + w[3] * S[SC, SC_BONUS]
+    v += w[H_CASTLE] * kc + w[H_DEF] * min(S[SC, SC_DEF], 12) + w[H_BONUS] * S[SC, SC_BONUS]
     total_open = 0
     for cell in range(N_CELLS):
         t = S[CELLS, cell]
@@ -487,7 +518,7 @@ def heuristic_value(S, tiles, rnd, w, open_ws):
             r = find(S, cell * MAXP + k)
             open_ws[r] += 1
             total_open += 1
-    v += w[4] * total_open
+    v += w[H_OPEN] * total_open
     if total_open == 0:
         return v
     grow = 0.0
@@ -503,7 +534,7 @@ def heuristic_value(S, tiles, rnd, w, open_ws):
             grow += group_points(wm + 1) - group_points(wm)
         kopen += S[KN, r]
     castle_open = 0.0
-    for c in range(2):
+    for c in range(N_CASTLES):
         if castle_knights(S, c) >= 3:
             continue
         for j in range(2):
@@ -512,7 +543,7 @@ def heuristic_value(S, tiles, rnd, w, open_ws):
                 castle_open += min(open_ws[find(S, a)], 2)
     for r in range(N_NODES):
         open_ws[r] = 0
-    return v + w[5] * grow + w[6] * kopen + w[7] * castle_open
+    return v + w[H_GROW] * grow + w[H_KOPEN] * kopen + w[H_CASTLE_OPEN] * castle_open
 
 
 @njit(cache=True)
@@ -523,7 +554,7 @@ def _choose_simple(
     placement ends the round (the heuristic adds ``w[H_END]`` x the round's score)."""
     if pol == POL_RANDOM:
         i = randint(rng, nh)
-        if rotmask == 3:
+        if rotmask == ROT_BOTH:
             return i, randint(rng, 2)
         return i, (0 if rotmask == 1 else 1)
     best_i = 0
@@ -611,42 +642,29 @@ def _run_simple(
     for pos in range(pos0, N_PLACE):
         nh = _reveal(hand, nh, seq, pos)
         rnd = round_of(pos)
-        rotmask = last_rotmask if pos == N_PLACE - 1 else 3
-        if pos == N_PLACE - 1:
-            i = nh - 1
-            o = _choose_simple(
-                pol,
-                w,
-                S,
-                tiles,
-                cells[pos],
-                hand[i:nh],
-                1,
-                rotmask,
-                rnd,
-                True,
-                rng,
-                log,
-                saved,
-                open_ws,
-            )[1]
+        if pos == N_PLACE - 1:  # the set-aside tile, revealed last, is placed last (§3.2)
+            first = nh - 1
+            rotmask = last_rotmask
         else:
-            i, o = _choose_simple(
-                pol,
-                w,
-                S,
-                tiles,
-                cells[pos],
-                hand,
-                nh,
-                rotmask,
-                rnd,
-                pos == ROUND_END[rnd - 1],
-                rng,
-                log,
-                saved,
-                open_ws,
-            )
+            first = 0
+            rotmask = ROT_BOTH
+        i, o = _choose_simple(
+            pol,
+            w,
+            S,
+            tiles,
+            cells[pos],
+            hand[first:nh],
+            nh - first,
+            rotmask,
+            rnd,
+            pos == ROUND_END[rnd - 1],
+            rng,
+            log,
+            saved,
+            open_ws,
+        )
+        i += first
         t = hand[i]
         hand[i] = hand[nh - 1]
         nh -= 1
@@ -668,8 +686,8 @@ def _choose_rollout(
     """Rollout policy: each candidate is scored by the mean of K completions (base policy)
     on K futures sampled from what is hidden (cell order after ``pos``, unrevealed tiles);
     all candidates see the same K futures and base-policy draws."""
-    K = max(int(params[0]), 1)
-    base = int(params[1])
+    K = max(int(params[R_COMPLETIONS]), 1)
+    base = int(params[R_BASE])
     cell = cells[pos]
     rnd = round_of(pos)
     if pos < ROUND_END[0] + 1:
@@ -699,9 +717,9 @@ def _choose_rollout(
             fut_seq[k, j] = fut_seq[k, m]
             fut_seq[k, m] = tmp
         fut_seed[k] = next_u64(rng)
-        fut_lrot[k] = (1 << randint(rng, 2)) if last_rand else 3
+        fut_lrot[k] = (1 << randint(rng, 2)) if last_rand else ROT_BOTH
     S2 = np.empty_like(S)
-    hand2 = np.empty(16, dtype=np.int64)
+    hand2 = np.empty(HAND_SLOTS, dtype=np.int64)
     moves2 = np.empty((N_PLACE, 2), dtype=np.int64)
     rng2 = np.empty(4, dtype=np.uint64)
     nobd = np.zeros((0, 3, N_CAT), dtype=np.int64)
@@ -743,7 +761,7 @@ def _choose_rollout(
                     saved,
                     open_ws,
                     nobd,
-                    0,
+                    np.int64(0),
                     moves2,
                 )
                 acc += v
@@ -840,7 +858,7 @@ def oracle_plan(S, tiles, cells, seq, last_rotmask, beam, plan):
     plans2 = np.zeros((B, N_PLACE, 2), dtype=np.int64)
     SB[0, :, :] = S
     nb = 1
-    maxc = B * 2 * 16
+    maxc = B * 2 * HAND_SLOTS
     cb = np.empty(maxc, dtype=np.int64)
     ct = np.empty(maxc, dtype=np.int64)
     co = np.empty(maxc, dtype=np.int64)
@@ -956,7 +974,7 @@ def improve_plan(S0, tiles, cells, last_rotmask, plan, iters, rng):
         p = randint(rng, N_PLACE)
         q = -1
         if randint(rng, 2) == 0 or p == N_PLACE - 1:
-            if p == N_PLACE - 1 and last_rotmask != 3:
+            if p == N_PLACE - 1 and last_rotmask != ROT_BOTH:
                 continue
             cur_plan[p, 1] ^= 1
         else:
@@ -1012,10 +1030,12 @@ SC_POS = 16  # next placement index (0..22)
 SC_NH = 17  # face-up unplaced tiles in the hand (after the reveals of SC_POS)
 SC_LROT = 18  # orientation mask of the set-aside tile
 SC_BANK = 19  # points of the scorings done
-SC_HAND = 20  # 16 slots: the hand
+SC_HAND = 20  # HAND_SLOTS slots: the hand
 SC_FCELLS = 36  # 22 slots: the cell of each placement
 SC_SEQ = 58  # n_land slots: the reveal order
 MAX_SEARCH_LAND = N_NODES - SC_SEQ  # 38
+#: positions in ctx (as built by ``choose_mcts`` and unpacked by ``_search_rollout``)
+CTX_TILES, CTX_LAST_RAND, CTX_LOG = 0, 1, 4
 
 
 @njit(cache=True)
@@ -1067,7 +1087,8 @@ def _search_determinize(S, ctx, rng):
     but the current one), the order of the unrevealed tiles (the tiles not yet revealed), and
     the set-aside tile's orientation (variant random, before it is revealed). Each is rebuilt
     in ascending order from what is known and shuffled, so the old values are never read."""
-    n_land = ctx[0].shape[0] - 2
+    tiles, last_rand = ctx[CTX_TILES], ctx[CTX_LAST_RAND]
+    n_land = tiles.shape[0] - 2
     pos = S[SC, SC_POS]
     if pos >= N_PLACE - 1:
         return
@@ -1088,7 +1109,7 @@ def _search_determinize(S, ctx, rng):
             S[SC, k] = t
             k += 1
     _shuffle_sc(S, rng, SC_SEQ + nrev, SC_SEQ + n_land)
-    if ctx[1]:
+    if last_rand:
         S[SC, SC_LROT] = 1 << randint(rng, 2)
 
 
@@ -1099,7 +1120,7 @@ def _search_legal(S, ctx, moves):
     pos = S[SC, SC_POS]
     if pos >= N_PLACE:
         return 0
-    T = ctx[0].shape[0]
+    T = ctx[CTX_TILES].shape[0]
     cell = S[SC, SC_FCELLS + pos]
     nh = S[SC, SC_NH]
     n = 0
@@ -1107,7 +1128,7 @@ def _search_legal(S, ctx, moves):
         rotmask = S[SC, SC_LROT]
         first = nh - 1
     else:
-        rotmask = 3
+        rotmask = ROT_BOTH
         first = 0
     for i in range(first, nh):
         base = (cell * T + S[SC, SC_HAND + i]) * 2
@@ -1125,7 +1146,7 @@ def _search_to_move(S, ctx):
 
 @njit(cache=True)
 def _search_apply(S, ctx, move):
-    tiles = ctx[0]
+    tiles = ctx[CTX_TILES]
     T = tiles.shape[0]
     t = (move >> 1) % T
     o = move & 1
@@ -1136,14 +1157,16 @@ def _search_apply(S, ctx, move):
         i += 1
     S[SC, SC_HAND + i] = S[SC, SC_HAND + nh - 1]
     nh -= 1
-    place(S, tiles, S[SC, SC_FCELLS + pos], t, o, ctx[4])
+    place(S, tiles, S[SC, SC_FCELLS + pos], t, o, ctx[CTX_LOG])
     rnd = round_of(pos)
     if pos == ROUND_END[rnd - 1]:
         S[SC, SC_BANK] += score_round(S, rnd)
     pos += 1
     if pos < N_PLACE:
         n_land = tiles.shape[0] - 2
-        nh = _reveal(S[SC, SC_HAND : SC_HAND + 16], nh, S[SC, SC_SEQ : SC_SEQ + n_land], pos)
+        nh = _reveal(
+            S[SC, SC_HAND : SC_HAND + HAND_SLOTS], nh, S[SC, SC_SEQ : SC_SEQ + n_land], pos
+        )
     S[SC, SC_POS] = pos
     S[SC, SC_NH] = nh
 
@@ -1161,7 +1184,7 @@ def _search_rollout(S, ctx, rng, scores):
             S[SC, SC_FCELLS : SC_FCELLS + N_PLACE],
             S[SC, SC_SEQ : SC_SEQ + n_land],
             pos,
-            S[SC, SC_HAND : SC_HAND + 16],
+            S[SC, SC_HAND : SC_HAND + HAND_SLOTS],
             S[SC, SC_NH] - _revealed_at(pos),
             base,
             w,
@@ -1171,7 +1194,7 @@ def _search_rollout(S, ctx, rng, scores):
             saved,
             open_ws,
             nobd,
-            0,
+            np.int64(0),
             moves2,
         )
     scores[0] = total
@@ -1199,8 +1222,8 @@ def search_root(S, tiles, cells, seq, pos, hand, nh, bank, last_rotmask, last_ra
     root[SC, SC_POS] = pos
     root[SC, SC_NH] = nh
     root[SC, SC_BANK] = bank
-    root[SC, SC_LROT] = last_rotmask if (pos == N_PLACE - 1 or not last_rand) else 3
-    for i in range(16):
+    root[SC, SC_LROT] = last_rotmask if (pos == N_PLACE - 1 or not last_rand) else ROT_BOTH
+    for i in range(HAND_SLOTS):
         root[SC, SC_HAND + i] = hand[i] if i < nh else -1
     for j in range(N_PLACE):
         root[SC, SC_FCELLS + j] = cells[j] if j <= pos else -1
@@ -1289,68 +1312,89 @@ def search_scratch(tiles, capacity):
     )
 
 
-@njit(cache=True)
-def play_player(S, tiles, cells, seq, pol, params, last_rotmask, last_rand, rng, bd, bd_row, moves):
-    """Play one player's 22 placements on estate ``S`` (castles placed); return the total.
+# ---------------------------------------------------------------- playing games
+# Three entry kernels with the same arguments share one game loop (``_play_games``), and each
+# compiles only the policies its lineups need, so that a first run compiles quickly (issue 13
+# §5): ``play_batch_simple`` random / greedy / heuristic, ``play_batch`` also rollout and
+# oracle, ``play_batch_search`` also mcts (``kernels.search``). ``entry_for`` picks one. What
+# a run leaves out is an argument that is None (``plan``, ``scr``): Numba prunes the branch that
+# uses it before typing, so that code is never compiled. Records are written by the same
+# kernels (``out_record``), so a run's records share the compiled code of its games.
+# ``_play_games`` and ``_play_simple`` are inlined into their callers (``inline="always"``):
+# each compiled level of a call chain optimises again the machine code of everything below it
+# (about 0.5 s per level here), and these two only pass arguments on.
+@njit(cache=True, inline="always")
+def _play_simple(S, tiles, cells, seq, pol, params, last_rotmask, rng, bd, bd_row, moves, buf):
+    """One player's 22 placements by random / greedy / heuristic; returns the total.
 
-    Parameters
-    ----------
-    cells : int64[22]  position-card order; seq : int64[n_land]  this player's reveal order
-    pol : int  policy id (POL_*); params : float64[:]  its parameter vector
-    last_rotmask : int  allowed orientations of the set-aside tile (bit 0 = 0°, bit 1 = 180°)
-    last_rand : bool  variant ``last_tile_rotation=random`` (rollouts sample the orientation)
-    rng : uint64[4]  the seat's policy stream
-    bd : int64[rows, 3, 6]  out: per-scoring, per-category points into row ``bd_row``
-    moves : int64[22, 2]  out: (tile, rotation) of each placement
+    ``buf`` = (hand int64[HAND_SLOTS], log int64[LOGN], saved int64[SC_SAVE], open_ws
+    int64[N_NODES] all zero); the other arguments as in ``_play_seat``.
     """
-    log = np.zeros(LOGN, dtype=np.int64)
-    saved = np.zeros(SC_SAVE, dtype=np.int64)
-    open_ws = np.zeros(N_NODES, dtype=np.int64)
-    hand = np.empty(16, dtype=np.int64)
-    if pol <= POL_HEURISTIC:
-        w = params.copy() if pol == POL_HEURISTIC else HEUR_DEFAULT.copy()
-        return _run_simple(
-            S,
-            tiles,
-            cells,
-            seq,
-            0,
-            hand,
-            0,
-            pol,
-            w,
-            last_rotmask,
-            rng,
-            log,
-            saved,
-            open_ws,
-            bd,
-            bd_row,
-            moves,
-        )
-    plan = np.zeros((N_PLACE, 2), dtype=np.int64)
-    if pol == POL_MCTS:
-        scr = search_scratch(tiles, np.int64(params[M_ITER]) + 1)
-    else:
-        scr = search_scratch(tiles, 2)
+    hand, log, saved, open_ws = buf
+    w = params.copy() if pol == POL_HEURISTIC else HEUR_DEFAULT.copy()
+    return _run_simple(
+        S,
+        tiles,
+        cells,
+        seq,
+        np.int64(0),
+        hand,
+        np.int64(0),
+        pol,
+        w,
+        last_rotmask,
+        rng,
+        log,
+        saved,
+        open_ws,
+        bd,
+        bd_row,
+        moves,
+    )
+
+
+@njit(cache=True)
+def _play_planned(
+    S,
+    tiles,
+    cells,
+    seq,
+    pol,
+    params,
+    last_rotmask,
+    last_rand,
+    rng,
+    bd,
+    bd_row,
+    moves,
+    buf,
+    plan,
+    scr,
+):
+    """One player's 22 placements by rollout, oracle or mcts; returns the total.
+
+    The oracle plans the whole game first (``oracle_full`` into ``plan`` int64[22, 2]); the
+    rollout and mcts policies choose at each placement from what the player has seen. Other
+    arguments as in ``_play_seat``.
+    """
+    hand, log, saved, open_ws = buf
+    plan[:, :] = 0
     if pol == POL_ORACLE:
-        oracle_full(S, tiles, cells, seq, last_rotmask, int(params[0]), int(params[1]), rng, plan)
+        oracle_full(
+            S, tiles, cells, seq, last_rotmask, int(params[O_BEAM]), int(params[O_ITERS]), rng, plan
+        )
     total = 0
     nh = 0
     for pos in range(N_PLACE):
         nh = _reveal(hand, nh, seq, pos)
         rnd = round_of(pos)
-        rotmask = last_rotmask if pos == N_PLACE - 1 else 3
+        rotmask = last_rotmask if pos == N_PLACE - 1 else ROT_BOTH
         if pol == POL_ORACLE:
             i = 0
             while hand[i] != plan[pos, 0]:
                 i += 1
             o = plan[pos, 1]
-        elif pol == POL_MCTS:
-            i, o = choose_mcts(
-                params, S, tiles, cells, seq, pos, hand, nh, total, rotmask, last_rand, rng, scr
-            )
-        else:
+        elif pol == POL_ROLLOUT:
             i, o = _choose_rollout(
                 params,
                 S,
@@ -1367,6 +1411,12 @@ def play_player(S, tiles, cells, seq, pol, params, last_rotmask, last_rand, rng,
                 saved,
                 open_ws,
             )
+        elif scr is None:  # an entry without search (Numba keeps one of these two branches)
+            raise ValueError("an mcts seat needs play_batch_search")
+        else:
+            i, o = choose_mcts(
+                params, S, tiles, cells, seq, pos, hand, nh, total, rotmask, last_rand, rng, scr
+            )
         t = hand[i]
         hand[i] = hand[nh - 1]
         nh -= 1
@@ -1379,7 +1429,69 @@ def play_player(S, tiles, cells, seq, pol, params, last_rotmask, last_rand, rng,
 
 
 @njit(cache=True)
-def play_batch(
+def _play_seat(
+    S,
+    tiles,
+    cells,
+    seq,
+    pol,
+    params,
+    last_rotmask,
+    last_rand,
+    rng,
+    bd,
+    bd_row,
+    moves,
+    buf,
+    plan,
+    scr,
+):
+    """Play one player's 22 placements on estate ``S`` (castles placed); return the total.
+
+    Parameters
+    ----------
+    cells : int64[22]  position-card order; seq : int64[n_land]  this player's reveal order
+    pol : int  policy id (POL_*); params : float64[:]  its parameter vector
+    last_rotmask : int  allowed orientations of the set-aside tile (bit 0 = 0°, bit 1 = 180°)
+    last_rand : bool  variant ``last_tile_rotation=random`` (rollouts sample the orientation)
+    rng : uint64[4]  the seat's policy stream
+    bd : int64[rows, 3, 6]  out: per-scoring, per-category points into row ``bd_row``
+    moves : int64[22, 2]  out: (tile, rotation) of each placement
+    buf : scratch of ``_play_simple``
+    plan : int64[22, 2] scratch of the planning policies, or None when every seat is random /
+        greedy / heuristic (then only those are compiled)
+    scr : ``search_scratch``, or None when no seat is ``mcts`` (then ``kernels.search`` is not
+        compiled)
+    """
+    if plan is None:
+        return _play_simple(
+            S, tiles, cells, seq, pol, params, last_rotmask, rng, bd, bd_row, moves, buf
+        )
+    if pol <= POL_HEURISTIC:
+        return _play_simple(
+            S, tiles, cells, seq, pol, params, last_rotmask, rng, bd, bd_row, moves, buf
+        )
+    return _play_planned(
+        S,
+        tiles,
+        cells,
+        seq,
+        pol,
+        params,
+        last_rotmask,
+        last_rand,
+        rng,
+        bd,
+        bd_row,
+        moves,
+        buf,
+        plan,
+        scr,
+    )
+
+
+@njit(cache=True, inline="always")
+def _play_games(
     first_game_index,
     n_games,
     root_seed,
@@ -1389,42 +1501,44 @@ def play_batch(
     tiles,
     out_score,
     out_bd,
+    out_record,
+    plan,
+    scr,
 ):
-    """Play ``n_games`` games (indices ``first_game_index ..``) for ``len(policy_ids)`` players.
-
-    Parameters
-    ----------
-    policy_ids : int64[seats]; policy_params : float64[seats, n_params]
-    variant : int64[n_variants]  codes in SPEC.variants order (V_LAST_ROT)
-    tiles : int64[T, 2, TW]  compiled tile set, T = n_land + 2 (castles last)
-    out_score : int64[n_games, seats]  out: game totals (points)
-    out_bd : int64[n_games, seats, 3, 6]  out: points per scoring and category (CAT_NAMES)
-
-    Notes
-    -----
-    Game i depends only on (root_seed, i): the deal comes from stream STREAM_DEAL (common to
-    every policy) and seat k's choices from STREAM_POLICY + k. Players do not interact (§3.1.5).
-    """
+    """The game loop of the entry kernels (their arguments, then ``plan`` and ``scr`` as in
+    ``_play_seat``)."""
     P = policy_ids.shape[0]
     n_land = tiles.shape[0] - 2
+    rec_castles, rec_cells, rec_seq, rec_last_rot, rec_moves = out_record
     castles = np.empty(2, dtype=np.int64)
     cells = np.empty(N_PLACE, dtype=np.int64)
     seq = np.empty((P, n_land), dtype=np.int64)
     last_rot = np.empty(P, dtype=np.int64)
-    last_rand = variant[V_LAST_ROT] == 1
     moves = np.empty((N_PLACE, 2), dtype=np.int64)
+    buf = (
+        np.empty(HAND_SLOTS, dtype=np.int64),
+        np.zeros(LOGN, dtype=np.int64),
+        np.zeros(SC_SAVE, dtype=np.int64),
+        np.zeros(N_NODES, dtype=np.int64),
+    )
+    last_rand = variant[V_LAST_ROT] == LAST_ROT_RANDOM
     for g in range(n_games):
         gi = first_game_index + g
-        deal(root_seed, gi, P, n_land, castles, cells, seq, last_rot)
+        kept = g < rec_castles.shape[0]  # a recorded game: its deal and moves go to out_record
+        g_castles = rec_castles[g] if kept else castles
+        g_cells = rec_cells[g] if kept else cells
+        g_seq = rec_seq[g] if kept else seq
+        g_last_rot = rec_last_rot[g] if kept else last_rot
+        deal(root_seed, gi, P, n_land, g_castles, g_cells, g_seq, g_last_rot)
         for p in range(P):
-            S = setup_estate(tiles, castles)
+            S = setup_estate(tiles, g_castles)
             rng = new_state(root_seed, gi, STREAM_POLICY + p)
-            mask = (1 << last_rot[p]) if last_rand else 3
-            out_score[g, p] = play_player(
+            mask = (1 << g_last_rot[p]) if last_rand else ROT_BOTH
+            out_score[g, p] = _play_seat(
                 S,
                 tiles,
-                cells,
-                seq[p],
+                g_cells,
+                g_seq[p],
                 policy_ids[p],
                 policy_params[p],
                 mask,
@@ -1432,54 +1546,11 @@ def play_batch(
                 rng,
                 out_bd[g],
                 p,
-                moves,
+                rec_moves[g, p] if kept else moves,
+                buf,
+                plan,
+                scr,
             )
-
-
-@njit(cache=True)
-def play_game_record(
-    game_index,
-    root_seed,
-    policy_ids,
-    policy_params,
-    variant,
-    tiles,
-    castles,
-    cells,
-    seq,
-    last_rot,
-    out_moves,
-    out_score,
-    out_bd,
-):
-    """Play game ``game_index`` exactly as ``play_batch`` does and keep the whole record.
-
-    Outputs: ``castles`` int64[2], ``cells`` int64[22], ``seq`` int64[seats, n_land],
-    ``last_rot`` int64[seats] (the deal), ``out_moves`` int64[seats, 22, 2] (tile, rotation),
-    ``out_score`` int64[seats], ``out_bd`` int64[seats, 3, 6].
-    """
-    P = policy_ids.shape[0]
-    n_land = tiles.shape[0] - 2
-    last_rand = variant[V_LAST_ROT] == 1
-    deal(root_seed, game_index, P, n_land, castles, cells, seq, last_rot)
-    for p in range(P):
-        S = setup_estate(tiles, castles)
-        rng = new_state(root_seed, game_index, STREAM_POLICY + p)
-        mask = (1 << last_rot[p]) if last_rand else 3
-        out_score[p] = play_player(
-            S,
-            tiles,
-            cells,
-            seq[p],
-            policy_ids[p],
-            policy_params[p],
-            mask,
-            last_rand,
-            rng,
-            out_bd,
-            p,
-            out_moves[p],
-        )
 
 
 @njit(cache=True)
@@ -1493,49 +1564,123 @@ def play_batch_simple(
     tiles,
     out_score,
     out_bd,
+    out_record,
 ):
-    """``play_batch`` for random / greedy / heuristic seats only (ids <= POL_HEURISTIC).
+    """Play ``n_games`` games (indices ``first_game_index ..``) whose seats are all random,
+    greedy or heuristic (ids <= POL_HEURISTIC; anything else raises ValueError).
 
-    Same arguments and results as ``play_batch``; a separate kernel so that runs without
-    rollout or oracle seats do not compile the search code.
+    Parameters
+    ----------
+    policy_ids : int64[seats]; policy_params : float64[seats, n_params]
+    variant : int64[n_variants]  codes in SPEC.variants order (V_LAST_ROT)
+    tiles : int64[T, 2, TW]  compiled tile set, T = n_land + 2 (castles last)
+    out_score : int64[n_games, seats]  out: game totals (points)
+    out_bd : int64[n_games, seats, 3, 6]  out: points per scoring and category (CAT_NAMES)
+    out_record : tuple of int64 arrays with n_rec <= n_games rows, the deal and moves of the
+        first n_rec games: castles [n_rec, 2] (cells of the 6- and 4-castle), cells [n_rec,
+        22] (position-card order), seq [n_rec, seats, n_land] (reveal orders), last_rot
+        [n_rec, seats] (set-aside tile orientation drawn), moves [n_rec, seats, 22, 2] (tile,
+        rotation per placement); ``empty_record`` in ``mcsim.games.don_quixote`` for none.
+
+    Notes
+    -----
+    Game i depends only on (root_seed, i): the deal comes from stream STREAM_DEAL (common to
+    every policy) and seat k's choices from STREAM_POLICY + k. Players do not interact (§3.1.5).
+    The three entry kernels give the same results for the seats they can play.
     """
-    P = policy_ids.shape[0]
-    n_land = tiles.shape[0] - 2
-    castles = np.empty(2, dtype=np.int64)
-    cells = np.empty(N_PLACE, dtype=np.int64)
-    seq = np.empty((P, n_land), dtype=np.int64)
-    last_rot = np.empty(P, dtype=np.int64)
-    last_rand = variant[V_LAST_ROT] == 1
-    moves = np.empty((N_PLACE, 2), dtype=np.int64)
-    log = np.zeros(LOGN, dtype=np.int64)
-    saved = np.zeros(SC_SAVE, dtype=np.int64)
-    open_ws = np.zeros(N_NODES, dtype=np.int64)
-    hand = np.empty(16, dtype=np.int64)
-    for g in range(n_games):
-        gi = first_game_index + g
-        deal(root_seed, gi, P, n_land, castles, cells, seq, last_rot)
-        for p in range(P):
-            S = setup_estate(tiles, castles)
-            rng = new_state(root_seed, gi, STREAM_POLICY + p)
-            mask = (1 << last_rot[p]) if last_rand else 3
-            pol = policy_ids[p]
-            w = policy_params[p].copy() if pol == POL_HEURISTIC else HEUR_DEFAULT.copy()
-            out_score[g, p] = _run_simple(
-                S,
-                tiles,
-                cells,
-                seq[p],
-                0,
-                hand,
-                0,
-                pol,
-                w,
-                mask,
-                rng,
-                log,
-                saved,
-                open_ws,
-                out_bd[g],
-                p,
-                moves,
-            )
+    for p in range(policy_ids.shape[0]):
+        if policy_ids[p] > POL_HEURISTIC:
+            raise ValueError("play_batch_simple plays random, greedy and heuristic seats only")
+    _play_games(
+        first_game_index,
+        n_games,
+        root_seed,
+        policy_ids,
+        policy_params,
+        variant,
+        tiles,
+        out_score,
+        out_bd,
+        out_record,
+        None,
+        None,
+    )
+
+
+@njit(cache=True)
+def play_batch(
+    first_game_index,
+    n_games,
+    root_seed,
+    policy_ids,
+    policy_params,
+    variant,
+    tiles,
+    out_score,
+    out_bd,
+    out_record,
+):
+    """``play_batch_simple`` that also plays rollout and oracle seats (not mcts: ValueError)."""
+    _play_games(
+        first_game_index,
+        n_games,
+        root_seed,
+        policy_ids,
+        policy_params,
+        variant,
+        tiles,
+        out_score,
+        out_bd,
+        out_record,
+        np.zeros((N_PLACE, 2), dtype=np.int64),
+        None,
+    )
+
+
+@njit(cache=True)
+def search_capacity(policy_ids, policy_params):
+    """Tree nodes needed by the ``mcts`` seats of a game (iterations + 1; 2 if none)."""
+    cap = 2
+    for p in range(policy_ids.shape[0]):
+        if policy_ids[p] == POL_MCTS:
+            cap = max(cap, np.int64(policy_params[p, M_ITER]) + 1)
+    return cap
+
+
+@njit(cache=True)
+def play_batch_search(
+    first_game_index,
+    n_games,
+    root_seed,
+    policy_ids,
+    policy_params,
+    variant,
+    tiles,
+    out_score,
+    out_bd,
+    out_record,
+):
+    """``play_batch`` that also plays mcts seats (``choose_mcts``)."""
+    _play_games(
+        first_game_index,
+        n_games,
+        root_seed,
+        policy_ids,
+        policy_params,
+        variant,
+        tiles,
+        out_score,
+        out_bd,
+        out_record,
+        np.zeros((N_PLACE, 2), dtype=np.int64),
+        search_scratch(tiles, search_capacity(policy_ids, policy_params)),
+    )
+
+
+def entry_for(policy_ids):
+    """The entry kernel that compiles least for a lineup (policy ids int64[seats])."""
+    if (policy_ids == POL_MCTS).any():
+        return play_batch_search
+    if (policy_ids <= POL_HEURISTIC).all():
+        return play_batch_simple
+    return play_batch

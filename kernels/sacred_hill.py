@@ -425,6 +425,9 @@ def choose_move(state, moves, kind, policy_id, params, rng, zone):
 # The step interface of ``kernels.search`` for Sacred Hill: the state is the uint64[S_SIZE]
 # array, ctx = (transition, zone, rollout policy id, rollout weights float64[9], int64[2]
 # points scratch). Perfect information: nothing to determinize.
+CTX_TRANSITION, CTX_ZONE = 0, 1  # positions in ctx read by ``_search_apply``
+
+
 @njit(cache=True)
 def _search_copy(dst, src):
     for k in range(S_SIZE):
@@ -462,7 +465,8 @@ def _search_to_move(state, ctx):
 @njit(cache=True)
 def _search_apply(state, ctx, move):
     kind = legal_moves(state)[1]
-    apply_move(state, move, kind, ctx[0], ctx[1])
+    transition, zone = ctx[CTX_TRANSITION], ctx[CTX_ZONE]
+    apply_move(state, move, kind, transition, zone)
 
 
 @njit(cache=True)
@@ -580,7 +584,9 @@ def play_game(
 ):
     """Play one game from the empty board to the end; ``record`` (int16[MAX_PLIES] or
     length 0) receives the moves; ``rngs`` (uint64[2, 4]) receives the seats' policy streams;
-    ``scr`` is the ``mcts`` scratch (``search_scratch``). Returns the number of plies."""
+    ``scr`` is the ``mcts`` scratch (``search_scratch``) or None when no seat searches: then
+    Numba prunes the search branch before typing it, so the search code is not compiled.
+    Returns the number of plies."""
     new_game(state)
     _seed(rngs[0], root_seed, game_index, stream_base)
     _seed(rngs[1], root_seed, game_index, stream_base + 1)
@@ -591,9 +597,12 @@ def play_game(
             break
         p = np.int64(state[S_TO_MOVE])
         rng = rngs[p]
-        mv = choose_move_search(
-            state, moves, kind, policy_ids[p], policy_params[p], rng, zone, transition, scr
-        )
+        if scr is None:
+            mv = choose_move(state, moves, kind, policy_ids[p], policy_params[p], rng, zone)
+        else:
+            mv = choose_move_search(
+                state, moves, kind, policy_ids[p], policy_params[p], rng, zone, transition, scr
+            )
         if record.shape[0] > ply:
             record[ply] = mv
         apply_move(state, mv, kind, transition, zone)
@@ -647,7 +656,67 @@ def play_batch(
 
     Notes
     -----
-    jit-compiled; the caller validates the inputs.
+    jit-compiled; the caller validates the inputs. An ``mcts`` seat needs
+    ``play_batch_search`` (ValueError here).
+    """
+    for p in range(policy_ids.shape[0]):
+        if policy_ids[p] == POLICY_MCTS:
+            raise ValueError("an mcts seat needs play_batch_search")
+    state = np.zeros(S_SIZE, dtype=np.uint64)
+    pts = np.zeros(2, dtype=np.int64)
+    empty_record = np.empty(0, dtype=np.int16)
+    rngs = np.zeros((2, 4), dtype=np.uint64)
+    _play_games(
+        first_game_index,
+        n_games,
+        root_seed,
+        stream_base,
+        policy_ids,
+        policy_params,
+        transition,
+        zone,
+        out_points,
+        out_plies,
+        out_kingdoms,
+        out_territory,
+        out_captures,
+        out_manoeuvre_forts,
+        out_passes,
+        out_decided_by,
+        out_record,
+        state,
+        pts,
+        empty_record,
+        rngs,
+        None,
+    )
+
+
+@njit(cache=True)
+def play_batch_search(
+    first_game_index,
+    n_games,
+    root_seed,
+    stream_base,
+    policy_ids,
+    policy_params,
+    transition,
+    zone,
+    out_points,
+    out_plies,
+    out_kingdoms,
+    out_territory,
+    out_captures,
+    out_manoeuvre_forts,
+    out_passes,
+    out_decided_by,
+    out_record,
+):
+    """``play_batch`` for a lineup with an ``mcts`` seat (same arguments and results).
+
+    A separate entry so that runs without a searching seat never compile ``kernels.search``
+    (about half of the kernel's compile time); the Python side picks it when a policy id is
+    ``POLICY_MCTS``. Other seats play exactly as in ``play_batch``.
     """
     state = np.zeros(S_SIZE, dtype=np.uint64)
     pts = np.zeros(2, dtype=np.int64)
@@ -711,7 +780,8 @@ def _play_games(
     rngs,
     scr,
 ):
-    """The game loop of ``play_batch`` (same arguments, then its scratch buffers)."""
+    """The game loop of ``play_batch`` and ``play_batch_search`` (same arguments, then their
+    scratch buffers; ``scr`` is None without an ``mcts`` seat, see ``play_game``)."""
     for g in range(n_games):
         rec = out_record[g] if g < out_record.shape[0] else empty_record
         plies = play_game(

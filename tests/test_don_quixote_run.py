@@ -667,7 +667,7 @@ def test_s3_3_connectivity_only_grows(tmp_path):
 
 
 def test_simple_kernel_matches_general_kernel():
-    """The search-free kernel gives exactly the general kernel's results (random, greedy and
+    """The simple-policy kernel gives exactly the general kernel's results (random, greedy and
     heuristic seats mixed, 2 players, 200 games)."""
     from mcsim.games.base import RunConfig, parse_policy
 
@@ -684,8 +684,9 @@ def test_simple_kernel_matches_general_kernel():
             prep.variant_codes,
             prep.tables["tiles"],
         )
-        K.play_batch(*args, a, abd)
-        K.play_batch_simple(*args, b, bbd)
+        none = G.empty_record(0, 2, prep.tables["tiles"].shape[0] - 2)
+        K.play_batch(*args, a, abd, none)
+        K.play_batch_simple(*args, b, bbd, none)
         assert (a == b).all() and (abd == bbd).all()
 
 

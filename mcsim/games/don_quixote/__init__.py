@@ -643,9 +643,7 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     """
     seats = prep.policy_ids.shape[0]
     score, bd = _outputs(n_games, seats)
-    simple = bool((prep.policy_ids <= K.POL_HEURISTIC).all())
-    kernel = K.play_batch_simple if simple else K.play_batch
-    kernel(
+    K.entry_for(prep.policy_ids)(
         np.int64(first_game_index),
         np.int64(n_games),
         np.uint64(root_seed),
@@ -655,8 +653,20 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
         prep.tables["tiles"],
         score,
         bd,
+        empty_record(0, seats, prep.tables["tiles"].shape[0] - 2),
     )
     return _columns(score, bd)
+
+
+def empty_record(n: int, seats: int, n_land: int) -> tuple:
+    """The kernels' ``out_record`` for ``n`` recorded games (see ``K.play_batch_simple``)."""
+    return (
+        np.zeros((n, 2), dtype=np.int64),
+        np.zeros((n, K.N_PLACE), dtype=np.int64),
+        np.zeros((n, seats, n_land), dtype=np.int64),
+        np.zeros((n, seats), dtype=np.int64),
+        np.zeros((n, seats, K.N_PLACE, 2), dtype=np.int64),
+    )
 
 
 def _columns(score: np.ndarray, bd: np.ndarray) -> dict:
@@ -738,28 +748,23 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
     variant = {v.name: v.choices[int(c)] for v, c in zip(SPEC.variants, prep.variant_codes)}
     out = []
     for gi in game_indices:
-        castles = np.zeros(2, dtype=np.int64)
-        cells = np.zeros(K.N_PLACE, dtype=np.int64)
-        seq = np.zeros((seats, n_land), dtype=np.int64)
-        last_rot = np.zeros(seats, dtype=np.int64)
-        moves = np.zeros((seats, K.N_PLACE, 2), dtype=np.int64)
-        score = np.zeros(seats, dtype=np.int64)
-        bd = np.zeros((seats, 3, K.N_CAT), dtype=np.int64)
-        K.play_game_record(
+        # the run's own kernel with one recorded game: no separate compile for records
+        score, bd = _outputs(1, seats)
+        rec = empty_record(1, seats, n_land)
+        K.entry_for(prep.policy_ids)(
             np.int64(gi),
+            np.int64(1),
             np.uint64(root_seed),
             prep.policy_ids,
             prep.policy_params,
             prep.variant_codes,
             tab,
-            castles,
-            cells,
-            seq,
-            last_rot,
-            moves,
             score,
             bd,
+            rec,
         )
+        castles, cells, seq, last_rot, moves = (a[0] for a in rec)
+        score, bd = score[0], bd[0]
         players = []
         a, b = K.ROUND_SIZES[0], K.ROUND_SIZES[0] + K.ROUND_SIZES[1]
         for p in range(seats):
