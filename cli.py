@@ -335,7 +335,7 @@ def games_cmd(as_json):
                     }
                     for p in s.policies
                 ],
-                "options": dict(getattr(module, "OPTIONS", {}) or {}),
+                "options": dict(module.OPTIONS),
             }
         )
     if as_json:
@@ -392,10 +392,7 @@ def format_summary(summary: dict, module) -> str:
     )
     block = summary.get(module.SPEC.summary_key)
     if block is not None:
-        if hasattr(module, "format_summary"):
-            lines.append(module.format_summary(block, summary))
-        else:
-            lines.append(json.dumps(block, default=str))
+        lines.append(module.format_summary(block, summary))
     return "\n".join(lines)
 
 
@@ -888,8 +885,6 @@ def replay_cmd(game, record_file, index, as_json):
         mcsim replay sacred-hill records.json --index 2    # the third of a list of records
     """
     module = get_game(game)
-    if not hasattr(module, "replay"):
-        raise errors.ConfigError(f"{game} has no replay yet")
     record = read_record(record_file, index)
     try:
         result = module.replay(record)
@@ -900,12 +895,7 @@ def replay_cmd(game, record_file, index, as_json):
         ) from None
     from mcsim.runner import to_json
 
-    if as_json:
-        click.echo(to_json(result))
-    elif hasattr(module, "format_replay"):
-        click.echo(module.format_replay(result))
-    else:
-        click.echo(json.dumps(result, indent=2))
+    click.echo(to_json(result.as_dict()) if as_json else module.format_replay(result))
 
 
 @mcsim_cli.command("show")
@@ -1044,8 +1034,6 @@ def perft_cmd(game, depth, variants):
         mcsim perft sacred-hill --depth 3      # 9632
     """
     module = get_game(game)
-    if not hasattr(module, "perft"):
-        raise errors.ConfigError(f"{game} has no perft")
     click.echo(module.perft(depth, parse_variants(variants)))
 
 

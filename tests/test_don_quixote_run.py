@@ -297,9 +297,7 @@ def test_oracle_stages_and_bound():
     plan <= final plan) and the played total equals the plan's total; on 8 deals the oracle
     beats the heuristic by more than 15 points on average (expected about 35; paired sd about
     10, standard error about 3.5)."""
-    from mcsim.games.base import RunConfig, parse_policy
-
-    prep = G.prepare(RunConfig("don-quixote", 1, [parse_policy("oracle")], {}))
+    prep = G.prepare(mcsim.runner.resolve_config("don-quixote", 1, ["oracle"])[1])
     tab = prep.tables["tiles"]
     castles = np.zeros(2, dtype=np.int64)
     cells = np.zeros(22, dtype=np.int64)
@@ -669,10 +667,8 @@ def test_s3_3_connectivity_only_grows(tmp_path):
 def test_simple_kernel_matches_general_kernel():
     """The search-free kernel gives exactly the general kernel's results (random, greedy and
     heuristic seats mixed, 2 players, 200 games)."""
-    from mcsim.games.base import RunConfig, parse_policy
-
     for pols in (["random", "heuristic:open=0.5"], ["greedy", "random"]):
-        prep = G.prepare(RunConfig("don-quixote", 2, [parse_policy(p) for p in pols], {}))
+        prep = G.prepare(mcsim.runner.resolve_config("don-quixote", 2, pols)[1])
         a, abd = G._outputs(200, 2)
         b, bbd = G._outputs(200, 2)
         args = (

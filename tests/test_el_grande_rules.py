@@ -374,25 +374,13 @@ class TestTurn:
         # shortfall caballeros come from a region (no stop: the count was chosen), never NC/CS
         for bad in ("stop", "NC", "CS"):
             with pytest.raises(IllegalMoveError) as e:
-                G.court_intake(G.position(**pos), 0, 2, [("intake", 0, "3"), ("shortfall", 0, bad)])
+                G.court_intake(
+                    G.position(**pos), 0, 2, [("intake", 0, "3"), ("shortfall", 0, bad)]
+                )
             assert e.value.ply == 1 and e.value.legal == [
                 "seat 0 shortfall GA",
                 "seat 0 shortfall AR",
             ]
-
-    def test_s3_4a_legacy_records_take_the_maximum(self):
-        """docs/rules/el_grande.md §3 step 4a: format-1 records: maximum from the province, shortfall per caballero or stop."""
-        st = G.position(
-            3,
-            king="NC",
-            court=[0, 0, 0],
-            prov=[2, 21, 21],
-            cab={"AR": [2, 0, 0], "NC": [3, 0, 0], "CS": [4, 0, 0]},
-        )
-        G.court_intake(st, 0, 2, [("shortfall", 0, "AR"), ("shortfall", 0, "stop")], legacy=True)
-        assert (st[K.O_COURT], st[K.O_PROV], cab(st, "AR", 0)) == (3, 0, 1)
-        with pytest.raises(IllegalMoveError):
-            G.court_intake(G.position(3, king="NC"), 0, 1, [("intake", 0, "3")], legacy=True)
 
     def test_s3_4a_heuristic_intake(self):
         """docs/rules/el_grande.md §3 step 4a: heuristic takes the maximum by default, up to court_target if set,
@@ -857,20 +845,6 @@ class TestDeck2:
         G.apply_card(st, 0, "2b", [("execute", 0, "yes"), ("veto", 1, "yes")])
         assert (st[K.O_COURT + 1], st[K.O_VETO_HOLDER], st[K.O_VCOUNT]) == (5, -1, 1)
 
-    def test_s6_2a_legacy_records_veto_the_whole_action(self):
-        """docs/rules/el_grande.md §6 2a: format-1 records: veto yes cancels the whole action, no cut decision."""
-        st = vetoed()
-        G.apply_card(st, 0, "1f", [("execute", 0, "yes"), ("veto", 2, "yes")], legacy=True)
-        assert st.tolist() == spent(vetoed()).tolist()
-        with pytest.raises(IllegalMoveError):
-            G.apply_card(
-                vetoed(),
-                0,
-                "1f",
-                [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "all")],
-                legacy=True,
-            )
-
     def test_s10_A2_random_holder_vetoes_half_and_cuts_uniformly(self):
         """docs/rules/el_grande.md §10 A2: a random holder vetoes with p = 1/2, then cuts uniformly among 0..n-1.
 
@@ -1146,7 +1120,9 @@ class TestDeck4:
                 base(grandes=["AR"]), 0, "4d#1", [("execute", 0, "yes"), ("grande_to", 0, "NC")]
             )
         st = base(grandes=["AR", "GA", "VA", "NC"])
-        G.apply_card(st, 3, "4d#2", [("execute", 3, "yes")])  # Grande in the King's region: no move
+        G.apply_card(
+            st, 3, "4d#2", [("execute", 3, "yes")]
+        )  # Grande in the King's region: no move
         assert st[K.O_GRANDE + 3] == P("NC")
 
     def test_s6_4e_power_card_back(self):

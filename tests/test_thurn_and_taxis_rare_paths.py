@@ -49,7 +49,7 @@ from collections import Counter
 import pytest
 
 from mcsim.games import thurn_and_taxis as T
-from mcsim.games.base import RunConfig, parse_policy
+from mcsim.runner import resolve_config
 
 DATA = T.default_data()
 REGION_OF = {c["name"]: c["region"] for c in DATA["cities"]}
@@ -268,9 +268,7 @@ def _cached_records(policy: str, players: int, seed: int, games: int, options: t
 
 
 def _records(policy: str, players: int, seed: int, games: int, **options):
-    prep = T.prepare(
-        RunConfig("thurn-and-taxis", players, [parse_policy(policy)] * players, {}, options)
-    )
+    prep = T.prepare(resolve_config("thurn-and-taxis", players, [policy], options=options)[1])
     return T.record_games(prep, seed, range(games))
 
 

@@ -246,7 +246,9 @@ def test_bad_input_raises_mcsim_errors(tmp_path):
     with pytest.raises(ConfigError, match="unknown option"):
         mcsim.simulate(GAME, games=2, options={"cards": "x.json"})
     with pytest.raises(DataFileError, match="none.json: data file does not exist"):
-        mcsim.simulate(GAME, games=2, options={"tiles": str(tmp_path / "none.json")})
+        mcsim.simulate(GAME, games=2, options={"bonus_tiles": str(tmp_path / "none.json")})
+    with pytest.raises(ConfigError, match="unknown option 'tiles'"):  # the alias is removed
+        mcsim.simulate(GAME, games=2, options={"tiles": "x.json"})
     bad = tmp_path / "c.json"
     bad.write_text(json.dumps({"carriages": [{"value": 3, "points": 2}]}))
     with pytest.raises(DataFileError, match="carriage value 4 is missing"):

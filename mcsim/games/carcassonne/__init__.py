@@ -86,11 +86,13 @@ from mcsim.games.base import (
     ParamSpec,
     PolicySpec,
     Prepared,
+    ReplayResult,
     RunConfig,
     VariantSpec,
     check_players,
-    check_recorded_points,
+    no_ensemble,
     policy_arrays,
+    replay_result,
 )
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "carcassonne"
@@ -621,25 +623,26 @@ def tables_for_variant(T: tuple, variant: dict) -> tuple:
 # --------------------------------------------------------------------------------------------
 
 
-def prepare(config: RunConfig) -> Prepared:
-    """Validate the configuration, load the data, build the kernel tables.
+def check_config(config: RunConfig) -> RunConfig:
+    """Refuse gift readings that need ``gifts=true`` (``gift_readings_error``).
 
-    ``config.options["data_dir"]`` (optional) points to another directory with the three data
-    files. Raises ``ConfigError``, ``UnknownPolicyError``, ``DataFileError``.
+    Raises
+    ------
+    ConfigError
     """
-    check_players(SPEC, config.players)
-    if len(config.policies) != config.players:
-        raise ConfigError(
-            f"carcassonne needs one policy per seat ({config.players}), got {len(config.policies)}"
-        )
-    variant = SPEC.resolve_variant(config.variant)
-    msg = gift_readings_error(variant)
+    msg = gift_readings_error(config.variant)
     if msg:
         raise ConfigError(msg)
-    config.variant = variant
-    unknown = set(config.options) - {"data_dir"}
-    if unknown:
-        raise ConfigError(f"carcassonne has no option {sorted(unknown)[0]!r}; options: data_dir")
+    return config
+
+
+def prepare(config: RunConfig) -> Prepared:
+    """Load the data, build the kernel tables (``config`` from ``resolve_config``).
+
+    ``config.options["data_dir"]`` (optional) points to another directory with the three data
+    files. Raises ``DataFileError``.
+    """
+    variant = config.variant
     data_dir = config.options.get("data_dir")
     data = load_data(str(data_dir) if data_dir else None)
     tables = tables_for_variant(build_tables(data) if data_dir else default_tables(), variant)
@@ -1026,7 +1029,7 @@ def _place_name(letters, t, x, y, r) -> str:
     return f"place {letters[t]} {x},{y} {r}"
 
 
-def replay(record: dict) -> dict:
+def replay(record: dict) -> ReplayResult:
     """Validate a record move by move and return the scores reached.
 
     Returns
@@ -1136,8 +1139,7 @@ def replay(record: dict) -> dict:
         "gifts_held": [int(x) for x in held.sum(axis=1)],
         "winner": winner,
     }
-    check_recorded_points(record, result)
-    return result
+    return replay_result(record, result)
 
 
 def format_replay(result: dict) -> str:
@@ -1426,3 +1428,20 @@ def format_summary(block: dict, summary: dict | None = None) -> str:
             + ", ".join(f"{d['mean']:.3f}" for d in block["gift_cards_per_seat"])
         )
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- the rest of the game protocol
+CHUNK_MULTIPLE = 1
+EVALUATE_BANDS: tuple = ()
+EVALUATE_GROUPS: dict = {}
+ORACLE_POLICY: str | None = None
+
+
+def charts() -> list:
+    """The game's report figures ``[(slug, builder)]`` (``mcsim.games.carcassonne.charts``)."""
+    from mcsim.games.carcassonne.charts import CHARTS
+
+    return list(CHARTS)
+
+
+ensemble_options = no_ensemble(SPEC)

@@ -66,11 +66,11 @@ from mcsim.games.base import (
     ParamSpec,
     PolicySpec,
     Prepared,
+    ReplayResult,
     RunConfig,
     VariantSpec,
-    check_players,
-    check_recorded_points,
     policy_arrays,
+    replay_result,
 )
 
 RULES = "docs/rules/don_quixote.md"
@@ -594,15 +594,10 @@ def format_move(ts: TileSet, cell: int, t: int, o: int) -> dict:
 def prepare(config: RunConfig) -> Prepared:
     """Validate the run, load the tile set (``config.options["tiles"]``) and compile it.
 
-    Raises ``ConfigError`` (players), ``UnknownPolicyError``, ``DataFileError`` (tile file).
+    ``config`` comes from ``resolve_config``. Raises ``DataFileError`` (tile file),
+    ``ConfigError`` (mcts with more landscape tiles than its search handles).
     """
-    check_players(SPEC, config.players)
-    if len(config.policies) != config.players:
-        raise ConfigError(
-            f"don-quixote: {config.players} players need {config.players} "
-            f"policies, got {len(config.policies)}"
-        )
-    variant = SPEC.resolve_variant(config.variant)
+    variant = config.variant
     ids, params = policy_arrays(SPEC, config.policies)
     ts = load_tileset(config.options.get("tiles"))
     if (ids == K.POL_MCTS).any() and ts.n_land > K.MAX_SEARCH_LAND:
@@ -809,7 +804,7 @@ def _move_text(cell: int, tile: str, rot: int) -> str:
     return f"{K.CELL_NAMES[cell]} {tile} {rot}"
 
 
-def replay(record: dict) -> dict:
+def replay(record: dict) -> ReplayResult:
     """Check a Don Quixote game record placement by placement and score it (issue §5).
 
     Record (JSON object)::
@@ -977,8 +972,7 @@ def replay(record: dict) -> dict:
         "points": [r["total"] for r in results],
         "players": results,
     }
-    check_recorded_points(record, result)
-    return result
+    return replay_result(record, result)
 
 
 def _check_recorded(pl: dict, p: int, done: list[int], total: int, complete: bool) -> None:
@@ -1279,3 +1273,20 @@ def format_summary(block: dict, summary: dict | None = None) -> str:
             "  " + bands,
         ]
     )
+
+
+# ---------------------------------------------------------------- the rest of the game protocol
+CHUNK_SIZE = 20_000
+CHUNK_MULTIPLE = 1
+
+
+def charts() -> list:
+    """The game's report figures ``[(slug, builder)]`` (``mcsim.games.don_quixote.charts``)."""
+    from mcsim.games.don_quixote.charts import CHARTS
+
+    return list(CHARTS)
+
+
+def check_config(config: RunConfig) -> RunConfig:
+    """Nothing beyond ``resolve_config``'s checks (the tile file is checked by ``prepare``)."""
+    return config

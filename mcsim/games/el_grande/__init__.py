@@ -96,11 +96,12 @@ from mcsim.games.base import (
     ParamSpec,
     PolicySpec,
     Prepared,
+    ReplayResult,
     RunConfig,
     VariantSpec,
-    check_players,
-    check_recorded_points,
+    no_ensemble,
     policy_arrays,
+    replay_result,
 )
 
 RULES = "docs/rules/el_grande.md"
@@ -540,19 +541,19 @@ def build_tables(data: dict | None = None) -> np.ndarray:
 # =============================================================================================
 # protocol
 # =============================================================================================
+def check_config(config: RunConfig) -> RunConfig:
+    """Nothing beyond ``resolve_config``'s checks (see ``mcsim.games.base.GameModule``)."""
+    return config
+
+
 def prepare(config: RunConfig) -> Prepared:
-    """Validate the config and build the kernel tables (see ``mcsim.games.base``).
+    """Build the kernel tables (``config`` from ``resolve_config``; see ``mcsim.games.base``).
 
     Raises
     ------
-    ConfigError, UnknownPolicyError, UnknownVariantError, DataFileError
+    DataFileError
     """
-    check_players(SPEC, config.players)
-    if len(config.policies) != config.players:
-        raise ConfigError(
-            f"el-grande: {len(config.policies)} policies given for {config.players} seats"
-        )
-    variant = SPEC.resolve_variant(config.variant)
+    variant = config.variant
     ids, params = policy_arrays(SPEC, config.policies)
     data = load_data()
     return Prepared(
@@ -1037,12 +1038,12 @@ def _log_array(decisions: list, cap_extra: int = 0, players: int = 5) -> np.ndar
     return log
 
 
-def _buffers(log: np.ndarray, mode: int, legacy: bool = False):
+def _buffers(log: np.ndarray, mode: int):
     D = K.make_buffers(1, 64, len(HEURISTIC_PARAMS))
     D = D[:3] + (log,) + D[4:]
     D[4][K.C_MODE] = mode
     D[4][K.C_LOGCAP] = log.shape[0]
-    D[4][K.C_FLAGS] = K.FLAG_V1 if legacy else 0
+    D[4][K.C_FLAGS] = 0
     return D
 
 
@@ -1061,13 +1062,11 @@ def apply_card(
     decisions: list,
     variant: dict | None = None,
     placement: str | None = None,
-    legacy: bool = False,
 ) -> np.ndarray:
     """Execute the special action of ``card`` (and the Veto check) for ``seat`` on ``st`` in place,
     with the scripted ``decisions`` ``[(kind, seat, value), ...]`` (record notation; the first is
     normally ``("execute", seat, "yes")``). ``placement="first"`` / ``"after"`` also runs the
-    card's placement step before / after the special action. ``legacy=True``: the rules of
-    format-1 records (a Veto cancels the whole action, no ``veto_cut``). Returns ``st``.
+    card's placement step before / after the special action. Returns ``st``.
 
     Raises
     ------
@@ -1077,7 +1076,7 @@ def apply_card(
     var = SPEC.variant_codes(SPEC.resolve_variant(variant))
     T = build_tables()
     log = _log_array(decisions, players=int(st[K.O_NP]))
-    D = _buffers(log, K.MODE_REPLAY, legacy)
+    D = _buffers(log, K.MODE_REPLAY)
     c = card_index(card)
     if placement == "first":
         K.step(st, T, var, D, K.STEP_PLACEMENT, seat, T[K.T_CDECK + c])
@@ -1119,7 +1118,6 @@ def general_scoring(st: np.ndarray, discs: list, variant: dict | None = None) ->
 RECORD_FORMAT = 2
 _LOG_CAP = 8000
 #: decision kinds that exist only in format-2 records
-_V2_KINDS = ("intake", "veto_cut")
 
 
 def _is_veto(data: dict, card: int) -> bool:
@@ -1186,12 +1184,7 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
     remove, secret_remove, score, king_to, evict_region, evict_to, grande_to, secret_score,
     castillo_disc: a place id; angry_king: ``court`` or a region id; scoreboard:
     ``B840@REGION`` / ``B400@REGION``. Only ``setup`` and ``decisions`` are needed to replay
-    (seed and policies are informative).
-
-    Format-1 records (written before the intake and veto-cut decisions existed; also a record
-    without ``"format"`` and without any ``intake``/``veto_cut`` decision) replay with their
-    rules: the maximum intake from the province, shortfall caballeros decided one by one with
-    ``stop``, and ``veto yes`` cancelling the whole action.
+    (seed and policies are informative; ``"format"`` may be left out).
     """
     cfg = prep.config
     npl = cfg.players
@@ -1301,7 +1294,7 @@ def _parse_setup(setup: Any, npl: int, veto_off: bool = False) -> np.ndarray:
     return fixed
 
 
-def replay(record: dict) -> dict:
+def replay(record: dict) -> ReplayResult:
     """Validate a record decision by decision and report the scores after every scoring.
 
     Returns
@@ -1333,18 +1326,11 @@ def replay(record: dict) -> dict:
     decisions = record.get("decisions")
     if not isinstance(decisions, list):
         raise InvalidRecordError('"decisions" must be a list of {"seat", "kind", "value"}')
-    fmt = record.get("format")
-    if fmt is None:
-        fmt = 2 if any(isinstance(d, dict) and d.get("kind") in _V2_KINDS for d in decisions) else 1
-    if isinstance(fmt, bool) or fmt not in (1, 2):
-        raise InvalidRecordError(f'"format" must be 1 or 2, got {json.dumps(fmt)}')
-    if fmt == 1:
-        for i, d in enumerate(decisions):
-            if isinstance(d, dict) and d.get("kind") in _V2_KINDS:
-                raise InvalidRecordError(
-                    f'decision {i}: "format" 1 records have no intake/veto_cut decisions '
-                    f"(format 2 has them)"
-                )
+    fmt = record.get("format", RECORD_FORMAT)
+    if isinstance(fmt, bool) or fmt != RECORD_FORMAT:
+        raise InvalidRecordError(
+            f'"format" must be {RECORD_FORMAT}, got {json.dumps(fmt)} (format 1 is no longer read)'
+        )
     fixed = _parse_setup(record.get("setup"), npl, variant.get("veto") == "off")
     log = _log_array(decisions, players=npl)
     ev = np.zeros((64, 8), dtype=np.int32)
@@ -1361,21 +1347,23 @@ def replay(record: dict) -> dict:
         log,
         ev,
         fixed,
-        legacy=fmt == 1,
     )
     if err >= 0 and err == len(decisions):
         # the record stops before the game ends: unfinished, with the points of the scorings
         # completed before its end (the kernel played on from there with stand-in choices)
         events = [e for e in _events(ev, nev, npl) if e["after_decision"] <= err]
-        return {
-            "finished": False,
-            "players": npl,
-            "points": list(events[-1]["scores"]) if events else [0] * npl,
-            "winner": None,
-            "points_by_source": None,
-            "scorings": events,
-            "plies": int(err),
-        }
+        return replay_result(
+            record,
+            {
+                "finished": False,
+                "players": npl,
+                "points": list(events[-1]["scores"]) if events else [0] * npl,
+                "winner": None,
+                "points_by_source": None,
+                "scorings": events,
+                "plies": int(err),
+            },
+        )
     if err >= 0:
         move = decisions[err] if err < len(decisions) else "(end of record)"
         if isinstance(move, dict):
@@ -1406,8 +1394,7 @@ def replay(record: dict) -> dict:
         "scorings": _events(ev, nev, npl),
         "plies": int(nd),
     }
-    check_recorded_points(record, result)
-    return result
+    return replay_result(record, result)
 
 
 def format_replay(result: dict) -> str:
@@ -1443,15 +1430,13 @@ def court_intake(
     power_value: int,
     decisions: list,
     variant: dict | None = None,
-    legacy: bool = False,
 ) -> np.ndarray:
     """Court intake for a played power card (§3 step 4a, §3.1, A13) on ``st`` in place, with the
     scripted decisions: ``("intake", seat, N)`` (none when nothing can be taken), then one
-    ``("shortfall", seat, REGION)`` per caballero beyond the province. ``legacy=True``: format-1
-    rules (the province's maximum, then ``("shortfall", seat, REGION | "stop")`` decisions)."""
+    ``("shortfall", seat, REGION)`` per caballero beyond the province."""
     var = SPEC.variant_codes(SPEC.resolve_variant(variant))
     T = build_tables()
-    D = _buffers(_log_array(decisions, players=int(st[K.O_NP])), K.MODE_REPLAY, legacy)
+    D = _buffers(_log_array(decisions, players=int(st[K.O_NP])), K.MODE_REPLAY)
     K.step(st, T, var, D, K.STEP_COURT_INTAKE, seat, T[K.T_PCAB + power_value])
     if D[4][K.C_ERR] >= 0 or D[4][K.C_PTR] != len(decisions):
         ply = int(D[4][K.C_ERR]) if D[4][K.C_ERR] >= 0 else int(D[4][K.C_PTR])
@@ -1502,3 +1487,27 @@ def format_summary(block: dict, summary: dict | None = None) -> str:
             f"vetoes per game: {v['per_game']:.3f} (whole action {v['all']}, remaining part {v['partial']})"
         )
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- the rest of the game protocol
+CHUNK_SIZE = 20_000
+CHUNK_MULTIPLE = 1
+EVALUATE_BANDS: tuple = ()
+EVALUATE_GROUPS: dict = {}
+ORACLE_POLICY: str | None = None
+
+
+def charts() -> list:
+    """The game's report figures ``[(slug, builder)]`` (``mcsim.games.el_grande.charts``)."""
+    from mcsim.games.el_grande.charts import CHARTS
+
+    return list(CHARTS)
+
+
+ensemble_options = no_ensemble(SPEC)
+
+
+def perft(depth: int, variant: dict | None = None) -> int:
+    """Not available: El Grande's start is a random deal and its decisions are logged, not
+    enumerated, by the kernel. Raises ``ConfigError``."""
+    raise ConfigError("el-grande has no perft (its start position is a random deal)")

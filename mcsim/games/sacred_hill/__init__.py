@@ -48,11 +48,12 @@ from mcsim.games.base import (
     ParamSpec,
     PolicySpec,
     Prepared,
+    ReplayResult,
     RunConfig,
     VariantSpec,
-    check_players,
-    check_recorded_points,
+    no_ensemble,
     policy_arrays,
+    replay_result,
 )
 
 DEFAULT_TRANSITION = "box"
@@ -223,10 +224,13 @@ def _transition(variant: dict) -> int:
 
 
 # ---------------------------------------------------------------- protocol
+def check_config(config: RunConfig) -> RunConfig:
+    """Nothing beyond ``resolve_config``'s checks (see ``mcsim.games.base.GameModule``)."""
+    return config
+
+
 def prepare(config: RunConfig) -> Prepared:
-    """Resolve policies and variants into kernel arrays. Raises ``ConfigError`` for options
-    this game does not take."""
-    check_players(SPEC, config.players)
+    """Resolve policies and variants into kernel arrays (``config`` from ``resolve_config``)."""
     ids, params = policy_arrays(SPEC, config.policies)
     params = _with_rollout_weights(ids, params)
     labels = [p.label() for p in config.policies]
@@ -524,7 +528,7 @@ def forced_move_error(state, move: str) -> list[str] | None:
     return None
 
 
-def replay(record: dict) -> dict:
+def replay(record: dict) -> ReplayResult:
     """Validate a record move by move and describe the position reached.
 
     Besides the kernel's legal-move list, the forced moves (mandatory capture, Battle build next
@@ -567,8 +571,7 @@ def replay(record: dict) -> dict:
         except IllegalMoveError as e:
             raise IllegalMoveError(ply, text, e.legal) from None
     result = describe(state)
-    check_recorded_points(record, result)
-    return result
+    return replay_result(record, result)
 
 
 def describe(state) -> dict:
@@ -684,3 +687,19 @@ def perft(depth: int, variant: dict | None = None) -> int:
         raise ConfigError(f"--depth must be 0 or more, not {depth}")
     v = SPEC.resolve_variant(variant)
     return int(K.perft(np.zeros(K.S_SIZE, np.uint64), depth, _transition(v), zone_table(v)))
+
+
+# ---------------------------------------------------------------- the rest of the game protocol
+EVALUATE_BANDS: tuple = ()
+EVALUATE_GROUPS: dict = {}
+ORACLE_POLICY: str | None = None
+
+
+def charts() -> list:
+    """The game's report figures ``[(slug, builder)]`` (``mcsim.games.sacred_hill.charts``)."""
+    from mcsim.games.sacred_hill.charts import CHARTS
+
+    return list(CHARTS)
+
+
+ensemble_options = no_ensemble(SPEC)

@@ -66,11 +66,12 @@ from mcsim.games.base import (
     ParamSpec,
     PolicySpec,
     Prepared,
+    ReplayResult,
     RunConfig,
     VariantSpec,
-    check_players,
-    check_recorded_points,
+    no_ensemble,
     policy_arrays,
+    replay_result,
 )
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "thurn_and_taxis"
@@ -138,7 +139,8 @@ OPTIONS = {
     "carriages": "carriage points file (JSON, like mcsim/data/thurn_and_taxis/carriages.json)",
     "bonus_tiles": "bonus tiles file (JSON, like bonus_tiles.json)",
     "map": "map file (JSON, like map.json)",
-    "tiles": "same as bonus_tiles",
+    "max_turns": f"turn cap, 1..{MAX_TURNS_LIMIT:,} (default {DEFAULT_MAX_TURNS}; a capped game "
+    "ends with a shared win)",
 }
 
 SPEC = GameSpec(
@@ -482,48 +484,45 @@ def variant_vector(spec_codes: np.ndarray, max_turns: int = DEFAULT_MAX_TURNS) -
 # ----------------------------------------------------------------------------- protocol
 
 
-def prepare(config: RunConfig) -> Prepared:
-    """Validate the config, load the data, build the tables (see ``mcsim.games.base``).
+def check_config(config: RunConfig) -> RunConfig:
+    """Drop options given as None and check ``max_turns`` (an integer in
+    ``1..MAX_TURNS_LIMIT``); returns the config with ``max_turns`` an int when given.
 
     Raises
     ------
-    ConfigError, UnknownPolicyError, UnknownVariantError, DataFileError
+    ConfigError
     """
-    check_players(SPEC, config.players)
-    if len(config.policies) != config.players:
-        raise ConfigError(f"{len(config.policies)} policies given for {config.players} players")
-    resolved = SPEC.resolve_variant(config.variant)
     opts = {k: v for k, v in dict(config.options or {}).items() if v is not None}
-    if "tiles" in opts:  # the CLI's --tiles FILE: for this game, the bonus-tile file
-        if "bonus_tiles" in opts:
-            raise ConfigError(
-                f"options tiles={opts['tiles']} and bonus_tiles="
-                f"{opts['bonus_tiles']} name the same file (tiles is an alias of "
-                f"bonus_tiles); give one"
-            )
-        opts["bonus_tiles"] = opts.pop("tiles")
-    unknown = set(opts) - {"carriages", "bonus_tiles", "map", "max_turns"}
-    if unknown:
-        raise ConfigError(
-            f"unknown option {sorted(unknown)[0]!r} for thurn-and-taxis; options: "
-            "carriages=FILE, bonus_tiles=FILE, map=FILE, max_turns=N"
-        )
+    if "max_turns" in opts:
+        try:
+            opts["max_turns"] = int(opts["max_turns"])
+        except (TypeError, ValueError):
+            raise ConfigError(f"option max_turns={opts['max_turns']!r} is not an integer") from None
+        if not 1 <= opts["max_turns"] <= MAX_TURNS_LIMIT:
+            raise ConfigError(f"option max_turns must be in 1..{MAX_TURNS_LIMIT:,}")
+    return RunConfig(config.game, config.players, config.policies, config.variant, opts)
+
+
+def prepare(config: RunConfig) -> Prepared:
+    """Load the data, build the tables (``config`` from ``resolve_config``; see
+    ``mcsim.games.base``).
+
+    Raises
+    ------
+    DataFileError
+    """
+    resolved = config.variant
+    opts = config.options
     data = (
         load_data(opts)
         if any(k in opts for k in ("carriages", "bonus_tiles", "map"))
         else default_data()
     )
-    try:
-        max_turns = int(opts.get("max_turns", DEFAULT_MAX_TURNS))
-    except (TypeError, ValueError):
-        raise ConfigError(f"option max_turns={opts.get('max_turns')!r} is not an integer")
-    if not 1 <= max_turns <= MAX_TURNS_LIMIT:
-        raise ConfigError(f"option max_turns must be in 1..{MAX_TURNS_LIMIT:,}")
+    max_turns = int(opts.get("max_turns", DEFAULT_MAX_TURNS))
     ids, params = policy_arrays(SPEC, config.policies)
     if params.shape[1] < K.N_PARAMS:
         params = np.hstack([params, np.zeros((params.shape[0], K.N_PARAMS - params.shape[1]))])
     codes = SPEC.variant_codes(resolved)
-    config = RunConfig(config.game, config.players, config.policies, resolved, opts)
     return Prepared(
         config=config,
         policy_ids=ids,
@@ -1128,7 +1127,7 @@ def _check_close(g: Game, t_index: int, close: dict, data: dict) -> None:
     )
 
 
-def replay(record: dict) -> dict:
+def replay(record: dict) -> ReplayResult:
     """Validate a record turn by turn and return the result.
 
     Returns
@@ -1312,8 +1311,7 @@ def replay(record: dict) -> dict:
                 raise InvalidRecordError(
                     f"record says {key} {record[key]!r}, replay gives {result[key]!r}"
                 )
-    check_recorded_points(record, result)
-    return result
+    return replay_result(record, result)
 
 
 def format_replay(result: dict) -> str:
@@ -1722,3 +1720,20 @@ def perft(depth: int, variant: dict | None = None, players: int = SPEC.default_p
         return total
 
     return count(g.st, depth)
+
+
+# ---------------------------------------------------------------- the rest of the game protocol
+CHUNK_MULTIPLE = 1
+EVALUATE_BANDS: tuple = ()
+EVALUATE_GROUPS: dict = {}
+ORACLE_POLICY: str | None = None
+
+
+def charts() -> list:
+    """The game's report figures ``[(slug, builder)]`` (``mcsim.games.thurn_and_taxis.charts``)."""
+    from mcsim.games.thurn_and_taxis.charts import CHARTS
+
+    return list(CHARTS)
+
+
+ensemble_options = no_ensemble(SPEC)
