@@ -110,6 +110,7 @@ def test_thurn_and_taxis_record_round_trip(seed, index, players, policy):
     from mcsim.games import thurn_and_taxis as T
     from mcsim.runner import resolve_config
     from tests.test_thurn_and_taxis_rare_paths import naive_turns
+    from tests.thurn_and_taxis_naive import naive_score_record
 
     prep = T.prepare(resolve_config("thurn-and-taxis", players, [policy])[1])
     rec = json.loads(json.dumps(T.record_games(prep, seed, [index])[0]))
@@ -117,4 +118,4 @@ def test_thurn_and_taxis_record_round_trip(seed, index, players, policy):
     assert out["finished"] and out["scores"] == rec["scores"] and out["winner"] == rec["winner"]
     assert out["end_reason"] == rec["end_reason"]
     naive_turns(rec)
-    assert T.naive_score_record(rec)["scores"] == rec["scores"]
+    assert naive_score_record(rec)["scores"] == rec["scores"]
