@@ -455,7 +455,7 @@ def test_bad_config_errors(tmp_path):
 
 
 def test_cli_simulate_tiles_and_replay(tmp_path):
-    """issue 3 §1/§5 through the CLI: --tiles, the reconstruction notice, --json tileset,
+    """issue 3 §1/§5 through the CLI: --option tiles=FILE, the reconstruction notice, --json tileset,
     replay."""
     from cli import mcsim_cli
 
@@ -486,7 +486,9 @@ def test_cli_simulate_tiles_and_replay(tmp_path):
     doc = json.loads(G._default_path().read_text())
     doc["tiles"] = doc["tiles"][1:]
     bad.write_text(json.dumps(doc))
-    res = runner.invoke(mcsim_cli, ["simulate", "don-quixote", "-n", "5", "--tiles", str(bad)])
+    res = runner.invoke(
+        mcsim_cli, ["simulate", "don-quixote", "-n", "5", "--option", f"tiles={bad}"]
+    )
     assert res.exit_code == 1
     assert "needs 22 landscape tiles" in res.output and "Traceback" not in res.output
 
@@ -514,7 +516,7 @@ def test_evaluate_common_deals_and_blocks():
 
 def test_s6_3_tileset_ensemble(tmp_path):
     """docs/rules/don_quixote.md §6.3 / issue §8: the ensemble's sets pass the strict §6.1
-    checks, are reproducible from the seed, are written out for --tiles, and the report gives
+    checks, are reproducible from the seed, are written out for --option tiles=FILE, and the report gives
     the spread per policy and the share of sets where each pair's order holds."""
     from mcsim.evaluate import evaluate_ensemble, format_ensemble
 

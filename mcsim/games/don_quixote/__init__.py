@@ -36,7 +36,7 @@ later placements, the order of the unrevealed tiles and, under ``last_tile_rotat
 the set-aside tile's orientation anew from what the player has seen; the reward is the
 player's own total, players do not interact, §3.1.5).
 
-Game-specific extras: ``--tiles FILE`` (``RunConfig.options["tiles"]``), records and replay
+Game-specific extras: ``--option tiles=FILE`` (``RunConfig.options["tiles"]``), records and replay
 (format in ``replay``), ``mcsim evaluate`` hooks (``EVALUATE_BANDS``, ``EVALUATE_GROUPS``,
 ``ORACLE_POLICY``, ``ensemble_options`` for ``--tileset-ensemble``), the random tile-set
 generator ``random_tileset_doc`` (rules §6.3).
@@ -143,7 +143,7 @@ MCTS_PARAMS = (
     ),
 )
 
-#: game-specific options (``--option KEY=VALUE``; ``--tiles FILE`` is ``tiles=FILE``)
+#: game-specific options (``--option KEY=VALUE``)
 OPTIONS = {"tiles": "tile-set file (JSON, format in mcsim/data/don_quixote/README.md)"}
 
 SPEC = GameSpec(
@@ -745,7 +745,7 @@ def ensemble_options(k: int, seed: int, out_dir: str | None = None) -> list[tupl
     """``k`` random tile sets (``random_tileset_doc(seed, i)``) as ``(label, {"tiles": path})``.
 
     Each set is written to ``out_dir`` (created if needed) as ``<tileset id>.json`` so it can be
-    inspected and reused with ``--tiles``; without ``out_dir`` a temporary directory is used.
+    inspected and reused with ``--option tiles=FILE``; without ``out_dir`` a temporary directory is used.
     Every set is loaded back with the strict checks of rules §6.1.
     """
     import tempfile

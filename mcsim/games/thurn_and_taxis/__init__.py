@@ -4,8 +4,8 @@ Rule source: ``docs/rules/thurn_und_taxis.md`` (§1 map, §2 components, §3 set
 §5 end and score, §6 officials, §7 ambiguities). Component data: ``mcsim/data/thurn_and_taxis/``
 (``map.json``: 22 cities, 9 regions, 45 roads; ``carriages.json``: carriage points, MEDIUM
 confidence; ``bonus_tiles.json``: the 30 tiles by stack). Run options ``carriages=FILE`` and
-``bonus_tiles=FILE`` (``mcsim.simulate(..., options={...})``; on the command line ``--tiles FILE``
-is the bonus-tile file) replace those two files (same format).
+``bonus_tiles=FILE`` (``mcsim.simulate(..., options={...})``; on the command line
+``--option bonus_tiles=FILE``) replace those two files (same format).
 
 Variants (``--variant name=value``; rules §7):
 
@@ -130,7 +130,7 @@ ROUTE_PARAMS = (
     ),
 )
 
-#: game-specific options (``--option KEY=VALUE``; ``--tiles FILE`` means bonus_tiles=FILE)
+#: game-specific options (``--option KEY=VALUE``)
 OPTIONS = {
     "carriages": "carriage points file (JSON, like mcsim/data/thurn_and_taxis/carriages.json)",
     "bonus_tiles": "bonus tiles file (JSON, like bonus_tiles.json)",
