@@ -67,7 +67,7 @@ def bench_sacred_hill():
     pos = _sh_positions()
     rows = []
     for name, fn in (("tree", "search"), ("flat", "flat")):
-        for rep in range(2):  # the first pass compiles
+        for _rep in range(2):  # the first pass compiles
             t = time.process_time()
             for k, st in enumerate(pos):
                 rng = new_state(1, k, 16)
@@ -156,7 +156,7 @@ def bench_don_quixote():
     totals = np.zeros(32)
     rows = []
     for name in ("tree", "flat"):
-        for rep in range(2):
+        for _rep in range(2):
             t = time.process_time()
             for k, r in enumerate(roots):
                 rng = new_state(1, k, 16)

@@ -4,6 +4,8 @@ exactly what moved).
 Plays every game x every policy at its defaults x the ends of the player range, and each
 non-default variant value at the default player count (seed 20261130; 300 games, 40 for the slow
 heuristics, 12 for mcts/rollout/oracle) and saves each ``SimulationResult.games`` as Parquet.
+The suite's own check is ``tests/test_golden_tables.py`` (fewer games per configuration); this
+script plays more games per configuration for a change that needs a wider net.
 Run it before and after a change, then compare: identical tables, tables that differ (rows and
 mean scores before -> after), and configurations present on one side only.
 
@@ -102,7 +104,15 @@ def compare(a, b):
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "--compare":
-        compare(sys.argv[2], sys.argv[3])
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("outdir", nargs="?", help="folder to save this checkout's tables in")
+    ap.add_argument("--compare", nargs=2, metavar=("A", "B"), help="compare two saved folders")
+    args = ap.parse_args()
+    if args.compare:
+        compare(*args.compare)
+    elif args.outdir:
+        main(args.outdir)
     else:
-        main(sys.argv[1])
+        ap.error("give OUTDIR or --compare A B")

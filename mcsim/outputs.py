@@ -153,7 +153,7 @@ class Outputs:
         """Move every staged output into place (renames in the targets' own folders)."""
         staged, self._staged = self._staged, []
         try:
-            for k, (tmp, target, flag) in enumerate(staged):
+            for k, (tmp, target, flag) in enumerate(staged):  # noqa: B007 (the except clause reads k, flag)
                 if tmp.is_dir():
                     old = None
                     if target.exists():

@@ -389,7 +389,7 @@ class _Setup:
         share = np.zeros((n, K))
         field = np.zeros((n, K))
         margin = np.zeros((n, K))
-        for (key, r, f), s, w in results:
+        for (_key, r, f), s, w in results:
             rows = slice(f, f + s.shape[0])
             score[rows, r] = s[:, r]
             share[rows, r] = w[:, r]

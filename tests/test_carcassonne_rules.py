@@ -286,7 +286,7 @@ def test_s3_2_completed_unoccupied_feature_scores_nobody_and_meeples_run_out():
     pos.place("E", 0, -1, rot=2)
     assert pos.scores == [0, 0]
     T = pos.T
-    for k in range(7):
+    for _k in range(7):
         pos.add_meeple(0, 0, "field1", RED)
     assert pos.supply(RED) == 0
     opts = np.zeros(16, dtype=np.int64)

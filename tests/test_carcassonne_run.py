@@ -105,7 +105,7 @@ def test_s4_gift_bookkeeping(gift_records):
     assert (g["gift_points_synod"] > 2 * g["gift_held_synod"]).any()
     for rec in gift_records.records:
         seen = 0
-        for k, t in enumerate(rec["turns"]):
+        for _k, t in enumerate(rec["turns"]):
             if t["received"]:
                 seen += 1
         assert seen == len(rec["gift_cards"])
@@ -146,7 +146,7 @@ def test_s5_22_take_2_tile_accounting(gift_records):
 def test_s3_s4_records_replay_gifts_and_five_players(gift_records):
     """docs/rules/carcassonne.md §3, §4 (issue #5 §6):
     records (gift actions included) replay to the run's scores."""
-    for i, rec in enumerate(gift_records.records[:20]):
+    for rec in gift_records.records[:20]:
         out = G.replay(json.loads(json.dumps(rec)))
         assert out["finished"] and out["points"] == rec["points"]
     r5 = mcsim.simulate(
@@ -504,7 +504,7 @@ def test_s4_1_gift_deck_analysis_variant():
     assert g["gift_received_synod"].sum() > 0
     for name in G.GIFT_IDS[1:]:
         assert (g[f"gift_received_{name}"] == 0).all()
-    for i, rec in enumerate(r.records):
+    for _i, rec in enumerate(r.records):
         assert set(rec["gift_cards"]) <= {"synod"}
         assert G.replay(rec)["points"] == rec["points"]
 

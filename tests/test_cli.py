@@ -4,27 +4,8 @@ import json
 
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
-from cli import mcsim_cli
-
-
-@pytest.fixture
-def run():
-    runner = CliRunner()
-
-    def _run(*args):
-        return runner.invoke(mcsim_cli, [str(a) for a in args])
-
-    return _run
-
-
-def one_error_line(result, code, text):
-    assert result.exit_code == code, result.output
-    lines = [ln for ln in result.output.splitlines() if ln.strip()]
-    assert len(lines) == 1, result.output
-    assert lines[0].startswith("Error: ") and text in lines[0], lines[0]
-    assert "Traceback" not in result.output
+from tests.conftest import one_error_line
 
 
 def test_help_and_version(run):
@@ -309,7 +290,7 @@ def test_ctrl_c_inside_a_numba_call_is_aborted_not_a_traceback():
         try:
             raise KeyboardInterrupt
         except KeyboardInterrupt:
-            raise SystemError("CPUDispatcher(...) returned a result with an exception set")
+            raise SystemError("CPUDispatcher(...) returned a result with an exception set")  # noqa: B904 (the test needs the implicit context)
     except SystemError as e:
         assert cli._interrupted(e)
     assert not cli._interrupted(SystemError("other"))
@@ -319,7 +300,7 @@ def test_ctrl_c_inside_a_numba_call_is_aborted_not_a_traceback():
         try:
             raise KeyboardInterrupt
         except KeyboardInterrupt:
-            raise SystemError("returned a result with an exception set")
+            raise SystemError("returned a result with an exception set")  # noqa: B904 (the test needs the implicit context)
 
     import click
 

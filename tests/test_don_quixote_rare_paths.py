@@ -58,14 +58,14 @@ def test_s3_4_defence_at_every_threshold(estates):
     each threshold is reached (HEURISTIC: 164, 155 and 73 of 240 estates; RANDOM: 34, 6, 2)."""
     for es in estates.values():
         for r in range(3):
-            assert _count(es, lambda bds: bds[r]["defence"] == 5) > 0, r
+            assert _count(es, lambda bds, r=r: bds[r]["defence"] == 5) > 0, r
 
 
 def test_s3_4_castles_with_enough_knights_at_scoring_3(estates):
     """docs/rules/don_quixote.md §3.4: at scoring 3 a castle needs 3 attached knights; both the
     6- and the 4-castle reach it (HEURISTIC: 97 and 95 estates; RANDOM: 13 and 10)."""
     for cat in ("castle6", "castle4"):
-        assert _count(estates["heuristic"], lambda bds: bds[2][cat] > 0) > 0, cat
+        assert _count(estates["heuristic"], lambda bds, cat=cat: bds[2][cat] > 0) > 0, cat
 
 
 def test_s3_4_big_church_and_windmill_groups(estates):
@@ -73,7 +73,7 @@ def test_s3_4_big_church_and_windmill_groups(estates):
     churches and of 3 or more windmills are reached (6 points or more: n >= 3 in a network, or
     three pairs; HEURISTIC: 211 and 218 estates)."""
     for cat in ("churches", "windmills"):
-        assert _count(estates["heuristic"], lambda bds: bds[2][cat] >= 6) > 0, cat
+        assert _count(estates["heuristic"], lambda bds, cat=cat: bds[2][cat] >= 6) > 0, cat
 
 
 def test_s3_4_knight_bonus_only_at_scoring_3(estates):
@@ -89,6 +89,6 @@ def test_s3_4_final_totals_tied_between_players(estates):
     two or more players are reached (HEURISTIC: 4 of 60 games, RANDOM: 7)."""
     games = {}
     for name, es in estates.items():
-        for rec, p, bds in es:
+        for rec, _p, _bds in es:
             games[(name, rec["game_index"])] = rec["naive_totals"]
     assert sum(1 for pts in games.values() if pts.count(max(pts)) > 1) > 0

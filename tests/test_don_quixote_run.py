@@ -76,7 +76,7 @@ def naive_scores(ts, castle_cells, placements, half_only=False):
     for n, root in comp.items():
         members.setdefault(root, []).append(n)
     stub_roots = {6: set(), 4: set()}
-    for (r, c), (t, rot) in board.items():
+    for (r, c), (t, _rot) in board.items():
         if t.castle:
             for k in range(len(t.pieces)):
                 stub_roots[t.castle].add(comp[(r, c, k)])
@@ -91,7 +91,7 @@ def naive_scores(ts, castle_cells, placements, half_only=False):
         return 0 if n < 2 else (2 if n == 2 else 2 * n)
 
     shields = 0
-    for (r, c), (t, rot) in board.items():
+    for (r, c), (t, _rot) in board.items():
         for k in range(len(t.pieces)):
             for f, s, half in feats[(r, c, k)]:
                 if f != "knight":

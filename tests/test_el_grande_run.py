@@ -100,7 +100,6 @@ def test_s3_round_structure_from_records(players):
         rounds = _rounds(rec)
         assert len(rounds) == 9
         start = rec["setup"]["start_player"]
-        hands = [set(range(1, 14)) for _ in range(players)]
         for rd in rounds:
             seats = [s for s, _ in rd["power"]]
             assert seats == [(start + j) % players for j in range(players)]

@@ -17,10 +17,9 @@ from pathlib import Path
 import pytest
 
 from mcsim.games import get_game
+from tests.conftest import one_error_line
 
 ROOT = Path(__file__).resolve().parent.parent
-
-from tests.test_cli import one_error_line, run  # noqa: E402,F401  (the CLI fixture and check)
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -77,7 +78,7 @@ def test_no_rows_kept_above_the_limit(monkeypatch):
     r = mcsim.simulate("sacred-hill", games=500, seed=1)
     assert r.games is None and r.summary["games"] == 500
     with pytest.raises(ConfigError, match="kept no per-game rows"):
-        r.seats
+        _ = r.seats
 
 
 def test_dataset_out_and_resume(tmp_path):
@@ -189,7 +190,7 @@ def test_backend_errors(kwargs, msg):
 
 def test_written_files_have_the_usual_mode(tmp_path):
     f = tmp_path / "x.txt"
-    runner.write_atomic(f, lambda tmp: open(tmp, "w").write("hi"))
+    runner.write_atomic(f, lambda tmp: Path(tmp).write_text("hi"))
     assert f.read_text() == "hi"
     assert (f.stat().st_mode & 0o777) == (0o666 & ~runner._UMASK)
     assert [p.name for p in tmp_path.iterdir()] == ["x.txt"]

@@ -171,7 +171,7 @@ class TestWorkedExamples:
             "Muenchen",
         )
         expect = [(K.STK_ROUTE6, 3), (K.STK_ROUTE5, 2), (None, 0)]
-        for emptied, (stack, pts) in zip(
+        for emptied, (_stack, pts) in zip(
             (
                 [K.STK_ROUTE7],
                 [K.STK_ROUTE7, K.STK_ROUTE6],

@@ -156,10 +156,13 @@ def test_validation_deals_are_disjoint_from_tuning_deals(monkeypatch):
     assert tuning == {(3, i) for i in range(s["generations"] * s["deals"])}
     assert valid == {(3, T.VALIDATION_FIRST + j) for j in range(s["validation_deals"])}
     assert res["validation"]["deals"] == s["validation_deals"] > 0
+
     # the per-game deal seeds differ too (game_seed is a bijective hash for one root seed)
-    seeds = lambda pairs: {
-        int(game_seed(np.uint64(a), np.uint64(i), np.uint64(STREAM_DEAL))) for a, i in pairs
-    }
+    def seeds(pairs):
+        return {
+            int(game_seed(np.uint64(a), np.uint64(i), np.uint64(STREAM_DEAL))) for a, i in pairs
+        }
+
     assert not seeds(tuning) & seeds(valid)
     # every game of the budget is accounted for, none beyond it
     assert sum(n for _, n, _ in played) == res["games_played"] <= 600

@@ -187,7 +187,9 @@ def parse_policy(text: str) -> PolicyChoice:
             try:
                 params[key] = float(val)
             except ValueError:
-                raise UnknownPolicyError(f"policy parameter {key}={val!r} is not a number")
+                raise UnknownPolicyError(
+                    f"policy parameter {key}={val!r} is not a number"
+                ) from None
     return PolicyChoice(name.strip(), params)
 
 

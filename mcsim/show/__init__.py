@@ -22,7 +22,6 @@ small inline script (buttons, arrow keys, a slider), no external resources.
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
 
 from mcsim.errors import ConfigError, InvalidRecordError
 from mcsim.games import REGISTRY, get_game

@@ -1,0 +1,27 @@
+"""Fixtures shared by the test files."""
+
+import pytest
+from click.testing import CliRunner
+
+from cli import mcsim_cli
+
+
+@pytest.fixture
+def run():
+    """Invoke the ``mcsim`` command line in-process: ``run(*args) -> click.testing.Result``."""
+    runner = CliRunner()
+
+    def _run(*args):
+        return runner.invoke(mcsim_cli, [str(a) for a in args])
+
+    return _run
+
+
+def one_error_line(result, code, text):
+    """Assert that a command failed with exit ``code`` and exactly one line, ``Error: ...text...``,
+    and no traceback."""
+    assert result.exit_code == code, result.output
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith("Error: ") and text in lines[0], lines[0]
+    assert "Traceback" not in result.output
