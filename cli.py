@@ -1047,6 +1047,16 @@ def perft_cmd(game, depth, variants):
     help="Worker processes (default: all cores). Results do not depend on it.",
 )
 @click.option(
+    "--option",
+    "game_option_values",
+    multiple=True,
+    metavar="KEY=VALUE",
+    expose_value=False,
+    callback=_store_game_options,
+    help="A game-specific option, e.g. tiles=FILE for Don Quixote (`mcsim games` lists each "
+    "game's options).",
+)
+@click.option(
     "--tileset-ensemble",
     "ensemble",
     type=int,

@@ -243,7 +243,7 @@ def build_report(
         ("win_rate_by_seat", _fig_win_rate),
         ("game_length", _fig_length),
         ("policy_comparison", lambda c: _fig_comparison(c, comparison)),
-    ] + module.charts()
+    ] + list(module.CHARTS)
     import matplotlib
 
     matplotlib.use("Agg", force=False)

@@ -210,7 +210,7 @@ def test_other_games_charts_skip_cleanly_when_their_data_is_missing(rep):
     for game in REGISTRY:
         if game == "sacred-hill":
             continue
-        for _slug, fn in get_game(game).charts():
+        for _slug, fn in get_game(game).CHARTS:
             with pytest.raises(MissingData):
                 fn(ctx)
 
@@ -220,8 +220,7 @@ def test_skipped_chart_is_listed(tmp_path, monkeypatch):
         charts.need(ctx.games, ["no_such_column"])
 
     sh = get_game("sacred-hill")
-    own = sh.charts()
-    monkeypatch.setattr(sh, "charts", lambda: own + [("extra_chart", needs_column)])
+    monkeypatch.setattr(sh, "CHARTS", sh.CHARTS + [("extra_chart", needs_column)])
     r = build_report("sacred-hill", tmp_path / "r", games=50, seed=1)
     assert r.skipped == [("extra_chart", "the game has no column 'no_such_column' yet")]
     page = (tmp_path / "r" / "report.html").read_text()
@@ -321,12 +320,12 @@ def test_every_implemented_game_reports_its_charts_or_skips_them(tmp_path, game,
     r = build_report(game, tmp_path / "r", games=20, seed=1, **kw)
     drawn = {f.slug for f in r.figures}
     skipped = dict(r.skipped)
-    for slug, _ in get_game(game).charts():
+    for slug, _ in get_game(game).CHARTS:
         assert (slug in drawn) != (slug in skipped), slug
     assert set(skipped) == set(want_skipped)
     for slug, reason in want_skipped.items():
         assert skipped[slug].startswith(reason)
-    assert {slug for slug, _ in get_game(game).charts()} - set(want_skipped) <= drawn
+    assert {slug for slug, _ in get_game(game).CHARTS} - set(want_skipped) <= drawn
     assert {"score_distribution", "win_rate_by_seat", "game_length", "policy_comparison"} <= drawn
     page = (tmp_path / "r" / "report.html").read_text()
     assert page.count("data:image/png;base64,") == len(r.figures)

@@ -358,6 +358,9 @@ class GameModule(Protocol):
         empty).
     ORACLE_POLICY : str or None
         A policy that bounds the others (``evaluate`` reports the regret against it), or None.
+    CHARTS : list[tuple[str, ChartBuilder]]
+        The game's report figures ``[(slug, builder)]`` (``mcsim.games.<game>.charts``; slugs
+        start with ``SPEC.summary_key``), drawn by ``mcsim.report`` after the common ones.
     """
 
     SPEC: GameSpec
@@ -367,6 +370,7 @@ class GameModule(Protocol):
     EVALUATE_BANDS: tuple
     EVALUATE_GROUPS: dict
     ORACLE_POLICY: str | None
+    CHARTS: list
 
     def check_config(self, config: RunConfig) -> RunConfig:
         """The game's own checks of a resolved config (variant combinations, option values),
@@ -424,10 +428,6 @@ class GameModule(Protocol):
 
     def perft(self, depth: int, variant: dict | None = None) -> int:
         """The number of move sequences of ``depth`` plies from the start (default players)."""
-        ...
-
-    def charts(self) -> list[tuple[str, ChartBuilder]]:
-        """The game's report figures: ``[(slug, builder)]`` (``mcsim.report``)."""
         ...
 
     def ensemble_options(

@@ -709,20 +709,14 @@ EVALUATE_GROUPS: dict = {}
 ORACLE_POLICY: str | None = None
 
 
-def charts() -> list:
-    """The game's report figures ``[(slug, builder)]`` (``mcsim.games.carcassonne.charts``)."""
-    from mcsim.games.carcassonne.charts import CHARTS
-
-    return list(CHARTS)
-
-
 ensemble_options = no_ensemble(SPEC)
 
 
 # ---------------------------------------------------------------- the other roles
-# imported last: summary and records use the names above
-from mcsim.games.carcassonne import records, summary  # noqa: E402
+# imported last: records and summary use the names above
+from mcsim.games.carcassonne import charts, records, summary  # noqa: E402
 
+CHARTS = charts.CHARTS  # the report's figures of the game (``mcsim.games.carcassonne.charts``)
 finalize_summary = summary.finalize_summary
 format_summary = summary.format_summary
 margins = summary.margins

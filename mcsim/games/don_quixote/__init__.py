@@ -777,22 +777,16 @@ CHUNK_SIZE = 20_000
 CHUNK_MULTIPLE = 1
 
 
-def charts() -> list:
-    """The game's report figures ``[(slug, builder)]`` (``mcsim.games.don_quixote.charts``)."""
-    from mcsim.games.don_quixote.charts import CHARTS
-
-    return list(CHARTS)
-
-
 def check_config(config: RunConfig) -> RunConfig:
     """Nothing beyond ``resolve_config``'s checks (the tile file is checked by ``prepare``)."""
     return config
 
 
 # ---------------------------------------------------------------- the other roles
-# imported last: summary and records use the names above
-from mcsim.games.don_quixote import records, summary  # noqa: E402
+# imported last: records and summary use the names above
+from mcsim.games.don_quixote import charts, records, summary  # noqa: E402
 
+CHARTS = charts.CHARTS  # the report's figures of the game (``mcsim.games.don_quixote.charts``)
 finalize_summary = summary.finalize_summary
 format_summary = summary.format_summary
 partial_summary = summary.partial_summary

@@ -658,20 +658,14 @@ EVALUATE_GROUPS: dict = {}
 ORACLE_POLICY: str | None = None
 
 
-def charts() -> list:
-    """The game's report figures ``[(slug, builder)]`` (``mcsim.games.el_grande.charts``)."""
-    from mcsim.games.el_grande.charts import CHARTS
-
-    return list(CHARTS)
-
-
 ensemble_options = no_ensemble(SPEC)
 
 
 # ---------------------------------------------------------------- the other roles
-# imported last: summary and records use the names above
-from mcsim.games.el_grande import records, summary  # noqa: E402
+# imported last: records and summary use the names above
+from mcsim.games.el_grande import charts, records, summary  # noqa: E402
 
+CHARTS = charts.CHARTS  # the report's figures of the game (``mcsim.games.el_grande.charts``)
 finalize_summary = summary.finalize_summary
 format_summary = summary.format_summary
 partial_summary = summary.partial_summary

@@ -317,20 +317,14 @@ EVALUATE_GROUPS: dict = {}
 ORACLE_POLICY: str | None = None
 
 
-def charts() -> list:
-    """The game's report figures ``[(slug, builder)]`` (``mcsim.games.sacred_hill.charts``)."""
-    from mcsim.games.sacred_hill.charts import CHARTS
-
-    return list(CHARTS)
-
-
 ensemble_options = no_ensemble(SPEC)
 
 
 # ---------------------------------------------------------------- the other roles
-# imported last: summary and records use the names above
-from mcsim.games.sacred_hill import records, summary  # noqa: E402
+# imported last: records and summary use the names above
+from mcsim.games.sacred_hill import charts, records, summary  # noqa: E402
 
+CHARTS = charts.CHARTS  # the report's figures of the game (``mcsim.games.sacred_hill.charts``)
 _match_points = summary._match_points
 finalize_summary = summary.finalize_summary
 format_summary = summary.format_summary

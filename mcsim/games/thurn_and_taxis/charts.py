@@ -1,4 +1,4 @@
-"""Thurn and Taxis's report figures (``mcsim report``; the ``charts()`` hook of the game).
+"""Thurn and Taxis's report figures (``mcsim report``; the game's ``CHARTS`` hook).
 
 Each builder takes the report's context (``mcsim.report``: ``.games``, ``.summary``,
 ``.players``, ``.seat_label(k)``, ``.footer()``) and returns a ``mcsim.charts.Figure``; it
