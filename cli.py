@@ -140,19 +140,10 @@ def parse_key_values(values, hint: str) -> dict:
     return out
 
 
-def game_options(tiles=None) -> dict:
-    """The game options of the running command: ``--option KEY=VALUE`` values plus ``--tiles``."""
+def game_options() -> dict:
+    """The game options of the running command: its ``--option KEY=VALUE`` values."""
     ctx = click.get_current_context(silent=True)
-    options = dict(ctx.meta.get("game_options", {})) if ctx is not None else {}
-    if tiles:
-        if "tiles" in options:
-            raise click.BadParameter(
-                f"--tiles {tiles} and --option tiles={options['tiles']} "
-                f"name two tile files; give one",
-                param_hint="--tiles",
-            )
-        options["tiles"] = tiles
-    return options
+    return dict(ctx.meta.get("game_options", {})) if ctx is not None else {}
 
 
 def run_options(
@@ -219,19 +210,14 @@ def run_options(
         )
         + [
             click.option(
-                "--tiles",
-                type=click.Path(dir_okay=False),
-                default=None,
-                help="Don Quixote: a tile-set file to use instead of the shipped one.",
-            ),
-            click.option(
                 "--option",
                 "game_option_values",
                 multiple=True,
                 metavar="KEY=VALUE",
                 expose_value=False,
                 callback=_store_game_options,
-                help="A game-specific option, e.g. carriages=FILE for Thurn and Taxis "
+                help="A game-specific option, e.g. tiles=FILE for Don Quixote, carriages=FILE for "
+                "Thurn and Taxis "
                 "(`mcsim games` lists each game's options).",
             ),
             click.option(
@@ -335,7 +321,7 @@ def games_cmd(as_json):
                     }
                     for p in s.policies
                 ],
-                "options": dict(getattr(module, "OPTIONS", {}) or {}),
+                "options": dict(module.OPTIONS),
             }
         )
     if as_json:
@@ -392,10 +378,7 @@ def format_summary(summary: dict, module) -> str:
     )
     block = summary.get(module.SPEC.summary_key)
     if block is not None:
-        if hasattr(module, "format_summary"):
-            lines.append(module.format_summary(block, summary))
-        else:
-            lines.append(json.dumps(block, default=str))
+        lines.append(module.format_summary(block, summary))
     return "\n".join(lines)
 
 
@@ -472,7 +455,6 @@ def simulate_cmd(
     players,
     workers,
     chunk_size,
-    tiles,
     as_json,
     quiet,
     backend,
@@ -538,7 +520,7 @@ def simulate_cmd(
         outs.file(record_out, "--record-out")
     if force and out is not None and not single_file:
         clear_run_folder(out)
-    options = game_options(tiles)
+    options = game_options()
     result = mcsim.simulate(
         game,
         games=games,
@@ -597,7 +579,6 @@ def tournament_cmd(
     variants,
     players,
     workers,
-    tiles,
     as_json,
     quiet,
     backend,
@@ -617,7 +598,7 @@ def tournament_cmd(
     from mcsim.runner import to_json
     from mcsim.tournament import format_tournament, tournament
 
-    options = game_options(tiles)
+    options = game_options()
     t = tournament(
         game,
         list(policies),
@@ -734,12 +715,6 @@ def read_record(record_file, index):
 )
 @click.option("--variant", "variants", multiple=True, metavar="NAME=VALUE", help="A rule reading.")
 @click.option(
-    "--tiles",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Don Quixote: a tile-set file to use instead of the shipped one.",
-)
-@click.option(
     "--option",
     "game_option_values",
     multiple=True,
@@ -795,7 +770,6 @@ def tune_cmd(
     deals,
     popsize,
     variants,
-    tiles,
     workers,
     backend,
     scheduler,
@@ -845,7 +819,7 @@ def tune_cmd(
         params=list(params),
         objective=objective,
         variant=parse_variants(variants),
-        options=game_options(tiles),
+        options=game_options(),
         workers=workers,
         backend=backend,
         scheduler=scheduler,
@@ -888,8 +862,6 @@ def replay_cmd(game, record_file, index, as_json):
         mcsim replay sacred-hill records.json --index 2    # the third of a list of records
     """
     module = get_game(game)
-    if not hasattr(module, "replay"):
-        raise errors.ConfigError(f"{game} has no replay yet")
     record = read_record(record_file, index)
     try:
         result = module.replay(record)
@@ -900,12 +872,7 @@ def replay_cmd(game, record_file, index, as_json):
         ) from None
     from mcsim.runner import to_json
 
-    if as_json:
-        click.echo(to_json(result))
-    elif hasattr(module, "format_replay"):
-        click.echo(module.format_replay(result))
-    else:
-        click.echo(json.dumps(result, indent=2))
+    click.echo(to_json(result.as_dict()) if as_json else module.format_replay(result))
 
 
 @mcsim_cli.command("show")
@@ -949,12 +916,6 @@ def replay_cmd(game, record_file, index, as_json):
 )
 @click.option("--players", type=int, default=None, help="With --seed: number of seats.")
 @click.option(
-    "--tiles",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="With --seed: Don Quixote tile-set file.",
-)
-@click.option(
     "--option",
     "game_option_values",
     multiple=True,
@@ -972,9 +933,7 @@ def replay_cmd(game, record_file, index, as_json):
 )
 @click.option("--force", is_flag=True, help="Overwrite an existing --out file.")
 @friendly_errors
-def show_cmd(
-    game, record_file, index, seed, game_index, policies, variants, players, tiles, out, force
-):
+def show_cmd(game, record_file, index, seed, game_index, policies, variants, players, out, force):
     """Draw one game move by move as a self-contained HTML file (step with the arrow keys).
 
     Give a record (as `replay` reads it; --index picks one of a list), or --seed S and
@@ -999,15 +958,14 @@ def show_cmd(
         policies,
         variants,
         players,
-        tiles,
         click.get_current_context().meta.get("game_options"),
     )
     if record_file is not None:
         if seed is not None or game_index is not None:
             raise click.UsageError("give a RECORD.json or --seed/--game-index, not both")
-        if any(played[2:6]) or played[6]:
+        if any(played[2:5]) or played[5]:
             raise click.UsageError(
-                "-p/--variant/--players/--tiles/--option go with --seed, not with a record"
+                "-p/--variant/--players/--option go with --seed, not with a record"
             )
         record = read_record(record_file, index)
     else:
@@ -1022,7 +980,7 @@ def show_cmd(
             list(policies) or None,
             parse_variants(variants),
             players,
-            game_options(tiles),
+            game_options(),
         )
     html = show.show_html(game, record)
     with outs:
@@ -1044,8 +1002,6 @@ def perft_cmd(game, depth, variants):
         mcsim perft sacred-hill --depth 3      # 9632
     """
     module = get_game(game)
-    if not hasattr(module, "perft"):
-        raise errors.ConfigError(f"{game} has no perft")
     click.echo(module.perft(depth, parse_variants(variants)))
 
 
@@ -1091,10 +1047,14 @@ def perft_cmd(game, depth, variants):
     help="Worker processes (default: all cores). Results do not depend on it.",
 )
 @click.option(
-    "--tiles",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Don Quixote: a tile-set file to use instead of the shipped one.",
+    "--option",
+    "game_option_values",
+    multiple=True,
+    metavar="KEY=VALUE",
+    expose_value=False,
+    callback=_store_game_options,
+    help="A game-specific option, e.g. tiles=FILE for Don Quixote (`mcsim games` lists each "
+    "game's options).",
 )
 @click.option(
     "--tileset-ensemble",
@@ -1116,7 +1076,7 @@ def perft_cmd(game, depth, variants):
     type=click.Path(file_okay=False),
     default=None,
     callback=output_path("dir"),
-    help="Directory to write the random tile sets to (reusable with --tiles).",
+    help="Directory to write the random tile sets to (reusable with --option tiles=FILE).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or notices on stderr.")
@@ -1129,7 +1089,6 @@ def evaluate_cmd(
     variants,
     players,
     workers,
-    tiles,
     ensemble,
     ensemble_seed,
     ensemble_out,
@@ -1151,7 +1110,7 @@ def evaluate_cmd(
         from mcsim.outputs import Outputs
 
         Outputs().folder(ensemble_out, "--ensemble-out", keep=True)
-    options = game_options(tiles)
+    options = game_options()
     kw = dict(
         games=games,
         seed=seed,
@@ -1361,7 +1320,6 @@ def report_cmd(
     players,
     workers,
     chunk_size,
-    tiles,
     as_json,
     quiet,
     backend,
@@ -1380,7 +1338,7 @@ def report_cmd(
     """
     from mcsim import report
 
-    options = game_options(tiles)
+    options = game_options()
     echo = None if quiet else (lambda line: click.echo(line, err=True))
     rep = report.build_report(
         game,

@@ -39,10 +39,9 @@ CONFIGS = [  # (policy, players, gifts, warm games)
 def warm(policy: str, players: int, gifts: str, games: int) -> dict:
     import mcsim
     from mcsim.games import carcassonne as C
-    from mcsim.games.base import RunConfig, parse_policy
+    from mcsim.runner import resolve_config
 
-    choice = parse_policy(policy)
-    prep = C.prepare(RunConfig("carcassonne", players, [choice] * players, {"gifts": gifts}))
+    prep = C.prepare(resolve_config("carcassonne", players, [policy], {"gifts": gifts})[1])
     C.play_chunk(prep, 0, 2, 1)
     best = 0.0
     for rep in range(3):
@@ -55,7 +54,7 @@ def warm(policy: str, players: int, gifts: str, games: int) -> dict:
         games=games,
         seed=3,
         workers=1,
-        policies=[choice] * players,
+        policies=[policy] * players,
         players=players,
         variant={"gifts": gifts},
     )

@@ -43,10 +43,9 @@ CONFIGS = [  # (policy, players, warm games)
 def warm(policy: str, players: int, games: int) -> dict:
     import mcsim
     from mcsim.games import don_quixote as D
-    from mcsim.games.base import RunConfig, parse_policy
+    from mcsim.runner import resolve_config
 
-    choice = parse_policy(policy)
-    prep = D.prepare(RunConfig("don-quixote", players, [choice] * players, {}))
+    prep = D.prepare(resolve_config("don-quixote", players, [policy])[1])
     D.play_chunk(prep, 0, 2, 1)
     best = 0.0
     for rep in range(3):
@@ -55,7 +54,7 @@ def warm(policy: str, players: int, games: int) -> dict:
         best = max(best, games / max(time.process_time() - t, 1e-9))
     t = time.perf_counter()
     mcsim.simulate(
-        "don-quixote", games=games, seed=3, workers=1, policies=[choice] * players, players=players
+        "don-quixote", games=games, seed=3, workers=1, policies=[policy] * players, players=players
     )
     e2e = games / (time.perf_counter() - t)
     return {"kernel": best, "simulate": e2e, "mean_score": float(out["score"].mean())}

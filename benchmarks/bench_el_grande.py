@@ -40,12 +40,9 @@ CONFIGS = [  # (policy, players, variant, warm games)
 def warm(policy: str, players: int, variant: dict, games: int) -> dict:
     import mcsim
     from mcsim.games import el_grande as G
-    from mcsim.games.base import RunConfig, parse_policy
+    from mcsim.runner import resolve_config
 
-    choice = parse_policy(policy)
-    prep = G.prepare(
-        RunConfig("el-grande", players, [choice] * players, G.SPEC.resolve_variant(variant))
-    )
+    prep = G.prepare(resolve_config("el-grande", players, [policy], variant)[1])
     G.play_chunk(prep, 0, 2, 1)
     best = 0.0
     for rep in range(3):
@@ -58,7 +55,7 @@ def warm(policy: str, players: int, variant: dict, games: int) -> dict:
         games=games,
         seed=3,
         workers=1,
-        policies=[choice] * players,
+        policies=[policy] * players,
         players=players,
         variant=variant,
     )

@@ -37,9 +37,9 @@ CONFIGS = [  # (policy, players, warm games)
 def warm(policy: str, players: int, games: int) -> dict:
     import mcsim
     from mcsim.games import thurn_and_taxis as T
-    from mcsim.games.base import PolicyChoice, RunConfig
+    from mcsim.runner import resolve_config
 
-    prep = T.prepare(RunConfig("thurn-and-taxis", players, [PolicyChoice(policy)] * players, {}))
+    prep = T.prepare(resolve_config("thurn-and-taxis", players, [policy])[1])
     T.play_chunk(prep, 0, 10, 1)
     best = 0.0
     for rep in range(3):

@@ -23,7 +23,7 @@ import json
 
 import mcsim
 from mcsim.games import thurn_and_taxis as T
-from mcsim.games.base import RunConfig, parse_policy
+from mcsim.runner import resolve_config
 
 
 def main() -> None:
@@ -53,7 +53,7 @@ def main() -> None:
             ]
             cols = [f"score_{s}" for s in range(k)] + ["winner", "tiles_all_regions"]
             changed = int((runs[0][cols].to_numpy() != runs[1][cols].to_numpy()).any(axis=1).sum())
-            prep = T.prepare(RunConfig("thurn-and-taxis", k, [parse_policy(pol)] * k, {}, {}))
+            prep = T.prepare(resolve_config("thurn-and-taxis", k, [pol])[1])
             taken = without = 0
             for rec in T.record_games(prep, a.seed, range(a.records[j])):
                 houses = [set() for _ in range(k)]

@@ -47,9 +47,9 @@ def _policy_block(result, module, players: int) -> tuple[dict, np.ndarray]:
     out["median"] = float(np.median(x))
     out["bands"] = {
         f"p_over_{b:g}": stats.proportion(float((x > b).sum()), x.size)
-        for b in getattr(module, "EVALUATE_BANDS", ())
+        for b in module.EVALUATE_BANDS
     }
-    for name, cols in getattr(module, "EVALUATE_GROUPS", {}).items():
+    for name, cols in module.EVALUATE_GROUPS.items():
         out[name] = {c: float(_game_scores(g, players, c).mean()) for c in cols}
     out["games_per_second"] = result.summary.get("games_per_second")
     out["seconds"] = result.summary.get("elapsed_seconds")
@@ -147,7 +147,7 @@ def _evaluate(game, policies, games, seed, variant, players, workers, options, p
             head["notices"] = list(r.prepared.notices)
     for b, x in zip(blocks, scores):
         b["diff_vs_first"] = None if x is scores[0] else stats.paired_difference(x, scores[0])
-    oracle = getattr(module, "ORACLE_POLICY", None)
+    oracle = module.ORACLE_POLICY
     ref = [i for i, b in enumerate(blocks) if b["policy"].split(":")[0] == oracle]
     if ref:
         best = max(ref, key=lambda i: blocks[i]["total"]["mean"])  # the tightest bound
@@ -197,18 +197,17 @@ def evaluate_ensemble(
         ``k < 1`` or the game has no ensemble.
     """
     module = get_game(game)
-    if not hasattr(module, "ensemble_options"):
-        raise ConfigError(f"{game} has no component ensemble")
     if k < 1:
         raise ConfigError(f"--tileset-ensemble must be at least 1, not {k}")
     policies = list(policies)
-    base, base_scores = _evaluate(
-        game, policies, games, seed, variant, players, workers, options, progress
-    )
-    labels = [b["policy"] for b in base["policies"]]
-    base_mean = {b["policy"]: b["total"]["mean"] for b in base["policies"]}
     sets, set_scores = [], []
     with tempfile.TemporaryDirectory(prefix="mcsim-ensemble-") as tmp:
+        module.ensemble_options(0, 0, tmp)  # raises ConfigError for a game without an ensemble
+        base, base_scores = _evaluate(
+            game, policies, games, seed, variant, players, workers, options, progress
+        )
+        labels = [b["policy"] for b in base["policies"]]
+        base_mean = {b["policy"]: b["total"]["mean"] for b in base["policies"]}
         eseed = seed if ensemble_seed is None else ensemble_seed
         for label, opts in module.ensemble_options(k, eseed, out_dir or tmp):
             merged = dict(options or {})

@@ -1,7 +1,7 @@
 """Reading input files: one bounded reader per format, used by every input.
 
 Every file mcsim reads goes through one of these readers: game records (``replay``), tile and
-data files (``--tiles``, ``--option KEY=FILE``, the shipped data), batch plans (TOML), and the
+data files (``--option KEY=FILE``, the shipped data), batch plans (TOML), and the
 files of an interrupted run (``_manifest.json``, ``_aggregates/*.json``, ``part-*.parquet``).
 Each reader
 

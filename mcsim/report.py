@@ -40,9 +40,7 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,43 +49,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from mcsim import charts as ch
 from mcsim import stats
+from mcsim.charts import COLORS, Figure, MissingData
 from mcsim.errors import ConfigError
 from mcsim.games import get_game
 from mcsim.runner import SimulationResult, to_json
-
-DPI = 110
-#: seat colours (matplotlib tab10)
-COLORS = (
-    "#1f77b4",
-    "#ff7f0e",
-    "#2ca02c",
-    "#d62728",
-    "#9467bd",
-    "#8c564b",
-    "#e377c2",
-    "#7f7f7f",
-    "#bcbd22",
-    "#17becf",
-)
-
-
-class MissingData(Exception):
-    """A per-game chart's columns or summary keys are absent (the chart is skipped)."""
-
-
-@dataclass
-class Figure:
-    """One written figure."""
-
-    slug: str
-    title: str
-    caption: str
-    png: bytes
-
-    @property
-    def file(self) -> str:
-        return f"{self.slug}.png"
 
 
 @dataclass
@@ -276,7 +243,7 @@ def build_report(
         ("win_rate_by_seat", _fig_win_rate),
         ("game_length", _fig_length),
         ("policy_comparison", lambda c: _fig_comparison(c, comparison)),
-    ] + GAME_CHARTS.get(game, [])
+    ] + list(module.CHARTS)
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -327,55 +294,6 @@ def build_report(
     return ReportResult(out, main, figures, skipped, comparison, files)
 
 
-# ---------------------------------------------------------------- figure helpers
-def _figure(w: float = 8.0, h: float = 4.6, ncols: int = 1):
-    from matplotlib.figure import Figure as MplFigure
-
-    fig = MplFigure(figsize=(w, h), dpi=DPI, layout="constrained")
-    axes = fig.subplots(1, ncols, squeeze=False)[0]
-    return fig, axes
-
-
-def _done(
-    fig, ctx: _Ctx, slug: str, title: str, caption: str, games_note: str | None = None
-) -> Figure:
-    fig.suptitle(f"{title}\n{ctx.footer(games_note)}", fontsize=11)
-    for ax in fig.axes:
-        ax.grid(True, axis="y", alpha=0.3)
-        ax.set_axisbelow(True)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
-    return Figure(slug, title, caption, buf.getvalue())
-
-
-def _need(games: pd.DataFrame, cols) -> None:
-    missing = [c for c in cols if c not in games.columns]
-    if missing:
-        raise MissingData(f"the game has no column {missing[0]!r} yet")
-
-
-def _block(ctx: _Ctx, *keys):
-    b = ctx.summary.get(ctx.spec.summary_key)
-    if not isinstance(b, dict):
-        raise MissingData(f"no {ctx.spec.summary_key!r} summary block")
-    for k in keys:
-        if not isinstance(b, dict) or k not in b:
-            raise MissingData(f"the summary block has no {k!r}")
-        b = b[k]
-    return b
-
-
-def _pct(x: float) -> float:
-    return 100.0 * x
-
-
-def _err(mean, low, high):
-    """Error-bar half widths ``[[below], [above]]`` from an interval (NaN -> 0)."""
-    lo = np.nan_to_num(np.asarray(mean, float) - np.asarray(low, float))
-    hi = np.nan_to_num(np.asarray(high, float) - np.asarray(mean, float))
-    return np.vstack([np.maximum(lo, 0), np.maximum(hi, 0)])
-
-
 # ---------------------------------------------------------------- common figures
 def _bins(lo: float, hi: float, integral: bool, n: int) -> np.ndarray:
     """Histogram edges: about 2*sqrt(n) bins (10..60); integer data gets integer-aligned bins
@@ -395,7 +313,7 @@ def _fig_scores(ctx: _Ctx) -> Figure:
     hi = math.ceil(max(x.max() for x in scores))
     integral = all(np.all(x == np.round(x)) for x in scores)
     edges = _bins(lo, hi, integral, scores[0].size)
-    fig, (ax,) = _figure()
+    fig, (ax,) = ch.figure()
     for s, x in enumerate(scores):
         w = np.full(x.size, 100.0 / x.size)
         ax.hist(
@@ -412,7 +330,7 @@ def _fig_scores(ctx: _Ctx) -> Figure:
     ax.set_xlabel("final score (points" + ("" if w == 1 else f"; bins {w:g} wide") + ")")
     ax.set_ylabel("share of games per bin (%)")
     ax.legend(fontsize=8, loc="best")
-    return _done(
+    return ch.done(
         fig,
         ctx,
         "score_distribution",
@@ -425,17 +343,17 @@ def _fig_win_rate(ctx: _Ctx) -> Figure | None:
     if ctx.players < 2:
         raise MissingData("one player: there is no winner to compare")
     seats = ctx.summary["seats"]
-    est = [_pct(s["win_rate"]["estimate"]) for s in seats]
-    low = [_pct(s["win_rate"]["low"]) for s in seats]
-    high = [_pct(s["win_rate"]["high"]) for s in seats]
+    est = [ch.pct(s["win_rate"]["estimate"]) for s in seats]
+    low = [ch.pct(s["win_rate"]["low"]) for s in seats]
+    high = [ch.pct(s["win_rate"]["high"]) for s in seats]
     x = np.arange(len(seats))
-    fig, (ax,) = _figure(max(5.5, 1.4 * len(seats) + 3), 4.6)
+    fig, (ax,) = ch.figure(max(5.5, 1.4 * len(seats) + 3), 4.6)
     ax.bar(
         x,
         est,
         color=[COLORS[s % 10] for s in range(len(seats))],
         alpha=0.8,
-        yerr=_err(est, low, high),
+        yerr=ch.err(est, low, high),
         capsize=6,
         ecolor="black",
     )
@@ -450,7 +368,7 @@ def _fig_win_rate(ctx: _Ctx) -> Figure | None:
     ax.set_ylabel("win rate (% of games; a k-way tie counts 1/k)")
     ax.set_ylim(0, min(110, max(high) * 1.15 + 3))  # room for the labels above 100%
     ax.legend(fontsize=8, loc="upper right")
-    return _done(
+    return ch.done(
         fig,
         ctx,
         "win_rate_by_seat",
@@ -464,7 +382,7 @@ def _fig_length(ctx: _Ctx) -> Figure:
     x = ctx.games["length_plies"].to_numpy(dtype=np.float64)
     lo, hi = int(x.min()), int(x.max())
     edges = _bins(lo, hi, True, x.size)
-    fig, (ax,) = _figure()
+    fig, (ax,) = ch.figure()
     ax.hist(x, bins=edges, weights=np.full(x.size, 100.0 / x.size), color=COLORS[0], alpha=0.8)
     ax.axvline(
         x.mean(), color="black", linestyle="--", linewidth=1, label=f"mean {x.mean():.1f} plies"
@@ -478,7 +396,7 @@ def _fig_length(ctx: _Ctx) -> Figure:
     ax.set_ylabel("share of games per bin (%)")
     ax.legend(fontsize=8)
     cap = f"Every game has {lo} plies." if lo == hi else f"Plies per game (min {lo}, max {hi})."
-    return _done(fig, ctx, "game_length", "Game length", cap)
+    return ch.done(fig, ctx, "game_length", "Game length", cap)
 
 
 # ---------------------------------------------------------------- policy comparison
@@ -556,7 +474,7 @@ def _fig_comparison(ctx: _Ctx, sink: list) -> Figure:
         raise MissingData("one player: no seats or policies to compare")
     sink.extend(rows)
     n_rot = len(ctx.rotations)
-    fig, axes = _figure(11, 1.9 + 0.42 * len(rows), ncols=2)
+    fig, axes = ch.figure(11, 1.9 + 0.42 * len(rows), ncols=2)
     ylabels = [
         f"{r['label']}  [{r['group']}]" if len({x["group"] for x in rows}) > 1 else r["label"]
         for r in rows
@@ -571,7 +489,7 @@ def _fig_comparison(ctx: _Ctx, sink: list) -> Figure:
         m = np.array([r[key]["mean"] for r in rows]) * scale
         lo = np.array([r[key]["low"] for r in rows]) * scale
         hi = np.array([r[key]["high"] for r in rows]) * scale
-        for yi, mi, e, c in zip(y, m, _err(m, lo, hi).T, colors):
+        for yi, mi, e, c in zip(y, m, ch.err(m, lo, hi).T, colors):
             ax.errorbar(mi, yi, xerr=e.reshape(2, 1), fmt="o", color=c, capsize=4)
         ax.axvline(0, color="gray", linewidth=1)
         ax.set_xlabel(xl)
@@ -600,485 +518,7 @@ def _fig_comparison(ctx: _Ctx, sink: list) -> Figure:
             if n_rot > 1
             else "As seated only (rotation off): the difference includes the seat effect."
         )
-    return _done(fig, ctx, "policy_comparison", title, cap, note)
-
-
-# ---------------------------------------------------------------- Sacred Hill
-def _sh_decided_by(ctx: _Ctx) -> Figure:
-    g = ctx.games
-    _need(g, ["decided_by_kingdoms", "winner"])
-    n = len(g)
-    kind = g["decided_by_kingdoms"].to_numpy().astype(bool)
-    winner = g["winner"].to_numpy()
-    fig, (ax,) = _figure(7.5, 4.6)
-    names = ["kingdoms", "territory\n(equal kingdoms)"]
-    bottoms = np.zeros(2)
-    for s in range(ctx.players):
-        h = np.array(
-            [_pct(((winner == s) & kind).sum() / n), _pct(((winner == s) & ~kind).sum() / n)]
-        )
-        ax.bar(
-            [0, 1],
-            h,
-            bottom=bottoms,
-            color=COLORS[s],
-            alpha=0.8,
-            label=f"won by {ctx.seat_label(s)}",
-        )
-        bottoms += h
-    tot = [stats.proportion(float(kind.sum()), n), stats.proportion(float((~kind).sum()), n)]
-    est = [_pct(t["estimate"]) for t in tot]
-    ax.errorbar(
-        [0, 1],
-        est,
-        yerr=_err(est, [_pct(t["low"]) for t in tot], [_pct(t["high"]) for t in tot]),
-        fmt="none",
-        ecolor="black",
-        capsize=6,
-    )
-    for xi, e in zip([0, 1], est):
-        ax.annotate(f"{e:.1f}%", (xi, e), textcoords="offset points", xytext=(14, 2), fontsize=9)
-    ax.set_xticks([0, 1], names)
-    ax.set_xlabel("what decided the game (§3.5)")
-    ax.set_ylabel("share of games (%)")
-    ax.set_ylim(0, 105)
-    ax.legend(fontsize=8)
-    return _done(
-        fig,
-        ctx,
-        "",
-        "Sacred Hill: decided by kingdoms or territory",
-        "Share of games decided by fewer kingdoms, or by more territory when the "
-        "kingdom counts are equal, split by the winning seat; error bars: Wilson 95% "
-        "intervals of the total.",
-    )
-
-
-def _sh_kingdoms(ctx: _Ctx) -> Figure:
-    g = ctx.games
-    _need(g, [f"kingdoms_{s}" for s in range(ctx.players)])
-    vals = [g[f"kingdoms_{s}"].to_numpy() for s in range(ctx.players)]
-    lo, hi = int(min(v.min() for v in vals)), int(max(v.max() for v in vals))
-    x = np.arange(lo, hi + 1)
-    w = 0.8 / ctx.players
-    fig, (ax,) = _figure()
-    for s, v in enumerate(vals):
-        share = np.array([_pct((v == c).mean()) for c in x])
-        ax.bar(
-            x + (s - (ctx.players - 1) / 2) * w,
-            share,
-            width=w,
-            color=COLORS[s],
-            alpha=0.85,
-            label=f"{ctx.seat_label(s)}: mean {v.mean():.2f}",
-        )
-    ax.set_xticks(x)
-    ax.set_xlabel("kingdoms at the end (count; fewer is better, §3.5)")
-    ax.set_ylabel("share of games (%)")
-    ax.legend(fontsize=8)
-    return _done(
-        fig,
-        ctx,
-        "",
-        "Sacred Hill: kingdom counts per seat",
-        "Distribution of each seat's final number of kingdoms.",
-    )
-
-
-# ---------------------------------------------------------------- Don Quixote
-def _dq_categories(ctx: _Ctx) -> Figure:
-    block = _block(ctx, "mean_per_category")
-    g = ctx.games
-    cats = list(block)
-    _need(g, [f"{c}_{s}" for c in cats for s in range(ctx.players)])
-    mi = [
-        stats.mean_interval(
-            np.concatenate([g[f"{c}_{s}"].to_numpy(np.float64) for s in range(ctx.players)])
-        )
-        for c in cats
-    ]
-    m = [r["mean"] for r in mi]
-    fig, (ax,) = _figure()
-    x = np.arange(len(cats))
-    ax.bar(
-        x,
-        m,
-        yerr=_err(m, [r["low"] for r in mi], [r["high"] for r in mi]),
-        capsize=5,
-        color=[COLORS[i % 10] for i in x],
-        alpha=0.85,
-    )
-    for xi, v, h in zip(x, m, [r["high"] for r in mi]):
-        ax.annotate(
-            f"{v:.2f}",
-            (xi, h if h == h else v),
-            textcoords="offset points",
-            xytext=(0, 3),
-            ha="center",
-            fontsize=8,
-        )
-    ax.set_xticks(x, [c.replace("_", " ") for c in cats])
-    ax.set_xlabel("scoring category")
-    ax.set_ylabel("mean points per estate (all scorings)")
-    return _done(
-        fig,
-        ctx,
-        "",
-        "Don Quixote: points by category",
-        "Mean points per estate (seats pooled) by category over the three scorings; "
-        "error bars: Student-t 95% intervals.",
-    )
-
-
-def _dq_rounds(ctx: _Ctx) -> Figure:
-    block = _block(ctx, "mean_per_scoring_category")
-    cats = list(_block(ctx, "mean_per_category"))
-    rounds = sorted({int(m.group(1)) for k in block if (m := re.match(r"s(\d+)_", k))})
-    if not rounds:
-        raise MissingData("no per-scoring categories in the summary block")
-    fig, (ax,) = _figure()
-    bottoms = np.zeros(len(rounds))
-    for i, c in enumerate(cats):
-        h = np.array([block.get(f"s{r}_{c}") or 0.0 for r in rounds], dtype=np.float64)
-        ax.bar(
-            np.arange(len(rounds)),
-            h,
-            bottom=bottoms,
-            color=COLORS[i % 10],
-            alpha=0.85,
-            label=c.replace("_", " "),
-        )
-        bottoms += h
-    for xi, t in enumerate(bottoms):
-        ax.annotate(
-            f"{t:.2f}", (xi, t), textcoords="offset points", xytext=(0, 4), ha="center", fontsize=9
-        )
-    ax.set_xticks(np.arange(len(rounds)), [f"scoring {r}" for r in rounds])
-    ax.set_xlabel("scoring round")
-    ax.set_ylabel("mean points per estate")
-    ax.legend(fontsize=8, ncols=2)
-    return _done(
-        fig,
-        ctx,
-        "",
-        "Don Quixote: points by scoring round and category",
-        "Mean points per estate (seats pooled) scored in each scoring round, stacked by category.",
-    )
-
-
-# ---------------------------------------------------------------- El Grande
-def _eg_action_cards(ctx: _Ctx) -> Figure:
-    cards = _block(ctx, "action_cards")
-    items = [(cid, c) for cid, c in cards.items() if isinstance(c, dict) and "score_diff" in c]
-    if not items:
-        raise MissingData("no action card was taken")
-    items.sort(key=lambda t: t[1]["score_diff"]["mean"])
-    fig, (ax,) = _figure(9, 1.8 + 0.3 * len(items))
-    y = np.arange(len(items))
-    m = np.array([c["score_diff"]["mean"] for _, c in items])
-    lo = np.array([c["score_diff"]["low"] for _, c in items])
-    hi = np.array([c["score_diff"]["high"] for _, c in items])
-    ax.errorbar(m, y, xerr=_err(m, lo, hi), fmt="o", color=COLORS[0], capsize=3)
-    ax.axvline(0, color="gray", linewidth=1)
-
-    def name(cid, c):
-        t = str(c.get("text", ""))
-        t = t if len(t) <= 38 else t[:36] + "..."
-        return f"{cid}: {t}" if t else str(cid)
-
-    ax.set_yticks(y, [name(cid, c) for cid, c in items], fontsize=7)
-    ax.set_xlabel("taker's final score minus the mean of the other seats (points)")
-    ax.set_ylabel("action card")
-    ax.grid(True, axis="x", alpha=0.3)
-    return _done(
-        fig,
-        ctx,
-        "",
-        "El Grande: action-card values",
-        "For each action card, the final score of the player who took it minus the "
-        "mean of the other players, over every time it was taken (mean with Student-t "
-        "95% interval). An association, not a causal value: strong players take "
-        "strong cards.",
-    )
-
-
-def _eg_sources(ctx: _Ctx) -> Figure:
-    src = _block(ctx, "points_by_source")
-    names = [k for k, v in src.items() if isinstance(v, dict) and "mean" in v]
-    if not names:
-        raise MissingData("no points by source")
-    m = [src[k]["mean"] for k in names]
-    fig, (ax,) = _figure()
-    x = np.arange(len(names))
-    ax.bar(
-        x,
-        m,
-        yerr=_err(m, [src[k]["low"] for k in names], [src[k]["high"] for k in names]),
-        capsize=5,
-        color=[COLORS[i % 10] for i in x],
-        alpha=0.85,
-    )
-    ax.set_xticks(x, names)
-    ax.set_xlabel("source of points")
-    ax.set_ylabel("mean points per player and game")
-    return _done(
-        fig,
-        ctx,
-        "",
-        "El Grande: points by source",
-        "Mean points per player and game from each source; error bars: Student-t 95% intervals.",
-    )
-
-
-# ---------------------------------------------------------------- Carcassonne
-def _cc_features(ctx: _Ctx) -> Figure:
-    g = ctx.games
-    feats = sorted(
-        {m.group(1) for c in g.columns if (m := re.match(r"points_([a-z_]+)_(\d+)$", c))},
-        key=lambda f: (
-            ["road", "city", "monastery", "farm", "gift"].index(f)
-            if f in ("road", "city", "monastery", "farm", "gift")
-            else 99
-        ),
-    )
-    if not feats:
-        raise MissingData("the game has no points_<feature>_<seat> columns yet")
-    k = ctx.players
-    w = 0.8 / k
-    x = np.arange(len(feats))
-    fig, (ax,) = _figure()
-    for s in range(k):
-        mi = [stats.mean_interval(g[f"points_{f}_{s}"].to_numpy(np.float64)) for f in feats]
-        m = [r["mean"] for r in mi]
-        ax.bar(
-            x + (s - (k - 1) / 2) * w,
-            m,
-            width=w,
-            color=COLORS[s % 10],
-            alpha=0.85,
-            yerr=_err(m, [r["low"] for r in mi], [r["high"] for r in mi]),
-            capsize=3,
-            label=ctx.seat_label(s),
-        )
-    ax.set_xticks(x, feats)
-    ax.set_xlabel("feature")
-    ax.set_ylabel("mean points per game")
-    ax.legend(fontsize=8)
-    return _done(
-        fig,
-        ctx,
-        "",
-        "Carcassonne: points by feature",
-        "Mean points per game each seat scored from each feature; error bars: "
-        "Student-t 95% intervals.",
-    )
-
-
-def _cc_gifts(ctx: _Ctx) -> Figure:
-    if ctx.summary.get("variant", {}).get("gifts") != "true":
-        raise MissingData("gifts=false: no gift cards in play (use --variant gifts=true)")
-    gifts = _block(ctx, "gifts")
-    names = list(gifts)
-    fig, axes = _figure(11, 4.6, ncols=2)
-    x = np.arange(len(names))
-    w = 0.27
-    for i, (key, lab) in enumerate(
-        (
-            ("received_per_game", "received"),
-            ("opened_per_game", "opened"),
-            ("held_per_game", "held at the end"),
-        )
-    ):
-        m = [gifts[n][key]["mean"] for n in names]
-        axes[0].bar(
-            x + (i - 1) * w,
-            m,
-            width=w,
-            color=COLORS[i],
-            alpha=0.85,
-            label=lab,
-            yerr=_err(
-                m, [gifts[n][key]["low"] for n in names], [gifts[n][key]["high"] for n in names]
-            ),
-            capsize=3,
-        )
-    axes[0].set_xticks(x, [n.replace("_", " ") for n in names], fontsize=8)
-    axes[0].set_xlabel("gift card")
-    axes[0].set_ylabel("cards per game (all players)")
-    axes[0].legend(fontsize=8)
-    axes[0].set_title("cards received, opened, held", fontsize=9)
-    key = "points_per_game"
-    have = [n for n in names if isinstance(gifts[n].get(key), dict)]
-    if have:
-        m = [gifts[n][key]["mean"] for n in have]
-        xs = np.array([names.index(n) for n in have])
-        axes[1].bar(
-            xs,
-            m,
-            color=COLORS[3],
-            alpha=0.85,
-            capsize=4,
-            yerr=_err(
-                m, [gifts[n][key]["low"] for n in have], [gifts[n][key]["high"] for n in have]
-            ),
-        )
-        tops = [gifts[n][key]["high"] for n in have]
-        for xi, n, v in zip(xs, have, [t if t == t else 0.0 for t in tops]):
-            ppo = gifts[n].get("points_per_opened")
-            txt = (
-                "n/a"
-                if ppo is None or (isinstance(ppo, float) and math.isnan(ppo))
-                else f"{ppo:.2f}"
-            )
-            axes[1].annotate(
-                f"{txt} per\nopened card",
-                (xi, max(v, 0)),
-                textcoords="offset points",
-                xytext=(0, 10),
-                ha="center",
-                fontsize=7,
-            )
-    axes[1].set_xticks(x, [n.replace("_", " ") for n in names], fontsize=8)
-    axes[1].set_xlabel("gift card")
-    axes[1].set_ylabel("points per game from the card (all players)")
-    axes[1].set_title("points from each card type", fontsize=9)
-    return _done(
-        fig,
-        ctx,
-        "",
-        "Carcassonne: The Gifts",
-        "Left: gift cards per game by type; right: points per game credited to each "
-        "card type (as the game counts them, cards held at the end included), "
-        "labelled with the points per opened card (n/a: never opened). Means with "
-        "Student-t 95% intervals.",
-    )
-
-
-# ---------------------------------------------------------------- Thurn and Taxis
-def _tt_officials(ctx: _Ctx) -> Figure:
-    off = _block(ctx, "officials")
-    g = ctx.games
-    names = [n for n in off if isinstance(off[n], dict)]
-    _need(g, [f"used_{n}_{s}" for n in names for s in range(ctx.players)])
-    fig, axes = _figure(11, 4.8, ncols=2)
-    mi = [
-        stats.mean_interval(
-            np.concatenate([g[f"used_{n}_{s}"].to_numpy(np.float64) for s in range(ctx.players)])
-        )
-        for n in names
-    ]
-    m = [r["mean"] for r in mi]
-    x = np.arange(len(names))
-    axes[0].bar(
-        x,
-        m,
-        yerr=_err(m, [r["low"] for r in mi], [r["high"] for r in mi]),
-        capsize=5,
-        color=[COLORS[i % 10] for i in x],
-        alpha=0.85,
-    )
-    axes[0].set_xticks(x, [n.replace("_", " ") for n in names], fontsize=8)
-    axes[0].set_xlabel("official")
-    axes[0].set_ylabel("uses per player and game (count)")
-    axes[0].set_title("how often each official is used", fontsize=9)
-
-    def lead(b):  # "3-4" -> 3, "20+" -> 20
-        m = re.match(r"\d+", str(b))
-        return int(m.group(0)) if m else 0
-
-    all_labs = sorted({b for n in names for b in (off[n].get("win_rate_by_uses") or {})}, key=lead)
-    pos = {b: j for j, b in enumerate(all_labs)}
-    for i, n in enumerate(names):
-        bins = off[n].get("win_rate_by_uses") or {}
-        labs = sorted(bins, key=lead)
-        if not labs:
-            continue
-        e = [_pct(bins[b]["win_rate"]["estimate"]) for b in labs]
-        lo = [_pct(bins[b]["win_rate"]["low"]) for b in labs]
-        hi = [_pct(bins[b]["win_rate"]["high"]) for b in labs]
-        xs = np.array([pos[b] for b in labs]) + (i - (len(names) - 1) / 2) * 0.12
-        axes[1].errorbar(
-            xs,
-            e,
-            yerr=_err(e, lo, hi),
-            fmt="o-",
-            color=COLORS[i % 10],
-            capsize=3,
-            label=n.replace("_", " "),
-            markersize=4,
-        )
-    if all_labs:
-        axes[1].set_xticks(np.arange(len(all_labs)), all_labs, fontsize=8)
-        axes[1].legend(fontsize=7)
-    axes[1].axhline(100.0 / ctx.players, color="gray", linestyle="--", linewidth=1)
-    axes[1].set_xlabel("uses of the official in the game (count bin; per official)")
-    axes[1].set_ylabel("win rate of those players (%)")
-    axes[1].set_title("win rate by uses (Wilson 95%)", fontsize=9)
-    return _done(
-        fig,
-        ctx,
-        "",
-        "Thurn and Taxis: officials",
-        "Left: mean uses per player and game (Student-t 95% intervals). Right: win rate "
-        "of the players by how often they used each official (bins differ by "
-        "official; dashed line: equal share). An association, not a causal value.",
-    )
-
-
-def _tt_routes(ctx: _Ctx) -> Figure:
-    share = _block(ctx, "closed_routes", "share_by_length")
-    g = ctx.games
-    labs = list(share)
-    vals = [_pct(share[k]) if share[k] is not None else math.nan for k in labs]
-    fig, (ax,) = _figure()
-    x = np.arange(len(labs))
-    ax.bar(x, vals, color=COLORS[2], alpha=0.85)
-    for xi, v in zip(x, vals):
-        if not math.isnan(v):
-            ax.annotate(
-                f"{v:.1f}%",
-                (xi, v),
-                textcoords="offset points",
-                xytext=(0, 3),
-                ha="center",
-                fontsize=8,
-            )
-    ax.set_xticks(x, labs)
-    ax.set_xlabel("length of the closed route (cards)")
-    ax.set_ylabel("share of closed routes (%)")
-    cr = _block(ctx, "closed_routes")
-    per_game = cr.get("per_game")
-    mean_len = cr.get("mean_length")
-    cap = "Share of all closed routes by their length"
-    if per_game is not None and mean_len is not None:
-        cap += f"; {per_game:.2f} routes closed per game, mean length {mean_len:.2f} cards"
-    _ = g
-    return _done(fig, ctx, "", "Thurn and Taxis: closed route lengths", cap + ".")
-
-
-#: per-game charts: game id -> [(slug, builder)]
-GAME_CHARTS: dict[str, list[tuple[str, Callable]]] = {
-    "sacred-hill": [
-        ("sacred_hill_decided_by", _sh_decided_by),
-        ("sacred_hill_kingdoms", _sh_kingdoms),
-    ],
-    "don-quixote": [
-        ("don_quixote_categories", _dq_categories),
-        ("don_quixote_scoring_rounds", _dq_rounds),
-    ],
-    "el-grande": [
-        ("el_grande_action_cards", _eg_action_cards),
-        ("el_grande_points_by_source", _eg_sources),
-    ],
-    "carcassonne": [
-        ("carcassonne_points_by_feature", _cc_features),
-        ("carcassonne_gifts", _cc_gifts),
-    ],
-    "thurn-and-taxis": [
-        ("thurn_and_taxis_officials", _tt_officials),
-        ("thurn_and_taxis_route_lengths", _tt_routes),
-    ],
-}
+    return ch.done(fig, ctx, "policy_comparison", title, cap, note)
 
 
 # ---------------------------------------------------------------- text
@@ -1202,8 +642,8 @@ def headline(ctx: _Ctx, comparison: list[dict]) -> list[str]:
     for st in seats:
         w = st["win_rate"]
         out.append(
-            f"Seat {st['seat']} ({st['policy']}) wins {_pct(w['estimate']):.2f}% of games "
-            f"[95% CI {_pct(w['low']):.2f}, {_pct(w['high']):.2f}]; equal share "
+            f"Seat {st['seat']} ({st['policy']}) wins {ch.pct(w['estimate']):.2f}% of games "
+            f"[95% CI {ch.pct(w['low']):.2f}, {ch.pct(w['high']):.2f}]; equal share "
             f"{fair:.2f}%."
         )
     for r in comparison:
@@ -1217,20 +657,20 @@ def headline(ctx: _Ctx, comparison: list[dict]) -> list[str]:
         out.append(
             f"{r['group'][0].upper() + r['group'][1:]}, {r['label']}: "
             f"{sc['mean']:+.3f} points [95% CI {sc['low']:+.3f}, {sc['high']:+.3f}], "
-            f"{_pct(w['mean']):+.2f} percentage points of win rate "
-            f"[{_pct(w['low']):+.2f}, {_pct(w['high']):+.2f}]."
+            f"{ch.pct(w['mean']):+.2f} percentage points of win rate "
+            f"[{ch.pct(w['low']):+.2f}, {ch.pct(w['high']):+.2f}]."
         )
     return out
 
 
 def _notes(ctx: _Ctx) -> list[str]:
     """The run's notices (e.g. a reconstructed Don Quixote tile set), shown above the tables."""
-    return [str(n) for n in (getattr(ctx.result.prepared, "notices", None) or [])]
+    return [str(n) for n in ctx.result.prepared.notices]
 
 
 def _game_text(ctx: _Ctx) -> str | None:
     block = ctx.summary.get(ctx.spec.summary_key)
-    if block is None or not hasattr(ctx.module, "format_summary"):
+    if block is None:
         return None
     try:
         return ctx.module.format_summary(block)
@@ -1373,7 +813,6 @@ __all__ = [
     "build_report",
     "ReportResult",
     "Figure",
-    "GAME_CHARTS",
     "comparison_rows",
     "headline",
     "render_html",

@@ -42,7 +42,6 @@ from mcsim.games.base import PolicyChoice, Prepared, RunConfig, check_players, p
 
 MAX_SEED = 2**64 - 1
 MAX_GAMES = 10**12
-DEFAULT_CHUNK_SIZE = 20_000
 MIN_CHUNK_SIZE = 64
 #: runs of at most this many games keep their per-game rows in memory by default
 KEEP_GAMES_LIMIT = 2_000_000
@@ -94,6 +93,10 @@ def resolve_config(
 ):
     """Check a run's configuration; returns ``(game_module, RunConfig)``.
 
+    The one place a configuration is checked: players, policies (names and parameters), variants
+    (every one resolved to its value), option names (the game's ``OPTIONS``), then the game's
+    own ``check_config`` (variant combinations, option values). ``prepare`` trusts the result.
+
     Raises ``UnknownGameError``, ``UnknownPolicyError``, ``UnknownVariantError``, ``ConfigError``.
     """
     module = get_game(game)
@@ -116,19 +119,18 @@ def resolve_config(
         )
     for c in choices:
         spec.policy(c.name).vector(c.params)  # validates names and parameters
-    known = getattr(module, "OPTIONS", None)
-    if known is not None:
-        for key in options or {}:
-            if key not in known:
-                listed = ", ".join(known) or "none"
-                raise ConfigError(f"unknown option {key!r} for {spec.id} (its options: {listed})")
-    return module, RunConfig(
+    for key in options or {}:
+        if key not in module.OPTIONS:
+            listed = ", ".join(module.OPTIONS) or "none"
+            raise ConfigError(f"unknown option {key!r} for {spec.id} (its options: {listed})")
+    config = RunConfig(
         game=spec.id,
         players=players,
         policies=choices,
         variant=spec.resolve_variant(variant),
         options=dict(options or {}),
     )
+    return module, module.check_config(config)
 
 
 def default_workers() -> int:
@@ -172,17 +174,13 @@ class ChunkPlan:
 def chunk_plan(module, games: int, chunk_size: int | None = None) -> ChunkPlan:
     """The run's chunks (see ``ChunkPlan``)."""
     if chunk_size is None:
-        cap = int(getattr(module, "CHUNK_SIZE", DEFAULT_CHUNK_SIZE))
+        cap = int(module.CHUNK_SIZE)
         chunk = max(min(cap, -(-games // 16)), min(MIN_CHUNK_SIZE, games))
     else:
         chunk = int(chunk_size)
-    mult = int(getattr(module, "CHUNK_MULTIPLE", 1))
+    mult = int(module.CHUNK_MULTIPLE)
     chunk = -(-chunk // mult) * mult
     return ChunkPlan(games, chunk)
-
-
-def has_partials(module) -> bool:
-    return hasattr(module, "partial_summary") and hasattr(module, "finalize_summary")
 
 
 def _part_name(first: int) -> str:
@@ -206,7 +204,7 @@ def _work(task):
     module = importlib.import_module(module_name)
     cols = module.play_chunk(prep, first, n, seed)
     df = games_frame(cols, first, prep.config.players)
-    partial = module.partial_summary(df, prep) if has_partials(module) else None
+    partial = module.partial_summary(df, prep)
     agg = Aggregate.of_games(df, prep.config.players, partial)
     if out_dir is not None:
         text = json.dumps(agg.to_json())
@@ -409,7 +407,6 @@ def build_summary(
     module,
     prep: Prepared,
     agg: Aggregate,
-    games_df: pd.DataFrame | None,
     seed: int,
     elapsed: float,
     played: int | None = None,
@@ -439,11 +436,7 @@ def build_summary(
     summary["games_per_second"] = played / play if play > 0 and played else None
     summary["elapsed_seconds"] = elapsed
     summary["compile_seconds"] = compile_seconds
-    if has_partials(module):
-        block = module.finalize_summary(agg.game_partial, prep)
-    else:
-        block = module.summarize(games_df, prep)
-    summary[module.SPEC.summary_key] = block
+    summary[module.SPEC.summary_key] = module.finalize_summary(agg.game_partial, prep)
     return summary
 
 
@@ -795,8 +788,6 @@ def simulate(
     module, cfg = resolve_config(game, players, policies, variant, options)
     if keep_games is None:
         keep_games = games <= KEEP_GAMES_LIMIT
-    if not has_partials(module):
-        keep_games = True  # its summary is computed from the full per-game table
     prep = module.prepare(cfg)
     plan = chunk_plan(module, games, chunk_size)
     done: set[int] = set()
@@ -877,7 +868,6 @@ def simulate(
         module,
         prep,
         total,
-        games_df,
         seed,
         elapsed,
         played=games - resumed + replayed,
@@ -888,8 +878,6 @@ def simulate(
         write_atomic(out_path / SUMMARY_NAME, lambda tmp: Path(tmp).write_text(text + "\n"))
     records = []
     if record:
-        if not hasattr(module, "record_games"):
-            raise ConfigError(f"{game} does not write records yet")
         records = module.record_games(prep, seed, list(range(min(record, games))))
     return SimulationResult(games_df, summary, prep, records, total)
 

@@ -372,7 +372,7 @@ class _Setup:
     def tasks(self, key, choice: PolicyChoice, first: int, n: int):
         """Tasks playing deals ``first .. first+n-1`` in every seating of ``choice``."""
         out = []
-        plan = chunk_plan(self.module, n, min(n, int(getattr(self.module, "CHUNK_SIZE", 20_000))))
+        plan = chunk_plan(self.module, n, min(n, int(self.module.CHUNK_SIZE)))
         for r, prep in enumerate(self.preps(choice)):
             for f, k in plan:
                 out.append(((key, r, f), self.module.__name__, prep, first + f, k, self.seed))
@@ -838,7 +838,7 @@ def validate(
         "start_score_by_seat" (when the start is played)}``. Means: t 95% intervals.
     """
     # deals per round of work: 8 chunks per seating (bounded memory, both workers busy)
-    batch = 8 * max(1, min(int(getattr(setup.module, "CHUNK_SIZE", 20_000)), 20_000))
+    batch = 8 * max(1, min(int(setup.module.CHUNK_SIZE), 20_000))
     acc = {"tuned": None, "start": None, "diff": None}
     seat_mom = [None] * setup.players
     start_mom = [None] * setup.players

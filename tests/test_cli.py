@@ -243,7 +243,7 @@ def test_replay_el_grande_checks_recorded_points(run, tmp_path):
     ],
 )
 def test_options_a_game_does_not_take(run, game, text):
-    one_error_line(run("simulate", game, "-n", 2, "--tiles", "/etc/hostname"), 2, text)
+    one_error_line(run("simulate", game, "-n", 2, "--option", "tiles=/etc/hostname"), 2, text)
 
 
 def test_record_out_may_not_overwrite_the_out_output(run, tmp_path):

@@ -9,7 +9,7 @@ import pytest
 from kernels import don_quixote as K
 from mcsim.errors import DataFileError
 from mcsim.games import don_quixote as G
-from mcsim.games.base import RunConfig, parse_policy
+from mcsim.runner import resolve_config
 
 
 # ---------------------------------------------------------------- helpers
@@ -435,9 +435,7 @@ def test_s3_1_deal_never_puts_castles_adjacent():
 def test_s7_t9_round_structure():
     """docs/rules/don_quixote.md §7 T9: after scorings 1/2/3 the board holds 11/18/24 tiles;
     the set-aside tile is always placed on the 22nd placement card's cell."""
-    prep = G.prepare(
-        RunConfig("don-quixote", 2, [parse_policy("greedy"), parse_policy("random")], {})
-    )
+    prep = G.prepare(resolve_config("don-quixote", 2, ["greedy", "random"])[1])
     for rec in G.record_games(prep, 11, range(6)):
         res = G.replay(rec)
         for pl, rp in zip(rec["players"], res["players"]):
@@ -574,14 +572,14 @@ def test_s6_1_not_json_and_missing(tmp_path):
 def test_s6_1_tiles_option_and_provenance(tmp_path):
     """docs/rules/don_quixote.md §6.1 / issue §1: ``options["tiles"]`` loads another set; the
     summary info names it; the reconstruction notice appears only for unverified sets."""
-    prep = G.prepare(RunConfig("don-quixote", 1, [parse_policy("random")], {}))
+    prep = G.prepare(resolve_config("don-quixote", 1, ["random"])[1])
     assert prep.info["tileset"] == {"id": "placeholder-2.3-v0", "provenance": "reconstructed"}
     assert len(prep.notices) == 1 and "reconstructed" in prep.notices[0]
     doc = placeholder_doc()
     doc["tileset"], doc["provenance"] = "physical-v1", "verified"
     p = tmp_path / "real.json"
     p.write_text(json.dumps(doc))
-    prep = G.prepare(RunConfig("don-quixote", 1, [parse_policy("random")], {}, {"tiles": str(p)}))
+    prep = G.prepare(resolve_config("don-quixote", 1, ["random"], options={"tiles": str(p)})[1])
     assert prep.info["tileset"] == {"id": "physical-v1", "provenance": "verified"}
     assert prep.notices == []
 

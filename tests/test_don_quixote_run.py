@@ -297,9 +297,7 @@ def test_oracle_stages_and_bound():
     plan <= final plan) and the played total equals the plan's total; on 8 deals the oracle
     beats the heuristic by more than 15 points on average (expected about 35; paired sd about
     10, standard error about 3.5)."""
-    from mcsim.games.base import RunConfig, parse_policy
-
-    prep = G.prepare(RunConfig("don-quixote", 1, [parse_policy("oracle")], {}))
+    prep = G.prepare(mcsim.runner.resolve_config("don-quixote", 1, ["oracle"])[1])
     tab = prep.tables["tiles"]
     castles = np.zeros(2, dtype=np.int64)
     cells = np.zeros(22, dtype=np.int64)
@@ -457,7 +455,7 @@ def test_bad_config_errors(tmp_path):
 
 
 def test_cli_simulate_tiles_and_replay(tmp_path):
-    """issue 3 §1/§5 through the CLI: --tiles, the reconstruction notice, --json tileset,
+    """issue 3 §1/§5 through the CLI: --option tiles=FILE, the reconstruction notice, --json tileset,
     replay."""
     from cli import mcsim_cli
 
@@ -488,7 +486,9 @@ def test_cli_simulate_tiles_and_replay(tmp_path):
     doc = json.loads(G._default_path().read_text())
     doc["tiles"] = doc["tiles"][1:]
     bad.write_text(json.dumps(doc))
-    res = runner.invoke(mcsim_cli, ["simulate", "don-quixote", "-n", "5", "--tiles", str(bad)])
+    res = runner.invoke(
+        mcsim_cli, ["simulate", "don-quixote", "-n", "5", "--option", f"tiles={bad}"]
+    )
     assert res.exit_code == 1
     assert "needs 22 landscape tiles" in res.output and "Traceback" not in res.output
 
@@ -516,7 +516,7 @@ def test_evaluate_common_deals_and_blocks():
 
 def test_s6_3_tileset_ensemble(tmp_path):
     """docs/rules/don_quixote.md §6.3 / issue §8: the ensemble's sets pass the strict §6.1
-    checks, are reproducible from the seed, are written out for --tiles, and the report gives
+    checks, are reproducible from the seed, are written out for --option tiles=FILE, and the report gives
     the spread per policy and the share of sets where each pair's order holds."""
     from mcsim.evaluate import evaluate_ensemble, format_ensemble
 
@@ -669,10 +669,8 @@ def test_s3_3_connectivity_only_grows(tmp_path):
 def test_simple_kernel_matches_general_kernel():
     """The simple-policy kernel gives exactly the general kernel's results (random, greedy and
     heuristic seats mixed, 2 players, 200 games)."""
-    from mcsim.games.base import RunConfig, parse_policy
-
     for pols in (["random", "heuristic:open=0.5"], ["greedy", "random"]):
-        prep = G.prepare(RunConfig("don-quixote", 2, [parse_policy(p) for p in pols], {}))
+        prep = G.prepare(mcsim.runner.resolve_config("don-quixote", 2, pols)[1])
         a, abd = G._outputs(200, 2)
         b, bbd = G._outputs(200, 2)
         args = (

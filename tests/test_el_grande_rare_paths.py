@@ -13,7 +13,6 @@ Configurations (records of every game; counts at the commit that added this file
 
 * ``FIVE``: 5 players, random, seed 31, games 0-39 (18 rescored, see ``_check``).
 * ``FOUR_HEURISTIC``: 4 players, heuristic, seed 31, games 0-39 (23 rescored).
-* ``FORMAT1``: tests/data/el_grande_format1.json (3 players, format 1, points [68, 41, 60]).
 """
 
 import json
@@ -28,10 +27,7 @@ from mcsim.games import el_grande as G
 
 FIVE = dict(players=5, policies=["random"], seed=31, games=40)
 FOUR_HEURISTIC = dict(players=4, policies=["heuristic"], seed=31, games=40)
-FORMAT1 = Path(__file__).parent / "data" / "el_grande_format1.json"
-BOARD = json.loads(
-    (Path(G.__file__).parent.parent / "data" / "el_grande" / "board.json").read_text()
-)
+BOARD = json.loads((Path(G.__file__).parents[2] / "data" / "el_grande" / "board.json").read_text())
 
 
 def naive_place(counts, values, king_here, grandes_here, competition):
@@ -107,7 +103,6 @@ def _replay_state(rec, decisions, variant):
         G._log_array(decisions, players=npl),
         ev,
         fixed,
-        legacy=rec.get("format", 1) == 1,
     )
     return st, err, ev[:nev]
 
@@ -199,15 +194,6 @@ def test_s10_a6_shared_final_win_reached(games):
     """docs/rules/el_grande.md §10 A6: a final tie for the best score (a shared win with the
     default final_tie=shared) is reached (FIVE: 2 of the 18 rescored games)."""
     assert sum(g["shared_win"] for name in games for g in games[name]) > 0
-
-
-def test_format1_record_final_scoring_recomputed_naively():
-    """Issue 11 §5: the golden format-1 record's points [68, 41, 60] are no longer only the
-    product's own number: its final general scoring (Castillo, discs, nine regions) is recomputed
-    by the naive scorer from the position before it, and adds up to the recorded points."""
-    rec = json.loads(FORMAT1.read_text())
-    assert rec["points"] == [68, 41, 60]
-    assert _check(rec) is not None
 
 
 def test_s3_1_province_runs_short_and_partial_vetoes(games):

@@ -10,6 +10,7 @@ import pytest
 from kernels import el_grande as K
 from mcsim.errors import DataFileError, IllegalMoveError
 from mcsim.games import el_grande as G
+from tests import el_grande_positions as EP
 
 T = G.build_tables()
 VAR = G.SPEC.variant_codes(G.SPEC.resolve_variant({}))
@@ -167,7 +168,7 @@ class TestComponents:
 class TestRegionScoring:
     def test_s8_E1_three_tied_slide_to_second(self):
         """docs/rules/el_grande.md §8 E1: 5/3/1, n=4, [4,4,4,3] -> [3,3,3,1]."""
-        assert G.score_place(G.position(4, king="GA", cab={"PV": [4, 4, 4, 3]}), "PV") == [
+        assert EP.score_place(EP.position(4, king="GA", cab={"PV": [4, 4, 4, 3]}), "PV") == [
             3,
             3,
             3,
@@ -176,12 +177,12 @@ class TestRegionScoring:
 
     def test_s10_A1_competition_ranking_variant(self):
         """docs/rules/el_grande.md §10 A1: competition ranking gives the 3-caballero player 4th place."""
-        st = G.position(4, king="GA", cab={"PV": [4, 4, 4, 3]})
-        assert G.score_place(st, "PV", {"tie_rank": "competition"}) == [3, 3, 3, 0]
+        st = EP.position(4, king="GA", cab={"PV": [4, 4, 4, 3]})
+        assert EP.score_place(st, "PV", {"tie_rank": "competition"}) == [3, 3, 3, 0]
 
     def test_s8_E2_tied_third_slide_to_fourth(self):
         """docs/rules/el_grande.md §8 E2: 6/4/2, n=4, [4,3,2,2] -> [6,4,0,0]."""
-        assert G.score_place(G.position(4, king="GA", cab={"OC": [4, 3, 2, 2]}), "OC") == [
+        assert EP.score_place(EP.position(4, king="GA", cab={"OC": [4, 3, 2, 2]}), "OC") == [
             6,
             4,
             0,
@@ -190,23 +191,23 @@ class TestRegionScoring:
 
     def test_s8_E3_king_and_grande_bonus(self):
         """docs/rules/el_grande.md §8 E3: New Castile King's region, P0 Grande, [5,3,3,0] -> [11,2,2,0]."""
-        st = G.position(4, king="NC", grandes=["NC", "GA", "PV", "AR"], cab={"NC": [5, 3, 3, 0]})
-        assert G.score_place(st, "NC") == [11, 2, 2, 0]
+        st = EP.position(4, king="NC", grandes=["NC", "GA", "PV", "AR"], cab={"NC": [5, 3, 3, 0]})
+        assert EP.score_place(st, "NC") == [11, 2, 2, 0]
 
     def test_s8_E4_tie_for_first_loses_bonuses(self):
         """docs/rules/el_grande.md §8 E4: same region, [4,4,1,0] -> [4,4,2,0]."""
-        st = G.position(4, king="NC", grandes=["NC", "GA", "PV", "AR"], cab={"NC": [4, 4, 1, 0]})
-        assert G.score_place(st, "NC") == [4, 4, 2, 0]
+        st = EP.position(4, king="NC", grandes=["NC", "GA", "PV", "AR"], cab={"NC": [4, 4, 1, 0]})
+        assert EP.score_place(st, "NC") == [4, 4, 2, 0]
 
     def test_s8_E5_two_players_first_only(self):
         """docs/rules/el_grande.md §8 E5, §7: Aragón 5/4/1, n=2: [3,2] -> [5,0]; [2,2] -> [0,0]."""
-        assert G.score_place(G.position(2, king="GA", cab={"AR": [3, 2]}), "AR") == [5, 0]
-        assert G.score_place(G.position(2, king="GA", cab={"AR": [2, 2]}), "AR") == [0, 0]
+        assert EP.score_place(EP.position(2, king="GA", cab={"AR": [3, 2]}), "AR") == [5, 0]
+        assert EP.score_place(EP.position(2, king="GA", cab={"AR": [2, 2]}), "AR") == [0, 0]
 
     def test_s8_E6_three_players_two_ranks(self):
         """docs/rules/el_grande.md §8 E6: Valencia 5/3/2, n=3 [3,3,1] -> [3,3,0]; n=4 [3,3,1,0] -> [3,3,2,0]."""
-        assert G.score_place(G.position(3, king="GA", cab={"VA": [3, 3, 1]}), "VA") == [3, 3, 0]
-        assert G.score_place(G.position(4, king="GA", cab={"VA": [3, 3, 1, 0]}), "VA") == [
+        assert EP.score_place(EP.position(3, king="GA", cab={"VA": [3, 3, 1]}), "VA") == [3, 3, 0]
+        assert EP.score_place(EP.position(4, king="GA", cab={"VA": [3, 3, 1, 0]}), "VA") == [
             3,
             3,
             2,
@@ -215,20 +216,20 @@ class TestRegionScoring:
 
     def test_s8_E7_mobile_scoreboard_replaces_values(self):
         """docs/rules/el_grande.md §8 E7: Galicia with the 8/4/0 board, [2,1,0,0] -> [8,4,0,0]."""
-        st = G.position(4, king="NC", cab={"GA": [2, 1, 0, 0]}, boards={0: "GA"})
-        assert G.score_place(st, "GA") == [8, 4, 0, 0]
+        st = EP.position(4, king="NC", cab={"GA": [2, 1, 0, 0]}, boards={0: "GA"})
+        assert EP.score_place(st, "GA") == [8, 4, 0, 0]
 
     def test_s8_E8_castillo(self):
         """docs/rules/el_grande.md §8 E8: Castillo 5/3/1, [3,2,2,1] -> [5,1,1,0] (no bonuses there)."""
-        st = G.position(4, king="NC", cab={"CS": [3, 2, 2, 1]})
-        assert G.score_place(st, "CS") == [5, 1, 1, 0]
+        st = EP.position(4, king="NC", cab={"CS": [3, 2, 2, 1]})
+        assert EP.score_place(st, "CS") == [5, 1, 1, 0]
 
     def test_s1_4_bonuses_stack_and_need_sole_majority(self):
         """docs/rules/el_grande.md §1.4: King + Grande bonus stack (+4) for the sole majority only."""
-        st = G.position(3, king="AR", grandes=["AR", "AR", "GA"], cab={"AR": [2, 1, 0]})
-        assert G.score_place(st, "AR") == [9, 4, 0]
-        st = G.position(3, king="AR", grandes=["AR", "AR", "GA"], cab={"AR": [0, 0, 0]})
-        assert G.score_place(st, "AR") == [0, 0, 0]
+        st = EP.position(3, king="AR", grandes=["AR", "AR", "GA"], cab={"AR": [2, 1, 0]})
+        assert EP.score_place(st, "AR") == [9, 4, 0]
+        st = EP.position(3, king="AR", grandes=["AR", "AR", "GA"], cab={"AR": [0, 0, 0]})
+        assert EP.score_place(st, "AR") == [0, 0, 0]
 
     def test_s4_naive_scorer_cross_check(self):
         """docs/rules/el_grande.md §4, §1.4, §7: kernel vs a closed-form naive scorer on 3000 random places."""
@@ -238,7 +239,7 @@ class TestRegionScoring:
         out = np.zeros(5, np.int32)
         for _ in range(3000):
             npl = int(rng.integers(2, 6))
-            st = G.position(npl, king=G.load_data()["place_ids"][int(rng.integers(0, 9))])
+            st = EP.position(npl, king=G.load_data()["place_ids"][int(rng.integers(0, 9))])
             place = int(rng.integers(0, 10))
             counts = rng.integers(0, 5, size=npl) * (rng.random(npl) < 0.8)
             for p in range(npl):
@@ -284,8 +285,8 @@ class TestRegionScoring:
 class TestGeneralScoring:
     def test_s5_castillo_scored_then_discs_move_caballeros(self):
         """docs/rules/el_grande.md §5: Castillo scored first, then every disc moves all its caballeros."""
-        st = G.position(3, king="NC", cab={"CS": [2, 1, 0], "AR": [0, 2, 0], "GA": [1, 0, 0]})
-        G.general_scoring(st, [(0, "AR"), (1, "NC")])
+        st = EP.position(3, king="NC", cab={"CS": [2, 1, 0], "AR": [0, 2, 0], "GA": [1, 0, 0]})
+        EP.general_scoring(st, [(0, "AR"), (1, "NC")])
         # Castillo: seat0 5, seat1 3. Then seat0's 2 go to Aragón (2 vs 2: tie -> 4 each),
         # seat1's 1 goes to court (King's region). Galicia: seat0 4.
         assert cab(st, "CS", 0) == 0 and cab(st, "CS", 1) == 0
@@ -297,10 +298,10 @@ class TestGeneralScoring:
 
     def test_s5_disc_needed_only_with_castillo_caballeros(self):
         """docs/rules/el_grande.md §5 step 1: only players with caballeros in the Castillo set a disc."""
-        st = G.position(2, king="NC", cab={"CS": [0, 1]})
+        st = EP.position(2, king="NC", cab={"CS": [0, 1]})
         with pytest.raises(IllegalMoveError):
-            G.general_scoring(st, [(0, "AR")])
-        G.general_scoring(G.position(2, king="NC", cab={"CS": [0, 1]}), [(1, "GA")])
+            EP.general_scoring(st, [(0, "AR")])
+        EP.general_scoring(EP.position(2, king="NC", cab={"CS": [0, 1]}), [(1, "GA")])
 
 
 # =============================================================================================
@@ -309,17 +310,17 @@ class TestGeneralScoring:
 class TestTurn:
     def test_s3_1_court_intake_from_province(self):
         """docs/rules/el_grande.md §3.1: power card 1 brings up to 6 caballeros from the province."""
-        st = G.position(3, king="NC", court=[0, 0, 0], prov=[21, 21, 21])
-        G.court_intake(st, 0, 1, [("intake", 0, "6")])
+        st = EP.position(3, king="NC", court=[0, 0, 0], prov=[21, 21, 21])
+        EP.court_intake(st, 0, 1, [("intake", 0, "6")])
         assert (st[K.O_COURT], st[K.O_PROV]) == (6, 15)
         assert (st[K.O_ITAKE], st[K.O_IMAX]) == (6, 6)
 
     @pytest.mark.parametrize("n", [0, 1, 4])
     def test_s3_4a_intake_fewer_allowed(self, n):
         """docs/rules/el_grande.md §3 step 4a: "up to P(card) ... (fewer allowed)": any count 0..P."""
-        st = G.position(3, king="NC", court=[2, 0, 0], prov=[21, 21, 21], cab={"AR": [3, 0, 0]})
+        st = EP.position(3, king="NC", court=[2, 0, 0], prov=[21, 21, 21], cab={"AR": [3, 0, 0]})
         before = st.copy()
-        G.court_intake(st, 0, 1, [("intake", 0, str(n))])
+        EP.court_intake(st, 0, 1, [("intake", 0, str(n))])
         exp = before.copy()
         exp[K.O_COURT] += n
         exp[K.O_PROV] -= n
@@ -329,24 +330,24 @@ class TestTurn:
 
     def test_s3_4a_intake_count_is_checked(self):
         """docs/rules/el_grande.md §3.1: power card 2 allows 5; 6 is illegal and the legal counts are listed."""
-        st = G.position(3, king="NC", court=[0, 0, 0], prov=[21, 21, 21])
+        st = EP.position(3, king="NC", court=[0, 0, 0], prov=[21, 21, 21])
         with pytest.raises(IllegalMoveError) as e:
-            G.court_intake(st, 1, 2, [("intake", 1, "6")])
+            EP.court_intake(st, 1, 2, [("intake", 1, "6")])
         assert e.value.ply == 0
         assert e.value.legal == [f"seat 1 intake {k}" for k in range(6)]
 
     def test_s3_4a_no_intake_decision_when_nothing_can_be_taken(self):
         """docs/rules/el_grande.md §3.1: cards 12/13 bring nobody; an empty province and no region caballeros neither."""
-        st = G.position(3, king="NC", court=[0, 0, 0], prov=[21, 21, 21])
-        G.court_intake(st, 0, 12, [])
+        st = EP.position(3, king="NC", court=[0, 0, 0], prov=[21, 21, 21])
+        EP.court_intake(st, 0, 12, [])
         assert (st[K.O_COURT], st[K.O_PROV], st[K.O_IMAX]) == (0, 21, 0)
-        st = G.position(
+        st = EP.position(
             3, king="NC", court=[0, 0, 0], prov=[0, 21, 21], cab={"NC": [3, 0, 0], "CS": [2, 0, 0]}
         )
-        G.court_intake(st, 0, 1, [])  # only the King's region and the Castillo hold caballeros
+        EP.court_intake(st, 0, 1, [])  # only the King's region and the Castillo hold caballeros
         assert st[K.O_COURT] == 0
         with pytest.raises(IllegalMoveError):
-            G.court_intake(st, 0, 1, [("intake", 0, "0")])
+            EP.court_intake(st, 0, 1, [("intake", 0, "0")])
 
     def test_s3_4a_shortfall_from_regions_not_kings_region(self):
         """docs/rules/el_grande.md §3 step 4a, A13: shortfall taken from own regions, never the King's or the Castillo."""
@@ -357,42 +358,30 @@ class TestTurn:
             prov=[2, 21, 21],
             cab={"AR": [2, 0, 0], "GA": [1, 0, 0], "NC": [3, 0, 0], "CS": [4, 0, 0]},
         )
-        st = G.position(**pos)
-        G.court_intake(
+        st = EP.position(**pos)
+        EP.court_intake(
             st, 0, 2, [("intake", 0, "4"), ("shortfall", 0, "AR"), ("shortfall", 0, "GA")]
         )
         assert (st[K.O_COURT], st[K.O_PROV], cab(st, "AR", 0), cab(st, "GA", 0)) == (4, 0, 1, 0)
         assert (cab(st, "NC", 0), cab(st, "CS", 0)) == (3, 4)
         # fewer than the province holds: no shortfall at all
-        st = G.position(**pos)
-        G.court_intake(st, 0, 2, [("intake", 0, "1")])
+        st = EP.position(**pos)
+        EP.court_intake(st, 0, 2, [("intake", 0, "1")])
         assert (st[K.O_COURT], st[K.O_PROV], cab(st, "AR", 0)) == (1, 1, 2)
         # allowance 5 but only 2 + 3 available outside the King's region and Castillo -> 0..5
         with pytest.raises(IllegalMoveError) as e:
-            G.court_intake(G.position(**pos), 0, 1, [("intake", 0, "6")])
+            EP.court_intake(EP.position(**pos), 0, 1, [("intake", 0, "6")])
         assert e.value.legal[-1] == "seat 0 intake 5"
         # shortfall caballeros come from a region (no stop: the count was chosen), never NC/CS
         for bad in ("stop", "NC", "CS"):
             with pytest.raises(IllegalMoveError) as e:
-                G.court_intake(G.position(**pos), 0, 2, [("intake", 0, "3"), ("shortfall", 0, bad)])
+                EP.court_intake(
+                    EP.position(**pos), 0, 2, [("intake", 0, "3"), ("shortfall", 0, bad)]
+                )
             assert e.value.ply == 1 and e.value.legal == [
                 "seat 0 shortfall GA",
                 "seat 0 shortfall AR",
             ]
-
-    def test_s3_4a_legacy_records_take_the_maximum(self):
-        """docs/rules/el_grande.md §3 step 4a: format-1 records: maximum from the province, shortfall per caballero or stop."""
-        st = G.position(
-            3,
-            king="NC",
-            court=[0, 0, 0],
-            prov=[2, 21, 21],
-            cab={"AR": [2, 0, 0], "NC": [3, 0, 0], "CS": [4, 0, 0]},
-        )
-        G.court_intake(st, 0, 2, [("shortfall", 0, "AR"), ("shortfall", 0, "stop")], legacy=True)
-        assert (st[K.O_COURT], st[K.O_PROV], cab(st, "AR", 0)) == (3, 0, 1)
-        with pytest.raises(IllegalMoveError):
-            G.court_intake(G.position(3, king="NC"), 0, 1, [("intake", 0, "3")], legacy=True)
 
     def test_s3_4a_heuristic_intake(self):
         """docs/rules/el_grande.md §3 step 4a: heuristic takes the maximum by default, up to court_target if set,
@@ -403,16 +392,16 @@ class TestTurn:
             K.step(st, T, VAR, D, K.STEP_COURT_INTAKE, 0, int(T[K.T_PCAB + power]))
             return int(st[K.O_COURT]), int(st[K.O_PROV])
 
-        assert run(G.position(3, king="NC", court=[7, 0, 0]), 1) == (13, 15)
-        assert run(G.position(3, king="NC", court=[7, 0, 0]), 1, court_target=9) == (9, 19)
-        assert run(G.position(3, king="NC", court=[12, 0, 0]), 1, court_target=9) == (12, 21)
-        st = G.position(3, king="NC", court=[0, 0, 0], prov=[1, 21, 21], cab={"AR": [4, 0, 0]})
+        assert run(EP.position(3, king="NC", court=[7, 0, 0]), 1) == (13, 15)
+        assert run(EP.position(3, king="NC", court=[7, 0, 0]), 1, court_target=9) == (9, 19)
+        assert run(EP.position(3, king="NC", court=[12, 0, 0]), 1, court_target=9) == (12, 21)
+        st = EP.position(3, king="NC", court=[0, 0, 0], prov=[1, 21, 21], cab={"AR": [4, 0, 0]})
         assert run(st, 1) == (2, 0) and cab(st, "AR", 0) == 3  # 1 + 1 shortfall: court reaches 2
 
     def test_s3_2a_placement_only_adjacent_or_castillo(self):
         """docs/rules/el_grande.md §3.2a: placement only next to the King's region or into the Castillo."""
-        st = G.position(4, king="GA")
-        G.apply_card(
+        st = EP.position(4, king="GA")
+        EP.apply_card(
             st,
             0,
             "4e#1",
@@ -428,15 +417,15 @@ class TestTurn:
         assert (cab(st, "OC", 0), cab(st, "PV", 0), cab(st, "CS", 0), st[K.O_COURT]) == (1, 1, 1, 4)
         for bad in ("AR", "GA"):
             with pytest.raises(IllegalMoveError):
-                G.apply_card(
-                    G.position(4, king="GA"), 0, "1a", [("place", 0, bad)], placement="first"
+                EP.apply_card(
+                    EP.position(4, king="GA"), 0, "1a", [("place", 0, bad)], placement="first"
                 )
 
     def test_s3_4c_placement_limit_is_deck_number(self):
         """docs/rules/el_grande.md §3 step 4c: a deck-1 card places at most 1 caballero."""
-        st = G.position(4, king="GA")
+        st = EP.position(4, king="GA")
         with pytest.raises(IllegalMoveError):
-            G.apply_card(
+            EP.apply_card(
                 st,
                 0,
                 "1a",
@@ -446,8 +435,8 @@ class TestTurn:
 
     def test_s6_king_card_moves_king_before_placement(self):
         """docs/rules/el_grande.md §6 deck 5, §3 4c: King's card, action first: placement uses the new adjacency."""
-        st = G.position(4, king="GA")
-        G.apply_card(
+        st = EP.position(4, king="GA")
+        EP.apply_card(
             st,
             0,
             "K",
@@ -465,8 +454,8 @@ class TestTurn:
         assert st[K.O_KING] == P("SE")
         assert (cab(st, "NC", 0), cab(st, "GR", 0), cab(st, "CS", 0)) == (2, 2, 1)
         with pytest.raises(IllegalMoveError):
-            G.apply_card(
-                G.position(4, king="GA"), 0, "K", [("execute", 0, "yes"), ("king_to", 0, "CS")]
+            EP.apply_card(
+                EP.position(4, king="GA"), 0, "K", [("execute", 0, "yes"), ("king_to", 0, "CS")]
             )
 
 
@@ -485,14 +474,14 @@ BASE = {
 def base(**kw):
     args = dict(players=4, king="NC", cab=copy.deepcopy(BASE))
     args.update(kw)
-    return G.position(**args)
+    return EP.position(**args)
 
 
 class TestDeck1:
     def test_s6_1a_move_own_out_of_one_region(self):
         """docs/rules/el_grande.md §6 1a: all own caballeros of one region redistributed, some may stay."""
         st = base()
-        G.apply_card(
+        EP.apply_card(
             st,
             0,
             "1a",
@@ -509,17 +498,17 @@ class TestDeck1:
     def test_s6_1b_place_two_anywhere(self):
         """docs/rules/el_grande.md §6 1b: 2 more from court into any region (not the King's) or Castillo."""
         st = base()
-        G.apply_card(
+        EP.apply_card(
             st, 0, "1b", [("execute", 0, "yes"), ("place_any", 0, "SE"), ("place_any", 0, "CS")]
         )
         assert (cab(st, "SE", 0), cab(st, "CS", 0), st[K.O_COURT]) == (1, 2, 5)
         with pytest.raises(IllegalMoveError):
-            G.apply_card(base(), 0, "1b", [("execute", 0, "yes"), ("place_any", 0, "NC")])
+            EP.apply_card(base(), 0, "1b", [("execute", 0, "yes"), ("place_any", 0, "NC")])
 
     def test_s6_1c_either_1a_or_1b(self):
         """docs/rules/el_grande.md §6 1c: either alternative."""
         st = base()
-        G.apply_card(
+        EP.apply_card(
             st,
             0,
             "1c",
@@ -532,7 +521,7 @@ class TestDeck1:
         )
         assert cab(st, "GR", 0) == 2
         st = base()
-        G.apply_card(
+        EP.apply_card(
             st,
             0,
             "1c",
@@ -561,7 +550,7 @@ class TestDeck1:
             ("move_from", 0, "AR:0"),
             ("move_to", 0, "VA"),
         ]
-        G.apply_card(st, 0, "1d#1", [("execute", 0, "yes"), ("source_region", 0, "AR")] + moves)
+        EP.apply_card(st, 0, "1d#1", [("execute", 0, "yes"), ("source_region", 0, "AR")] + moves)
         assert [cab(st, "AR", p) for p in range(4)] == [1, 0, 0, 0]
         assert (cab(st, "GA", 1), cab(st, "SE", 2), cab(st, "VA", 0), cab(st, "CS", 0)) == (
             2,
@@ -570,11 +559,11 @@ class TestDeck1:
             2,
         )
         with pytest.raises(IllegalMoveError):  # stopping after 2 of 5 possible moves
-            G.apply_card(
+            EP.apply_card(
                 base(), 0, "1d#2", [("execute", 0, "yes"), ("source_region", 0, "AR")] + moves[:4]
             )
         with pytest.raises(IllegalMoveError):  # other region
-            G.apply_card(
+            EP.apply_card(
                 base(),
                 0,
                 "1d#2",
@@ -584,7 +573,7 @@ class TestDeck1:
     def test_s6_1e_three_opponents(self):
         """docs/rules/el_grande.md §6 1e: up to 3 opponents' caballeros; own ones are not allowed."""
         st = base()
-        G.apply_card(
+        EP.apply_card(
             st,
             0,
             "1e",
@@ -605,7 +594,7 @@ class TestDeck1:
             1,
         )
         with pytest.raises(IllegalMoveError):
-            G.apply_card(base(), 0, "1e", [("execute", 0, "yes"), ("move_from", 0, "AR:0")])
+            EP.apply_card(base(), 0, "1e", [("execute", 0, "yes"), ("move_from", 0, "AR:0")])
 
     @pytest.mark.parametrize("card, n", [("1f", 3), ("1i", 4)])
     def test_s6_1f_1i_any_colour(self, card, n):
@@ -621,7 +610,7 @@ class TestDeck1:
             ("move_to", 0, "PV"),
         ]
         st = base()
-        G.apply_card(st, 0, card, [("execute", 0, "yes")] + seq[: 2 * n])
+        EP.apply_card(st, 0, card, [("execute", 0, "yes")] + seq[: 2 * n])
         assert sum(cab(st, "PV", p) for p in range(4)) == n
 
     def test_s6_1g_two_own_two_opponents(self):
@@ -637,10 +626,10 @@ class TestDeck1:
             ("move_from", 0, "VA:3"),
             ("move_to", 0, "SE"),
         ]
-        G.apply_card(st, 0, "1g#1", [("execute", 0, "yes")] + seq)
+        EP.apply_card(st, 0, "1g#1", [("execute", 0, "yes")] + seq)
         assert [cab(st, "SE", p) for p in range(4)] == [2, 1, 0, 1]
         with pytest.raises(IllegalMoveError):
-            G.apply_card(
+            EP.apply_card(
                 base(), 0, "1g#2", [("execute", 0, "yes")] + seq[2:6] + [("move_from", 0, "AR:0")]
             )
 
@@ -650,10 +639,10 @@ class TestDeck1:
         seq = []
         for src in ("AR", "AR", "GA", "VA"):
             seq += [("move_from", 0, f"{src}:0"), ("move_to", 0, "OC")]
-        G.apply_card(st, 0, "1h", [("execute", 0, "yes")] + seq)
+        EP.apply_card(st, 0, "1h", [("execute", 0, "yes")] + seq)
         assert cab(st, "OC", 0) == 4
         with pytest.raises(IllegalMoveError):
-            G.apply_card(base(), 0, "1h", [("execute", 0, "yes"), ("move_from", 0, "AR:1")])
+            EP.apply_card(base(), 0, "1h", [("execute", 0, "yes"), ("move_from", 0, "AR:1")])
 
 
 def vetoed(holders=(2,), **kw):
@@ -677,12 +666,12 @@ class TestDeck2:
     def test_s6_2a_veto_cancels_and_is_discarded(self):
         """docs/rules/el_grande.md §6 2a, A2: a held Veto cancels another player's special action."""
         st = vetoed()
-        G.apply_card(
+        EP.apply_card(
             st, 0, "2b", [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "all")]
         )
         assert st.tolist() == spent(vetoed()).tolist()
         st = vetoed()
-        G.apply_card(st, 0, "2b", [("execute", 0, "yes"), ("veto", 2, "no")])
+        EP.apply_card(st, 0, "2b", [("execute", 0, "yes"), ("veto", 2, "no")])
         assert [st[K.O_COURT + p] for p in range(4)] == [7, 0, 0, 0] and st[K.O_VETO_HOLDER] == 2
 
     @pytest.mark.parametrize("cut", [1, 2])
@@ -695,7 +684,7 @@ class TestDeck2:
             ("move_to", 0, "GR"),
         ]
         st = vetoed()
-        G.apply_card(
+        EP.apply_card(
             st,
             0,
             "1f",
@@ -712,7 +701,7 @@ class TestDeck2:
         with pytest.raises(
             IllegalMoveError, match="action finished"
         ):  # no further move after the cut
-            G.apply_card(
+            EP.apply_card(
                 vetoed(),
                 0,
                 "1f",
@@ -724,7 +713,7 @@ class TestDeck2:
     def test_s6_2a_cut_points_are_checked(self):
         """docs/rules/el_grande.md §6 2a: the cut is one of 0..n-1 steps (1f: 3 moves); after_3 is no veto."""
         with pytest.raises(IllegalMoveError) as e:
-            G.apply_card(
+            EP.apply_card(
                 vetoed(),
                 0,
                 "1f",
@@ -737,7 +726,7 @@ class TestDeck2:
             "seat 2 veto_cut after_2",
         ]
         with pytest.raises(IllegalMoveError) as e:  # 1g: 2 own + 2 opponents' = 4 steps
-            G.apply_card(
+            EP.apply_card(
                 vetoed(),
                 0,
                 "1g#1",
@@ -745,7 +734,7 @@ class TestDeck2:
             )
         assert e.value.legal[-1] == "seat 2 veto_cut after_3"
         with pytest.raises(IllegalMoveError) as e:  # 1a: seat 0 has at most 3 in one region (AR)
-            G.apply_card(
+            EP.apply_card(
                 vetoed(),
                 0,
                 "1a",
@@ -756,7 +745,7 @@ class TestDeck2:
     def test_s6_2a_partial_veto_per_opponent_from_the_left(self):
         """docs/rules/el_grande.md §6 2a, 2b, 2d: per-opponent actions are cut between opponents (clockwise from the left)."""
         st = vetoed(holders=(1, 3))
-        G.apply_card(
+        EP.apply_card(
             st,
             0,
             "2b",
@@ -771,7 +760,7 @@ class TestDeck2:
         assert [st[K.O_PROV + p] for p in range(4)] == [21, 28, 28, 21]
         assert (st[K.O_VETO_HOLDER], st[K.O_VETO_HOLDER + 1], st[K.O_VCOUNT + 1]) == (1, -1, 1)
         st = vetoed(holders=(3,), court=[7, 1, 0, 7])
-        G.apply_card(
+        EP.apply_card(
             st,
             0,
             "2d",
@@ -800,7 +789,7 @@ class TestDeck2:
     def test_s6_2a_partial_veto_after_the_actors_choices(self):
         """docs/rules/el_grande.md §6 2a, 1a/1d: region choices are not steps; a cut past the action's end spends the Veto."""
         st = vetoed()
-        G.apply_card(
+        EP.apply_card(
             st,
             0,
             "1a",
@@ -816,7 +805,7 @@ class TestDeck2:
         st = (
             vetoed()
         )  # 1d from Galicia: only 3 caballeros there, cut after 4 -> all 3 move, Veto gone
-        G.apply_card(
+        EP.apply_card(
             st,
             0,
             "1d#1",
@@ -843,33 +832,19 @@ class TestDeck2:
     def test_s6_2a_single_step_actions_have_no_cut(self):
         """docs/rules/el_grande.md §6 2a: a scoring (and 2b in a 2-player game) is cancelled whole, no cut decision."""
         st = vetoed()
-        G.apply_card(st, 0, "3h", [("execute", 0, "yes"), ("veto", 2, "yes")])
+        EP.apply_card(st, 0, "3h", [("execute", 0, "yes"), ("veto", 2, "yes")])
         assert st.tolist() == spent(vetoed()).tolist()
         with pytest.raises(IllegalMoveError):
-            G.apply_card(
+            EP.apply_card(
                 vetoed(),
                 0,
                 "3h",
                 [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "all")],
             )
-        st = G.position(2, king="NC", court=[7, 5])
+        st = EP.position(2, king="NC", court=[7, 5])
         st[K.O_VETO_HOLDER] = 1
-        G.apply_card(st, 0, "2b", [("execute", 0, "yes"), ("veto", 1, "yes")])
+        EP.apply_card(st, 0, "2b", [("execute", 0, "yes"), ("veto", 1, "yes")])
         assert (st[K.O_COURT + 1], st[K.O_VETO_HOLDER], st[K.O_VCOUNT]) == (5, -1, 1)
-
-    def test_s6_2a_legacy_records_veto_the_whole_action(self):
-        """docs/rules/el_grande.md §6 2a: format-1 records: veto yes cancels the whole action, no cut decision."""
-        st = vetoed()
-        G.apply_card(st, 0, "1f", [("execute", 0, "yes"), ("veto", 2, "yes")], legacy=True)
-        assert st.tolist() == spent(vetoed()).tolist()
-        with pytest.raises(IllegalMoveError):
-            G.apply_card(
-                vetoed(),
-                0,
-                "1f",
-                [("execute", 0, "yes"), ("veto", 2, "yes"), ("veto_cut", 2, "all")],
-                legacy=True,
-            )
 
     def test_s10_A2_random_holder_vetoes_half_and_cuts_uniformly(self):
         """docs/rules/el_grande.md §10 A2: a random holder vetoes with p = 1/2, then cuts uniformly among 0..n-1.
@@ -909,11 +884,11 @@ class TestDeck2:
         """docs/rules/el_grande.md §10 A2: veto=off never asks; the holder cannot veto himself."""
         st = base()
         st[K.O_VETO_HOLDER] = 2
-        G.apply_card(st, 0, "2b", [("execute", 0, "yes")], variant={"veto": "off"})
+        EP.apply_card(st, 0, "2b", [("execute", 0, "yes")], variant={"veto": "off"})
         assert st[K.O_COURT + 2] == 0
         st = base()
         st[K.O_VETO_HOLDER] = 0
-        G.apply_card(st, 0, "2b", [("execute", 0, "yes")])
+        EP.apply_card(st, 0, "2b", [("execute", 0, "yes")])
         assert st[K.O_COURT + 1] == 0
 
     def test_s6_2a_veto_expires_after_next_round(self):
@@ -933,17 +908,17 @@ class TestDeck2:
     def test_s6_2b_2c_decay_of_authority(self):
         """docs/rules/el_grande.md §6 2b/2c: opponents return all / 3 (all if fewer) court caballeros."""
         st = base(court=[7, 5, 2, 0])
-        G.apply_card(st, 0, "2b", [("execute", 0, "yes")])
+        EP.apply_card(st, 0, "2b", [("execute", 0, "yes")])
         assert [st[K.O_COURT + p] for p in range(4)] == [7, 0, 0, 0]
         assert [st[K.O_PROV + p] for p in range(4)] == [21, 26, 23, 21]
         st = base(court=[7, 5, 2, 0])
-        G.apply_card(st, 0, "2c", [("execute", 0, "yes")])
+        EP.apply_card(st, 0, "2c", [("execute", 0, "yes")])
         assert [st[K.O_COURT + p] for p in range(4)] == [7, 2, 0, 0]
 
     def test_s6_2d_angry_king_from_the_left(self):
         """docs/rules/el_grande.md §6 2d: each opponent from the left returns 3 from court/regions, not the King's."""
         st = base(court=[7, 1, 0, 7])
-        G.apply_card(
+        EP.apply_card(
             st,
             0,
             "2d",
@@ -963,12 +938,12 @@ class TestDeck2:
         assert (cab(st, "AR", 2), cab(st, "GA", 2), cab(st, "NC", 2)) == (0, 0, 2)
         assert (st[K.O_COURT + 3], cab(st, "VA", 3)) == (5, 1)
         with pytest.raises(IllegalMoveError):
-            G.apply_card(base(), 0, "2d", [("execute", 0, "yes"), ("angry_king", 1, "NC")])
+            EP.apply_card(base(), 0, "2d", [("execute", 0, "yes"), ("angry_king", 1, "NC")])
 
     def test_s6_2e_one_of_each_opponent(self):
         """docs/rules/el_grande.md §6 2e: the actor removes 1 caballero of each opponent, region of his choice."""
         st = base()
-        G.apply_card(
+        EP.apply_card(
             st,
             0,
             "2e",
@@ -983,8 +958,8 @@ class TestDeck2:
         with pytest.raises(
             IllegalMoveError
         ):  # seat 1 has >= 2 in Aragón, so Valencia (1) is not allowed
-            G.apply_card(base(), 0, "2f", [("execute", 0, "yes"), ("secret_remove", 1, "VA")])
-        G.apply_card(
+            EP.apply_card(base(), 0, "2f", [("execute", 0, "yes"), ("secret_remove", 1, "VA")])
+        EP.apply_card(
             st,
             0,
             "2f",
@@ -1006,7 +981,7 @@ class TestDeck2:
     def test_s6_2g_secret_all_of_one_region(self):
         """docs/rules/el_grande.md §6 2g: each opponent returns all his caballeros of one region."""
         st = base()
-        G.apply_card(
+        EP.apply_card(
             st,
             0,
             "2g",
@@ -1027,10 +1002,10 @@ class TestDeck2:
     def test_s6_2h_score_any_place_incl_kings_and_castillo(self):
         """docs/rules/el_grande.md §6 2h: special scoring of one place, the King's region and Castillo allowed."""
         st = base(grandes=["GA", "AR", "VA", "SE"])
-        G.apply_card(st, 0, "2h#1", [("execute", 0, "yes"), ("score", 0, "NC")])
+        EP.apply_card(st, 0, "2h#1", [("execute", 0, "yes"), ("score", 0, "NC")])
         assert [score(st, p) for p in range(4)] == [4, 4, 4, 4]  # 4-way tie: rank 2 -> 4 each
         st = base(grandes=["GA", "AR", "VA", "SE"])
-        G.apply_card(st, 0, "2h#2", [("execute", 0, "yes"), ("score", 0, "CS")])
+        EP.apply_card(st, 0, "2h#2", [("execute", 0, "yes"), ("score", 0, "CS")])
         assert [score(st, p) for p in range(4)] == [5, 0, 0, 0] and cab(st, "CS", 0) == 1
         assert st[K.O_SRC + K.SRC_CASTILLO] == 5
 
@@ -1038,59 +1013,59 @@ class TestDeck2:
 class TestDeck3:
     def test_s6_3a_3b_3c_region_classes(self):
         """docs/rules/el_grande.md §6 3a-3c, §1.1: classes by current first value; boards change the class."""
-        st = G.position(
+        st = EP.position(
             4,
             king="NC",
             cab={"GA": [1, 0, 0, 0], "CA": [0, 1, 0, 0], "SE": [0, 0, 1, 0], "AR": [0, 0, 0, 1]},
             boards={0: "GA", 1: "AR"},
         )
-        G.apply_card(st, 0, "3a#1", [("execute", 0, "yes")])
+        EP.apply_card(st, 0, "3a#1", [("execute", 0, "yes")])
         # GA carries 8/4/0 (no class); CA 4, SE 4, AR carries 4/0/0 -> 4-region
         assert [score(st, p) for p in range(4)] == [0, 4, 4, 4]
-        st = G.position(
+        st = EP.position(
             4,
             king="GA",
             cab={"PV": [1, 0, 0, 0], "AR": [0, 2, 0, 0], "VA": [0, 0, 1, 0], "OC": [0, 0, 0, 1]},
         )
-        G.apply_card(st, 0, "3b#2", [("execute", 0, "yes")])
+        EP.apply_card(st, 0, "3b#2", [("execute", 0, "yes")])
         assert [score(st, p) for p in range(4)] == [5, 5, 5, 0]
-        st = G.position(
+        st = EP.position(
             4,
             king="GA",
             cab={"OC": [1, 0, 0, 0], "NC": [0, 1, 0, 0], "GR": [0, 0, 1, 0], "VA": [0, 0, 0, 1]},
         )
-        G.apply_card(st, 0, "3c", [("execute", 0, "yes")])
+        EP.apply_card(st, 0, "3c", [("execute", 0, "yes")])
         assert [score(st, p) for p in range(4)] == [6, 7, 6, 0]
 
     def test_s6_3d_castillo_contents_stay(self):
         """docs/rules/el_grande.md §6 3d: the Castillo is scored and its caballeros stay inside."""
         st = base(cab={"CS": [2, 3, 0, 0]})
-        G.apply_card(st, 0, "3d#1", [("execute", 0, "yes")])
+        EP.apply_card(st, 0, "3d#1", [("execute", 0, "yes")])
         assert [score(st, p) for p in range(4)] == [3, 5, 0, 0] and cab(st, "CS", 1) == 3
 
     def test_s6_3e_first_places_only(self):
         """docs/rules/el_grande.md §6 3e: only sole first places pay (with bonuses); no Castillo."""
         st = base(grandes=["AR", "GA", "VA", "SE"])
-        G.apply_card(st, 0, "3e", [("execute", 0, "yes")])
+        EP.apply_card(st, 0, "3e", [("execute", 0, "yes")])
         # AR: seat0 5+2 (Grande); VA: seat3 5; GA: seat0 4; NC 4-way tie: nothing; CS not scored
         assert [score(st, p) for p in range(4)] == [11, 0, 0, 5]
 
     def test_s6_3f_3g_most_and_fewest(self):
         """docs/rules/el_grande.md §6 3f/3g, A14: region(s) with most / fewest caballeros (empty ignored, ties all)."""
         st = base()
-        G.apply_card(st, 0, "3f", [("execute", 0, "yes")])  # NC has 8
+        EP.apply_card(st, 0, "3f", [("execute", 0, "yes")])  # NC has 8
         assert [score(st, p) for p in range(4)] == [4, 4, 4, 4]
         st = base()
-        G.apply_card(st, 0, "3g", [("execute", 0, "yes")])  # GA 3 and VA 4 -> GA only (3)
+        EP.apply_card(st, 0, "3g", [("execute", 0, "yes")])  # GA 3 and VA 4 -> GA only (3)
         assert [score(st, p) for p in range(4)] == [4, 0, 2, 0]
         st = base(cab={"GA": [1, 0, 0, 0], "SE": [0, 1, 0, 0], "AR": [3, 0, 0, 0]})
-        G.apply_card(st, 0, "3g", [("execute", 0, "yes")])
+        EP.apply_card(st, 0, "3g", [("execute", 0, "yes")])
         assert [score(st, p) for p in range(4)] == [4, 4, 0, 0]
 
     def test_s6_3h_choice(self):
         """docs/rules/el_grande.md §6 3h: one place of the actor's choice."""
         st = base()
-        G.apply_card(st, 0, "3h", [("execute", 0, "yes"), ("score", 0, "AR")])
+        EP.apply_card(st, 0, "3h", [("execute", 0, "yes"), ("score", 0, "AR")])
         assert [score(st, p) for p in range(4)] == [5, 4, 1, 0]
 
 
@@ -1098,29 +1073,29 @@ class TestDeck4:
     def test_s6_4a_scoreboard_rules(self):
         """docs/rules/el_grande.md §6 4a, §1.3: into play or moved; not the King's region; no stacking."""
         st = base()
-        G.apply_card(st, 0, "4a#1", [("execute", 0, "yes"), ("scoreboard", 0, "B840@CS")])
+        EP.apply_card(st, 0, "4a#1", [("execute", 0, "yes"), ("scoreboard", 0, "B840@CS")])
         assert st[K.O_BOARD] == P("CS")
-        G.apply_card(st, 0, "4a#2", [("execute", 0, "yes"), ("scoreboard", 0, "B840@AR")])
+        EP.apply_card(st, 0, "4a#2", [("execute", 0, "yes"), ("scoreboard", 0, "B840@AR")])
         assert st[K.O_BOARD] == P("AR")
         for bad in ("B400@AR", "B400@NC"):
             with pytest.raises(IllegalMoveError):
-                G.apply_card(st.copy(), 0, "4a#3", [("execute", 0, "yes"), ("scoreboard", 0, bad)])
+                EP.apply_card(st.copy(), 0, "4a#3", [("execute", 0, "yes"), ("scoreboard", 0, bad)])
         st2 = base(boards={1: "NC"})
         with pytest.raises(IllegalMoveError):  # a board in the King's region cannot leave
-            G.apply_card(st2, 0, "4a#3", [("execute", 0, "yes"), ("scoreboard", 0, "B400@GA")])
+            EP.apply_card(st2, 0, "4a#3", [("execute", 0, "yes"), ("scoreboard", 0, "B400@GA")])
 
     def test_s6_4b_royal_advisor_adjacent_only(self):
         """docs/rules/el_grande.md §6 4b: the King moves to an adjacent region."""
         st = base()
-        G.apply_card(st, 0, "4b", [("execute", 0, "yes"), ("king_to", 0, "SE")])
+        EP.apply_card(st, 0, "4b", [("execute", 0, "yes"), ("king_to", 0, "SE")])
         assert st[K.O_KING] == P("SE")
         with pytest.raises(IllegalMoveError):
-            G.apply_card(base(), 0, "4b", [("execute", 0, "yes"), ("king_to", 0, "GA")])
+            EP.apply_card(base(), 0, "4b", [("execute", 0, "yes"), ("king_to", 0, "GA")])
 
     def test_s6_4c_eviction_secret_destinations(self):
         """docs/rules/el_grande.md §6 4c, A9: opponents there move all to a secret region; King's region -> court."""
         st = base()
-        G.apply_card(
+        EP.apply_card(
             st,
             0,
             "4c",
@@ -1134,28 +1109,30 @@ class TestDeck4:
         assert (cab(st, "AR", 0), cab(st, "AR", 1), cab(st, "AR", 2)) == (3, 0, 0)
         assert (cab(st, "GA", 1), st[K.O_COURT + 2], cab(st, "NC", 2)) == (2, 8, 2)
         with pytest.raises(IllegalMoveError):
-            G.apply_card(base(), 0, "4c", [("execute", 0, "yes"), ("evict_region", 0, "NC")])
+            EP.apply_card(base(), 0, "4c", [("execute", 0, "yes"), ("evict_region", 0, "NC")])
 
     def test_s6_4d_grande_move(self):
         """docs/rules/el_grande.md §6 4d: Grande to another region, not the King's, never out of it."""
         st = base(grandes=["AR", "GA", "VA", "NC"])
-        G.apply_card(st, 0, "4d#1", [("execute", 0, "yes"), ("grande_to", 0, "SE")])
+        EP.apply_card(st, 0, "4d#1", [("execute", 0, "yes"), ("grande_to", 0, "SE")])
         assert st[K.O_GRANDE] == P("SE")
         with pytest.raises(IllegalMoveError):
-            G.apply_card(
+            EP.apply_card(
                 base(grandes=["AR"]), 0, "4d#1", [("execute", 0, "yes"), ("grande_to", 0, "NC")]
             )
         st = base(grandes=["AR", "GA", "VA", "NC"])
-        G.apply_card(st, 3, "4d#2", [("execute", 3, "yes")])  # Grande in the King's region: no move
+        EP.apply_card(
+            st, 3, "4d#2", [("execute", 3, "yes")]
+        )  # Grande in the King's region: no move
         assert st[K.O_GRANDE + 3] == P("NC")
 
     def test_s6_4e_power_card_back(self):
         """docs/rules/el_grande.md §6 4e, A3: any played power card, this round's included, back to hand."""
         st = base(hands=[0x3FFE & ~(1 << 13) & ~(1 << 5)] * 4)
-        G.apply_card(st, 0, "4e#1", [("execute", 0, "yes"), ("power_back", 0, "13")])
+        EP.apply_card(st, 0, "4e#1", [("execute", 0, "yes"), ("power_back", 0, "13")])
         assert (st[K.O_HAND] >> 13) & 1 == 1 and (st[K.O_HAND] >> 5) & 1 == 0
         with pytest.raises(IllegalMoveError):
-            G.apply_card(
+            EP.apply_card(
                 base(hands=[0x3FFE & ~(1 << 13)] * 4),
                 0,
                 "4e#2",
@@ -1165,13 +1142,13 @@ class TestDeck4:
     def test_s6_4f_court_with_shortfall(self):
         """docs/rules/el_grande.md §6 4f: 2 from the province; shortfall from regions as in §3 4a."""
         st = base(prov=[1, 21, 21, 21])
-        G.apply_card(st, 0, "4f", [("execute", 0, "yes"), ("shortfall", 0, "GA")])
+        EP.apply_card(st, 0, "4f", [("execute", 0, "yes"), ("shortfall", 0, "GA")])
         assert (st[K.O_COURT], st[K.O_PROV], cab(st, "GA", 0)) == (9, 0, 1)
 
     def test_s6_4g_secret_scoring_duplicates_void(self):
         """docs/rules/el_grande.md §6 4g: regions chosen by exactly one player are scored."""
         st = base()
-        G.apply_card(
+        EP.apply_card(
             st,
             0,
             "4g",
@@ -1206,9 +1183,9 @@ class TestKingTaboo:
     def test_s3_2b_kings_region_is_taboo(self, card, script):
         """docs/rules/el_grande.md §3.2b: nothing enters or leaves the King's region by any move."""
         with pytest.raises(IllegalMoveError):
-            G.apply_card(base(grandes=["AR"]), 0, card, [("execute", 0, "yes")] + script)
+            EP.apply_card(base(grandes=["AR"]), 0, card, [("execute", 0, "yes")] + script)
 
     def test_s3_2b_castillo_is_never_a_move_source(self):
         """docs/rules/el_grande.md §3.3: caballeros never leave the Castillo except at general scoring."""
         with pytest.raises(IllegalMoveError):
-            G.apply_card(base(), 0, "1h", [("execute", 0, "yes"), ("move_from", 0, "CS:0")])
+            EP.apply_card(base(), 0, "1h", [("execute", 0, "yes"), ("move_from", 0, "CS:0")])

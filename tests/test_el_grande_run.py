@@ -3,7 +3,6 @@ invariants read from records, summary block, bad input (issue 4 §4-§6)."""
 
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -241,27 +240,6 @@ def test_s3_4a_s6_2a_records_carry_intake_and_veto_cut():
             G.replay(bad)
 
 
-FORMAT1 = Path(__file__).parent / "data" / "el_grande_format1.json"
-
-
-def test_format1_records_replay_with_their_rules():
-    """docs/rules/el_grande.md §3 step 4a, §6 2a: a record written before the intake and veto-cut decisions
-    (format 1: maximum intake, shortfall stop, veto yes on 1a cancels it whole) still replays to its points."""
-    rec = json.loads(FORMAT1.read_text())
-    kinds = [d["kind"] for d in rec["decisions"]]
-    assert rec["format"] == 1 and "intake" not in kinds and "veto_cut" not in kinds
-    assert {"seat": 1, "kind": "veto", "value": "yes"} in rec["decisions"]
-    assert {"seat": 2, "kind": "shortfall", "value": "stop"} in rec["decisions"]
-    assert G.replay(rec)["points"] == rec["points"] == [68, 41, 60]
-    del rec["format"]  # inferred: no format-2 decision kinds
-    assert G.replay(rec)["points"] == [68, 41, 60]
-    with pytest.raises(IllegalMoveError) as e:  # read as format 2 it lacks the intake decisions
-        G.replay(dict(rec, format=2))
-    assert "intake" in e.value.legal[0]
-    with pytest.raises(InvalidRecordError, match='"format" must be 1 or 2'):
-        G.replay(dict(rec, format=3))
-
-
 def test_s3_4a_s6_2a_new_decisions_are_deterministic():
     """shared/DESIGN.md, Seeding: intake counts and veto cuts depend only on (seed, game), whatever the chunking."""
     pol = ["random", "heuristic:court_target=9,eps=0.3", "random", "heuristic"]
@@ -490,13 +468,9 @@ def _with(rec, **fields):
 @pytest.mark.parametrize(
     "fields, message",
     [
-        (
-            {"format": 1},
-            'decision [0-9]+: "format" 1 records have no intake/veto_cut decisions '
-            r"\(format 2 has them\)",
-        ),
-        ({"format": True}, '"format" must be 1 or 2, got true'),
-        ({"format": 3}, '"format" must be 1 or 2, got 3'),
+        ({"format": 1}, r'"format" must be 2, got 1 \(format 1 is no longer read\)'),
+        ({"format": True}, '"format" must be 2, got true'),
+        ({"format": 3}, '"format" must be 2, got 3'),
         ({"seat0": True}, r"decision 0: seat True must be an integer 0\.\.2"),
         ({"seat0": 3}, r"decision 0: seat 3 must be an integer 0\.\.2"),
         ({"variant": ["veto"]}, '"variant" must be an object'),

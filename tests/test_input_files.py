@@ -183,14 +183,24 @@ _CC = {k: (DATA / "carcassonne" / f"{k}.json").read_text() for k in ("tiles", "g
 
 INPUTS = [
     (
-        "simulate --tiles",
+        "simulate --option tiles --out",
         _DQ_TILES,
         "json",
         ["tiles", "tileset"],
-        lambda f, d: ["simulate", "don-quixote", "-n", 1, "-q", "--tiles", f, "--out", d / "o"],
+        lambda f, d: [
+            "simulate",
+            "don-quixote",
+            "-n",
+            1,
+            "-q",
+            "--option",
+            f"tiles={f}",
+            "--out",
+            d / "o",
+        ],
     ),
     (
-        "tournament --tiles",
+        "tournament --option tiles",
         _DQ_TILES,
         "json",
         ["tiles"],
@@ -206,23 +216,43 @@ INPUTS = [
             "greedy",
             "--players",
             2,
-            "--tiles",
-            f,
+            "--option",
+            f"tiles={f}",
         ],
     ),  # two seats: a solo tournament is refused
     (
-        "evaluate --tiles",
+        "evaluate --option tiles",
         _DQ_TILES,
         "json",
         ["tiles"],
-        lambda f, d: ["evaluate", "don-quixote", "-n", 1, "-q", "-p", "random", "--tiles", f],
+        lambda f, d: [
+            "evaluate",
+            "don-quixote",
+            "-n",
+            1,
+            "-q",
+            "-p",
+            "random",
+            "--option",
+            f"tiles={f}",
+        ],
     ),
     (
-        "report --tiles",
+        "report --option tiles",
         _DQ_TILES,
         "json",
         ["tiles"],
-        lambda f, d: ["report", "don-quixote", "-n", 1, "-q", "--tiles", f, "--out", d / "o"],
+        lambda f, d: [
+            "report",
+            "don-quixote",
+            "-n",
+            1,
+            "-q",
+            "--option",
+            f"tiles={f}",
+            "--out",
+            d / "o",
+        ],
     ),
     (
         "simulate --option tiles",
@@ -591,7 +621,7 @@ def test_batch_resume_replays_a_damaged_cell_summary(tmp_path):
 def test_missing_named_files_exit_2_everywhere(tmp_path):
     nope = tmp_path / "nope.json"
     for args in (
-        ["simulate", "don-quixote", "-n", 1, "--tiles", nope],
+        ["simulate", "don-quixote", "-n", 1, "--option", f"tiles={nope}"],
         ["simulate", "thurn-and-taxis", "-n", 1, "--option", f"carriages={nope}"],
         ["replay", "sacred-hill", nope],
         ["batch", tmp_path / "nope.toml"],

@@ -31,7 +31,7 @@ def two_tile_sets(tmp_path):
 
 # ---------------------------------------------------------------- §1 resume compares inputs
 def test_s1_simulate_resume_refuses_replaced_tile_file(run, tmp_path, two_tile_sets):
-    """§1: --tiles replaced between the interrupted run and --resume is refused, by name."""
+    """§1: --option tiles=FILE replaced between the interrupted run and --resume is refused, by name."""
     a, b = two_tile_sets
     t = tmp_path / "t.json"
     shutil.copy(a, t)
@@ -43,8 +43,8 @@ def test_s1_simulate_resume_refuses_replaced_tile_file(run, tmp_path, two_tile_s
         300,
         "--chunk-size",
         100,
-        "--tiles",
-        t,
+        "--option",
+        f"tiles={t}",
         "--out",
         out,
         "-q",

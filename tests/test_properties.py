@@ -108,15 +108,14 @@ def test_thurn_and_taxis_record_round_trip(seed, index, players, policy):
     """A Thurn and Taxis record survives JSON, replays to its own scores, winner and end, and
     agrees with the rules-file readings (``naive_turns``, naive scorer)."""
     from mcsim.games import thurn_and_taxis as T
-    from mcsim.games.base import RunConfig, parse_policy
+    from mcsim.runner import resolve_config
     from tests.test_thurn_and_taxis_rare_paths import naive_turns
+    from tests.thurn_and_taxis_naive import naive_score_record
 
-    prep = T.prepare(
-        RunConfig("thurn-and-taxis", players, [parse_policy(policy)] * players, {}, {})
-    )
+    prep = T.prepare(resolve_config("thurn-and-taxis", players, [policy])[1])
     rec = json.loads(json.dumps(T.record_games(prep, seed, [index])[0]))
     out = T.replay(rec)
     assert out["finished"] and out["scores"] == rec["scores"] and out["winner"] == rec["winner"]
     assert out["end_reason"] == rec["end_reason"]
     naive_turns(rec)
-    assert T.naive_score_record(rec)["scores"] == rec["scores"]
+    assert naive_score_record(rec)["scores"] == rec["scores"]

@@ -6,7 +6,7 @@ Rule source: docs/rules/thurn_und_taxis.md (§3 setup, §4 turn, §5 end and sco
 file: it follows a record's card flow (deck, display, discard pile, reshuffles, hands, routes),
 turn order, officials, houses and the end of the game, and never calls the kernel or its
 legal-move list. Scores, tiles and the tie-break are recomputed by the naive scorer
-``mcsim.games.thurn_and_taxis.naive_score_record`` (also kernel-free).
+``tests.thurn_and_taxis_naive.naive_score_record`` (also kernel-free).
 
 Each test names a configuration of simulated games (policies, players, seed, game indices),
 records those games, checks every one with both second implementations, and asserts how often
@@ -49,7 +49,8 @@ from collections import Counter
 import pytest
 
 from mcsim.games import thurn_and_taxis as T
-from mcsim.games.base import RunConfig, parse_policy
+from mcsim.runner import resolve_config
+from tests.thurn_and_taxis_naive import naive_score_record
 
 DATA = T.default_data()
 REGION_OF = {c["name"]: c["region"] for c in DATA["cities"]}
@@ -242,7 +243,7 @@ def naive_turns(rec: dict) -> Counter:
     for sid, cities in GROUPS.items():
         stack = next(s for s in DATA["stacks"] if s["id"] == sid)
         ev["group_ran_out"] += sum(cities <= h for h in houses) > len(stack["values"])
-    naive = T.naive_score_record(rec)
+    naive = naive_score_record(rec)
     assert naive["scores"] == rec["scores"] and naive["carriages"] == carriage
     best = max(naive["scores"])
     tied = [q for q in range(n) if naive["scores"][q] == best]
@@ -268,9 +269,7 @@ def _cached_records(policy: str, players: int, seed: int, games: int, options: t
 
 
 def _records(policy: str, players: int, seed: int, games: int, **options):
-    prep = T.prepare(
-        RunConfig("thurn-and-taxis", players, [parse_policy(policy)] * players, {}, options)
-    )
+    prep = T.prepare(resolve_config("thurn-and-taxis", players, [policy], options=options)[1])
     return T.record_games(prep, seed, range(games))
 
 

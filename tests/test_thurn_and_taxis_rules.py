@@ -10,6 +10,7 @@ import pytest
 import kernels.thurn_and_taxis as K
 from mcsim.errors import IllegalMoveError
 from mcsim.games import thurn_and_taxis as T
+from tests.thurn_and_taxis_naive import naive_score_record
 
 DATA = T.default_data()
 C = DATA["names"]  # city name -> id
@@ -777,7 +778,7 @@ class TestHouseLeftOutCase:
         assert out["houses_left"] == [0, 7] and out["scores"] == [23, 6]
         assert out["carriages"] == [5, 5] and out["tile_points"] == [18, 8]
         assert out["end_reason"] == "houses" and out["finished"] is False
-        assert T.naive_score_record(rec)["scores"] == [23, 6]
+        assert naive_score_record(rec)["scores"] == [23, 6]
 
     def test_s4c1_cli_replay_refuses_turn_182(self, tmp_path):
         """Issue 11 §2: ``mcsim replay`` exits 1 with the one-line error (no traceback)."""

@@ -20,6 +20,7 @@ from mcsim.errors import (
     UnknownVariantError,
 )
 from mcsim.games import thurn_and_taxis as T
+from tests.thurn_and_taxis_naive import naive_score_record
 
 GAME = "thurn-and-taxis"
 
@@ -65,7 +66,7 @@ def test_s5_naive_scorer_agrees_with_kernel(players, policies):
     r = mcsim.simulate(GAME, games=40, seed=21, players=players, policies=policies, record=40)
     for rec in r.records:
         row = r.games.iloc[rec["game_index"]]
-        naive = T.naive_score_record(rec)
+        naive = naive_score_record(rec)
         scores = [int(row[f"score_{k}"]) for k in range(players)]
         assert naive["scores"] == scores == rec["scores"]
         assert naive["winner"] == rec["winner"] == int(row["winner"])
@@ -83,7 +84,7 @@ def test_s7_naive_scorer_under_variants(variant):
     """docs/rules/thurn_und_taxis.md §7.1, §7.3, §7.7: the cross-check holds under the variants."""
     r = mcsim.simulate(GAME, games=15, seed=2, policies=["route"], variant=variant, record=15)
     for rec in r.records:
-        assert T.naive_score_record(rec)["scores"] == rec["scores"]
+        assert naive_score_record(rec)["scores"] == rec["scores"]
         assert T.replay(json.loads(json.dumps(rec)))["scores"] == rec["scores"]
 
 
@@ -246,7 +247,9 @@ def test_bad_input_raises_mcsim_errors(tmp_path):
     with pytest.raises(ConfigError, match="unknown option"):
         mcsim.simulate(GAME, games=2, options={"cards": "x.json"})
     with pytest.raises(DataFileError, match="none.json: data file does not exist"):
-        mcsim.simulate(GAME, games=2, options={"tiles": str(tmp_path / "none.json")})
+        mcsim.simulate(GAME, games=2, options={"bonus_tiles": str(tmp_path / "none.json")})
+    with pytest.raises(ConfigError, match="unknown option 'tiles'"):  # the alias is removed
+        mcsim.simulate(GAME, games=2, options={"tiles": "x.json"})
     bad = tmp_path / "c.json"
     bad.write_text(json.dumps({"carriages": [{"value": 3, "points": 2}]}))
     with pytest.raises(DataFileError, match="carriage value 4 is missing"):
@@ -265,7 +268,7 @@ def test_s2_1_carriage_points_from_option_file(tmp_path):
     for r in rec:  # the record carries its carriage points; replay and naive scorer use them
         assert r["components"]["carriage_points"]["7"] == 700
         assert T.replay(json.loads(json.dumps(r)))["scores"] == r["scores"]
-        assert T.naive_score_record(r)["scores"] == r["scores"]
+        assert naive_score_record(r)["scores"] == r["scores"]
     bad = dict(rec[0], components={"carriage_points": {"3": 1}})
     with pytest.raises(InvalidRecordError, match="components"):
         T.replay(bad)

@@ -1,37 +1,11 @@
-"""Game specs and the game-module protocol shared by every game.
+"""Game specs and the game protocol shared by every game.
 
-Each ``mcsim/games/<game>.py`` defines a frozen ``SPEC = GameSpec(...)`` and these functions
-(the runner, stats and CLI call nothing else):
-
-``prepare(config: RunConfig) -> Prepared``
-    Validate the config, load and validate data files, build the kernel tables. Raises
-    ``mcsim.errors`` exceptions for bad input. The result must be picklable (it is sent to
-    worker processes) and hold only numpy arrays, numbers, strings, dicts and lists.
-``play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: int) -> dict``
-    Play games ``first_game_index .. first_game_index + n_games - 1`` in a Numba kernel and
-    return column arrays, one row per game. Required keys: ``"score"`` (``[n, seats]``, points)
-    and ``"length"`` (``int32[n]``, plies). Optional ``"win_share"`` (``float64[n, seats]``,
-    rows sum to 1; default: seats with the top score share the win equally). Any other 1-D array
-    becomes a column of that name; a 2-D ``[n, seats]`` array becomes columns ``name_0 ..``.
-    Game *i* must depend only on ``(root_seed, i)`` (``kernels.rng.game_seed``).
-``summarize(games: pandas.DataFrame, prep: Prepared) -> dict``
-    The game-specific block of the summary (put under ``SPEC.summary_key``).
-``record_games(prep, root_seed, game_indices) -> list[dict]``  (optional)
-    JSON-ready records of the given games; replaying one gives the same result as the run.
-``replay(record: dict) -> dict``  (optional)
-    Validate a record move by move; raise ``InvalidRecordError`` / ``IllegalMoveError``. The
-    result has at least ``"finished"`` (bool) and ``"points"`` (final points per seat, a list,
-    or None when unfinished); ``tests/test_all_games.py`` replays ``record_games`` output and
-    compares ``"points"`` with the run's ``score_<k>``. A record's own ``"points"`` are checked
-    here, once, with ``check_recorded_points`` (the CLI does not check them again).
-``perft(depth: int, variant: dict) -> int``  (optional)
-``format_replay(result: dict) -> str``  (optional) readable text for ``mcsim replay``.
-``format_summary(block: dict, summary: dict | None = None) -> str``  (optional) readable text of
-    the game's summary block (``summary``: the whole summary, for context such as the policies).
-
-Module constants (optional): ``CHUNK_SIZE`` (games per chunk), ``CHUNK_MULTIPLE`` (chunk sizes
-are rounded up to it), ``OPTIONS`` (``{key: help}``: the game-specific options accepted in
-``RunConfig.options`` / ``--option KEY=VALUE``; when defined, other keys are refused).
+Each game is a package ``mcsim/games/<game>/`` that implements every hook of ``GameModule``
+(below): the runner, stats, report, evaluate, batch, tune and the CLI call nothing else, and
+call every hook without checking that it exists. ``tests/test_protocol.py`` checks that each
+registered game has every hook with the documented signature. The package's modules are split by
+role (see CONTRIBUTING.md): ``__init__`` (spec, data, ``prepare``, ``play_chunk``), ``records``
+(records, replay, perft), ``summary`` (summaries) and ``charts`` (report figures).
 
 Policies are an integer id plus a float64 parameter vector; ``PolicySpec`` names both.
 """
@@ -40,8 +14,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -300,3 +275,174 @@ def check_recorded_points(record: dict, result: dict) -> None:
     got = result.get("points")
     if result.get("finished") and got is not None and list(claimed) != list(got):
         raise InvalidRecordError(f"record says points {list(claimed)}, replay gives {list(got)}")
+
+
+@dataclass(frozen=True, eq=False)
+class ReplayResult(Mapping):
+    """What a game's ``replay(record)`` returns: the common fields plus the game's own.
+
+    ``finished`` (bool), ``points`` (final points per seat, a list; the points reached so far
+    when unfinished, or None where the game has none) and ``winner`` (a seat, or None when shared
+    or unfinished) are the same for every game. ``fields`` is the whole result as
+    ``mcsim replay --json`` prints it, in the game's key order (the three common fields included
+    at their place; ``as_dict()`` returns a copy). A ``ReplayResult`` reads like that dict
+    (``result["points"]``), so drawers and tests need not know the game.
+    """
+
+    fields: dict[str, Any]
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.fields["finished"])
+
+    @property
+    def points(self) -> list | None:
+        return self.fields["points"]
+
+    @property
+    def winner(self) -> int | None:
+        return self.fields.get("winner")
+
+    def __getitem__(self, key: str) -> Any:
+        return self.fields[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.fields)
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.fields)
+
+
+def replay_result(record: dict, fields: dict[str, Any]) -> ReplayResult:
+    """The end of every game's ``replay``: check the common fields of ``fields``, compare the
+    record's own ``"points"`` with them (``check_recorded_points``) and wrap them.
+
+    ``fields`` must hold ``"finished"`` (bool) and ``"points"`` (list or None); ``"winner"`` is
+    optional (int or None). Raises ``InvalidRecordError`` as ``check_recorded_points``.
+
+    >>> replay_result({}, {"finished": True, "points": [3, 1], "winner": 0}).winner
+    0
+    """
+    if not isinstance(fields.get("finished"), bool):
+        raise TypeError("a replay result needs a bool 'finished'")
+    if not (fields.get("points") is None or isinstance(fields["points"], list)):
+        raise TypeError("a replay result's 'points' must be a list or None")
+    check_recorded_points(record, fields)
+    return ReplayResult(fields)
+
+
+#: a report figure builder: ``(ctx) -> mcsim.charts.Figure or None``; raises
+#: ``mcsim.charts.MissingData`` when the run lacks what it draws
+ChartBuilder = Callable[[Any], Any]
+
+
+@runtime_checkable
+class GameModule(Protocol):
+    """Every hook a game package implements (``mcsim/games/<game>/``); all are required.
+
+    Constants
+    ---------
+    SPEC : GameSpec
+    OPTIONS : dict[str, str]
+        The game-specific options accepted in ``RunConfig.options`` / ``--option KEY=VALUE``
+        (``{key: help}``); ``resolve_config`` refuses any other key.
+    CHUNK_SIZE : int
+        Games per runner chunk (at most). ``CHUNK_MULTIPLE``: chunk sizes are rounded up to it.
+    EVALUATE_BANDS : tuple[float, ...]
+        Score thresholds that ``mcsim evaluate`` reports ``P(score > b)`` of (may be empty).
+    EVALUATE_GROUPS : dict[str, tuple[str, ...]]
+        ``mcsim evaluate`` blocks: name -> per-game columns ``<col>_<seat>`` averaged (may be
+        empty).
+    ORACLE_POLICY : str or None
+        A policy that bounds the others (``evaluate`` reports the regret against it), or None.
+    CHARTS : list[tuple[str, ChartBuilder]]
+        The game's report figures ``[(slug, builder)]`` (``mcsim.games.<game>.charts``; slugs
+        start with ``SPEC.summary_key``), drawn by ``mcsim.report`` after the common ones.
+    """
+
+    SPEC: GameSpec
+    OPTIONS: dict[str, str]
+    CHUNK_SIZE: int
+    CHUNK_MULTIPLE: int
+    EVALUATE_BANDS: tuple
+    EVALUATE_GROUPS: dict
+    ORACLE_POLICY: str | None
+    CHARTS: list
+
+    def check_config(self, config: RunConfig) -> RunConfig:
+        """The game's own checks of a resolved config (variant combinations, option values),
+        called once by ``mcsim.runner.resolve_config`` after the generic checks (players,
+        policies, variants, option names); returns the config with the options normalised.
+        Raises ``ConfigError``. ``prepare`` does not check again."""
+        ...
+
+    def prepare(self, config: RunConfig) -> Prepared:
+        """Load and validate the data files, build the kernel tables. Raises
+        ``DataFileError`` for a bad data file. The result must be picklable (it is sent to worker
+        processes) and hold only numpy arrays, numbers, strings, dicts and lists."""
+        ...
+
+    def play_chunk(
+        self, prep: Prepared, first_game_index: int, n_games: int, root_seed: int
+    ) -> dict:
+        """Play games ``first_game_index .. first_game_index + n_games - 1`` in a Numba kernel
+        and return column arrays, one row per game. Required keys: ``"score"`` (``[n, seats]``,
+        points) and ``"length"`` (``int32[n]``, plies). Optional ``"win_share"``
+        (``float64[n, seats]``, rows sum to 1; default: seats with the top score share the win
+        equally). Any other 1-D array becomes a column of that name; a 2-D ``[n, seats]`` array
+        becomes columns ``name_0 ..``. Game *i* depends only on ``(root_seed, i)``."""
+        ...
+
+    def partial_summary(self, games: Any, prep: Prepared) -> dict:
+        """Additive totals of one chunk's games (a ``pandas.DataFrame``), JSON-ready; chunks
+        are merged by adding (``mcsim.aggregate``)."""
+        ...
+
+    def finalize_summary(self, t: dict, prep: Prepared) -> dict:
+        """The game's summary block (under ``SPEC.summary_key``) from the merged totals ``t``."""
+        ...
+
+    def summarize(self, games: Any, prep: Prepared) -> dict:
+        """The same block from a whole table of games (``finalize_summary(partial_summary)``)."""
+        ...
+
+    def format_summary(self, block: dict, summary: dict | None = None) -> str:
+        """Readable text of the game's summary block (``summary``: the whole summary)."""
+        ...
+
+    def record_games(self, prep: Prepared, root_seed: int, game_indices: Any) -> list[dict]:
+        """JSON-ready records of the given games; replaying one gives the run's result."""
+        ...
+
+    def replay(self, record: dict) -> ReplayResult:
+        """Validate a record move by move; raise ``InvalidRecordError`` /
+        ``IllegalMoveError``. Ends with ``replay_result`` (checks the record's ``"points"``)."""
+        ...
+
+    def format_replay(self, result: ReplayResult) -> str:
+        """Readable text of a replay for ``mcsim replay``."""
+        ...
+
+    def perft(self, depth: int, variant: dict | None = None) -> int:
+        """The number of move sequences of ``depth`` plies from the start (default players)."""
+        ...
+
+    def ensemble_options(
+        self, k: int, seed: int, out_dir: str | None = None
+    ) -> list[tuple[str, dict]]:
+        """``k`` alternative component sets as ``(label, options)`` for
+        ``mcsim evaluate --tileset-ensemble``; raises ``ConfigError`` when the game has none."""
+        ...
+
+
+def no_ensemble(spec: GameSpec) -> Callable[..., list[tuple[str, dict]]]:
+    """``ensemble_options`` of a game without alternative component sets (raises
+    ``ConfigError``)."""
+
+    def ensemble_options(k: int, seed: int, out_dir: str | None = None) -> list[tuple[str, dict]]:
+        raise ConfigError(f"{spec.id} has no component ensemble")
+
+    return ensemble_options

@@ -249,11 +249,6 @@ def frames(record: dict, result: dict) -> Show:
     npl = record["players"]
     variant = G.SPEC.resolve_variant(record.get("variant") or {})
     decisions = record["decisions"]
-    fmt = record.get("format")
-    if fmt is None:  # as replay: a record without "format" is format 2 only with v2 kinds
-        fmt = (
-            2 if any(isinstance(d, dict) and d.get("kind") in G._V2_KINDS for d in decisions) else 1
-        )
     fixed = G._parse_setup(record["setup"], npl)
     log4 = G._log_array(decisions, players=npl)
     n = len(decisions)
@@ -272,7 +267,6 @@ def frames(record: dict, result: dict) -> Show:
         wide,
         ev,
         fixed,
-        legacy=fmt == 1,
     )
     states = [wide[j, 4:] for j in range(n)] + [st]
     pos = _layout(data["place_ids"])

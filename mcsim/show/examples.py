@@ -67,11 +67,9 @@ def pick_examples(games: pd.DataFrame, players: int) -> list[dict]:
 def write_examples(module, prep, seed: int, out: Path, games: pd.DataFrame) -> list[dict]:
     """Write ``show_<slug>_game<i>.html`` into ``out`` for each picked game (its record from the
     game's ``record_games`` with the run's ``prep`` and ``seed``); returns the picks with their
-    ``file``. Games without records give an empty list."""
+    ``file``."""
     from mcsim.show import show_html
 
-    if not hasattr(module, "record_games"):
-        return []
     picks = pick_examples(games, prep.config.players)
     wanted = sorted({p["game_index"] for p in picks})
     recs = dict(zip(wanted, module.record_games(prep, int(seed), wanted)))

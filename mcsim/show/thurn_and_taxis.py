@@ -65,7 +65,7 @@ class _Recorder(G.Game):
 
 
 def _turn_states(record: dict) -> list[np.ndarray]:
-    with mock.patch.object(G, "Game", _Recorder):
+    with mock.patch.object(G.records, "Game", _Recorder):  # the Game that replay() uses
         G.replay(record)
     snaps = _Recorder.snapshots
     _Recorder.snapshots = []

@@ -36,7 +36,7 @@ later placements, the order of the unrevealed tiles and, under ``last_tile_rotat
 the set-aside tile's orientation anew from what the player has seen; the reward is the
 player's own total, players do not interact, §3.1.5).
 
-Game-specific extras: ``--tiles FILE`` (``RunConfig.options["tiles"]``), records and replay
+Game-specific extras: ``--option tiles=FILE`` (``RunConfig.options["tiles"]``), records and replay
 (format in ``replay``), ``mcsim evaluate`` hooks (``EVALUATE_BANDS``, ``EVALUATE_GROUPS``,
 ``ORACLE_POLICY``, ``ensemble_options`` for ``--tileset-ensemble``), the random tile-set
 generator ``random_tileset_doc`` (rules §6.3).
@@ -58,8 +58,7 @@ from typing import Any
 import numpy as np
 
 from kernels import don_quixote as K
-from mcsim import stats
-from mcsim.errors import ConfigError, DataFileError, IllegalMoveError, InvalidRecordError
+from mcsim.errors import ConfigError, DataFileError
 from mcsim.files import read_json
 from mcsim.games.base import (
     GameSpec,
@@ -68,8 +67,6 @@ from mcsim.games.base import (
     Prepared,
     RunConfig,
     VariantSpec,
-    check_players,
-    check_recorded_points,
     policy_arrays,
 )
 
@@ -146,7 +143,7 @@ MCTS_PARAMS = (
     ),
 )
 
-#: game-specific options (``--option KEY=VALUE``; ``--tiles FILE`` is ``tiles=FILE``)
+#: game-specific options (``--option KEY=VALUE``)
 OPTIONS = {"tiles": "tile-set file (JSON, format in mcsim/data/don_quixote/README.md)"}
 
 SPEC = GameSpec(
@@ -594,15 +591,10 @@ def format_move(ts: TileSet, cell: int, t: int, o: int) -> dict:
 def prepare(config: RunConfig) -> Prepared:
     """Validate the run, load the tile set (``config.options["tiles"]``) and compile it.
 
-    Raises ``ConfigError`` (players), ``UnknownPolicyError``, ``DataFileError`` (tile file).
+    ``config`` comes from ``resolve_config``. Raises ``DataFileError`` (tile file),
+    ``ConfigError`` (mcts with more landscape tiles than its search handles).
     """
-    check_players(SPEC, config.players)
-    if len(config.policies) != config.players:
-        raise ConfigError(
-            f"don-quixote: {config.players} players need {config.players} "
-            f"policies, got {len(config.policies)}"
-        )
-    variant = SPEC.resolve_variant(config.variant)
+    variant = config.variant
     ids, params = policy_arrays(SPEC, config.policies)
     ts = load_tileset(config.options.get("tiles"))
     if (ids == K.POL_MCTS).any() and ts.n_land > K.MAX_SEARCH_LAND:
@@ -687,483 +679,6 @@ def _columns(score: np.ndarray, bd: np.ndarray) -> dict:
 BANDS = (70, 85, 100)  # rulebook solo bands (§3.6): very good, very rare, incredible
 
 
-def _seat_values(games, name: str, seats: int) -> np.ndarray:
-    cols = [f"{name}_{k}" for k in range(seats)]
-    if all(c in games.columns for c in cols):
-        return games[cols].to_numpy().ravel()
-    if seats == 1 and name in games.columns:
-        return games[name].to_numpy()
-    return np.zeros(0)
-
-
-def partial_summary(games, prep: Prepared) -> dict:
-    """Additive tallies of a chunk of games (estates pooled over seats): the estate count, the
-    sum of every category / scoring column and the count of totals over each band. Chunks merge
-    by addition (``mcsim.aggregate``), so any number of games fits in flat memory."""
-    seats = int(prep.policy_ids.shape[0])
-    total = _seat_values(games, "score", seats)
-    return {
-        "n": int(total.size),
-        "sums": {
-            c: int(_seat_values(games, c, seats).astype(np.int64).sum())
-            for c in CATEGORY_COLUMNS + SCORING_COLUMNS + DETAIL_COLUMNS
-        },
-        "over": {str(b): int((total > b).sum()) for b in BANDS},
-    }
-
-
-def finalize_summary(t: dict, prep: Prepared) -> dict:
-    """The ``"don_quixote"`` summary block: per-category and per-scoring means (all seats
-    pooled), P(total > 70/85/100) with Wilson 95% intervals (rulebook bands, rules §3.6), and
-    the tile set in use. Bands are ``{"estimate", "low", "high"}`` (``mcsim.stats.proportion``)."""
-    n = t["n"]
-    out: dict[str, Any] = {"tileset": dict(prep.info.get("tileset", {})), "n_estates": n}
-    for key, cols in (
-        ("mean_per_category", CATEGORY_COLUMNS),
-        ("mean_per_scoring", SCORING_COLUMNS),
-        ("mean_per_scoring_category", DETAIL_COLUMNS),
-    ):
-        out[key] = {c: t["sums"][c] / n if n else None for c in cols}
-    out["bands"] = {f"p_over_{b}": stats.proportion(float(t["over"][str(b)]), n) for b in BANDS}
-    return out
-
-
-def summarize(games, prep: Prepared) -> dict:
-    """The ``"don_quixote"`` block of a whole per-game table (see ``finalize_summary``)."""
-    return finalize_summary(partial_summary(games, prep), prep)
-
-
-# ---------------------------------------------------------------- records (issue §5)
-RECORD_FORMAT = "mcsim-don-quixote-record/1"
-ROUND_KEYS = ("round1", "round2", "round3", "set_aside")
-
-
-def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
-    """JSON-ready records of the given games (format in ``replay``); replaying one gives the
-    same scores as the run."""
-    tab = prep.tables["tiles"]
-    names = prep.tables["tile_names"]
-    seats = prep.policy_ids.shape[0]
-    n_land = tab.shape[0] - 2
-    variant = {v.name: v.choices[int(c)] for v, c in zip(SPEC.variants, prep.variant_codes)}
-    out = []
-    for gi in game_indices:
-        # the run's own kernel with one recorded game: no separate compile for records
-        score, bd = _outputs(1, seats)
-        rec = empty_record(1, seats, n_land)
-        K.entry_for(prep.policy_ids)(
-            np.int64(gi),
-            np.int64(1),
-            np.uint64(root_seed),
-            prep.policy_ids,
-            prep.policy_params,
-            prep.variant_codes,
-            tab,
-            score,
-            bd,
-            rec,
-        )
-        castles, cells, seq, last_rot, moves = (a[0] for a in rec)
-        score, bd = score[0], bd[0]
-        players = []
-        a, b = K.ROUND_SIZES[0], K.ROUND_SIZES[0] + K.ROUND_SIZES[1]
-        for p in range(seats):
-            s = [names[t] for t in seq[p]]
-            players.append(
-                {
-                    "seat": p,
-                    "policy": prep.config.policies[p].label(),
-                    "reveals": {
-                        "round1": s[:a],
-                        "round2": s[a:b],
-                        "round3": s[b : K.N_PLACE - 1],
-                        "set_aside": s[K.N_PLACE - 1],
-                    },
-                    "placements": [
-                        {
-                            "cell": K.CELL_NAMES[cells[i]],
-                            "tile": names[moves[p, i, 0]],
-                            "rot": 180 * int(moves[p, i, 1]),
-                        }
-                        for i in range(K.N_PLACE)
-                    ],
-                    "scorings": [int(bd[p, r].sum()) for r in range(3)],
-                    "total": int(score[p]),
-                }
-            )
-        out.append(
-            {
-                "format": RECORD_FORMAT,
-                "game": SPEC.id,
-                "tileset": dict(prep.info["tileset"]),
-                "tiles_file": prep.tables.get("tiles_path"),
-                "variant": variant,
-                "seed": int(root_seed),
-                "game_index": int(gi),
-                "castles": {
-                    str(CASTLE_VALUES[0]): K.CELL_NAMES[castles[0]],
-                    str(CASTLE_VALUES[1]): K.CELL_NAMES[castles[1]],
-                },
-                "players": players,
-            }
-        )
-    return out
-
-
-def _move_text(cell: int, tile: str, rot: int) -> str:
-    return f"{K.CELL_NAMES[cell]} {tile} {rot}"
-
-
-def replay(record: dict) -> dict:
-    """Check a Don Quixote game record placement by placement and score it (issue §5).
-
-    Record (JSON object)::
-
-        {"format": "mcsim-don-quixote-record/1", "game": "don-quixote",
-         "tileset": {"id": ...}, "tiles_file": null | path, "variant": {...} (optional),
-         "castles": {"6": "F1", "4": "C2"},
-         "players": [{"placements": [{"cell": "G3", "tile": "K3a", "rot": 0 | 180}, ...],
-                      "reveals": {"round1": [9 ids], "round2": [7], "round3": [5],
-                                  "set_aside": id} (optional),
-                      "scorings": [S1, S2, S3] (optional), "total": T (optional)}]}
-
-    A solo record may give ``"placements"`` (and ``"reveals"``) at the top level instead of
-    ``"players"``. Placements are in position-card order (shared by all players); the 9th,
-    16th and 22nd end rounds 1-3 (§3.2), and the 22nd is the set-aside tile. Recorded
-    ``scorings`` (points per scoring) are checked for every scoring the placements reach, and a
-    recorded ``total`` once all 22 placements are in (a partial record's total is only reported
-    as ``recorded_total`` / ``matches_record``).
-
-    Returns
-    -------
-    dict
-        ``{"tileset", "castles", "finished", "points" (totals per player), "players":
-        [{"scorings": [{"round", "placements",
-        "tiles_on_board", "breakdown": {category: points}, "points"}], "total", "complete",
-        "recorded_total", "matches_record"}]}``
-
-    Raises
-    ------
-    InvalidRecordError
-        Not of the documented shape, unknown tile set, castles on adjacent cells (§3.1), or
-        recorded ``scorings`` / ``total`` that differ from the replay.
-    IllegalMoveError
-        A placement on a castle or a filled cell, a tile already used or not face up, a bad
-        rotation, a cell order that differs between players; carries the ply and legal moves.
-    DataFileError
-        ``tiles_file`` given but broken.
-    """
-    if not isinstance(record, dict) or record.get("game", SPEC.id) != SPEC.id:
-        raise InvalidRecordError('not a don-quixote record (expected {"game": "don-quixote", ...})')
-    tiles_file = record.get("tiles_file")
-    ts = load_tileset(tiles_file)
-    want = record.get("tileset")
-    want_id = want.get("id") if isinstance(want, dict) else want
-    if want_id is not None and want_id != ts.id:
-        raise InvalidRecordError(
-            f"record uses tile set {want_id!r} but {ts.id!r} is loaded; "
-            'give its file as "tiles_file"'
-        )
-    try:
-        variant = SPEC.resolve_variant(record.get("variant") or {})
-    except ValueError as e:  # unknown variant in a record is a record problem
-        raise InvalidRecordError(str(e)) from None
-    tab = build_tables(ts, variant)
-    names = [t.id for t in ts.instances]
-    n_land = ts.n_land
-    castles = record.get("castles")
-    if not isinstance(castles, dict):
-        raise InvalidRecordError('"castles" must be {"6": cell, "4": cell}')
-    ccell = []
-    for v in CASTLE_VALUES:
-        name = castles.get(str(v))
-        c = cell_index(name) if isinstance(name, str) else -1
-        if c < 0:
-            raise InvalidRecordError(f"castles: {v}-castle cell {name!r} is not a cell A1..H3")
-        ccell.append(c)
-    if ccell[0] == ccell[1] or int(K.BB_NEAR[ccell[0]]) >> ccell[1] & 1:
-        raise InvalidRecordError(
-            f"castles: the {CASTLE_VALUES[1]}-castle at {K.CELL_NAMES[ccell[1]]} touches the "
-            f"{CASTLE_VALUES[0]}-castle at {K.CELL_NAMES[ccell[0]]} (rules §3.1: at least one "
-            "cell between them)"
-        )
-    players = record.get("players")
-    if players is None:
-        players = [
-            {k: record[k] for k in ("placements", "reveals", "scorings", "total") if k in record}
-        ]
-    if not isinstance(players, list) or not players or len(players) > SPEC.max_players:
-        raise InvalidRecordError(f'"players" must be a list of 1..{SPEC.max_players} players')
-    by_id: dict[str, list[int]] = {}
-    for i, n in enumerate(names[:n_land]):
-        by_id.setdefault(n, []).append(i)
-    results = []
-    ref_cells: list[int] | None = None
-    for p, pl in enumerate(players):
-        if not isinstance(pl, dict) or not isinstance(pl.get("placements"), list):
-            raise InvalidRecordError(f'player {p}: "placements" must be a list')
-        moves = pl["placements"]
-        if len(moves) > K.N_PLACE:
-            raise InvalidRecordError(f"player {p}: {len(moves)} placements, at most {K.N_PLACE}")
-        faceup = _reveal_schedule(pl.get("reveals"), by_id, p)
-        S = K.setup_estate(tab, np.array(ccell, dtype=np.int64))
-        log = np.zeros(K.LOGN, dtype=np.int64)
-        used = [False] * n_land
-        cells: list[int] = []
-        scorings = []
-        bdrow = np.zeros(K.N_CAT, dtype=np.int64)
-        for ply, mv in enumerate(moves):
-            if not isinstance(mv, dict):
-                raise InvalidRecordError(f"player {p} placement {ply}: must be an object")
-            text = f"{mv.get('cell')} {mv.get('tile')} {mv.get('rot')}"
-            legal_cells = [c for c in range(K.N_CELLS) if S[K.CELLS, c] < 0]
-            cell = cell_index(mv.get("cell", ""))
-            if ref_cells is not None and ply < len(ref_cells) and cell != ref_cells[ply]:
-                raise IllegalMoveError(
-                    ply,
-                    text,
-                    [f"{K.CELL_NAMES[ref_cells[ply]]} (position cards are shared by all players)"],
-                )
-            avail = _available(faceup, used, by_id, names, ply, n_land)
-            if cell not in legal_cells:
-                raise IllegalMoveError(
-                    ply, text, [f"{K.CELL_NAMES[c]} <tile> 0|180" for c in legal_cells]
-                )
-            legal = [_move_text(cell, names[t], r) for t in avail for r in (0, 180)]
-            tile = mv.get("tile")
-            rot = mv.get("rot")
-            if isinstance(rot, bool) or not isinstance(rot, int):
-                raise InvalidRecordError(
-                    f'player {p} placement {ply}: "rot" must be the number '
-                    f"0 or 180, not {json.dumps(rot)}"
-                )
-            cand = [t for t in by_id.get(tile, []) if t in avail] if isinstance(tile, str) else []
-            if not cand or rot not in (0, 180) or isinstance(rot, bool):
-                raise IllegalMoveError(ply, text, legal)
-            t = cand[0]
-            used[t] = True
-            cells.append(cell)
-            K.place(S, tab, cell, t, rot // 180, log)
-            rnd = K.round_of(ply)
-            if ply == K.ROUND_END[rnd - 1]:
-                pts = int(K.score_breakdown(S, rnd, bdrow))
-                scorings.append(
-                    {
-                        "round": rnd,
-                        "placements": ply + 1,
-                        "tiles_on_board": int(S[K.SC, K.SC_NPLACED]),
-                        "breakdown": dict(zip(K.CAT_NAMES, map(int, bdrow))),
-                        "points": pts,
-                    }
-                )
-        if ref_cells is None:
-            ref_cells = cells
-        elif len(cells) != len(ref_cells):
-            raise InvalidRecordError(
-                f"player {p}: {len(cells)} placements but player 0 has {len(ref_cells)}"
-            )
-        total = sum(s["points"] for s in scorings)
-        rec_total = pl.get("total")
-        _check_recorded(pl, p, [s["points"] for s in scorings], total, len(moves) == K.N_PLACE)
-        results.append(
-            {
-                "seat": p,
-                "scorings": scorings,
-                "total": total,
-                "complete": len(moves) == K.N_PLACE,
-                "recorded_total": rec_total,
-                "matches_record": None if rec_total is None else rec_total == total,
-            }
-        )
-    result = {
-        "tileset": {"id": ts.id, "provenance": ts.provenance},
-        "castles": {str(v): K.CELL_NAMES[c] for v, c in zip(CASTLE_VALUES, ccell)},
-        "finished": all(r["complete"] for r in results),
-        "points": [r["total"] for r in results],
-        "players": results,
-    }
-    check_recorded_points(record, result)
-    return result
-
-
-def _check_recorded(pl: dict, p: int, done: list[int], total: int, complete: bool) -> None:
-    """Raise ``InvalidRecordError`` when a player's recorded ``scorings`` (points per scoring)
-    or ``total`` differ from the replay: every scoring the placements reach is compared, and
-    the total once the estate is complete (a partial record's total is not checked)."""
-    rec = pl.get("scorings")
-    if rec is not None:
-        if not isinstance(rec, list) or len(rec) > len(K.ROUND_END):
-            raise InvalidRecordError(
-                f'player {p}: "scorings" must list the points of up to {len(K.ROUND_END)} scorings'
-            )
-        n = min(len(rec), len(done))
-        if rec[:n] != done[:n] or (complete and len(rec) != len(done)):
-            raise InvalidRecordError(f"player {p}: record says scorings {rec}, replay gives {done}")
-    rec_total = pl.get("total")
-    if complete and rec_total is not None and rec_total != total:
-        raise InvalidRecordError(f"player {p}: record says total {rec_total}, replay gives {total}")
-
-
-def _reveal_schedule(rev, by_id, p) -> list[Counter] | None:
-    """Per round (1, 2, 3, set-aside) the Counter of tile ids turned face up, or None."""
-    if rev is None:
-        return None
-    if not isinstance(rev, dict):
-        raise InvalidRecordError(f'player {p}: "reveals" must be an object')
-    sizes = (K.ROUND_SIZES[0], K.ROUND_SIZES[1], K.ROUND_SIZES[2] - 1, 1)
-    out = []
-    total: Counter = Counter()
-    for key, size in zip(ROUND_KEYS, sizes):
-        v = rev.get(key)
-        v = [v] if key == "set_aside" and isinstance(v, str) else v
-        if not isinstance(v, list) or len(v) != size:
-            raise InvalidRecordError(f"player {p}: reveals.{key} must list {size} tile(s)")
-        for tid in v:
-            if tid not in by_id:
-                raise InvalidRecordError(f"player {p}: reveals.{key}: unknown tile {tid!r}")
-        c = Counter(v)
-        total += c
-        out.append(c)
-    for tid, n in total.items():
-        if n > len(by_id[tid]):
-            raise InvalidRecordError(
-                f"player {p}: tile {tid!r} revealed {n} times, the set has {len(by_id[tid])}"
-            )
-    return out
-
-
-def _available(faceup, used, by_id, names, ply, n_land) -> list[int]:
-    """Tile instances a player may place at ``ply`` (face up, unused; last = set-aside)."""
-    free = [t for t in range(n_land) if not used[t]]
-    if faceup is None:
-        return free
-    rnd = K.round_of(ply)
-    allowed: Counter = Counter()
-    if ply == K.N_PLACE - 1:
-        allowed = faceup[3].copy()
-    else:
-        for r in range(rnd):
-            allowed += faceup[r]
-    # subtract tiles of those ids already placed
-    placed = Counter(names[t] for t in range(n_land) if used[t])
-    out = []
-    for tid, n in allowed.items():
-        left = n - placed.get(tid, 0) if ply != K.N_PLACE - 1 else n
-        inst = [t for t in by_id[tid] if not used[t]]
-        out.extend(inst[: max(left, 0)])
-    return sorted(out)
-
-
-# ---------------------------------------------------------------- perft
-def perft_deal(ts: TileSet | None = None) -> dict:
-    """The fixed deal ``perft`` starts from: the unshuffled one (no random stream involved).
-
-    Position cards in cell order A1, A2, ... H3: the 6-castle on the first card (A1), the
-    4-castle on the next card whose cell does not touch it (A3; rules §3.1 redraw), the 22
-    placements on the remaining cells in order (A2, B1, B2, ..., H3). Landscape tiles revealed
-    in tile-file order: instances 0-8 in round 1, 9-15 in round 2, 16-20 in round 3, 21 set
-    aside (lying at 0°).
-
-    Returns ``{"castles": [c6, c4], "cells": [22 cells], "reveals": {"round1": [ids], ...,
-    "set_aside": id}}`` (cells as indices, reveals as tile ids, the record's ``reveals`` shape).
-    """
-    ts = ts or load_tileset()
-    deck = list(range(K.N_CELLS))
-    c6 = deck.pop(0)
-    c4 = next(c for c in deck if not int(K.BB_NEAR[c6]) >> c & 1)
-    deck.remove(c4)
-    names = [t.id for t in ts.instances[: ts.n_land]]
-    a, b = K.ROUND_SIZES[0], K.ROUND_SIZES[0] + K.ROUND_SIZES[1]
-    return {
-        "castles": [c6, c4],
-        "cells": deck[: K.N_PLACE],
-        "reveals": {
-            "round1": names[:a],
-            "round2": names[a:b],
-            "round3": names[b : K.N_PLACE - 1],
-            "set_aside": names[K.N_PLACE - 1],
-        },
-    }
-
-
-def perft(depth: int, variant: dict | None = None) -> int:
-    """Number of placement sequences of length ``depth`` (0-22) from the unshuffled deal.
-
-    Node = a player's estate after some placements; the chance events (castle cells, the cell of
-    every position card, the tiles turned face up each round) are fixed by ``perft_deal``. A
-    move at ply p is a placement record entry ``{cell, tile, rot}`` that ``replay`` accepts: the
-    dealt cell, a face-up unused tile *id* (identical tiles count once) and rotation 0 or 180;
-    the last placement is the set-aside tile, at 0 or 180 (``last_tile_rotation=free``) or as
-    dealt (``random``: one move). Placement never restricts the next moves (the cells come from
-    the cards), so the count checks the face-up / used-tile bookkeeping of ``replay``
-    (``_available``) and the counts are memoised on (ply, tiles used): every depth runs in
-    well under a second.
-
-    With the placeholder tile set (22 different ids): 18, 288, 4032 for depths 1-3
-    (2 x 9 x 2 x 8 x 2 x 7 ...), and ``9! 7! 5! 2^22`` = 920 523 160 682 496 000
-    complete games (half of it with ``last_tile_rotation=random``).
-
-    >>> [perft(d) for d in range(4)]
-    [1, 18, 288, 4032]
-
-    Raises
-    ------
-    ConfigError
-        A depth outside 0..22.
-    """
-    if not 0 <= depth <= K.N_PLACE:
-        raise ConfigError(f"--depth must be 0..{K.N_PLACE} for don-quixote, not {depth}")
-    v = SPEC.resolve_variant(variant)
-    ts = load_tileset()
-    names = [t.id for t in ts.instances]
-    n_land = ts.n_land
-    by_id: dict[str, list[int]] = {}
-    for i, n in enumerate(names[:n_land]):
-        by_id.setdefault(n, []).append(i)
-    faceup = _reveal_schedule(perft_deal(ts)["reveals"], by_id, 0)
-    rots = 2 if v["last_tile_rotation"] == "free" else 1
-    memo: dict[tuple, int] = {}
-
-    def count(ply: int, used: tuple[bool, ...], d: int) -> int:
-        if d == 0:
-            return 1
-        key = (ply, used, d)
-        if key not in memo:
-            avail = _available(faceup, list(used), by_id, names, ply, n_land)
-            first = {}  # one instance per distinct tile id
-            for t in avail:
-                first.setdefault(names[t], t)
-            n_rot = rots if ply == K.N_PLACE - 1 else 2
-            memo[key] = sum(
-                n_rot * count(ply + 1, used[:t] + (True,) + used[t + 1 :], d - 1)
-                for t in first.values()
-            )
-        return memo[key]
-
-    return count(0, (False,) * n_land, depth)
-
-
-def format_replay(result: dict) -> str:
-    """Readable text of a ``replay`` result: each completed scoring's breakdown and the total."""
-    lines = [
-        f"tile set {result['tileset']['id']} ({result['tileset']['provenance']}); castles "
-        + ", ".join(f"{v} at {c}" for v, c in result["castles"].items())
-    ]
-    for pl in result["players"]:
-        lines.append(f"player {pl['seat']}:")
-        for s in pl["scorings"]:
-            parts = ", ".join(f"{k} {v}" for k, v in s["breakdown"].items())
-            lines.append(
-                f"  scoring {s['round']} ({s['tiles_on_board']} tiles on the board): "
-                f"{parts} = {s['points']}"
-            )
-        tail = "" if pl["complete"] else " (incomplete game)"
-        if pl["matches_record"] is False:
-            tail += f" (record says {pl['recorded_total']})"
-        lines.append(f"  total {pl['total']}{tail}")
-    return "\n".join(lines)
-
-
 # ---------------------------------------------------------------- evaluation hooks (issue §4, §8)
 EVALUATE_BANDS = BANDS
 EVALUATE_GROUPS = {"mean_per_category": CATEGORY_COLUMNS, "mean_per_scoring": SCORING_COLUMNS}
@@ -1240,7 +755,7 @@ def ensemble_options(k: int, seed: int, out_dir: str | None = None) -> list[tupl
     """``k`` random tile sets (``random_tileset_doc(seed, i)``) as ``(label, {"tiles": path})``.
 
     Each set is written to ``out_dir`` (created if needed) as ``<tileset id>.json`` so it can be
-    inspected and reused with ``--tiles``; without ``out_dir`` a temporary directory is used.
+    inspected and reused with ``--option tiles=FILE``; without ``out_dir`` a temporary directory is used.
     Every set is loaded back with the strict checks of rules §6.1.
     """
     import tempfile
@@ -1267,20 +782,29 @@ def ensemble_options(k: int, seed: int, out_dir: str | None = None) -> list[tupl
     return out
 
 
-def format_summary(block: dict, summary: dict | None = None) -> str:
-    """Readable lines of the ``"don_quixote"`` summary block (for ``mcsim simulate``)."""
-    ts = block.get("tileset", {})
-    cat = block["mean_per_category"]
-    sc = block["mean_per_scoring"]
-    bands = ", ".join(
-        f"P(>{k.split('_')[-1]}) {v['estimate']:.4f} [{v['low']:.4f}, {v['high']:.4f}]"
-        for k, v in block["bands"].items()
-    )
-    return "\n".join(
-        [
-            f"tile set {ts.get('id')} ({ts.get('provenance')}); mean points per estate:",
-            "  per category: " + ", ".join(f"{k} {v:.2f}" for k, v in cat.items()),
-            "  per scoring: " + ", ".join(f"{k} {v:.2f}" for k, v in sc.items()),
-            "  " + bands,
-        ]
-    )
+# ---------------------------------------------------------------- the rest of the game protocol
+CHUNK_SIZE = 20_000
+CHUNK_MULTIPLE = 1
+
+
+def check_config(config: RunConfig) -> RunConfig:
+    """Nothing beyond ``resolve_config``'s checks (the tile file is checked by ``prepare``)."""
+    return config
+
+
+# ---------------------------------------------------------------- the other roles
+# imported last: records and summary use the names above
+from mcsim.games.don_quixote import charts, records, summary  # noqa: E402
+
+CHARTS = charts.CHARTS  # the report's figures of the game (``mcsim.games.don_quixote.charts``)
+finalize_summary = summary.finalize_summary
+format_summary = summary.format_summary
+partial_summary = summary.partial_summary
+summarize = summary.summarize
+RECORD_FORMAT = records.RECORD_FORMAT
+ROUND_KEYS = records.ROUND_KEYS
+format_replay = records.format_replay
+perft = records.perft
+perft_deal = records.perft_deal
+record_games = records.record_games
+replay = records.replay
