@@ -79,9 +79,9 @@ def test_entry_kernels_by_lineup():
 def test_simple_entry_refuses_a_search_seat():
     """A lineup the entry kernel cannot play is an error, not a silent other policy."""
     from mcsim.games import don_quixote as G
-    from mcsim.games.base import RunConfig, parse_policy
+    from mcsim.runner import resolve_config
 
-    prep = G.prepare(RunConfig("don-quixote", 1, [parse_policy("mcts")], {}))
+    prep = G.prepare(resolve_config("don-quixote", 1, ["mcts"])[1])
     score, bd = G._outputs(1, 1)
     n_land = prep.tables["tiles"].shape[0] - 2
     with pytest.raises(ValueError, match="random, greedy and heuristic seats only"):
