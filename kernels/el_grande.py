@@ -911,7 +911,7 @@ def _decide(st, T, var, D, kind, p, nopt, aux):
     scratch int32[N_SCRATCH, STATE_SIZE] (rows ``R_*``)).
     Returns the chosen option value. Logs it in record/replay mode. In replay mode a log of
     ``4 + STATE_SIZE`` columns also receives the position before decision ``ptr`` in columns
-    ``4 ..`` (``mcsim.show.el_grande``; the usual 4-column log is unaffected).
+    ``4 ..`` (``mcsim.games.el_grande.show``; the usual 4-column log is unaffected).
     """
     opts = D[5]
     ctx = D[4]

@@ -4,10 +4,13 @@ evaluate and batch call its hooks without checking that they exist."""
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import pkgutil
 
 import pytest
 
+import mcsim.show
 from mcsim.errors import ConfigError
 from mcsim.games import REGISTRY, all_games, get_game
 from mcsim.games.base import GameModule, GameSpec, ReplayResult, replay_result
@@ -22,7 +25,7 @@ CONSTANTS = sorted(GameModule.__annotations__)
 
 
 def test_protocol_lists_every_hook_the_code_calls():
-    """The protocol names the 12 functions and 8 constants the rest of the code uses."""
+    """The protocol names the 13 functions and 8 constants the rest of the code uses."""
     assert METHODS == [
         "check_config",
         "ensemble_options",
@@ -35,6 +38,7 @@ def test_protocol_lists_every_hook_the_code_calls():
         "prepare",
         "record_games",
         "replay",
+        "show_frames",
         "summarize",
     ]
     assert CONSTANTS == [
@@ -84,6 +88,26 @@ def test_game_constants_have_their_types(game):
     slugs = [slug for slug, fn in m.CHARTS if callable(fn)]
     assert len(slugs) == len(m.CHARTS) >= 1
     assert all(s.startswith(m.SPEC.summary_key + "_") for s in slugs)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_drawer_is_in_the_game_package(game):
+    """Issue 13 §2: the ``mcsim show`` drawer is the package's own ``show`` module, reached only
+    through the ``show_frames`` hook."""
+    package = REGISTRY[game]
+    drawer = importlib.import_module(f"mcsim.games.{package}.show")
+    assert get_game(game).show_frames is drawer.frames
+
+
+def test_show_package_holds_no_game():
+    """Issue 13 §2: ``mcsim/show/`` holds only the game-independent parts (a new game adds nothing
+    there) and keeps no table of games."""
+    assert sorted(m.name for m in pkgutil.iter_modules(mcsim.show.__path__)) == [
+        "base",
+        "examples",
+        "page",
+    ]
+    assert not hasattr(mcsim.show, "DRAWERS")
 
 
 def test_all_games_is_the_registry_in_order():

@@ -5,7 +5,8 @@ Each game is a package ``mcsim/games/<game>/`` that implements every hook of ``G
 call every hook without checking that it exists. ``tests/test_protocol.py`` checks that each
 registered game has every hook with the documented signature. The package's modules are split by
 role (see CONTRIBUTING.md): ``__init__`` (spec, data, ``prepare``, ``play_chunk``), ``records``
-(records, replay, perft), ``summary`` (summaries) and ``charts`` (report figures).
+(records, replay, perft), ``summary`` (summaries), ``charts`` (report figures) and ``show`` (the
+drawer of ``mcsim show``).
 
 Policies are an integer id plus a float64 parameter vector; ``PolicySpec`` names both.
 """
@@ -16,11 +17,14 @@ import json
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from mcsim.errors import ConfigError, InvalidRecordError, UnknownPolicyError, UnknownVariantError
+
+if TYPE_CHECKING:  # the drawers' result type; ``mcsim.show`` imports the games, not the reverse
+    from mcsim.show.base import Show
 
 
 @dataclass(frozen=True)
@@ -424,6 +428,13 @@ class GameModule(Protocol):
 
     def format_replay(self, result: ReplayResult) -> str:
         """Readable text of a replay for ``mcsim replay``."""
+        ...
+
+    def show_frames(self, record: dict, result: ReplayResult) -> Show:
+        """The drawer of ``mcsim show`` (``mcsim.games.<game>.show``): ``record`` drawn as one
+        ``mcsim.show.base.Frame`` per ply plus the start, ``result`` being its ``replay(record)``
+        (``mcsim.show.build_show`` replays first, so the record is valid). Positions come from
+        the game's own engine (kernel or ``replay`` loop), the board from its data."""
         ...
 
     def perft(self, depth: int, variant: dict | None = None) -> int:

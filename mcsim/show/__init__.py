@@ -1,17 +1,20 @@
 """``mcsim show``: one game drawn move by move as a self-contained HTML file (issue 17).
 
-Every game has a drawer module ``mcsim.show.<game>`` with one function::
+Every game draws its own records: the protocol hook ``show_frames`` of its package
+(``mcsim.games.base.GameModule``; the drawer lives in ``mcsim/games/<game>/show.py``)::
 
-    frames(record: dict) -> Show
+    show_frames(record: dict, result: ReplayResult) -> Show
 
-It first validates the record with the game's own ``replay`` (so bad input gives exactly the
-errors ``mcsim replay`` gives), then steps through it with the game's engine (kernel functions
-or the game's own ``replay`` loop, never a second implementation of the rules) and draws one
-``Frame`` per ply plus the start. Board geometry and components come from the game's data
+``build_show`` first validates the record with the game's own ``replay`` (so bad input gives
+exactly the errors ``mcsim replay`` gives); the drawer then steps through it with the game's
+engine (kernel functions or the game's own ``replay`` loop, never a second implementation of the
+rules) and draws one ``Frame`` per ply plus the start. Board geometry and components come from the game's data
 (``mcsim/data/<game>/`` and the kernels' tables), so a corrected data file redraws correctly.
 
 ``mcsim.show.page.render(show)`` turns a ``Show`` into one HTML file: inline SVG and CSS, a
-small inline script (buttons, arrow keys, a slider), no external resources.
+small inline script (buttons, arrow keys, a slider), no external resources. This package holds
+only the game-independent parts: ``base`` (frames and SVG helpers), ``page`` (the HTML) and
+``examples`` (the report's example games).
 
 >>> from mcsim.show import show_html
 >>> html = show_html("sacred-hill", {"game": "sacred-hill", "moves": ["D4", "B3"]})
@@ -21,19 +24,9 @@ small inline script (buttons, arrow keys, a slider), no external resources.
 
 from __future__ import annotations
 
-import importlib
-
 from mcsim.errors import ConfigError, InvalidRecordError
-from mcsim.games import REGISTRY, get_game
+from mcsim.games import get_game
 from mcsim.show.base import Frame, Show  # noqa: F401  (re-exported)
-
-#: game id -> drawer module under ``mcsim.show``
-DRAWERS = {g: f"mcsim.show.{m}" for g, m in REGISTRY.items()}
-
-
-def _drawer(game: str):
-    get_game(game)  # UnknownGameError for an unknown id
-    return importlib.import_module(DRAWERS[game])
 
 
 def build_show(game: str, record: dict) -> Show:
@@ -48,13 +41,12 @@ def build_show(game: str, record: dict) -> Show:
         As ``mcsim replay`` does (a record of another game, a malformed or illegal record); a
         field of the wrong type is reported as a malformed record, as ``mcsim replay`` does.
     """
-    drawer = _drawer(game)
     module = get_game(game)
     try:
         result = module.replay(record)
     except (TypeError, AttributeError, KeyError, IndexError) as e:
         raise InvalidRecordError(f"malformed {game} record ({type(e).__name__}: {e})") from None
-    return drawer.frames(record, result)
+    return module.show_frames(record, result)
 
 
 def show_html(game: str, record: dict) -> str:

@@ -784,3 +784,8 @@ perft = records.perft
 perft_pile = records.perft_pile
 record_games = records.record_games
 replay = records.replay
+
+# the drawer of ``mcsim show`` (imported after the re-exports above, which it reads)
+from mcsim.games.carcassonne import show  # noqa: E402
+
+show_frames = show.frames  # one frame per ply (``mcsim.games.carcassonne.show``)

@@ -808,3 +808,8 @@ perft = records.perft
 perft_deal = records.perft_deal
 record_games = records.record_games
 replay = records.replay
+
+# the drawer of ``mcsim show`` (imported after the re-exports above, which it reads)
+from mcsim.games.don_quixote import show  # noqa: E402
+
+show_frames = show.frames  # one frame per ply (``mcsim.games.don_quixote.show``)

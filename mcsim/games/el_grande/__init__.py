@@ -765,3 +765,8 @@ format_value = records.format_value
 perft = records.perft
 record_games = records.record_games
 replay = records.replay
+
+# the drawer of ``mcsim show`` (imported after the re-exports above, which it reads)
+from mcsim.games.el_grande import show  # noqa: E402
+
+show_frames = show.frames  # one frame per ply (``mcsim.games.el_grande.show``)

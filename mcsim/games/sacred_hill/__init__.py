@@ -344,3 +344,8 @@ play = records.play
 position = records.position
 record_games = records.record_games
 replay = records.replay
+
+# the drawer of ``mcsim show`` (imported after the re-exports above, which it reads)
+from mcsim.games.sacred_hill import show  # noqa: E402
+
+show_frames = show.frames  # one frame per ply (``mcsim.games.sacred_hill.show``)

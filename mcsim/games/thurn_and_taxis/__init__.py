@@ -709,3 +709,8 @@ parse_move = records.parse_move
 perft = records.perft
 record_games = records.record_games
 replay = records.replay
+
+# the drawer of ``mcsim show`` (imported after the re-exports above, which it reads)
+from mcsim.games.thurn_and_taxis import show  # noqa: E402
+
+show_frames = show.frames  # one frame per ply (``mcsim.games.thurn_and_taxis.show``)
