@@ -1563,7 +1563,8 @@ def _node_at(S, T, x, y, s):
     return j * MAX_SEG + s
 
 
-@njit(cache=True)
+# inlined: called with 8 different ERR_* literals, each a compile of its own otherwise
+@njit(cache=True, inline="always")
 def _fail(S, kind, turn):
     S[21][S_ERR] = kind
     S[21][S_ERR_TURN] = turn

@@ -189,6 +189,7 @@ SEARCH_SCALE = 10.0
 #: tuned by coordinate search (1,500 common deals on the placeholder set + 4 ensemble sets)
 HEUR_DEFAULT = np.array([1.0, 2.0, 0.6, 0.3, 0.375, 0.45, 0.0, 0.5, 0.0], dtype=np.float64)
 H_NOW, H_CASTLE, H_DEF, H_BONUS, H_OPEN, H_GROW, H_KOPEN, H_CASTLE_OPEN, H_END = range(9)
+N_HEUR = 9
 
 #: variant codes (order of SPEC.variants in mcsim.games.don_quixote) and their values
 V_LAST_ROT = 0
@@ -1320,18 +1321,29 @@ def search_scratch(tiles, capacity):
 # a run leaves out is an argument that is None (``plan``, ``scr``): Numba prunes the branch that
 # uses it before typing, so that code is never compiled. Records are written by the same
 # kernels (``out_record``), so a run's records share the compiled code of its games.
-# ``_play_games`` and ``_play_simple`` are inlined into their callers (``inline="always"``):
-# each compiled level of a call chain optimises again the machine code of everything below it
-# (about 0.5 s per level here), and these two only pass arguments on.
+# ``_play_simple`` is inlined (``inline="always"``): each compiled level of a call chain
+# optimises again the machine code of everything below it (about 0.5 s per level here), and it
+# only passes arguments on. It allocates nothing, so the random and greedy games keep their
+# reference-count-free placements (see ``_run_simple``).
 @njit(cache=True, inline="always")
 def _play_simple(S, tiles, cells, seq, pol, params, last_rotmask, rng, bd, bd_row, moves, buf):
-    """One player's 22 placements by random / greedy / heuristic; returns the total.
+    """One player's 22 placements by random / greedy / heuristic on estate ``S`` (castles
+    placed); returns the total.
 
-    ``buf`` = (hand int64[HAND_SLOTS], log int64[LOGN], saved int64[SC_SAVE], open_ws
-    int64[N_NODES] all zero); the other arguments as in ``_play_seat``.
+    Parameters
+    ----------
+    cells : int64[22]  position-card order; seq : int64[n_land]  this player's reveal order
+    pol : int  policy id (POL_*); params : float64[:]  its parameter vector
+    last_rotmask : int  allowed orientations of the set-aside tile (``ROT_BOTH`` or one bit)
+    rng : uint64[4]  the seat's policy stream
+    bd : int64[rows, 3, 6]  out: per-scoring, per-category points into row ``bd_row``
+    moves : int64[22, 2]  out: (tile, rotation) of each placement
+    buf : (hand int64[HAND_SLOTS], log int64[LOGN], saved int64[SC_SAVE], open_ws
+        int64[N_NODES] all zero, w float64[N_HEUR])  scratch
     """
-    hand, log, saved, open_ws = buf
-    w = params.copy() if pol == POL_HEURISTIC else HEUR_DEFAULT.copy()
+    hand, log, saved, open_ws, w = buf
+    for k in range(N_HEUR):
+        w[k] = params[k] if pol == POL_HEURISTIC else HEUR_DEFAULT[k]
     return _run_simple(
         S,
         tiles,
@@ -1375,9 +1387,10 @@ def _play_planned(
 
     The oracle plans the whole game first (``oracle_full`` into ``plan`` int64[22, 2]); the
     rollout and mcts policies choose at each placement from what the player has seen. Other
-    arguments as in ``_play_seat``.
+    arguments as in ``_play_simple``, and ``last_rand``: variant ``last_tile_rotation=random``
+    (rollouts sample the orientation), ``plan`` and ``scr`` as in ``_play_games``.
     """
-    hand, log, saved, open_ws = buf
+    hand, log, saved, open_ws, _ = buf
     plan[:, :] = 0
     if pol == POL_ORACLE:
         oracle_full(
@@ -1429,68 +1442,6 @@ def _play_planned(
 
 
 @njit(cache=True)
-def _play_seat(
-    S,
-    tiles,
-    cells,
-    seq,
-    pol,
-    params,
-    last_rotmask,
-    last_rand,
-    rng,
-    bd,
-    bd_row,
-    moves,
-    buf,
-    plan,
-    scr,
-):
-    """Play one player's 22 placements on estate ``S`` (castles placed); return the total.
-
-    Parameters
-    ----------
-    cells : int64[22]  position-card order; seq : int64[n_land]  this player's reveal order
-    pol : int  policy id (POL_*); params : float64[:]  its parameter vector
-    last_rotmask : int  allowed orientations of the set-aside tile (bit 0 = 0°, bit 1 = 180°)
-    last_rand : bool  variant ``last_tile_rotation=random`` (rollouts sample the orientation)
-    rng : uint64[4]  the seat's policy stream
-    bd : int64[rows, 3, 6]  out: per-scoring, per-category points into row ``bd_row``
-    moves : int64[22, 2]  out: (tile, rotation) of each placement
-    buf : scratch of ``_play_simple``
-    plan : int64[22, 2] scratch of the planning policies, or None when every seat is random /
-        greedy / heuristic (then only those are compiled)
-    scr : ``search_scratch``, or None when no seat is ``mcts`` (then ``kernels.search`` is not
-        compiled)
-    """
-    if plan is None:
-        return _play_simple(
-            S, tiles, cells, seq, pol, params, last_rotmask, rng, bd, bd_row, moves, buf
-        )
-    if pol <= POL_HEURISTIC:
-        return _play_simple(
-            S, tiles, cells, seq, pol, params, last_rotmask, rng, bd, bd_row, moves, buf
-        )
-    return _play_planned(
-        S,
-        tiles,
-        cells,
-        seq,
-        pol,
-        params,
-        last_rotmask,
-        last_rand,
-        rng,
-        bd,
-        bd_row,
-        moves,
-        buf,
-        plan,
-        scr,
-    )
-
-
-@njit(cache=True, inline="always")
 def _play_games(
     first_game_index,
     n_games,
@@ -1505,8 +1456,16 @@ def _play_games(
     plan,
     scr,
 ):
-    """The game loop of the entry kernels (their arguments, then ``plan`` and ``scr`` as in
-    ``_play_seat``)."""
+    """The game loop of the entry kernels: their arguments, then
+
+    plan : int64[22, 2] scratch of the planning policies (rollout, oracle, mcts), or None when
+        every seat is random / greedy / heuristic (then only those are compiled)
+    scr : ``search_scratch``, or None when no seat is ``mcts`` (then ``kernels.search`` is not
+        compiled)
+
+    Each seat plays its 22 placements on its own estate (castles placed) with
+    ``_play_simple`` or ``_play_planned``; seat p's totals go to ``out_score[g, p]``.
+    """
     P = policy_ids.shape[0]
     n_land = tiles.shape[0] - 2
     rec_castles, rec_cells, rec_seq, rec_last_rot, rec_moves = out_record
@@ -1520,6 +1479,7 @@ def _play_games(
         np.zeros(LOGN, dtype=np.int64),
         np.zeros(SC_SAVE, dtype=np.int64),
         np.zeros(N_NODES, dtype=np.int64),
+        np.zeros(N_HEUR, dtype=np.float64),
     )
     last_rand = variant[V_LAST_ROT] == LAST_ROT_RANDOM
     for g in range(n_games):
@@ -1534,23 +1494,43 @@ def _play_games(
             S = setup_estate(tiles, g_castles)
             rng = new_state(root_seed, gi, STREAM_POLICY + p)
             mask = (1 << g_last_rot[p]) if last_rand else ROT_BOTH
-            out_score[g, p] = _play_seat(
-                S,
-                tiles,
-                g_cells,
-                g_seq[p],
-                policy_ids[p],
-                policy_params[p],
-                mask,
-                last_rand,
-                rng,
-                out_bd[g],
-                p,
-                rec_moves[g, p] if kept else moves,
-                buf,
-                plan,
-                scr,
-            )
+            pol = policy_ids[p]
+            m = rec_moves[g, p] if kept else moves
+            # with plan None, Numba prunes the else branch by the argument's type
+            if plan is None or pol <= POL_HEURISTIC:
+                total = _play_simple(
+                    S,
+                    tiles,
+                    g_cells,
+                    g_seq[p],
+                    pol,
+                    policy_params[p],
+                    mask,
+                    rng,
+                    out_bd[g],
+                    p,
+                    m,
+                    buf,
+                )
+            else:
+                total = _play_planned(
+                    S,
+                    tiles,
+                    g_cells,
+                    g_seq[p],
+                    pol,
+                    policy_params[p],
+                    mask,
+                    last_rand,
+                    rng,
+                    out_bd[g],
+                    p,
+                    m,
+                    buf,
+                    plan,
+                    scr,
+                )
+            out_score[g, p] = total
 
 
 @njit(cache=True)
