@@ -3,9 +3,10 @@ the tree's cost against flat rollouts, and a curve of win rate against iteration
 
 * Game time: complete 3-player games by ``play_chunk`` (one process, one core, CPU time), one
   default ``mcts`` seat against two ``route`` seats, and three default ``mcts`` seats.
-* Iterations per second: ``kernels.search.search`` at the default parameters on positions of
+* Iterations per second: ``kernels.search.search`` (compiled for this game as
+  ``kernels.thurn_and_taxis._search``) at the default parameters on positions of
   real ``route`` games (decisions 30, 90, 150, 210 of four games, 3 players); "flat" is
-  ``kernels.search.flat`` with the same iterations, determinizations and rollouts, no tree.
+  ``kernels.search.flat`` (``flat_search``) with the same iterations, determinizations and rollouts, no tree.
   flat / tree is the tree's cost (issue goal: at most 2x).
 * ``--curve N``: win share of one ``mcts`` seat against two ``route`` seats at 10, 30, 100 and
   300 iterations, N games per seat rotation (3N games per point, common deals), written to
@@ -25,7 +26,6 @@ from pathlib import Path
 
 import numpy as np
 
-from kernels import search
 from kernels import thurn_and_taxis as K
 from kernels.rng import new_state
 from mcsim.games import thurn_and_taxis as G
@@ -84,7 +84,7 @@ def iterations_per_second():
                 srng[:] = new_state(2, k, 16)
                 n = int(st[K.S_NP])
                 if name == "tree":
-                    search.search(
+                    K._search(
                         st,
                         ctx,
                         n_iter,
@@ -104,7 +104,7 @@ def iterations_per_second():
                         reward[:n],
                     )
                 else:
-                    search.flat(
+                    K.flat_search(
                         st,
                         ctx,
                         n_iter,

@@ -1911,6 +1911,15 @@ search.register(
 )
 
 
+# The search compiled for this game without its own cache entry: ``search.search`` caches under
+# kernels/search.py, and Numba's cache does not see that the step functions above (inlined into
+# it) changed when only this file changes, so a cached ``search.search`` would keep the old ones.
+# Compiled here, the search is cached inside ``choose_mcts`` (this file) and recompiled with it.
+_search = njit(search.search.py_func)
+#: ``search.flat`` likewise (benchmarks: the same playouts without the tree)
+flat_search = njit(search.flat.py_func)
+
+
 @njit(cache=True)
 def search_capacity(policy_ids, policy_params):
     """Tree nodes needed by the ``mcts`` seats of a game (iterations + 1; 2 if none)."""
@@ -1969,7 +1978,7 @@ def choose_mcts(st, prm, rng, scr):
     seed_state(srng, next_u64(rng))
     ctx = (tab, var, srng, acts, pool, cnt, np.int64(prm[P_MCTS_ROLLOUT]), rprm, sc, script, slog)
     n = st[S_NP]
-    return search.search(
+    return _search(
         st,
         ctx,
         np.int64(prm[P_MCTS_ITER]),
