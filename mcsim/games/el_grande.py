@@ -72,6 +72,22 @@ on the players before him happen); court intake: province caballeros until the c
 caballeros from regions while the court holds fewer than ``short_min_court``; ``eps`` =
 probability of a uniformly random decision.
 
+``mcts`` policy (parameters in ``MCTS_PARAMS``; issue 15): information-set Monte Carlo tree
+search (``kernels/search.py``) over the seat's own decisions, one tree per decision. Each
+iteration samples what the seat cannot see (§10 A5): the order of the unrevealed action cards
+of each deck (reshuffled), and the other seats' secret choices of the group being decided
+(Castillo discs, 2f/2g, 4c destinations, 4g; played by the rollout policy); power cards in hand
+are public (13 minus those played) and the Castillo's contents are public (A5). The other seats
+and the rollouts play the ``rollout`` policy (default: the heuristic at its defaults); rollouts
+play ``horizon`` more rounds after the current one and then count points plus what every place
+would pay now (0: to the end of the game). With ``scope=1`` the single steps of placements and
+moves (place, shortfall, move source/destination, 1b targets, angry-King losses) are left to
+the heuristic and every other decision with two or more options is searched. Reward per seat:
+``reward=0`` win share (seats on the top score share 1), ``reward=1`` margin (own points - the
+best other seat's) / 20 points; each seat maximises its own. Lineups with an ``mcts`` seat run
+on a separate kernel (``kernels.el_grande.play_batch_mcts``), so random/heuristic runs never
+compile the search; in them every ``heuristic`` seat keeps its own parameters.
+
 Points by source: ``general`` (region points at general scorings), ``special`` (region points at
 special scorings), ``king`` (+2 King bonus), ``grande`` (+2 Grande bonus), ``castillo`` (points
 for scoring the Castillo, general or special).
@@ -222,7 +238,7 @@ HEURISTIC_PARAMS = (
 MCTS_PARAMS = (
     ParamSpec(
         "iterations",
-        40.0,
+        20.0,
         "search iterations per searched decision (no wall-clock budget)",
         1.0,
         1e5,
@@ -1125,10 +1141,10 @@ def _log_array(decisions: list, cap_extra: int = 0, players: int = 5) -> np.ndar
 
 def _buffers(log: np.ndarray, mode: int, legacy: bool = False):
     D = K.make_buffers(1, 64, len(HEURISTIC_PARAMS))
-    D = D[:3] + (log,) + D[4:]
-    D[4][K.C_MODE] = mode
-    D[4][K.C_LOGCAP] = log.shape[0]
-    D[4][K.C_FLAGS] = K.FLAG_V1 if legacy else 0
+    D = D[: K.D_LOG] + (log,) + D[K.D_LOG + 1 :]
+    D[K.D_CTX][K.C_MODE] = mode
+    D[K.D_CTX][K.C_LOGCAP] = log.shape[0]
+    D[K.D_CTX][K.C_FLAGS] = K.FLAG_V1 if legacy else 0
     return D
 
 
@@ -1170,11 +1186,11 @@ def apply_card(
     K.step(st, T, var, D, K.STEP_SPECIAL, seat, c)
     if placement == "after":
         K.step(st, T, var, D, K.STEP_PLACEMENT, seat, T[K.T_CDECK + c])
-    ctx = D[4]
+    ctx = D[K.D_CTX]
     if ctx[K.C_ERR] >= 0:
         ply = int(ctx[K.C_ERR])
         move = decisions[ply] if ply < len(decisions) else "(end of script)"
-        raise IllegalMoveError(ply, str(move), _legal_strings(D[6], int(ctx[K.C_NERR])))
+        raise IllegalMoveError(ply, str(move), _legal_strings(D[K.D_ERRBUF], int(ctx[K.C_NERR])))
     if ctx[K.C_PTR] != len(decisions):
         raise IllegalMoveError(
             int(ctx[K.C_PTR]), str(decisions[int(ctx[K.C_PTR])]), ["(action finished)"]
@@ -1189,12 +1205,12 @@ def general_scoring(st: np.ndarray, discs: list, variant: dict | None = None) ->
     var = SPEC.variant_codes(SPEC.resolve_variant(variant))
     D = _buffers(_log_array(decisions, players=int(st[K.O_NP])), K.MODE_REPLAY)
     K.step(st, build_tables(), var, D, K.STEP_GENERAL_SCORING, 0, 0)
-    if D[4][K.C_ERR] >= 0:
-        ply = int(D[4][K.C_ERR])
+    if D[K.D_CTX][K.C_ERR] >= 0:
+        ply = int(D[K.D_CTX][K.C_ERR])
         raise IllegalMoveError(
             ply,
             str(decisions[ply]) if ply < len(decisions) else "(end)",
-            _legal_strings(D[6], int(D[4][K.C_NERR])),
+            _legal_strings(D[K.D_ERRBUF], int(D[K.D_CTX][K.C_NERR])),
         )
     return st
 
@@ -1217,13 +1233,13 @@ def _setup_dict(fixed: np.ndarray, npl: int, veto_off: bool = False) -> dict:
     data = load_data()
     pid = data["place_ids"]
     return {
-        "king": pid[int(fixed[1])],
-        "homes": [pid[int(fixed[2 + p])] for p in range(npl)],
-        "start_player": int(fixed[7]),
+        "king": pid[int(fixed[K.F_KING])],
+        "homes": [pid[int(fixed[K.F_HOMES + p])] for p in range(npl)],
+        "start_player": int(fixed[K.F_START]),
         "decks": {
             str(d + 1): [
                 data["card_ids"][int(x)]
-                for x in fixed[8 + 11 * d : 19 + 11 * d]
+                for x in fixed[K.F_DECKS + 11 * d : K.F_DECKS + 11 * d + 11]
                 if not (veto_off and _is_veto(data, int(x)))
             ]
             for d in range(4)
@@ -1303,7 +1319,7 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
                 prep.tables["T"],
                 log,
             )
-            fixed[0] = 1
+            fixed[K.F_GIVEN] = 1
             mode = K.MODE_REPLAY
         st, nd, nev, err, eb, ne = K.run_logged(
             np.uint64(root_seed),
@@ -1355,11 +1371,11 @@ def _parse_setup(setup: Any, npl: int, veto_off: bool = False) -> np.ndarray:
     if not isinstance(setup, dict):
         raise InvalidRecordError('"setup" must be an object with king, homes, start_player, decks')
     fixed = np.zeros(K.FIXED_SIZE, dtype=np.int32)
-    fixed[0] = 1
+    fixed[K.F_GIVEN] = 1
     king = place_index(setup.get("king", ""))
     if king == K.CASTILLO:
         raise InvalidRecordError("setup: the King cannot start in the Castillo")
-    fixed[1] = king
+    fixed[K.F_KING] = king
     homes = setup.get("homes")
     if not isinstance(homes, list) or len(homes) != npl:
         raise InvalidRecordError(f"setup: 'homes' must list {npl} regions")
@@ -1368,12 +1384,12 @@ def _parse_setup(setup: Any, npl: int, veto_off: bool = False) -> np.ndarray:
         raise InvalidRecordError(
             "setup: home regions must be distinct regions other than the King's (§2)"
         )
-    fixed[2 : 2 + npl] = hidx
-    fixed[2 + npl : 7] = -1
+    fixed[K.F_HOMES : K.F_HOMES + npl] = hidx
+    fixed[K.F_HOMES + npl : K.F_START] = -1
     sp = setup.get("start_player")
     if not isinstance(sp, int) or not 0 <= sp < npl:
         raise InvalidRecordError(f"setup: start_player must be a seat 0..{npl - 1}")
-    fixed[7] = sp
+    fixed[K.F_START] = sp
     decks = setup.get("decks")
     data = load_data()
     if not isinstance(decks, dict):
@@ -1401,7 +1417,9 @@ def _parse_setup(setup: Any, npl: int, veto_off: bool = False) -> np.ndarray:
             if c not in idx and not (veto_off and _is_veto(data, data["card_ids"].index(c)))
         ]
         idx += [c for c in own if c not in idx]
-        fixed[8 + 11 * d : 19 + 11 * d] = [data["card_ids"].index(c) for c in idx]
+        fixed[K.F_DECKS + 11 * d : K.F_DECKS + 11 * d + 11] = [
+            data["card_ids"].index(c) for c in idx
+        ]
     return fixed
 
 
@@ -1557,12 +1575,12 @@ def court_intake(
     T = build_tables()
     D = _buffers(_log_array(decisions, players=int(st[K.O_NP])), K.MODE_REPLAY, legacy)
     K.step(st, T, var, D, K.STEP_COURT_INTAKE, seat, T[K.T_PCAB + power_value])
-    if D[4][K.C_ERR] >= 0 or D[4][K.C_PTR] != len(decisions):
-        ply = int(D[4][K.C_ERR]) if D[4][K.C_ERR] >= 0 else int(D[4][K.C_PTR])
+    if D[K.D_CTX][K.C_ERR] >= 0 or D[K.D_CTX][K.C_PTR] != len(decisions):
+        ply = int(D[K.D_CTX][K.C_ERR]) if D[K.D_CTX][K.C_ERR] >= 0 else int(D[K.D_CTX][K.C_PTR])
         raise IllegalMoveError(
             ply,
             str(decisions[ply]) if ply < len(decisions) else "(end)",
-            _legal_strings(D[6], int(D[4][K.C_NERR])),
+            _legal_strings(D[K.D_ERRBUF], int(D[K.D_CTX][K.C_NERR])),
         )
     return st
 
