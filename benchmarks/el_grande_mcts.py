@@ -12,6 +12,9 @@ usage (from the repository root, with its venv):
         seats, with the tree and with flat rollouts (``search.flat``: the same iterations,
         determinizations and rollouts, each iteration one root move in turn), and of a game
         with four mcts seats; iterations per second = searches x iterations / CPU time
+    python benchmarks/el_grande_mcts.py plot RESULTS.jsonl OUT.png
+        win share against iterations from ``strength`` lines (policy ``mcts:iterations=N``
+        or ``mcts`` = the default), with the Wilson 95% intervals
 
 Results are printed as JSON lines; nothing is asserted (speed and strength are measured here,
 see benchmarks/RESULTS.md, Search, El Grande).
@@ -123,10 +126,47 @@ def speed(games, seed):
     }
 
 
+def plot(src, out):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from mcsim.games import el_grande as G
+
+    default = int(G.MCTS_PARAMS[0].default)
+    rows = []
+    with open(src) as f:
+        for line in f:
+            d = json.loads(line)
+            it = default
+            for part in d["policy"].partition(":")[2].split(","):
+                if part.startswith("iterations="):
+                    it = int(part.split("=")[1])
+            rows.append((it, d["win_share"], d["wilson95"], d["games"]))
+    rows.sort()
+    x = [r[0] for r in rows]
+    y = [r[1] for r in rows]
+    err = [[r[1] - r[2][0] for r in rows], [r[2][1] - r[1] for r in rows]]
+    fig, ax = plt.subplots(figsize=(5, 3.2), dpi=120)
+    ax.errorbar(x, y, yerr=err, marker="o", capsize=3)
+    ax.axhline(0.25, color="grey", lw=0.8, ls="--", label="equal share (25%)")
+    ax.axhline(0.35, color="tab:red", lw=0.8, ls=":", label="issue 15 goal (35%)")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(x, [str(v) for v in x])
+    ax.set_xlabel("mcts iterations per searched decision")
+    ax.set_ylabel("win share vs 3 heuristic")
+    games = sorted({r[3] for r in rows})
+    ax.set_title(f"El Grande, 4 players ({'/'.join(map(str, games))} games per point)")
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(out)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["strength", "seats", "speed"])
-    ap.add_argument("games", type=int)
+    ap.add_argument("what", choices=["strength", "seats", "speed", "plot"])
+    ap.add_argument("games")
     ap.add_argument("policy", nargs="?", default="mcts")
     ap.add_argument("--vs", default="heuristic")
     ap.add_argument("--players", type=int, default=4)
@@ -134,6 +174,10 @@ def main():
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--chunk-size", type=int, default=None)
     a = ap.parse_args()
+    if a.what == "plot":
+        plot(a.games, a.policy)
+        return
+    a.games = int(a.games)
     if a.what == "strength":
         out = strength(a.games, a.policy, a.vs, a.players, a.seed, a.workers, a.chunk_size)
     elif a.what == "speed":
