@@ -197,7 +197,7 @@ def main():
         out = {
             "policy": a.policy,
             "games": a.games,
-            "win_share_by_seat": [float(w) for w in ws],
+            "win_share_by_seat": [float(w) / a.games for w in ws],
             "cpu_seconds": time.process_time() - t0,
         }
     print(json.dumps(out))
