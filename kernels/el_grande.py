@@ -142,6 +142,12 @@ T_DECKSTART = 250  # 5: first card index of each deck
 T_DECKLEN = 255  # 5: cards per deck
 T_SIZE = 260
 KING_CARD = 44
+# setup vector ``fixed`` (int32[FIXED_SIZE], see ``setup``)
+F_GIVEN = 0  # 1: play this setup instead of the deal's
+F_KING = 1  # King's region
+F_HOMES = 2  # 5: home region per seat (-1 unused)
+F_START = 7  # start seat
+F_DECKS = 8  # 44: decks 1-4, 11 card indices each, top first
 FIXED_SIZE = 52
 
 # ---- opcodes ------------------------------------------------------------------------------
@@ -229,6 +235,17 @@ V_VETO = 1  # 0 on, 1 off
 V_ROUNDS = 2  # 0 -> 9 rounds, 1 -> 6 rounds
 V_FINALTIE = 3  # 0 shared, 1 unplayed power cards break ties
 
+# decision buffers D (a tuple, ``make_buffers``; see ``_decide``)
+D_POL = 0  # int64[5] policy id per seat
+D_PAR = 1  # float64[5, P] policy parameters per seat
+D_RNG = 2  # uint64[5, 4] policy random stream per seat
+D_LOG = 3  # int32[L, 4] decision log (kind, seat, value, aux)
+D_CTX = 4  # int64[C_SIZE] (C_* below)
+D_OPTS = 5  # int32[64] options of the current decision
+D_ERRBUF = 6  # int32[64] replay error / driven stop: kind, seat, options
+D_EV = 7  # int32[E, 8] scoring events
+D_SCR = 8  # int32[N_SCRATCH, STATE_SIZE] scratch rows (R_*)
+
 # ctx (int64[C_SIZE])
 C_MODE = 0  # 0 play, 1 record, 2 replay
 C_PTR = 1  # decisions made / log pointer
@@ -263,7 +280,7 @@ RESAMPLE = -1  # forced value meaning "hidden from the searching seat: the polic
 SCOPE_ALL = 0  # every decision with two or more options
 SCOPE_KEY = 1  # all but the single steps of placements and moves (SCOPE_STEP_KINDS)
 
-# scratch rows (D[8]: int32[N_SCRATCH, STATE_SIZE], see make_buffers): the play loop allocates
+# scratch rows (D[D_SCR]: int32[N_SCRATCH, STATE_SIZE], see make_buffers): the play loop allocates
 # nothing (it runs without NRT, see _play_rounds), so the heuristic's look-ahead states and the
 # per-seat point vectors live here
 R_LOOK1 = 0  # heuristic: state after an option / after a card's placements (card_value)
@@ -803,9 +820,9 @@ def _h_veto(st, T, var, p, nopt, aux, opts, par, scr):
 @njit(cache=True)
 def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
     """Index of the heuristic's option (see ``decide``)."""
-    opts = D[5]
-    par = D[1][p]
-    scr = D[8]
+    opts = D[D_OPTS]
+    par = D[D_PAR][p]
+    scr = D[D_SCR]
     wb = par[HP_W_BOARD]
     wc = par[HP_W_COURT]
     npl = st[O_NP]
@@ -889,14 +906,14 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
 
 @njit(inline="always")
 def decide(st, T, var, D, kind, p, nopt, aux):
-    """Choose one of ``D[5][:nopt]`` for seat ``p`` (see ``_decide``); casts every integer to
+    """Choose one of ``D[D_OPTS][:nopt]`` for seat ``p`` (see ``_decide``); casts every integer to
     int64 so that ``_decide`` and the heuristic compile once (compile time)."""
-    ctx = D[4]
-    if ctx[C_MODE] == MODE_PLAY and D[0][p] == POL_RANDOM:  # fast path, same draws as _decide
+    ctx = D[D_CTX]
+    if ctx[C_MODE] == MODE_PLAY and D[D_POL][p] == POL_RANDOM:  # fast path, same draws as _decide
         ctx[C_PTR] += 1
         if nopt > 1:
-            return np.int64(D[5][randint(D[2][p], nopt)])
-        return np.int64(D[5][0])
+            return np.int64(D[D_OPTS][randint(D[D_RNG][p], nopt)])
+        return np.int64(D[D_OPTS][0])
     return np.int64(
         _decide(st, T, var, D, np.int64(kind), np.int64(p), np.int64(nopt), np.int64(aux))
     )
@@ -904,7 +921,7 @@ def decide(st, T, var, D, kind, p, nopt, aux):
 
 @njit(cache=True)
 def _decide(st, T, var, D, kind, p, nopt, aux):
-    """Choose one of ``D[5][:nopt]`` (the legal options) for seat ``p``.
+    """Choose one of ``D[D_OPTS][:nopt]`` (the legal options) for seat ``p``.
 
     ``D`` = (policy_ids int64[5], policy_params float64[5, P], rng uint64[5, 4],
     log int32[L, 4], ctx int64[C_SIZE], opts int32[64], errbuf int32[64], events int32[E, 8],
@@ -913,9 +930,9 @@ def _decide(st, T, var, D, kind, p, nopt, aux):
     ``4 + STATE_SIZE`` columns also receives the position before decision ``ptr`` in columns
     ``4 ..`` (``mcsim.games.el_grande.show``; the usual 4-column log is unaffected).
     """
-    opts = D[5]
-    ctx = D[4]
-    log = D[3]
+    opts = D[D_OPTS]
+    ctx = D[D_CTX]
+    log = D[D_LOG]
     mode = ctx[C_MODE]
     ptr = ctx[C_PTR]
     idx = 0
@@ -935,7 +952,7 @@ def _decide(st, T, var, D, kind, p, nopt, aux):
             if ctx[C_ERR] < 0:
                 ctx[C_ERR] = ptr
                 ctx[C_NERR] = nopt
-                eb = D[6]
+                eb = D[D_ERRBUF]
                 eb[0] = kind
                 eb[1] = p
                 for i in range(nopt):
@@ -961,11 +978,11 @@ def _decide(st, T, var, D, kind, p, nopt, aux):
 def _policy_index(st, T, var, D, kind, p, nopt, aux):
     """Index of seat ``p``'s policy choice among ``nopt >= 2`` options: uniform for
     ``POL_RANDOM``, else the heuristic (after an ``eps`` draw); ``mcts`` seats reach it only for
-    the decisions they do not search, with the heuristic's parameters in ``D[1][p]``."""
-    rng = D[2][p]
-    if D[0][p] == POL_RANDOM:
+    the decisions they do not search, with the heuristic's parameters in ``D[D_PAR][p]``."""
+    rng = D[D_RNG][p]
+    if D[D_POL][p] == POL_RANDOM:
         return randint(rng, nopt)
-    if D[1][p, HP_EPS] > 0.0 and random_float(rng) < D[1][p, HP_EPS]:
+    if D[D_PAR][p, HP_EPS] > 0.0 and random_float(rng) < D[D_PAR][p, HP_EPS]:
         return randint(rng, nopt)
     return heuristic_choice(st, T, var, D, kind, p, nopt, aux)
 
@@ -992,12 +1009,12 @@ def _decide_driven(st, T, var, D, kind, p, nopt, aux):
     decides); after that a searched decision (seat in ``C_SMASK``, kind searched under
     ``C_SCOPE``, two or more options) takes the next tree move (code ``kind * 64 + value`` in
     ``log[C_NREAL + j, 2]``), or, when they are used up and ``C_QUERY`` is set, stops the run:
-    the options go to ``D[6]`` (``[kind, seat, options...]``, count in ``C_NERR``) and every
+    the options go to ``D[D_ERRBUF]`` (``[kind, seat, options...]``, count in ``C_NERR``) and every
     later choice is option 0 without drawing. Other decisions: the seat's policy
     (``_policy_index``), logged when ``C_LOGFRESH`` is set."""
-    opts = D[5]
-    ctx = D[4]
-    log = D[3]
+    opts = D[D_OPTS]
+    ctx = D[D_CTX]
+    log = D[D_LOG]
     ptr = ctx[C_PTR]
     ctx[C_PTR] = ptr + 1
     if ctx[C_STOPPED] != 0:
@@ -1013,7 +1030,7 @@ def _decide_driven(st, T, var, D, kind, p, nopt, aux):
             ctx[C_TPTR] = j + 1
             want = log[ctx[C_NREAL] + j, 2] - kind * 64
         elif ctx[C_QUERY] != 0:
-            eb = D[6]
+            eb = D[D_ERRBUF]
             eb[0] = kind
             eb[1] = p
             for i in range(nopt):
@@ -1045,8 +1062,8 @@ def _decide_driven(st, T, var, D, kind, p, nopt, aux):
 @njit(cache=True)
 def _event(st, D, code, arg):
     """Record a scoring event (replay printing): (ply, code, arg, scores...)."""
-    ctx = D[4]
-    ev = D[7]
+    ctx = D[D_CTX]
+    ev = D[D_EV]
     k = ctx[C_EVPTR]
     if k < ctx[C_EVCAP]:
         ev[k, 0] = ctx[C_PTR]
@@ -1165,7 +1182,7 @@ def nominal_steps(st, T, p, c):
 @njit(cache=True)
 def do_move(st, T, var, D, p, cls, limit, only_region):
     """Up to ``limit`` single-caballero moves (as many as possible once executed; §6)."""
-    opts = D[5]
+    opts = D[D_OPTS]
     for _ in range(limit):
         if veto_stop(st):
             return
@@ -1175,13 +1192,13 @@ def do_move(st, T, var, D, p, cls, limit, only_region):
         code = decide(st, T, var, D, K_MOVE_SRC, p, n, 0)
         n = _move_dsts(st, code // 5, opts, False)
         d = decide(st, T, var, D, K_MOVE_DST, p, n, code)
-        primitive(st, T, var, K_MOVE_DST, p, d, code, D[8])
+        primitive(st, T, var, K_MOVE_DST, p, d, code, D[D_SCR])
 
 
 @njit(cache=True)
 def do_move_own_opp(st, T, var, D, p, limit):
     """Card 1g: up to ``limit`` own and ``limit`` opponents' caballeros, any order."""
-    opts = D[5]
+    opts = D[D_OPTS]
     own_left = limit
     opp_left = limit
     while own_left + opp_left > 0:
@@ -1208,13 +1225,13 @@ def do_move_own_opp(st, T, var, D, p, limit):
             opp_left -= 1
         n = _move_dsts(st, code // 5, opts, False)
         d = decide(st, T, var, D, K_MOVE_DST, p, n, code)
-        primitive(st, T, var, K_MOVE_DST, p, d, code, D[8])
+        primitive(st, T, var, K_MOVE_DST, p, d, code, D[D_SCR])
 
 
 @njit(cache=True)
 def do_move_own_one_region(st, T, var, D, p):
     """Card 1a: all own caballeros of one region are taken out and put anywhere (or back)."""
-    opts = D[5]
+    opts = D[D_OPTS]
     king = st[O_KING]
     n = 0
     for s in range(NREG):
@@ -1231,14 +1248,14 @@ def do_move_own_one_region(st, T, var, D, p):
             return
         n = _move_dsts(st, s, opts, True)
         d = decide(st, T, var, D, K_MOVE_DST, p, n, code)
-        primitive(st, T, var, K_MOVE_DST, p, d, code, D[8])
+        primitive(st, T, var, K_MOVE_DST, p, d, code, D[D_SCR])
 
 
 @njit(cache=True)
 def do_place_any(st, T, var, D, p, limit):
     """Card 1b: up to ``limit`` caballeros from court into any region (not the King's) or the
     Castillo (as many as possible once executed)."""
-    opts = D[5]
+    opts = D[D_OPTS]
     king = st[O_KING]
     for _ in range(limit):
         if veto_stop(st) or st[O_COURT + p] <= 0:
@@ -1249,14 +1266,14 @@ def do_place_any(st, T, var, D, p, limit):
                 opts[n] = t
                 n += 1
         t = decide(st, T, var, D, K_PLACE_ANY, p, n, 0)
-        primitive(st, T, var, K_PLACE_ANY, p, t, 0, D[8])
+        primitive(st, T, var, K_PLACE_ANY, p, t, 0, D[D_SCR])
 
 
 @njit(cache=True)
 def do_placement(st, T, var, D, p, limit):
     """Placement step (§3 step 4c): up to ``limit`` caballeros from court into regions adjacent
     to the King's region and/or the Castillo; STOP ends it early."""
-    opts = D[5]
+    opts = D[D_OPTS]
     for _ in range(limit):
         if st[O_COURT + p] <= 0:
             return
@@ -1264,7 +1281,7 @@ def do_placement(st, T, var, D, p, limit):
         t = decide(st, T, var, D, K_PLACE, p, n, 0)
         if t == STOP:
             return
-        primitive(st, T, var, K_PLACE, p, t, 0, D[8])
+        primitive(st, T, var, K_PLACE, p, t, 0, D[D_SCR])
 
 
 @njit(cache=True)
@@ -1272,7 +1289,7 @@ def take_to_court(st, T, var, D, p, want):
     """Court intake of ``want`` caballeros (§3 step 4a, card 4f): province first, then the
     shortfall optionally from own caballeros in regions (not the King's region, not the
     Castillo), one decision per caballero (STOP ends)."""
-    opts = D[5]
+    opts = D[D_OPTS]
     k = want
     if k > st[O_PROV + p]:
         k = st[O_PROV + p]
@@ -1292,7 +1309,7 @@ def take_to_court(st, T, var, D, p, want):
         s = decide(st, T, var, D, K_SHORT, p, n, 0)
         if s == STOP:
             return
-        primitive(st, T, var, K_SHORT, p, s, 0, D[8])
+        primitive(st, T, var, K_SHORT, p, s, 0, D[D_SCR])
 
 
 @njit(cache=True)
@@ -1302,10 +1319,10 @@ def court_intake(st, T, var, D, p, want):
     the King's region; never the Castillo); min(n, province) come from the province, the rest
     one at a time from regions (``K_SHORT``, a region each, no stop). Legacy mode: the old
     maximum intake (``take_to_court``)."""
-    if D[4][C_FLAGS] & FLAG_V1:
+    if D[D_CTX][C_FLAGS] & FLAG_V1:
         take_to_court(st, T, var, D, p, want)
         return
-    opts = D[5]
+    opts = D[D_OPTS]
     prov = st[O_PROV + p]
     king = st[O_KING]
     m = prov
@@ -1332,7 +1349,7 @@ def court_intake(st, T, var, D, p, want):
                 opts[cnt] = s
                 cnt += 1
         s = decide(st, T, var, D, K_SHORT, p, cnt, 0)
-        primitive(st, T, var, K_SHORT, p, s, 0, D[8])
+        primitive(st, T, var, K_SHORT, p, s, 0, D[D_SCR])
 
 
 @njit(cache=True)
@@ -1365,7 +1382,7 @@ def execute_special(st, T, var, D, p, c):
 @njit(cache=True)
 def _special_moves(st, T, var, D, p, op, lim):
     """Deck 1 (§6: 1a-1i): moves and the extra placement of 1b."""
-    opts = D[5]
+    opts = D[D_OPTS]
     king = st[O_KING]
     if op == OP_MOVE_OWN_ONE:
         do_move_own_one_region(st, T, var, D, p)
@@ -1402,7 +1419,7 @@ def _special_moves(st, T, var, D, p, op, lim):
 def _special_opponents(st, T, var, D, p, op, lim):
     """Deck 2 actions against the opponents (§6: 2b-2g), one step per opponent from the
     actor's left (partial Veto) except the secret choices of 2f/2g."""
-    opts = D[5]
+    opts = D[D_OPTS]
     npl = st[O_NP]
     king = st[O_KING]
     if op == OP_DECAY_ALL or op == OP_DECAY_N:
@@ -1432,7 +1449,7 @@ def _special_opponents(st, T, var, D, p, op, lim):
                 if n == 0:
                     break
                 v = decide(st, T, var, D, K_ANGRY, q, n, 0)
-                primitive(st, T, var, K_ANGRY, q, v, 0, D[8])
+                primitive(st, T, var, K_ANGRY, q, v, 0, D[D_SCR])
     elif op == OP_REMOVE_EACH:
         for j in range(1, npl):
             if veto_stop(st):
@@ -1442,9 +1459,9 @@ def _special_opponents(st, T, var, D, p, op, lim):
             if n == 0:
                 continue
             v = decide(st, T, var, D, K_REMOVE1, p, n, q)
-            primitive(st, T, var, K_REMOVE1, p, v, q, D[8])
+            primitive(st, T, var, K_REMOVE1, p, v, q, D[D_SCR])
     elif op == OP_SECRET_REM2 or op == OP_SECRET_REMALL:
-        choice = _no_choices(D[8])
+        choice = _no_choices(D[D_SCR])
         for j in range(1, npl):
             q = (p + j) % npl
             n = 0
@@ -1457,31 +1474,31 @@ def _special_opponents(st, T, var, D, p, op, lim):
             choice[q] = decide(st, T, var, D, K_SECRET_REM, q, n, lim)
         for q in range(npl):
             if choice[q] >= 0:
-                primitive(st, T, var, K_SECRET_REM, q, choice[q], lim, D[8])
+                primitive(st, T, var, K_SECRET_REM, q, choice[q], lim, D[D_SCR])
 
 
 @njit(cache=True)
 def _special_scorings(st, T, var, D, p, c, op):
     """Special scorings (§6: 2h, 3a-3h, 4g)."""
-    opts = D[5]
+    opts = D[D_OPTS]
     npl = st[O_NP]
     if op == OP_SCORE_CHOICE:
         for t in range(NPLACE):
             opts[t] = t
         v = decide(st, T, var, D, K_SCORE_REGION, p, NPLACE, 0)
-        special_scoring(st, T, var, op, v, 0, True, D[8][R_OUT], D[8])
+        special_scoring(st, T, var, op, v, 0, True, D[D_SCR][R_OUT], D[D_SCR])
         _event(st, D, 200 + c, v)
     elif op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
-        special_scoring(st, T, var, op, 0, T[T_CCLS + c], True, D[8][R_OUT], D[8])
+        special_scoring(st, T, var, op, 0, T[T_CCLS + c], True, D[D_SCR][R_OUT], D[D_SCR])
         _event(st, D, 200 + c, -1)
     elif op == OP_SECRET_SCORE:
-        choice = _no_choices(D[8])
+        choice = _no_choices(D[D_SCR])
         for j in range(npl):
             q = (p + j) % npl
             for t in range(NREG):
                 opts[t] = t
             choice[q] = decide(st, T, var, D, K_SECRET_SCORE, q, NREG, 0)
-        out = D[8][R_OUT]
+        out = D[D_SCR][R_OUT]
         for j in range(npl):
             q = (p + j) % npl
             k = 0
@@ -1496,7 +1513,7 @@ def _special_scorings(st, T, var, D, p, c, op):
 @njit(cache=True)
 def _special_board(st, T, var, D, p, op, lim):
     """Actions on the board's pieces (§6: 4a-4f and the King's card)."""
-    opts = D[5]
+    opts = D[D_OPTS]
     npl = st[O_NP]
     king = st[O_KING]
     if op == OP_BOARD:
@@ -1512,7 +1529,7 @@ def _special_board(st, T, var, D, p, op, lim):
                     n += 1
         if n > 0:
             v = decide(st, T, var, D, K_BOARD, p, n, 0)
-            primitive(st, T, var, K_BOARD, p, v, 0, D[8])
+            primitive(st, T, var, K_BOARD, p, v, 0, D[D_SCR])
     elif op == OP_ADVISOR:
         adj = T[T_ADJ + king]
         n = 0
@@ -1521,12 +1538,12 @@ def _special_board(st, T, var, D, p, op, lim):
                 opts[n] = t
                 n += 1
         v = decide(st, T, var, D, K_KING_TO, p, n, 0)
-        primitive(st, T, var, K_KING_TO, p, v, 0, D[8])
+        primitive(st, T, var, K_KING_TO, p, v, 0, D[D_SCR])
     elif op == OP_KING:
         for t in range(NREG):
             opts[t] = t
         v = decide(st, T, var, D, K_KING_TO, p, NREG, 0)
-        primitive(st, T, var, K_KING_TO, p, v, 0, D[8])
+        primitive(st, T, var, K_KING_TO, p, v, 0, D[D_SCR])
     elif op == OP_EVICT:
         n = 0
         for s in range(NREG):
@@ -1534,7 +1551,7 @@ def _special_board(st, T, var, D, p, op, lim):
                 opts[n] = s
                 n += 1
         r = decide(st, T, var, D, K_EVICT_REGION, p, n, 0)
-        choice = _no_choices(D[8])
+        choice = _no_choices(D[D_SCR])
         for j in range(1, npl):
             q = (p + j) % npl
             if st[O_CAB + r * 5 + q] == 0:
@@ -1547,7 +1564,7 @@ def _special_board(st, T, var, D, p, op, lim):
             choice[q] = decide(st, T, var, D, K_EVICT_DST, q, n, r)
         for q in range(npl):
             if choice[q] >= 0:
-                primitive(st, T, var, K_EVICT_DST, q, choice[q], r, D[8])
+                primitive(st, T, var, K_EVICT_DST, q, choice[q], r, D[D_SCR])
     elif op == OP_GRANDE:
         g = st[O_GRANDE + p]
         if g != king:
@@ -1557,7 +1574,7 @@ def _special_board(st, T, var, D, p, op, lim):
                     opts[n] = s
                     n += 1
             v = decide(st, T, var, D, K_GRANDE_TO, p, n, 0)
-            primitive(st, T, var, K_GRANDE_TO, p, v, 0, D[8])
+            primitive(st, T, var, K_GRANDE_TO, p, v, 0, D[D_SCR])
     elif op == OP_POWERBACK:
         n = 0
         for v in range(1, 14):
@@ -1566,7 +1583,7 @@ def _special_board(st, T, var, D, p, op, lim):
                 n += 1
         if n > 0:
             v = decide(st, T, var, D, K_POWERBACK, p, n, 0)
-            primitive(st, T, var, K_POWERBACK, p, v, 0, D[8])
+            primitive(st, T, var, K_POWERBACK, p, v, 0, D[D_SCR])
     elif op == OP_COURT:
         take_to_court(st, T, var, D, p, lim)
 
@@ -1576,7 +1593,7 @@ def special_action(st, T, var, D, p, c):
     """Optional special action with the Veto check (§6 deck 2 Veto, A2): holders clockwise
     from the actor's left are asked ``K_VETO`` until one vetoes; he discards his Veto and, for a
     multi-step action, chooses the cut ``K_VETO_CUT`` (steps allowed before the cancel)."""
-    opts = D[5]
+    opts = D[D_OPTS]
     npl = st[O_NP]
     op = T[T_COP + c]
     if op == OP_VETO:
@@ -1601,7 +1618,7 @@ def special_action(st, T, var, D, p, c):
                         st[O_VETO_HOLDER + k] = -1
                         st[O_VETO_EXP + k] = 0
                         cut = 0
-                        if (D[4][C_FLAGS] & FLAG_V1) == 0:
+                        if (D[D_CTX][C_FLAGS] & FLAG_V1) == 0:
                             n = nominal_steps(st, T, p, c)
                             if n > 1:
                                 for i in range(n):
@@ -1624,19 +1641,19 @@ def special_action(st, T, var, D, p, c):
 @njit(cache=True)
 def general_scoring(st, T, var, D):
     """General scoring (§5): secret Castillo discs, Castillo, discs revealed, nine regions."""
-    opts = D[5]
+    opts = D[D_OPTS]
     npl = st[O_NP]
-    choice = _no_choices(D[8])
+    choice = _no_choices(D[D_SCR])
     for q in range(npl):
         if st[O_CAB + CASTILLO * 5 + q] > 0:
             for t in range(NREG):
                 opts[t] = t
             choice[q] = decide(st, T, var, D, K_DISC, q, NREG, 0)
-    score_place(st, T, var, CASTILLO, False, SRC_GENERAL, True, D[8][R_OUT])
+    score_place(st, T, var, CASTILLO, False, SRC_GENERAL, True, D[D_SCR][R_OUT])
     for q in range(npl):
         if choice[q] >= 0:
-            primitive(st, T, var, K_DISC, q, choice[q], 0, D[8])
-    general_scoring_regions(st, T, var, D[8])
+            primitive(st, T, var, K_DISC, q, choice[q], 0, D[D_SCR])
+    general_scoring_regions(st, T, var, D[D_SCR])
     _event(st, D, 100 + st[O_ROUND], -1)
 
 
@@ -1644,8 +1661,8 @@ def general_scoring(st, T, var, D):
 def setup(st, T, var, npl, deal, fixed):
     """Initial position (§2) from the deal generator ``deal`` (uint64[4]).
 
-    ``fixed`` int32[FIXED_SIZE]: if ``fixed[0] == 1`` the King's region (``fixed[1]``), home
-    regions (``fixed[2:7]``), start seat (``fixed[7]``) and deck orders (``fixed[8:52]``) are
+    ``fixed`` int32[FIXED_SIZE]: if ``fixed[F_GIVEN] == 1`` the King's region (``F_KING``), home
+    regions (``F_HOMES``, 5), start seat (``F_START``) and deck orders (``F_DECKS``, 44) are
     taken from it instead of the deal; the setup used is always written back into it. With
     ``veto=off`` (``var[V_VETO] == 1``) the two Veto cards leave the game (A2): they go below the
     nine cards of deck 2 that the rounds reveal (the same shuffle, the other cards' order kept).
@@ -1684,22 +1701,22 @@ def setup(st, T, var, npl, deal, fixed):
                 st[O_DECK + d * 11 + k] = cards[i]
                 k += 1
     st[O_START] = randint(deal, npl)
-    if fixed[0] == 1:
-        st[O_KING] = fixed[1]
+    if fixed[F_GIVEN] == 1:
+        st[O_KING] = fixed[F_KING]
         for p in range(npl):
             st[O_CAB + st[O_GRANDE + p] * 5 + p] = 0
         for p in range(npl):
-            st[O_GRANDE + p] = fixed[2 + p]
-            st[O_CAB + fixed[2 + p] * 5 + p] = T[T_HOME]
-        st[O_START] = fixed[7]
+            st[O_GRANDE + p] = fixed[F_HOMES + p]
+            st[O_CAB + fixed[F_HOMES + p] * 5 + p] = T[T_HOME]
+        st[O_START] = fixed[F_START]
         for k in range(44):
-            st[O_DECK + k] = fixed[8 + k]
-    fixed[1] = st[O_KING]
+            st[O_DECK + k] = fixed[F_DECKS + k]
+    fixed[F_KING] = st[O_KING]
     for p in range(MAXP):
-        fixed[2 + p] = st[O_GRANDE + p]
-    fixed[7] = st[O_START]
+        fixed[F_HOMES + p] = st[O_GRANDE + p]
+    fixed[F_START] = st[O_START]
     for k in range(44):
-        fixed[8 + k] = st[O_DECK + k]
+        fixed[F_DECKS + k] = st[O_DECK + k]
     for c in range(45):
         st[O_TAKER + c] = -1
     for r in range(9):
@@ -1713,11 +1730,11 @@ def play_round(st, T, var, D, r):
     """One round (§3): reveal, bid, turns, end of round. In ``MODE_SEARCH`` the state at its
     start is kept (``R_CKPT``) when every forced decision is used, and a stopped run returns
     after the turn it stopped in (see ``_decide_driven``)."""
-    opts = D[5]
+    opts = D[D_OPTS]
     npl = st[O_NP]
-    ctx = D[4]
+    ctx = D[D_CTX]
     if ctx[C_MODE] == MODE_SEARCH and ctx[C_STOPPED] == 0 and ctx[C_PTR] >= ctx[C_NREAL]:
-        _copy_state(st, D[8][R_CKPT])
+        _copy_state(st, D[D_SCR][R_CKPT])
         ctx[C_CKR] = r
         ctx[C_CKPTR] = ctx[C_PTR]
     st[O_ROUND] = r
@@ -1802,7 +1819,7 @@ def play_round(st, T, var, D, r):
 # helpers, D's arrays included) was about 40% of the time of random play and 25% of heuristic
 # play, with small allocations (look-ahead copies, point vectors) another 5%; the refcount
 # pruning pass cannot remove them across the branches (numba/numba#2345, #2350). The rounds
-# allocate nothing (scratch rows in D[8]), so they are compiled without NRT (``_nrt=False``,
+# allocate nothing (scratch rows in D[D_SCR]), so they are compiled without NRT (``_nrt=False``,
 # the workaround in those issues); so is ``step``, which keeps one compiled engine. Everything
 # they call must not allocate (a compile error says so if it does).
 @njit(cache=True, _nrt=False)
@@ -1819,7 +1836,7 @@ def rounds_from(st, T, var, D, first, last):
         if var[V_ROUNDS] == 1 and (r == 1 or r == 4 or r == 7):
             continue
         play_round(st, T, var, D, r)
-        if D[4][C_STOPPED] != 0:
+        if D[D_CTX][C_STOPPED] != 0:
             return
 
 
@@ -1827,7 +1844,7 @@ def rounds_from(st, T, var, D, first, last):
 def start_game(st, T, var, D, npl, root_seed, game_index, fixed):
     """Seed the seats' policy streams and set up game ``game_index`` in ``st`` (§2)."""
     deal = new_state(root_seed, game_index, STREAM_DEAL)
-    rng = D[2]
+    rng = D[D_RNG]
     for p in range(MAXP):
         s = new_state(root_seed, game_index, STREAM_POLICY + p)
         for k in range(4):
@@ -1983,18 +2000,18 @@ def _play(
     last state, ctx and the error buffer."""
     out = _result_arrays(n_games, npl)
     D = make_buffers(1, 1, policy_params.shape[1])
-    D = (D[0], D[1], D[2], log, D[4], D[5], D[6], ev, D[8])
+    D = (D[D_POL], D[D_PAR], D[D_RNG], log, D[D_CTX], D[D_OPTS], D[D_ERRBUF], ev, D[D_SCR])
     for p in range(npl):
-        D[0][p] = policy_ids[p]
+        D[D_POL][p] = policy_ids[p]
         for k in range(policy_params.shape[1]):
-            D[1][p, k] = policy_params[p, k]
+            D[D_PAR][p, k] = policy_params[p, k]
     st = np.zeros(STATE_SIZE, dtype=np.int32)
-    ctx = D[4]
+    ctx = D[D_CTX]
     ctx[C_FLAGS] = mode // 4
     mode = mode % 4
     for g in range(n_games):
         if mode == MODE_PLAY:
-            fixed[0] = 0
+            fixed[F_GIVEN] = 0
         ctx[C_PTR] = 0
         ctx[C_EVPTR] = 0
         ctx[C_MODE] = mode
@@ -2002,7 +2019,7 @@ def _play(
         ctx[C_EVCAP] = 0 if mode == MODE_PLAY else ev.shape[0]
         play_game(st, T, var, D, npl, root_seed, first_game_index + g, fixed)
         _collect_game(st, ctx[C_PTR], g, out)
-    return out + (st, ctx, D[6])
+    return out + (st, ctx, D[D_ERRBUF])
 
 
 @njit(cache=True)
@@ -2241,12 +2258,12 @@ def _search_run(state, ctx, query):
     nreal = state[S_HEAD, H_NREAL]
     ntree = state[S_HEAD, H_NTREE]
     seat = state[S_HEAD, H_SEAT]
-    log = Ds[3]
+    log = Ds[D_LOG]
     for i in range(nreal):
         log[i, 2] = state[S_PREFIX + i // STATE_SIZE, i % STATE_SIZE]
     for j in range(ntree):
         log[nreal + j, 2] = state[S_HEAD, H_TREE + j]
-    c = Ds[4]
+    c = Ds[D_CTX]
     c[C_MODE] = MODE_SEARCH
     c[C_PTR] = 0
     c[C_NREAL] = nreal
@@ -2262,7 +2279,7 @@ def _search_run(state, ctx, query):
     c[C_CKR] = -1
     seed = np.uint64(state[S_HEAD, H_SEED0]) | (np.uint64(state[S_HEAD, H_SEED1]) << np.uint64(31))
     for q in range(st[O_NP]):
-        seed_state(Ds[2][q], game_seed(seed, np.uint64(0), np.uint64(STREAM_POLICY + q)))
+        seed_state(Ds[D_RNG][q], game_seed(seed, np.uint64(0), np.uint64(STREAM_POLICY + q)))
     rounds_from(st, T, var, Ds, np.int64(state[S_HEAD, H_R0]), _search_last_round(state, ctx))
 
 
@@ -2270,11 +2287,11 @@ def _search_run(state, ctx, query):
 def _search_legal(state, ctx, moves):
     _search_run(state, ctx, 1)
     Ds = ctx[2]
-    if Ds[4][C_STOPPED] == 0:
+    if Ds[D_CTX][C_STOPPED] == 0:
         return 0
-    eb = Ds[6]
+    eb = Ds[D_ERRBUF]
     kind = eb[0]
-    n = Ds[4][C_NERR]
+    n = Ds[D_CTX][C_NERR]
     for i in range(n):
         moves[i] = kind * 64 + eb[2 + i]
     return n
@@ -2311,7 +2328,7 @@ def _search_rollout(state, ctx, rng, scores):
                         u += v
                 scores[q] += u / 1000.0
         return
-    tmp = Ds[8][R_EVAL]
+    tmp = Ds[D_SCR][R_EVAL]
     for pl in range(NPLACE):
         score_place(st, T, var, pl, False, SRC_GENERAL, False, tmp)
         for q in range(npl):
@@ -2336,19 +2353,19 @@ def search_scratch(npl, capacity, hpar):
     the heuristic parameters of the rollouts and the mcts seats' unsearched decisions."""
     Ds = make_buffers(1, 1, hpar.shape[0])
     Ds = (
-        Ds[0],
-        Ds[1],
-        Ds[2],
+        Ds[D_POL],
+        Ds[D_PAR],
+        Ds[D_RNG],
         np.zeros((PREFIX_CAP + TREE_CAP + 1, 4), np.int32),
-        Ds[4],
-        Ds[5],
-        Ds[6],
-        Ds[7],
-        Ds[8],
+        Ds[D_CTX],
+        Ds[D_OPTS],
+        Ds[D_ERRBUF],
+        Ds[D_EV],
+        Ds[D_SCR],
     )
     for q in range(MAXP):
         for k in range(hpar.shape[0]):
-            Ds[1][q, k] = hpar[k]
+            Ds[D_PAR][q, k] = hpar[k]
     return (
         np.zeros((S_ROWS, STATE_SIZE), np.int32),
         np.zeros((S_ROWS, STATE_SIZE), np.int32),
@@ -2398,7 +2415,7 @@ def choose_mcts(ck, r0, log, first, stop, seat, kind, T, var, mpar, rng, scr):
     cf[CF_SCOPE] = np.int64(mpar[M_SCOPE])
     cf[CF_HORIZON] = np.int64(mpar[M_HORIZON])
     for q in range(MAXP):
-        Ds[0][q] = cf[CF_ROLLOUT]
+        Ds[D_POL][q] = cf[CF_ROLLOUT]
     ctx = (T, var, Ds, st, cf, pos)
     n_iter = min(np.int64(mpar[M_ITER]), np.int64(tree.shape[0] - 1))
     if mpar.shape[0] > M_FLAT and mpar[M_FLAT] != 0.0:
@@ -2433,16 +2450,16 @@ def choose_mcts(ck, r0, log, first, stop, seat, kind, T, var, mpar, rng, scr):
 
 @njit(cache=True)
 def _drive_game(st, T, var, D, npl, root_seed, game_index, fixed, mparams, scr, ck):
-    """Play one game with mcts seats (``D[0][p] == POL_MCTS``; their parameters ``mparams[p]``,
-    their unsearched decisions by the heuristic with ``D[1][p]``) into ``st``; every decision
-    is logged in ``D[3]`` (int32[L, 4]). Returns the number of decisions."""
+    """Play one game with mcts seats (``D[D_POL][p] == POL_MCTS``; their parameters ``mparams[p]``,
+    their unsearched decisions by the heuristic with ``D[D_PAR][p]``) into ``st``; every decision
+    is logged in ``D[D_LOG]`` (int32[L, 4]). Returns the number of decisions."""
     start_game(st, T, var, D, npl, root_seed, game_index, fixed)
-    ctx = D[4]
-    log = D[3]
+    ctx = D[D_CTX]
+    log = D[D_LOG]
     mask = 0
     scope = 0
     for p in range(npl):
-        if D[0][p] == POL_MCTS:
+        if D[D_POL][p] == POL_MCTS:
             mask |= 1 << p
             scope |= np.int64(mparams[p, M_SCOPE]) << p
     _copy_state(st, ck)
@@ -2467,15 +2484,15 @@ def _drive_game(st, T, var, D, npl, root_seed, game_index, fixed, mparams, scr, 
         if ctx[C_CKR] >= 0:
             r0 = ctx[C_CKR]
             first = ctx[C_CKPTR]
-            _copy_state(D[8][R_CKPT], ck)
+            _copy_state(D[D_SCR][R_CKPT], ck)
         if ctx[C_STOPPED] == 0:
             return ctx[C_PTR]
         q = ctx[C_QPTR]
-        eb = D[6]
+        eb = D[D_ERRBUF]
         kind = np.int64(eb[0])
         p = np.int64(eb[1])
-        v = choose_mcts(ck, r0, log, first, q, p, kind, T, var, mparams[p], D[2][p], scr)
-        D[4][C_NSEARCH] += 1
+        v = choose_mcts(ck, r0, log, first, q, p, kind, T, var, mparams[p], D[D_RNG][p], scr)
+        D[D_CTX][C_NSEARCH] += 1
         if v < 0:  # a round too long for the search state (never seen): the first option
             v = np.int64(eb[2])
         if q >= log.shape[0]:
@@ -2507,27 +2524,27 @@ def _play_mcts(
     decisions, ``fixed`` its setup (``setup``)."""
     out = _result_arrays(n_games, npl)
     D = make_buffers(1, 1, hpar.shape[0])
-    D = (D[0], D[1], D[2], log, D[4], D[5], D[6], D[7], D[8])
+    D = (D[D_POL], D[D_PAR], D[D_RNG], log, D[D_CTX], D[D_OPTS], D[D_ERRBUF], D[D_EV], D[D_SCR])
     cap = 66  # >= 64: value doubles as flat's totals (at most 64 options)
     for p in range(npl):
-        D[0][p] = policy_ids[p]
+        D[D_POL][p] = policy_ids[p]
         if policy_ids[p] == POL_MCTS:
             cap = max(cap, np.int64(mparams[p, M_ITER]) + 2)
         for k in range(hpar.shape[0]):
-            D[1][p, k] = hpar[k] if policy_ids[p] == POL_MCTS else policy_params[p, k]
+            D[D_PAR][p, k] = hpar[k] if policy_ids[p] == POL_MCTS else policy_params[p, k]
     scr = search_scratch(npl, cap, hpar)
     st = np.zeros(STATE_SIZE, dtype=np.int32)
     ck = np.zeros(STATE_SIZE, dtype=np.int32)
     nd = 0
-    keep = fixed[0] == 1 and n_games == 1
+    keep = fixed[F_GIVEN] == 1 and n_games == 1
     for g in range(n_games):
         if not keep:
-            fixed[0] = 0
+            fixed[F_GIVEN] = 0
         nd = _drive_game(
             st, T, var, D, npl, root_seed, first_game_index + g, fixed, mparams, scr, ck
         )
         _collect_game(st, nd, g, out)
-    return out + (nd, D[4][C_NSEARCH])
+    return out + (nd, D[D_CTX][C_NSEARCH])
 
 
 def play_batch_mcts(

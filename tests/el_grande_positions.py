@@ -103,11 +103,11 @@ def apply_card(
     K.step(st, T, var, D, K.STEP_SPECIAL, seat, c)
     if placement == "after":
         K.step(st, T, var, D, K.STEP_PLACEMENT, seat, T[K.T_CDECK + c])
-    ctx = D[4]
+    ctx = D[K.D_CTX]
     if ctx[K.C_ERR] >= 0:
         ply = int(ctx[K.C_ERR])
         move = decisions[ply] if ply < len(decisions) else "(end of script)"
-        raise IllegalMoveError(ply, str(move), _legal_strings(D[6], int(ctx[K.C_NERR])))
+        raise IllegalMoveError(ply, str(move), _legal_strings(D[K.D_ERRBUF], int(ctx[K.C_NERR])))
     if ctx[K.C_PTR] != len(decisions):
         raise IllegalMoveError(
             int(ctx[K.C_PTR]), str(decisions[int(ctx[K.C_PTR])]), ["(action finished)"]
@@ -122,12 +122,12 @@ def general_scoring(st: np.ndarray, discs: list, variant: dict | None = None) ->
     var = SPEC.variant_codes(SPEC.resolve_variant(variant))
     D = _buffers(_log_array(decisions, players=int(st[K.O_NP])), K.MODE_REPLAY)
     K.step(st, build_tables(), var, D, K.STEP_GENERAL_SCORING, 0, 0)
-    if D[4][K.C_ERR] >= 0:
-        ply = int(D[4][K.C_ERR])
+    if D[K.D_CTX][K.C_ERR] >= 0:
+        ply = int(D[K.D_CTX][K.C_ERR])
         raise IllegalMoveError(
             ply,
             str(decisions[ply]) if ply < len(decisions) else "(end)",
-            _legal_strings(D[6], int(D[4][K.C_NERR])),
+            _legal_strings(D[K.D_ERRBUF], int(D[K.D_CTX][K.C_NERR])),
         )
     return st
 
@@ -146,11 +146,11 @@ def court_intake(
     T = build_tables()
     D = _buffers(_log_array(decisions, players=int(st[K.O_NP])), K.MODE_REPLAY)
     K.step(st, T, var, D, K.STEP_COURT_INTAKE, seat, T[K.T_PCAB + power_value])
-    if D[4][K.C_ERR] >= 0 or D[4][K.C_PTR] != len(decisions):
-        ply = int(D[4][K.C_ERR]) if D[4][K.C_ERR] >= 0 else int(D[4][K.C_PTR])
+    if D[K.D_CTX][K.C_ERR] >= 0 or D[K.D_CTX][K.C_PTR] != len(decisions):
+        ply = int(D[K.D_CTX][K.C_ERR]) if D[K.D_CTX][K.C_ERR] >= 0 else int(D[K.D_CTX][K.C_PTR])
         raise IllegalMoveError(
             ply,
             str(decisions[ply]) if ply < len(decisions) else "(end)",
-            _legal_strings(D[6], int(D[4][K.C_NERR])),
+            _legal_strings(D[K.D_ERRBUF], int(D[K.D_CTX][K.C_NERR])),
         )
     return st

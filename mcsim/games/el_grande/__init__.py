@@ -72,6 +72,22 @@ on the players before him happen); court intake: province caballeros until the c
 caballeros from regions while the court holds fewer than ``short_min_court``; ``eps`` =
 probability of a uniformly random decision.
 
+``mcts`` policy (parameters in ``MCTS_PARAMS``; issue 15): information-set Monte Carlo tree
+search (``kernels/search.py``) over the seat's own decisions, one tree per decision. Each
+iteration samples what the seat cannot see (§10 A5): the order of the unrevealed action cards
+of each deck (reshuffled), and the other seats' secret choices of the group being decided
+(Castillo discs, 2f/2g, 4c destinations, 4g; played by the rollout policy); power cards in hand
+are public (13 minus those played) and the Castillo's contents are public (A5). The other seats
+and the rollouts play the ``rollout`` policy (default: the heuristic at its defaults); rollouts
+play ``horizon`` more rounds after the current one and then count points plus what every place
+would pay now (0: to the end of the game). With ``scope=1`` the single steps of placements and
+moves (place, shortfall, move source/destination, 1b targets, angry-King losses) are left to
+the heuristic and every other decision with two or more options is searched. Reward per seat:
+``reward=0`` win share (seats on the top score share 1), ``reward=1`` margin (own points - the
+best other seat's) / 20 points; each seat maximises its own. Lineups with an ``mcts`` seat run
+on a separate kernel (``kernels.el_grande.play_batch_mcts``), so random/heuristic runs never
+compile the search; in them every ``heuristic`` seat keeps its own parameters.
+
 Points by source: ``general`` (region points at general scorings), ``special`` (region points at
 special scorings), ``king`` (+2 King bonus), ``grande`` (+2 Grande bonus), ``castillo`` (points
 for scoring the Castillo, general or special).
@@ -218,7 +234,7 @@ HEURISTIC_PARAMS = (
 MCTS_PARAMS = (
     ParamSpec(
         "iterations",
-        40.0,
+        20.0,
         "search iterations per searched decision (no wall-clock budget)",
         1.0,
         1e5,

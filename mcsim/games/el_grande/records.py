@@ -154,10 +154,10 @@ def _log_array(decisions: list, cap_extra: int = 0, players: int = 5) -> np.ndar
 
 def _buffers(log: np.ndarray, mode: int):
     D = K.make_buffers(1, 64, len(HEURISTIC_PARAMS))
-    D = D[:3] + (log,) + D[4:]
-    D[4][K.C_MODE] = mode
-    D[4][K.C_LOGCAP] = log.shape[0]
-    D[4][K.C_FLAGS] = 0
+    D = D[: K.D_LOG] + (log,) + D[K.D_LOG + 1 :]
+    D[K.D_CTX][K.C_MODE] = mode
+    D[K.D_CTX][K.C_LOGCAP] = log.shape[0]
+    D[K.D_CTX][K.C_FLAGS] = 0
     return D
 
 
@@ -187,13 +187,13 @@ def _setup_dict(fixed: np.ndarray, npl: int, veto_off: bool = False) -> dict:
     data = load_data()
     pid = data["place_ids"]
     return {
-        "king": pid[int(fixed[1])],
-        "homes": [pid[int(fixed[2 + p])] for p in range(npl)],
-        "start_player": int(fixed[7]),
+        "king": pid[int(fixed[K.F_KING])],
+        "homes": [pid[int(fixed[K.F_HOMES + p])] for p in range(npl)],
+        "start_player": int(fixed[K.F_START]),
         "decks": {
             str(d + 1): [
                 data["card_ids"][int(x)]
-                for x in fixed[8 + 11 * d : 19 + 11 * d]
+                for x in fixed[K.F_DECKS + 11 * d : K.F_DECKS + 11 * d + 11]
                 if not (veto_off and _is_veto(data, int(x)))
             ]
             for d in range(4)
@@ -268,7 +268,7 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
                 prep.tables["T"],
                 log,
             )
-            fixed[0] = 1
+            fixed[K.F_GIVEN] = 1
             mode = K.MODE_REPLAY
         st, nd, nev, err, eb, ne = K.run_logged(
             np.uint64(root_seed),
@@ -320,11 +320,11 @@ def _parse_setup(setup: Any, npl: int, veto_off: bool = False) -> np.ndarray:
     if not isinstance(setup, dict):
         raise InvalidRecordError('"setup" must be an object with king, homes, start_player, decks')
     fixed = np.zeros(K.FIXED_SIZE, dtype=np.int32)
-    fixed[0] = 1
+    fixed[K.F_GIVEN] = 1
     king = place_index(setup.get("king", ""))
     if king == K.CASTILLO:
         raise InvalidRecordError("setup: the King cannot start in the Castillo")
-    fixed[1] = king
+    fixed[K.F_KING] = king
     homes = setup.get("homes")
     if not isinstance(homes, list) or len(homes) != npl:
         raise InvalidRecordError(f"setup: 'homes' must list {npl} regions")
@@ -333,12 +333,12 @@ def _parse_setup(setup: Any, npl: int, veto_off: bool = False) -> np.ndarray:
         raise InvalidRecordError(
             "setup: home regions must be distinct regions other than the King's (§2)"
         )
-    fixed[2 : 2 + npl] = hidx
-    fixed[2 + npl : 7] = -1
+    fixed[K.F_HOMES : K.F_HOMES + npl] = hidx
+    fixed[K.F_HOMES + npl : K.F_START] = -1
     sp = setup.get("start_player")
     if not isinstance(sp, int) or not 0 <= sp < npl:
         raise InvalidRecordError(f"setup: start_player must be a seat 0..{npl - 1}")
-    fixed[7] = sp
+    fixed[K.F_START] = sp
     decks = setup.get("decks")
     data = load_data()
     if not isinstance(decks, dict):
@@ -366,7 +366,9 @@ def _parse_setup(setup: Any, npl: int, veto_off: bool = False) -> np.ndarray:
             if c not in idx and not (veto_off and _is_veto(data, data["card_ids"].index(c)))
         ]
         idx += [c for c in own if c not in idx]
-        fixed[8 + 11 * d : 19 + 11 * d] = [data["card_ids"].index(c) for c in idx]
+        fixed[K.F_DECKS + 11 * d : K.F_DECKS + 11 * d + 11] = [
+            data["card_ids"].index(c) for c in idx
+        ]
     return fixed
 
 
