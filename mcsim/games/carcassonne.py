@@ -286,6 +286,23 @@ MCTS_PARAMS = (
         integer=True,
     ),
     ParamSpec("scale", 20.0, "points per reward unit of the margin reward", 1.0, 1000.0),
+    ParamSpec(
+        "width",
+        0.0,
+        "keep only the placements the heuristic values highest (0 = all), in the tree and the "
+        "rollouts",
+        0.0,
+        2048.0,
+        integer=True,
+    ),
+    ParamSpec(
+        "depth",
+        0.0,
+        "turns a rollout plays before the position is scored as if the game ended (0 = to the end)",
+        0.0,
+        72.0,
+        integer=True,
+    ),
 )
 
 #: game-specific options (``--option KEY=VALUE``)
