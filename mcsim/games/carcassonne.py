@@ -271,7 +271,7 @@ MCTS_PARAMS = (
     ),
     ParamSpec(
         "reward",
-        0.0,
+        1.0,
         "0 = win share of each seat, 1 = margin ((own - best other) / scale)",
         0.0,
         1.0,
@@ -279,7 +279,7 @@ MCTS_PARAMS = (
     ),
     ParamSpec(
         "rollout",
-        0.0,
+        1.0,
         "rollout policy: 0 random, 1 heuristic (at its default weights)",
         0.0,
         1.0,
@@ -288,7 +288,7 @@ MCTS_PARAMS = (
     ParamSpec("scale", 20.0, "points per reward unit of the margin reward", 1.0, 1000.0),
     ParamSpec(
         "width",
-        0.0,
+        4.0,
         "keep only the placements the heuristic values highest (0 = all), in the tree and the "
         "rollouts",
         0.0,
@@ -297,7 +297,7 @@ MCTS_PARAMS = (
     ),
     ParamSpec(
         "depth",
-        0.0,
+        6.0,
         "turns a rollout plays before the position is scored as if the game ended (0 = to the end)",
         0.0,
         72.0,
