@@ -12,9 +12,11 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from numba import njit
 
 import kernels.carcassonne as K
 import mcsim
+from kernels import search
 from kernels.rng import new_state
 from mcsim.games import carcassonne as G
 from mcsim.runner import resolve_config
@@ -22,6 +24,61 @@ from mcsim.show.carcassonne import _replay_prefix
 from tests.conftest import one_error_line
 
 FAST = "mcts:iterations=40,width=4,depth=4"
+
+
+# The kernel's search entry points are reached here through these wrappers, which build ``ctx``
+# themselves: ``K._search_ctx`` returns arrays and is compiled inside the NRT-free play loop, so a
+# caller with reference counting (Python, or a function compiled with NRT) must not take its
+# result (it would release arrays it never owned).
+@njit
+def _ctx(T, codes, H, params, scr):
+    return (
+        T,
+        codes,
+        H,
+        np.int64(params[K.M_ROLLOUT]),
+        scr[14],
+        scr[11],
+        scr[12],
+        scr[13],
+        scr[15],
+        np.int64(params[K.M_WIDTH]),
+        np.int64(params[K.M_DEPTH]),
+        scr[16],
+    )
+
+
+@njit
+def _decide(S, T, H, codes, cur, t, params, rng, scr):
+    """``K.mcts_move`` at a placement decision."""
+    root = scr[0]
+    K._search_root(S, root, cur, K.PH_PLACE, t, -1, -1, -1, 0)
+    return search.search(
+        root,
+        _ctx(T, codes, H, params, scr),
+        np.int64(params[K.M_ITER]),
+        params[K.M_C],
+        np.int64(params[K.M_REWARD]),
+        params[K.M_SCALE],
+        rng,
+        scr[1],
+        scr[2],
+        scr[3],
+        scr[4],
+        scr[5],
+        scr[6],
+        scr[7],
+        scr[8],
+        scr[9],
+        scr[10],
+    )
+
+
+@njit
+def _determinized(S, T, H, codes, cur, t, params, rng, scr, out):
+    """The search root of a placement decision, determinized once into ``out``."""
+    K._search_root(S, out, cur, K.PH_PLACE, t, -1, -1, -1, 0)
+    K._s_determinize(out, _ctx(T, codes, H, params, scr), rng)
 
 
 def _heuristic_weights():
@@ -75,19 +132,15 @@ def test_mcts_does_not_peek(turn):
     for state in (S, S2):
         scr = K.search_scratch(2, int(params[K.M_ITER]) + 1, _heuristic_weights())
         rng = new_state(7, turn, 16)
-        picks.append(
-            K.mcts_move(state, T, H, codes, cur, K.PH_PLACE, t, -1, -1, -1, 0, params, rng, scr)
-        )
+        picks.append(_decide(state, T, H, codes, cur, t, params, rng, scr))
     assert picks[0] == picks[1]
     assert picks[0] // 4 in set(S.front[: S.sc[K.S_NFRONT]])
     # the determinizations themselves (same stream) agree on everything hidden
     scr = K.search_scratch(2, 2, _heuristic_weights())
-    ctx = K._search_ctx(T, codes, H, params, scr)
     outs = []
     for state in (S, S2):
         w = K.new_game_state()
-        K._search_root(state, w, cur, K.PH_PLACE, t, -1, -1, -1, 0)
-        K._s_determinize(w, ctx, new_state(7, 0, 16))
+        _determinized(state, T, H, codes, cur, t, params, new_state(7, 0, 16), scr, w)
         outs.append(w)
     for name in ("pile", "hand", "gdeck", "gdisc", "avail", "srng"):
         np.testing.assert_array_equal(getattr(outs[0], name), getattr(outs[1], name), name)
