@@ -117,6 +117,25 @@ POLICY_RANDOM, POLICY_HEURISTIC, POLICY_MCTS = 0, 1, 2
 
 MODE_PLAY, MODE_REPLAY = 0, 1
 
+# tile tables ``T`` (built by ``mcsim.games.carcassonne.build_tables``, in this order)
+(
+    TB_EDGE,
+    TB_SIDE_SEG,
+    TB_PORT_SEG,
+    TB_NSEG,
+    TB_SEG_KIND,
+    TB_SEG_NSIDES,
+    TB_SEG_PEN,
+    TB_SEG_ADJ,
+    TB_FIT,
+    TB_CL_SEG,
+    TB_PTS,
+    TB_ROT_OK,
+    TB_COUNTS,
+    TB_START,
+    TB_GIFT_COUNTS,
+) = range(15)
+
 LOG_COLS = 12
 L_PLAYER, L_TILE, L_OPEN, L_GA, L_GB, L_GC, L_GD, L_X, L_Y, L_ROT, L_MEEPLE, L_RECEIVED = range(12)
 
@@ -218,26 +237,27 @@ _ONE = np.uint64(1)
 
 @njit(cache=True)
 def new_game_state():
-    """Allocate one game state: a tuple of arrays, reset and reused for every game of a batch.
+    """Allocate one game state (a ``GameState`` namedtuple of arrays), reset and reused for
+    every game of a batch.
 
     Returns
     -------
-    tuple
-        ``S[0]`` board int32[W*W] (tile index or -1), ``S[1]`` pat int32[W*W] (neighbour edge
-        pattern of empty cells), ``S[2]`` nb8 int32[W*W] (placed 8-neighbours), ``S[3]`` fpos
-        int32[W*W] (frontier position or -1), ``S[4]`` front int32[MAX_FRONT] (frontier cells),
-        ``S[5]`` tinfo int32[72, 3] (type, rotation, cell per tile index), ``S[6]`` parent,
-        ``S[7]`` fsize int32[MAX_NODES] (union-find), ``S[8]``/``S[9]`` lo/hi uint64[MAX_NODES]
-        (distinct tiles of a feature, 128-bit bitboard), ``S[10]`` fint int32[MAX_NODES, 5]
-        (``F_OPEN, F_PEN, F_MTOT, F_DONE, F_ADJ``), ``S[11]`` fmee int32[MAX_NODES, 5] (meeples
-        per player), ``S[12]`` mnode int32[5, 7] (node of each meeple; -1 supply, -2 not in the
-        game), ``S[13]`` score int32[5], ``S[14]`` breakdown int32[5, N_CAT], ``S[15]`` pile
-        int32[128], ``S[16]`` avail int32[32] (tiles per type left), ``S[17]`` hand int32[5, 5]
-        (gift cards held), ``S[18]``/``S[19]`` gift deck / discards int32[5] (per type),
-        ``S[20]`` gst int32[5, 17] (statistics, see ``play_batch``), ``S[21]`` sc int64[N_SC]
-        (scalars ``S_*``), ``S[22]`` opt int32[MAX_OPT, 4] (move lists), ``S[23]`` scratch
-        int64[64], ``S[24]`` mflag int32[5, 7] (1 = meeple placed by Synod, 2 = moved by Change
-        Position).
+    GameState
+        ``board`` int32[W*W] (tile index or -1), ``pat`` int32[W*W] (neighbour edge pattern of
+        empty cells), ``nb8`` int32[W*W] (placed 8-neighbours), ``fpos`` int32[W*W] (frontier
+        position or -1), ``front`` int32[MAX_FRONT] (frontier cells), ``tinfo`` int32[72, 3]
+        (type, rotation, cell per tile index), ``parent``, ``fsize`` int32[MAX_NODES]
+        (union-find), ``lo``/``hi`` uint64[MAX_NODES] (distinct tiles of a feature, 128-bit
+        bitboard), ``fint`` int32[MAX_NODES, 5] (``F_OPEN, F_PEN, F_MTOT, F_DONE, F_ADJ``),
+        ``fmee`` int32[MAX_NODES, 5] (meeples per player), ``mnode`` int32[5, 7] (node of each
+        meeple; -1 supply, -2 not in the game), ``score`` int32[5], ``brk`` int32[5, N_CAT]
+        (breakdown), ``pile`` int32[128], ``avail`` int32[32] (tiles per type left), ``hand``
+        int32[5, 5] (gift cards held), ``gdeck``/``gdisc`` int32[5] (gift deck / discards per
+        type), ``gst`` int32[5, 17] (statistics, see ``play_batch``), ``sc`` int64[N_SC]
+        (scalars ``S_*``), ``opt`` int32[MAX_OPT, 4] (move lists), ``scratch`` int64[64],
+        ``mflag`` int32[5, 7] (1 = meeple placed by Synod, 2 = moved by Change Position),
+        ``srng`` uint64[4] (chance stream of a search state, see "search"), ``fpm`` uint64[5]
+        and ``fcnt`` int32[64, 5] (farm scoring scratch).
     """
     ww = BOARD_W * BOARD_W
     board = np.full(ww, -1, dtype=np.int32)
@@ -310,36 +330,18 @@ F_OPEN, F_PEN, F_MTOT, F_DONE, F_ADJ = 0, 1, 2, 3, 4
 
 @njit(cache=True)
 def _reset(S):
-    (
-        board,
-        pat,
-        nb8,
-        fpos,
-        front,
-        tinfo,
-        parent,
-        fsize,
-        lo,
-        hi,
-        fint,
-        fmee,
-        mnode,
-        score,
-        brk,
-        pile,
-        avail,
-        hand,
-        gdeck,
-        gdisc,
-        gst,
-        sc,
-        opt,
-        scratch,
-        mflag,
-        srng,
-        fpm,
-        fcnt,
-    ) = S
+    board = S.board
+    pat = S.pat
+    nb8 = S.nb8
+    fpos = S.fpos
+    tinfo = S.tinfo
+    mnode = S.mnode
+    score = S.score
+    brk = S.brk
+    hand = S.hand
+    gst = S.gst
+    sc = S.sc
+    mflag = S.mflag
     mflag[:, :] = 0
     for i in range(sc[S_NPLACED]):
         c = tinfo[i, 2]
@@ -371,7 +373,7 @@ def find(parent, x):
 
 @njit(cache=True)
 def _union(S, a, b):
-    parent, fsize, lo, hi, fint, fmee = S[6], S[7], S[8], S[9], S[10], S[11]
+    parent, fsize, lo, hi, fint, fmee = S.parent, S.fsize, S.lo, S.hi, S.fint, S.fmee
     ra = find(parent, a)
     rb = find(parent, b)
     if ra == rb:
@@ -394,7 +396,7 @@ def _union(S, a, b):
 def feature_tiles(S, r):
     """Number of distinct tiles of the feature with root ``r`` (popcount of its 128-bit tile set;
     a tile the feature passes through twice counts once, §1.2, §6 #16)."""
-    return popcount(S[8][r]) + popcount(S[9][r])
+    return popcount(S.lo[r]) + popcount(S.hi[r])
 
 
 @njit(cache=True)
@@ -409,38 +411,26 @@ def place_tile(S, T, t, rot, cell, conn):
     ``sc[S_CUR]``'s count (for the "judged before placement" reading, §6 #2). Returns the new
     tile index.
     """
-    (
-        board,
-        pat,
-        nb8,
-        fpos,
-        front,
-        tinfo,
-        parent,
-        fsize,
-        lo,
-        hi,
-        fint,
-        fmee,
-        mnode,
-        score,
-        brk,
-        pile,
-        avail,
-        hand,
-        gdeck,
-        gdisc,
-        gst,
-        sc,
-        opt,
-        scratch,
-        mflag,
-        srng,
-        fpm,
-        fcnt,
-    ) = S
-    edge, side_seg, port_seg, nseg = T[0], T[1], T[2], T[3]
-    seg_kind, seg_nsides, seg_pen, seg_adj = T[4], T[5], T[6], T[7]
+    board = S.board
+    pat = S.pat
+    nb8 = S.nb8
+    fpos = S.fpos
+    front = S.front
+    tinfo = S.tinfo
+    parent = S.parent
+    fsize = S.fsize
+    lo = S.lo
+    hi = S.hi
+    fint = S.fint
+    fmee = S.fmee
+    sc = S.sc
+    edge, side_seg, port_seg, nseg = T[TB_EDGE], T[TB_SIDE_SEG], T[TB_PORT_SEG], T[TB_NSEG]
+    seg_kind, seg_nsides, seg_pen, seg_adj = (
+        T[TB_SEG_KIND],
+        T[TB_SEG_NSIDES],
+        T[TB_SEG_PEN],
+        T[TB_SEG_ADJ],
+    )
     idx = sc[S_NPLACED]
     base = idx * MAX_SEG
     w = idx >> 6
@@ -537,8 +527,16 @@ def _award(S, r, pts, cat, gift_kind):
     -- without it they would not be in the majority -- are also credited to that gift type
     (``gst[p, 12 + type]``); ``gift_kind >= 0`` credits the points to that gift (Road Sweeper).
     """
-    parent, fmee, mnode, score, brk, gst, mflag = S[6], S[11], S[12], S[13], S[14], S[20], S[24]
-    n = S[21][S_NPLAYERS]
+    parent, fmee, mnode, score, brk, gst, mflag = (
+        S.parent,
+        S.fmee,
+        S.mnode,
+        S.score,
+        S.brk,
+        S.gst,
+        S.mflag,
+    )
+    n = S.sc[S_NPLAYERS]
     mx = 0
     for p in range(n):
         if fmee[r, p] > mx:
@@ -580,8 +578,8 @@ def _second_max(fmee, r, p, n):
 @njit(cache=True)
 def _return_meeples(S, r):
     """Every meeple in feature ``r`` goes back to its owner's supply (§3.2 step 3)."""
-    parent, fint, fmee, mnode = S[6], S[10], S[11], S[12]
-    n = S[21][S_NPLAYERS]
+    parent, fint, fmee, mnode = S.parent, S.fint, S.fmee, S.mnode
+    n = S.sc[S_NPLAYERS]
     if fint[r, F_MTOT] == 0:
         return
     for p in range(n):
@@ -591,7 +589,7 @@ def _return_meeples(S, r):
             m = mnode[p, k]
             if m >= 0 and find(parent, m) == r:
                 mnode[p, k] = -1
-                S[24][p, k] = 0
+                S.mflag[p, k] = 0
         fmee[r, p] = 0
     fint[r, F_MTOT] = 0
 
@@ -601,9 +599,9 @@ def road_city_points(S, T, r, kind, complete, variant):
     """Points of the road/city with root ``r`` (§3.3): completed during play (``complete``) or
     at game end; ``kind`` is ``KIND_ROAD`` or ``KIND_CITY``; ``variant[V_TINY_CITY]`` = 1 gives a
     completed 2-tile city ``pts[P_TINY_CITY]`` (§6 #17)."""
-    pts = T[10]
+    pts = T[TB_PTS]
     tiles = feature_tiles(S, r)
-    pen = S[10][r, F_PEN]
+    pen = S.fint[r, F_PEN]
     if kind == KIND_ROAD:
         return tiles * pts[P_ROAD]
     if complete:
@@ -616,8 +614,8 @@ def road_city_points(S, T, r, kind, complete, variant):
 @njit(cache=True)
 def _score_completed(S, T, idx, variant):
     """Step 3 of §3.2 for the tile just placed: completed roads, cities, monasteries."""
-    board, nb8, tinfo, parent, fint = S[0], S[2], S[5], S[6], S[10]
-    nseg, seg_kind, cl_seg, pts = T[3], T[4], T[9], T[10]
+    board, nb8, tinfo, parent, fint = S.board, S.nb8, S.tinfo, S.parent, S.fint
+    nseg, seg_kind, cl_seg, pts = T[TB_NSEG], T[TB_SEG_KIND], T[TB_CL_SEG], T[TB_PTS]
     t = tinfo[idx, 0]
     cell = tinfo[idx, 2]
     for s in range(nseg[t]):
@@ -658,37 +656,19 @@ def score_final(S, T, variant):
     (current rule); v2 = same but each city at most once per player; v1 = city-centric, 4 per
     city to the majority over all fields touching it; none = no farm points.
     """
-    (
-        board,
-        pat,
-        nb8,
-        fpos,
-        front,
-        tinfo,
-        parent,
-        fsize,
-        lo,
-        hi,
-        fint,
-        fmee,
-        mnode,
-        score,
-        brk,
-        pile,
-        avail,
-        hand,
-        gdeck,
-        gdisc,
-        gst,
-        sc,
-        opt,
-        scratch,
-        mflag,
-        srng,
-        fpm,
-        fcnt,
-    ) = S
-    nseg, seg_kind, seg_adj, pts = T[3], T[4], T[7], T[10]
+    nb8 = S.nb8
+    tinfo = S.tinfo
+    parent = S.parent
+    fsize = S.fsize
+    lo = S.lo
+    fint = S.fint
+    fmee = S.fmee
+    score = S.score
+    brk = S.brk
+    hand = S.hand
+    gst = S.gst
+    sc = S.sc
+    nseg, seg_kind, seg_adj, pts = T[TB_NSEG], T[TB_SEG_KIND], T[TB_SEG_ADJ], T[TB_PTS]
     npl = sc[S_NPLAYERS]
     nplaced = sc[S_NPLACED]
     ncity = 0
@@ -818,8 +798,8 @@ def placements(S, T, t, distinct, out):
     ``distinct``: skip rotations that give the same oriented tile as a smaller one (symmetric
     tiles), so a uniform choice is uniform over distinct placements (§3.2 step 1).
     """
-    pat, front, sc = S[1], S[4], S[21]
-    fit, rot_ok = T[8], T[11]
+    pat, front, sc = S.pat, S.front, S.sc
+    fit, rot_ok = T[TB_FIT], T[TB_ROT_OK]
     m_ok = rot_ok[t] if distinct else 15
     n = 0
     for i in range(sc[S_NFRONT]):
@@ -839,8 +819,8 @@ def placements(S, T, t, distinct, out):
 @njit(cache=True)
 def placeable(S, T, t):
     """Whether tile type ``t`` has any legal placement (§3.2 step 1; else it is removed)."""
-    pat, front, sc = S[1], S[4], S[21]
-    fit = T[8]
+    pat, front, sc = S.pat, S.front, S.sc
+    fit = T[TB_FIT]
     for i in range(sc[S_NFRONT]):
         if fit[t, pat[front[i]]]:
             return True
@@ -853,8 +833,8 @@ def meeple_options(S, T, idx, player, out):
     (int64[>= 9]) after ``out[0] = -1`` (no meeple); returns the count. A segment qualifies when
     its feature holds no meeple (a monastery on the new tile always does); none when the
     player's supply is empty."""
-    tinfo, parent, fint, mnode = S[5], S[6], S[10], S[12]
-    nseg, seg_kind = T[3], T[4]
+    tinfo, parent, fint, mnode = S.tinfo, S.parent, S.fint, S.mnode
+    nseg, seg_kind = T[TB_NSEG], T[TB_SEG_KIND]
     out[0] = -1
     n = 1
     have = False
@@ -874,7 +854,7 @@ def meeple_options(S, T, idx, player, out):
 
 @njit(cache=True)
 def _put_meeple(S, node, player):
-    parent, fint, fmee, mnode = S[6], S[10], S[11], S[12]
+    parent, fint, fmee, mnode = S.parent, S.fint, S.fmee, S.mnode
     for k in range(MAX_MEEPLES):
         if mnode[player, k] == -1:
             mnode[player, k] = node
@@ -890,7 +870,7 @@ def supply(S, player):
     """Meeples of ``player`` in supply (§3.1: 7 per player)."""
     c = 0
     for k in range(MAX_MEEPLES):
-        if S[12][player, k] == -1:
+        if S.mnode[player, k] == -1:
             c += 1
     return c
 
@@ -912,9 +892,9 @@ def gift_earned(S, T, idx, player, conn, variant):
     the merge (``conn`` bits 2/4 from ``place_tile``). (§6 #4, whether the step-2 meeple counts,
     cannot change the outcome: that meeple only goes on an unoccupied feature, which gives no gift.)
     """
-    tinfo, parent, fint, fmee = S[5], S[6], S[10], S[11]
-    nseg, seg_kind = T[3], T[4]
-    npl = S[21][S_NPLAYERS]
+    tinfo, parent, fint, fmee = S.tinfo, S.parent, S.fint, S.fmee
+    nseg, seg_kind = T[TB_NSEG], T[TB_SEG_KIND]
+    npl = S.sc[S_NPLAYERS]
     t = tinfo[idx, 0]
     for s in range(nseg[t]):
         if seg_kind[t, s] > KIND_ROAD or conn[s] == 0:
@@ -951,7 +931,7 @@ def _draw_gift_card(S, grng, mode, gscript, gpos):
     ``gscript`` (validated: must be in the deck); past the end of ``gscript`` a deck of a single
     card type still gives that card (the draw has no choice, e.g. a one-card reshuffled pile).
     """
-    gdeck, gdisc = S[18], S[19]
+    gdeck, gdisc = S.gdeck, S.gdisc
     tot = 0
     for g in range(N_GIFT):
         tot += gdeck[g]
@@ -990,8 +970,8 @@ def _draw_gift_card(S, grng, mode, gscript, gpos):
 def unfinished_monasteries(S, T, out):
     """Nodes of the monasteries on the board that are not complete (Synod targets, §4.4.1),
     into ``out`` (int array); returns the count."""
-    tinfo, nb8, sc = S[5], S[2], S[21]
-    cl_seg = T[9]
+    tinfo, nb8, sc = S.tinfo, S.nb8, S.sc
+    cl_seg = T[TB_CL_SEG]
     n = 0
     for i in range(sc[S_NPLACED]):
         cs = cl_seg[tinfo[i, 0]]
@@ -1005,8 +985,8 @@ def unfinished_monasteries(S, T, out):
 def unfinished_roads(S, T, out):
     """Root nodes of the unfinished roads (Road Sweeper targets, §4.4.2), into ``out``; returns
     the count."""
-    tinfo, parent, fint, sc = S[5], S[6], S[10], S[21]
-    nseg, seg_kind = T[3], T[4]
+    tinfo, parent, fint, sc = S.tinfo, S.parent, S.fint, S.sc
+    nseg, seg_kind = T[TB_NSEG], T[TB_SEG_KIND]
     n = 0
     for i in range(sc[S_NPLACED]):
         t = tinfo[i, 0]
@@ -1022,7 +1002,7 @@ def unfinished_roads(S, T, out):
 def own_meeples(S, player, out):
     """Distinct nodes holding a meeple of ``player`` (Cash Out / Change Position sources), into
     ``out``; returns the count."""
-    mnode = S[12]
+    mnode = S.mnode
     n = 0
     for k in range(MAX_MEEPLES):
         m = mnode[player, k]
@@ -1044,8 +1024,8 @@ def change_targets(S, T, node, variant, out):
     ``out``; returns the count. Standing (road/city/monastery) -> any field segment; lying ->
     any road/city/monastery segment, occupied or not, except completed ones unless
     ``variant[V_CHANGE_COMPLETED] == 1``."""
-    tinfo, parent, nb8, fint = S[5], S[6], S[2], S[10]
-    nseg, seg_kind = T[3], T[4]
+    tinfo, parent, nb8, fint = S.tinfo, S.parent, S.nb8, S.fint
+    nseg, seg_kind = T[TB_NSEG], T[TB_SEG_KIND]
     idx = node // MAX_SEG
     s0 = node % MAX_SEG
     t = tinfo[idx, 0]
@@ -1068,7 +1048,7 @@ def change_targets(S, T, node, variant, out):
 
 @njit(cache=True)
 def _move_meeple(S, player, frm, to):
-    parent, fint, fmee, mnode = S[6], S[10], S[11], S[12]
+    parent, fint, fmee, mnode = S.parent, S.fint, S.fmee, S.mnode
     for k in range(MAX_MEEPLES):
         if mnode[player, k] == frm:
             r = find(parent, frm)
@@ -1076,10 +1056,10 @@ def _move_meeple(S, player, frm, to):
             fint[r, F_MTOT] -= 1
             if to < 0:
                 mnode[player, k] = -1
-                S[24][player, k] = 0
+                S.mflag[player, k] = 0
             else:
                 mnode[player, k] = to
-                S[24][player, k] = 2
+                S.mflag[player, k] = 2
                 r2 = find(parent, to)
                 fmee[r2, player] += 1
                 fint[r2, F_MTOT] += 1
@@ -1090,17 +1070,17 @@ def _move_meeple(S, player, frm, to):
 def cash_out_points(S, T, node, player, variant):
     """Cash Out (§4.4.3, §6 #7): 2 (``pts[P_CASH_OUT]``) per meeple in the feature of ``node``,
     counting all players' meeples (default) or the player's own only."""
-    r = find(S[6], node)
+    r = find(S.parent, node)
     if variant[V_CASH_OUT] == 0:
-        return T[10][P_CASH_OUT] * S[10][r, F_MTOT]
-    return T[10][P_CASH_OUT] * S[11][r, player]
+        return T[TB_PTS][P_CASH_OUT] * S.fint[r, F_MTOT]
+    return T[TB_PTS][P_CASH_OUT] * S.fmee[r, player]
 
 
 @njit(cache=True)
 def road_sweep(S, T, root):
     """Road Sweeper (§4.4.2): score the unfinished road with root ``root`` as at game end (1 per
     tile) for the majority, then return all its meeples; the road stays open and empty."""
-    _award(S, root, feature_tiles(S, root) * T[10][P_ROAD], CAT_GIFT, GIFT_SWEEPER)
+    _award(S, root, feature_tiles(S, root) * T[TB_PTS][P_ROAD], CAT_GIFT, GIFT_SWEEPER)
     _return_meeples(S, root)
 
 
@@ -1161,8 +1141,8 @@ def _util(kind, complete, opn, tiles, pen, adj, mee, cur, npl, params, pot, mcos
 
 @njit(cache=True)
 def _root_util(S, r, kind, cur, params, pot, mcost, progress, extra_me, mee):
-    fint, fmee = S[10], S[11]
-    npl = S[21][S_NPLAYERS]
+    fint, fmee = S.fint, S.fmee
+    npl = S.sc[S_NPLAYERS]
     for p in range(npl):
         mee[p] = fmee[r, p]
     mee[cur] += extra_me
@@ -1192,18 +1172,18 @@ def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
     ``H`` = (roots int64[8, 8], nroots int64[8], conn int64[8], grp int64[8], mee int64[5]).
     Best segment -1 = no meeple.
     """
-    board, nb8, tinfo, parent, lo, hi = S[0], S[2], S[5], S[6], S[8], S[9]
-    fint, fmee, sc = S[10], S[11], S[21]
+    board, nb8, tinfo, parent, lo, hi = S.board, S.nb8, S.tinfo, S.parent, S.lo, S.hi
+    fint, fmee, sc = S.fint, S.fmee, S.sc
     edge, side_seg, port_seg, nseg, seg_kind, seg_nsides, seg_pen, seg_adj, cl_seg = (
-        T[0],
-        T[1],
-        T[2],
-        T[3],
-        T[4],
-        T[5],
-        T[6],
-        T[7],
-        T[9],
+        T[TB_EDGE],
+        T[TB_SIDE_SEG],
+        T[TB_PORT_SEG],
+        T[TB_NSEG],
+        T[TB_SEG_KIND],
+        T[TB_SEG_NSIDES],
+        T[TB_SEG_PEN],
+        T[TB_SEG_ADJ],
+        T[TB_CL_SEG],
     )
     roots, nr, conn, grp, mee = H
     npl = sc[S_NPLAYERS]
@@ -1420,8 +1400,8 @@ def best_placement(S, T, t, cur, params, variant, H, opts):
 @njit(cache=True)
 def _gift_gain(S, T, H, cur, g, t, params, variant, opts):
     """Heuristic gain of opening gift ``g`` now (before placing ``t``): (gain, node, segment)."""
-    parent, fint, fmee, tinfo, nb8, sc = S[6], S[10], S[11], S[5], S[2], S[21]
-    seg_kind = T[4]
+    parent, fint, fmee, tinfo, nb8, sc = S.parent, S.fint, S.fmee, S.tinfo, S.nb8, S.sc
+    seg_kind = T[TB_SEG_KIND]
     npl = sc[S_NPLAYERS]
     pot = params[H_POT] * sc[S_PILE_N] / 71.0
     progress = sc[S_NPLACED] / 72.0
@@ -1502,7 +1482,7 @@ def _draw_tile(S, drng, mode, tscript, tlog):
     Replay: -2 when the record's draw list ends first (an unfinished game), -3 when the recorded
     tile is not in the remaining pile.
     """
-    pile, avail, sc = S[15], S[16], S[21]
+    pile, avail, sc = S.pile, S.avail, S.sc
     if sc[S_PILE_N] == 0:
         return -1
     if mode == MODE_REPLAY:
@@ -1526,7 +1506,7 @@ def _draw_tile(S, drng, mode, tscript, tlog):
 @njit(cache=True)
 def _return_tile(S, t, grng, mode):
     """Take 2: shuffle tile ``t`` back into the draw pile at a uniform position (§4.4.5, §6 #10)."""
-    pile, avail, sc = S[15], S[16], S[21]
+    pile, avail, sc = S.pile, S.avail, S.sc
     if mode == MODE_PLAY:
         pos = sc[S_PILE_POS]
         n = sc[S_PILE_N]
@@ -1557,8 +1537,8 @@ def _node_at(S, T, x, y, s):
     c = _cell(x, y)
     if c < 0:
         return -1
-    j = S[0][c]
-    if j < 0 or s < 0 or s >= T[3][S[5][j, 0]]:
+    j = S.board[c]
+    if j < 0 or s < 0 or s >= T[TB_NSEG][S.tinfo[j, 0]]:
         return -1
     return j * MAX_SEG + s
 
@@ -1566,8 +1546,35 @@ def _node_at(S, T, x, y, s):
 # inlined: called with 8 different ERR_* literals, each a compile of its own otherwise
 @njit(cache=True, inline="always")
 def _fail(S, kind, turn):
-    S[21][S_ERR] = kind
-    S[21][S_ERR_TURN] = turn
+    S.sc[S_ERR] = kind
+    S.sc[S_ERR_TURN] = turn
+
+
+#: what the steps of one game share (built once per game by ``play_game``): tables ``T``,
+#: heuristic scratch ``H``, variant codes, the seats' policy ids and parameters, the mode, the
+#: replay scripts, the logs written, and the deal / gift / per-seat policy random streams.
+Run = namedtuple(
+    "Run",
+    [
+        "T",
+        "H",
+        "variant",
+        "pol_ids",
+        "pol_params",
+        "mode",
+        "tscript",
+        "gscript",
+        "rscript",
+        "log",
+        "tlog",
+        "glog",
+        "drng",
+        "grng",
+        "prng",
+    ],
+)
+#: a step's return value when a replay stopped at an illegal record (``_fail`` was called)
+BAD = -1000
 
 
 @njit(cache=True)
@@ -1594,10 +1601,10 @@ def play_game(
 
     Parameters
     ----------
-    S : tuple
+    S : GameState
         State from ``new_game_state()`` (reset here).
     T : tuple
-        Tile tables built by ``mcsim.games.carcassonne.build_tables``.
+        Tile tables built by ``mcsim.games.carcassonne.build_tables`` (slots ``TB_*``).
     H : tuple
         Heuristic scratch arrays (``new_scratch()``).
     game_index, root_seed : int
@@ -1632,14 +1639,12 @@ def play_game(
     prng = np.empty((npl, 4), dtype=np.uint64)
     for p in range(npl):
         prng[p, :] = new_state(root_seed, game_index, STREAM_POLICY + p)
-    _play_turns(
-        S,
+    R = Run(
         T,
         H,
-        npl,
+        variant,
         pol_ids,
         pol_params,
-        variant,
         mode,
         tscript,
         gscript,
@@ -1650,95 +1655,36 @@ def play_game(
         drng,
         grng,
         prng,
-        mscr,
     )
-    if S[21][S_FINISHED] == 1:
+    _play_turns(S, R, npl, mscr)
+    if S.sc[S_FINISHED] == 1:
         score_final(S, T, variant)
 
 
-# Numba's reference counting (atomic NRT_incref/NRT_decref on every array passed to the
-# helpers; S alone holds 25 arrays) was about 40% of the time of random play; the refcount
-# pruning pass cannot remove them across the branches (numba/numba#2345, #2350). The turns
-# allocate nothing (random states and scratch come from ``play_game``; ``score_final``, which
-# allocates, runs after), so they are compiled without NRT (``_nrt=False``, the workaround in
-# those issues). Everything they call must not allocate (a compile error says so if it does).
-@njit(cache=True, _nrt=False)
-def _play_turns(
-    S,
-    T,
-    H,
-    npl,
-    pol_ids,
-    pol_params,
-    variant,
-    mode,
-    tscript,
-    gscript,
-    rscript,
-    log,
-    tlog,
-    glog,
-    drng,
-    grng,
-    prng,
-    mscr,
-):
-    """Body of ``play_game`` up to the final scoring: reset, start tile, pile, then turns until
-    the pile is empty (sets ``sc[S_FINISHED]``) or a replay stops; ``drng``/``grng`` uint64[4]
-    and ``prng`` uint64[npl, 4] are the deal, gift and per-seat policy streams."""
-    (
-        board,
-        pat,
-        nb8,
-        fpos,
-        front,
-        tinfo,
-        parent,
-        fsize,
-        lo,
-        hi,
-        fint,
-        fmee,
-        mnode,
-        score,
-        brk,
-        pile,
-        avail,
-        hand,
-        gdeck,
-        gdisc,
-        gst,
-        sc,
-        opt,
-        scratch,
-        mflag,
-        srng,
-        fpm,
-        fcnt,
-    ) = S
-    cl_seg, pts, counts = T[9], T[10], T[12]
-    start_t = T[13][0]
-    gift_counts = T[14]
+@njit(cache=True)
+def _setup(S, T, npl, variant, mode, drng):
+    """Reset ``S``; meeples in supply, the start tile, the draw pile (shuffled with ``drng`` in
+    play mode) and the gift deck (§3.1, §4.1)."""
     _reset(S)
-    sc[S_NPLAYERS] = npl
-    gifts = variant[V_GIFTS] == 1
+    pts, counts = T[TB_PTS], T[TB_COUNTS]
+    start_t = T[TB_START][0]
+    gift_counts = T[TB_GIFT_COUNTS]
+    S.sc[S_NPLAYERS] = npl
     nmee = min(pts[P_MEEPLES], MAX_MEEPLES)
     for p in range(npl):
         for k in range(nmee, MAX_MEEPLES):
-            mnode[p, k] = -2  # not in the game (fewer meeples than slots)
-    conn = scratch[0:8]
-    mopts = scratch[8:24]
-    # start tile (§3.1)
-    place_tile(S, T, start_t, 0, CENTER_CELL, conn)
+            S.mnode[p, k] = -2  # not in the game (fewer meeples than slots)
+    place_tile(S, T, start_t, 0, CENTER_CELL, S.scratch[0:8])
+    pile = S.pile
     n = 0
     for t in range(counts.shape[0]):
         c = counts[t] - (1 if t == start_t else 0)
-        avail[t] = c
+        S.avail[t] = c
         for _ in range(c):
             pile[n] = t
             n += 1
-    sc[S_PILE_N] = n
-    sc[S_PILE_POS] = 0
+    S.sc[S_PILE_N] = n
+    S.sc[S_PILE_POS] = 0
     if mode == MODE_PLAY:
         for i in range(n - 1, 0, -1):
             j = randint(drng, i + 1)
@@ -1746,17 +1692,36 @@ def _play_turns(
             pile[i] = pile[j]
             pile[j] = tmp
     for g in range(N_GIFT):
-        gdeck[g] = gift_counts[g] if gifts else 0
-        gdisc[g] = 0
+        S.gdeck[g] = gift_counts[g] if variant[V_GIFTS] == 1 else 0
+        S.gdisc[g] = 0
+
+
+@njit(cache=True)
+def _draw_placeable(S, T, cur, drng, mode, tscript, tlog):
+    """Draw until a placeable tile (§3.2.1, §6 #14; the others are removed and counted in
+    ``gst[cur, 1]``); the codes of ``_draw_tile`` when there is none."""
+    t = _draw_tile(S, drng, mode, tscript, tlog)
+    while t >= 0 and not placeable(S, T, t):
+        S.gst[cur, 1] += 1
+        t = _draw_tile(S, drng, mode, tscript, tlog)
+    return t
+
+
+# Numba's reference counting (atomic NRT_incref/NRT_decref on every array passed to the
+# helpers; S alone holds 28 arrays) was about 40% of the time of random play; the refcount
+# pruning pass cannot remove them across the branches (numba/numba#2345, #2350). The turns
+# allocate nothing (random states and scratch come from ``play_game``; ``score_final`` runs
+# after), so they are compiled without NRT (``_nrt=False``, the workaround in those issues).
+# Everything they call (the search included) must not allocate (a compile error says so).
+@njit(cache=True, _nrt=False)
+def _play_turns(S, R, npl, mscr):
+    """Body of ``play_game`` up to the final scoring: setup, then turns until the pile is empty
+    (sets ``sc[S_FINISHED]``) or a replay stops."""
+    _setup(S, R.T, npl, R.variant, R.mode, R.drng)
     cur = 0
     turn = 0
-    nlog = log.shape[0]
     while True:
-        # ---- step 1a: draw until placeable (§3.2.1, §6 #14)
-        t = _draw_tile(S, drng, mode, tscript, tlog)
-        while t >= 0 and not placeable(S, T, t):
-            gst[cur, 1] += 1
-            t = _draw_tile(S, drng, mode, tscript, tlog)
+        t = _draw_placeable(S, R.T, cur, R.drng, R.mode, R.tscript, R.tlog)
         if t == -3:
             _fail(S, ERR_DRAW, turn)
             return
@@ -1764,388 +1729,444 @@ def _play_turns(
             return  # replay of an unfinished game: stop before the next turn
         if t < 0:
             break
-        if mode == MODE_REPLAY and turn >= rscript.shape[0]:
+        if R.mode == MODE_REPLAY and turn >= R.rscript.shape[0]:
             return  # unfinished game
-        pid = pol_ids[cur]
-        params = pol_params[cur]
-        rng = prng[cur]
-        row = turn if turn < nlog else nlog - 1
+        if not _turn(S, R, cur, turn, t, mscr):
+            return
+        turn += 1
+        S.sc[S_TURN] = turn
+        cur = (cur + 1) % npl
+    if R.mode == MODE_REPLAY and turn != R.rscript.shape[0]:
+        _fail(S, ERR_LENGTH, turn)
+        return
+    S.sc[S_FINISHED] = 1
+
+
+@njit(cache=True)
+def _turn(S, R, cur, turn, t, mscr):
+    """One turn of seat ``cur`` holding tile ``t``: gift (§4.3), placement (§3.2.1), meeple
+    (§3.2.2), gift card earned (§4.2), scoring (§3.2.3). False when a replay stopped."""
+    log = R.log
+    nlog = log.shape[0]
+    row = turn if turn < nlog else nlog - 1
+    if nlog > 0:
+        log[row, :] = -1
+        log[row, L_PLAYER] = cur
+        log[row, L_GA : L_GD + 1] = NO_EFFECT
+    opened = _choose_open(S, R, cur, t, turn, mscr)
+    if opened == BAD:
+        return False
+    pc = -1
+    pr = -1
+    ps = -2  # the heuristic's planned meeple segment (-2 = no plan yet)
+    if opened >= 0:
+        ok, t, pc, pr, ps = _open_gift(S, R, cur, t, opened, turn, row, mscr)
+        if not ok:
+            return False
+    c, r, ps = _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, mscr)
+    if c == BAD:
+        return False
+    S.sc[S_CUR] = cur
+    idx = place_tile(S, R.T, t, r, c, S.scratch[0:8])
+    if nlog > 0:
+        x, y = _xy(c)
+        log[row, L_TILE] = t
+        log[row, L_X] = x
+        log[row, L_Y] = y
+        log[row, L_ROT] = r
+    # receiving a gift (§4.2), judged before the meeple step (§6 #4); drawn after it
+    earned = R.variant[V_GIFTS] == 1 and gift_earned(S, R.T, idx, cur, S.scratch[0:8], R.variant)
+    s = _choose_meeple(S, R, cur, t, opened, idx, earned, turn, ps, mscr)
+    if s == BAD:
+        return False
+    if nlog > 0:
+        log[row, L_MEEPLE] = s
+    g = finish_turn(S, R.T, R.variant, cur, idx, s, earned, R.grng, R.mode, R.gscript)
+    if g == -2:
+        _fail(S, ERR_GIFT_DRAW, turn)
+        return False
+    if g >= 0:
+        if S.sc[S_GDRAWN] < R.glog.shape[0]:
+            R.glog[S.sc[S_GDRAWN]] = g
+        S.sc[S_GDRAWN] += 1
         if nlog > 0:
-            log[row, :] = -1
-            log[row, L_PLAYER] = cur
-            log[row, L_GA : L_GD + 1] = NO_EFFECT
-        # ---- gift opening (§4.3)
-        opened = -1
-        nheld = 0
-        if gifts:
-            for g in range(N_GIFT):
-                nheld += hand[cur, g]
-        planned_c = -1
-        planned_r = -1
-        planned_s = -2
-        if nheld > 0:
-            if mode == MODE_REPLAY:
-                opened = rscript[turn, L_OPEN]
-                if opened != -1 and (opened < 0 or opened >= N_GIFT or hand[cur, opened] == 0):
-                    opt[0, 0] = -1
-                    k = 1
-                    for g in range(N_GIFT):
-                        if hand[cur, g] > 0:
-                            opt[k, 0] = g
-                            k += 1
-                    sc[S_NOPT] = k
-                    _fail(S, ERR_OPEN, turn)
-                    return
-            elif pid == POLICY_RANDOM:
-                cnt = 0  # none or one of the held types, uniformly
-                for g in range(N_GIFT):
-                    if hand[cur, g] > 0:
-                        cnt += 1
-                k = randint(rng, cnt + 1) - 1
-                if k >= 0:
-                    for g in range(N_GIFT):
-                        if hand[cur, g] > 0:
-                            if k == 0:
-                                opened = g
-                                break
-                            k -= 1
-            elif pid == POLICY_MCTS:
-                if mscr is not None:
-                    opened = (
-                        mcts_move(
-                            S, T, H, variant, cur, PH_OPEN, t, -1, -1, -1, 0, params, rng, mscr
-                        )
-                        - BASE_OPEN
-                    )
-                    if opened == N_GIFT:
-                        opened = -1
-            else:
-                bestg = -1e18
-                for g in range(N_GIFT):
-                    if hand[cur, g] > 0:
-                        v, _a, _b = _gift_gain(S, T, H, cur, g, t, params, variant, opt)
-                        if v > bestg:
-                            bestg = v
-                            if v > params[H_HOLD]:
-                                opened = g
-        elif mode == MODE_REPLAY and rscript[turn, L_OPEN] != -1:
+            log[row, L_RECEIVED] = g
+    return True
+
+
+@njit(cache=True)
+def _choose_open(S, R, cur, t, turn, mscr):
+    """The gift card ``cur`` opens this turn (§4.3): a held type, -1 none, ``BAD`` when a
+    replay's choice is illegal."""
+    hand, opt, sc = S.hand, S.opt, S.sc
+    nheld = 0
+    if R.variant[V_GIFTS] == 1:
+        for g in range(N_GIFT):
+            nheld += hand[cur, g]
+    if nheld == 0:
+        if R.mode == MODE_REPLAY and R.rscript[turn, L_OPEN] != -1:
             opt[0, 0] = -1
             sc[S_NOPT] = 1
             _fail(S, ERR_OPEN, turn)
-            return
-        if opened >= 0:
-            hand[cur, opened] -= 1
-            gdisc[opened] += 1  # face-up discard pile, reshuffled when the deck is empty (§4.3)
-            gst[cur, 7 + opened] += 1
-            if nlog > 0:
-                log[row, L_OPEN] = opened
-            if opened == GIFT_SYNOD or opened == GIFT_SWEEPER or opened == GIFT_CASHOUT:
-                if opened == GIFT_SYNOD:
-                    no = unfinished_monasteries(S, T, opt[:, 3]) if supply(S, cur) > 0 else 0
-                elif opened == GIFT_SWEEPER:
-                    no = unfinished_roads(S, T, opt[:, 3])
-                else:
-                    no = own_meeples(S, cur, opt[:, 3])
-                target = -1
-                if no > 0:
-                    if mode == MODE_REPLAY:
-                        if opened == GIFT_SYNOD:
-                            c = _cell(rscript[turn, L_GA], rscript[turn, L_GB])
-                            nd = -1
-                            if c >= 0 and board[c] >= 0 and cl_seg[tinfo[board[c], 0]] >= 0:
-                                nd = board[c] * MAX_SEG + cl_seg[tinfo[board[c], 0]]
-                        else:
-                            nd = _node_at(
-                                S, T, rscript[turn, L_GA], rscript[turn, L_GB], rscript[turn, L_GC]
-                            )
-                        if nd >= 0 and opened == GIFT_SWEEPER:
-                            nd = find(parent, nd)
-                        for i in range(no):
-                            if opt[i, 3] == nd:
-                                target = nd
-                        if target < 0:
-                            sc[S_NOPT] = no
-                            _fail(S, ERR_GIFT_ARG, turn)
-                            return
-                    elif pid == POLICY_RANDOM:
-                        target = opt[randint(rng, no), 3]
-                    elif pid == POLICY_MCTS:
-                        if mscr is not None:
-                            target = (
-                                mcts_move(
-                                    S,
-                                    T,
-                                    H,
-                                    variant,
-                                    cur,
-                                    PH_TARGET,
-                                    t,
-                                    -1,
-                                    opened,
-                                    -1,
-                                    0,
-                                    params,
-                                    rng,
-                                    mscr,
-                                )
-                                - BASE_NODE
-                            )
-                    else:
-                        v, target, _b = _gift_gain(S, T, H, cur, opened, t, params, variant, opt)
-                        if target < 0:
-                            target = opt[0, 3]
-                elif mode == MODE_REPLAY and rscript[turn, L_GA] != NO_EFFECT:
-                    sc[S_NOPT] = 0
-                    _fail(S, ERR_GIFT_ARG, turn)
-                    return
-                if target >= 0:
-                    if nlog > 0:
-                        x, y = _xy(tinfo[target // MAX_SEG, 2])
-                        log[row, L_GA] = x
-                        log[row, L_GB] = y
-                        if opened != GIFT_SYNOD:
-                            log[row, L_GC] = target % MAX_SEG
-                    if opened == GIFT_SYNOD:
-                        S[24][cur, _put_meeple(S, target, cur)] = 1
-                    elif opened == GIFT_SWEEPER:
-                        road_sweep(S, T, target)
-                    else:
-                        v = cash_out_points(S, T, target, cur, variant)
-                        score[cur] += v
-                        brk[cur, CAT_GIFT] += v
-                        gst[cur, 12 + GIFT_CASHOUT] += v
-                        _move_meeple(S, cur, target, -1)
-            elif opened == GIFT_CHANGE:
-                nm = own_meeples(S, cur, mopts)
-                no = 0
-                for i in range(nm):
-                    k = change_targets(S, T, mopts[i], variant, conn)
-                    for q in range(k):
-                        opt[no, 0] = mopts[i]
-                        opt[no, 1] = conn[q]
-                        no += 1
-                choice = -1
-                if no > 0:
-                    if mode == MODE_REPLAY:
-                        nd = _node_at(
-                            S, T, rscript[turn, L_GA], rscript[turn, L_GB], rscript[turn, L_GC]
-                        )
-                        for i in range(no):
-                            if opt[i, 0] == nd and opt[i, 1] == rscript[turn, L_GD]:
-                                choice = i
-                        if choice < 0:
-                            sc[S_NOPT] = no
-                            _fail(S, ERR_GIFT_ARG, turn)
-                            return
-                    elif pid == POLICY_MCTS:
-                        if mscr is not None:
-                            m = (
-                                mcts_move(
-                                    S,
-                                    T,
-                                    H,
-                                    variant,
-                                    cur,
-                                    PH_CHANGE,
-                                    t,
-                                    -1,
-                                    opened,
-                                    -1,
-                                    0,
-                                    params,
-                                    rng,
-                                    mscr,
-                                )
-                                - BASE_CHANGE
-                            )
-                            for i in range(no):
-                                if opt[i, 0] == m // MAX_SEG and opt[i, 1] == m % MAX_SEG:
-                                    choice = i
-                    else:
-                        choice = randint(rng, no)  # the heuristic never opens it
-                elif mode == MODE_REPLAY and rscript[turn, L_GA] != NO_EFFECT:
-                    sc[S_NOPT] = 0
-                    _fail(S, ERR_GIFT_ARG, turn)
-                    return
-                if choice >= 0:
-                    frm = opt[choice, 0]
-                    to = (frm // MAX_SEG) * MAX_SEG + opt[choice, 1]
-                    if nlog > 0:
-                        x, y = _xy(tinfo[frm // MAX_SEG, 2])
-                        log[row, L_GA] = x
-                        log[row, L_GB] = y
-                        log[row, L_GC] = frm % MAX_SEG
-                        log[row, L_GD] = opt[choice, 1]
-                    _move_meeple(S, cur, frm, to)
-            elif opened == GIFT_TAKE2:
-                t2 = _draw_tile(S, drng, mode, tscript, tlog)
-                while t2 >= 0 and not placeable(S, T, t2):
-                    gst[cur, 1] += 1
-                    t2 = _draw_tile(S, drng, mode, tscript, tlog)
-                if t2 <= -2:
-                    _fail(S, ERR_DRAW, turn)
-                    return
-                if t2 >= 0:
-                    keep = t
-                    if mode == MODE_REPLAY:
-                        keep = rscript[turn, L_GA]
-                        if keep != t and keep != t2:
-                            opt[0, 0] = t
-                            opt[1, 0] = t2
-                            sc[S_NOPT] = 2
-                            _fail(S, ERR_GIFT_ARG, turn)
-                            return
-                    elif pid == POLICY_RANDOM:
-                        if randint(rng, 2) == 1:
-                            keep = t2
-                    elif pid == POLICY_MCTS:
-                        if mscr is not None:
-                            keep = (
-                                mcts_move(
-                                    S,
-                                    T,
-                                    H,
-                                    variant,
-                                    cur,
-                                    PH_KEEP,
-                                    t,
-                                    t2,
-                                    opened,
-                                    -1,
-                                    0,
-                                    params,
-                                    rng,
-                                    mscr,
-                                )
-                                - BASE_KEEP
-                            )
-                    else:
-                        c1, r1, s1, v1 = best_placement(S, T, t, cur, params, variant, H, opt)
-                        c2, r2, s2, v2 = best_placement(S, T, t2, cur, params, variant, H, opt)
-                        if v2 > v1:
-                            keep = t2
-                            planned_c, planned_r, planned_s = c2, r2, s2
-                        else:
-                            planned_c, planned_r, planned_s = c1, r1, s1
-                    other = t2 if keep == t else t
-                    t = keep
-                    if nlog > 0:
-                        log[row, L_GA] = keep
-                    if variant[V_TAKE2_OTHER] == 0:
-                        _return_tile(S, other, grng, mode)
-        # ---- step 1b: place (§3.2.1)
-        if mode == MODE_REPLAY:
-            if rscript[turn, L_TILE] != t:
-                opt[0, 0] = t
-                sc[S_NOPT] = 1
-                _fail(S, ERR_TILE, turn)
-                return
-            c = _cell(rscript[turn, L_X], rscript[turn, L_Y])
-            r = rscript[turn, L_ROT]
-            if c < 0 or fpos[c] < 0 or r < 0 or r > 3 or not (T[8][t, pat[c]] >> r) & 1:
-                sc[S_NOPT] = placements(S, T, t, False, opt)
-                _fail(S, ERR_PLACE, turn)
-                return
-        elif planned_s != -2:
-            c = planned_c
-            r = planned_r
+            return BAD
+        return -1
+    pid = R.pol_ids[cur]
+    params = R.pol_params[cur]
+    rng = R.prng[cur]
+    opened = -1
+    if R.mode == MODE_REPLAY:
+        opened = np.int64(R.rscript[turn, L_OPEN])
+        if opened != -1 and (opened < 0 or opened >= N_GIFT or hand[cur, opened] == 0):
+            opt[0, 0] = -1
+            k = 1
+            for g in range(N_GIFT):
+                if hand[cur, g] > 0:
+                    opt[k, 0] = g
+                    k += 1
+            sc[S_NOPT] = k
+            _fail(S, ERR_OPEN, turn)
+            return BAD
+    elif pid == POLICY_RANDOM:
+        cnt = 0  # none or one of the held types, uniformly
+        for g in range(N_GIFT):
+            if hand[cur, g] > 0:
+                cnt += 1
+        k = randint(rng, cnt + 1) - 1
+        if k >= 0:
+            for g in range(N_GIFT):
+                if hand[cur, g] > 0:
+                    if k == 0:
+                        opened = g
+                        break
+                    k -= 1
+    elif pid == POLICY_MCTS:
+        if mscr is not None:
+            m = mcts_move(S, R.T, R.H, R.variant, cur, PH_OPEN, t, -1, -1, -1, 0, params, rng, mscr)
+            opened = m - BASE_OPEN if m - BASE_OPEN < N_GIFT else -1
+    else:
+        bestg = -1e18
+        for g in range(N_GIFT):
+            if hand[cur, g] > 0:
+                v, _a, _b = _gift_gain(S, R.T, R.H, cur, g, t, params, R.variant, opt)
+                if v > bestg:
+                    bestg = v
+                    if v > params[H_HOLD]:
+                        opened = g
+    return opened
+
+
+@njit(cache=True)
+def _open_gift(S, R, cur, t, opened, turn, row, mscr):
+    """Open gift ``opened`` (to the face-up discards, §4.3) and play it (§4.4). Returns (ok,
+    tile to place, planned cell, rotation, segment of the heuristic: -2 = none)."""
+    S.hand[cur, opened] -= 1
+    S.gdisc[opened] += 1  # face-up discard pile, reshuffled when the deck is empty (§4.3)
+    S.gst[cur, 7 + opened] += 1
+    if R.log.shape[0] > 0:
+        R.log[row, L_OPEN] = opened
+    if opened == GIFT_TAKE2:
+        return _gift_take2(S, R, cur, t, opened, turn, row, mscr)
+    if opened == GIFT_CHANGE:
+        ok = _gift_change(S, R, cur, t, opened, turn, row, mscr)
+    else:
+        ok = _gift_target(S, R, cur, t, opened, turn, row, mscr)
+    return ok, t, -1, -1, -2
+
+
+@njit(cache=True)
+def _gift_target(S, R, cur, t, opened, turn, row, mscr):
+    """Synod, Road Sweeper or Cash Out (§4.4.1-§4.4.3): choose the target and apply it; an
+    opening without target has no effect (§6 #5, #6). False when a replay stopped."""
+    T, opt, rscript, log = R.T, S.opt, R.rscript, R.log
+    no = _s_targets(S, T, cur, opened, opt[:, 3])
+    pid = R.pol_ids[cur]
+    target = -1
+    if no > 0:
+        if R.mode == MODE_REPLAY:
+            if opened == GIFT_SYNOD:
+                c = _cell(rscript[turn, L_GA], rscript[turn, L_GB])
+                nd = -1
+                if c >= 0 and S.board[c] >= 0:
+                    cs = T[TB_CL_SEG][S.tinfo[S.board[c], 0]]
+                    if cs >= 0:
+                        nd = S.board[c] * MAX_SEG + cs
+            else:
+                nd = _node_at(S, T, rscript[turn, L_GA], rscript[turn, L_GB], rscript[turn, L_GC])
+            if nd >= 0 and opened == GIFT_SWEEPER:
+                nd = find(S.parent, nd)
+            for i in range(no):
+                if opt[i, 3] == nd:
+                    target = nd
+            if target < 0:
+                S.sc[S_NOPT] = no
+                _fail(S, ERR_GIFT_ARG, turn)
+                return False
         elif pid == POLICY_RANDOM:
-            no = placements(S, T, t, True, opt)
-            k = randint(rng, no)
-            c = opt[k, 0]
-            r = opt[k, 1]
+            target = opt[randint(R.prng[cur], no), 3]
         elif pid == POLICY_MCTS:
-            c = -1
-            r = 0
             if mscr is not None:
-                m = mcts_move(
-                    S, T, H, variant, cur, PH_PLACE, t, -1, opened, -1, 0, params, rng, mscr
-                )
-                c = m // 4
-                r = m % 4
-        else:
-            c, r, planned_s, v = best_placement(S, T, t, cur, params, variant, H, opt)
-        sc[S_CUR] = cur
-        idx = place_tile(S, T, t, r, c, conn)
-        if nlog > 0:
-            x, y = _xy(c)
-            log[row, L_TILE] = t
-            log[row, L_X] = x
-            log[row, L_Y] = y
-            log[row, L_ROT] = r
-        # ---- receiving a gift (§4.2), judged before the meeple step (§6 #4); drawn after it
-        earned = gifts and gift_earned(S, T, idx, cur, conn, variant)
-        # ---- step 2: meeple
-        nm = meeple_options(S, T, idx, cur, mopts)
-        if mode == MODE_REPLAY:
-            s = rscript[turn, L_MEEPLE]
-            ok = False
-            for i in range(nm):
-                if mopts[i] == s:
-                    ok = True
-            if not ok:
-                for i in range(nm):
-                    opt[i, 0] = mopts[i]
-                sc[S_NOPT] = nm
-                _fail(S, ERR_MEEPLE, turn)
-                return
-        elif pid == POLICY_RANDOM:
-            s = mopts[randint(rng, nm)]
-        elif pid == POLICY_MCTS:
-            s = -1
-            if mscr is not None:
-                s = (
+                target = (
                     mcts_move(
                         S,
                         T,
-                        H,
-                        variant,
+                        R.H,
+                        R.variant,
                         cur,
-                        PH_MEEPLE,
+                        PH_TARGET,
                         t,
                         -1,
                         opened,
-                        idx,
-                        1 if earned else 0,
-                        params,
-                        rng,
+                        -1,
+                        0,
+                        R.pol_params[cur],
+                        R.prng[cur],
                         mscr,
                     )
-                    - BASE_MEEPLE
-                    - 1
+                    - BASE_NODE
                 )
         else:
-            s = -1
-            for i in range(nm):
-                if mopts[i] == planned_s:
-                    s = planned_s
-        if s >= 0:
-            _put_meeple(S, idx * MAX_SEG + s, cur)
-        if nlog > 0:
-            log[row, L_MEEPLE] = s
-        if earned:
-            g = _draw_gift_card(S, grng, mode, gscript, sc[S_GDRAWN])
-            if g == -2:
-                _fail(S, ERR_GIFT_DRAW, turn)
-                return
-            if g >= 0:
-                hand[cur, g] += 1
-                gst[cur, 2 + g] += 1
-                if sc[S_GDRAWN] < glog.shape[0]:
-                    glog[sc[S_GDRAWN]] = g
-                sc[S_GDRAWN] += 1
-                if nlog > 0:
-                    log[row, L_RECEIVED] = g
-        # ---- step 3: score completed features
-        _score_completed(S, T, idx, variant)
-        gst[cur, 0] += 1
-        turn += 1
-        sc[S_TURN] = turn
-        cur = (cur + 1) % npl
-    if mode == MODE_REPLAY and turn != rscript.shape[0]:
-        _fail(S, ERR_LENGTH, turn)
-        return
-    sc[S_FINISHED] = 1
+            v, target, _b = _gift_gain(S, T, R.H, cur, opened, t, R.pol_params[cur], R.variant, opt)
+            if target < 0:
+                target = opt[0, 3]
+    elif R.mode == MODE_REPLAY and rscript[turn, L_GA] != NO_EFFECT:
+        S.sc[S_NOPT] = 0
+        _fail(S, ERR_GIFT_ARG, turn)
+        return False
+    if target >= 0:
+        if log.shape[0] > 0:
+            x, y = _xy(S.tinfo[target // MAX_SEG, 2])
+            log[row, L_GA] = x
+            log[row, L_GB] = y
+            if opened != GIFT_SYNOD:
+                log[row, L_GC] = target % MAX_SEG
+        apply_gift_target(S, T, R.variant, opened, target, cur)
+    return True
+
+
+@njit(cache=True)
+def _gift_change(S, R, cur, t, opened, turn, row, mscr):
+    """Change Position (§4.4.4): move one of ``cur``'s meeples to another segment of its tile.
+    False when a replay stopped."""
+    T, opt, rscript, log = R.T, S.opt, R.rscript, R.log
+    no = _s_changes(S, T, cur, R.variant, S.scratch[8:24], S.scratch[0:8], opt)
+    pid = R.pol_ids[cur]
+    choice = -1
+    if no > 0:
+        if R.mode == MODE_REPLAY:
+            nd = _node_at(S, T, rscript[turn, L_GA], rscript[turn, L_GB], rscript[turn, L_GC])
+            for i in range(no):
+                if opt[i, 0] == nd and opt[i, 1] == rscript[turn, L_GD]:
+                    choice = i
+            if choice < 0:
+                S.sc[S_NOPT] = no
+                _fail(S, ERR_GIFT_ARG, turn)
+                return False
+        elif pid == POLICY_MCTS:
+            if mscr is not None:
+                m = (
+                    mcts_move(
+                        S,
+                        T,
+                        R.H,
+                        R.variant,
+                        cur,
+                        PH_CHANGE,
+                        t,
+                        -1,
+                        opened,
+                        -1,
+                        0,
+                        R.pol_params[cur],
+                        R.prng[cur],
+                        mscr,
+                    )
+                    - BASE_CHANGE
+                )
+                for i in range(no):
+                    if opt[i, 0] == m // MAX_SEG and opt[i, 1] == m % MAX_SEG:
+                        choice = i
+        else:
+            choice = randint(R.prng[cur], no)  # the heuristic never opens it
+    elif R.mode == MODE_REPLAY and rscript[turn, L_GA] != NO_EFFECT:
+        S.sc[S_NOPT] = 0
+        _fail(S, ERR_GIFT_ARG, turn)
+        return False
+    if choice >= 0:
+        frm = opt[choice, 0]
+        to = (frm // MAX_SEG) * MAX_SEG + opt[choice, 1]
+        if log.shape[0] > 0:
+            x, y = _xy(S.tinfo[frm // MAX_SEG, 2])
+            log[row, L_GA] = x
+            log[row, L_GB] = y
+            log[row, L_GC] = frm % MAX_SEG
+            log[row, L_GD] = opt[choice, 1]
+        _move_meeple(S, cur, frm, to)
+    return True
+
+
+@njit(cache=True)
+def _gift_take2(S, R, cur, t, opened, turn, row, mscr):
+    """Take 2 (§4.4.5): draw a second tile, keep one, shuffle the other back (``take2_other``,
+    §6 #10). Returns (ok, tile kept, planned cell, rotation, segment: -2 = none)."""
+    T, variant, opt = R.T, R.variant, S.opt
+    pc = -1
+    pr = -1
+    ps = -2
+    t2 = _draw_placeable(S, T, cur, R.drng, R.mode, R.tscript, R.tlog)
+    if t2 <= -2:
+        _fail(S, ERR_DRAW, turn)
+        return False, t, pc, pr, ps
+    if t2 < 0:
+        return True, t, pc, pr, ps
+    pid = R.pol_ids[cur]
+    params = R.pol_params[cur]
+    keep = t
+    if R.mode == MODE_REPLAY:
+        keep = np.int64(R.rscript[turn, L_GA])
+        if keep != t and keep != t2:
+            opt[0, 0] = t
+            opt[1, 0] = t2
+            S.sc[S_NOPT] = 2
+            _fail(S, ERR_GIFT_ARG, turn)
+            return False, t, pc, pr, ps
+    elif pid == POLICY_RANDOM:
+        if randint(R.prng[cur], 2) == 1:
+            keep = t2
+    elif pid == POLICY_MCTS:
+        if mscr is not None:
+            keep = (
+                mcts_move(
+                    S,
+                    T,
+                    R.H,
+                    variant,
+                    cur,
+                    PH_KEEP,
+                    t,
+                    t2,
+                    opened,
+                    -1,
+                    0,
+                    params,
+                    R.prng[cur],
+                    mscr,
+                )
+                - BASE_KEEP
+            )
+    else:
+        c1, r1, s1, v1 = best_placement(S, T, t, cur, params, variant, R.H, opt)
+        c2, r2, s2, v2 = best_placement(S, T, t2, cur, params, variant, R.H, opt)
+        if v2 > v1:
+            keep = t2
+            pc, pr, ps = c2, r2, s2
+        else:
+            pc, pr, ps = c1, r1, s1
+    other = t2 if keep == t else t
+    if R.log.shape[0] > 0:
+        R.log[row, L_GA] = keep
+    if variant[V_TAKE2_OTHER] == 0:
+        _return_tile(S, other, R.grng, R.mode)
+    return True, keep, pc, pr, ps
+
+
+@njit(cache=True)
+def _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, mscr):
+    """Placement of tile ``t`` (§3.2.1): (cell, rotation, the heuristic's planned meeple
+    segment); cell ``BAD`` when a replay stopped. ``pc, pr, ps``: a plan made by Take 2."""
+    T, opt, rscript = R.T, S.opt, R.rscript
+    if R.mode == MODE_REPLAY:
+        if rscript[turn, L_TILE] != t:
+            opt[0, 0] = t
+            S.sc[S_NOPT] = 1
+            _fail(S, ERR_TILE, turn)
+            return BAD, 0, ps
+        c = _cell(rscript[turn, L_X], rscript[turn, L_Y])
+        r = rscript[turn, L_ROT]
+        if c < 0 or S.fpos[c] < 0 or r < 0 or r > 3 or not (T[TB_FIT][t, S.pat[c]] >> r) & 1:
+            S.sc[S_NOPT] = placements(S, T, t, False, opt)
+            _fail(S, ERR_PLACE, turn)
+            return BAD, 0, ps
+        return np.int64(c), np.int64(r), ps
+    if ps != -2:
+        return np.int64(pc), np.int64(pr), ps
+    pid = R.pol_ids[cur]
+    rng = R.prng[cur]
+    if pid == POLICY_RANDOM:
+        no = placements(S, T, t, True, opt)
+        k = randint(rng, no)
+        return np.int64(opt[k, 0]), np.int64(opt[k, 1]), ps
+    if pid == POLICY_MCTS:
+        m = -1
+        if mscr is not None:
+            m = mcts_move(
+                S,
+                T,
+                R.H,
+                R.variant,
+                cur,
+                PH_PLACE,
+                t,
+                -1,
+                opened,
+                -1,
+                0,
+                R.pol_params[cur],
+                rng,
+                mscr,
+            )
+        return np.int64(m // 4), np.int64(m % 4), ps
+    c, r, ps, v = best_placement(S, T, t, cur, R.pol_params[cur], R.variant, R.H, opt)
+    return np.int64(c), np.int64(r), ps
+
+
+@njit(cache=True)
+def _choose_meeple(S, R, cur, t, opened, idx, earned, turn, ps, mscr):
+    """Segment of tile ``idx`` for ``cur``'s meeple (§3.2.2; -1 none), ``BAD`` when a replay
+    stopped. ``ps``: the heuristic's planned segment."""
+    mopts = S.scratch[8:24]
+    nm = meeple_options(S, R.T, idx, cur, mopts)
+    pid = R.pol_ids[cur]
+    if R.mode == MODE_REPLAY:
+        s = np.int64(R.rscript[turn, L_MEEPLE])
+        for i in range(nm):
+            if mopts[i] == s:
+                return s
+        for i in range(nm):
+            S.opt[i, 0] = mopts[i]
+        S.sc[S_NOPT] = nm
+        _fail(S, ERR_MEEPLE, turn)
+        return BAD
+    if pid == POLICY_RANDOM:
+        return mopts[randint(R.prng[cur], nm)]
+    if pid == POLICY_MCTS:
+        s = -1
+        if mscr is not None:
+            s = (
+                mcts_move(
+                    S,
+                    R.T,
+                    R.H,
+                    R.variant,
+                    cur,
+                    PH_MEEPLE,
+                    t,
+                    -1,
+                    opened,
+                    idx,
+                    1 if earned else 0,
+                    R.pol_params[cur],
+                    R.prng[cur],
+                    mscr,
+                )
+                - BASE_MEEPLE
+                - 1
+            )
+        return s
+    s = -1
+    for i in range(nm):
+        if mopts[i] == ps:
+            s = ps
+    return s
 
 
 # --------------------------------------------------------------------------------------------
@@ -2162,8 +2183,11 @@ def _play_turns(
 #   target:    BASE_NODE + node                      (PH_TARGET: Synod, Road Sweeper, Cash Out)
 #   change:    BASE_CHANGE + from node * 8 + to seg  (PH_CHANGE)
 #   Take 2:    BASE_KEEP + tile type kept            (PH_KEEP)
-# ctx = (T, variant, H, rollout policy id, rollout parameters float64[11], opt2 int32[MAX_OPT,
-# 4], lst int64[MAX_OPT], e0 int32[0]).
+# ctx = (T, variant, H, rollout policy id, heuristic parameters float64[11], opt2 int32[MAX_OPT,
+# 4], lst int64[MAX_OPT], e0 int32[0], rollout moves int64[MAX_OPT], width, depth, vals
+# float64[MAX_OPT]): ``width`` > 0 keeps only the placements the heuristic values highest
+# (``evaluate_placement``), for every seat and in the rollouts too; ``depth`` > 0 stops a
+# rollout after that many turns and scores the position as if the game ended (``score_final``).
 BASE_MEEPLE = BOARD_W * BOARD_W * 4
 BASE_OPEN = BASE_MEEPLE + MAX_SEG + 1
 BASE_NODE = BASE_OPEN + N_GIFT + 1
@@ -2172,7 +2196,7 @@ BASE_KEEP = BASE_CHANGE + MAX_NODES * MAX_SEG
 N_CODES = BASE_KEEP + 32
 MAX_PLIES = 4 * MAX_TILES + 2
 #: ``mcts`` parameter positions (ParamSpec order in mcsim.games.carcassonne)
-M_ITER, M_C, M_REWARD, M_ROLLOUT, M_SCALE = range(5)
+M_ITER, M_C, M_REWARD, M_ROLLOUT, M_SCALE, M_WIDTH, M_DEPTH = range(7)
 
 
 @njit(cache=True)
@@ -2258,7 +2282,7 @@ def _s_determinize(S, ctx, rng):
     if variant[V_GIFTS] == 1:
         me = sc[S_CUR]
         hand, gdeck, gdisc = S.hand, S.gdeck, S.gdisc
-        gift_counts = T[14]
+        gift_counts = T[TB_GIFT_COUNTS]
         tot = 0
         for g in range(N_GIFT):
             gdeck[g] = gift_counts[g] - hand[me, g] - gdisc[g]
@@ -2338,10 +2362,27 @@ def _s_legal(S, ctx, moves):
     ph = sc[S_PHASE]
     cur = sc[S_CUR]
     if ph == PH_PLACE:
-        n = placements(S, T, sc[S_T], True, opt2)
+        t = sc[S_T]
+        n = placements(S, T, t, True, opt2)
+        width = ctx[9]
+        if width <= 0 or n <= width:
+            for i in range(n):
+                moves[i] = opt2[i, 0] * 4 + opt2[i, 1]
+            return n
+        vals = ctx[11]
         for i in range(n):
-            moves[i] = opt2[i, 0] * 4 + opt2[i, 1]
-        return n
+            v, _s = evaluate_placement(
+                S, T, t, opt2[i, 1], opt2[i, 0], cur, ctx[4], variant, ctx[2]
+            )
+            vals[i] = v
+        for k in range(width):
+            b = 0
+            for i in range(1, n):
+                if vals[i] > vals[b]:
+                    b = i
+            moves[k] = opt2[b, 0] * 4 + opt2[b, 1]
+            vals[b] = -np.inf
+        return width
     if ph == PH_MEEPLE:
         n = meeple_options(S, T, sc[S_IDX], cur, lst)
         for i in range(n):
@@ -2550,7 +2591,8 @@ def _s_rollout(S, ctx, rng, scores):
     moves, ``POLICY_HEURISTIC`` the heuristic at ctx[4]); final points into ``scores``."""
     T, variant, moves = ctx[0], ctx[1], ctx[8]
     heur = ctx[3] == POLICY_HEURISTIC
-    while S.sc[S_PHASE] != PH_OVER:
+    stop = S.sc[S_TURN] + ctx[10] if ctx[10] > 0 else MAX_TILES + 1
+    while S.sc[S_PHASE] != PH_OVER and S.sc[S_TURN] < stop:
         if heur:
             mv = _s_heuristic_move(S, ctx, rng, moves)
         else:
@@ -2576,7 +2618,13 @@ search.register(
 @njit(cache=True)
 def search_scratch(npl, capacity, rollout_params):
     """Scratch of ``mcts_move`` for trees of ``capacity`` nodes and ``npl`` seats (a tuple);
-    ``rollout_params`` float64[11]: the heuristic weights of heuristic rollouts."""
+    ``rollout_params`` float64[11]: the heuristic weights of heuristic rollouts and ``width``.
+
+    Slots: 0 root, 1 work (``GameState``); 2 tree, 3 value, 4 logs (``search.search``); 5
+    moves, 6 untried int64[MAX_OPT]; 7 mark int64[N_CODES]; 8 path int64[MAX_PLIES]; 9 scores,
+    10 reward float64[npl]; 11 opt2 int32[MAX_OPT, 4]; 12 lst int64[MAX_OPT]; 13 e0
+    int32[0]; 14 heuristic weights; 15 rollout moves int64[MAX_OPT]; 16 vals, 17 totals
+    (``flat_move``) float64[MAX_OPT]."""
     return (
         new_game_state(),
         new_game_state(),
@@ -2594,17 +2642,14 @@ def search_scratch(npl, capacity, rollout_params):
         np.zeros(0, np.int32),
         rollout_params.copy(),
         np.zeros(MAX_OPT, np.int64),
+        np.zeros(MAX_OPT, np.float64),
+        np.zeros(MAX_OPT, np.float64),
     )
 
 
 @njit(cache=True)
-def mcts_move(S, T, H, variant, cur, phase, t, t2, opened, idx, earned, params, rng, scr):
-    """Move code (see "search" above) of the seat to move (``sc[S_CUR]``) at the decision
-    ``phase`` of its turn, by ISMCTS (``kernels.search``) with the ``mcts`` parameters
-    ``params`` (``M_*``). The root copies ``S``; what the seat cannot see is never read, only
-    resampled in each iteration (``_s_determinize``)."""
-    root, work, tree, value, logs, moves, untried, mark, path, scores, reward = scr[:11]
-    opt2, lst, e0, rparams, rmoves = scr[11], scr[12], scr[13], scr[14], scr[15]
+def _search_root(S, root, cur, phase, t, t2, opened, idx, earned):
+    """Copy ``S`` into ``root`` and mark the decision at hand (``sc[S_PHASE ..]``)."""
     _s_copy(root, S)
     rsc = root.sc
     rsc[S_CUR] = cur
@@ -2615,25 +2660,76 @@ def mcts_move(S, T, H, variant, cur, phase, t, t2, opened, idx, earned, params, 
     rsc[S_IDX] = idx
     rsc[S_EARNED] = earned
     rsc[S_PLAN_S] = -2
-    ctx = (T, variant, H, np.int64(params[M_ROLLOUT]), rparams, opt2, lst, e0, rmoves)
+
+
+@njit(cache=True)
+def _search_ctx(T, variant, H, params, scr):
+    """The step functions' ``ctx`` (see "search" above) for ``mcts`` parameters ``params``."""
+    return (
+        T,
+        variant,
+        H,
+        np.int64(params[M_ROLLOUT]),
+        scr[14],
+        scr[11],
+        scr[12],
+        scr[13],
+        scr[15],
+        np.int64(params[M_WIDTH]),
+        np.int64(params[M_DEPTH]),
+        scr[16],
+    )
+
+
+@njit(cache=True)
+def mcts_move(S, T, H, variant, cur, phase, t, t2, opened, idx, earned, params, rng, scr):
+    """Move code (see "search" above) of seat ``cur`` at the decision ``phase`` of its turn
+    (tile ``t``, Take 2's ``t2``, gift ``opened``, tile index ``idx`` placed and gift ``earned``
+    where they apply) by ISMCTS (``kernels.search``) with the ``mcts`` parameters ``params``
+    (``M_*``); ``rng`` uint64[4] the seat's stream, ``scr`` from ``search_scratch``. The root
+    copies ``S``; what the seat cannot see is never read, only resampled in each iteration
+    (``_s_determinize``)."""
+    root = scr[0]
+    _search_root(S, root, cur, phase, t, t2, opened, idx, earned)
     return search.search(
         root,
-        ctx,
+        _search_ctx(T, variant, H, params, scr),
         np.int64(params[M_ITER]),
         params[M_C],
         np.int64(params[M_REWARD]),
         params[M_SCALE],
         rng,
-        work,
-        tree,
-        value,
-        logs,
-        moves,
-        untried,
-        mark,
-        path,
-        scores,
-        reward,
+        scr[1],
+        scr[2],
+        scr[3],
+        scr[4],
+        scr[5],
+        scr[6],
+        scr[7],
+        scr[8],
+        scr[9],
+        scr[10],
+    )
+
+
+@njit(cache=True)
+def flat_move(S, T, H, variant, cur, phase, t, t2, opened, idx, earned, params, rng, scr):
+    """``mcts_move`` without the tree (``kernels.search.flat``: the same number of
+    determinizations and rollouts, the root moves in turn; benchmarks only)."""
+    root = scr[0]
+    _search_root(S, root, cur, phase, t, t2, opened, idx, earned)
+    return search.flat(
+        root,
+        _search_ctx(T, variant, H, params, scr),
+        np.int64(params[M_ITER]),
+        np.int64(params[M_REWARD]),
+        params[M_SCALE],
+        rng,
+        scr[1],
+        scr[5],
+        scr[17],
+        scr[9],
+        scr[10],
     )
 
 
@@ -2741,11 +2837,11 @@ def _play_batch(first_game_index, n_games, root_seed, npl, pol_ids, pol_params, 
             mscr,
         )
         for p in range(npl):
-            score[i, p] = S[13][p]
-            brk[i, p, :] = S[14][p, :]
-            gst[i, p, :] = S[20][p, :]
-            held[i, p, :] = S[17][p, :]
-        length[i] = S[21][S_TURN]
+            score[i, p] = S.score[p]
+            brk[i, p, :] = S.brk[p, :]
+            gst[i, p, :] = S.gst[p, :]
+            held[i, p, :] = S.hand[p, :]
+        length[i] = S.sc[S_TURN]
     return score, brk, gst, held, length
 
 
@@ -2791,13 +2887,13 @@ def _record_game(game_index, root_seed, npl, pol_ids, pol_params, variant, T, ms
         glog,
         mscr,
     )
-    sc = S[21]
+    sc = S.sc
     return (
         log[: sc[S_TURN]].copy(),
         tlog[: sc[S_DRAWN]].copy(),
         glog[: sc[S_GDRAWN]].copy(),
-        S[13][:npl].copy(),
-        S[14][:npl].copy(),
+        S.score[:npl].copy(),
+        S.brk[:npl].copy(),
     )
 
 
@@ -2839,18 +2935,18 @@ def replay_game(npl, variant, T, tscript, gscript, rscript):
         glog,
         None,
     )
-    sc = S[21]
+    sc = S.sc
     nopt = sc[S_NOPT] if sc[S_ERR] != ERR_NONE else 0
     return (
         sc[S_ERR],
         sc[S_ERR_TURN],
-        S[22][:nopt].copy(),
-        S[13][:npl].copy(),
-        S[14][:npl].copy(),
+        S.opt[:nopt].copy(),
+        S.score[:npl].copy(),
+        S.brk[:npl].copy(),
         log[: sc[S_TURN]].copy(),
         sc[S_DRAWN],
         sc[S_GDRAWN],
         sc[S_FINISHED],
-        S[17][:npl].copy(),
-        S[5][: sc[S_NPLACED]].copy(),
+        S.hand[:npl].copy(),
+        S.tinfo[: sc[S_NPLACED]].copy(),
     )

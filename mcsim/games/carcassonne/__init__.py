@@ -56,6 +56,17 @@ the supply shrinks, a bonus for earning a gift card, and gift opening (Synod, Ro
 Out, Take 2 for a poor tile; never Change Position) when the estimated gain exceeds ``hold``.
 All weights are ``ParamSpec`` numbers (``heuristic:hold=2,farm=3``).
 
+``mcts`` (issue 15): information-set MCTS (``kernels/search.py``, Cowling, Powley and Whitehouse
+2012) over every decision of a turn (gift to open and its target, Take 2's tile, placement,
+meeple); each iteration resamples what the deciding seat cannot see (§6 #13): the order of the
+remaining tiles, the other seats' gift cards (their counts are public) and the gift deck. Each
+seat maximises its own margin over the best other seat (``reward=1``, points / ``scale``) or its
+win share (``reward=0``), one tree per decision of the seat. Rollouts: the heuristic at its
+default weights (``rollout=1``) or uniform play (``rollout=0``) for ``depth`` turns, then the
+position is scored as if the game ended (``score_final``; ``depth=0`` plays to the end).
+``width`` keeps the placements the heuristic values highest, in the tree and the rollouts.
+Defaults and their strength: benchmarks/RESULTS.md ("Search", Carcassonne).
+
 Statistics: ``summarize`` (the ``"carcassonne"`` block) and the per-game columns of
 ``play_chunk``; ``mcsim compare carcassonne --variant gifts=false --variant gifts=true``
 (``mcsim.compare_variants``) plays variants on the same tile orders with paired differences.
@@ -268,7 +279,7 @@ MCTS_PARAMS = (
     ),
     ParamSpec(
         "reward",
-        0.0,
+        1.0,
         "0 = win share of each seat, 1 = margin ((own - best other) / scale)",
         0.0,
         1.0,
@@ -276,13 +287,30 @@ MCTS_PARAMS = (
     ),
     ParamSpec(
         "rollout",
-        0.0,
+        1.0,
         "rollout policy: 0 random, 1 heuristic (at its default weights)",
         0.0,
         1.0,
         integer=True,
     ),
     ParamSpec("scale", 20.0, "points per reward unit of the margin reward", 1.0, 1000.0),
+    ParamSpec(
+        "width",
+        4.0,
+        "keep only the placements the heuristic values highest (0 = all), in the tree and the "
+        "rollouts",
+        0.0,
+        2048.0,
+        integer=True,
+    ),
+    ParamSpec(
+        "depth",
+        6.0,
+        "turns a rollout plays before the position is scored as if the game ended (0 = to the end)",
+        0.0,
+        72.0,
+        integer=True,
+    ),
 )
 
 #: game-specific options (``--option KEY=VALUE``)

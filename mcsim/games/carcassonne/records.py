@@ -427,7 +427,7 @@ def perft(depth: int, variant: dict | None = None, players: int = SPEC.default_p
     opts = np.zeros((K.MAX_OPT, 4), dtype=np.int32)
 
     def copy(S):
-        return tuple(a.copy() for a in S)
+        return K.GameState(*(a.copy() for a in S))
 
     def count(S, turn: int, k: int, d: int) -> int:
         if d == 0:

@@ -1,0 +1,190 @@
+"""The Carcassonne ``mcts`` policy (issue 15 §1): information-set MCTS over the tile order, the
+other seats' gift cards and the gift deck (docs/rules/carcassonne.md §3.1, §4.3, §6 #13).
+
+No peeking (what the deciding seat cannot see does not change its decision), determinism across
+worker counts, records of mcts games replay (with and without The Gifts), bad parameters are
+one-line errors. Small iteration counts keep these fast; the golden tables
+(tests/test_golden_tables.py) hold the default parameters' per-game results.
+"""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from numba import njit
+
+import kernels.carcassonne as K
+import mcsim
+from kernels import search
+from kernels.rng import new_state
+from mcsim.games import carcassonne as G
+from mcsim.runner import resolve_config
+from mcsim.show.carcassonne import _replay_prefix
+from tests.conftest import one_error_line
+
+FAST = "mcts:iterations=40,width=4,depth=4"
+
+
+# The kernel's search entry points are reached here through these wrappers, which build ``ctx``
+# themselves: ``K._search_ctx`` returns arrays and is compiled inside the NRT-free play loop, so a
+# caller with reference counting (Python, or a function compiled with NRT) must not take its
+# result (it would release arrays it never owned).
+@njit
+def _ctx(T, codes, H, params, scr):
+    return (
+        T,
+        codes,
+        H,
+        np.int64(params[K.M_ROLLOUT]),
+        scr[14],
+        scr[11],
+        scr[12],
+        scr[13],
+        scr[15],
+        np.int64(params[K.M_WIDTH]),
+        np.int64(params[K.M_DEPTH]),
+        scr[16],
+    )
+
+
+@njit
+def _decide(S, T, H, codes, cur, t, params, rng, scr):
+    """``K.mcts_move`` at a placement decision."""
+    root = scr[0]
+    K._search_root(S, root, cur, K.PH_PLACE, t, -1, -1, -1, 0)
+    return search.search(
+        root,
+        _ctx(T, codes, H, params, scr),
+        np.int64(params[K.M_ITER]),
+        params[K.M_C],
+        np.int64(params[K.M_REWARD]),
+        params[K.M_SCALE],
+        rng,
+        scr[1],
+        scr[2],
+        scr[3],
+        scr[4],
+        scr[5],
+        scr[6],
+        scr[7],
+        scr[8],
+        scr[9],
+        scr[10],
+    )
+
+
+@njit
+def _determinized(S, T, H, codes, cur, t, params, rng, scr, out):
+    """The search root of a placement decision, determinized once into ``out``."""
+    K._search_root(S, out, cur, K.PH_PLACE, t, -1, -1, -1, 0)
+    K._s_determinize(out, _ctx(T, codes, H, params, scr), rng)
+
+
+def _heuristic_weights():
+    return np.array([p.default for p in G.HEURISTIC_PARAMS], dtype=np.float64)
+
+
+def _position(seed, game, turn):
+    """Seat to move, tile in hand, state and tables at ``turn`` of a heuristic game with The
+    Gifts (replayed from its record; the turn's tile is already drawn)."""
+    _, cfg = resolve_config("carcassonne", 2, ["heuristic"], {"gifts": "true"})
+    prep = G.prepare(cfg)
+    rec = G.record_games(prep, seed, [game])[0]
+    players, variant, tscript, gscript, rows = G._record_to_arrays(rec)
+    codes = G.SPEC.variant_codes(variant)
+    T = prep.tables["T"]
+    S = _replay_prefix(players, codes, T, tscript, gscript, rows[:turn])
+    assert S.sc[K.S_TURN] == turn and S.sc[K.S_FINISHED] == 0
+    return int(rows[turn, K.L_PLAYER]), int(rows[turn, K.L_TILE]), S, T, codes
+
+
+def _hide_differently(S, cur, rng):
+    """A copy of ``S`` in which only what seat ``cur`` cannot see differs: the remaining tile
+    order, the other seat's gift cards (same count), the gift deck, the chance stream."""
+    S2 = K.GameState(*[a.copy() for a in S])
+    pos, n = S2.sc[K.S_PILE_POS], S2.sc[K.S_PILE_N]
+    S2.pile[pos : pos + n] = rng.permutation(S2.pile[pos : pos + n])
+    other = 1 - cur
+    held = int(S2.hand[other].sum())
+    S2.hand[other] = 0
+    S2.hand[other, rng.integers(0, K.N_GIFT, held)] += 1
+    S2.gdeck[:] = rng.integers(0, 5, K.N_GIFT)
+    S2.srng[:] = rng.integers(1, 2**62, 4, dtype=np.uint64)
+    return S2
+
+
+@pytest.mark.parametrize("turn", [9, 30])
+def test_mcts_does_not_peek(turn):
+    """Issue 15 §1: the placement chosen for the same random state does not change when the
+    tile order, the opponent's gift cards and the gift deck change; and the determinization of
+    the two states is identical (it rebuilds them from what the seat has seen)."""
+    cur, t, S, T, codes = _position(5, 0, turn)
+    S2 = _hide_differently(S, cur, np.random.default_rng(turn))
+    assert S2.hand[1 - cur].sum() > 0, "the opponent holds a gift card: something is hidden"
+    assert not (np.array_equal(S.hand, S2.hand) and np.array_equal(S.pile, S2.pile)), (
+        "the hidden parts differ"
+    )
+    _, cfg = resolve_config("carcassonne", 2, [FAST], {"gifts": "true"})
+    params = G.prepare(cfg).policy_params[0]
+    H = K.new_scratch()
+    picks = []
+    for state in (S, S2):
+        scr = K.search_scratch(2, int(params[K.M_ITER]) + 1, _heuristic_weights())
+        rng = new_state(7, turn, 16)
+        picks.append(_decide(state, T, H, codes, cur, t, params, rng, scr))
+    assert picks[0] == picks[1]
+    assert picks[0] // 4 in set(S.front[: S.sc[K.S_NFRONT]])
+    # the determinizations themselves (same stream) agree on everything hidden
+    scr = K.search_scratch(2, 2, _heuristic_weights())
+    outs = []
+    for state in (S, S2):
+        w = K.new_game_state()
+        _determinized(state, T, H, codes, cur, t, params, new_state(7, 0, 16), scr, w)
+        outs.append(w)
+    for name in ("pile", "hand", "gdeck", "gdisc", "avail", "srng"):
+        np.testing.assert_array_equal(getattr(outs[0], name), getattr(outs[1], name), name)
+    assert (outs[0].hand[cur] == S.hand[cur]).all()  # its own cards stay
+    assert outs[0].hand[1 - cur].sum() == S.hand[1 - cur].sum()  # counts are public
+
+
+@pytest.mark.parametrize("variant", [{}, {"gifts": "true"}])
+def test_mcts_deterministic_across_workers_and_records_replay(variant):
+    """Issue 15 §1: same seed, same games for 1 and 2 workers; records of mcts games replay
+    (``mcsim replay``) to the run's points, with and without The Gifts."""
+    pol = [FAST, "heuristic"]
+    kw = dict(games=4, seed=3, policies=pol, variant=variant)
+    a = mcsim.simulate("carcassonne", workers=1, record=2, **kw)
+    b = mcsim.simulate("carcassonne", workers=2, chunk_size=1, **kw)
+    pd.testing.assert_frame_equal(a.games, b.games)
+    for rec in a.records:
+        row = a.games.iloc[rec["game_index"]]
+        out = G.replay(json.loads(json.dumps(rec)))
+        assert out["finished"] and out["points"] == [row["score_0"], row["score_1"]]
+    assert rec["policies"][0].startswith("mcts:")
+
+
+def test_mcts_record_replays_on_the_command_line(run, tmp_path):
+    rec = tmp_path / "rec.json"
+    r = run(
+        "simulate", "carcassonne", "-n", 1, "-p", FAST, "-p", "random", "--variant",
+        "gifts=true", "--record", 1, "--record-out", rec, "-w", 1, "-q",
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    r = run("replay", "carcassonne", rec)
+    assert r.exit_code == 0 and "Error" not in r.output, r.output
+
+
+@pytest.mark.parametrize(
+    "policy, text",
+    [
+        ("mcts:iterations=0", "iterations"),
+        ("mcts:reward=2", "reward"),
+        ("mcts:rollout=2", "rollout"),
+        ("mcts:iterations=1.5", "whole number"),
+        ("mcts:width=-1", "width"),
+        ("mcts:depth=100", "depth"),
+    ],
+)
+def test_mcts_bad_parameters_are_one_line(run, policy, text):
+    one_error_line(run("simulate", "carcassonne", "-n", 2, "-p", policy, "-p", "random"), 2, text)
