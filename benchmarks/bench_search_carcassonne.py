@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from mcsim.show.carcassonne import _replay_prefix
 from numba import njit
 
 import kernels.carcassonne as K
@@ -32,7 +33,6 @@ from kernels import search
 from kernels.rng import new_state
 from mcsim.games import carcassonne as G
 from mcsim.runner import resolve_config
-from mcsim.show.carcassonne import _replay_prefix
 
 
 # ``ctx`` is built here, not taken from ``K._search_ctx`` (see tests/test_carcassonne_mcts.py:

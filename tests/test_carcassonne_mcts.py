@@ -12,6 +12,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from mcsim.show.carcassonne import _replay_prefix
 from numba import njit
 
 import kernels.carcassonne as K
@@ -20,7 +21,6 @@ from kernels import search
 from kernels.rng import new_state
 from mcsim.games import carcassonne as G
 from mcsim.runner import resolve_config
-from mcsim.show.carcassonne import _replay_prefix
 from tests.conftest import one_error_line
 
 FAST = "mcts:iterations=40,width=4,depth=4"
