@@ -25,13 +25,13 @@ import time
 from pathlib import Path
 
 import numpy as np
-from mcsim.show.carcassonne import _replay_prefix
 from numba import njit
 
 import kernels.carcassonne as K
 from kernels import search
 from kernels.rng import new_state
 from mcsim.games import carcassonne as G
+from mcsim.games.carcassonne.show import _replay_prefix
 from mcsim.runner import resolve_config
 
 

@@ -12,7 +12,6 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from mcsim.show.carcassonne import _replay_prefix
 from numba import njit
 
 import kernels.carcassonne as K
@@ -20,6 +19,7 @@ import mcsim
 from kernels import search
 from kernels.rng import new_state
 from mcsim.games import carcassonne as G
+from mcsim.games.carcassonne.show import _replay_prefix
 from mcsim.runner import resolve_config
 from tests.conftest import one_error_line
 
