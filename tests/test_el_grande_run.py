@@ -490,6 +490,12 @@ def test_replay_malformed_record_fields_are_one_line_errors(tmp_path, fields, me
     assert re.search(message, res.output), res.output
 
 
+def test_format_1_refused_before_anything_else():
+    """A format-1 record is named as such even when it lacks the fields format 2 needs."""
+    with pytest.raises(InvalidRecordError, match=r"format 1 is no longer read"):
+        G.replay({"game": "el-grande", "format": 1, "players": 4})
+
+
 def test_card_2a_text_says_all_or_the_remaining_part():
     """docs/rules/el_grande.md §6 2a: a Veto cancels all or the remaining part of one action."""
     text = next(c["text"] for c in G.load_data()["cards"]["cards"] if c["id"] == "2a")

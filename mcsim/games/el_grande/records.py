@@ -392,6 +392,11 @@ def replay(record: dict) -> ReplayResult:
     """
     if not isinstance(record, dict) or record.get("game") != SPEC.id:
         raise InvalidRecordError('not an el-grande record (expected {"game": "el-grande", ...})')
+    fmt = record.get("format", RECORD_FORMAT)
+    if isinstance(fmt, bool) or fmt != RECORD_FORMAT:
+        raise InvalidRecordError(
+            f'"format" must be {RECORD_FORMAT}, got {json.dumps(fmt)} (format 1 is no longer read)'
+        )
     npl = record.get("players")
     if not isinstance(npl, int) or not 2 <= npl <= 5:
         raise InvalidRecordError('"players" must be 2..5')
@@ -404,11 +409,6 @@ def replay(record: dict) -> ReplayResult:
     decisions = record.get("decisions")
     if not isinstance(decisions, list):
         raise InvalidRecordError('"decisions" must be a list of {"seat", "kind", "value"}')
-    fmt = record.get("format", RECORD_FORMAT)
-    if isinstance(fmt, bool) or fmt != RECORD_FORMAT:
-        raise InvalidRecordError(
-            f'"format" must be {RECORD_FORMAT}, got {json.dumps(fmt)} (format 1 is no longer read)'
-        )
     fixed = _parse_setup(record.get("setup"), npl, variant.get("veto") == "off")
     log = _log_array(decisions, players=npl)
     ev = np.zeros((64, 8), dtype=np.int32)
