@@ -365,3 +365,12 @@ def test_cli_simulate_record_and_replay(tmp_path):
     out = CliRunner().invoke(cli.mcsim_cli, ["replay", GAME, str(rec)])
     assert out.exit_code == 0, out.output
     assert "winner: seat" in out.output
+
+
+def test_unknown_city_names_its_turn():
+    """An unknown city in a turn's entries is refused naming the turn (README "Records")."""
+    rec = json.loads(json.dumps(_record()))
+    t = next(i for i, turn in enumerate(rec["turns"]) if turn.get("draws"))
+    rec["turns"][t]["draws"] = ["display:Nowhere"]
+    with pytest.raises(InvalidRecordError, match=rf"^turn {t}: unknown city 'Nowhere'$"):
+        T.replay(rec)

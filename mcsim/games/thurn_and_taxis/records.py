@@ -56,6 +56,7 @@ class Game:
         data: dict | None = None,
         max_turns: int = DEFAULT_MAX_TURNS,
     ):
+        self.turn_index: int | None = None  # the record's turn being replayed (errors)
         self.data = data or default_data()
         self.tab = build_tables(self.data)
         self.variant = SPEC.resolve_variant(variant)
@@ -181,7 +182,8 @@ class Game:
         try:
             return self.data["names"][name]
         except KeyError:
-            raise InvalidRecordError(f"unknown city {name!r}") from None
+            where = "" if self.turn_index is None else f"turn {self.turn_index}: "
+            raise InvalidRecordError(f"{where}unknown city {name!r}") from None
 
 
 def format_move(game: Game, a: int) -> str:
@@ -602,6 +604,7 @@ def replay(record: dict) -> ReplayResult:
         raise InvalidRecordError(f'"max_turns" must be an integer in 1..{MAX_TURNS_LIMIT:,}')
     g = Game(players, deck, variant, reshuffles=reshuffles, data=data, max_turns=max_turns)
     for t_index, turn in enumerate(turns):
+        g.turn_index = t_index  # named by errors about the turn's entries
         if g.over:
             raise InvalidRecordError(f"turn {t_index}: the game is already over")
         if not isinstance(turn, dict):
