@@ -372,9 +372,11 @@ def format_summary(summary: dict, module) -> str:
         )
     ln = summary["length"]
     gps = summary.get("games_per_second") or 0
+    # slow runs (search policies) read better as seconds per game than as "0 games/s"
+    rate = f"{gps:,.0f} games/s" if gps >= 10 or gps == 0 else f"{1 / gps:,.2f} s/game"
     lines.append(
         f"length: mean {ln['mean']:.2f} plies (min {ln['min']}, max {ln['max']}); "
-        f"{summary['elapsed_seconds']:.2f} s, {gps:,.0f} games/s"
+        f"{summary['elapsed_seconds']:.2f} s, {rate}"
     )
     block = summary.get(module.SPEC.summary_key)
     if block is not None:
