@@ -52,10 +52,12 @@ T_MOVE, T_SEAT, T_CHILD, T_SIBLING, T_VISITS, T_AVAIL = range(6)
 TREE_COLS = 6
 
 #: reward of a finished playout, per seat: ``REWARD_WIN`` the win share (seats with the top
-#: score share 1 equally), ``REWARD_MARGIN`` (own points - best other seat's points) / scale;
-#: with one seat both are the seat's points / scale.
+#: score share 1 equally), ``REWARD_MARGIN`` (own points - best other seat's points) / scale,
+#: ``REWARD_POINTS`` own points / scale (each seat maximises its own score, "max-n"); with one
+#: seat all three are the seat's points / scale.
 REWARD_WIN = 0
 REWARD_MARGIN = 1
+REWARD_POINTS = 2
 
 _GAMES = []
 
@@ -148,6 +150,10 @@ def rewards(scores, mode, scale, out):
     for s in range(1, n):
         if scores[s] > top:
             top = scores[s]
+    if mode == REWARD_POINTS:
+        for s in range(n):
+            out[s] = scores[s] / scale
+        return
     if mode == REWARD_WIN:
         k = 0
         for s in range(n):
@@ -192,7 +198,7 @@ def search(
         ``work`` by ``game_determinize``)
     ctx : tuple  the game's tables and scratch (see the module docstring)
     n_iter : int  iterations (>= 1); c : float  UCB1 exploration constant
-    mode : int  ``REWARD_WIN`` or ``REWARD_MARGIN``; scale : float  points per reward unit
+    mode : int  ``REWARD_WIN``, ``REWARD_MARGIN`` or ``REWARD_POINTS``; scale : float  points per reward unit
     rng : uint64[4]  the seat's xoshiro256** stream (the only source of randomness)
     work : state array like ``root`` (scratch)
     tree : int64[capacity, TREE_COLS], value, logs : float64[capacity]  (scratch; capacity >= 2;

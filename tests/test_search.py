@@ -156,12 +156,15 @@ def test_sacred_hill_mcts_rejects_bad_parameters():
 
 
 def test_search_rewards():
-    """Win share (top score shared) and margin over the best other seat, per seat."""
+    """Win share (top score shared), margin over the best other seat and own points, per
+    seat."""
     out = np.zeros(3)
     search.rewards(np.array([5.0, 5.0, 2.0]), search.REWARD_WIN, 10.0, out)
     assert out.tolist() == [0.5, 0.5, 0.0]
     search.rewards(np.array([7.0, 2.0, 4.0]), search.REWARD_MARGIN, 10.0, out)
     assert out.tolist() == pytest.approx([0.3, -0.5, -0.3])
+    search.rewards(np.array([7.0, 2.0, -4.0]), search.REWARD_POINTS, 10.0, out)
+    assert out.tolist() == pytest.approx([0.7, 0.2, -0.4])
     one = np.zeros(1)
     search.rewards(np.array([64.0]), search.REWARD_WIN, 10.0, one)
     assert one.tolist() == [6.4]
