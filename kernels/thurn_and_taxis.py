@@ -195,16 +195,11 @@ S_KNOWN = S_HMASK + MAX_SEATS
 ST_SIZE = S_KNOWN + MAX_SEATS * N_CITIES
 
 
-@njit(inline="always")
-def _popcount(x):
-    """Set bits of a non-negative city mask (one ``popcnt``)."""
-    return ctpop(x)
-
-
-@njit(inline="always")
-def _lowbit(x):
-    """Index of the lowest set bit of a non-zero mask (one ``tzcnt``)."""
-    return cttz(x)
+#: set bits of a non-negative city mask (one ``popcnt``; an intrinsic, so no call and nothing
+#: to inline)
+_popcount = ctpop
+#: index of the lowest set bit of a non-zero mask (one ``tzcnt``; an intrinsic)
+_lowbit = cttz
 
 
 # ----------------------------------------------------------------------------- cards
@@ -857,30 +852,10 @@ def _step_trim(st, var, a):
         _end_turn(st, var)
 
 
-@njit(cache=True, _nrt=False)
-def apply_move(st, tab, var, a, rng, script, slog):
-    """Apply legal action ``a`` (see the module docstring) to ``st`` in place.
-
-    Parameters
-    ----------
-    st : int64[ST_SIZE]
-    tab : int64[TAB_SIZE]
-    var : int64[N_VARIANT_SLOTS]
-    a : int64
-        Must be one of ``legal_moves`` (not checked here).
-    rng : uint64[4]
-        Deal stream, used only to reshuffle the discard pile (§4A).
-    script : int64[k]
-        Replay: concatenated reshuffle orders (empty array: shuffle with ``rng``).
-    slog : int64[m]
-        Reshuffle log (size <= 1: no logging).
-
-    Notes
-    -----
-    jit-compiled once (no NRT: it allocates nothing) and called, not inlined, by every play
-    loop, the search and the replay, which share its machine code; the phase steps
-    ``_step_*`` are inlined into it. Caller validates. docs/rules/thurn_und_taxis.md §4-§6.
-    """
+@njit(cache=True, inline="always")
+def _apply_move(st, tab, var, a, rng, script, slog):
+    """Body of ``apply_move`` (documented there); inlined only into ``_advance``, the one
+    compiled function that applies moves."""
     ph = st[S_PHASE]
     if ph == PH_ADMIN:
         _step_admin(st, a, rng, script, slog)
@@ -1477,28 +1452,98 @@ def _random_move(st, tab, acts, rng):
     return _random_other(st, tab, acts, rng)
 
 
-@njit(cache=True, inline="always")
-def _play_loop(st, tab, var, policy_ids, policy_params, prngs, acts, deal_rng, script, slog, alog):
-    """Decisions from the current position to the end of the game; returns their number.
+@njit(cache=True, _nrt=False)
+def _advance(st, tab, var, a, policy_ids, prngs, acts, deal_rng, script, slog, alog, plies):
+    """Apply decision ``a`` (if ``a >= 0``), then play the decisions of ``random`` seats until a
+    seat with another policy is to move or the game is over; returns the decisions taken so far.
 
-    Arrays as in ``play_batch``'s scratch (``prngs`` uint64[MAX_SEATS, 4], ``acts``
-    int64[MAX_ACTIONS]). Inlined into ``play_batch``; the engine (``legal_moves``,
-    ``apply_move``) and the ``route`` policy are calls, compiled once.
+    Parameters
+    ----------
+    st, tab, var, deal_rng, script, slog
+        As in ``apply_move``.
+    a : int64
+        A legal action of the seat to move, or -1 (none: start with the ``random`` seats).
+    policy_ids : int64[>= n_players]
+        Seat k plays ``random`` here iff ``policy_ids[k] == POL_RANDOM``.
+    prngs : uint64[MAX_SEATS, 4]
+        The seats' policy streams (row k: seat k).
+    acts : int64[MAX_ACTIONS]
+        Scratch.
+    alog : int64[m]
+        Action log (m > 1 to log): decision number i is written to ``alog[i]`` (if i < m).
+    plies : int64
+        Decisions taken before this call.
+
+    Notes
+    -----
+    This is the only compiled function holding the engine's move code (``_apply_move``
+    inlined), so that a run, its records, their replays and the search share its machine code
+    (compile time, issue 13 §5); the ``random`` decisions are drawn in its loop, without a call
+    per decision (a call per decision would cost a third of the speed of a random game).
+    Compiled without NRT (it allocates nothing, see ``play_batch``).
     """
-    plies = 0
     logging = alog.shape[0] > 1
-    while st[S_OVER] == 0:
-        p = st[S_CUR]
-        if policy_ids[p] == POL_RANDOM:
+    while True:
+        if a < 0:
+            if st[S_OVER] != 0:
+                break
+            p = st[S_CUR]
+            if policy_ids[p] != POL_RANDOM:
+                break
             a = _random_move(st, tab, acts, prngs[p])
-        else:
-            n = legal_moves(st, tab, acts)
-            a = choose_action(st, tab, acts, n, policy_ids[p], policy_params[p], prngs[p])
         if logging and plies < alog.shape[0]:
             alog[plies] = a
-        apply_move(st, tab, var, a, deal_rng, script, slog)
+        _apply_move(st, tab, var, a, deal_rng, script, slog)
         plies += 1
+        a = -1
     return plies
+
+
+NO_MOVE = np.int64(-1)  # ``_advance``: no decision given (int64 constants: no literal compiles)
+ZERO = np.int64(0)
+_NOT_RANDOM = np.full(MAX_SEATS, -1, dtype=np.int64)  # policy ids: no seat plays random
+_NO_STREAMS = np.zeros((MAX_SEATS, 4), dtype=np.uint64)
+_NO_ACTS = np.zeros(MAX_ACTIONS, dtype=np.int64)
+_NO_LOG = np.zeros(1, dtype=np.int64)
+
+
+def apply_move(st, tab, var, a, rng, script, slog):
+    """Apply legal action ``a`` (see the module docstring) to ``st`` in place.
+
+    Parameters
+    ----------
+    st : int64[ST_SIZE]
+    tab : int64[TAB_SIZE]
+    var : int64[N_VARIANT_SLOTS]
+    a : int
+        Must be one of ``legal_moves`` (not checked here).
+    rng : uint64[4]
+        Deal stream, used only to reshuffle the discard pile (§4A).
+    script : int64[k]
+        Replay: concatenated reshuffle orders (empty array: shuffle with ``rng``).
+    slog : int64[m]
+        Reshuffle log (size <= 1: no logging).
+
+    Notes
+    -----
+    Plain Python: calls the compiled ``_advance`` (one move, no seat playing ``random``), the
+    engine compiled for play, so that replays compile nothing of their own (issue 13 §5).
+    Caller validates. docs/rules/thurn_und_taxis.md §4-§6.
+    """
+    _advance(
+        st,
+        tab,
+        var,
+        np.int64(a),
+        _NOT_RANDOM,
+        _NO_STREAMS,
+        _NO_ACTS,
+        rng,
+        script,
+        slog,
+        _NO_LOG,
+        np.int64(0),
+    )
 
 
 # ----------------------------------------------------------------------------- games
@@ -1679,11 +1724,18 @@ def play_batch(
     st, deck, deal_rng, prngs, acts, script, alog, slog, sc = scr
     for g in range(n_games):
         _setup_game(st, tab, n_players, first_game_index + g, root_seed, deck, deal_rng, prngs)
-        n_plies = _play_loop(
-            st, tab, var, policy_ids, policy_params, prngs, acts, deal_rng, script, slog, alog
+        plies = _advance(
+            st, tab, var, NO_MOVE, policy_ids, prngs, acts, deal_rng, script, slog, alog, ZERO
         )
-        st[S_ALOG_N] = n_plies
-        _store_game(st, tab, n_players, g, n_plies, out, sc)
+        while st[S_OVER] == 0:  # a seat that does not play random is to move
+            p = st[S_CUR]
+            n = legal_moves(st, tab, acts)
+            a = choose_action(st, tab, acts, n, policy_ids[p], policy_params[p], prngs[p])
+            plies = _advance(
+                st, tab, var, a, policy_ids, prngs, acts, deal_rng, script, slog, alog, plies
+            )
+        st[S_ALOG_N] = plies
+        _store_game(st, tab, n_players, g, plies, out, sc)
 
 
 # ----------------------------------------------------------------------------- search (mcts)
@@ -1735,7 +1787,7 @@ def _search_determinize(st, ctx, rng):
     the display, the discard pile, every route and the known cards of the others) are shuffled
     and dealt to the others' unknown hand cards (their sizes are public) and to the deck. Reads
     only what the seat sees."""
-    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog = ctx
+    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog, noids, nostreams = ctx
     p = st[S_CUR]
     n = st[S_NP]
     for c in range(N_CITIES):
@@ -1808,24 +1860,30 @@ def _search_to_move(st, ctx):
 
 
 @njit(cache=True, inline="always")
+def _search_step(st, ctx, move, rng):
+    """``apply_move`` in the search: the play engine (``_advance``, one move, no seat playing
+    ``random``), ``rng`` the reshuffle stream."""
+    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog, noids, nostreams = ctx
+    _advance(st, tab, var, np.int64(move), noids, nostreams, acts, rng, script, slog, slog, ZERO)
+
+
+@njit(cache=True, inline="always")
 def _search_apply(st, ctx, move):
-    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog = ctx
-    apply_move(st, tab, var, move, srng, script, slog)
+    _search_step(st, ctx, move, ctx[2])
 
 
 @njit(cache=True)
 def _search_rollout(st, ctx, rng, scores):
     """Finish the game with ``kind`` (``POL_RANDOM`` or ``POL_ROUTE`` with ``prm``) for every
     seat; ``scores`` = final points (§5) + ``TIE_BREAK_BONUS`` for the tie-break winner."""
-    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog = ctx
+    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog, noids, nostreams = ctx
     if kind == POL_RANDOM:
         while st[S_OVER] == 0:
-            apply_move(st, tab, var, _random_move(st, tab, acts, rng), rng, script, slog)
+            _search_step(st, ctx, _random_move(st, tab, acts, rng), rng)
     else:
         while st[S_OVER] == 0:
             n = legal_moves(st, tab, acts)
-            a = _route_policy(st, tab, acts, n, prm, rng)
-            apply_move(st, tab, var, a, rng, script, slog)
+            _search_step(st, ctx, _route_policy(st, tab, acts, n, prm, rng), rng)
     score_final(st, tab, sc)
     w = winner_of(st, sc)
     for q in range(st[S_NP]):
@@ -1868,7 +1926,9 @@ def search_scratch(tab, var, capacity):
     value, logs, moves, untried, mark, path, scores, reward). ``ctx`` is the search's game
     context: (tab, var, reshuffle stream uint64[4], actions int64[MAX_ACTIONS], card pool
     int64[66], city counts int64[22], rollout policy id int64[1] holder, route parameters
-    float64[N_PARAMS], points int64[MAX_SEATS], empty script, 1-slot reshuffle log)."""
+    float64[N_PARAMS], points int64[MAX_SEATS], empty script, 1-slot reshuffle log, policy ids
+    int64[MAX_SEATS] with no ``random`` seat and unused streams uint64[MAX_SEATS, 4], the last
+    two for ``_advance``)."""
     ctx = (
         tab,
         var,
@@ -1881,6 +1941,8 @@ def search_scratch(tab, var, capacity):
         np.zeros(MAX_SEATS, np.int64),
         np.empty(0, np.int64),
         np.zeros(1, np.int64),
+        np.full(MAX_SEATS, -1, np.int64),
+        np.zeros((MAX_SEATS, 4), np.uint64),
     )
     return (
         ctx,
@@ -1904,11 +1966,12 @@ def choose_mcts(st, prm, rng, scr):
     ``prm`` (float64[>= N_MCTS_PARAMS]); ``rng`` the seat's policy stream (uint64[4], the only
     source of randomness); ``scr`` from ``search_scratch``. Returns a legal action."""
     ctx0, work, tree, value, logs, moves, untried, mark, path, scores, reward = scr
-    tab, var, srng, acts, pool, cnt, kind0, rprm, sc, script, slog = ctx0
+    tab, var, srng, acts, pool, cnt, kind0, rprm, sc, script, slog, noids, nostreams = ctx0
     for k in range(N_PARAMS):
         rprm[k] = prm[P_MCTS_BASE + k]
     seed_state(srng, next_u64(rng))
-    ctx = (tab, var, srng, acts, pool, cnt, np.int64(prm[P_MCTS_ROLLOUT]), rprm, sc, script, slog)
+    kind = np.int64(prm[P_MCTS_ROLLOUT])
+    ctx = (tab, var, srng, acts, pool, cnt, kind, rprm, sc, script, slog, noids, nostreams)
     n = st[S_NP]
     return _search(
         st,
@@ -1931,31 +1994,6 @@ def choose_mcts(st, prm, rng, scr):
     )
 
 
-@njit(cache=True, inline="always")
-def _play_loop_mcts(
-    st, tab, var, policy_ids, policy_params, prngs, acts, deal_rng, script, slog, alog, sscr
-):
-    """``_play_loop`` with ``mcts`` seats (``choose_mcts``, search scratch ``sscr``); the other
-    seats decide exactly as there (same actions from the same streams)."""
-    plies = 0
-    logging = alog.shape[0] > 1
-    while st[S_OVER] == 0:
-        p = st[S_CUR]
-        pid = policy_ids[p]
-        if pid == POL_RANDOM:
-            a = _random_move(st, tab, acts, prngs[p])
-        elif pid == POL_MCTS:
-            a = choose_mcts(st, policy_params[p], prngs[p], sscr)
-        else:
-            n = legal_moves(st, tab, acts)
-            a = choose_action(st, tab, acts, n, pid, policy_params[p], prngs[p])
-        if logging and plies < alog.shape[0]:
-            alog[plies] = a
-        apply_move(st, tab, var, a, deal_rng, script, slog)
-        plies += 1
-    return plies
-
-
 @njit(cache=True)
 def play_batch_mcts(
     first_game_index, n_games, root_seed, n_players, policy_ids, policy_params, var, tab, out, scr
@@ -1967,8 +2005,18 @@ def play_batch_mcts(
         # fresh search scratch per game: a game's result must not depend on its chunk
         sscr = search_scratch(tab, var, search_capacity(policy_ids, policy_params))
         _setup_game(st, tab, n_players, first_game_index + g, root_seed, deck, deal_rng, prngs)
-        n_plies = _play_loop_mcts(
-            st, tab, var, policy_ids, policy_params, prngs, acts, deal_rng, script, slog, alog, sscr
+        plies = _advance(
+            st, tab, var, NO_MOVE, policy_ids, prngs, acts, deal_rng, script, slog, alog, ZERO
         )
-        st[S_ALOG_N] = n_plies
-        _store_game(st, tab, n_players, g, n_plies, out, sc)
+        while st[S_OVER] == 0:  # an mcts or route seat is to move
+            p = st[S_CUR]
+            if policy_ids[p] == POL_MCTS:
+                a = choose_mcts(st, policy_params[p], prngs[p], sscr)
+            else:
+                n = legal_moves(st, tab, acts)
+                a = choose_action(st, tab, acts, n, policy_ids[p], policy_params[p], prngs[p])
+            plies = _advance(
+                st, tab, var, a, policy_ids, prngs, acts, deal_rng, script, slog, alog, plies
+            )
+        st[S_ALOG_N] = plies
+        _store_game(st, tab, n_players, g, plies, out, sc)
