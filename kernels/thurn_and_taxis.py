@@ -853,34 +853,51 @@ def _step_trim(st, var, a):
 
 
 @njit(cache=True, inline="always")
-def _apply_move(st, tab, var, a, rng, script, slog):
-    """Body of ``apply_move`` (documented there); inlined only into ``_advance``, the one
-    compiled function that applies moves."""
+def _apply_move(st, tab, var, a, rng, script, slog, prng, acts):
+    """Body of ``apply_move`` (documented there), inlined only into ``_advance``, the one
+    compiled function that applies moves; returns the action applied. ``a < 0``: the ``random``
+    policy's decision, drawn from ``prng`` as ``_random_move`` draws it (``acts`` scratch),
+    with one dispatch on the phase for the draw and the move."""
     ph = st[S_PHASE]
     if ph == PH_ADMIN:
+        if a < 0:
+            a = randint(prng, 2)  # A_NO = 0, A_YES = 1
         _step_admin(st, a, rng, script, slog)
-        return
+        return a
     if ph == PH_DRAW1 or ph == PH_DRAW2:
+        if a < 0:
+            a = _random_draw(st, prng)
         _step_draw(st, a, rng, script, slog)
-        return
+        return a
     if ph == PH_PM:
+        if a < 0:
+            a = randint(prng, 2)
         _step_postmaster(st, a)
-        return
+        return a
     if ph == PH_PC:
+        if a < 0:
+            a = randint(prng, 2)
         _step_postal_carrier(st, var, a)
-        return
+        return a
     if ph == PH_PLAY1 or ph == PH_PLAY2:
+        if a < 0:
+            a = _random_play(st, tab, prng)
         _step_play(st, var, a)
-        return
+        return a
     if ph == PH_CLOSE:
+        if a < 0:
+            a = _random_close(st, prng)
         _step_close(st, tab, var, a)
-        return
+        return a
+    if a < 0:
+        a = _random_other(st, tab, acts, prng)
     if ph == PH_HOUSE_MODE:
         _step_house_mode(st, tab, var, a)
     elif ph == PH_HOUSE_PICK:
         _step_house_pick(st, tab, var, a)
     elif ph == PH_TRIM:
         _step_trim(st, var, a)
+    return a
 
 
 # ----------------------------------------------------------------------------- scoring
@@ -1316,16 +1333,17 @@ def _route_policy(st, tab, acts, n, prm, rng):
     return acts[randint(rng, n)]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def choose_action(st, tab, acts, n, pol_id, prm, rng):
     """Policy decision: ``acts[:n]`` legal; returns one of them.
 
     ``POL_RANDOM``: uniform over the legal decisions of the phase, except that in a play phase
     the route is discarded only when no extension is possible. ``POL_ROUTE``: ``_route_policy``.
 
-    This is the reference definition; the play loops draw ``random`` decisions through
-    ``_random_move``, which gives the same actions from the same random draws without listing
-    every legal action. Inlined into the loops (one call site each).
+    This is the reference definition; the play loop (``_advance``) draws ``random`` decisions
+    as ``_random_move`` does (in ``_apply_move``'s dispatch on the phase), which gives the same
+    actions from the same random draws without listing every legal action, and calls
+    ``_route_policy`` for ``route``.
     """
     if pol_id == POL_ROUTE:
         return _route_policy(st, tab, acts, n, prm, rng)
@@ -1453,9 +1471,12 @@ def _random_move(st, tab, acts, rng):
 
 
 @njit(cache=True, _nrt=False)
-def _advance(st, tab, var, a, policy_ids, prngs, acts, deal_rng, script, slog, alog, plies):
-    """Apply decision ``a`` (if ``a >= 0``), then play the decisions of ``random`` seats until a
-    seat with another policy is to move or the game is over; returns the decisions taken so far.
+def _advance(
+    st, tab, var, a, policy_ids, policy_params, prngs, acts, deal_rng, script, slog, alog, plies
+):
+    """Apply decision ``a`` (if ``a >= 0``), then play the decisions of ``random`` and ``route``
+    seats until a seat with another policy (``mcts``) is to move or the game is over; returns
+    the decisions taken so far.
 
     Parameters
     ----------
@@ -1464,7 +1485,9 @@ def _advance(st, tab, var, a, policy_ids, prngs, acts, deal_rng, script, slog, a
     a : int64
         A legal action of the seat to move, or -1 (none: start with the ``random`` seats).
     policy_ids : int64[>= n_players]
-        Seat k plays ``random`` here iff ``policy_ids[k] == POL_RANDOM``.
+        Seat k plays ``random`` here iff ``policy_ids[k] == POL_RANDOM``, ``route`` iff
+        ``POL_ROUTE``; any other id stops the loop when that seat is to move.
+    policy_params : float64[>= n_players, >= N_PARAMS]
     prngs : uint64[MAX_SEATS, 4]
         The seats' policy streams (row k: seat k).
     acts : int64[MAX_ACTIONS]
@@ -1478,8 +1501,9 @@ def _advance(st, tab, var, a, policy_ids, prngs, acts, deal_rng, script, slog, a
     -----
     This is the only compiled function holding the engine's move code (``_apply_move``
     inlined), so that a run, its records, their replays and the search share its machine code
-    (compile time, issue 13 §5); the ``random`` decisions are drawn in its loop, without a call
-    per decision (a call per decision would cost a third of the speed of a random game).
+    (compile time, issue 13 §5); the ``random`` and ``route`` decisions are taken in its loop,
+    without a call per decision (a call per decision would cost a third of the speed of a
+    random game). The decisions are ``choose_action``'s.
     Compiled without NRT (it allocates nothing, see ``play_batch``).
     """
     logging = alog.shape[0] > 1
@@ -1487,13 +1511,17 @@ def _advance(st, tab, var, a, policy_ids, prngs, acts, deal_rng, script, slog, a
         if a < 0:
             if st[S_OVER] != 0:
                 break
-            p = st[S_CUR]
-            if policy_ids[p] != POL_RANDOM:
+            pid = policy_ids[st[S_CUR]]
+            if pid == POL_ROUTE:
+                p = st[S_CUR]
+                n = legal_moves(st, tab, acts)
+                a = _route_policy(st, tab, acts, n, policy_params[p], prngs[p])
+            elif pid != POL_RANDOM:
                 break
-            a = _random_move(st, tab, acts, prngs[p])
+        # random (a < 0): drawn in _apply_move's dispatch on the phase
+        a = _apply_move(st, tab, var, a, deal_rng, script, slog, prngs[st[S_CUR]], acts)
         if logging and plies < alog.shape[0]:
             alog[plies] = a
-        _apply_move(st, tab, var, a, deal_rng, script, slog)
         plies += 1
         a = -1
     return plies
@@ -1501,7 +1529,8 @@ def _advance(st, tab, var, a, policy_ids, prngs, acts, deal_rng, script, slog, a
 
 NO_MOVE = np.int64(-1)  # ``_advance``: no decision given (int64 constants: no literal compiles)
 ZERO = np.int64(0)
-_NOT_RANDOM = np.full(MAX_SEATS, -1, dtype=np.int64)  # policy ids: no seat plays random
+_NOT_RANDOM = np.full(MAX_SEATS, -1, dtype=np.int64)  # policy ids: no random or route seat
+_NO_PARAMS = np.zeros((MAX_SEATS, N_PARAMS), dtype=np.float64)
 _NO_STREAMS = np.zeros((MAX_SEATS, 4), dtype=np.uint64)
 _NO_ACTS = np.zeros(MAX_ACTIONS, dtype=np.int64)
 _NO_LOG = np.zeros(1, dtype=np.int64)
@@ -1536,6 +1565,7 @@ def apply_move(st, tab, var, a, rng, script, slog):
         var,
         np.int64(a),
         _NOT_RANDOM,
+        _NO_PARAMS,
         _NO_STREAMS,
         _NO_ACTS,
         rng,
@@ -1724,16 +1754,22 @@ def play_batch(
     st, deck, deal_rng, prngs, acts, script, alog, slog, sc = scr
     for g in range(n_games):
         _setup_game(st, tab, n_players, first_game_index + g, root_seed, deck, deal_rng, prngs)
+        # every seat plays random or route (the Python side checks): the whole game
         plies = _advance(
-            st, tab, var, NO_MOVE, policy_ids, prngs, acts, deal_rng, script, slog, alog, ZERO
+            st,
+            tab,
+            var,
+            NO_MOVE,
+            policy_ids,
+            policy_params,
+            prngs,
+            acts,
+            deal_rng,
+            script,
+            slog,
+            alog,
+            ZERO,
         )
-        while st[S_OVER] == 0:  # a seat that does not play random is to move
-            p = st[S_CUR]
-            n = legal_moves(st, tab, acts)
-            a = choose_action(st, tab, acts, n, policy_ids[p], policy_params[p], prngs[p])
-            plies = _advance(
-                st, tab, var, a, policy_ids, prngs, acts, deal_rng, script, slog, alog, plies
-            )
         st[S_ALOG_N] = plies
         _store_game(st, tab, n_players, g, plies, out, sc)
 
@@ -1744,7 +1780,10 @@ def play_batch(
 # ``play_batch_mcts``: the Python side picks that entry kernel when a seat
 # plays ``mcts``, so a random or route run never compiles the search. The search state is the
 # game's own ``int64[ST_SIZE]`` vector (the only 1-D int64 state registered with the search:
-# Sacred Hill's is uint64 1-D, Don Quixote's int64 2-D, El Grande's int32 2-D).
+# Sacred Hill's is uint64 1-D, Don Quixote's int64 2-D, El Grande's int32 2-D). The step
+# functions are inlined into the search's per-step lambdas (``search.register``), each of
+# which is compiled on its own: one compiled level fewer below the search than plain calls,
+# and the moves are applied by ``_advance``, the play engine (compile time, issue 13 §5).
 
 POL_MCTS = 2
 
@@ -1780,14 +1819,14 @@ def _search_copy(dst, src):
         dst[k] = src[k]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _search_determinize(st, ctx, rng):
     """Deal what the seat to move cannot see (§7 #12: the deck order and the other seats' hand
     cards not known from the display) anew: the unseen cards (3 per city minus its own hand,
     the display, the discard pile, every route and the known cards of the others) are shuffled
     and dealt to the others' unknown hand cards (their sizes are public) and to the deck. Reads
     only what the seat sees."""
-    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog, noids, nostreams = ctx
+    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog, noids, noprm, nostreams = ctx
     p = st[S_CUR]
     n = st[S_NP]
     for c in range(N_CITIES):
@@ -1861,10 +1900,12 @@ def _search_to_move(st, ctx):
 
 @njit(cache=True, inline="always")
 def _search_step(st, ctx, move, rng):
-    """``apply_move`` in the search: the play engine (``_advance``, one move, no seat playing
-    ``random``), ``rng`` the reshuffle stream."""
-    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog, noids, nostreams = ctx
-    _advance(st, tab, var, np.int64(move), noids, nostreams, acts, rng, script, slog, slog, ZERO)
+    """``apply_move`` in the search: the play engine (``_advance``, one move: no seat plays
+    ``random`` or ``route`` there), ``rng`` the reshuffle stream."""
+    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog, noids, noprm, nostreams = ctx
+    _advance(
+        st, tab, var, np.int64(move), noids, noprm, nostreams, acts, rng, script, slog, slog, ZERO
+    )
 
 
 @njit(cache=True, inline="always")
@@ -1872,11 +1913,11 @@ def _search_apply(st, ctx, move):
     _search_step(st, ctx, move, ctx[2])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _search_rollout(st, ctx, rng, scores):
     """Finish the game with ``kind`` (``POL_RANDOM`` or ``POL_ROUTE`` with ``prm``) for every
     seat; ``scores`` = final points (§5) + ``TIE_BREAK_BONUS`` for the tie-break winner."""
-    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog, noids, nostreams = ctx
+    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog, noids, noprm, nostreams = ctx
     if kind == POL_RANDOM:
         while st[S_OVER] == 0:
             _search_step(st, ctx, _random_move(st, tab, acts, rng), rng)
@@ -1926,9 +1967,9 @@ def search_scratch(tab, var, capacity):
     value, logs, moves, untried, mark, path, scores, reward). ``ctx`` is the search's game
     context: (tab, var, reshuffle stream uint64[4], actions int64[MAX_ACTIONS], card pool
     int64[66], city counts int64[22], rollout policy id int64[1] holder, route parameters
-    float64[N_PARAMS], points int64[MAX_SEATS], empty script, 1-slot reshuffle log, policy ids
-    int64[MAX_SEATS] with no ``random`` seat and unused streams uint64[MAX_SEATS, 4], the last
-    two for ``_advance``)."""
+    float64[N_PARAMS], points int64[MAX_SEATS], empty script, 1-slot reshuffle log, and for
+    ``_advance`` policy ids int64[MAX_SEATS] with no ``random`` or ``route`` seat, unused
+    parameters float64[MAX_SEATS, N_PARAMS] and streams uint64[MAX_SEATS, 4])."""
     ctx = (
         tab,
         var,
@@ -1942,6 +1983,7 @@ def search_scratch(tab, var, capacity):
         np.empty(0, np.int64),
         np.zeros(1, np.int64),
         np.full(MAX_SEATS, -1, np.int64),
+        np.zeros((MAX_SEATS, N_PARAMS), np.float64),
         np.zeros((MAX_SEATS, 4), np.uint64),
     )
     return (
@@ -1966,12 +2008,12 @@ def choose_mcts(st, prm, rng, scr):
     ``prm`` (float64[>= N_MCTS_PARAMS]); ``rng`` the seat's policy stream (uint64[4], the only
     source of randomness); ``scr`` from ``search_scratch``. Returns a legal action."""
     ctx0, work, tree, value, logs, moves, untried, mark, path, scores, reward = scr
-    tab, var, srng, acts, pool, cnt, kind0, rprm, sc, script, slog, noids, nostreams = ctx0
+    tab, var, srng, acts, pool, cnt, kind0, rprm, sc, script, slog, noids, noprm, nostreams = ctx0
     for k in range(N_PARAMS):
         rprm[k] = prm[P_MCTS_BASE + k]
     seed_state(srng, next_u64(rng))
     kind = np.int64(prm[P_MCTS_ROLLOUT])
-    ctx = (tab, var, srng, acts, pool, cnt, kind, rprm, sc, script, slog, noids, nostreams)
+    ctx = (tab, var, srng, acts, pool, cnt, kind, rprm, sc, script, slog, noids, noprm, nostreams)
     n = st[S_NP]
     return _search(
         st,
@@ -2005,18 +2047,27 @@ def play_batch_mcts(
         # fresh search scratch per game: a game's result must not depend on its chunk
         sscr = search_scratch(tab, var, search_capacity(policy_ids, policy_params))
         _setup_game(st, tab, n_players, first_game_index + g, root_seed, deck, deal_rng, prngs)
-        plies = _advance(
-            st, tab, var, NO_MOVE, policy_ids, prngs, acts, deal_rng, script, slog, alog, ZERO
-        )
-        while st[S_OVER] == 0:  # an mcts or route seat is to move
-            p = st[S_CUR]
-            if policy_ids[p] == POL_MCTS:
-                a = choose_mcts(st, policy_params[p], prngs[p], sscr)
-            else:
-                n = legal_moves(st, tab, acts)
-                a = choose_action(st, tab, acts, n, policy_ids[p], policy_params[p], prngs[p])
+        a = NO_MOVE
+        plies = ZERO
+        while True:
             plies = _advance(
-                st, tab, var, a, policy_ids, prngs, acts, deal_rng, script, slog, alog, plies
+                st,
+                tab,
+                var,
+                a,
+                policy_ids,
+                policy_params,
+                prngs,
+                acts,
+                deal_rng,
+                script,
+                slog,
+                alog,
+                plies,
             )
+            if st[S_OVER] != 0:
+                break
+            p = st[S_CUR]  # an mcts seat is to move
+            a = choose_mcts(st, policy_params[p], prngs[p], sscr)
         st[S_ALOG_N] = plies
         _store_game(st, tab, n_players, g, plies, out, sc)
