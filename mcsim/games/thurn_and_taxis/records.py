@@ -69,9 +69,11 @@ class Game:
         else:
             flat = [c for order in reshuffles for c in order]
             self.script = np.array(flat + [-1], dtype=np.int64)
-        from kernels.rng import new_state
+        from kernels.rng import game_seed, seed_state
 
-        self.rng = new_state(0, 0, 0)
+        # kernels.rng.new_state(0, 0, 0), from the functions play compiled (no compile here)
+        self.rng = np.zeros(4, dtype=np.uint64)
+        seed_state(self.rng, np.uint64(game_seed(0, 0, 0)))
         self.slog = np.zeros(1, dtype=np.int64)
         self._buf = np.empty(K.MAX_ACTIONS, dtype=np.int64)
 
