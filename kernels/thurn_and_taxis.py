@@ -222,7 +222,7 @@ def _reshuffle(st, rng, script, slog):
             st[S_ERROR] = 1
             return
         # the scripted order must be a permutation of the pile (no allocation here: this runs
-        # inside the NRT-free play loop, see _play_loop)
+        # inside the NRT-free play loop, see play_batch)
         for i in range(k):
             c = script[pos + i]
             if c < 0 or c >= N_CITIES:
