@@ -1506,21 +1506,21 @@ def _advance(
     random game). The decisions are ``choose_action``'s.
     Compiled without NRT (it allocates nothing, see ``play_batch``).
     """
-    logging = alog.shape[0] > 1
+    n_log = alog.shape[0] if alog.shape[0] > 1 else 0  # log decisions 0 .. n_log - 1
     while True:
         if a < 0:
             if st[S_OVER] != 0:
                 break
-            pid = policy_ids[st[S_CUR]]
-            if pid == POL_ROUTE:
-                p = st[S_CUR]
+            p = st[S_CUR]
+            pid = policy_ids[p]
+            if pid != POL_RANDOM:  # (random, the fast path: one test per decision)
+                if pid != POL_ROUTE:
+                    break
                 n = legal_moves(st, tab, acts)
                 a = _route_policy(st, tab, acts, n, policy_params[p], prngs[p])
-            elif pid != POL_RANDOM:
-                break
         # random (a < 0): drawn in _apply_move's dispatch on the phase
         a = _apply_move(st, tab, var, a, deal_rng, script, slog, prngs[st[S_CUR]], acts)
-        if logging and plies < alog.shape[0]:
+        if plies < n_log:
             alog[plies] = a
         plies += 1
         a = -1
