@@ -68,10 +68,10 @@ def iterations_per_second():
     n_iter = int(params[K.P_MCTS_ITER])
     scr = K.search_scratch(prep.tables["tab"], prep.tables["var"], n_iter + 1)
     ctx0, work, tree, value, logs, moves, untried, mark, path, scores, reward = scr
-    tab, var, srng, acts, pool, cnt, _, rprm, sc, script, slog = ctx0
+    tab, var, srng, acts, pool, cnt, _, rprm, sc, script, *rest = ctx0
     rprm[:] = params[K.P_MCTS_BASE : K.P_MCTS_BASE + K.N_PARAMS]
     ctx = (tab, var, srng, acts, pool, cnt, np.int64(params[K.P_MCTS_ROLLOUT]), rprm, sc, script)
-    ctx = ctx + (slog,)
+    ctx = ctx + tuple(rest)
     totals = np.zeros(K.MAX_ACTIONS)
     pos = positions()
     mode = np.int64(params[K.P_MCTS_REWARD])

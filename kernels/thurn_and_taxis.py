@@ -48,7 +48,7 @@ from kernels.bitboard import ctpop, cttz
 from kernels.rng import (
     STREAM_DEAL,
     STREAM_POLICY,
-    new_state,
+    game_seed,
     next_u64,
     randint,
     random_float,
@@ -195,16 +195,11 @@ S_KNOWN = S_HMASK + MAX_SEATS
 ST_SIZE = S_KNOWN + MAX_SEATS * N_CITIES
 
 
-@njit(inline="always")
-def _popcount(x):
-    """Set bits of a non-negative city mask (one ``popcnt``)."""
-    return ctpop(x)
-
-
-@njit(inline="always")
-def _lowbit(x):
-    """Index of the lowest set bit of a non-zero mask (one ``tzcnt``)."""
-    return cttz(x)
+#: set bits of a non-negative city mask (one ``popcnt``; an intrinsic, so no call and nothing
+#: to inline)
+_popcount = ctpop
+#: index of the lowest set bit of a non-zero mask (one ``tzcnt``; an intrinsic)
+_lowbit = cttz
 
 
 # ----------------------------------------------------------------------------- cards
@@ -227,7 +222,7 @@ def _reshuffle(st, rng, script, slog):
             st[S_ERROR] = 1
             return
         # the scripted order must be a permutation of the pile (no allocation here: this runs
-        # inside the NRT-free play loop, see _play_loop)
+        # inside the NRT-free play loop, see play_batch)
         for i in range(k):
             c = script[pos + i]
             if c < 0 or c >= N_CITIES:
@@ -338,7 +333,7 @@ def _begin_turn(st):
         st[S_PHASE] = PH_ADMIN
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _end_turn(st, var):
     p = st[S_CUR]
     n = st[S_NP]
@@ -456,10 +451,27 @@ def _regions_to_serve(st, tab):
     return k
 
 
-@njit(cache=True, inline="always")
-def _legal_moves(st, tab, out):
-    """Body of ``legal_moves`` (documented there), inlined into ``play_game``.
-    Rules: docs/rules/thurn_und_taxis.md §4 (phases A-C) and §6 (officials)."""
+@njit(cache=True, _nrt=False)
+def legal_moves(st, tab, out):
+    """Write the legal actions of the position into ``out`` (int64[>= MAX_ACTIONS]); return count.
+
+    Parameters
+    ----------
+    st : int64[ST_SIZE]
+    tab : int64[TAB_SIZE]
+    out : int64[MAX_ACTIONS]
+
+    Returns
+    -------
+    int
+        Number of actions written (>= 1 unless the game is over, then 0).
+
+    Notes
+    -----
+    jit-compiled once (no NRT: it allocates nothing) and called, not inlined, by every play
+    loop, the search and the replay, which share its machine code. Rules:
+    docs/rules/thurn_und_taxis.md §4 (phases A-C) and §6 (officials).
+    """
     ph = st[S_PHASE]
     p = st[S_CUR]
     n = 0
@@ -541,7 +553,7 @@ def _trigger_end(st, tab, p, reason):
     if st[S_END_SEAT] < 0:
         st[S_END_SEAT] = p
         st[S_END_REASON] = reason
-        _take(st, tab, p, STK_GAME_END)
+        _take(st, tab, p, np.int64(STK_GAME_END))
 
 
 @njit(cache=True)
@@ -580,7 +592,7 @@ def _score_close(st, tab, var):
                 break
         if ok:
             st[S_GROUPS + p] |= 1 << STK_ALL_REGIONS
-            _take(st, tab, p, STK_ALL_REGIONS)
+            _take(st, tab, p, np.int64(STK_ALL_REGIONS))
     # carriage: strictly the next one; Cartwright counts the route as 2 longer (§4C.3)
     nxt = 3 if st[S_CARRIAGE + p] == 0 else st[S_CARRIAGE + p] + 1
     if nxt <= 7:
@@ -588,9 +600,9 @@ def _score_close(st, tab, var):
         if eff >= nxt:
             st[S_CARRIAGE + p] = nxt
             if nxt == 7:
-                _trigger_end(st, tab, p, END_CARRIAGE)
+                _trigger_end(st, tab, p, np.int64(END_CARRIAGE))
     if st[S_HOUSES_LEFT + p] == 0:
-        _trigger_end(st, tab, p, END_HOUSES)
+        _trigger_end(st, tab, p, np.int64(END_HOUSES))
     # route cards to the discard pile
     base = S_ROUTE + p * ROUTE_SLOTS
     for i in range(st[S_RLO + p], st[S_RHI + p]):
@@ -841,81 +853,51 @@ def _step_trim(st, var, a):
 
 
 @njit(cache=True, inline="always")
-def _apply_move(st, tab, var, a, rng, script, slog):
-    """Apply legal action ``a`` (see the module docstring) to ``st`` in place.
-
-    Parameters
-    ----------
-    st : int64[ST_SIZE]
-    tab : int64[TAB_SIZE]
-    var : int64[N_VARIANT_SLOTS]
-    a : int
-        Must be one of ``legal_moves`` (not checked here).
-    rng : uint64[4]
-        Deal stream, used only to reshuffle the discard pile (§4A).
-    script : int64[k]
-        Replay: concatenated reshuffle orders (empty array: shuffle with ``rng``).
-    slog : int64[m]
-        Reshuffle log (size <= 1: no logging).
-
-    Notes
-    -----
-    jit-compiled; caller validates. docs/rules/thurn_und_taxis.md §4-§6.
-    """
+def _apply_move(st, tab, var, a, rng, script, slog, prng, acts):
+    """Body of ``apply_move`` (documented there), inlined only into ``_advance``, the one
+    compiled function that applies moves; returns the action applied. ``a < 0``: the ``random``
+    policy's decision, drawn from ``prng`` as ``_random_move`` draws it (``acts`` scratch),
+    with one dispatch on the phase for the draw and the move."""
     ph = st[S_PHASE]
     if ph == PH_ADMIN:
+        if a < 0:
+            a = randint(prng, 2)  # A_NO = 0, A_YES = 1
         _step_admin(st, a, rng, script, slog)
-        return
+        return a
     if ph == PH_DRAW1 or ph == PH_DRAW2:
+        if a < 0:
+            a = _random_draw(st, prng)
         _step_draw(st, a, rng, script, slog)
-        return
+        return a
     if ph == PH_PM:
+        if a < 0:
+            a = randint(prng, 2)
         _step_postmaster(st, a)
-        return
+        return a
     if ph == PH_PC:
+        if a < 0:
+            a = randint(prng, 2)
         _step_postal_carrier(st, var, a)
-        return
+        return a
     if ph == PH_PLAY1 or ph == PH_PLAY2:
+        if a < 0:
+            a = _random_play(st, tab, prng)
         _step_play(st, var, a)
-        return
+        return a
     if ph == PH_CLOSE:
+        if a < 0:
+            a = _random_close(st, prng)
         _step_close(st, tab, var, a)
-        return
+        return a
+    if a < 0:
+        a = _random_other(st, tab, acts, prng)
     if ph == PH_HOUSE_MODE:
         _step_house_mode(st, tab, var, a)
     elif ph == PH_HOUSE_PICK:
         _step_house_pick(st, tab, var, a)
     elif ph == PH_TRIM:
         _step_trim(st, var, a)
-
-
-@njit(cache=True)
-def legal_moves(st, tab, out):
-    """Write the legal actions of the position into ``out`` (int64[>= MAX_ACTIONS]); return count.
-
-    Parameters
-    ----------
-    st : int64[ST_SIZE]
-    tab : int64[TAB_SIZE]
-    out : int64[MAX_ACTIONS]
-
-    Returns
-    -------
-    int
-        Number of actions written (>= 1 unless the game is over, then 0).
-
-    Notes
-    -----
-    jit-compiled (the body ``_legal_moves`` is inlined into ``play_game``). Rules:
-    docs/rules/thurn_und_taxis.md §4 (phases A-C) and §6 (officials).
-    """
-    return _legal_moves(st, tab, out)
-
-
-@njit(cache=True)
-def apply_move(st, tab, var, a, rng, script, slog):
-    """Apply legal action ``a`` to ``st`` in place (body: ``_apply_move``, see there)."""
-    _apply_move(st, tab, var, a, rng, script, slog)
+    return a
 
 
 # ----------------------------------------------------------------------------- scoring
@@ -1358,9 +1340,10 @@ def choose_action(st, tab, acts, n, pol_id, prm, rng):
     ``POL_RANDOM``: uniform over the legal decisions of the phase, except that in a play phase
     the route is discarded only when no extension is possible. ``POL_ROUTE``: ``_route_policy``.
 
-    This is the reference definition; ``play_game`` draws ``random`` decisions through
-    ``_random_move`` / ``_random_step``, which give the same actions from the same random
-    draws without listing every legal action.
+    This is the reference definition; the play loop (``_advance``) draws ``random`` decisions
+    as ``_random_move`` does (in ``_apply_move``'s dispatch on the phase), which gives the same
+    actions from the same random draws without listing every legal action, and calls
+    ``_route_policy`` for ``route``.
     """
     if pol_id == POL_ROUTE:
         return _route_policy(st, tab, acts, n, prm, rng)
@@ -1460,8 +1443,8 @@ def _random_close(st, rng):
 
 @njit(cache=True, inline="always")
 def _random_other(st, tab, acts, rng):
-    """``random`` in the remaining phases: uniform over ``_legal_moves``."""
-    n = _legal_moves(st, tab, acts)
+    """``random`` in the remaining phases: uniform over ``legal_moves``."""
+    n = legal_moves(st, tab, acts)
     if n == 1:
         return acts[0]
     return acts[randint(rng, n)]
@@ -1471,7 +1454,7 @@ def _random_other(st, tab, acts, rng):
 def _random_move(st, tab, acts, rng):
     """The ``random`` policy's decision (definition: ``choose_action``), drawn fast.
 
-    Same action and same random draws as ``_random_choice`` over ``_legal_moves`` (tested in
+    Same action and same random draws as ``_random_choice`` over ``legal_moves`` (tested in
     ``tests/test_thurn_and_taxis_run.py``), but the yes/no, draw, play and close phases are
     drawn without listing every legal action.
     """
@@ -1487,70 +1470,110 @@ def _random_move(st, tab, acts, rng):
     return _random_other(st, tab, acts, rng)
 
 
-@njit(cache=True, inline="always")
-def _random_step(st, tab, var, acts, rng, deal_rng, script, slog):
-    """``_random_move`` then ``_apply_move`` with one dispatch on the phase instead of two."""
-    ph = st[S_PHASE]
-    if ph == PH_ADMIN:
-        _step_admin(st, randint(rng, 2), deal_rng, script, slog)
-    elif ph == PH_DRAW1 or ph == PH_DRAW2:
-        _step_draw(st, _random_draw(st, rng), deal_rng, script, slog)
-    elif ph == PH_PLAY1 or ph == PH_PLAY2:
-        _step_play(st, var, _random_play(st, tab, rng))
-    elif ph == PH_PM:
-        _step_postmaster(st, randint(rng, 2))
-    elif ph == PH_PC:
-        _step_postal_carrier(st, var, randint(rng, 2))
-    elif ph == PH_CLOSE:
-        _step_close(st, tab, var, _random_close(st, rng))
-    else:  # house placement and trim
-        _apply_move(st, tab, var, _random_other(st, tab, acts, rng), deal_rng, script, slog)
-
-
 @njit(cache=True, _nrt=False)
-def _play_random(st, tab, var, prngs, acts, deal_rng, script, slog):
-    """``_play_loop`` when every seat plays ``random`` and nothing is logged; compiled on its own
-    and without NRT (see the comment above ``_play_loop``), which keeps the cold compile shorter
-    than one function holding both loops."""
-    plies = 0
-    while st[S_OVER] == 0:
-        _random_step(st, tab, var, acts, prngs[st[S_CUR]], deal_rng, script, slog)
-        plies += 1
-    return plies
+def _advance(
+    st, tab, var, a, policy_ids, policy_params, prngs, acts, deal_rng, script, slog, alog, plies
+):
+    """Apply decision ``a`` (if ``a >= 0``), then play the decisions of ``random`` and ``route``
+    seats until a seat with another policy (``mcts``) is to move or the game is over; returns
+    the decisions taken so far.
 
+    Parameters
+    ----------
+    st, tab, var, deal_rng, script, slog
+        As in ``apply_move``.
+    a : int64
+        A legal action of the seat to move, or -1 (none: start with the ``random`` seats).
+    policy_ids : int64[>= n_players]
+        Seat k plays ``random`` here iff ``policy_ids[k] == POL_RANDOM``, ``route`` iff
+        ``POL_ROUTE``; any other id stops the loop when that seat is to move.
+    policy_params : float64[>= n_players, >= N_PARAMS]
+    prngs : uint64[MAX_SEATS, 4]
+        The seats' policy streams (row k: seat k).
+    acts : int64[MAX_ACTIONS]
+        Scratch.
+    alog : int64[m]
+        Action log (m > 1 to log): decision number i is written to ``alog[i]`` (if i < m).
+    plies : int64
+        Decisions taken before this call.
 
-# Numba's reference counting (atomic NRT_incref/NRT_decref calls on every array passed
-# through the inlined helpers) cost about two thirds of the time of this loop; the refcount
-# pruning pass cannot remove them across its many branches (numba/numba#2345, #2350). The loop
-# allocates nothing, so it is compiled without NRT (``_nrt=False``, the Numba developers'
-# workaround in those issues): 2.9x faster, same results. Everything it calls must not
-# allocate (a compile error says so if it does).
-@njit(cache=True, _nrt=False)
-def _play_loop(st, tab, var, policy_ids, policy_params, prngs, acts, deal_rng, script, slog, alog):
-    """Decisions from the current position to the end of the game; returns their number.
-
-    Arrays as in ``play_game`` (``prngs`` uint64[MAX_SEATS, 4], ``acts`` int64[MAX_ACTIONS]).
+    Notes
+    -----
+    This is the only compiled function holding the engine's move code (``_apply_move``
+    inlined), so that a run, its records, their replays and the search share its machine code
+    (compile time, issue 13 §5); the ``random`` and ``route`` decisions are taken in its loop,
+    without a call per decision (a call per decision would cost a third of the speed of a
+    random game). The decisions are ``choose_action``'s.
+    Compiled without NRT (it allocates nothing, see ``play_batch``).
     """
-    plies = 0
-    logging = alog.shape[0] > 1
-    all_random = True
-    for q in range(st[S_NP]):
-        if policy_ids[q] != POL_RANDOM:
-            all_random = False
-    if all_random and not logging:
-        return _play_random(st, tab, var, prngs, acts, deal_rng, script, slog)
-    while st[S_OVER] == 0:
-        p = st[S_CUR]
-        if policy_ids[p] == POL_RANDOM:
-            a = _random_move(st, tab, acts, prngs[p])
-        else:
-            n = _legal_moves(st, tab, acts)
-            a = choose_action(st, tab, acts, n, policy_ids[p], policy_params[p], prngs[p])
-        if logging and plies < alog.shape[0]:
+    n_log = alog.shape[0] if alog.shape[0] > 1 else 0  # log decisions 0 .. n_log - 1
+    while True:
+        if a < 0:
+            if st[S_OVER] != 0:
+                break
+            p = st[S_CUR]
+            pid = policy_ids[p]
+            if pid != POL_RANDOM:  # (random, the fast path: one test per decision)
+                if pid != POL_ROUTE:
+                    break
+                n = legal_moves(st, tab, acts)
+                a = _route_policy(st, tab, acts, n, policy_params[p], prngs[p])
+        # random (a < 0): drawn in _apply_move's dispatch on the phase
+        a = _apply_move(st, tab, var, a, deal_rng, script, slog, prngs[st[S_CUR]], acts)
+        if plies < n_log:
             alog[plies] = a
-        _apply_move(st, tab, var, a, deal_rng, script, slog)
         plies += 1
+        a = -1
     return plies
+
+
+NO_MOVE = np.int64(-1)  # ``_advance``: no decision given (int64 constants: no literal compiles)
+ZERO = np.int64(0)
+_NOT_RANDOM = np.full(MAX_SEATS, -1, dtype=np.int64)  # policy ids: no random or route seat
+_NO_PARAMS = np.zeros((MAX_SEATS, N_PARAMS), dtype=np.float64)
+_NO_STREAMS = np.zeros((MAX_SEATS, 4), dtype=np.uint64)
+_NO_ACTS = np.zeros(MAX_ACTIONS, dtype=np.int64)
+_NO_LOG = np.zeros(1, dtype=np.int64)
+
+
+def apply_move(st, tab, var, a, rng, script, slog):
+    """Apply legal action ``a`` (see the module docstring) to ``st`` in place.
+
+    Parameters
+    ----------
+    st : int64[ST_SIZE]
+    tab : int64[TAB_SIZE]
+    var : int64[N_VARIANT_SLOTS]
+    a : int
+        Must be one of ``legal_moves`` (not checked here).
+    rng : uint64[4]
+        Deal stream, used only to reshuffle the discard pile (§4A).
+    script : int64[k]
+        Replay: concatenated reshuffle orders (empty array: shuffle with ``rng``).
+    slog : int64[m]
+        Reshuffle log (size <= 1: no logging).
+
+    Notes
+    -----
+    Plain Python: calls the compiled ``_advance`` (one move, no seat playing ``random``), the
+    engine compiled for play, so that replays compile nothing of their own (issue 13 §5).
+    Caller validates. docs/rules/thurn_und_taxis.md §4-§6.
+    """
+    _advance(
+        st,
+        tab,
+        var,
+        np.int64(a),
+        _NOT_RANDOM,
+        _NO_PARAMS,
+        _NO_STREAMS,
+        _NO_ACTS,
+        rng,
+        script,
+        slog,
+        _NO_LOG,
+        np.int64(0),
+    )
 
 
 # ----------------------------------------------------------------------------- games
@@ -1565,87 +1588,22 @@ def deal_deck(deal_rng, deck):
     shuffle(deal_rng, deck)
 
 
-@njit(cache=True)
-def _setup_game(st, tab, n_players, game_index, root_seed, deck):
-    """Deal game ``game_index`` (§3) into ``st`` and ``deck``; returns (deal stream, the seats'
-    policy streams uint64[MAX_SEATS, 4]) as documented in ``play_game``."""
-    deal_rng = new_state(root_seed, game_index, STREAM_DEAL)
+@njit(cache=True, _nrt=False)
+def _setup_game(st, tab, n_players, game_index, root_seed, deck, deal_rng, prngs):
+    """Deal game ``game_index`` (§3) into ``st`` and ``deck`` and seed its streams in place:
+    ``deal_rng`` (uint64[4]) from ``STREAM_DEAL``, row k of ``prngs`` (uint64[MAX_SEATS, 4])
+    from ``STREAM_POLICY + k`` (as ``kernels.rng.new_state``, without allocating)."""
+    seed_state(
+        deal_rng, game_seed(np.uint64(root_seed), np.uint64(game_index), np.uint64(STREAM_DEAL))
+    )
     deal_deck(deal_rng, deck)
     init_state(st, n_players, deck)
     init_stacks(st, tab)
-    prngs = np.empty((MAX_SEATS, 4), dtype=np.uint64)
     for p in range(n_players):
-        prngs[p, :] = new_state(root_seed, game_index, STREAM_POLICY + p)
-    return deal_rng, prngs
-
-
-@njit(cache=True)
-def play_game(
-    st, tab, var, n_players, game_index, root_seed, policy_ids, policy_params, alog, slog, deck
-):
-    """Play game ``game_index`` of a run from the deal (§3) to the end (§5).
-
-    Parameters
-    ----------
-    st : int64[ST_SIZE]
-        Overwritten; holds the final state on return.
-    tab : int64[TAB_SIZE]
-    var : int64[N_VARIANT_SLOTS]
-    n_players : int
-        2..4.
-    game_index : int
-    root_seed : uint64
-        The deck is shuffled from stream ``STREAM_DEAL`` (also used for reshuffles), seat k's
-        policy draws from ``STREAM_POLICY + k``: the game depends only on (root_seed,
-        game_index), and every policy sees the same deal.
-    policy_ids : int64[n_players]
-    policy_params : float64[n_players, >= N_PARAMS]
-    alog : int64[m]
-        Action log (m > 1 to log, else ignored); ``st[S_ALOG_N]`` = decisions taken.
-    slog : int64[m]
-        Reshuffle log (m > 1 to log): for each reshuffle, the pile size then the new deck order.
-    deck : int64[66]
-        Receives the dealt deck (deal order).
-
-    Returns
-    -------
-    int
-        Number of decisions (plies).
-
-    Notes
-    -----
-    jit-compiled; caller validates.
-    """
-    deal_rng, prngs = _setup_game(st, tab, n_players, game_index, root_seed, deck)
-    acts = np.empty(MAX_ACTIONS, dtype=np.int64)
-    script = np.empty(0, dtype=np.int64)
-    plies = _play_loop(
-        st, tab, var, policy_ids, policy_params, prngs, acts, deal_rng, script, slog, alog
-    )
-    st[S_ALOG_N] = plies
-    return plies
-
-
-@njit(cache=True)
-def _new_outputs(n_games, n_players):
-    """The result arrays of ``play_batch`` (documented there), zeroed."""
-    return (
-        np.zeros((n_games, n_players), dtype=np.int64),
-        np.zeros((n_games, n_players), dtype=np.float64),
-        np.zeros(n_games, dtype=np.int32),
-        np.zeros(n_games, dtype=np.int32),
-        np.zeros(n_games, dtype=np.int8),
-        np.zeros(n_games, dtype=np.int8),
-        np.zeros((n_games, n_players, 5), dtype=np.int32),
-        np.zeros((n_games, n_players), dtype=np.int32),
-        np.zeros((n_games, n_players), dtype=np.int8),
-        np.zeros((n_games, n_players), dtype=np.int8),
-        np.zeros((n_games, n_players), dtype=np.int16),
-        np.zeros((n_games, n_players), dtype=np.int16),
-        np.zeros((n_games, n_players), dtype=np.int32),
-        np.zeros((n_games, 23), dtype=np.int32),
-        np.zeros((n_games, N_STACKS), dtype=np.int8),
-    )
+        seed_state(
+            prngs[p],
+            game_seed(np.uint64(root_seed), np.uint64(game_index), np.uint64(STREAM_POLICY + p)),
+        )
 
 
 @njit(cache=True)
@@ -1704,63 +1662,128 @@ def _store_game(st, tab, n_players, g, n_plies, out, sc):
         tiles_taken[g, s] = st[S_TILES_TAKEN + s]
 
 
-@njit(cache=True)
+#: the outputs of ``play_batch`` (name, dtype, shape after (n_games,): "p" = n_players)
+OUTPUTS = (
+    ("score", np.int64, "p"),  # final points (§5)
+    ("win", np.float64, "p"),  # 1 for the tie-break winner (§5), shared equally if no holder
+    ("plies", np.int32, ""),  # decisions taken
+    ("turns", np.int32, ""),  # turns played
+    ("end_reason", np.int8, ""),  # END_CARRIAGE / END_HOUSES / END_CAP
+    ("end_seat", np.int8, ""),  # seat that took the game-end tile (-1)
+    ("officials", np.int32, "p5"),  # officials used (index OFF_*; forced Postmaster included)
+    ("forced", np.int32, "p"),  # forced Postmaster turns
+    ("carriage", np.int8, "p"),  # highest carriage (0 = none)
+    ("houses_left", np.int8, "p"),
+    ("tile_pts", np.int16, "p"),
+    ("closed", np.int16, "p"),  # routes closed
+    ("closed_len", np.int32, "p"),  # sum of closed route lengths
+    ("route_hist", np.int32, "23"),  # closed routes by length (index = length)
+    ("tiles_taken", np.int8, "10"),  # tiles taken per stack
+)
+
+
+def new_outputs(n_games, n_players):
+    """The zeroed output arrays of ``play_batch`` (a tuple in ``OUTPUTS`` order), allocated by
+    NumPy outside the kernels (no compile)."""
+    dims = {"": (), "p": (n_players,), "p5": (n_players, 5), "23": (23,), "10": (N_STACKS,)}
+    return tuple(np.zeros((n_games,) + dims[d], dtype=t) for _, t, d in OUTPUTS)
+
+
+def new_scratch(log_actions=0, log_reshuffles=0):
+    """The scratch of ``play_batch``: (st int64[ST_SIZE], deck int64[66], deal stream
+    uint64[4], policy streams uint64[MAX_SEATS, 4], actions int64[MAX_ACTIONS], empty reshuffle
+    script int64[0], action log int64[max(1, log_actions)], reshuffle log
+    int64[max(1, log_reshuffles)], points int64[MAX_SEATS]). A log of size 1 logs nothing."""
+    return (
+        np.zeros(ST_SIZE, dtype=np.int64),
+        np.zeros(N_CARDS, dtype=np.int64),
+        np.zeros(4, dtype=np.uint64),
+        np.zeros((MAX_SEATS, 4), dtype=np.uint64),
+        np.zeros(MAX_ACTIONS, dtype=np.int64),
+        np.zeros(0, dtype=np.int64),
+        np.full(max(1, log_actions), -1, dtype=np.int64),
+        np.zeros(max(1, log_reshuffles), dtype=np.int64),
+        np.zeros(MAX_SEATS, dtype=np.int64),
+    )
+
+
+# Numba's reference counting (atomic NRT_incref/NRT_decref calls on every array passed
+# through the inlined helpers) cost about two thirds of the time of the play loop; the refcount
+# pruning pass cannot remove them across its many branches (numba/numba#2345, #2350). The loop
+# allocates nothing (outputs and scratch come from NumPy, ``new_outputs``, ``new_scratch``), so
+# it is compiled without NRT (``_nrt=False``, the Numba developers' workaround in those issues):
+# 2.9x faster, same results. Everything it calls must not allocate (a compile error says so).
+#
+# Compile time (issue 13 §5): Numba links the machine code of every callee into each compiled
+# caller and optimises it again, and an ``inline="always"`` helper is copied (as Numba IR) into
+# every caller. So the engine is compiled once, in ``legal_moves`` and ``apply_move`` (their
+# phase steps inlined into them), and called from here, from the search and from the replay;
+# the game loop is inlined into this single entry kernel, which also plays the games of records
+# (with logs), so a run, its records and their replays compile the engine once.
+@njit(cache=True, _nrt=False)
 def play_batch(
-    first_game_index, n_games, root_seed, n_players, policy_ids, policy_params, var, tab
+    first_game_index, n_games, root_seed, n_players, policy_ids, policy_params, var, tab, out, scr
 ):
     """Play games ``first_game_index .. + n_games - 1``; one row per game in each output.
 
     Parameters
     ----------
-    first_game_index, n_games : int
+    first_game_index, n_games : int64
     root_seed : uint64
-    n_players : int
+        The deck is shuffled from stream ``STREAM_DEAL`` (also used for reshuffles), seat k's
+        policy draws from ``STREAM_POLICY + k``: game i depends only on (root_seed, i), and
+        every policy sees the same deal.
+    n_players : int64
         2..4.
     policy_ids : int64[n_players]  (no ``POL_MCTS``: see ``play_batch_mcts``)
     policy_params : float64[n_players, >= N_PARAMS]
     var : int64[N_VARIANT_SLOTS]
     tab : int64[TAB_SIZE]
+    out : tuple
+        ``new_outputs(n_games, n_players)``, written in place (``OUTPUTS``: name, dtype, shape).
+    scr : tuple
+        ``new_scratch(...)``; after the call it holds the last game: its final state
+        (``st[S_ALOG_N]`` = decisions taken), dealt deck, action log (if longer than 1) and
+        reshuffle log (if longer than 1: for each reshuffle, the pile size then the new deck
+        order).
 
-    Returns
-    -------
-    score : int64[n, n_players]  final points (§5)
-    win : float64[n, n_players]  1 for the tie-break winner (§5), shared equally if no holder
-    plies : int32[n]             decisions taken
-    turns : int32[n]             turns played
-    end_reason : int8[n]         END_CARRIAGE / END_HOUSES / END_CAP
-    end_seat : int8[n]           seat that took the game-end tile (-1)
-    officials : int32[n, n_players, 5]  officials used (index OFF_*; forced Postmaster included)
-    forced : int32[n, n_players]        forced Postmaster turns
-    carriage : int8[n, n_players]       highest carriage (0 = none)
-    houses_left : int8[n, n_players]
-    tile_pts : int16[n, n_players]
-    closed : int16[n, n_players]        routes closed
-    closed_len : int32[n, n_players]    sum of closed route lengths
-    route_hist : int32[n, 23]           closed routes by length (index = length)
-    tiles_taken : int8[n, 10]           tiles taken per stack
+    Notes
+    -----
+    jit-compiled without NRT; caller validates.
     """
-    out = _new_outputs(n_games, n_players)
-    st = np.zeros(ST_SIZE, dtype=np.int64)
-    alog = np.zeros(1, dtype=np.int64)
-    slog = np.zeros(1, dtype=np.int64)
-    deck = np.empty(N_CARDS, dtype=np.int64)
-    sc = np.zeros(MAX_SEATS, dtype=np.int64)
+    st, deck, deal_rng, prngs, acts, script, alog, slog, sc = scr
     for g in range(n_games):
-        gi = first_game_index + g
-        n_plies = play_game(
-            st, tab, var, n_players, gi, root_seed, policy_ids, policy_params, alog, slog, deck
+        _setup_game(st, tab, n_players, first_game_index + g, root_seed, deck, deal_rng, prngs)
+        # every seat plays random or route (the Python side checks): the whole game
+        plies = _advance(
+            st,
+            tab,
+            var,
+            NO_MOVE,
+            policy_ids,
+            policy_params,
+            prngs,
+            acts,
+            deal_rng,
+            script,
+            slog,
+            alog,
+            ZERO,
         )
-        _store_game(st, tab, n_players, g, n_plies, out, sc)
-    return out
+        st[S_ALOG_N] = plies
+        _store_game(st, tab, n_players, g, plies, out, sc)
 
 
 # ----------------------------------------------------------------------------- search (mcts)
 #
 # Information-set MCTS (``kernels.search``) for the ``mcts`` policy. Compiled only through
-# ``play_batch_mcts`` / ``play_game_mcts``: the Python side picks those entry kernels when a seat
+# ``play_batch_mcts``: the Python side picks that entry kernel when a seat
 # plays ``mcts``, so a random or route run never compiles the search. The search state is the
 # game's own ``int64[ST_SIZE]`` vector (the only 1-D int64 state registered with the search:
-# Sacred Hill's is uint64 1-D, Don Quixote's int64 2-D, El Grande's int32 2-D).
+# Sacred Hill's is uint64 1-D, Don Quixote's int64 2-D, El Grande's int32 2-D). The step
+# functions are inlined into the search's per-step lambdas (``search.register``), each of
+# which is compiled on its own: one compiled level fewer below the search than plain calls,
+# and the moves are applied by ``_advance``, the play engine (compile time, issue 13 §5).
 
 POL_MCTS = 2
 
@@ -1796,14 +1819,14 @@ def _search_copy(dst, src):
         dst[k] = src[k]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _search_determinize(st, ctx, rng):
     """Deal what the seat to move cannot see (§7 #12: the deck order and the other seats' hand
     cards not known from the display) anew: the unseen cards (3 per city minus its own hand,
     the display, the discard pile, every route and the known cards of the others) are shuffled
     and dealt to the others' unknown hand cards (their sizes are public) and to the deck. Reads
     only what the seat sees."""
-    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog = ctx
+    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog, noids, noprm, nostreams = ctx
     p = st[S_CUR]
     n = st[S_NP]
     for c in range(N_CITIES):
@@ -1860,7 +1883,7 @@ def _search_legal(st, ctx, moves):
     policy restarts only then too)."""
     if st[S_OVER] != 0:
         return 0
-    n = _legal_moves(st, ctx[0], moves)
+    n = legal_moves(st, ctx[0], moves)
     ph = st[S_PHASE]
     if (ph == PH_PLAY1 or ph == PH_PLAY2) and moves[0] < A_START:
         k = 1
@@ -1876,24 +1899,32 @@ def _search_to_move(st, ctx):
 
 
 @njit(cache=True, inline="always")
+def _search_step(st, ctx, move, rng):
+    """``apply_move`` in the search: the play engine (``_advance``, one move: no seat plays
+    ``random`` or ``route`` there), ``rng`` the reshuffle stream."""
+    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog, noids, noprm, nostreams = ctx
+    _advance(
+        st, tab, var, np.int64(move), noids, noprm, nostreams, acts, rng, script, slog, slog, ZERO
+    )
+
+
+@njit(cache=True, inline="always")
 def _search_apply(st, ctx, move):
-    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog = ctx
-    _apply_move(st, tab, var, move, srng, script, slog)
+    _search_step(st, ctx, move, ctx[2])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _search_rollout(st, ctx, rng, scores):
     """Finish the game with ``kind`` (``POL_RANDOM`` or ``POL_ROUTE`` with ``prm``) for every
     seat; ``scores`` = final points (§5) + ``TIE_BREAK_BONUS`` for the tie-break winner."""
-    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog = ctx
+    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog, noids, noprm, nostreams = ctx
     if kind == POL_RANDOM:
         while st[S_OVER] == 0:
-            _random_step(st, tab, var, acts, rng, rng, script, slog)
+            _search_step(st, ctx, _random_move(st, tab, acts, rng), rng)
     else:
         while st[S_OVER] == 0:
-            n = _legal_moves(st, tab, acts)
-            a = _route_policy(st, tab, acts, n, prm, rng)
-            _apply_move(st, tab, var, a, rng, script, slog)
+            n = legal_moves(st, tab, acts)
+            _search_step(st, ctx, _route_policy(st, tab, acts, n, prm, rng), rng)
     score_final(st, tab, sc)
     w = winner_of(st, sc)
     for q in range(st[S_NP]):
@@ -1936,7 +1967,9 @@ def search_scratch(tab, var, capacity):
     value, logs, moves, untried, mark, path, scores, reward). ``ctx`` is the search's game
     context: (tab, var, reshuffle stream uint64[4], actions int64[MAX_ACTIONS], card pool
     int64[66], city counts int64[22], rollout policy id int64[1] holder, route parameters
-    float64[N_PARAMS], points int64[MAX_SEATS], empty script, 1-slot reshuffle log)."""
+    float64[N_PARAMS], points int64[MAX_SEATS], empty script, 1-slot reshuffle log, and for
+    ``_advance`` policy ids int64[MAX_SEATS] with no ``random`` or ``route`` seat, unused
+    parameters float64[MAX_SEATS, N_PARAMS] and streams uint64[MAX_SEATS, 4])."""
     ctx = (
         tab,
         var,
@@ -1949,6 +1982,9 @@ def search_scratch(tab, var, capacity):
         np.zeros(MAX_SEATS, np.int64),
         np.empty(0, np.int64),
         np.zeros(1, np.int64),
+        np.full(MAX_SEATS, -1, np.int64),
+        np.zeros((MAX_SEATS, N_PARAMS), np.float64),
+        np.zeros((MAX_SEATS, 4), np.uint64),
     )
     return (
         ctx,
@@ -1972,11 +2008,12 @@ def choose_mcts(st, prm, rng, scr):
     ``prm`` (float64[>= N_MCTS_PARAMS]); ``rng`` the seat's policy stream (uint64[4], the only
     source of randomness); ``scr`` from ``search_scratch``. Returns a legal action."""
     ctx0, work, tree, value, logs, moves, untried, mark, path, scores, reward = scr
-    tab, var, srng, acts, pool, cnt, kind0, rprm, sc, script, slog = ctx0
+    tab, var, srng, acts, pool, cnt, kind0, rprm, sc, script, slog, noids, noprm, nostreams = ctx0
     for k in range(N_PARAMS):
         rprm[k] = prm[P_MCTS_BASE + k]
     seed_state(srng, next_u64(rng))
-    ctx = (tab, var, srng, acts, pool, cnt, np.int64(prm[P_MCTS_ROLLOUT]), rprm, sc, script, slog)
+    kind = np.int64(prm[P_MCTS_ROLLOUT])
+    ctx = (tab, var, srng, acts, pool, cnt, kind, rprm, sc, script, slog, noids, noprm, nostreams)
     n = st[S_NP]
     return _search(
         st,
@@ -2000,62 +2037,37 @@ def choose_mcts(st, prm, rng, scr):
 
 
 @njit(cache=True)
-def _play_loop_mcts(
-    st, tab, var, policy_ids, policy_params, prngs, acts, deal_rng, script, slog, alog, scr
-):
-    """``_play_loop`` with ``mcts`` seats (``choose_mcts``); the other seats decide exactly as
-    there (same actions from the same streams)."""
-    plies = 0
-    logging = alog.shape[0] > 1
-    while st[S_OVER] == 0:
-        p = st[S_CUR]
-        pid = policy_ids[p]
-        if pid == POL_RANDOM:
-            a = _random_move(st, tab, acts, prngs[p])
-        elif pid == POL_MCTS:
-            a = choose_mcts(st, policy_params[p], prngs[p], scr)
-        else:
-            n = _legal_moves(st, tab, acts)
-            a = choose_action(st, tab, acts, n, pid, policy_params[p], prngs[p])
-        if logging and plies < alog.shape[0]:
-            alog[plies] = a
-        _apply_move(st, tab, var, a, deal_rng, script, slog)
-        plies += 1
-    return plies
-
-
-@njit(cache=True)
-def play_game_mcts(
-    st, tab, var, n_players, game_index, root_seed, policy_ids, policy_params, alog, slog, deck
-):
-    """``play_game`` (same arguments and streams) for lineups with ``mcts`` seats."""
-    deal_rng, prngs = _setup_game(st, tab, n_players, game_index, root_seed, deck)
-    acts = np.empty(MAX_ACTIONS, dtype=np.int64)
-    script = np.empty(0, dtype=np.int64)
-    scr = search_scratch(tab, var, search_capacity(policy_ids, policy_params))
-    plies = _play_loop_mcts(
-        st, tab, var, policy_ids, policy_params, prngs, acts, deal_rng, script, slog, alog, scr
-    )
-    st[S_ALOG_N] = plies
-    return plies
-
-
-@njit(cache=True)
 def play_batch_mcts(
-    first_game_index, n_games, root_seed, n_players, policy_ids, policy_params, var, tab
+    first_game_index, n_games, root_seed, n_players, policy_ids, policy_params, var, tab, out, scr
 ):
-    """``play_batch`` (same arguments and outputs) for lineups with ``mcts`` seats: the search
-    is compiled only into this entry kernel."""
-    out = _new_outputs(n_games, n_players)
-    st = np.zeros(ST_SIZE, dtype=np.int64)
-    alog = np.zeros(1, dtype=np.int64)
-    slog = np.zeros(1, dtype=np.int64)
-    deck = np.empty(N_CARDS, dtype=np.int64)
-    sc = np.zeros(MAX_SEATS, dtype=np.int64)
+    """``play_batch`` (same arguments, outputs and streams) for lineups with ``mcts`` seats:
+    the search is compiled only into this entry kernel (with NRT: the search allocates)."""
+    st, deck, deal_rng, prngs, acts, script, alog, slog, sc = scr
     for g in range(n_games):
-        gi = first_game_index + g
-        n_plies = play_game_mcts(
-            st, tab, var, n_players, gi, root_seed, policy_ids, policy_params, alog, slog, deck
-        )
-        _store_game(st, tab, n_players, g, n_plies, out, sc)
-    return out
+        # fresh search scratch per game: a game's result must not depend on its chunk
+        sscr = search_scratch(tab, var, search_capacity(policy_ids, policy_params))
+        _setup_game(st, tab, n_players, first_game_index + g, root_seed, deck, deal_rng, prngs)
+        a = NO_MOVE
+        plies = ZERO
+        while True:
+            plies = _advance(
+                st,
+                tab,
+                var,
+                a,
+                policy_ids,
+                policy_params,
+                prngs,
+                acts,
+                deal_rng,
+                script,
+                slog,
+                alog,
+                plies,
+            )
+            if st[S_OVER] != 0:
+                break
+            p = st[S_CUR]  # an mcts seat is to move
+            a = choose_mcts(st, policy_params[p], prngs[p], sscr)
+        st[S_ALOG_N] = plies
+        _store_game(st, tab, n_players, g, plies, out, sc)

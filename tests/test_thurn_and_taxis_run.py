@@ -102,10 +102,11 @@ def test_records_round_trip_and_match_the_run():
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_fast_random_decisions_equal_the_documented_random_policy(players):
-    """Kernel docstring of ``choose_action``: the ``random`` policy's fast paths (``_random_move``
-    in the logged loop, ``_random_step`` in the all-random loop) take the same actions with the
-    same random draws as ``choose_action`` (uniform over ``legal_moves``, restart only when no
-    extension exists), stepped here one decision at a time from Python."""
+    """Kernel docstring of ``choose_action``: the ``random`` policy's fast path (drawn in
+    ``_apply_move``'s dispatch on the phase, in the play loop ``_advance``, logged for records
+    and unlogged in runs) takes the same actions with the same random draws as
+    ``choose_action`` (uniform over ``legal_moves``, restart only when no extension exists),
+    stepped here one decision at a time from Python."""
     from kernels import rng as R
     from kernels import thurn_and_taxis as K
 
@@ -374,3 +375,50 @@ def test_unknown_city_names_its_turn():
     rec["turns"][t]["draws"] = ["display:Nowhere"]
     with pytest.raises(InvalidRecordError, match=rf"^turn {t}: unknown city 'Nowhere'$"):
         T.replay(rec)
+
+
+# Runs in a new process so that the dispatchers start empty: play first (compiled, or loaded
+# from the cache), then record every compile that records and replays of those games cause.
+_SHARED_CODE_CHILD = r"""
+import json
+from numba.core import event
+import mcsim
+from mcsim.games import thurn_and_taxis as T
+
+pol = ["route", "random", "route"]
+mcsim.simulate("thurn-and-taxis", games=3, seed=5, policies=pol, workers=1)
+compiled = []
+
+class Count(event.Listener):
+    def on_start(self, ev):
+        compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+
+    def on_end(self, ev):
+        pass
+
+event.register("numba:compile", Count())
+r = mcsim.simulate("thurn-and-taxis", games=3, seed=5, policies=pol, workers=1, record=2)
+replays = [T.replay(json.loads(json.dumps(rec)))["scores"] == rec["scores"] for rec in r.records]
+print(json.dumps({"compiled": compiled, "replays": replays}))
+"""
+
+
+def test_records_and_replays_share_play_code():
+    """Issue 13 §5: records are played by the run's entry kernel (``play_batch``) and replays
+    apply moves with its engine (``_advance``, ``legal_moves``), so once a run is compiled its
+    records and their replays compile nothing (compile time is measured in
+    ``benchmarks/bench_cold_start.py``, never asserted)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    p = subprocess.run(
+        [sys.executable, "-c", _SHARED_CODE_CHILD],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        check=True,
+    )
+    got = json.loads(p.stdout.strip().splitlines()[-1])
+    assert got == {"compiled": [], "replays": [True, True]}

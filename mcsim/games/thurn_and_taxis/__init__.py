@@ -49,8 +49,7 @@ Policies (``--policy name:param=value``):
   (1 = margin: (own points - best other seat's points) / 10, the default; 0 = win share, the
   tie-break winner of §5 taking the win), ``rollout``. Every seat maximises its own reward. In a
   play phase the search considers discarding the route only when no card extends it. The
-  search is compiled only when a seat plays ``mcts`` (entry kernels ``play_batch_mcts``,
-  ``play_game_mcts``).
+  search is compiled only when a seat plays ``mcts`` (entry kernel ``play_batch_mcts``).
 
 Seat 0 starts (§3.4). The summary block (``summarize``) is described there; records in
 ``record_games``.
@@ -612,7 +611,7 @@ def _kernel_params(ids: np.ndarray, params: np.ndarray) -> np.ndarray:
 
 def _has_mcts(prep: Prepared) -> bool:
     """True when a seat plays ``mcts``: the run uses the search entry kernels
-    (``K.play_batch_mcts``, ``K.play_game_mcts``), compiled only then."""
+    (``K.play_batch_mcts``), compiled only then."""
     return bool((prep.policy_ids == K.POL_MCTS).any())
 
 
@@ -644,7 +643,8 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
         closed_len,
         route_hist,
         tiles_taken,
-    ) = (K.play_batch_mcts if _has_mcts(prep) else K.play_batch)(
+    ) = out = K.new_outputs(n_games, n)
+    (K.play_batch_mcts if _has_mcts(prep) else K.play_batch)(
         np.int64(first_game_index),
         np.int64(n_games),
         np.uint64(root_seed),
@@ -653,6 +653,8 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
         prep.policy_params,
         t["var"],
         t["tab"],
+        out,
+        K.new_scratch(),
     )
     out = {
         "score": score,

@@ -69,9 +69,11 @@ class Game:
         else:
             flat = [c for order in reshuffles for c in order]
             self.script = np.array(flat + [-1], dtype=np.int64)
-        from kernels.rng import new_state
+        from kernels.rng import game_seed, seed_state
 
-        self.rng = new_state(0, 0, 0)
+        # kernels.rng.new_state(0, 0, 0), from the functions play compiled (no compile here)
+        self.rng = np.zeros(4, dtype=np.uint64)
+        seed_state(self.rng, np.uint64(game_seed(0, 0, 0)))
         self.slog = np.zeros(1, dtype=np.int64)
         self._buf = np.empty(K.MAX_ACTIONS, dtype=np.int64)
 
@@ -234,24 +236,23 @@ RECORD_FORMAT = 1  # "format" of the records written by record_games (optional i
 def _kernel_game(prep: Prepared, root_seed: int, game_index: int):
     """Play one game with logging: (final state, actions, deal, reshuffle orders)."""
     n = prep.config.players
-    st = np.zeros(K.ST_SIZE, dtype=np.int64)
     cap = prep.tables["var"][K.V_MAX_TURNS] * 60 + 100
-    alog = np.full(int(cap), -1, dtype=np.int64)
-    slog = np.zeros(200_000, dtype=np.int64)
-    deck = np.empty(K.N_CARDS, dtype=np.int64)
-    plies = (K.play_game_mcts if _has_mcts(prep) else K.play_game)(
-        st,
-        prep.tables["tab"],
-        prep.tables["var"],
-        np.int64(n),
+    scr = K.new_scratch(int(cap), 200_000)
+    st, deck, alog, slog = scr[0], scr[1], scr[6], scr[7]
+    # the run's entry kernel, one game: records compile nothing of their own
+    (K.play_batch_mcts if _has_mcts(prep) else K.play_batch)(
         np.int64(game_index),
+        np.int64(1),
         np.uint64(root_seed),
+        np.int64(n),
         prep.policy_ids,
         prep.policy_params,
-        alog,
-        slog,
-        deck,
+        prep.tables["var"],
+        prep.tables["tab"],
+        K.new_outputs(1, n),
+        scr,
     )
+    plies = int(st[K.S_ALOG_N])
     reshuffles = []
     k = 0
     while k < st[K.S_SLOG_N]:
