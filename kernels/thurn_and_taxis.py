@@ -1788,13 +1788,13 @@ def play_batch(
 POL_MCTS = 2
 
 #: ``mcts`` parameter positions: iterations per decision, UCB1 constant, reward
-#: (``search.REWARD_WIN`` / ``REWARD_MARGIN``), rollout policy (``POL_RANDOM`` / ``POL_ROUTE``),
+#: (``search.REWARD_WIN`` / ``REWARD_MARGIN`` / ``REWARD_POINTS``), rollout policy (``POL_RANDOM`` / ``POL_ROUTE``),
 #: then from ``P_MCTS_BASE`` the rollout's ``route`` parameters (filled in by the Python side with
 #: the ``route`` defaults)
 P_MCTS_ITER, P_MCTS_C, P_MCTS_REWARD, P_MCTS_ROLLOUT = range(4)
 P_MCTS_BASE = 4
 N_MCTS_PARAMS = P_MCTS_BASE + N_PARAMS
-#: points per unit of the margin reward
+#: points per unit of the margin and points rewards
 MARGIN_SCALE = 10.0
 #: bonus in a playout's points for the seat that wins the tie-break (§5), so that the win
 #: reward goes to it alone; below one point, so it never reorders different scores

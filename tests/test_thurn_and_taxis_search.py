@@ -201,7 +201,7 @@ def test_mcts_deterministic_across_workers_and_records_replay():
     [
         ("mcts:iterations=0", "iterations"),
         ("mcts:iterations=2.5", "whole number"),
-        ("mcts:reward=2", "reward"),
+        ("mcts:reward=3", "reward"),
         ("mcts:rollout=2", "rollout"),
         ("mcts:c=-1", "c="),
         ("mcts:depth=3", "depth"),

@@ -46,8 +46,11 @@ Policies (``--policy name:param=value``):
   or trimmed); hand sizes, the display, the discard pile, routes, houses and tiles are public.
   Playouts finish the game with ``route`` (default parameters) for every seat (``rollout=0``:
   random). Parameters: ``iterations`` per decision (default 100), ``c`` (UCB1, 0.7), ``reward``
-  (1 = margin: (own points - best other seat's points) / 10, the default; 0 = win share, the
-  tie-break winner of §5 taking the win), ``rollout``. Every seat maximises its own reward. In a
+  (2 = points: own points / 10, the default; 1 = margin: (own points - best other seat's
+  points) / 10; 0 = win share, the tie-break winner of §5 taking the win), ``rollout``. The
+  points reward is the default because under the margin reward a leading seat races to the
+  7-carriage and three searching seats score no more than random play (benchmarks/RESULTS.md,
+  "The points reward"). Every seat maximises its own reward. In a
   play phase the search considers discarding the route only when no card extends it. The
   search is compiled only when a seat plays ``mcts`` (entry kernel ``play_batch_mcts``).
 
@@ -155,16 +158,17 @@ MCTS_PARAMS = (
     ParamSpec(
         "c",
         0.7,
-        "UCB1 exploration constant (rewards in [0, 1] for win, points/10 for margin)",
+        "UCB1 exploration constant (rewards in [0, 1] for win, points/10 for margin and points)",
         0.0,
         100.0,
     ),
     ParamSpec(
         "reward",
-        1.0,
-        "0 = win (1 for the tie-break winner, §5), 1 = margin ((own - best other's points) / 10)",
+        2.0,
+        "0 = win (1 for the tie-break winner, §5), 1 = margin ((own - best other's points) / 10), "
+        "2 = points (own points / 10)",
         0.0,
-        1.0,
+        2.0,
         integer=True,
     ),
     ParamSpec(
