@@ -982,22 +982,37 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
     return bi
 
 
-@njit(cache=True, **_INTERNAL)
+@njit(inline="always")
 def decide(st, T, var, D, kind, p, nopt, aux):
-    """Choose one of ``D[D_OPTS][:nopt]`` for seat ``p`` (see ``_decide``). Every caller passes
-    int64 ``kind``, ``p``, ``nopt``, ``aux`` (``np.int64(...)``, never a literal), so that it
-    compiles once; a compiled function, not inlined at its ~40 call sites (compile time)."""
+    """``_decide`` with the random fast path inlined at the call site: used at the frequent
+    decisions (bids, cards, order, placements, intakes, moves, execute), where a call passing
+    ``D`` (nine arrays) at every decision costs about 20% of random play; the rare decisions
+    call ``_decide`` directly (each inlined copy costs compile time). int64 arguments."""
     ctx = D[D_CTX]
     if ctx[C_MODE] == MODE_PLAY and D[D_POL][p] == POL_RANDOM:  # fast path, same draws as _decide
         ctx[C_PTR] += 1
         if nopt > 1:
             return np.int64(D[D_OPTS][randint(D[D_RNG][p], nopt)])
         return np.int64(D[D_OPTS][0])
-    return np.int64(_decide(st, T, var, D, kind, p, nopt, aux))
+    return _decide(st, T, var, D, kind, p, nopt, aux)
+
+
+@njit(cache=True, **_INTERNAL)
+def _decide(st, T, var, D, kind, p, nopt, aux):
+    """Choose one of ``D[D_OPTS][:nopt]`` for seat ``p`` (see ``_decide_any``). Every caller
+    passes int64 ``kind``, ``p``, ``nopt``, ``aux`` (``np.int64(...)``, never a literal), so that
+    it compiles once; a compiled function, not inlined at its call sites (compile time)."""
+    ctx = D[D_CTX]
+    if ctx[C_MODE] == MODE_PLAY and D[D_POL][p] == POL_RANDOM:  # fast path, same draws
+        ctx[C_PTR] += 1
+        if nopt > 1:
+            return np.int64(D[D_OPTS][randint(D[D_RNG][p], nopt)])
+        return np.int64(D[D_OPTS][0])
+    return np.int64(_decide_any(st, T, var, D, kind, p, nopt, aux))
 
 
 @njit(inline="always")  # one call site: no compiled level of its own
-def _decide(st, T, var, D, kind, p, nopt, aux):
+def _decide_any(st, T, var, D, kind, p, nopt, aux):
     """Choose one of ``D[D_OPTS][:nopt]`` (the legal options) for seat ``p``.
 
     ``D`` = (policy_ids int64[5], policy_params float64[5, P], rng uint64[5, 4],
@@ -1317,7 +1332,7 @@ def do_move_own_one_region(st, T, var, D, p):
             n += 1
     if n == 0:
         return
-    s = decide(st, T, var, D, np.int64(K_SRC_REGION), np.int64(p), np.int64(n), np.int64(0))
+    s = _decide(st, T, var, D, np.int64(K_SRC_REGION), np.int64(p), np.int64(n), np.int64(0))
     k = st[O_CAB + s * 5 + p]
     code = s * 5 + p
     for _ in range(k):
@@ -1342,7 +1357,7 @@ def do_place_any(st, T, var, D, p, limit):
             if t != king:
                 opts[n] = t
                 n += 1
-        t = decide(st, T, var, D, np.int64(K_PLACE_ANY), np.int64(p), np.int64(n), np.int64(0))
+        t = _decide(st, T, var, D, np.int64(K_PLACE_ANY), np.int64(p), np.int64(n), np.int64(0))
         primitive(st, T, var, K_PLACE_ANY, p, t, 0, D[D_SCR])
 
 
@@ -1451,7 +1466,7 @@ def _special_moves(st, T, var, D, p, op, lim):
     if op == OP_CHOOSE_1A1B:
         opts[0] = 0
         opts[1] = 1
-        ch = decide(st, T, var, D, np.int64(K_CHOICE), np.int64(p), np.int64(2), np.int64(0))
+        ch = _decide(st, T, var, D, np.int64(K_CHOICE), np.int64(p), np.int64(2), np.int64(0))
         what = OP_MOVE_OWN_ONE if ch == 0 else OP_PLACE_ANY
     if what == OP_MOVE_OWN_ONE:
         do_move_own_one_region(st, T, var, D, p)
@@ -1476,7 +1491,9 @@ def _special_moves(st, T, var, D, p, op, lim):
             if n == 0:
                 return
             only = np.int64(
-                decide(st, T, var, D, np.int64(K_SRC_REGION), np.int64(p), np.int64(n), np.int64(1))
+                _decide(
+                    st, T, var, D, np.int64(K_SRC_REGION), np.int64(p), np.int64(n), np.int64(1)
+                )
             )
         do_move(st, T, var, D, p, cls, lim, only)
 
@@ -1514,7 +1531,7 @@ def _special_opponents(st, T, var, D, p, op, lim):
                         n += 1
                 if n == 0:
                     break
-                v = decide(st, T, var, D, np.int64(K_ANGRY), np.int64(q), np.int64(n), np.int64(0))
+                v = _decide(st, T, var, D, np.int64(K_ANGRY), np.int64(q), np.int64(n), np.int64(0))
                 primitive(st, T, var, K_ANGRY, q, v, 0, D[D_SCR])
     elif op == OP_REMOVE_EACH:
         for j in range(1, npl):
@@ -1524,7 +1541,7 @@ def _special_opponents(st, T, var, D, p, op, lim):
             n = secret_regions_with(st, np.int64(q), np.int64(1), opts)
             if n == 0:
                 continue
-            v = decide(st, T, var, D, np.int64(K_REMOVE1), np.int64(p), np.int64(n), np.int64(q))
+            v = _decide(st, T, var, D, np.int64(K_REMOVE1), np.int64(p), np.int64(n), np.int64(q))
             primitive(st, T, var, K_REMOVE1, p, v, q, D[D_SCR])
     elif op == OP_SECRET_REM2 or op == OP_SECRET_REMALL:
         choice = _no_choices(D[D_SCR])
@@ -1537,7 +1554,7 @@ def _special_opponents(st, T, var, D, p, op, lim):
                 n = secret_regions_with(st, np.int64(q), np.int64(1), opts)
             if n == 0:
                 continue
-            choice[q] = decide(
+            choice[q] = _decide(
                 st, T, var, D, np.int64(K_SECRET_REM), np.int64(q), np.int64(n), np.int64(lim)
             )
         for q in range(npl):
@@ -1553,7 +1570,7 @@ def _special_scorings(st, T, var, D, p, c, op):
     if op == OP_SCORE_CHOICE:
         for t in range(NPLACE):
             opts[t] = t
-        v = decide(
+        v = _decide(
             st, T, var, D, np.int64(K_SCORE_REGION), np.int64(p), np.int64(NPLACE), np.int64(0)
         )
         special_scoring(
@@ -1587,7 +1604,7 @@ def _special_scorings(st, T, var, D, p, c, op):
             q = (p + j) % npl
             for t in range(NREG):
                 opts[t] = t
-            choice[q] = decide(
+            choice[q] = _decide(
                 st, T, var, D, np.int64(K_SECRET_SCORE), np.int64(q), np.int64(NREG), np.int64(0)
             )
         out = D[D_SCR][R_OUT]
@@ -1620,7 +1637,7 @@ def _special_board(st, T, var, D, p, op, lim):
                     opts[n] = b * 10 + t
                     n += 1
         if n > 0:
-            v = decide(st, T, var, D, np.int64(K_BOARD), np.int64(p), np.int64(n), np.int64(0))
+            v = _decide(st, T, var, D, np.int64(K_BOARD), np.int64(p), np.int64(n), np.int64(0))
             primitive(st, T, var, K_BOARD, p, v, 0, D[D_SCR])
     elif op == OP_ADVISOR:
         adj = T[T_ADJ + king]
@@ -1629,12 +1646,12 @@ def _special_board(st, T, var, D, p, op, lim):
             if ((adj >> t) & 1) == 1:
                 opts[n] = t
                 n += 1
-        v = decide(st, T, var, D, np.int64(K_KING_TO), np.int64(p), np.int64(n), np.int64(0))
+        v = _decide(st, T, var, D, np.int64(K_KING_TO), np.int64(p), np.int64(n), np.int64(0))
         primitive(st, T, var, K_KING_TO, p, v, 0, D[D_SCR])
     elif op == OP_KING:
         for t in range(NREG):
             opts[t] = t
-        v = decide(st, T, var, D, np.int64(K_KING_TO), np.int64(p), np.int64(NREG), np.int64(0))
+        v = _decide(st, T, var, D, np.int64(K_KING_TO), np.int64(p), np.int64(NREG), np.int64(0))
         primitive(st, T, var, K_KING_TO, p, v, 0, D[D_SCR])
     elif op == OP_EVICT:
         n = 0
@@ -1642,7 +1659,7 @@ def _special_board(st, T, var, D, p, op, lim):
             if s != king:
                 opts[n] = s
                 n += 1
-        r = decide(st, T, var, D, np.int64(K_EVICT_REGION), np.int64(p), np.int64(n), np.int64(0))
+        r = _decide(st, T, var, D, np.int64(K_EVICT_REGION), np.int64(p), np.int64(n), np.int64(0))
         choice = _no_choices(D[D_SCR])
         for j in range(1, npl):
             q = (p + j) % npl
@@ -1653,7 +1670,7 @@ def _special_board(st, T, var, D, p, op, lim):
                 if s != r:
                     opts[n] = s
                     n += 1
-            choice[q] = decide(
+            choice[q] = _decide(
                 st, T, var, D, np.int64(K_EVICT_DST), np.int64(q), np.int64(n), np.int64(r)
             )
         for q in range(npl):
@@ -1667,7 +1684,7 @@ def _special_board(st, T, var, D, p, op, lim):
                 if s != king and s != g:
                     opts[n] = s
                     n += 1
-            v = decide(st, T, var, D, np.int64(K_GRANDE_TO), np.int64(p), np.int64(n), np.int64(0))
+            v = _decide(st, T, var, D, np.int64(K_GRANDE_TO), np.int64(p), np.int64(n), np.int64(0))
             primitive(st, T, var, K_GRANDE_TO, p, v, 0, D[D_SCR])
     elif op == OP_POWERBACK:
         n = 0
@@ -1676,7 +1693,7 @@ def _special_board(st, T, var, D, p, op, lim):
                 opts[n] = v
                 n += 1
         if n > 0:
-            v = decide(st, T, var, D, np.int64(K_POWERBACK), np.int64(p), np.int64(n), np.int64(0))
+            v = _decide(st, T, var, D, np.int64(K_POWERBACK), np.int64(p), np.int64(n), np.int64(0))
             primitive(st, T, var, K_POWERBACK, p, v, 0, D[D_SCR])
     elif op == OP_COURT:
         take_to_court(st, T, var, D, p, lim)
@@ -1707,7 +1724,7 @@ def special_action(st, T, var, D, p, c):
                     asked = True
                     opts[0] = 0
                     opts[1] = 1
-                    v = decide(
+                    v = _decide(
                         st,
                         T,
                         var,
@@ -1726,7 +1743,7 @@ def special_action(st, T, var, D, p, c):
                             if n > 1:
                                 for i in range(n):
                                     opts[i] = i
-                                cut = decide(
+                                cut = _decide(
                                     st,
                                     T,
                                     var,
@@ -1769,7 +1786,7 @@ def general_scoring(st, T, var, D):
         if st[O_CAB + CASTILLO * 5 + q] > 0:
             for t in range(NREG):
                 opts[t] = t
-            choice[q] = decide(
+            choice[q] = _decide(
                 st, T, var, D, np.int64(K_DISC), np.int64(q), np.int64(NREG), np.int64(0)
             )
     score_place(st, T, var, CASTILLO, False, SRC_GENERAL, True, D[D_SCR][R_OUT])
