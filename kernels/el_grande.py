@@ -281,7 +281,7 @@ SCOPE_ALL = 0  # every decision with two or more options
 SCOPE_KEY = 1  # all but the single steps of placements and moves (SCOPE_STEP_KINDS)
 
 # scratch rows (D[D_SCR]: int32[N_SCRATCH, STATE_SIZE], see make_buffers): the play loop allocates
-# nothing (it runs without NRT, see _play_rounds), so the heuristic's look-ahead states and the
+# nothing (it runs without NRT, see engine), so the heuristic's look-ahead states and the
 # per-seat point vectors live here
 R_LOOK1 = 0  # heuristic: state after an option / after a card's placements (card_value)
 R_LOOK2 = 1  # heuristic: card_value's state after one more option
@@ -331,6 +331,11 @@ _STATIC = np.array(
 )
 
 
+#: options of the compiled helpers that only other kernels call: no CPython or C wrapper is
+#: generated for them (compile time; a call from Python raises TypeError)
+_INTERNAL = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+
+
 # =============================================================================================
 # scoring (§4, §5, §7)
 # =============================================================================================
@@ -350,7 +355,7 @@ def _no_choices(scr):
     return choice
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def board_at(st, place):
     """Mobile scoreboard lying on ``place`` (0/1) or -1."""
     if st[O_BOARD] == place:
@@ -360,7 +365,7 @@ def board_at(st, place):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def place_value(st, T, place, k):
     """Current value for rank ``k+1`` (k = 0, 1, 2) of ``place``: mobile board if one lies there
     (§1.3), else the printed values (§1.1)."""
@@ -376,7 +381,7 @@ def score_place(st, T, var, place, firsts_only, src, apply, out):
     _score_place(st, T, var, np.int64(place), bool(firsts_only), np.int64(src), bool(apply), out)
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _score_place(st, T, var, place, firsts_only, src, apply, out):
     """Score one place (region or Castillo) with bonuses; §4, §1.4, §7.
 
@@ -423,7 +428,7 @@ def _score_place(st, T, var, place, firsts_only, src, apply, out):
         rank = r if k == 1 else r + 1
         tot = 0
         if rank <= pay:
-            tot = place_value(st, T, place, rank - 1)
+            tot = place_value(st, T, place, np.int64(rank - 1))
         for p in range(npl):
             if st[base + p] != lvl:
                 continue
@@ -451,7 +456,7 @@ def _score_place(st, T, var, place, firsts_only, src, apply, out):
         prev = lvl
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def total_in(st, place):
     npl = st[O_NP]
     s = 0
@@ -460,7 +465,7 @@ def total_in(st, place):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def special_scoring(st, T, var, op, arg_place, cls_mask, apply, out, scr):
     """Apply a special-scoring opcode (cards 2h, 3a-3h); ``out`` gets the points per seat
     (``scr``: scratch rows, ``make_buffers``; uses ``R_SPEC``)."""
@@ -474,7 +479,7 @@ def special_scoring(st, T, var, op, arg_place, cls_mask, apply, out, scr):
             out[p] += tmp[p]
     elif op == OP_SCORE_CLASS:
         for r in range(NREG):
-            v1 = place_value(st, T, r, 0)
+            v1 = place_value(st, T, np.int64(r), np.int64(0))
             if v1 < 31 and ((cls_mask >> v1) & 1) == 1:
                 score_place(st, T, var, r, False, SRC_SPECIAL, apply, tmp)
                 for p in range(npl):
@@ -508,7 +513,7 @@ def special_scoring(st, T, var, op, arg_place, cls_mask, apply, out, scr):
                         out[p] += tmp[p]
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def general_scoring_regions(st, T, var, scr):
     """Score the nine regions at a general scoring (§5 step 4); uses ``scr[R_SPEC]``."""
     tmp = scr[R_SPEC]
@@ -519,7 +524,7 @@ def general_scoring_regions(st, T, var, scr):
 # =============================================================================================
 # evaluation (heuristic)
 # =============================================================================================
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def evaluate(st, T, var, p, w_board, w_court, scr):
     """Heuristic value of the position for seat ``p``: own (score + w_board * points if every
     place were scored now + w_court * court) minus the opponents' mean of the same.
@@ -563,7 +568,7 @@ def _send_all(st, p, src, dst, king):
         st[O_CAB + dst * 5 + p] += n
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _primitive(st, T, var, kind, p, v, aux, scr):
     """Body of ``primitive``."""
     npl = st[O_NP]
@@ -621,7 +626,7 @@ def _primitive(st, T, var, kind, p, v, aux, scr):
 # =============================================================================================
 # decisions and policies
 # =============================================================================================
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _opt_eval(st, T, var, kind, p, v, aux, wb, wc, scr, row):
     """Evaluation after option ``v``, on a copy of ``st`` in ``scr[row]``."""
     tmp = scr[row]
@@ -630,7 +635,7 @@ def _opt_eval(st, T, var, kind, p, v, aux, wb, wc, scr, row):
     return evaluate(tmp, T, var, p, wb, wc, scr)
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _best_dst_eval(st, T, var, p, src_code, wb, wc, scr):
     """Best evaluation over destinations of one caballero taken from ``src_code``."""
     s = src_code // 5
@@ -639,13 +644,25 @@ def _best_dst_eval(st, T, var, p, src_code, wb, wc, scr):
     for d in range(NPLACE):
         if d == s or d == king:
             continue
-        e = _opt_eval(st, T, var, K_MOVE_DST, p, d, src_code, wb, wc, scr, R_LOOK1)
+        e = _opt_eval(
+            st,
+            T,
+            var,
+            np.int64(K_MOVE_DST),
+            np.int64(p),
+            np.int64(d),
+            np.int64(src_code),
+            wb,
+            wc,
+            scr,
+            np.int64(R_LOOK1),
+        )
         if e > best:
             best = e
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def card_value(st, T, var, p, c, par, scr):
     """Heuristic value of action card ``c`` for seat ``p`` (placement look-ahead + special);
     the look-ahead state is ``scr[R_LOOK1]``."""
@@ -664,7 +681,19 @@ def card_value(st, T, var, p, c, par, scr):
         bt = -1
         for t in range(NPLACE):
             if t == CASTILLO or ((adj >> t) & 1) == 1:
-                e = _opt_eval(tmp, T, var, K_PLACE, p, t, 0, wb, wc, scr, R_LOOK2)
+                e = _opt_eval(
+                    tmp,
+                    T,
+                    var,
+                    np.int64(K_PLACE),
+                    np.int64(p),
+                    np.int64(t),
+                    np.int64(0),
+                    wb,
+                    wc,
+                    scr,
+                    np.int64(R_LOOK2),
+                )
                 if e > best:
                     best = e
                     bt = t
@@ -677,14 +706,39 @@ def card_value(st, T, var, p, c, par, scr):
         before = evaluate(tmp, T, var, p, wb, wc, scr)
         best = -1e18
         for pl in range(NPLACE):
-            e = _opt_eval(tmp, T, var, K_SCORE_REGION, p, pl, 0, wb, wc, scr, R_LOOK2) - before
+            e = (
+                _opt_eval(
+                    tmp,
+                    T,
+                    var,
+                    np.int64(K_SCORE_REGION),
+                    np.int64(p),
+                    np.int64(pl),
+                    np.int64(0),
+                    wb,
+                    wc,
+                    scr,
+                    np.int64(R_LOOK2),
+                )
+                - before
+            )
             if e > best:
                 best = e
         if best > 0:
             val += best
     elif op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
         before = evaluate(tmp, T, var, p, wb, wc, scr)
-        special_scoring(tmp, T, var, op, 0, T[T_CCLS + c], True, scr[R_OUT], scr)
+        special_scoring(
+            tmp,
+            T,
+            var,
+            np.int64(op),
+            np.int64(0),
+            np.int64(T[T_CCLS + c]),
+            np.int64(1),
+            scr[R_OUT],
+            scr,
+        )
         g = evaluate(tmp, T, var, p, wb, wc, scr) - before
         if g > 0:
             val += g
@@ -693,7 +747,7 @@ def card_value(st, T, var, p, c, par, scr):
     return val
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _option_index(opts, nopt, want):
     """Index of option ``want`` among ``opts[:nopt]``; 0 (the first option) if it is absent."""
     for i in range(nopt):
@@ -702,7 +756,7 @@ def _option_index(opts, nopt, want):
     return 0
 
 
-@njit(cache=True)
+@njit(inline="always")  # one call site: no compiled level of its own
 def _h_bid(st, T, var, p, nopt, opts, par, scr):
     """Heuristic power bid (§3 step 3): caballeros to court and turn order (see HP_BID_*)."""
     best = -1e18
@@ -739,7 +793,7 @@ def _h_bid(st, T, var, p, nopt, opts, par, scr):
     return bi
 
 
-@njit(cache=True)
+@njit(inline="always")  # one call site: no compiled level of its own
 def _h_execute(st, T, var, p, nopt, aux, opts, wb, wc, scr):
     """Heuristic ``K_EXEC``: execute the special action of card ``aux``?"""
     # aux = card index; scorings only if they gain, everything else executes
@@ -749,13 +803,23 @@ def _h_execute(st, T, var, p, nopt, aux, opts, wb, wc, scr):
         tmp = scr[R_LOOK1]
         _copy_state(st, tmp)
         before = evaluate(tmp, T, var, p, wb, wc, scr)
-        special_scoring(tmp, T, var, op, 0, T[T_CCLS + aux], True, scr[R_OUT], scr)
+        special_scoring(
+            tmp,
+            T,
+            var,
+            np.int64(op),
+            np.int64(0),
+            np.int64(T[T_CCLS + aux]),
+            np.int64(1),
+            scr[R_OUT],
+            scr,
+        )
         if evaluate(tmp, T, var, p, wb, wc, scr) - before <= 0:
             want = 0
     return _option_index(opts, nopt, want)
 
 
-@njit(cache=True)
+@njit(inline="always")  # one call site: no compiled level of its own
 def _h_intake(st, p, nopt, aux, opts, par):
     """Heuristic court intake (§3 step 4a): the number of caballeros taken (= option index)."""
     # aux = allowance; province caballeros up to a court of court_target, then the
@@ -776,7 +840,7 @@ def _h_intake(st, p, nopt, aux, opts, par):
     return n
 
 
-@njit(cache=True)
+@njit(inline="always")  # one call site: no compiled level of its own
 def _h_veto(st, T, var, p, nopt, aux, opts, par, scr):
     """Heuristic Veto (§6 2a): cancel the special action of card ``aux % 64`` by seat
     ``aux // 64``?"""
@@ -801,7 +865,9 @@ def _h_veto(st, T, var, p, nopt, aux, opts, par, scr):
         if loss > 0 and loss >= par[HP_VETO_HARM]:
             want = 1
     elif op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
-        special_scoring(st, T, var, op, 0, T[T_CCLS + c], False, out, scr)  # apply=False
+        special_scoring(
+            st, T, var, np.int64(op), np.int64(0), np.int64(T[T_CCLS + c]), np.int64(0), out, scr
+        )  # apply=False
         if out[actor] - out[p] >= par[HP_VETO_THR]:
             want = 1
     elif op == OP_SCORE_CHOICE:
@@ -817,7 +883,7 @@ def _h_veto(st, T, var, p, nopt, aux, opts, par, scr):
     return _option_index(opts, nopt, want)
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
     """Index of the heuristic's option (see ``decide``)."""
     opts = D[D_OPTS]
@@ -872,7 +938,7 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
         return bi
     if kind == K_MOVE_SRC:
         for i in range(nopt):
-            e = _best_dst_eval(st, T, var, p, opts[i], wb, wc, scr)
+            e = _best_dst_eval(st, T, var, np.int64(p), np.int64(opts[i]), wb, wc, scr)
             if e > best:
                 best = e
                 bi = i
@@ -885,7 +951,7 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
             e = -1e18
             for c in range(npl):
                 if st[O_CAB + s * 5 + c] > 0 and ((aux == 0 and c == p) or (aux == 1 and c != p)):
-                    x = _best_dst_eval(st, T, var, p, s * 5 + c, wb, wc, scr)
+                    x = _best_dst_eval(st, T, var, np.int64(p), np.int64(s * 5 + c), wb, wc, scr)
                     if x > e:
                         e = x
             if e > best:
@@ -897,7 +963,19 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
         pass
     # generic: one-step look-ahead of the primitive
     for i in range(nopt):
-        e = _opt_eval(st, T, var, kind, p, opts[i], aux, wb, wc, scr, R_LOOK1)
+        e = _opt_eval(
+            st,
+            T,
+            var,
+            np.int64(kind),
+            np.int64(p),
+            np.int64(opts[i]),
+            np.int64(aux),
+            wb,
+            wc,
+            scr,
+            np.int64(R_LOOK1),
+        )
         if e > best:
             best = e
             bi = i
@@ -906,21 +984,35 @@ def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
 
 @njit(inline="always")
 def decide(st, T, var, D, kind, p, nopt, aux):
-    """Choose one of ``D[D_OPTS][:nopt]`` for seat ``p`` (see ``_decide``); casts every integer to
-    int64 so that ``_decide`` and the heuristic compile once (compile time)."""
+    """``_decide`` with the random fast path inlined at the call site: used at the frequent
+    decisions (bids, cards, order, placements, intakes, moves, execute), where a call passing
+    ``D`` (nine arrays) at every decision costs about 20% of random play; the rare decisions
+    call ``_decide`` directly (each inlined copy costs compile time). int64 arguments."""
     ctx = D[D_CTX]
     if ctx[C_MODE] == MODE_PLAY and D[D_POL][p] == POL_RANDOM:  # fast path, same draws as _decide
         ctx[C_PTR] += 1
         if nopt > 1:
             return np.int64(D[D_OPTS][randint(D[D_RNG][p], nopt)])
         return np.int64(D[D_OPTS][0])
-    return np.int64(
-        _decide(st, T, var, D, np.int64(kind), np.int64(p), np.int64(nopt), np.int64(aux))
-    )
+    return _decide(st, T, var, D, kind, p, nopt, aux)
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _decide(st, T, var, D, kind, p, nopt, aux):
+    """Choose one of ``D[D_OPTS][:nopt]`` for seat ``p`` (see ``_decide_any``). Every caller
+    passes int64 ``kind``, ``p``, ``nopt``, ``aux`` (``np.int64(...)``, never a literal), so that
+    it compiles once; a compiled function, not inlined at its call sites (compile time)."""
+    ctx = D[D_CTX]
+    if ctx[C_MODE] == MODE_PLAY and D[D_POL][p] == POL_RANDOM:  # fast path, same draws
+        ctx[C_PTR] += 1
+        if nopt > 1:
+            return np.int64(D[D_OPTS][randint(D[D_RNG][p], nopt)])
+        return np.int64(D[D_OPTS][0])
+    return np.int64(_decide_any(st, T, var, D, kind, p, nopt, aux))
+
+
+@njit(inline="always")  # one call site: no compiled level of its own
+def _decide_any(st, T, var, D, kind, p, nopt, aux):
     """Choose one of ``D[D_OPTS][:nopt]`` (the legal options) for seat ``p``.
 
     ``D`` = (policy_ids int64[5], policy_params float64[5, P], rng uint64[5, 4],
@@ -974,7 +1066,7 @@ def _decide(st, T, var, D, kind, p, nopt, aux):
     return v
 
 
-@njit(cache=True)
+@njit(inline="always")  # two small call sites: no compiled level of its own
 def _policy_index(st, T, var, D, kind, p, nopt, aux):
     """Index of seat ``p``'s policy choice among ``nopt >= 2`` options: uniform for
     ``POL_RANDOM``, else the heuristic (after an ``eps`` draw); ``mcts`` seats reach it only for
@@ -1002,7 +1094,7 @@ def searched_kind(kind, scope):
     )
 
 
-@njit(cache=True)
+@njit(inline="always")  # one call site: no compiled level of its own
 def _decide_driven(st, T, var, D, kind, p, nopt, aux):
     """``_decide`` in ``MODE_SEARCH``: the decision ``ctx[C_PTR]`` of a run started at a round
     start. Forced from ``log[ptr, 2]`` while ``ptr < ctx[C_NREAL]`` (``RESAMPLE``: the policy
@@ -1059,7 +1151,7 @@ def _decide_driven(st, T, var, D, kind, p, nopt, aux):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _event(st, D, code, arg):
     """Record a scoring event (replay printing): (ply, code, arg, scores...)."""
     ctx = D[D_CTX]
@@ -1077,7 +1169,7 @@ def _event(st, D, code, arg):
 # =============================================================================================
 # option generators
 # =============================================================================================
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _place_targets(st, T, opts, with_stop):
     n = 0
     if with_stop:
@@ -1092,7 +1184,7 @@ def _place_targets(st, T, opts, with_stop):
     return n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _move_sources(st, p, cls, only_region, opts):
     """Options place*5+colour for one move. cls: 0 own, 1 opponents', 2 any.
     only_region >= 0 restricts the source region. Never the King's region or the Castillo."""
@@ -1116,14 +1208,14 @@ def _move_sources(st, p, cls, only_region, opts):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _move_dsts(st, src, opts, include_src):
     king = st[O_KING]
     n = 0
     for d in range(NPLACE):
         if d == king:
             continue
-        if d == src and not include_src:
+        if d == src and include_src == 0:
             continue
         opts[n] = d
         n += 1
@@ -1133,7 +1225,7 @@ def _move_dsts(st, src, opts, include_src):
 # =============================================================================================
 # engine pieces
 # =============================================================================================
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def veto_stop(st):
     """Step boundary of a multi-step special action (§6 2a, partial Veto): True when a pending
     Veto cancels the rest of the action now, else counts one more step allowed."""
@@ -1146,7 +1238,7 @@ def veto_stop(st):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def nominal_steps(st, T, p, c):
     """Steps of card ``c``'s special action for the partial Veto (§6 2a): one step per
     caballero moved or placed (1a: the own caballeros of the region holding most of them outside
@@ -1179,7 +1271,7 @@ def nominal_steps(st, T, p, c):
     return 1
 
 
-@njit(cache=True)
+@njit(inline="always")  # one call site (_special_moves): no compiled level of its own
 def do_move(st, T, var, D, p, cls, limit, only_region):
     """Up to ``limit`` single-caballero moves (as many as possible once executed; §6)."""
     opts = D[D_OPTS]
@@ -1189,13 +1281,13 @@ def do_move(st, T, var, D, p, cls, limit, only_region):
         n = _move_sources(st, p, cls, only_region, opts)
         if n == 0:
             return
-        code = decide(st, T, var, D, K_MOVE_SRC, p, n, 0)
-        n = _move_dsts(st, code // 5, opts, False)
-        d = decide(st, T, var, D, K_MOVE_DST, p, n, code)
+        code = decide(st, T, var, D, np.int64(K_MOVE_SRC), np.int64(p), np.int64(n), np.int64(0))
+        n = _move_dsts(st, np.int64(code // 5), opts, np.int64(0))
+        d = decide(st, T, var, D, np.int64(K_MOVE_DST), np.int64(p), np.int64(n), np.int64(code))
         primitive(st, T, var, K_MOVE_DST, p, d, code, D[D_SCR])
 
 
-@njit(cache=True)
+@njit(inline="always")  # one call site (_special_moves): no compiled level of its own
 def do_move_own_opp(st, T, var, D, p, limit):
     """Card 1g: up to ``limit`` own and ``limit`` opponents' caballeros, any order."""
     opts = D[D_OPTS]
@@ -1218,17 +1310,17 @@ def do_move_own_opp(st, T, var, D, p, limit):
                     n += 1
         if n == 0:
             return
-        code = decide(st, T, var, D, K_MOVE_SRC, p, n, 0)
+        code = decide(st, T, var, D, np.int64(K_MOVE_SRC), np.int64(p), np.int64(n), np.int64(0))
         if code % 5 == p:
             own_left -= 1
         else:
             opp_left -= 1
-        n = _move_dsts(st, code // 5, opts, False)
-        d = decide(st, T, var, D, K_MOVE_DST, p, n, code)
+        n = _move_dsts(st, np.int64(code // 5), opts, np.int64(0))
+        d = decide(st, T, var, D, np.int64(K_MOVE_DST), np.int64(p), np.int64(n), np.int64(code))
         primitive(st, T, var, K_MOVE_DST, p, d, code, D[D_SCR])
 
 
-@njit(cache=True)
+@njit(inline="always")  # one call site (_special_moves): no compiled level of its own
 def do_move_own_one_region(st, T, var, D, p):
     """Card 1a: all own caballeros of one region are taken out and put anywhere (or back)."""
     opts = D[D_OPTS]
@@ -1240,18 +1332,18 @@ def do_move_own_one_region(st, T, var, D, p):
             n += 1
     if n == 0:
         return
-    s = decide(st, T, var, D, K_SRC_REGION, p, n, 0)
+    s = _decide(st, T, var, D, np.int64(K_SRC_REGION), np.int64(p), np.int64(n), np.int64(0))
     k = st[O_CAB + s * 5 + p]
     code = s * 5 + p
     for _ in range(k):
         if veto_stop(st):
             return
-        n = _move_dsts(st, s, opts, True)
-        d = decide(st, T, var, D, K_MOVE_DST, p, n, code)
+        n = _move_dsts(st, np.int64(s), opts, np.int64(1))
+        d = decide(st, T, var, D, np.int64(K_MOVE_DST), np.int64(p), np.int64(n), np.int64(code))
         primitive(st, T, var, K_MOVE_DST, p, d, code, D[D_SCR])
 
 
-@njit(cache=True)
+@njit(inline="always")  # one call site (_special_moves): no compiled level of its own
 def do_place_any(st, T, var, D, p, limit):
     """Card 1b: up to ``limit`` caballeros from court into any region (not the King's) or the
     Castillo (as many as possible once executed)."""
@@ -1265,11 +1357,11 @@ def do_place_any(st, T, var, D, p, limit):
             if t != king:
                 opts[n] = t
                 n += 1
-        t = decide(st, T, var, D, K_PLACE_ANY, p, n, 0)
+        t = _decide(st, T, var, D, np.int64(K_PLACE_ANY), np.int64(p), np.int64(n), np.int64(0))
         primitive(st, T, var, K_PLACE_ANY, p, t, 0, D[D_SCR])
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def do_placement(st, T, var, D, p, limit):
     """Placement step (§3 step 4c): up to ``limit`` caballeros from court into regions adjacent
     to the King's region and/or the Castillo; STOP ends it early."""
@@ -1278,13 +1370,13 @@ def do_placement(st, T, var, D, p, limit):
         if st[O_COURT + p] <= 0:
             return
         n = _place_targets(st, T, opts, True)
-        t = decide(st, T, var, D, K_PLACE, p, n, 0)
+        t = decide(st, T, var, D, np.int64(K_PLACE), np.int64(p), np.int64(n), np.int64(0))
         if t == STOP:
             return
         primitive(st, T, var, K_PLACE, p, t, 0, D[D_SCR])
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def take_to_court(st, T, var, D, p, want):
     """Court intake of ``want`` caballeros (§3 step 4a, card 4f): province first, then the
     shortfall optionally from own caballeros in regions (not the King's region, not the
@@ -1306,13 +1398,13 @@ def take_to_court(st, T, var, D, p, want):
                 n += 1
         if n == 1:
             return
-        s = decide(st, T, var, D, K_SHORT, p, n, 0)
+        s = decide(st, T, var, D, np.int64(K_SHORT), np.int64(p), np.int64(n), np.int64(0))
         if s == STOP:
             return
         primitive(st, T, var, K_SHORT, p, s, 0, D[D_SCR])
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def court_intake(st, T, var, D, p, want):
     """Court intake at the start of a turn (§3 step 4a, §3.1, A13): one ``K_INTAKE`` decision,
     the number n = 0..m taken, m = min(``want``, province + own caballeros in regions other than
@@ -1337,7 +1429,7 @@ def court_intake(st, T, var, D, p, want):
         return
     for i in range(m + 1):
         opts[i] = i
-    n = decide(st, T, var, D, K_INTAKE, p, m + 1, want)
+    n = decide(st, T, var, D, np.int64(K_INTAKE), np.int64(p), np.int64(m + 1), np.int64(want))
     st[O_ITAKE + p] += n
     k = n if n < prov else prov
     st[O_PROV + p] -= k
@@ -1348,11 +1440,11 @@ def court_intake(st, T, var, D, p, want):
             if s != king and st[O_CAB + s * 5 + p] > 0:
                 opts[cnt] = s
                 cnt += 1
-        s = decide(st, T, var, D, K_SHORT, p, cnt, 0)
+        s = decide(st, T, var, D, np.int64(K_SHORT), np.int64(p), np.int64(cnt), np.int64(0))
         primitive(st, T, var, K_SHORT, p, s, 0, D[D_SCR])
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def secret_regions_with(st, p, minimum, opts):
     """Regions (not the King's) where seat p has >= minimum caballeros."""
     king = st[O_KING]
@@ -1364,58 +1456,49 @@ def secret_regions_with(st, p, minimum, opts):
     return n
 
 
-@njit(cache=True)
-def execute_special(st, T, var, D, p, c):
-    """Execute the special action of card ``c`` for seat ``p`` (§6), by group of cards."""
-    op = T[T_COP + c]
-    lim = np.int64(T[T_CARG + c])
-    if op <= OP_MOVE_OWN:
-        _special_moves(st, T, var, D, p, op, lim)
-    elif op >= OP_DECAY_ALL and op <= OP_SECRET_REMALL:
-        _special_opponents(st, T, var, D, p, op, lim)
-    elif (op >= OP_SCORE_CHOICE and op <= OP_SCORE_FEWEST) or op == OP_SECRET_SCORE:
-        _special_scorings(st, T, var, D, p, c, op)
-    else:
-        _special_board(st, T, var, D, p, op, lim)
-
-
-@njit(cache=True)
+@njit(inline="always")  # one call site: no compiled level of its own
 def _special_moves(st, T, var, D, p, op, lim):
-    """Deck 1 (§6: 1a-1i): moves and the extra placement of 1b."""
+    """Deck 1 (§6: 1a-1i): moves and the extra placement of 1b. Each helper has one call site
+    (it is inlined here: no compiled level of its own)."""
     opts = D[D_OPTS]
     king = st[O_KING]
-    if op == OP_MOVE_OWN_ONE:
-        do_move_own_one_region(st, T, var, D, p)
-    elif op == OP_PLACE_ANY:
-        do_place_any(st, T, var, D, p, lim)
-    elif op == OP_CHOOSE_1A1B:
+    what = op  # OP_MOVE_OWN_ONE (1a), OP_PLACE_ANY (1b), or a do_move card
+    if op == OP_CHOOSE_1A1B:
         opts[0] = 0
         opts[1] = 1
-        ch = decide(st, T, var, D, K_CHOICE, p, 2, 0)
-        if ch == 0:
-            do_move_own_one_region(st, T, var, D, p)
-        else:
-            do_place_any(st, T, var, D, p, lim)
-    elif op == OP_MOVE_FROM_ONE:
-        n = 0
-        for s in range(NREG):
-            if s != king and total_in(st, s) > 0:
-                opts[n] = s
-                n += 1
-        if n > 0:
-            s = decide(st, T, var, D, K_SRC_REGION, p, n, 1)
-            do_move(st, T, var, D, p, 2, lim, s)
-    elif op == OP_MOVE_OPP:
-        do_move(st, T, var, D, p, 1, lim, -1)
-    elif op == OP_MOVE_ANY:
-        do_move(st, T, var, D, p, 2, lim, -1)
-    elif op == OP_MOVE_OWN:
-        do_move(st, T, var, D, p, 0, lim, -1)
-    elif op == OP_MOVE_OWN_OPP:
+        ch = _decide(st, T, var, D, np.int64(K_CHOICE), np.int64(p), np.int64(2), np.int64(0))
+        what = OP_MOVE_OWN_ONE if ch == 0 else OP_PLACE_ANY
+    if what == OP_MOVE_OWN_ONE:
+        do_move_own_one_region(st, T, var, D, p)
+    elif what == OP_PLACE_ANY:
+        do_place_any(st, T, var, D, p, lim)
+    elif what == OP_MOVE_OWN_OPP:
         do_move_own_opp(st, T, var, D, p, lim)
+    elif what >= OP_MOVE_FROM_ONE:  # 1d-1f, 1h, 1i
+        cls = np.int64(0)  # OP_MOVE_OWN
+        only = np.int64(-1)
+        if what == OP_MOVE_OPP:
+            cls = np.int64(1)
+        elif what == OP_MOVE_ANY:
+            cls = np.int64(2)
+        elif what == OP_MOVE_FROM_ONE:
+            cls = np.int64(2)
+            n = 0
+            for s in range(NREG):
+                if s != king and total_in(st, s) > 0:
+                    opts[n] = s
+                    n += 1
+            if n == 0:
+                return
+            only = np.int64(
+                _decide(
+                    st, T, var, D, np.int64(K_SRC_REGION), np.int64(p), np.int64(n), np.int64(1)
+                )
+            )
+        do_move(st, T, var, D, p, cls, lim, only)
 
 
-@njit(cache=True)
+@njit(inline="always")  # one call site: no compiled level of its own
 def _special_opponents(st, T, var, D, p, op, lim):
     """Deck 2 actions against the opponents (§6: 2b-2g), one step per opponent from the
     actor's left (partial Veto) except the secret choices of 2f/2g."""
@@ -1448,17 +1531,17 @@ def _special_opponents(st, T, var, D, p, op, lim):
                         n += 1
                 if n == 0:
                     break
-                v = decide(st, T, var, D, K_ANGRY, q, n, 0)
+                v = _decide(st, T, var, D, np.int64(K_ANGRY), np.int64(q), np.int64(n), np.int64(0))
                 primitive(st, T, var, K_ANGRY, q, v, 0, D[D_SCR])
     elif op == OP_REMOVE_EACH:
         for j in range(1, npl):
             if veto_stop(st):
                 return
             q = (p + j) % npl
-            n = secret_regions_with(st, q, 1, opts)
+            n = secret_regions_with(st, np.int64(q), np.int64(1), opts)
             if n == 0:
                 continue
-            v = decide(st, T, var, D, K_REMOVE1, p, n, q)
+            v = _decide(st, T, var, D, np.int64(K_REMOVE1), np.int64(p), np.int64(n), np.int64(q))
             primitive(st, T, var, K_REMOVE1, p, v, q, D[D_SCR])
     elif op == OP_SECRET_REM2 or op == OP_SECRET_REMALL:
         choice = _no_choices(D[D_SCR])
@@ -1466,18 +1549,20 @@ def _special_opponents(st, T, var, D, p, op, lim):
             q = (p + j) % npl
             n = 0
             if op == OP_SECRET_REM2:
-                n = secret_regions_with(st, q, 2, opts)
+                n = secret_regions_with(st, np.int64(q), np.int64(2), opts)
             if n == 0:
-                n = secret_regions_with(st, q, 1, opts)
+                n = secret_regions_with(st, np.int64(q), np.int64(1), opts)
             if n == 0:
                 continue
-            choice[q] = decide(st, T, var, D, K_SECRET_REM, q, n, lim)
+            choice[q] = _decide(
+                st, T, var, D, np.int64(K_SECRET_REM), np.int64(q), np.int64(n), np.int64(lim)
+            )
         for q in range(npl):
             if choice[q] >= 0:
                 primitive(st, T, var, K_SECRET_REM, q, choice[q], lim, D[D_SCR])
 
 
-@njit(cache=True)
+@njit(inline="always")  # one call site: no compiled level of its own
 def _special_scorings(st, T, var, D, p, c, op):
     """Special scorings (§6: 2h, 3a-3h, 4g)."""
     opts = D[D_OPTS]
@@ -1485,19 +1570,43 @@ def _special_scorings(st, T, var, D, p, c, op):
     if op == OP_SCORE_CHOICE:
         for t in range(NPLACE):
             opts[t] = t
-        v = decide(st, T, var, D, K_SCORE_REGION, p, NPLACE, 0)
-        special_scoring(st, T, var, op, v, 0, True, D[D_SCR][R_OUT], D[D_SCR])
-        _event(st, D, 200 + c, v)
+        v = _decide(
+            st, T, var, D, np.int64(K_SCORE_REGION), np.int64(p), np.int64(NPLACE), np.int64(0)
+        )
+        special_scoring(
+            st,
+            T,
+            var,
+            np.int64(op),
+            np.int64(v),
+            np.int64(0),
+            np.int64(1),
+            D[D_SCR][R_OUT],
+            D[D_SCR],
+        )
+        _event(st, D, np.int64(200 + c), np.int64(v))
     elif op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
-        special_scoring(st, T, var, op, 0, T[T_CCLS + c], True, D[D_SCR][R_OUT], D[D_SCR])
-        _event(st, D, 200 + c, -1)
+        special_scoring(
+            st,
+            T,
+            var,
+            np.int64(op),
+            np.int64(0),
+            np.int64(T[T_CCLS + c]),
+            np.int64(1),
+            D[D_SCR][R_OUT],
+            D[D_SCR],
+        )
+        _event(st, D, np.int64(200 + c), np.int64(-1))
     elif op == OP_SECRET_SCORE:
         choice = _no_choices(D[D_SCR])
         for j in range(npl):
             q = (p + j) % npl
             for t in range(NREG):
                 opts[t] = t
-            choice[q] = decide(st, T, var, D, K_SECRET_SCORE, q, NREG, 0)
+            choice[q] = _decide(
+                st, T, var, D, np.int64(K_SECRET_SCORE), np.int64(q), np.int64(NREG), np.int64(0)
+            )
         out = D[D_SCR][R_OUT]
         for j in range(npl):
             q = (p + j) % npl
@@ -1507,10 +1616,10 @@ def _special_scorings(st, T, var, D, p, c, op):
                     k += 1
             if k == 1:
                 score_place(st, T, var, choice[q], False, SRC_SPECIAL, True, out)
-                _event(st, D, 200 + c, choice[q])
+                _event(st, D, np.int64(200 + c), np.int64(choice[q]))
 
 
-@njit(cache=True)
+@njit(inline="always")  # one call site: no compiled level of its own
 def _special_board(st, T, var, D, p, op, lim):
     """Actions on the board's pieces (§6: 4a-4f and the King's card)."""
     opts = D[D_OPTS]
@@ -1528,7 +1637,7 @@ def _special_board(st, T, var, D, p, op, lim):
                     opts[n] = b * 10 + t
                     n += 1
         if n > 0:
-            v = decide(st, T, var, D, K_BOARD, p, n, 0)
+            v = _decide(st, T, var, D, np.int64(K_BOARD), np.int64(p), np.int64(n), np.int64(0))
             primitive(st, T, var, K_BOARD, p, v, 0, D[D_SCR])
     elif op == OP_ADVISOR:
         adj = T[T_ADJ + king]
@@ -1537,12 +1646,12 @@ def _special_board(st, T, var, D, p, op, lim):
             if ((adj >> t) & 1) == 1:
                 opts[n] = t
                 n += 1
-        v = decide(st, T, var, D, K_KING_TO, p, n, 0)
+        v = _decide(st, T, var, D, np.int64(K_KING_TO), np.int64(p), np.int64(n), np.int64(0))
         primitive(st, T, var, K_KING_TO, p, v, 0, D[D_SCR])
     elif op == OP_KING:
         for t in range(NREG):
             opts[t] = t
-        v = decide(st, T, var, D, K_KING_TO, p, NREG, 0)
+        v = _decide(st, T, var, D, np.int64(K_KING_TO), np.int64(p), np.int64(NREG), np.int64(0))
         primitive(st, T, var, K_KING_TO, p, v, 0, D[D_SCR])
     elif op == OP_EVICT:
         n = 0
@@ -1550,7 +1659,7 @@ def _special_board(st, T, var, D, p, op, lim):
             if s != king:
                 opts[n] = s
                 n += 1
-        r = decide(st, T, var, D, K_EVICT_REGION, p, n, 0)
+        r = _decide(st, T, var, D, np.int64(K_EVICT_REGION), np.int64(p), np.int64(n), np.int64(0))
         choice = _no_choices(D[D_SCR])
         for j in range(1, npl):
             q = (p + j) % npl
@@ -1561,7 +1670,9 @@ def _special_board(st, T, var, D, p, op, lim):
                 if s != r:
                     opts[n] = s
                     n += 1
-            choice[q] = decide(st, T, var, D, K_EVICT_DST, q, n, r)
+            choice[q] = _decide(
+                st, T, var, D, np.int64(K_EVICT_DST), np.int64(q), np.int64(n), np.int64(r)
+            )
         for q in range(npl):
             if choice[q] >= 0:
                 primitive(st, T, var, K_EVICT_DST, q, choice[q], r, D[D_SCR])
@@ -1573,7 +1684,7 @@ def _special_board(st, T, var, D, p, op, lim):
                 if s != king and s != g:
                     opts[n] = s
                     n += 1
-            v = decide(st, T, var, D, K_GRANDE_TO, p, n, 0)
+            v = _decide(st, T, var, D, np.int64(K_GRANDE_TO), np.int64(p), np.int64(n), np.int64(0))
             primitive(st, T, var, K_GRANDE_TO, p, v, 0, D[D_SCR])
     elif op == OP_POWERBACK:
         n = 0
@@ -1582,13 +1693,13 @@ def _special_board(st, T, var, D, p, op, lim):
                 opts[n] = v
                 n += 1
         if n > 0:
-            v = decide(st, T, var, D, K_POWERBACK, p, n, 0)
+            v = _decide(st, T, var, D, np.int64(K_POWERBACK), np.int64(p), np.int64(n), np.int64(0))
             primitive(st, T, var, K_POWERBACK, p, v, 0, D[D_SCR])
     elif op == OP_COURT:
         take_to_court(st, T, var, D, p, lim)
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def special_action(st, T, var, D, p, c):
     """Optional special action with the Veto check (§6 deck 2 Veto, A2): holders clockwise
     from the actor's left are asked ``K_VETO`` until one vetoes; he discards his Veto and, for a
@@ -1597,10 +1708,10 @@ def special_action(st, T, var, D, p, c):
     npl = st[O_NP]
     op = T[T_COP + c]
     if op == OP_VETO:
-        return  # taking the card is its action: the holder keeps it (see play_round)
+        return  # taking the card is its action: the holder keeps it (see engine)
     opts[0] = 0
     opts[1] = 1
-    ex = decide(st, T, var, D, K_EXEC, p, 2, c)
+    ex = decide(st, T, var, D, np.int64(K_EXEC), np.int64(p), np.int64(2), np.int64(c))
     if ex == 0:
         return
     cut = -1
@@ -1613,7 +1724,16 @@ def special_action(st, T, var, D, p, c):
                     asked = True
                     opts[0] = 0
                     opts[1] = 1
-                    v = decide(st, T, var, D, K_VETO, h, 2, p * 64 + c)
+                    v = _decide(
+                        st,
+                        T,
+                        var,
+                        D,
+                        np.int64(K_VETO),
+                        np.int64(h),
+                        np.int64(2),
+                        np.int64(p * 64 + c),
+                    )
                     if v == 1:
                         st[O_VETO_HOLDER + k] = -1
                         st[O_VETO_EXP + k] = 0
@@ -1623,7 +1743,16 @@ def special_action(st, T, var, D, p, c):
                             if n > 1:
                                 for i in range(n):
                                     opts[i] = i
-                                cut = decide(st, T, var, D, K_VETO_CUT, h, n, p * 64 + c)
+                                cut = _decide(
+                                    st,
+                                    T,
+                                    var,
+                                    D,
+                                    np.int64(K_VETO_CUT),
+                                    np.int64(h),
+                                    np.int64(n),
+                                    np.int64(p * 64 + c),
+                                )
                     break
             if asked and cut >= 0:
                 break
@@ -1634,11 +1763,20 @@ def special_action(st, T, var, D, p, c):
         st[O_VCOUNT + 1] += 1
         st[O_VPEND] = 1
         st[O_VCUT] = cut
-    execute_special(st, T, var, D, p, c)
+    # the action, by group of cards (§6; not a function of its own: compile time)
+    lim = np.int64(T[T_CARG + c])
+    if op <= OP_MOVE_OWN:
+        _special_moves(st, T, var, D, p, op, lim)
+    elif op >= OP_DECAY_ALL and op <= OP_SECRET_REMALL:
+        _special_opponents(st, T, var, D, p, op, lim)
+    elif (op >= OP_SCORE_CHOICE and op <= OP_SCORE_FEWEST) or op == OP_SECRET_SCORE:
+        _special_scorings(st, T, var, D, p, c, op)
+    else:
+        _special_board(st, T, var, D, p, op, lim)
     st[O_VPEND] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def general_scoring(st, T, var, D):
     """General scoring (§5): secret Castillo discs, Castillo, discs revealed, nine regions."""
     opts = D[D_OPTS]
@@ -1648,13 +1786,15 @@ def general_scoring(st, T, var, D):
         if st[O_CAB + CASTILLO * 5 + q] > 0:
             for t in range(NREG):
                 opts[t] = t
-            choice[q] = decide(st, T, var, D, K_DISC, q, NREG, 0)
+            choice[q] = _decide(
+                st, T, var, D, np.int64(K_DISC), np.int64(q), np.int64(NREG), np.int64(0)
+            )
     score_place(st, T, var, CASTILLO, False, SRC_GENERAL, True, D[D_SCR][R_OUT])
     for q in range(npl):
         if choice[q] >= 0:
             primitive(st, T, var, K_DISC, q, choice[q], 0, D[D_SCR])
     general_scoring_regions(st, T, var, D[D_SCR])
-    _event(st, D, 100 + st[O_ROUND], -1)
+    _event(st, D, np.int64(100 + st[O_ROUND]), np.int64(-1))
 
 
 @njit(cache=True)
@@ -1725,118 +1865,134 @@ def setup(st, T, var, npl, deal, fixed):
         st[O_FACE + i] = -1
 
 
-@njit(cache=True)
-def play_round(st, T, var, D, r):
-    """One round (§3): reveal, bid, turns, end of round. In ``MODE_SEARCH`` the state at its
-    start is kept (``R_CKPT``) when every forced decision is used, and a stopped run returns
-    after the turn it stopped in (see ``_decide_driven``)."""
-    opts = D[D_OPTS]
-    npl = st[O_NP]
-    ctx = D[D_CTX]
-    if ctx[C_MODE] == MODE_SEARCH and ctx[C_STOPPED] == 0 and ctx[C_PTR] >= ctx[C_NREAL]:
-        _copy_state(st, D[D_SCR][R_CKPT])
-        ctx[C_CKR] = r
-        ctx[C_CKPTR] = ctx[C_PTR]
-    st[O_ROUND] = r
-    for d in range(4):
-        st[O_FACE + d] = st[O_DECK + d * 11 + st[O_DECKPTR + d]]
-        st[O_DECKPTR + d] += 1
-    st[O_FACE + 4] = KING_CARD
-    # bidding
-    used = 0
-    for p in range(npl):
-        st[O_PLAYED + p] = 0
-    for j in range(npl):
-        p = (st[O_START] + j) % npl
-        n = 0
-        for v in range(1, 14):
-            if ((st[O_HAND + p] >> v) & 1) == 1 and ((used >> v) & 1) == 0:
-                opts[n] = v
-                n += 1
-        v = decide(st, T, var, D, K_POWER, p, n, 0)
-        used |= 1 << v
-        st[O_HAND + p] &= ~(1 << v)
-        st[O_PLAYED + p] = v
-        st[O_PWR + (r - 1) * 5 + p] = v
-    # turn order: descending power value
-    k = 0
-    for v in range(13, 0, -1):
-        for p in range(npl):
-            if st[O_PLAYED + p] == v:
-                st[O_ORDER + k] = p
-                k += 1
-    for j in range(npl):
-        p = np.int64(st[O_ORDER + j])
-        court_intake(st, T, var, D, p, np.int64(T[T_PCAB + st[O_PLAYED + p]]))
-        n = 0
-        for i in range(5):
-            if st[O_FACE + i] >= 0:
-                opts[n] = st[O_FACE + i]
-                n += 1
-        c = np.int64(decide(st, T, var, D, K_CARD, p, n, 0))
-        for i in range(5):
-            if st[O_FACE + i] == c:
-                st[O_FACE + i] = -1
-        if c == KING_CARD:
-            st[O_KINGBY + r - 1] = p
-        else:
-            st[O_TAKER + c] = p
-            st[O_TAKEROUND + c] = r
-        op = T[T_COP + c]
-        if op == OP_VETO:
-            for k2 in range(2):
-                if st[O_VETO_HOLDER + k2] < 0:
-                    st[O_VETO_HOLDER + k2] = p
-                    nxt = r + 1
-                    if var[V_ROUNDS] == 1 and (nxt == 4 or nxt == 7):
-                        nxt += 1
-                    st[O_VETO_EXP + k2] = nxt
-                    break
-        opts[0] = 0
-        opts[1] = 1
-        order = decide(st, T, var, D, K_ORDER, p, 2, op)
-        lim = np.int64(T[T_CDECK + c])
-        for phase in range(2):  # one call site each (compile time)
-            if (phase == 0) == (order == 0):
-                do_placement(st, T, var, D, p, lim)
-            else:
-                special_action(st, T, var, D, p, c)
-        if ctx[C_STOPPED] != 0:
-            return
-    st[O_START] = st[O_ORDER + npl - 1]
-    st[O_LAST] = st[O_START]
-    for i in range(5):
-        st[O_FACE + i] = -1
-    for k2 in range(2):
-        if st[O_VETO_HOLDER + k2] >= 0 and st[O_VETO_EXP + k2] <= r:
-            st[O_VETO_HOLDER + k2] = -1
-            st[O_VETO_EXP + k2] = 0
-    if r == 3 or r == 6 or r == 9:
-        general_scoring(st, T, var, D)
-
-
 # Numba's reference counting (atomic NRT_incref/NRT_decref on every array passed through the
 # helpers, D's arrays included) was about 40% of the time of random play and 25% of heuristic
 # play, with small allocations (look-ahead copies, point vectors) another 5%; the refcount
 # pruning pass cannot remove them across the branches (numba/numba#2345, #2350). The rounds
 # allocate nothing (scratch rows in D[D_SCR]), so they are compiled without NRT (``_nrt=False``,
-# the workaround in those issues); so is ``step``, which keeps one compiled engine. Everything
+# the workaround in those issues). Everything
 # they call must not allocate (a compile error says so if it does).
+STEP_PLACEMENT = 0
+STEP_SPECIAL = 1
+STEP_GENERAL_SCORING = 2
+STEP_COURT_INTAKE = 3
+STEP_ROUND = 4
+
+
 @njit(cache=True, _nrt=False)
-def _play_rounds(st, T, var, D):
-    """Rounds 1-9 (or the 6-round variant's) of a game set up in ``st``."""
-    rounds_from(st, T, var, D, 1, 9)
-
-
-@njit(cache=True, _nrt=False)  # see above
-def rounds_from(st, T, var, D, first, last):
-    """Rounds ``first .. last`` (those the variant plays) of a game whose state ``st`` is at the
-    start of round ``first``; returns early when a driven run stops (``C_STOPPED``)."""
+def engine(st, T, var, D, what, seat, first, last):
+    """The engine's one compiled entry below ``_play`` / ``_play_mcts`` / ``step`` (int64
+    ``what``, ``seat``, ``first``, ``last``): ``what == STEP_ROUND`` plays rounds ``first ..
+    last``; otherwise one piece of a turn (see ``step``; ``first`` is its
+    argument). One function, so that play, records, replays, search and the tests share one
+    compiled engine (compile time, issue 13 §5)."""
+    if what == STEP_PLACEMENT:
+        do_placement(st, T, var, D, seat, first)
+        return
+    if what == STEP_SPECIAL:
+        special_action(st, T, var, D, seat, first)
+        return
+    if what == STEP_GENERAL_SCORING:
+        general_scoring(st, T, var, D)
+        return
+    if what == STEP_COURT_INTAKE:
+        court_intake(st, T, var, D, seat, first)
+        return
+    # rounds ``first .. last`` (those the variant plays; §3: reveal, bid, turns, end of round) of
+    # a game whose state ``st`` is at the start of round ``first``. In ``MODE_SEARCH`` the state
+    # at a round start is kept (``R_CKPT``) when every forced decision is used, and a stopped
+    # run returns after the turn it stopped in (see ``_decide_driven``). The round body is
+    # written here, not in a function of its own: every compiled level re-optimises all the
+    # code below it.
     for r in range(first, last + 1):
         if var[V_ROUNDS] == 1 and (r == 1 or r == 4 or r == 7):
             continue
-        play_round(st, T, var, D, r)
-        if D[D_CTX][C_STOPPED] != 0:
+        opts = D[D_OPTS]
+        npl = st[O_NP]
+        ctx = D[D_CTX]
+        if ctx[C_MODE] == MODE_SEARCH and ctx[C_STOPPED] == 0 and ctx[C_PTR] >= ctx[C_NREAL]:
+            _copy_state(st, D[D_SCR][R_CKPT])
+            ctx[C_CKR] = r
+            ctx[C_CKPTR] = ctx[C_PTR]
+        st[O_ROUND] = r
+        for d in range(4):
+            st[O_FACE + d] = st[O_DECK + d * 11 + st[O_DECKPTR + d]]
+            st[O_DECKPTR + d] += 1
+        st[O_FACE + 4] = KING_CARD
+        # bidding
+        used = 0
+        for p in range(npl):
+            st[O_PLAYED + p] = 0
+        for j in range(npl):
+            p = (st[O_START] + j) % npl
+            n = 0
+            for v in range(1, 14):
+                if ((st[O_HAND + p] >> v) & 1) == 1 and ((used >> v) & 1) == 0:
+                    opts[n] = v
+                    n += 1
+            v = decide(st, T, var, D, np.int64(K_POWER), np.int64(p), np.int64(n), np.int64(0))
+            used |= 1 << v
+            st[O_HAND + p] &= ~(1 << v)
+            st[O_PLAYED + p] = v
+            st[O_PWR + (r - 1) * 5 + p] = v
+        # turn order: descending power value
+        k = 0
+        for v in range(13, 0, -1):
+            for p in range(npl):
+                if st[O_PLAYED + p] == v:
+                    st[O_ORDER + k] = p
+                    k += 1
+        for j in range(npl):
+            p = np.int64(st[O_ORDER + j])
+            court_intake(st, T, var, D, p, np.int64(T[T_PCAB + st[O_PLAYED + p]]))
+            n = 0
+            for i in range(5):
+                if st[O_FACE + i] >= 0:
+                    opts[n] = st[O_FACE + i]
+                    n += 1
+            c = np.int64(
+                decide(st, T, var, D, np.int64(K_CARD), np.int64(p), np.int64(n), np.int64(0))
+            )
+            for i in range(5):
+                if st[O_FACE + i] == c:
+                    st[O_FACE + i] = -1
+            if c == KING_CARD:
+                st[O_KINGBY + r - 1] = p
+            else:
+                st[O_TAKER + c] = p
+                st[O_TAKEROUND + c] = r
+            op = T[T_COP + c]
+            if op == OP_VETO:
+                for k2 in range(2):
+                    if st[O_VETO_HOLDER + k2] < 0:
+                        st[O_VETO_HOLDER + k2] = p
+                        nxt = r + 1
+                        if var[V_ROUNDS] == 1 and (nxt == 4 or nxt == 7):
+                            nxt += 1
+                        st[O_VETO_EXP + k2] = nxt
+                        break
+            opts[0] = 0
+            opts[1] = 1
+            order = decide(st, T, var, D, np.int64(K_ORDER), np.int64(p), np.int64(2), np.int64(op))
+            lim = np.int64(T[T_CDECK + c])
+            for phase in range(2):  # one call site each (compile time)
+                if (phase == 0) == (order == 0):
+                    do_placement(st, T, var, D, p, lim)
+                else:
+                    special_action(st, T, var, D, p, c)
+            if ctx[C_STOPPED] != 0:
+                return
+        st[O_START] = st[O_ORDER + npl - 1]
+        st[O_LAST] = st[O_START]
+        for i in range(5):
+            st[O_FACE + i] = -1
+        for k2 in range(2):
+            if st[O_VETO_HOLDER + k2] >= 0 and st[O_VETO_EXP + k2] <= r:
+                st[O_VETO_HOLDER + k2] = -1
+                st[O_VETO_EXP + k2] = 0
+        if r == 3 or r == 6 or r == 9:
+            general_scoring(st, T, var, D)
+        if ctx[C_STOPPED] != 0:  # a driven run stopped at a Castillo disc
             return
 
 
@@ -1856,7 +2012,7 @@ def start_game(st, T, var, D, npl, root_seed, game_index, fixed):
 def play_game(st, T, var, D, npl, root_seed, game_index, fixed):
     """Play one whole game into ``st`` (§2-§5); ``fixed`` as in ``setup``."""
     start_game(st, T, var, D, npl, root_seed, game_index, fixed)
-    _play_rounds(st, T, var, D)
+    engine(st, T, var, D, np.int64(STEP_ROUND), np.int64(0), np.int64(1), np.int64(9))
 
 
 @njit(cache=True)
@@ -2022,7 +2178,7 @@ def _play(
     return out + (st, ctx, D[D_ERRBUF])
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _result_arrays(n_games, npl):
     """The ten result arrays of ``play_batch`` (initial values)."""
     return (
@@ -2039,7 +2195,7 @@ def _result_arrays(n_games, npl):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _collect_game(st, n_decisions, g, out):
     """Write game ``g``'s results from its final state into ``out`` (``_result_arrays``)."""
     score, src, plies, pwr, taker, takeround, kingby, unplayed, intake, vetoes = out
@@ -2067,40 +2223,21 @@ def _collect_game(st, n_decisions, g, out):
         kingby[g, r] = st[O_KINGBY + r]
 
 
-STEP_PLACEMENT = 0
-STEP_SPECIAL = 1
-STEP_GENERAL_SCORING = 2
-STEP_COURT_INTAKE = 3
-STEP_ROUND = 4
-
-
-@njit(cache=True, _nrt=False)  # see _play_rounds
 def step(st, T, var, D, what, seat, arg):
-    """One engine piece on ``st`` (tests, examples; a single entry point keeps compile time down).
-
-    ``what``: ``STEP_PLACEMENT`` (placement of up to ``arg`` caballeros by ``seat``),
-    ``STEP_SPECIAL`` (special action of card ``arg`` by ``seat``, with the Veto check),
-    ``STEP_GENERAL_SCORING``, ``STEP_COURT_INTAKE`` (intake of up to ``arg`` caballeros by ``seat``),
-    ``STEP_ROUND`` (round ``arg``).
-    """
-    seat = np.int64(seat)
-    arg = np.int64(arg)
-    if what == STEP_PLACEMENT:
-        do_placement(st, T, var, D, seat, arg)
-    elif what == STEP_SPECIAL:
-        special_action(st, T, var, D, seat, arg)
-    elif what == STEP_GENERAL_SCORING:
-        general_scoring(st, T, var, D)
-    elif what == STEP_COURT_INTAKE:
-        court_intake(st, T, var, D, seat, arg)
-    elif what == STEP_ROUND:
-        play_round(st, T, var, D, arg)
+    """One engine piece on ``st`` (tests, examples): ``engine(st, T, var, D, what, seat, arg,
+    arg)`` with int64 arguments, the compiled code that ``play_batch`` runs (no other entry
+    kernel to compile). ``what``: ``STEP_PLACEMENT`` (placement of up to ``arg`` caballeros by
+    ``seat``), ``STEP_SPECIAL`` (special action of card ``arg`` by ``seat``, with the Veto
+    check), ``STEP_GENERAL_SCORING``, ``STEP_COURT_INTAKE`` (intake of up to ``arg`` caballeros
+    by ``seat``), ``STEP_ROUND`` (round ``arg``; nothing in a round the variant skips)."""
+    a = np.int64(arg)
+    engine(st, T, var, D, np.int64(what), np.int64(seat), a, a)
 
 
 # =============================================================================================
 # Search (the ``mcts`` policy; issue 15): ISMCTS by ``kernels.search`` over driven replays
 # =============================================================================================
-# The engine decides inline (``decide`` deep inside ``play_round``), so a position between two
+# The engine decides inline (``decide`` deep inside ``engine``), so a position between two
 # decisions cannot be copied. A search state is instead a round start plus the decisions made
 # since then: the engine replays them (``MODE_SEARCH``, ``_decide_driven``) and stops at the
 # next searched decision (``game_legal``) or plays on with the rollout policy (``game_rollout``).
@@ -2163,7 +2300,7 @@ def _secret_kind(kind):
     return kind == K_DISC or kind == K_SECRET_REM or kind == K_EVICT_DST or kind == K_SECRET_SCORE
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _unrevealed(ck, T, var, d, pos):
     """Positions in deck ``d`` of the cards not revealed by the start of round ck[O_ROUND]+1's
     reveal ... i.e. after the reveal of the round starting at state ``ck`` (positions ``>
@@ -2214,7 +2351,7 @@ def search_root(root, ck, r0, log, first, stop, seat, kind, T, var, pos):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _search_copy(dst, src):
     rows = S_PREFIX + (src[S_HEAD, H_NREAL] + STATE_SIZE - 1) // STATE_SIZE
     for i in range(rows):
@@ -2222,7 +2359,7 @@ def _search_copy(dst, src):
             dst[i, j] = src[i, j]
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _search_determinize(state, ctx, rng):
     """Shuffle the unrevealed deck cards (each deck apart) and draw the iteration's seed."""
     T, var, pos = ctx[0], ctx[1], ctx[5]
@@ -2240,7 +2377,7 @@ def _search_determinize(state, ctx, rng):
     state[S_HEAD, H_SEED1] = np.int32((x >> np.uint64(31)) & np.uint64(0x7FFFFFFF))
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _search_last_round(state, ctx):
     h = ctx[4][CF_HORIZON]
     if h <= 0:
@@ -2248,7 +2385,7 @@ def _search_last_round(state, ctx):
     return min(np.int64(9), np.int64(state[S_HEAD, H_R0]) + h)
 
 
-@njit(cache=True)
+@njit(inline="always")  # two call sites (legal, rollout): no compiled level of its own
 def _search_run(state, ctx, query):
     """Replay ``state`` (prefix, then its tree moves) in the search buffers ``ctx[2]`` on the
     state row ``ctx[3]``; ``query``: stop at the next searched decision."""
@@ -2280,12 +2417,21 @@ def _search_run(state, ctx, query):
     seed = np.uint64(state[S_HEAD, H_SEED0]) | (np.uint64(state[S_HEAD, H_SEED1]) << np.uint64(31))
     for q in range(st[O_NP]):
         seed_state(Ds[D_RNG][q], game_seed(seed, np.uint64(0), np.uint64(STREAM_POLICY + q)))
-    rounds_from(st, T, var, Ds, np.int64(state[S_HEAD, H_R0]), _search_last_round(state, ctx))
+    engine(
+        st,
+        T,
+        var,
+        Ds,
+        np.int64(STEP_ROUND),
+        np.int64(0),
+        np.int64(state[S_HEAD, H_R0]),
+        np.int64(_search_last_round(state, ctx)),
+    )
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _search_legal(state, ctx, moves):
-    _search_run(state, ctx, 1)
+    _search_run(state, ctx, np.int64(1))
     Ds = ctx[2]
     if Ds[D_CTX][C_STOPPED] == 0:
         return 0
@@ -2297,24 +2443,24 @@ def _search_legal(state, ctx, moves):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _search_to_move(state, ctx):
     return np.int64(state[S_HEAD, H_SEAT])
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _search_apply(state, ctx, move):
     j = state[S_HEAD, H_NTREE]
     state[S_HEAD, H_TREE + j] = move
     state[S_HEAD, H_NTREE] = j + 1
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _search_rollout(state, ctx, rng, scores):
     """Play on with the rollout policy; ``scores``: final points (final_tie=unplayed: plus the
     unplayed power values / 1000), or with a horizon before the end, points plus what every
     place would pay now (§4, no bonus weighting)."""
-    _search_run(state, ctx, 0)
+    _search_run(state, ctx, np.int64(0))
     T, var, Ds, st = ctx[0], ctx[1], ctx[2], ctx[3]
     npl = st[O_NP]
     for q in range(npl):
@@ -2346,7 +2492,7 @@ search.register(
 )
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def search_scratch(npl, capacity, hpar):
     """Scratch of ``choose_mcts`` for trees of ``capacity`` nodes: (root, work, tree, value,
     logs, moves, untried, mark, path, scores, reward, pos, cf, Ds, st). ``hpar`` float64[P]:
@@ -2385,7 +2531,7 @@ def search_scratch(npl, capacity, hpar):
     )
 
 
-@njit(cache=True)
+@njit(inline="always")  # one call site: no compiled level of its own
 def choose_mcts(ck, r0, log, first, stop, seat, kind, T, var, mpar, rng, scr):
     """Value chosen by ISMCTS (``kernels.search``) for seat ``seat``'s decision of kind
     ``kind``, the decision ``stop`` of a game whose round ``r0`` started in state ``ck`` after
@@ -2448,7 +2594,7 @@ def choose_mcts(ck, r0, log, first, stop, seat, kind, T, var, mpar, rng, scr):
     return move - kind * 64
 
 
-@njit(cache=True)
+@njit(inline="always")  # one call site: no compiled level of its own
 def _drive_game(st, T, var, D, npl, root_seed, game_index, fixed, mparams, scr, ck):
     """Play one game with mcts seats (``D[D_POL][p] == POL_MCTS``; their parameters ``mparams[p]``,
     their unsearched decisions by the heuristic with ``D[D_PAR][p]``) into ``st``; every decision
@@ -2480,7 +2626,7 @@ def _drive_game(st, T, var, D, npl, root_seed, game_index, fixed, mparams, scr, 
         ctx[C_LOGFRESH] = 1
         ctx[C_CKR] = -1
         ctx[C_EVCAP] = 0
-        rounds_from(st, T, var, D, r0, np.int64(9))
+        engine(st, T, var, D, np.int64(STEP_ROUND), np.int64(0), r0, np.int64(9))
         if ctx[C_CKR] >= 0:
             r0 = ctx[C_CKR]
             first = ctx[C_CKPTR]
