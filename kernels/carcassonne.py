@@ -40,7 +40,7 @@ from numba import njit, types
 
 from kernels import search
 from kernels.bitboard import popcount
-from kernels.rng import STREAM_DEAL, STREAM_POLICY, new_state, next_u64, randint
+from kernels.rng import STREAM_DEAL, STREAM_POLICY, game_seed, next_u64, randint, seed_state
 
 BOARD_W = 147
 CENTER = 73
@@ -1700,13 +1700,11 @@ def _draw_placeable(S, T, cur, drng, mode, tscript, tlog):
     return t
 
 
-# Numba's reference counting (atomic NRT_incref/NRT_decref on every array passed to the
-# helpers; S alone holds 28 arrays) was about 40% of the time of random play; the refcount
-# pruning pass cannot remove them across the branches (numba/numba#2345, #2350). The turns
-# allocate nothing (random states and scratch come from ``_play``; ``score_final`` runs
-# after), so they are compiled without NRT (``_nrt=False``, the workaround in those issues).
-# Everything they call (the search included) must not allocate (a compile error says so).
-@njit(cache=True, _nrt=False)
+# The steps of a turn (``_turn`` and the ``_choose_*`` / ``_gift_*`` decisions below, one call
+# site each) are inlined into this loop: as separate compiled functions each one linked and
+# re-optimised the heuristic and the gift code below it again (about 2-5 s of cold compile each).
+# This loop itself is inlined into ``_play`` (the compiled entry), for the same reason.
+@njit(cache=True, inline="always")
 def _play_turns(S, R, npl, mscr):
     """One game of ``_play`` up to the final scoring: setup, then turns until the pile is empty
     (sets ``sc[S_FINISHED]``) or a replay stops."""
@@ -1735,7 +1733,7 @@ def _play_turns(S, R, npl, mscr):
     S.sc[S_FINISHED] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _turn(S, R, cur, turn, t, mscr):
     """One turn of seat ``cur`` holding tile ``t``: gift (§4.3), placement (§3.2.1), meeple
     (§3.2.2), gift card earned (§4.2), scoring (§3.2.3). False when a replay stopped."""
@@ -1787,7 +1785,7 @@ def _turn(S, R, cur, turn, t, mscr):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _choose_open(S, R, cur, t, turn, mscr):
     """The gift card ``cur`` opens this turn (§4.3): a held type, -1 none, ``BAD`` when a
     replay's choice is illegal."""
@@ -1848,7 +1846,7 @@ def _choose_open(S, R, cur, t, turn, mscr):
     return opened
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _open_gift(S, R, cur, t, opened, turn, row, mscr):
     """Open gift ``opened`` (to the face-up discards, §4.3) and play it (§4.4). Returns (ok,
     tile to place, planned cell, rotation, segment of the heuristic: -2 = none)."""
@@ -1866,7 +1864,7 @@ def _open_gift(S, R, cur, t, opened, turn, row, mscr):
     return ok, t, -1, -1, -2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _gift_target(S, R, cur, t, opened, turn, row, mscr):
     """Synod, Road Sweeper or Cash Out (§4.4.1-§4.4.3): choose the target and apply it; an
     opening without target has no effect (§6 #5, #6). False when a replay stopped."""
@@ -1936,7 +1934,7 @@ def _gift_target(S, R, cur, t, opened, turn, row, mscr):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _gift_change(S, R, cur, t, opened, turn, row, mscr):
     """Change Position (§4.4.4): move one of ``cur``'s meeples to another segment of its tile.
     False when a replay stopped."""
@@ -1997,7 +1995,7 @@ def _gift_change(S, R, cur, t, opened, turn, row, mscr):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _gift_take2(S, R, cur, t, opened, turn, row, mscr):
     """Take 2 (§4.4.5): draw a second tile, keep one, shuffle the other back (``take2_other``,
     §6 #10). Returns (ok, tile kept, planned cell, rotation, segment: -2 = none)."""
@@ -2062,7 +2060,7 @@ def _gift_take2(S, R, cur, t, opened, turn, row, mscr):
     return True, keep, pc, pr, ps
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, mscr):
     """Placement of tile ``t`` (§3.2.1): (cell, rotation, the heuristic's planned meeple
     segment); cell ``BAD`` when a replay stopped. ``pc, pr, ps``: a plan made by Take 2."""
@@ -2112,7 +2110,7 @@ def _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, mscr):
     return np.int64(c), np.int64(r), ps
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _choose_meeple(S, R, cur, t, opened, idx, earned, turn, ps, mscr):
     """Segment of tile ``idx`` for ``cur``'s meeple (§3.2.2; -1 none), ``BAD`` when a replay
     stopped. ``ps``: the heuristic's planned segment."""
@@ -2738,8 +2736,17 @@ def new_scratch():
     )
 
 
-@njit(cache=True)
+# Numba's reference counting (atomic NRT_incref/NRT_decref on every array passed to the
+# helpers; S alone holds 28 arrays) was about 40% of the time of random play; the refcount
+# pruning pass cannot remove them across the branches (numba/numba#2345, #2350). The games
+# allocate nothing (the state, random states, scratch and result arrays come from ``_run``), so
+# the entry is compiled without NRT (``_nrt=False``, the workaround in those issues); being
+# called from Python, no compiled caller links and re-optimises the whole engine once more.
+# Everything it calls (the search included) must not allocate (a compile error says so).
+@njit(cache=True, _nrt=False)
 def _play(
+    S,
+    H,
     first_game_index,
     n_games,
     root_seed,
@@ -2755,6 +2762,14 @@ def _play(
     log,
     tlog,
     glog,
+    drng,
+    grng,
+    prng,
+    score,
+    brk,
+    gst,
+    held,
+    length,
     mscr,
 ):
     """The one compiled entry of play, records and replay (``play_batch``, ``record_game``,
@@ -2764,6 +2779,10 @@ def _play(
 
     Parameters
     ----------
+    S : GameState
+        From ``new_game_state()``; reset for each game, holds the last game's final state.
+    H : tuple
+        Heuristic scratch (``new_scratch()``).
     first_game_index, n_games : int64
     root_seed : uint64
         Game i's deal is drawn from ``STREAM_DEAL``, its gift deck and Take 2 shuffle-backs from
@@ -2783,12 +2802,16 @@ def _play(
         Replay only: the turn rows (see module docstring).
     log : int32[>= 72, LOG_COLS]; tlog, glog : int32[256]
         Written in both modes when non-empty (one game): turn rows, tiles drawn, gift cards drawn.
+    drng, grng : uint64[4]; prng : uint64[npl, 4]
+        Scratch for the random states of the deal, the gifts and the seats.
+    score, brk, gst, held, length
+        Results, written (see below).
     mscr : tuple or None
         ``search_scratch`` when a seat plays ``mcts``, else None (then the search code is not
         compiled: the ``mscr is not None`` branches are pruned at compile time).
 
-    Returns
-    -------
+    Results (written into the arrays passed)
+    ----------------------------------------
     score : int32[n_games, npl]
         Final scores (points).
     brk : int32[n_games, npl, N_CAT]
@@ -2802,7 +2825,7 @@ def _play(
         Unopened gift cards at the end, by type.
     length : int32[n_games]
         Turns played (= tiles placed after the start tile).
-    S : GameState
+    S
         The last game's final state. In replay mode an illegal record sets ``sc[S_ERR]``
         (``ERR_*``), ``sc[S_ERR_TURN]`` and leaves the legal options in ``opt`` rows
         ``0 .. sc[S_NOPT]-1`` and stops.
@@ -2812,20 +2835,12 @@ def _play(
     jit-compiled; the caller validates inputs.
     Rules: ``docs/rules/carcassonne.md`` §3 (base game), §4 (The Gifts).
     """
-    S = new_game_state()
-    H = new_scratch()
-    score = np.zeros((n_games, npl), dtype=np.int32)
-    brk = np.zeros((n_games, npl, N_CAT), dtype=np.int32)
-    gst = np.zeros((n_games, npl, 17), dtype=np.int32)
-    held = np.zeros((n_games, npl, N_GIFT), dtype=np.int32)
-    length = np.zeros(n_games, dtype=np.int32)
-    prng = np.empty((npl, 4), dtype=np.uint64)
     for i in range(n_games):
-        gi = first_game_index + i
-        drng = new_state(root_seed, gi, _STREAM_DEAL)
-        grng = new_state(root_seed, gi, _STREAM_GIFTS)
+        gi = np.uint64(first_game_index + i)
+        seed_state(drng, game_seed(root_seed, gi, _STREAM_DEAL))
+        seed_state(grng, game_seed(root_seed, gi, _STREAM_GIFTS))
         for p in range(npl):
-            prng[p, :] = new_state(root_seed, gi, _STREAM_POLICY + p)
+            seed_state(prng[p], game_seed(root_seed, gi, np.uint64(STREAM_POLICY + p)))
         R = Run(
             T,
             H,
@@ -2848,16 +2863,17 @@ def _play(
             score_final(S, T, variant)
         for p in range(npl):
             score[i, p] = S.score[p]
-            brk[i, p, :] = S.brk[p, :]
-            gst[i, p, :] = S.gst[p, :]
-            held[i, p, :] = S.hand[p, :]
+            for k in range(N_CAT):
+                brk[i, p, k] = S.brk[p, k]
+            for k in range(17):
+                gst[i, p, k] = S.gst[p, k]
+            for k in range(N_GIFT):
+                held[i, p, k] = S.hand[p, k]
         length[i] = S.sc[S_TURN]
-    return score, brk, gst, held, length, S
 
 
-_STREAM_DEAL = np.int64(STREAM_DEAL)
-_STREAM_GIFTS = np.int64(STREAM_GIFTS)
-_STREAM_POLICY = np.int64(STREAM_POLICY)
+_STREAM_DEAL = np.uint64(STREAM_DEAL)
+_STREAM_GIFTS = np.uint64(STREAM_GIFTS)
 
 
 def _i32(a, ndim):
@@ -2886,8 +2902,21 @@ def _run(
     glog,
     mscr,
 ):
-    """``_play`` with every argument cast to its one compiled type."""
-    return _play(
+    """``_play`` with every argument cast to its one compiled type and the state, scratch and
+    result arrays allocated; (score, brk, gst, held, length, final state) (see ``_play``)."""
+    npl = int(npl)
+    n_games = int(n_games)
+    S = new_game_state()
+    out = (
+        np.zeros((n_games, npl), dtype=np.int32),
+        np.zeros((n_games, npl, N_CAT), dtype=np.int32),
+        np.zeros((n_games, npl, 17), dtype=np.int32),
+        np.zeros((n_games, npl, N_GIFT), dtype=np.int32),
+        np.zeros(n_games, dtype=np.int32),
+    )
+    _play(
+        S,
+        new_scratch(),
         np.int64(first_game_index),
         np.int64(n_games),
         np.uint64(root_seed),
@@ -2903,8 +2932,13 @@ def _run(
         _i32(log, 2),
         _i32(tlog, 1),
         _i32(glog, 1),
+        np.zeros(4, dtype=np.uint64),
+        np.zeros(4, dtype=np.uint64),
+        np.zeros((npl, 4), dtype=np.uint64),
+        *out,
         mscr,
     )
+    return out + (S,)
 
 
 def _no_script():
