@@ -40,7 +40,7 @@ from numba import njit, types
 
 from kernels import search
 from kernels.bitboard import popcount
-from kernels.rng import STREAM_DEAL, STREAM_POLICY, new_state, next_u64, randint
+from kernels.rng import STREAM_DEAL, STREAM_POLICY, game_seed, next_u64, randint, seed_state
 
 BOARD_W = 147
 CENTER = 73
@@ -228,6 +228,15 @@ _OFF8 = np.array(
     [-BOARD_W - 1, -BOARD_W, -BOARD_W + 1, -1, 1, BOARD_W - 1, BOARD_W, BOARD_W + 1], dtype=np.int64
 )
 _ONE = np.uint64(1)
+# constant arguments of jitted helpers: a literal (``0``, ``True``, ``KIND_CLOISTER``) makes
+# Numba compile the callee once per literal value (and once more for int64), so constants are
+# passed as typed values
+_ZERO = np.int64(0)
+_NONE = np.int64(-1)
+_TRUE = np.bool_(True)
+_FALSE = np.bool_(False)
+_CLOISTER = np.int64(KIND_CLOISTER)
+_CAT_MONASTERY = np.int64(CAT_MONASTERY)
 
 
 # --------------------------------------------------------------------------------------------
@@ -628,9 +637,9 @@ def _score_completed(S, T, idx, variant):
             _award(
                 S,
                 r,
-                road_city_points(S, T, r, k, True, variant),
-                CAT_ROAD if k == KIND_ROAD else CAT_CITY,
-                -1,
+                road_city_points(S, T, r, k, _TRUE, variant),
+                np.int64(CAT_ROAD if k == KIND_ROAD else CAT_CITY),
+                _NONE,
             )
             _return_meeples(S, r)
     for k in range(9):
@@ -644,7 +653,7 @@ def _score_completed(S, T, idx, variant):
         n = j * MAX_SEG + cs
         if fint[n, F_DONE] == 0:
             fint[n, F_DONE] = 1
-            _award(S, n, pts[P_MON_COMPLETE], CAT_MONASTERY, -1)
+            _award(S, n, pts[P_MON_COMPLETE], _CAT_MONASTERY, _NONE)
             _return_meeples(S, n)
 
 
@@ -688,9 +697,9 @@ def score_final(S, T, variant):
                     _award(
                         S,
                         n,
-                        road_city_points(S, T, n, k, False, variant),
-                        CAT_ROAD if k == KIND_ROAD else CAT_CITY,
-                        -1,
+                        road_city_points(S, T, n, k, _FALSE, variant),
+                        np.int64(CAT_ROAD if k == KIND_ROAD else CAT_CITY),
+                        _NONE,
                     )
             elif k == KIND_CLOISTER:
                 if fint[n, F_DONE] == 0 and fint[n, F_MTOT] > 0:
@@ -698,8 +707,8 @@ def score_final(S, T, variant):
                         S,
                         n,
                         pts[P_MON_END_BASE] + pts[P_MON_END_NEIGHBOUR] * nb8[tinfo[i, 2]],
-                        CAT_MONASTERY,
-                        -1,
+                        _CAT_MONASTERY,
+                        _NONE,
                     )
     farms = variant[V_FARMS]
     if farms != FARMS_NONE and ncity > 0:
@@ -731,7 +740,7 @@ def score_final(S, T, variant):
                 for s in range(nseg[t]):
                     n = i * MAX_SEG + s
                     if seg_kind[t, s] == KIND_FIELD and parent[n] == n and fint[n, F_MTOT] > 0:
-                        _award(S, n, pts[P_FARM] * popcount(lo[n]), CAT_FARM, -1)
+                        _award(S, n, pts[P_FARM] * popcount(lo[n]), np.int64(CAT_FARM), _NONE)
         elif farms == FARMS_V2:
             pm = S.fpm  # scratch (no allocation: rollouts run inside the NRT-free loop)
             for p in range(MAX_PLAYERS):
@@ -1080,7 +1089,13 @@ def cash_out_points(S, T, node, player, variant):
 def road_sweep(S, T, root):
     """Road Sweeper (§4.4.2): score the unfinished road with root ``root`` as at game end (1 per
     tile) for the majority, then return all its meeples; the road stays open and empty."""
-    _award(S, root, feature_tiles(S, root) * T[TB_PTS][P_ROAD], CAT_GIFT, GIFT_SWEEPER)
+    _award(
+        S,
+        root,
+        feature_tiles(S, root) * T[TB_PTS][P_ROAD],
+        np.int64(CAT_GIFT),
+        np.int64(GIFT_SWEEPER),
+    )
     _return_meeples(S, root)
 
 
@@ -1149,10 +1164,10 @@ def _root_util(S, r, kind, cur, params, pot, mcost, progress, extra_me, mee):
     return _util(
         kind,
         fint[r, F_OPEN] == 0 and kind <= KIND_ROAD,
-        fint[r, F_OPEN],
+        np.int64(fint[r, F_OPEN]),
         feature_tiles(S, r),
-        fint[r, F_PEN],
-        fint[r, F_ADJ],
+        np.int64(fint[r, F_PEN]),
+        np.int64(fint[r, F_ADJ]),
         mee,
         cur,
         npl,
@@ -1258,9 +1273,9 @@ def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
         if grp[g] != g or k == KIND_CLOISTER:
             continue
         # distinct roots of the group, their old worth, the merged stats
-        opn = 0
-        pen = 0
-        adj = 0
+        opn = _ZERO  # int64 from the start (see _ZERO)
+        pen = _ZERO
+        adj = _ZERO
         ml = np.uint64(0)
         mh = np.uint64(0)
         if idx_bit_w == 0:
@@ -1299,7 +1314,7 @@ def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
                 ml |= lo[r]
                 mh |= hi[r]
                 if fint[r, F_MTOT] > 0:
-                    old += _root_util(S, r, k, cur, params, pot, mcost, progress, 0, H[4])
+                    old += _root_util(S, r, k, cur, params, pot, mcost, progress, _ZERO, H[4])
                     for p in range(npl):
                         mee[p] += fmee[r, p]
         tiles = popcount(ml) + popcount(mh)
@@ -1345,7 +1360,19 @@ def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
             mee[p] = 0
         mee[cur] = 1
         extra = _util(
-            KIND_CLOISTER, n8 == 8, 0, n8, 0, 0, mee, cur, npl, params, pot, mcost, progress
+            _CLOISTER,
+            n8 == 8,
+            _ZERO,
+            np.int64(n8),
+            _ZERO,
+            _ZERO,
+            mee,
+            cur,
+            npl,
+            params,
+            pot,
+            mcost,
+            progress,
         )
         if n8 < 8:
             extra -= mcost
@@ -1368,10 +1395,34 @@ def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
         for p in range(npl):
             mee[p] = fmee[nd, p]
         before = _util(
-            KIND_CLOISTER, False, 0, n8, 0, 0, mee, cur, npl, params, pot, mcost, progress
+            _CLOISTER,
+            _FALSE,
+            _ZERO,
+            np.int64(n8),
+            _ZERO,
+            _ZERO,
+            mee,
+            cur,
+            npl,
+            params,
+            pot,
+            mcost,
+            progress,
         )
         after = _util(
-            KIND_CLOISTER, n8 + 1 == 8, 0, n8 + 1, 0, 0, mee, cur, npl, params, pot, mcost, progress
+            _CLOISTER,
+            n8 + 1 == 8,
+            _ZERO,
+            np.int64(n8 + 1),
+            _ZERO,
+            _ZERO,
+            mee,
+            cur,
+            npl,
+            params,
+            pot,
+            mcost,
+            progress,
         )
         total += after - before
     if gift_hit:
@@ -1382,7 +1433,7 @@ def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
 @njit(cache=True)
 def best_placement(S, T, t, cur, params, variant, H, opts):
     """Heuristic best (cell, rotation, segment, value) for tile ``t``; value -1e18 if none."""
-    n = placements(S, T, t, True, opts)
+    n = placements(S, T, t, _TRUE, opts)
     bv = -1e18
     bc = -1
     br = -1
@@ -1420,11 +1471,35 @@ def _gift_gain(S, T, H, cur, g, t, params, variant, opts):
             for p in range(npl):
                 mee[p] = fmee[nd, p]
             before = _util(
-                KIND_CLOISTER, False, 0, n8, 0, 0, mee, cur, npl, params, pot, mcost, progress
+                _CLOISTER,
+                _FALSE,
+                _ZERO,
+                np.int64(n8),
+                _ZERO,
+                _ZERO,
+                mee,
+                cur,
+                npl,
+                params,
+                pot,
+                mcost,
+                progress,
             )
             mee[cur] += 1
             after = _util(
-                KIND_CLOISTER, False, 0, n8, 0, 0, mee, cur, npl, params, pot, mcost, progress
+                _CLOISTER,
+                _FALSE,
+                _ZERO,
+                np.int64(n8),
+                _ZERO,
+                _ZERO,
+                mee,
+                cur,
+                npl,
+                params,
+                pot,
+                mcost,
+                progress,
             )
             v = after - before - mcost
             if v > best:
@@ -1433,7 +1508,7 @@ def _gift_gain(S, T, H, cur, g, t, params, variant, opts):
     elif g == GIFT_SWEEPER:
         n = unfinished_roads(S, T, opts[:, 3])
         for i in range(n):
-            r = opts[i, 3]
+            r = np.int64(opts[i, 3])
             if fint[r, F_MTOT] == 0:
                 continue
             tiles = feature_tiles(S, r)
@@ -1451,18 +1526,20 @@ def _gift_gain(S, T, H, cur, g, t, params, variant, opts):
             for p in range(npl):
                 if p != cur:
                     now -= params[H_W_OPP] * params[H_MEEPLE] * fmee[r, p]
-            v = now - _root_util(S, r, KIND_ROAD, cur, params, pot, mcost, progress, 0, mee)
+            v = now - _root_util(
+                S, r, np.int64(KIND_ROAD), cur, params, pot, mcost, progress, _ZERO, mee
+            )
             if v > best:
                 best = v
                 bn = r
     elif g == GIFT_CASHOUT:
         n = own_meeples(S, cur, opts[:, 3])
         for i in range(n):
-            nd = opts[i, 3]
+            nd = np.int64(opts[i, 3])
             r = find(parent, nd)
             k = seg_kind[tinfo[nd // MAX_SEG, 0], nd % MAX_SEG]
-            before = _root_util(S, r, k, cur, params, pot, mcost, progress, 0, mee)
-            after = _root_util(S, r, k, cur, params, pot, mcost, progress, -1, mee)
+            before = _root_util(S, r, k, cur, params, pot, mcost, progress, _ZERO, mee)
+            after = _root_util(S, r, k, cur, params, pot, mcost, progress, _NONE, mee)
             v = cash_out_points(S, T, nd, cur, variant) + mcost + after - before
             if v > best:
                 best = v
@@ -1550,7 +1627,7 @@ def _fail(S, kind, turn):
     S.sc[S_ERR_TURN] = turn
 
 
-#: what the steps of one game share (built once per game by ``play_game``): tables ``T``,
+#: what the steps of one game share (built once per game by ``_play``): tables ``T``,
 #: heuristic scratch ``H``, variant codes, the seats' policy ids and parameters, the mode, the
 #: replay scripts, the logs written, and the deal / gift / per-seat policy random streams.
 Run = namedtuple(
@@ -1578,90 +1655,6 @@ BAD = -1000
 
 
 @njit(cache=True)
-def play_game(
-    S,
-    T,
-    H,
-    game_index,
-    root_seed,
-    npl,
-    pol_ids,
-    pol_params,
-    variant,
-    mode,
-    tscript,
-    gscript,
-    rscript,
-    log,
-    tlog,
-    glog,
-    mscr,
-):
-    """Play (``MODE_PLAY``) or validate (``MODE_REPLAY``) one game; results stay in ``S``.
-
-    Parameters
-    ----------
-    S : GameState
-        State from ``new_game_state()`` (reset here).
-    T : tuple
-        Tile tables built by ``mcsim.games.carcassonne.build_tables`` (slots ``TB_*``).
-    H : tuple
-        Heuristic scratch arrays (``new_scratch()``).
-    game_index, root_seed : int
-        The deal is drawn from ``STREAM_DEAL``, the gift deck and Take 2 shuffle-backs from
-        ``STREAM_GIFTS``, seat k's choices from ``STREAM_POLICY + k``.
-    npl : int
-        Players, 2..5.
-    pol_ids : int64[npl]; pol_params : float64[npl, n_params]
-    variant : int64[n_variants]
-        Codes in ``SPEC.variants`` order (``V_*``).
-    mode : int
-        ``MODE_PLAY`` or ``MODE_REPLAY``.
-    tscript, gscript : int32[k]
-        Replay only: tile types in draw order, gift cards in draw order.
-    rscript : int32[n_turns, LOG_COLS]
-        Replay only: the turn rows (see module docstring).
-    log : int32[>= 72, LOG_COLS]; tlog, glog : int32[256]
-        Written in both modes when non-empty: turn rows, tiles drawn, gift cards drawn.
-    mscr : tuple or None
-        ``search_scratch`` when a seat plays ``mcts``, else None (then the search code is not
-        compiled: the ``mscr is not None`` branches are pruned at compile time).
-
-    Notes
-    -----
-    jit-compiled; the caller validates inputs. In replay mode an illegal record sets
-    ``sc[S_ERR]`` (``ERR_*``), ``sc[S_ERR_TURN]`` and leaves the legal options in ``opt`` rows
-    ``0 .. sc[S_NOPT]-1`` and stops.
-    Rules: ``docs/rules/carcassonne.md`` §3 (base game), §4 (The Gifts).
-    """
-    drng = new_state(root_seed, game_index, STREAM_DEAL)
-    grng = new_state(root_seed, game_index, STREAM_GIFTS)
-    prng = np.empty((npl, 4), dtype=np.uint64)
-    for p in range(npl):
-        prng[p, :] = new_state(root_seed, game_index, STREAM_POLICY + p)
-    R = Run(
-        T,
-        H,
-        variant,
-        pol_ids,
-        pol_params,
-        mode,
-        tscript,
-        gscript,
-        rscript,
-        log,
-        tlog,
-        glog,
-        drng,
-        grng,
-        prng,
-    )
-    _play_turns(S, R, npl, mscr)
-    if S.sc[S_FINISHED] == 1:
-        score_final(S, T, variant)
-
-
-@njit(cache=True)
 def _setup(S, T, npl, variant, mode, drng):
     """Reset ``S``; meeples in supply, the start tile, the draw pile (shuffled with ``drng`` in
     play mode) and the gift deck (§3.1, §4.1)."""
@@ -1674,7 +1667,7 @@ def _setup(S, T, npl, variant, mode, drng):
     for p in range(npl):
         for k in range(nmee, MAX_MEEPLES):
             S.mnode[p, k] = -2  # not in the game (fewer meeples than slots)
-    place_tile(S, T, start_t, 0, CENTER_CELL, S.scratch[0:8])
+    place_tile(S, T, start_t, _ZERO, np.int64(CENTER_CELL), S.scratch[0:8])
     pile = S.pile
     n = 0
     for t in range(counts.shape[0]):
@@ -1707,19 +1700,17 @@ def _draw_placeable(S, T, cur, drng, mode, tscript, tlog):
     return t
 
 
-# Numba's reference counting (atomic NRT_incref/NRT_decref on every array passed to the
-# helpers; S alone holds 28 arrays) was about 40% of the time of random play; the refcount
-# pruning pass cannot remove them across the branches (numba/numba#2345, #2350). The turns
-# allocate nothing (random states and scratch come from ``play_game``; ``score_final`` runs
-# after), so they are compiled without NRT (``_nrt=False``, the workaround in those issues).
-# Everything they call (the search included) must not allocate (a compile error says so).
-@njit(cache=True, _nrt=False)
+# The steps of a turn (``_turn`` and the ``_choose_*`` / ``_gift_*`` decisions below, one call
+# site each) are inlined into this loop: as separate compiled functions each one linked and
+# re-optimised the heuristic and the gift code below it again (about 2-5 s of cold compile each).
+# This loop itself is inlined into ``_play`` (the compiled entry), for the same reason.
+@njit(cache=True, inline="always")
 def _play_turns(S, R, npl, mscr):
-    """Body of ``play_game`` up to the final scoring: setup, then turns until the pile is empty
+    """One game of ``_play`` up to the final scoring: setup, then turns until the pile is empty
     (sets ``sc[S_FINISHED]``) or a replay stops."""
     _setup(S, R.T, npl, R.variant, R.mode, R.drng)
-    cur = 0
-    turn = 0
+    cur = _ZERO  # int64, not a literal: a literal would compile every callee twice
+    turn = _ZERO
     while True:
         t = _draw_placeable(S, R.T, cur, R.drng, R.mode, R.tscript, R.tlog)
         if t == -3:
@@ -1742,7 +1733,7 @@ def _play_turns(S, R, npl, mscr):
     S.sc[S_FINISHED] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _turn(S, R, cur, turn, t, mscr):
     """One turn of seat ``cur`` holding tile ``t``: gift (§4.3), placement (§3.2.1), meeple
     (§3.2.2), gift card earned (§4.2), scoring (§3.2.3). False when a replay stopped."""
@@ -1794,7 +1785,7 @@ def _turn(S, R, cur, turn, t, mscr):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _choose_open(S, R, cur, t, turn, mscr):
     """The gift card ``cur`` opens this turn (§4.3): a held type, -1 none, ``BAD`` when a
     replay's choice is illegal."""
@@ -1855,7 +1846,7 @@ def _choose_open(S, R, cur, t, turn, mscr):
     return opened
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _open_gift(S, R, cur, t, opened, turn, row, mscr):
     """Open gift ``opened`` (to the face-up discards, §4.3) and play it (§4.4). Returns (ok,
     tile to place, planned cell, rotation, segment of the heuristic: -2 = none)."""
@@ -1873,7 +1864,7 @@ def _open_gift(S, R, cur, t, opened, turn, row, mscr):
     return ok, t, -1, -1, -2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _gift_target(S, R, cur, t, opened, turn, row, mscr):
     """Synod, Road Sweeper or Cash Out (§4.4.1-§4.4.3): choose the target and apply it; an
     opening without target has no effect (§6 #5, #6). False when a replay stopped."""
@@ -1934,7 +1925,7 @@ def _gift_target(S, R, cur, t, opened, turn, row, mscr):
         return False
     if target >= 0:
         if log.shape[0] > 0:
-            x, y = _xy(S.tinfo[target // MAX_SEG, 2])
+            x, y = _xy(np.int64(S.tinfo[target // MAX_SEG, 2]))
             log[row, L_GA] = x
             log[row, L_GB] = y
             if opened != GIFT_SYNOD:
@@ -1943,7 +1934,7 @@ def _gift_target(S, R, cur, t, opened, turn, row, mscr):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _gift_change(S, R, cur, t, opened, turn, row, mscr):
     """Change Position (§4.4.4): move one of ``cur``'s meeples to another segment of its tile.
     False when a replay stopped."""
@@ -1992,10 +1983,10 @@ def _gift_change(S, R, cur, t, opened, turn, row, mscr):
         _fail(S, ERR_GIFT_ARG, turn)
         return False
     if choice >= 0:
-        frm = opt[choice, 0]
-        to = (frm // MAX_SEG) * MAX_SEG + opt[choice, 1]
+        frm = np.int64(opt[choice, 0])
+        to = (frm // MAX_SEG) * MAX_SEG + np.int64(opt[choice, 1])
         if log.shape[0] > 0:
-            x, y = _xy(S.tinfo[frm // MAX_SEG, 2])
+            x, y = _xy(np.int64(S.tinfo[frm // MAX_SEG, 2]))
             log[row, L_GA] = x
             log[row, L_GB] = y
             log[row, L_GC] = frm % MAX_SEG
@@ -2004,7 +1995,7 @@ def _gift_change(S, R, cur, t, opened, turn, row, mscr):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _gift_take2(S, R, cur, t, opened, turn, row, mscr):
     """Take 2 (§4.4.5): draw a second tile, keep one, shuffle the other back (``take2_other``,
     §6 #10). Returns (ok, tile kept, planned cell, rotation, segment: -2 = none)."""
@@ -2069,7 +2060,7 @@ def _gift_take2(S, R, cur, t, opened, turn, row, mscr):
     return True, keep, pc, pr, ps
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, mscr):
     """Placement of tile ``t`` (§3.2.1): (cell, rotation, the heuristic's planned meeple
     segment); cell ``BAD`` when a replay stopped. ``pc, pr, ps``: a plan made by Take 2."""
@@ -2083,7 +2074,7 @@ def _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, mscr):
         c = _cell(rscript[turn, L_X], rscript[turn, L_Y])
         r = rscript[turn, L_ROT]
         if c < 0 or S.fpos[c] < 0 or r < 0 or r > 3 or not (T[TB_FIT][t, S.pat[c]] >> r) & 1:
-            S.sc[S_NOPT] = placements(S, T, t, False, opt)
+            S.sc[S_NOPT] = placements(S, T, t, _FALSE, opt)
             _fail(S, ERR_PLACE, turn)
             return BAD, 0, ps
         return np.int64(c), np.int64(r), ps
@@ -2092,7 +2083,7 @@ def _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, mscr):
     pid = R.pol_ids[cur]
     rng = R.prng[cur]
     if pid == POLICY_RANDOM:
-        no = placements(S, T, t, True, opt)
+        no = placements(S, T, t, _TRUE, opt)
         k = randint(rng, no)
         return np.int64(opt[k, 0]), np.int64(opt[k, 1]), ps
     if pid == POLICY_MCTS:
@@ -2119,7 +2110,7 @@ def _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, mscr):
     return np.int64(c), np.int64(r), ps
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _choose_meeple(S, R, cur, t, opened, idx, earned, turn, ps, mscr):
     """Segment of tile ``idx`` for ``cur``'s meeple (§3.2.2; -1 none), ``BAD`` when a replay
     stopped. ``ps``: the heuristic's planned segment."""
@@ -2363,7 +2354,7 @@ def _s_legal(S, ctx, moves):
     cur = sc[S_CUR]
     if ph == PH_PLACE:
         t = sc[S_T]
-        n = placements(S, T, t, True, opt2)
+        n = placements(S, T, t, _TRUE, opt2)
         width = ctx[9]
         if width <= 0 or n <= width:
             for i in range(n):
@@ -2462,7 +2453,7 @@ def apply_gift_target(S, T, variant, g, target, cur):
         S.score[cur] += v
         S.brk[cur, CAT_GIFT] += v
         S.gst[cur, 12 + GIFT_CASHOUT] += v
-        _move_meeple(S, cur, target, -1)
+        _move_meeple(S, cur, target, _NONE)
 
 
 @njit(cache=True)
@@ -2745,52 +2736,82 @@ def new_scratch():
     )
 
 
-@njit(cache=True)
-def play_batch(first_game_index, n_games, root_seed, npl, pol_ids, pol_params, variant, T):
-    """``_play_batch`` without search scratch: for lineups without an ``mcts`` seat (the search
-    code is not compiled)."""
-    return _play_batch(
-        first_game_index, n_games, root_seed, npl, pol_ids, pol_params, variant, T, None
-    )
-
-
-@njit(cache=True)
-def _mcts_scratch(npl, pol_ids, pol_params, rollout_params):
-    cap = 2
-    for p in range(npl):
-        if pol_ids[p] == POLICY_MCTS:
-            cap = max(cap, np.int64(pol_params[p, M_ITER]) + 1)
-    return search_scratch(npl, cap, rollout_params)
-
-
-@njit(cache=True)
-def play_batch_mcts(
-    first_game_index, n_games, root_seed, npl, pol_ids, pol_params, variant, T, rollout_params
+# Numba's reference counting (atomic NRT_incref/NRT_decref on every array passed to the
+# helpers; S alone holds 28 arrays) was about 40% of the time of random play; the refcount
+# pruning pass cannot remove them across the branches (numba/numba#2345, #2350). The games
+# allocate nothing (the state, random states, scratch and result arrays come from ``_run``), so
+# the entry is compiled without NRT (``_nrt=False``, the workaround in those issues); being
+# called from Python, no compiled caller links and re-optimises the whole engine once more.
+# Everything it calls (the search included) must not allocate (a compile error says so).
+@njit(cache=True, _nrt=False)
+def _play(
+    S,
+    H,
+    first_game_index,
+    n_games,
+    root_seed,
+    npl,
+    pol_ids,
+    pol_params,
+    variant,
+    T,
+    mode,
+    tscript,
+    gscript,
+    rscript,
+    log,
+    tlog,
+    glog,
+    drng,
+    grng,
+    prng,
+    score,
+    brk,
+    gst,
+    held,
+    length,
+    mscr,
 ):
-    """``_play_batch`` for lineups with ``mcts`` seats; ``rollout_params`` float64[11]: the
-    heuristic weights its heuristic rollouts use."""
-    mscr = _mcts_scratch(npl, pol_ids, pol_params, rollout_params)
-    return _play_batch(
-        first_game_index, n_games, root_seed, npl, pol_ids, pol_params, variant, T, mscr
-    )
-
-
-@njit(cache=True)
-def _play_batch(first_game_index, n_games, root_seed, npl, pol_ids, pol_params, variant, T, mscr):
-    """Play games ``first_game_index .. + n_games - 1``; one row of results per game.
+    """The one compiled entry of play, records and replay (``play_batch``, ``record_game``,
+    ``replay_game`` are Python wrappers that pass every argument with the same types, so they
+    share its machine code). Plays (``MODE_PLAY``) or validates (``MODE_REPLAY``) games
+    ``first_game_index .. + n_games - 1``.
 
     Parameters
     ----------
-    first_game_index, n_games, root_seed : int
-    npl : int
-        Players (2..5).
+    S : GameState
+        From ``new_game_state()``; reset for each game, holds the last game's final state.
+    H : tuple
+        Heuristic scratch (``new_scratch()``).
+    first_game_index, n_games : int64
+    root_seed : uint64
+        Game i's deal is drawn from ``STREAM_DEAL``, its gift deck and Take 2 shuffle-backs from
+        ``STREAM_GIFTS``, seat k's choices from ``STREAM_POLICY + k``.
+    npl : int64
+        Players, 2..5.
     pol_ids : int64[npl]; pol_params : float64[npl, n_params]
     variant : int64[n_variants]
+        Codes in ``SPEC.variants`` order (``V_*``).
     T : tuple
-        Tile tables (``mcsim.games.carcassonne.build_tables``).
+        Tile tables built by ``mcsim.games.carcassonne.build_tables`` (slots ``TB_*``).
+    mode : int64
+        ``MODE_PLAY`` or ``MODE_REPLAY``.
+    tscript, gscript : int32[k]
+        Replay only: tile types in draw order, gift cards in draw order.
+    rscript : int32[n_turns, LOG_COLS]
+        Replay only: the turn rows (see module docstring).
+    log : int32[>= 72, LOG_COLS]; tlog, glog : int32[256]
+        Written in both modes when non-empty (one game): turn rows, tiles drawn, gift cards drawn.
+    drng, grng : uint64[4]; prng : uint64[npl, 4]
+        Scratch for the random states of the deal, the gifts and the seats.
+    score, brk, gst, held, length
+        Results, written (see below).
+    mscr : tuple or None
+        ``search_scratch`` when a seat plays ``mcts``, else None (then the search code is not
+        compiled: the ``mscr is not None`` branches are pruned at compile time).
 
-    Returns
-    -------
+    Results (written into the arrays passed)
+    ----------------------------------------
     score : int32[n_games, npl]
         Final scores (points).
     brk : int32[n_games, npl, N_CAT]
@@ -2804,89 +2825,220 @@ def _play_batch(first_game_index, n_games, root_seed, npl, pol_ids, pol_params, 
         Unopened gift cards at the end, by type.
     length : int32[n_games]
         Turns played (= tiles placed after the start tile).
+    S
+        The last game's final state. In replay mode an illegal record sets ``sc[S_ERR]``
+        (``ERR_*``), ``sc[S_ERR_TURN]`` and leaves the legal options in ``opt`` rows
+        ``0 .. sc[S_NOPT]-1`` and stops.
+
+    Notes
+    -----
+    jit-compiled; the caller validates inputs.
+    Rules: ``docs/rules/carcassonne.md`` §3 (base game), §4 (The Gifts).
     """
-    S = new_game_state()
-    H = new_scratch()
-    score = np.zeros((n_games, npl), dtype=np.int32)
-    brk = np.zeros((n_games, npl, N_CAT), dtype=np.int32)
-    gst = np.zeros((n_games, npl, 17), dtype=np.int32)
-    held = np.zeros((n_games, npl, N_GIFT), dtype=np.int32)
-    length = np.zeros(n_games, dtype=np.int32)
-    e1 = np.zeros(1, dtype=np.int32)
-    e2 = np.zeros((1, LOG_COLS), dtype=np.int32)
-    log = np.zeros((0, LOG_COLS), dtype=np.int32)
-    tl = np.zeros(0, dtype=np.int32)
     for i in range(n_games):
-        play_game(
-            S,
+        gi = np.uint64(first_game_index + i)
+        seed_state(drng, game_seed(root_seed, gi, _STREAM_DEAL))
+        seed_state(grng, game_seed(root_seed, gi, _STREAM_GIFTS))
+        for p in range(npl):
+            seed_state(prng[p], game_seed(root_seed, gi, np.uint64(STREAM_POLICY + p)))
+        R = Run(
             T,
             H,
-            first_game_index + i,
-            root_seed,
-            npl,
+            variant,
             pol_ids,
             pol_params,
-            variant,
-            MODE_PLAY,
-            e1,
-            e1,
-            e2,
+            mode,
+            tscript,
+            gscript,
+            rscript,
             log,
-            tl,
-            tl,
-            mscr,
+            tlog,
+            glog,
+            drng,
+            grng,
+            prng,
         )
+        _play_turns(S, R, npl, mscr)
+        if S.sc[S_FINISHED] == 1:
+            score_final(S, T, variant)
         for p in range(npl):
             score[i, p] = S.score[p]
-            brk[i, p, :] = S.brk[p, :]
-            gst[i, p, :] = S.gst[p, :]
-            held[i, p, :] = S.hand[p, :]
+            for k in range(N_CAT):
+                brk[i, p, k] = S.brk[p, k]
+            for k in range(17):
+                gst[i, p, k] = S.gst[p, k]
+            for k in range(N_GIFT):
+                held[i, p, k] = S.hand[p, k]
         length[i] = S.sc[S_TURN]
-    return score, brk, gst, held, length
 
 
-@njit(cache=True)
-def record_game(game_index, root_seed, npl, pol_ids, pol_params, variant, T):
-    """Play one game and return its record arrays: (turn rows, tiles drawn, gifts drawn, scores,
-    breakdown); no ``mcts`` seat."""
-    return _record_game(game_index, root_seed, npl, pol_ids, pol_params, variant, T, None)
+_STREAM_DEAL = np.uint64(STREAM_DEAL)
+_STREAM_GIFTS = np.uint64(STREAM_GIFTS)
 
 
-@njit(cache=True)
-def record_game_mcts(game_index, root_seed, npl, pol_ids, pol_params, variant, T, rollout_params):
-    """``record_game`` for lineups with ``mcts`` seats (see ``play_batch_mcts``)."""
-    mscr = _mcts_scratch(npl, pol_ids, pol_params, rollout_params)
-    return _record_game(game_index, root_seed, npl, pol_ids, pol_params, variant, T, mscr)
+def _i32(a, ndim):
+    """``a`` as a C-contiguous int32 array (the one type ``_play`` is compiled for)."""
+    a = np.ascontiguousarray(a, dtype=np.int32)
+    if a.ndim != ndim:
+        raise ValueError(f"expected a {ndim}-d array, got shape {a.shape}")
+    return a
 
 
-@njit(cache=True)
-def _record_game(game_index, root_seed, npl, pol_ids, pol_params, variant, T, mscr):
+def _run(
+    first_game_index,
+    n_games,
+    root_seed,
+    npl,
+    pol_ids,
+    pol_params,
+    variant,
+    T,
+    mode,
+    tscript,
+    gscript,
+    rscript,
+    log,
+    tlog,
+    glog,
+    mscr,
+):
+    """``_play`` with every argument cast to its one compiled type and the state, scratch and
+    result arrays allocated; (score, brk, gst, held, length, final state) (see ``_play``)."""
+    npl = int(npl)
+    n_games = int(n_games)
     S = new_game_state()
-    H = new_scratch()
-    log = np.zeros((80, LOG_COLS), dtype=np.int32)
-    tlog = np.zeros(256, dtype=np.int32)
-    glog = np.zeros(256, dtype=np.int32)
-    e1 = np.zeros(1, dtype=np.int32)
-    e2 = np.zeros((1, LOG_COLS), dtype=np.int32)
-    play_game(
+    out = (
+        np.zeros((n_games, npl), dtype=np.int32),
+        np.zeros((n_games, npl, N_CAT), dtype=np.int32),
+        np.zeros((n_games, npl, 17), dtype=np.int32),
+        np.zeros((n_games, npl, N_GIFT), dtype=np.int32),
+        np.zeros(n_games, dtype=np.int32),
+    )
+    _play(
         S,
+        new_scratch(),
+        np.int64(first_game_index),
+        np.int64(n_games),
+        np.uint64(root_seed),
+        np.int64(npl),
+        np.ascontiguousarray(pol_ids, dtype=np.int64),
+        np.ascontiguousarray(pol_params, dtype=np.float64),
+        np.ascontiguousarray(variant, dtype=np.int64),
         T,
-        H,
-        game_index,
+        np.int64(mode),
+        _i32(tscript, 1),
+        _i32(gscript, 1),
+        _i32(rscript, 2),
+        _i32(log, 2),
+        _i32(tlog, 1),
+        _i32(glog, 1),
+        np.zeros(4, dtype=np.uint64),
+        np.zeros(4, dtype=np.uint64),
+        np.zeros((npl, 4), dtype=np.uint64),
+        *out,
+        mscr,
+    )
+    return out + (S,)
+
+
+def _no_script():
+    """Empty replay scripts and logs (play without a record): tscript, gscript, rscript, log,
+    tlog, glog."""
+    e1 = np.zeros(1, dtype=np.int32)
+    return (
+        e1,
+        e1,
+        np.zeros((1, LOG_COLS), dtype=np.int32),
+        np.zeros((0, LOG_COLS), dtype=np.int32),
+        np.zeros(0, dtype=np.int32),
+        np.zeros(0, dtype=np.int32),
+    )
+
+
+def _mcts_scratch(npl, pol_ids, pol_params, rollout_params):
+    """``search_scratch`` sized for the ``mcts`` seats' iterations (at least 2 nodes)."""
+    cap = 2
+    for p in range(npl):
+        if pol_ids[p] == POLICY_MCTS:
+            cap = max(cap, int(pol_params[p, M_ITER]) + 1)
+    return search_scratch(
+        np.int64(npl), np.int64(cap), np.ascontiguousarray(rollout_params, dtype=np.float64)
+    )
+
+
+def play_batch(first_game_index, n_games, root_seed, npl, pol_ids, pol_params, variant, T):
+    """Play games ``first_game_index .. + n_games - 1`` (no ``mcts`` seat: the search code is
+    not compiled); (score, brk, gst, held, length) as ``_play`` returns them.
+
+    Python wrapper of ``_play`` (``MODE_PLAY``); the caller validates inputs.
+    """
+    r = _run(
+        first_game_index,
+        n_games,
         root_seed,
         npl,
         pol_ids,
         pol_params,
         variant,
+        T,
         MODE_PLAY,
-        e1,
-        e1,
-        e2,
+        *_no_script(),
+        None,
+    )
+    return r[:5]
+
+
+def play_batch_mcts(
+    first_game_index, n_games, root_seed, npl, pol_ids, pol_params, variant, T, rollout_params
+):
+    """``play_batch`` for lineups with ``mcts`` seats; ``rollout_params`` float64[11]: the
+    heuristic weights its heuristic rollouts use."""
+    mscr = _mcts_scratch(npl, pol_ids, pol_params, rollout_params)
+    r = _run(
+        first_game_index,
+        n_games,
+        root_seed,
+        npl,
+        pol_ids,
+        pol_params,
+        variant,
+        T,
+        MODE_PLAY,
+        *_no_script(),
+        mscr,
+    )
+    return r[:5]
+
+
+def record_game(game_index, root_seed, npl, pol_ids, pol_params, variant, T, rollout_params=None):
+    """Play one game and return its record arrays: (turn rows int32[turns, LOG_COLS], tiles
+    drawn int32[k], gifts drawn int32[m], scores int32[npl], breakdown int32[npl, N_CAT]).
+    ``rollout_params``: given when a seat plays ``mcts`` (see ``play_batch_mcts``)."""
+    mscr = None
+    if rollout_params is not None:
+        mscr = _mcts_scratch(npl, pol_ids, pol_params, rollout_params)
+    log = np.zeros((80, LOG_COLS), dtype=np.int32)
+    tlog = np.zeros(256, dtype=np.int32)
+    glog = np.zeros(256, dtype=np.int32)
+    e = _no_script()
+    S = _run(
+        game_index,
+        1,
+        root_seed,
+        npl,
+        pol_ids,
+        pol_params,
+        variant,
+        T,
+        MODE_PLAY,
+        e[0],
+        e[1],
+        e[2],
         log,
         tlog,
         glog,
         mscr,
-    )
+    )[5]
     sc = S.sc
     return (
         log[: sc[S_TURN]].copy(),
@@ -2897,7 +3049,39 @@ def _record_game(game_index, root_seed, npl, pol_ids, pol_params, variant, T, ms
     )
 
 
-@njit(cache=True)
+def record_game_mcts(game_index, root_seed, npl, pol_ids, pol_params, variant, T, rollout_params):
+    """``record_game`` for lineups with ``mcts`` seats (see ``play_batch_mcts``)."""
+    return record_game(game_index, root_seed, npl, pol_ids, pol_params, variant, T, rollout_params)
+
+
+def replay_state(npl, variant, T, tscript, gscript, rscript):
+    """Replay a record in integer form (``MODE_REPLAY``) as far as it goes; (final
+    ``GameState``, turn rows as replayed int32[80, LOG_COLS], tiles drawn int32[256], gift cards
+    drawn int32[256]) (see ``_play``)."""
+    log = np.zeros((80, LOG_COLS), dtype=np.int32)
+    tlog = np.zeros(256, dtype=np.int32)
+    glog = np.zeros(256, dtype=np.int32)
+    S = _run(
+        0,
+        1,
+        0,
+        npl,
+        np.zeros(npl, dtype=np.int64),
+        np.zeros((npl, 11), dtype=np.float64),
+        variant,
+        T,
+        MODE_REPLAY,
+        tscript,
+        gscript,
+        rscript,
+        log,
+        tlog,
+        glog,
+        None,
+    )[5]
+    return S, log, tlog, glog
+
+
 def replay_game(npl, variant, T, tscript, gscript, rscript):
     """Validate a record in integer form (``MODE_REPLAY``).
 
@@ -2909,32 +3093,7 @@ def replay_game(npl, variant, T, tscript, gscript, rscript):
         int32[turns, LOG_COLS], tiles drawn, gift cards drawn, finished (0/1), gift cards held
         int32[npl, N_GIFT], tile info int32[placed, 3] (type, rotation, cell)).
     """
-    S = new_game_state()
-    H = new_scratch()
-    log = np.zeros((80, LOG_COLS), dtype=np.int32)
-    tlog = np.zeros(256, dtype=np.int32)
-    glog = np.zeros(256, dtype=np.int32)
-    pid = np.zeros(npl, dtype=np.int64)
-    pp = np.zeros((npl, 11), dtype=np.float64)
-    play_game(
-        S,
-        T,
-        H,
-        0,
-        0,
-        npl,
-        pid,
-        pp,
-        variant,
-        MODE_REPLAY,
-        tscript,
-        gscript,
-        rscript,
-        log,
-        tlog,
-        glog,
-        None,
-    )
+    S, log, _tlog, _glog = replay_state(npl, variant, T, tscript, gscript, rscript)
     sc = S.sc
     nopt = sc[S_NOPT] if sc[S_ERR] != ERR_NONE else 0
     return (

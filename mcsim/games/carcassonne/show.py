@@ -5,7 +5,7 @@ farmers lying in fields), completed features marked (§3.2 step 3), the gift car
 holds, and the gift opened or received in the turn (§4).
 
 A ply is one turn of the record. The position after turn k is the kernel's own replay
-(``kernels.carcassonne.play_game`` in ``MODE_REPLAY``) of the record's first k turns (a record
+(``kernels.carcassonne.replay_state``, ``MODE_REPLAY``) of the record's first k turns (a record
 cut short replays as unfinished), after the game's ``replay`` has validated the whole record.
 """
 
@@ -200,33 +200,7 @@ def _meeple(px: float, py: float, lying: bool, seat: int) -> str:
 
 
 def _replay_prefix(players, codes, T, tscript, gscript, rows):
-    S = K.new_game_state()
-    H = K.new_scratch()
-    log = np.zeros((80, K.LOG_COLS), dtype=np.int32)
-    tlog = np.zeros(256, dtype=np.int32)
-    glog = np.zeros(256, dtype=np.int32)
-    pid = np.zeros(players, dtype=np.int64)
-    pp = np.zeros((players, 11), dtype=np.float64)
-    K.play_game(
-        S,
-        T,
-        H,
-        0,
-        0,
-        players,
-        pid,
-        pp,
-        codes,
-        K.MODE_REPLAY,
-        tscript,
-        gscript,
-        np.ascontiguousarray(rows),
-        log,
-        tlog,
-        glog,
-        None,
-    )
-    return S
+    return K.replay_state(players, codes, T, tscript, gscript, np.ascontiguousarray(rows))[0]
 
 
 def _move_text(turn: dict) -> str:
