@@ -8,7 +8,7 @@ Each step is one new process running the installed ``mcsim`` command, timed from
 * ``record``: ``mcsim simulate GAME --games 1 --record 1 --record-out rec.json`` right after
   ``default`` in the same cache (what writing a record adds once play is compiled);
 * ``replay``: ``mcsim replay GAME rec.json``;
-* ``mcts`` (Sacred Hill and Don Quixote, ``--mcts``): ``-p mcts --games 2``.
+* ``mcts`` (``--mcts``; every game): ``-p mcts --games 2`` (every seat searches).
 
 "cold" runs each of ``default``, ``heuristic``, ``replay`` and ``mcts`` with its own empty
 ``NUMBA_CACHE_DIR`` (a fresh install); "warm" runs the same command again on that cache.
@@ -43,7 +43,7 @@ HEURISTICS = {
     "carcassonne": "heuristic",
     "thurn-and-taxis": "route",
 }
-MCTS_GAMES = ("sacred-hill", "don-quixote")
+MCTS_GAMES = GAMES
 
 
 def _mcsim() -> list[str]:
