@@ -624,15 +624,14 @@ def read_record(record_file, index):
 
     record = read_json(record_file, "record")
     if isinstance(record, list):
-        if index is None and len(record) != 1:
-            raise errors.InvalidRecordError(
-                f"{record_file} holds {len(record)} records; choose one with --index 0.."
-                f"{len(record) - 1}"
-                if record
-                else f"{record_file} holds no records"
-            )
         if not record:
             raise errors.InvalidRecordError(f"{record_file} holds no records")
+        if index is None and len(record) != 1:
+            # a usage error (exit 2), like an --index out of range: the file is fine
+            raise click.UsageError(
+                f"{record_file} holds {len(record)} records; choose one with --index 0.."
+                f"{len(record) - 1}"
+            )
         if (index or 0) >= len(record):
             raise click.BadParameter(
                 f"{record_file} holds {len(record)} records (0..{len(record) - 1})",
@@ -863,10 +862,13 @@ def replay_cmd(game, record_file, index, as_json):
         mcsim replay sacred-hill game.json --json
         mcsim replay sacred-hill records.json --index 2    # the third of a list of records
     """
+    from mcsim.runner import compiling
+
     module = get_game(game)
     record = read_record(record_file, index)
     try:
-        result = module.replay(record)
+        with compiling(module):
+            result = module.replay(record)
     except (TypeError, AttributeError, KeyError, IndexError) as e:
         # a record is user data: a field of the wrong type is a malformed record, not a crash
         raise errors.InvalidRecordError(
@@ -948,6 +950,7 @@ def show_cmd(game, record_file, index, seed, game_index, policies, variants, pla
     """
     from mcsim import show
     from mcsim.outputs import Outputs
+    from mcsim.runner import compiling
 
     check_output_paths(((out, "--out"),))
     if Path(out).suffix.lower() not in (".html", ".htm"):
@@ -975,16 +978,18 @@ def show_cmd(game, record_file, index, seed, game_index, policies, variants, pla
             raise click.UsageError("give a RECORD.json, or --seed S and --game-index I")
         if index is not None:
             raise click.UsageError("--index goes with a RECORD.json file")
-        record = show.record_of_seed(
-            game,
-            seed,
-            game_index,
-            list(policies) or None,
-            parse_variants(variants),
-            players,
-            game_options(),
-        )
-    html = show.show_html(game, record)
+        with compiling(get_game(game)):
+            record = show.record_of_seed(
+                game,
+                seed,
+                game_index,
+                list(policies) or None,
+                parse_variants(variants),
+                players,
+                game_options(),
+            )
+    with compiling(get_game(game)):
+        html = show.show_html(game, record)
     with outs:
         outs.stage_file(out, lambda tmp: Path(tmp).write_text(html, encoding="utf-8"), "--out")
         outs.commit()

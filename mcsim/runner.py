@@ -687,6 +687,12 @@ class compile_notice:
         return False
 
 
+def compiling(module) -> compile_notice:
+    """The compile notice of ``replay`` and ``show`` (stderr at a terminal only): the game's
+    kernels may compile on their first call there too."""
+    return compile_notice(module.SPEC.long_name, _stderr_is_terminal())
+
+
 def resolve_execution(workers, backend, scheduler, resume, out_dir) -> tuple[int, str]:
     """The worker count and backend of a run (``simulate``, ``tune``): workers default to all
     cores, the backend to ``local`` (``serial`` for one worker). Raises ``ConfigError`` for fewer

@@ -175,16 +175,19 @@ def test_failed_run_writes_no_output(run, tmp_path):
         ('{"game": "sacred-hill", "moves": ["D4", "D4"]}', "illegal move 'D4' at ply 1"),
         ('{"game": "sacred-hill", "moves": ["D4", "Q7"]}', "move at ply 1"),
         ('{"game": "sacred-hill", "moves": "D4"}', '"moves" must be a list'),
-        (
-            '[{"game": "sacred-hill", "moves": []}, {"game": "sacred-hill", "moves": []}]',
-            "holds 2 records",
-        ),
     ],
 )
 def test_replay_bad_records(run, tmp_path, content, text):
     f = tmp_path / "r.json"
     f.write_text(content)
     one_error_line(run("replay", "sacred-hill", f), 1, text)
+
+
+def test_replay_list_without_index_is_a_usage_error(run, tmp_path):
+    """A list of several records needs --index: exit 2, as for an --index out of range."""
+    f = tmp_path / "r.json"
+    f.write_text('[{"game": "sacred-hill", "moves": []}, {"game": "sacred-hill", "moves": []}]')
+    one_error_line(run("replay", "sacred-hill", f), 2, "holds 2 records; choose one with --index")
 
 
 def test_out_onto_existing_directory_or_under_a_file(run, tmp_path):

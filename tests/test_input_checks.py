@@ -253,7 +253,7 @@ def test_replay_index_picks_one_record_of_a_list(tmp_path):
         invoke("replay", "sacred-hill", f, "-i", 0, "--json").stdout
     )
     one_line(
-        invoke("replay", "sacred-hill", f), 1, f"{f} holds 3 records; choose one with --index 0..2"
+        invoke("replay", "sacred-hill", f), 2, f"{f} holds 3 records; choose one with --index 0..2"
     )
     one_line(invoke("replay", "sacred-hill", f, "--index", 3), 2, f"{f} holds 3 records (0..2)")
 

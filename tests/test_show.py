@@ -205,7 +205,7 @@ def test_bad_record_same_error_as_replay_and_no_file(tmp_path, case):
 
 def test_index_out_of_range_and_list_without_index(tmp_path):
     """--index picks one record of a list; out of range (or no --index for a list of several)
-    is the one-line error of `mcsim replay` (exit 2 for the option, 1 for the file), no file."""
+    is the one-line usage error of `mcsim replay` (exit 2), no file."""
     recs = [record("sacred-hill"), record("sacred-hill")]
     f = tmp_path / "recs.json"
     f.write_text(json.dumps(recs))
@@ -213,7 +213,7 @@ def test_index_out_of_range_and_list_without_index(tmp_path):
     code, msg = _errors_of(["show", "sacred-hill", str(f), "--index", "2", "--out", str(out)])
     assert (code, msg[-len(f"{f} holds 2 records (0..1)") :]) == (2, f"{f} holds 2 records (0..1)")
     code, msg = _errors_of(["show", "sacred-hill", str(f), "--out", str(out)])
-    assert (code, msg) == (1, f"Error: {f} holds 2 records; choose one with --index 0..1")
+    assert (code, msg) == (2, f"Error: {f} holds 2 records; choose one with --index 0..1")
     assert not out.exists()
     code, _ = _errors_of(["show", "sacred-hill", str(f), "--index", "1", "--out", str(out)])
     assert code == 0 and out.exists()

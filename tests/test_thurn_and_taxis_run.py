@@ -422,3 +422,10 @@ def test_records_and_replays_share_play_code():
     )
     got = json.loads(p.stdout.strip().splitlines()[-1])
     assert got == {"compiled": [], "replays": [True, True]}
+
+
+def test_summary_of_runs_that_close_no_route(run):
+    """Games capped before any route is closed say so ("none"), not a NaN mean length."""
+    r = run("simulate", "thurn-and-taxis", "--games", 20, "--option", "max_turns=5", "-q")
+    assert r.exit_code == 0, r.output
+    assert "closed routes: none" in r.output and "nan" not in r.output

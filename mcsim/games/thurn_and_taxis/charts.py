@@ -112,7 +112,7 @@ def route_lengths(ctx) -> ch.Figure:
     per_game = cr.get("per_game")
     mean_len = cr.get("mean_length")
     cap = "Share of all closed routes by their length"
-    if per_game is not None and mean_len is not None:
+    if per_game is not None and mean_len is not None and mean_len == mean_len:  # NaN: none
         cap += f"; {per_game:.2f} routes closed per game, mean length {mean_len:.2f} cards"
     _ = g
     return ch.done(fig, ctx, "", "Thurn and Taxis: closed route lengths", cap + ".")

@@ -214,10 +214,13 @@ def format_summary(block: dict, summary: dict | None = None) -> str:
         lines.append(f"  {name:<15} {o['per_player']:6.2f}{extra}   {bins}")
     cr = block["closed_routes"]
     shares = " ".join(f"{k}:{100 * v:.1f}%" for k, v in cr["share_by_length"].items() if v == v)
-    lines.append(
-        f"closed routes: {cr['per_game']:.2f} per game, mean length "
-        f"{cr['mean_length']:.2f}; by length {shares}"
-    )
+    if cr["mean_length"] == cr["mean_length"]:  # not NaN: some route was closed
+        lines.append(
+            f"closed routes: {cr['per_game']:.2f} per game, mean length "
+            f"{cr['mean_length']:.2f}; by length {shares}"
+        )
+    else:
+        lines.append("closed routes: none")
     lines.append(
         "bonus tiles taken per game (stack ran out): "
         + ", ".join(
