@@ -1487,7 +1487,9 @@ def _advance(
     policy_ids : int64[>= n_players]
         Seat k plays ``random`` here iff ``policy_ids[k] == POL_RANDOM``, ``route`` iff
         ``POL_ROUTE``; any other id stops the loop when that seat is to move.
-    policy_params : float64[>= n_players, >= N_PARAMS]
+    policy_params : float64[>= n_players, >= N_PARAMS] or None
+        The ``route`` seats' parameters. None compiles an engine without the ``route`` policy
+        (random runs, replays: issue 13 §5); then a ``route`` seat stops the loop like ``mcts``.
     prngs : uint64[MAX_SEATS, 4]
         The seats' policy streams (row k: seat k).
     acts : int64[MAX_ACTIONS]
@@ -1516,6 +1518,8 @@ def _advance(
             if pid != POL_RANDOM:  # (random, the fast path: one test per decision)
                 if pid != POL_ROUTE:
                     break
+                if policy_params is None:  # pruned at compile time: no route code compiled
+                    break
                 n = legal_moves(st, tab, acts)
                 a = _route_policy(st, tab, acts, n, policy_params[p], prngs[p])
         # random (a < 0): drawn in _apply_move's dispatch on the phase
@@ -1530,7 +1534,6 @@ def _advance(
 NO_MOVE = np.int64(-1)  # ``_advance``: no decision given (int64 constants: no literal compiles)
 ZERO = np.int64(0)
 _NOT_RANDOM = np.full(MAX_SEATS, -1, dtype=np.int64)  # policy ids: no random or route seat
-_NO_PARAMS = np.zeros((MAX_SEATS, N_PARAMS), dtype=np.float64)
 _NO_STREAMS = np.zeros((MAX_SEATS, 4), dtype=np.uint64)
 _NO_ACTS = np.zeros(MAX_ACTIONS, dtype=np.int64)
 _NO_LOG = np.zeros(1, dtype=np.int64)
@@ -1556,7 +1559,8 @@ def apply_move(st, tab, var, a, rng, script, slog):
     Notes
     -----
     Plain Python: calls the compiled ``_advance`` (one move, no seat playing ``random``), the
-    engine compiled for play, so that replays compile nothing of their own (issue 13 §5).
+    engine compiled for random play (no ``route`` code), so that replays compile nothing of
+    their own after a random run (issue 13 §5).
     Caller validates. docs/rules/thurn_und_taxis.md §4-§6.
     """
     _advance(
@@ -1565,7 +1569,7 @@ def apply_move(st, tab, var, a, rng, script, slog):
         var,
         np.int64(a),
         _NOT_RANDOM,
-        _NO_PARAMS,
+        None,
         _NO_STREAMS,
         _NO_ACTS,
         rng,
@@ -1736,7 +1740,8 @@ def play_batch(
     n_players : int64
         2..4.
     policy_ids : int64[n_players]  (no ``POL_MCTS``: see ``play_batch_mcts``)
-    policy_params : float64[n_players, >= N_PARAMS]
+    policy_params : float64[n_players, >= N_PARAMS], or None when no seat plays ``route``
+        (then no ``route`` code is compiled, see ``_advance``)
     var : int64[N_VARIANT_SLOTS]
     tab : int64[TAB_SIZE]
     out : tuple

@@ -619,6 +619,18 @@ def _has_mcts(prep: Prepared) -> bool:
     return bool((prep.policy_ids == K.POL_MCTS).any())
 
 
+def _entry(prep: Prepared):
+    """The entry kernel of a run and the policy parameters to give it: ``K.play_batch_mcts``
+    when a seat plays ``mcts`` (the search is compiled only then); else ``K.play_batch``, with
+    the parameters only when a seat plays ``route`` (None: the engine compiled without the
+    ``route`` policy, shared with replays; issue 13 §5)."""
+    if _has_mcts(prep):
+        return K.play_batch_mcts, prep.policy_params
+    if (prep.policy_ids == K.POL_ROUTE).any():
+        return K.play_batch, prep.policy_params
+    return K.play_batch, None
+
+
 def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: int) -> dict:
     """Play a chunk of games in the kernel; column arrays, one row per game.
 
@@ -648,13 +660,14 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
         route_hist,
         tiles_taken,
     ) = out = K.new_outputs(n_games, n)
-    (K.play_batch_mcts if _has_mcts(prep) else K.play_batch)(
+    entry, params = _entry(prep)
+    entry(
         np.int64(first_game_index),
         np.int64(n_games),
         np.uint64(root_seed),
         np.int64(n),
         prep.policy_ids,
-        prep.policy_params,
+        params,
         t["var"],
         t["tab"],
         out,

@@ -18,7 +18,7 @@ from mcsim.games.thurn_and_taxis import (
     MAX_TURNS_LIMIT,
     OFFICIALS,
     SPEC,
-    _has_mcts,
+    _entry,
     build_tables,
     default_data,
     load_bonus_tiles,
@@ -240,13 +240,14 @@ def _kernel_game(prep: Prepared, root_seed: int, game_index: int):
     scr = K.new_scratch(int(cap), 200_000)
     st, deck, alog, slog = scr[0], scr[1], scr[6], scr[7]
     # the run's entry kernel, one game: records compile nothing of their own
-    (K.play_batch_mcts if _has_mcts(prep) else K.play_batch)(
+    entry, params = _entry(prep)
+    entry(
         np.int64(game_index),
         np.int64(1),
         np.uint64(root_seed),
         np.int64(n),
         prep.policy_ids,
-        prep.policy_params,
+        params,
         prep.tables["var"],
         prep.tables["tab"],
         K.new_outputs(1, n),
