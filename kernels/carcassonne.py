@@ -340,7 +340,7 @@ def new_game_state():
 F_OPEN, F_PEN, F_MTOT, F_DONE, F_ADJ = 0, 1, 2, 3, 4
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _reset(S):
     board = S.board
     pat = S.pat
@@ -383,7 +383,7 @@ def find(parent, x):
     return x
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _union(S, a, b):
     parent, fsize, lo, hi, fint, fmee = S.parent, S.fsize, S.lo, S.hi, S.fint, S.fmee
     ra = find(parent, a)
@@ -411,7 +411,7 @@ def feature_tiles(S, r):
     return popcount(S.lo[r]) + popcount(S.hi[r])
 
 
-@njit(cache=True, **_INTERNAL)
+@njit(cache=True, inline="always")
 def _new_nodes(S, T, t, idx, conn):
     """Features of their own for the segments of tile type ``t`` placed as tile ``idx`` (§1.2):
     node ``idx * MAX_SEG + s`` is a root with the segment's open sides, pennants, adjacent
@@ -449,7 +449,7 @@ def _new_nodes(S, T, t, idx, conn):
         conn[s] = 0
 
 
-@njit(cache=True, **_INTERNAL)
+@njit(cache=True, inline="always")
 def _majority_before(S, rb):
     """How feature ``rb`` stood for ``sc[S_CUR]`` before the merge (the "judged before
     placement" reading, §6 #2): 2 when another player held more meeples in it, 4 when another
@@ -469,7 +469,7 @@ def _majority_before(S, rb):
     return 0
 
 
-@njit(cache=True, **_INTERNAL)
+@njit(cache=True, inline="always")
 def _update_frontier(S, T, t, rot, cell):
     """After tile ``t``/``rot`` is put on ``cell``: the cell leaves the frontier, its empty
     neighbours join it with the new side's requirement in ``pat`` (2 bits per side, §1.1), and
@@ -595,7 +595,7 @@ def _award(S, r, pts, cat, gift_kind):
                     gst[p, 12 + GIFT_CHANGE] += pts
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _second_max(fmee, r, p, n):
     """Most meeples any player other than ``p`` has in feature ``r``."""
     m = 0
@@ -605,7 +605,7 @@ def _second_max(fmee, r, p, n):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _return_meeples(S, r):
     """Every meeple in feature ``r`` goes back to its owner's supply (§3.2 step 3)."""
     parent, fint, fmee, mnode = S.parent, S.fint, S.fmee, S.mnode
@@ -624,7 +624,7 @@ def _return_meeples(S, r):
     fint[r, F_MTOT] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def road_city_points(S, T, r, kind, complete, variant):
     """Points of the road/city with root ``r`` (§3.3): completed during play (``complete``) or
     at game end; ``kind`` is ``KIND_ROAD`` or ``KIND_CITY``; ``variant[V_TINY_CITY]`` = 1 gives a
@@ -641,7 +641,7 @@ def road_city_points(S, T, r, kind, complete, variant):
     return tiles * pts[P_CITY_END_TILE] + pen * pts[P_CITY_END_PEN]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _score_completed(S, T, idx, variant):
     """Step 3 of §3.2 for the tile just placed: completed roads, cities, monasteries."""
     board, nb8, tinfo, parent, fint = S.board, S.nb8, S.tinfo, S.parent, S.fint
@@ -678,7 +678,7 @@ def _score_completed(S, T, idx, variant):
             _return_meeples(S, n)
 
 
-@njit(cache=True, **_INTERNAL)
+@njit(cache=True, inline="always")
 def _score_unfinished(S, T, variant):
     """End of game, features (§3.3): every occupied incomplete road, city and monastery scores
     for its majority. Numbers the completed cities ``0 .. ncity - 1`` in ``fsize[root] = -1 -
@@ -718,7 +718,7 @@ def _score_unfinished(S, T, variant):
     return ncity
 
 
-@njit(cache=True, **_INTERNAL)
+@njit(cache=True, inline="always")
 def _field_cities(S, T):
     """Farms (§3.3): for every occupied field root, the uint64 mask of the completed cities it
     touches (city ids of ``_score_unfinished``), written in ``lo[root]`` (the tile sets are no
@@ -749,7 +749,7 @@ def _field_cities(S, T):
                     lo[fr] |= _ONE << np.uint64(-1 - fsize[cr])
 
 
-@njit(cache=True, **_INTERNAL)
+@njit(cache=True, inline="always")
 def _farms_v2(S, T):
     """Farms ``v2`` (§3.3, §6): 3 per completed city a player's majority fields touch, each
     city at most once per player."""
@@ -776,7 +776,7 @@ def _farms_v2(S, T):
         S.brk[p, CAT_FARM] += v
 
 
-@njit(cache=True, **_INTERNAL)
+@njit(cache=True, inline="always")
 def _farms_v1(S, T, ncity):
     """Farms ``v1`` (§3.3, §6): per completed city, 4 to the majority of farmers summed over
     all fields touching it."""
@@ -876,7 +876,7 @@ def placements(S, T, t, distinct, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def placeable(S, T, t):
     """Whether tile type ``t`` has any legal placement (§3.2 step 1; else it is removed)."""
     pat, front, sc = S.pat, S.front, S.sc
@@ -887,7 +887,7 @@ def placeable(S, T, t):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def meeple_options(S, T, idx, player, out):
     """Segments of tile ``idx`` a meeple of ``player`` may go on (§3.2 step 2): into ``out``
     (int64[>= 9]) after ``out[0] = -1`` (no meeple); returns the count. A segment qualifies when
@@ -912,7 +912,7 @@ def meeple_options(S, T, idx, player, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _put_meeple(S, node, player):
     parent, fint, fmee, mnode = S.parent, S.fint, S.fmee, S.mnode
     for k in range(MAX_MEEPLES):
@@ -925,7 +925,7 @@ def _put_meeple(S, node, player):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def supply(S, player):
     """Meeples of ``player`` in supply (§3.1: 7 per player)."""
     c = 0
@@ -940,7 +940,7 @@ def supply(S, player):
 # --------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def gift_earned(S, T, idx, player, conn, variant):
     """§4.2: does the tile just placed extend a road/city that belongs to someone else?
 
@@ -981,7 +981,7 @@ def gift_earned(S, T, idx, player, conn, variant):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _draw_gift_card(S, grng, mode, gscript, gpos):
     """Top card of the gift deck (reshuffling the discards when empty); -1 = none left.
 
@@ -1026,7 +1026,7 @@ def _draw_gift_card(S, grng, mode, gscript, gpos):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def unfinished_monasteries(S, T, out):
     """Nodes of the monasteries on the board that are not complete (Synod targets, §4.4.1),
     into ``out`` (int array); returns the count."""
@@ -1041,7 +1041,7 @@ def unfinished_monasteries(S, T, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def unfinished_roads(S, T, out):
     """Root nodes of the unfinished roads (Road Sweeper targets, §4.4.2), into ``out``; returns
     the count."""
@@ -1058,7 +1058,7 @@ def unfinished_roads(S, T, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def own_meeples(S, player, out):
     """Distinct nodes holding a meeple of ``player`` (Cash Out / Change Position sources), into
     ``out``; returns the count."""
@@ -1078,7 +1078,7 @@ def own_meeples(S, player, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def change_targets(S, T, node, variant, out):
     """Segments of the same tile a meeple on ``node`` may switch to (§4.4.4, §6 #8, #9), into
     ``out``; returns the count. Standing (road/city/monastery) -> any field segment; lying ->
@@ -1106,7 +1106,7 @@ def change_targets(S, T, node, variant, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _move_meeple(S, player, frm, to):
     parent, fint, fmee, mnode = S.parent, S.fint, S.fmee, S.mnode
     for k in range(MAX_MEEPLES):
@@ -1126,7 +1126,7 @@ def _move_meeple(S, player, frm, to):
             return
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def cash_out_points(S, T, node, player, variant):
     """Cash Out (§4.4.3, §6 #7): 2 (``pts[P_CASH_OUT]``) per meeple in the feature of ``node``,
     counting all players' meeples (default) or the player's own only."""
@@ -1136,7 +1136,7 @@ def cash_out_points(S, T, node, player, variant):
     return T[TB_PTS][P_CASH_OUT] * S.fmee[r, player]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def road_sweep(S, T, root):
     """Road Sweeper (§4.4.2): score the unfinished road with root ``root`` as at game end (1 per
     tile) for the majority, then return all its meeples; the road stays open and empty."""
@@ -1685,7 +1685,7 @@ def _gift_gain(S, T, H, cur, g, t, params, variant, opts):
     return best, bn, bs
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _draw_tile(S, drng, mode, tscript, tlog):
     """Next tile of the draw pile (§3.2 step 1); -1 when the pile is empty.
 
@@ -1713,7 +1713,7 @@ def _draw_tile(S, drng, mode, tscript, tlog):
     return t
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _return_tile(S, t, grng, mode):
     """Take 2: shuffle tile ``t`` back into the draw pile at a uniform position (§4.4.5, §6 #10)."""
     pile, avail, sc = S.pile, S.avail, S.sc
@@ -1741,7 +1741,7 @@ def _cell(x, y):
     return (y + CENTER) * BOARD_W + (x + CENTER)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _node_at(S, T, x, y, s):
     """Node of segment ``s`` of the tile at (x, y); -1 when there is none."""
     c = _cell(x, y)
@@ -1761,13 +1761,12 @@ def _fail(S, kind, turn):
 
 
 #: what the steps of one game share (built once per game by ``_play``): tables ``T``,
-#: heuristic scratch ``H``, variant codes, the seats' policy ids and parameters, the mode, the
+#: variant codes, the seats' policy ids and parameters, the mode, the
 #: replay scripts, the logs written, and the deal / gift / per-seat policy random streams.
 Run = namedtuple(
     "Run",
     [
         "T",
-        "H",
         "variant",
         "pol_ids",
         "pol_params",
@@ -1833,93 +1832,14 @@ def _draw_placeable(S, T, cur, drng, mode, tscript, tlog):
     return t
 
 
-# The steps of a turn (``_turn`` and the ``_choose_*`` / ``_gift_*`` decisions below, one call
-# site each) are inlined into this loop: as separate compiled functions each one linked and
-# re-optimised the heuristic and the gift code below it again (about 2-5 s of cold compile each).
-# This loop itself is inlined into ``_play`` (the compiled entry), for the same reason.
+# The decisions of a turn (``_choose_*``, ``_gift_*`` below, one call site each) are inlined
+# into ``_play``'s turn loop: as separate compiled functions each one linked and re-optimised
+# the heuristic and the gift code below it again (about 2-5 s of cold compile each). Only these
+# leaves are inlined: Numba inlines by deep-copying the callee's IR block by block, each block
+# copying the whole variable scope, so an inlined function that itself holds inlined steps
+# (the former ``_play_turns`` -> ``_turn`` -> ``_open_gift`` levels) cost several seconds.
 @njit(cache=True, inline="always")
-def _play_turns(S, R, npl, mscr):
-    """One game of ``_play`` up to the final scoring: setup, then turns until the pile is empty
-    (sets ``sc[S_FINISHED]``) or a replay stops."""
-    _setup(S, R.T, npl, R.variant, R.mode, R.drng)
-    cur = _ZERO  # int64, not a literal: a literal would compile every callee twice
-    turn = _ZERO
-    while True:
-        t = _draw_placeable(S, R.T, cur, R.drng, R.mode, R.tscript, R.tlog)
-        if t == -3:
-            _fail(S, ERR_DRAW, turn)
-            return
-        if t == -2:
-            return  # replay of an unfinished game: stop before the next turn
-        if t < 0:
-            break
-        if R.mode == MODE_REPLAY and turn >= R.rscript.shape[0]:
-            return  # unfinished game
-        if not _turn(S, R, cur, turn, t, mscr):
-            return
-        turn += 1
-        S.sc[S_TURN] = turn
-        cur = (cur + 1) % npl
-    if R.mode == MODE_REPLAY and turn != R.rscript.shape[0]:
-        _fail(S, ERR_LENGTH, turn)
-        return
-    S.sc[S_FINISHED] = 1
-
-
-@njit(cache=True, inline="always")
-def _turn(S, R, cur, turn, t, mscr):
-    """One turn of seat ``cur`` holding tile ``t``: gift (§4.3), placement (§3.2.1), meeple
-    (§3.2.2), gift card earned (§4.2), scoring (§3.2.3). False when a replay stopped."""
-    log = R.log
-    nlog = log.shape[0]
-    row = turn if turn < nlog else nlog - 1
-    if nlog > 0:
-        log[row, :] = -1
-        log[row, L_PLAYER] = cur
-        log[row, L_GA : L_GD + 1] = NO_EFFECT
-    opened = _choose_open(S, R, cur, t, turn, mscr)
-    if opened == BAD:
-        return False
-    pc = -1
-    pr = -1
-    ps = -2  # the heuristic's planned meeple segment (-2 = no plan yet)
-    if opened >= 0:
-        ok, t, pc, pr, ps = _open_gift(S, R, cur, t, opened, turn, row, mscr)
-        if not ok:
-            return False
-    c, r, ps = _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, mscr)
-    if c == BAD:
-        return False
-    S.sc[S_CUR] = cur
-    idx = place_tile(S, R.T, t, r, c, S.scratch[0:8])
-    if nlog > 0:
-        x, y = _xy(c)
-        log[row, L_TILE] = t
-        log[row, L_X] = x
-        log[row, L_Y] = y
-        log[row, L_ROT] = r
-    # receiving a gift (§4.2), judged before the meeple step (§6 #4); drawn after it
-    earned = R.variant[V_GIFTS] == 1 and gift_earned(S, R.T, idx, cur, S.scratch[0:8], R.variant)
-    s = _choose_meeple(S, R, cur, t, opened, idx, earned, turn, ps, mscr)
-    if s == BAD:
-        return False
-    if nlog > 0:
-        log[row, L_MEEPLE] = s
-    g = finish_turn(S, R.T, R.variant, cur, idx, s, earned, R.grng, R.mode, R.gscript)
-    if g == -2:
-        _fail(S, ERR_GIFT_DRAW, turn)
-        return False
-    if g >= 0:
-        if S.sc[S_GDRAWN] < R.glog.shape[0]:
-            R.glog[S.sc[S_GDRAWN]] = g
-        S.sc[S_GDRAWN] += 1
-        if nlog > 0:
-            log[row, L_RECEIVED] = g
-    return True
-
-
-@njit(cache=True, inline="always")
-def _choose_open(S, R, cur, t, turn, mscr):
+def _choose_open(S, R, cur, t, turn, H, mscr):
     """The gift card ``cur`` opens this turn (§4.3): a held type, -1 none, ``BAD`` when a
     replay's choice is illegal."""
     hand, opt, sc = S.hand, S.opt, S.sc
@@ -1965,13 +1885,13 @@ def _choose_open(S, R, cur, t, turn, mscr):
                     k -= 1
     elif pid == POLICY_MCTS:
         if mscr is not None:
-            m = mcts_move(S, R.T, R.H, R.variant, cur, PH_OPEN, t, -1, -1, -1, 0, params, rng, mscr)
+            m = mcts_move(S, R.T, H, R.variant, cur, PH_OPEN, t, -1, -1, -1, 0, params, rng, mscr)
             opened = m - BASE_OPEN if m - BASE_OPEN < N_GIFT else -1
-    else:
+    elif H is not None:  # the heuristic (H is None when no seat plays it: not compiled then)
         bestg = -1e18
         for g in range(N_GIFT):
             if hand[cur, g] > 0:
-                v, _a, _b = _gift_gain(S, R.T, R.H, cur, g, t, params, R.variant, opt)
+                v, _a, _b = _gift_gain(S, R.T, H, cur, g, t, params, R.variant, opt)
                 if v > bestg:
                     bestg = v
                     if v > params[H_HOLD]:
@@ -1980,25 +1900,7 @@ def _choose_open(S, R, cur, t, turn, mscr):
 
 
 @njit(cache=True, inline="always")
-def _open_gift(S, R, cur, t, opened, turn, row, mscr):
-    """Open gift ``opened`` (to the face-up discards, §4.3) and play it (§4.4). Returns (ok,
-    tile to place, planned cell, rotation, segment of the heuristic: -2 = none)."""
-    S.hand[cur, opened] -= 1
-    S.gdisc[opened] += 1  # face-up discard pile, reshuffled when the deck is empty (§4.3)
-    S.gst[cur, 7 + opened] += 1
-    if R.log.shape[0] > 0:
-        R.log[row, L_OPEN] = opened
-    if opened == GIFT_TAKE2:
-        return _gift_take2(S, R, cur, t, opened, turn, row, mscr)
-    if opened == GIFT_CHANGE:
-        ok = _gift_change(S, R, cur, t, opened, turn, row, mscr)
-    else:
-        ok = _gift_target(S, R, cur, t, opened, turn, row, mscr)
-    return ok, t, -1, -1, -2
-
-
-@njit(cache=True, inline="always")
-def _gift_target(S, R, cur, t, opened, turn, row, mscr):
+def _gift_target(S, R, cur, t, opened, turn, row, H, mscr):
     """Synod, Road Sweeper or Cash Out (§4.4.1-§4.4.3): choose the target and apply it; an
     opening without target has no effect (§6 #5, #6). False when a replay stopped."""
     T, opt, rscript, log = R.T, S.opt, R.rscript, R.log
@@ -2033,7 +1935,7 @@ def _gift_target(S, R, cur, t, opened, turn, row, mscr):
                     mcts_move(
                         S,
                         T,
-                        R.H,
+                        H,
                         R.variant,
                         cur,
                         PH_TARGET,
@@ -2048,8 +1950,8 @@ def _gift_target(S, R, cur, t, opened, turn, row, mscr):
                     )
                     - BASE_NODE
                 )
-        else:
-            v, target, _b = _gift_gain(S, T, R.H, cur, opened, t, R.pol_params[cur], R.variant, opt)
+        elif H is not None:  # the heuristic
+            v, target, _b = _gift_gain(S, T, H, cur, opened, t, R.pol_params[cur], R.variant, opt)
             if target < 0:
                 target = opt[0, 3]
     elif R.mode == MODE_REPLAY and rscript[turn, L_GA] != NO_EFFECT:
@@ -2068,7 +1970,7 @@ def _gift_target(S, R, cur, t, opened, turn, row, mscr):
 
 
 @njit(cache=True, inline="always")
-def _gift_change(S, R, cur, t, opened, turn, row, mscr):
+def _gift_change(S, R, cur, t, opened, turn, row, H, mscr):
     """Change Position (§4.4.4): move one of ``cur``'s meeples to another segment of its tile.
     False when a replay stopped."""
     T, opt, rscript, log = R.T, S.opt, R.rscript, R.log
@@ -2091,7 +1993,7 @@ def _gift_change(S, R, cur, t, opened, turn, row, mscr):
                     mcts_move(
                         S,
                         T,
-                        R.H,
+                        H,
                         R.variant,
                         cur,
                         PH_CHANGE,
@@ -2129,7 +2031,7 @@ def _gift_change(S, R, cur, t, opened, turn, row, mscr):
 
 
 @njit(cache=True, inline="always")
-def _gift_take2(S, R, cur, t, opened, turn, row, mscr):
+def _gift_take2(S, R, cur, t, opened, turn, row, H, mscr):
     """Take 2 (§4.4.5): draw a second tile, keep one, shuffle the other back (``take2_other``,
     §6 #10). Returns (ok, tile kept, planned cell, rotation, segment: -2 = none)."""
     T, variant, opt = R.T, R.variant, S.opt
@@ -2162,7 +2064,7 @@ def _gift_take2(S, R, cur, t, opened, turn, row, mscr):
                 mcts_move(
                     S,
                     T,
-                    R.H,
+                    H,
                     variant,
                     cur,
                     PH_KEEP,
@@ -2177,9 +2079,9 @@ def _gift_take2(S, R, cur, t, opened, turn, row, mscr):
                 )
                 - BASE_KEEP
             )
-    else:
-        c1, r1, s1, v1 = best_placement(S, T, t, cur, params, variant, R.H, opt)
-        c2, r2, s2, v2 = best_placement(S, T, t2, cur, params, variant, R.H, opt)
+    elif H is not None:  # the heuristic
+        c1, r1, s1, v1 = best_placement(S, T, t, cur, params, variant, H, opt)
+        c2, r2, s2, v2 = best_placement(S, T, t2, cur, params, variant, H, opt)
         if v2 > v1:
             keep = t2
             pc, pr, ps = c2, r2, s2
@@ -2194,7 +2096,7 @@ def _gift_take2(S, R, cur, t, opened, turn, row, mscr):
 
 
 @njit(cache=True, inline="always")
-def _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, mscr):
+def _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, H, mscr):
     """Placement of tile ``t`` (§3.2.1): (cell, rotation, the heuristic's planned meeple
     segment); cell ``BAD`` when a replay stopped. ``pc, pr, ps``: a plan made by Take 2."""
     T, opt, rscript = R.T, S.opt, R.rscript
@@ -2225,7 +2127,7 @@ def _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, mscr):
             m = mcts_move(
                 S,
                 T,
-                R.H,
+                H,
                 R.variant,
                 cur,
                 PH_PLACE,
@@ -2239,12 +2141,14 @@ def _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, mscr):
                 mscr,
             )
         return np.int64(m // 4), np.int64(m % 4), ps
-    c, r, ps, v = best_placement(S, T, t, cur, R.pol_params[cur], R.variant, R.H, opt)
-    return np.int64(c), np.int64(r), ps
+    if H is not None:  # the heuristic
+        c, r, ps, v = best_placement(S, T, t, cur, R.pol_params[cur], R.variant, H, opt)
+        return np.int64(c), np.int64(r), ps
+    return np.int64(BAD), _NONE, ps
 
 
 @njit(cache=True, inline="always")
-def _choose_meeple(S, R, cur, t, opened, idx, earned, turn, ps, mscr):
+def _choose_meeple(S, R, cur, t, opened, idx, earned, turn, ps, H, mscr):
     """Segment of tile ``idx`` for ``cur``'s meeple (§3.2.2; -1 none), ``BAD`` when a replay
     stopped. ``ps``: the heuristic's planned segment."""
     mopts = S.scratch[8:24]
@@ -2269,7 +2173,7 @@ def _choose_meeple(S, R, cur, t, opened, idx, earned, turn, ps, mscr):
                 mcts_move(
                     S,
                     R.T,
-                    R.H,
+                    H,
                     R.variant,
                     cur,
                     PH_MEEPLE,
@@ -2662,7 +2566,7 @@ def _s_apply(S, ctx, move):
 
 @njit(cache=True)
 def _s_heuristic_move(S, ctx, rng, moves):
-    """The ``heuristic`` policy's move code at the decision at hand (as in ``_play_turns``)."""
+    """The ``heuristic`` policy's move code at the decision at hand (as in ``_play``)."""
     T, variant, H, params, lst = ctx[0], ctx[1], ctx[2], ctx[4], ctx[6]
     sc, opt = S.sc, S.opt
     ph = sc[S_PHASE]
@@ -2876,9 +2780,11 @@ def new_scratch():
 # the entry is compiled without NRT (``_nrt=False``, the workaround in those issues); being
 # called from Python, no compiled caller links and re-optimises the whole engine once more.
 # Everything it calls (the search included) must not allocate (a compile error says so).
-# It is over 100 lines only by its docstring (the one compiled entry documents every argument
-# and result); the body is the short per-game loop: seed the streams, play the turns
-# (``_play_turns``), score, copy the results out.
+# It is long: its docstring documents every argument and result of the one compiled entry, and
+# its body holds the game loop and the turn's steps in the rules' order (setup, draw, gift,
+# placement, meeple, scoring) rather than in inlined ``_play_turns`` / ``_turn`` levels,
+# because each inlined level deep-copies the IR of everything below it (about 20 s of the
+# cold compile; see the comment above ``_choose_open``).
 @njit(cache=True, _nrt=False)
 def _play(
     S,
@@ -2917,8 +2823,10 @@ def _play(
     ----------
     S : GameState
         From ``new_game_state()``; reset for each game, holds the last game's final state.
-    H : tuple
-        Heuristic scratch (``new_scratch()``).
+    H : tuple or None
+        Heuristic scratch (``new_scratch()``) when a seat plays ``heuristic`` or ``mcts``, else
+        None: then the heuristic code is not compiled (the ``H is not None`` branches are
+        pruned at compile time): random play and replays compile without it.
     first_game_index, n_games : int64
     root_seed : uint64
         Game i's deal is drawn from ``STREAM_DEAL``, its gift deck and Take 2 shuffle-backs from
@@ -2979,7 +2887,6 @@ def _play(
             seed_state(prng[p], game_seed(root_seed, gi, np.uint64(STREAM_POLICY + p)))
         R = Run(
             T,
-            H,
             variant,
             pol_ids,
             pol_params,
@@ -2994,9 +2901,81 @@ def _play(
             grng,
             prng,
         )
-        _play_turns(S, R, npl, mscr)
-        if S.sc[S_FINISHED] == 1:
-            score_final(S, T, variant)
+        # setup (§3.1, §4.1), then turns until the pile is empty (finished) or a replay stops
+        _setup(S, T, npl, variant, mode, drng)
+        cur = _ZERO  # int64, not a literal: a literal would compile every callee twice
+        turn = _ZERO
+        while True:
+            t = _draw_placeable(S, T, cur, drng, mode, tscript, tlog)
+            if t == -3:
+                _fail(S, ERR_DRAW, turn)
+            if t == -1:  # the pile is empty: the game is over
+                if mode == MODE_REPLAY and turn != rscript.shape[0]:
+                    _fail(S, ERR_LENGTH, turn)
+                else:
+                    S.sc[S_FINISHED] = 1
+                    score_final(S, T, variant)
+            if t < 0 or (mode == MODE_REPLAY and turn >= rscript.shape[0]):
+                break  # over, or a replay stopped: an illegal or unfinished record
+            # one turn of seat ``cur`` holding tile ``t``: gift (§4.3), placement (§3.2.1),
+            # meeple (§3.2.2), gift card earned (§4.2), scoring (§3.2.3)
+            nlog = log.shape[0]
+            row = turn if turn < nlog else nlog - 1
+            if nlog > 0:
+                log[row, :] = -1
+                log[row, L_PLAYER] = cur
+                log[row, L_GA : L_GD + 1] = NO_EFFECT
+            opened = _choose_open(S, R, cur, t, turn, H, mscr)
+            if opened == BAD:
+                break
+            pc = -1
+            pr = -1
+            ps = -2  # the heuristic's planned meeple segment (-2 = no plan yet)
+            if opened >= 0:  # to the face-up discards (§4.3), then its effect (§4.4)
+                S.hand[cur, opened] -= 1
+                S.gdisc[opened] += 1
+                S.gst[cur, 7 + opened] += 1
+                if nlog > 0:
+                    log[row, L_OPEN] = opened
+                if opened == GIFT_TAKE2:
+                    ok, t, pc, pr, ps = _gift_take2(S, R, cur, t, opened, turn, row, H, mscr)
+                elif opened == GIFT_CHANGE:
+                    ok = _gift_change(S, R, cur, t, opened, turn, row, H, mscr)
+                else:
+                    ok = _gift_target(S, R, cur, t, opened, turn, row, H, mscr)
+                if not ok:
+                    break
+            c, r, ps = _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, H, mscr)
+            if c == BAD:
+                break
+            S.sc[S_CUR] = cur
+            idx = place_tile(S, T, t, r, c, S.scratch[0:8])
+            if nlog > 0:
+                x, y = _xy(c)
+                log[row, L_TILE] = t
+                log[row, L_X] = x
+                log[row, L_Y] = y
+                log[row, L_ROT] = r
+            # receiving a gift (§4.2), judged before the meeple step (§6 #4); drawn after it
+            earned = variant[V_GIFTS] == 1 and gift_earned(S, T, idx, cur, S.scratch[0:8], variant)
+            s = _choose_meeple(S, R, cur, t, opened, idx, earned, turn, ps, H, mscr)
+            if s == BAD:
+                break
+            if nlog > 0:
+                log[row, L_MEEPLE] = s
+            g = finish_turn(S, T, variant, cur, idx, s, earned, grng, mode, gscript)
+            if g == -2:
+                _fail(S, ERR_GIFT_DRAW, turn)
+                break
+            if g >= 0:
+                if S.sc[S_GDRAWN] < glog.shape[0]:
+                    glog[S.sc[S_GDRAWN]] = g
+                S.sc[S_GDRAWN] += 1
+                if nlog > 0:
+                    log[row, L_RECEIVED] = g
+            turn += 1
+            S.sc[S_TURN] = turn
+            cur = (cur + 1) % npl
         for p in range(npl):
             score[i, p] = S.score[p]
             for k in range(N_CAT):
@@ -3042,7 +3021,10 @@ def _run(
     result arrays allocated; (score, brk, gst, held, length, final state) (see ``_play``)."""
     npl = int(npl)
     n_games = int(n_games)
-    S = new_game_state()
+    S = new_game_state.py_func()  # NumPy allocates: nothing to compile
+    H = None  # random play and replays: the heuristic is not compiled (see ``_play``)
+    if any(int(pol_ids[p]) != POLICY_RANDOM for p in range(npl)) or mscr is not None:
+        H = new_scratch.py_func()
     out = (
         np.zeros((n_games, npl), dtype=np.int32),
         np.zeros((n_games, npl, N_CAT), dtype=np.int32),
@@ -3052,7 +3034,7 @@ def _run(
     )
     _play(
         S,
-        new_scratch(),
+        H,
         np.int64(first_game_index),
         np.int64(n_games),
         np.uint64(root_seed),
