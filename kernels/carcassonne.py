@@ -237,6 +237,9 @@ _TRUE = np.bool_(True)
 _FALSE = np.bool_(False)
 _CLOISTER = np.int64(KIND_CLOISTER)
 _CAT_MONASTERY = np.int64(CAT_MONASTERY)
+#: options of the compiled helpers that only other kernels call: no CPython or C wrapper is
+#: generated for them (compile time; a call from Python raises TypeError)
+_INTERNAL = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
 
 
 # --------------------------------------------------------------------------------------------
@@ -337,7 +340,7 @@ def new_game_state():
 F_OPEN, F_PEN, F_MTOT, F_DONE, F_ADJ = 0, 1, 2, 3, 4
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _reset(S):
     board = S.board
     pat = S.pat
@@ -380,7 +383,7 @@ def find(parent, x):
     return x
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _union(S, a, b):
     parent, fsize, lo, hi, fint, fmee = S.parent, S.fsize, S.lo, S.hi, S.fint, S.fmee
     ra = find(parent, a)
@@ -408,39 +411,19 @@ def feature_tiles(S, r):
     return popcount(S.lo[r]) + popcount(S.hi[r])
 
 
-@njit(cache=True)
-def place_tile(S, T, t, rot, cell, conn):
-    """Put tile type ``t`` with rotation ``rot`` (quarter turns clockwise) on ``cell`` (int,
-    ``y * BOARD_W + x``); legality is checked by the caller. ``conn``: int64[>= MAX_SEG], output.
-
-    Merges its segments into the features on the board (§1.2), updates the frontier and the
-    8-neighbour counts. ``conn[s]`` gets bit 1 for each city/road segment that joined a feature
-    already on the board ("extended", §4.2); bit 2 when, before the merge, that feature held
-    more meeples of another player than of ``sc[S_CUR]``, bit 4 when another player only tied
-    ``sc[S_CUR]``'s count (for the "judged before placement" reading, §6 #2). Returns the new
-    tile index.
-    """
-    board = S.board
-    pat = S.pat
-    nb8 = S.nb8
-    fpos = S.fpos
-    front = S.front
-    tinfo = S.tinfo
-    parent = S.parent
-    fsize = S.fsize
-    lo = S.lo
-    hi = S.hi
-    fint = S.fint
-    fmee = S.fmee
-    sc = S.sc
-    edge, side_seg, port_seg, nseg = T[TB_EDGE], T[TB_SIDE_SEG], T[TB_PORT_SEG], T[TB_NSEG]
-    seg_kind, seg_nsides, seg_pen, seg_adj = (
+@njit(cache=True, inline="always")
+def _new_nodes(S, T, t, idx, conn):
+    """Features of their own for the segments of tile type ``t`` placed as tile ``idx`` (§1.2):
+    node ``idx * MAX_SEG + s`` is a root with the segment's open sides, pennants, adjacent
+    cities, no meeples, and the tile set {idx}; ``conn[s] = 0``."""
+    parent, fsize, lo, hi, fint, fmee = S.parent, S.fsize, S.lo, S.hi, S.fint, S.fmee
+    nseg, seg_kind, seg_nsides, seg_pen, seg_adj = (
+        T[TB_NSEG],
         T[TB_SEG_KIND],
         T[TB_SEG_NSIDES],
         T[TB_SEG_PEN],
         T[TB_SEG_ADJ],
     )
-    idx = sc[S_NPLACED]
     base = idx * MAX_SEG
     w = idx >> 6
     b = _ONE << np.uint64(idx & 63)
@@ -464,44 +447,35 @@ def place_tile(S, T, t, rot, cell, conn):
             fint[n, F_ADJ] = (seg_adj[t, s, 0] >= 0) + (seg_adj[t, s, 1] >= 0)
         fmee[n, :] = 0
         conn[s] = 0
-    for d in range(4):
-        nc = cell + _OFF[d]
-        j = board[nc]
-        if j < 0:
-            continue
-        tj = tinfo[j, 0]
-        rj = tinfo[j, 1]
-        e = edge[t, rot, d]
-        od = (d + 2) & 3
-        if e != EDGE_FIELD:
-            s = side_seg[t, rot, d]
-            nb = j * MAX_SEG + side_seg[tj, rj, od]
-            rb = find(parent, nb)
-            if fint[rb, F_MTOT] > 0:
-                cur = sc[S_CUR]
-                mx = 0
-                for p in range(sc[S_NPLAYERS]):
-                    if p != cur and fmee[rb, p] > mx:
-                        mx = fmee[rb, p]
-                if mx > fmee[rb, cur]:
-                    conn[s] |= 2
-                elif mx > 0 and mx == fmee[rb, cur]:
-                    conn[s] |= 4
-            r = _union(S, base + s, nb)
-            fint[r, F_OPEN] -= 2
-            conn[s] |= 1
-        for q in range(2):
-            p = 2 * d + q
-            fa = port_seg[t, rot, p]
-            fb = port_seg[tj, rj, _PARTNER[p]]
-            if fa >= 0 and fb >= 0:
-                _union(S, base + fa, j * MAX_SEG + fb)
-    board[cell] = idx
-    tinfo[idx, 0] = t
-    tinfo[idx, 1] = rot
-    tinfo[idx, 2] = cell
-    sc[S_NPLACED] = idx + 1
-    # frontier
+
+
+@njit(cache=True, inline="always")
+def _majority_before(S, rb):
+    """How feature ``rb`` stood for ``sc[S_CUR]`` before the merge (the "judged before
+    placement" reading, §6 #2): 2 when another player held more meeples in it, 4 when another
+    player only tied, else 0."""
+    fmee, sc = S.fmee, S.sc
+    if S.fint[rb, F_MTOT] == 0:
+        return 0
+    cur = sc[S_CUR]
+    mx = 0
+    for p in range(sc[S_NPLAYERS]):
+        if p != cur and fmee[rb, p] > mx:
+            mx = fmee[rb, p]
+    if mx > fmee[rb, cur]:
+        return 2
+    if mx > 0 and mx == fmee[rb, cur]:
+        return 4
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _update_frontier(S, T, t, rot, cell):
+    """After tile ``t``/``rot`` is put on ``cell``: the cell leaves the frontier, its empty
+    neighbours join it with the new side's requirement in ``pat`` (2 bits per side, §1.1), and
+    the 8-neighbour counts ``nb8`` around it grow (monasteries, §3.3)."""
+    board, pat, nb8, fpos, front, sc = S.board, S.pat, S.nb8, S.fpos, S.front, S.sc
+    edge = T[TB_EDGE]
     k = fpos[cell]
     if k >= 0:
         last = sc[S_NFRONT] - 1
@@ -520,6 +494,53 @@ def place_tile(S, T, t, rot, cell, conn):
                 sc[S_NFRONT] += 1
     for k in range(8):
         nb8[cell + _OFF8[k]] += 1
+
+
+@njit(cache=True)
+def place_tile(S, T, t, rot, cell, conn):
+    """Put tile type ``t`` with rotation ``rot`` (quarter turns clockwise) on ``cell`` (int,
+    ``y * BOARD_W + x``); legality is checked by the caller. ``conn``: int64[>= MAX_SEG], output.
+
+    Merges its segments into the features on the board (§1.2), updates the frontier and the
+    8-neighbour counts. ``conn[s]`` gets bit 1 for each city/road segment that joined a feature
+    already on the board ("extended", §4.2); bit 2 when, before the merge, that feature held
+    more meeples of another player than of ``sc[S_CUR]``, bit 4 when another player only tied
+    ``sc[S_CUR]``'s count (for the "judged before placement" reading, §6 #2). Returns the new
+    tile index.
+    """
+    board, tinfo, parent, fint, sc = S.board, S.tinfo, S.parent, S.fint, S.sc
+    edge, side_seg, port_seg = T[TB_EDGE], T[TB_SIDE_SEG], T[TB_PORT_SEG]
+    idx = sc[S_NPLACED]
+    base = idx * MAX_SEG
+    _new_nodes(S, T, t, idx, conn)
+    for d in range(4):
+        nc = cell + _OFF[d]
+        j = board[nc]
+        if j < 0:
+            continue
+        tj = tinfo[j, 0]
+        rj = tinfo[j, 1]
+        e = edge[t, rot, d]
+        od = (d + 2) & 3
+        if e != EDGE_FIELD:
+            s = side_seg[t, rot, d]
+            nb = j * MAX_SEG + side_seg[tj, rj, od]
+            conn[s] |= _majority_before(S, find(parent, nb))
+            r = _union(S, base + s, nb)
+            fint[r, F_OPEN] -= 2
+            conn[s] |= 1
+        for q in range(2):
+            p = 2 * d + q
+            fa = port_seg[t, rot, p]
+            fb = port_seg[tj, rj, _PARTNER[p]]
+            if fa >= 0 and fb >= 0:
+                _union(S, base + fa, j * MAX_SEG + fb)
+    board[cell] = idx
+    tinfo[idx, 0] = t
+    tinfo[idx, 1] = rot
+    tinfo[idx, 2] = cell
+    sc[S_NPLACED] = idx + 1
+    _update_frontier(S, T, t, rot, cell)
     return idx
 
 
@@ -574,7 +595,7 @@ def _award(S, r, pts, cat, gift_kind):
                     gst[p, 12 + GIFT_CHANGE] += pts
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _second_max(fmee, r, p, n):
     """Most meeples any player other than ``p`` has in feature ``r``."""
     m = 0
@@ -584,7 +605,7 @@ def _second_max(fmee, r, p, n):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _return_meeples(S, r):
     """Every meeple in feature ``r`` goes back to its owner's supply (§3.2 step 3)."""
     parent, fint, fmee, mnode = S.parent, S.fint, S.fmee, S.mnode
@@ -603,7 +624,7 @@ def _return_meeples(S, r):
     fint[r, F_MTOT] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def road_city_points(S, T, r, kind, complete, variant):
     """Points of the road/city with root ``r`` (§3.3): completed during play (``complete``) or
     at game end; ``kind`` is ``KIND_ROAD`` or ``KIND_CITY``; ``variant[V_TINY_CITY]`` = 1 gives a
@@ -620,7 +641,7 @@ def road_city_points(S, T, r, kind, complete, variant):
     return tiles * pts[P_CITY_END_TILE] + pen * pts[P_CITY_END_PEN]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _score_completed(S, T, idx, variant):
     """Step 3 of §3.2 for the tile just placed: completed roads, cities, monasteries."""
     board, nb8, tinfo, parent, fint = S.board, S.nb8, S.tinfo, S.parent, S.fint
@@ -657,31 +678,15 @@ def _score_completed(S, T, idx, variant):
             _return_meeples(S, n)
 
 
-@njit(cache=True)
-def score_final(S, T, variant):
-    """End-of-game scoring (§3.3, §4.5): incomplete roads/cities/monasteries, farms, unopened gifts.
-
-    Farms by ``variant[V_FARMS]``: v3 = 3 per completed adjacent city, each field on its own
-    (current rule); v2 = same but each city at most once per player; v1 = city-centric, 4 per
-    city to the majority over all fields touching it; none = no farm points.
-    """
-    nb8 = S.nb8
-    tinfo = S.tinfo
-    parent = S.parent
-    fsize = S.fsize
-    lo = S.lo
-    fint = S.fint
-    fmee = S.fmee
-    score = S.score
-    brk = S.brk
-    hand = S.hand
-    gst = S.gst
-    sc = S.sc
-    nseg, seg_kind, seg_adj, pts = T[TB_NSEG], T[TB_SEG_KIND], T[TB_SEG_ADJ], T[TB_PTS]
-    npl = sc[S_NPLAYERS]
-    nplaced = sc[S_NPLACED]
+@njit(cache=True, inline="always")
+def _score_unfinished(S, T, variant):
+    """End of game, features (§3.3): every occupied incomplete road, city and monastery scores
+    for its majority. Numbers the completed cities ``0 .. ncity - 1`` in ``fsize[root] = -1 -
+    id`` (``fsize`` is no longer needed) for the farms; returns ``ncity`` (int64)."""
+    nb8, tinfo, parent, fsize, fint = S.nb8, S.tinfo, S.parent, S.fsize, S.fint
+    nseg, seg_kind, pts = T[TB_NSEG], T[TB_SEG_KIND], T[TB_PTS]
     ncity = 0
-    for i in range(nplaced):
+    for i in range(S.sc[S_NPLACED]):
         t = tinfo[i, 0]
         for s in range(nseg[t]):
             n = i * MAX_SEG + s
@@ -710,87 +715,133 @@ def score_final(S, T, variant):
                         _CAT_MONASTERY,
                         _NONE,
                     )
+    return ncity
+
+
+@njit(cache=True, inline="always")
+def _field_cities(S, T):
+    """Farms (§3.3): for every occupied field root, the uint64 mask of the completed cities it
+    touches (city ids of ``_score_unfinished``), written in ``lo[root]`` (the tile sets are no
+    longer needed)."""
+    tinfo, parent, fsize, lo, fint = S.tinfo, S.parent, S.fsize, S.lo, S.fint
+    nseg, seg_kind, seg_adj = T[TB_NSEG], T[TB_SEG_KIND], T[TB_SEG_ADJ]
+    nplaced = S.sc[S_NPLACED]
+    for i in range(nplaced):
+        t = tinfo[i, 0]
+        for s in range(nseg[t]):
+            n = i * MAX_SEG + s
+            if seg_kind[t, s] == KIND_FIELD and parent[n] == n:
+                lo[n] = 0
+    for i in range(nplaced):
+        t = tinfo[i, 0]
+        for s in range(nseg[t]):
+            if seg_kind[t, s] != KIND_FIELD:
+                continue
+            fr = find(parent, i * MAX_SEG + s)
+            if fint[fr, F_MTOT] == 0:
+                continue
+            for q in range(2):
+                c = seg_adj[t, s, q]
+                if c < 0:
+                    continue
+                cr = find(parent, i * MAX_SEG + c)
+                if fint[cr, F_OPEN] == 0:
+                    lo[fr] |= _ONE << np.uint64(-1 - fsize[cr])
+
+
+@njit(cache=True, inline="always")
+def _farms_v2(S, T):
+    """Farms ``v2`` (§3.3, §6): 3 per completed city a player's majority fields touch, each
+    city at most once per player."""
+    tinfo, parent, lo, fint, fmee = S.tinfo, S.parent, S.lo, S.fint, S.fmee
+    nseg, seg_kind, pts = T[TB_NSEG], T[TB_SEG_KIND], T[TB_PTS]
+    npl = S.sc[S_NPLAYERS]
+    pm = S.fpm  # scratch (no allocation: rollouts run inside the NRT-free loop)
+    for p in range(MAX_PLAYERS):
+        pm[p] = 0
+    for i in range(S.sc[S_NPLACED]):
+        t = tinfo[i, 0]
+        for s in range(nseg[t]):
+            n = i * MAX_SEG + s
+            if seg_kind[t, s] == KIND_FIELD and parent[n] == n and fint[n, F_MTOT] > 0:
+                mx = 0
+                for p in range(npl):
+                    mx = max(mx, fmee[n, p])
+                for p in range(npl):
+                    if fmee[n, p] == mx:
+                        pm[p] |= lo[n]
+    for p in range(npl):
+        v = pts[P_FARM] * popcount(pm[p])
+        S.score[p] += v
+        S.brk[p, CAT_FARM] += v
+
+
+@njit(cache=True, inline="always")
+def _farms_v1(S, T, ncity):
+    """Farms ``v1`` (§3.3, §6): per completed city, 4 to the majority of farmers summed over
+    all fields touching it."""
+    tinfo, parent, lo, fint, fmee = S.tinfo, S.parent, S.lo, S.fint, S.fmee
+    nseg, seg_kind, pts = T[TB_NSEG], T[TB_SEG_KIND], T[TB_PTS]
+    npl = S.sc[S_NPLAYERS]
+    cnt = S.fcnt
+    for c in range(64):
+        for p in range(MAX_PLAYERS):
+            cnt[c, p] = 0
+    for i in range(S.sc[S_NPLACED]):
+        t = tinfo[i, 0]
+        for s in range(nseg[t]):
+            n = i * MAX_SEG + s
+            if seg_kind[t, s] == KIND_FIELD and parent[n] == n and fint[n, F_MTOT] > 0:
+                m = lo[n]
+                for c in range(ncity):
+                    if (m >> np.uint64(c)) & _ONE:
+                        for p in range(npl):
+                            cnt[c, p] += fmee[n, p]
+    for c in range(ncity):
+        mx = 0
+        for p in range(npl):
+            mx = max(mx, cnt[c, p])
+        if mx > 0:
+            for p in range(npl):
+                if cnt[c, p] == mx:
+                    S.score[p] += pts[P_FARM_V1]
+                    S.brk[p, CAT_FARM] += pts[P_FARM_V1]
+
+
+@njit(cache=True)
+def score_final(S, T, variant):
+    """End-of-game scoring (§3.3, §4.5): incomplete roads/cities/monasteries
+    (``_score_unfinished``), farms, unopened gifts.
+
+    Farms by ``variant[V_FARMS]``: v3 = 3 per completed adjacent city, each field on its own
+    (current rule); v2 = same but each city at most once per player (``_farms_v2``); v1 =
+    city-centric, 4 per city to the majority over all fields touching it (``_farms_v1``); none =
+    no farm points.
+    """
+    tinfo, parent, lo, fint = S.tinfo, S.parent, S.lo, S.fint
+    nseg, seg_kind, pts = T[TB_NSEG], T[TB_SEG_KIND], T[TB_PTS]
+    ncity = _score_unfinished(S, T, variant)
     farms = variant[V_FARMS]
     if farms != FARMS_NONE and ncity > 0:
-        # field root -> uint64 mask of adjacent completed city ids (lo[] reused as the mask)
-        for i in range(nplaced):
-            t = tinfo[i, 0]
-            for s in range(nseg[t]):
-                n = i * MAX_SEG + s
-                if seg_kind[t, s] == KIND_FIELD and parent[n] == n:
-                    lo[n] = 0
-        for i in range(nplaced):
-            t = tinfo[i, 0]
-            for s in range(nseg[t]):
-                if seg_kind[t, s] != KIND_FIELD:
-                    continue
-                fr = find(parent, i * MAX_SEG + s)
-                if fint[fr, F_MTOT] == 0:
-                    continue
-                for q in range(2):
-                    c = seg_adj[t, s, q]
-                    if c < 0:
-                        continue
-                    cr = find(parent, i * MAX_SEG + c)
-                    if fint[cr, F_OPEN] == 0:
-                        lo[fr] |= _ONE << np.uint64(-1 - fsize[cr])
+        _field_cities(S, T)
         if farms == FARMS_V3:
-            for i in range(nplaced):
+            for i in range(S.sc[S_NPLACED]):
                 t = tinfo[i, 0]
                 for s in range(nseg[t]):
                     n = i * MAX_SEG + s
                     if seg_kind[t, s] == KIND_FIELD and parent[n] == n and fint[n, F_MTOT] > 0:
                         _award(S, n, pts[P_FARM] * popcount(lo[n]), np.int64(CAT_FARM), _NONE)
         elif farms == FARMS_V2:
-            pm = S.fpm  # scratch (no allocation: rollouts run inside the NRT-free loop)
-            for p in range(MAX_PLAYERS):
-                pm[p] = 0
-            for i in range(nplaced):
-                t = tinfo[i, 0]
-                for s in range(nseg[t]):
-                    n = i * MAX_SEG + s
-                    if seg_kind[t, s] == KIND_FIELD and parent[n] == n and fint[n, F_MTOT] > 0:
-                        mx = 0
-                        for p in range(npl):
-                            mx = max(mx, fmee[n, p])
-                        for p in range(npl):
-                            if fmee[n, p] == mx:
-                                pm[p] |= lo[n]
-            for p in range(npl):
-                v = pts[P_FARM] * popcount(pm[p])
-                score[p] += v
-                brk[p, CAT_FARM] += v
-        else:  # v1: per city, farmers summed over all fields touching it
-            cnt = S.fcnt
-            for c in range(64):
-                for p in range(MAX_PLAYERS):
-                    cnt[c, p] = 0
-            for i in range(nplaced):
-                t = tinfo[i, 0]
-                for s in range(nseg[t]):
-                    n = i * MAX_SEG + s
-                    if seg_kind[t, s] == KIND_FIELD and parent[n] == n and fint[n, F_MTOT] > 0:
-                        m = lo[n]
-                        for c in range(ncity):
-                            if (m >> np.uint64(c)) & _ONE:
-                                for p in range(npl):
-                                    cnt[c, p] += fmee[n, p]
-            for c in range(ncity):
-                mx = 0
-                for p in range(npl):
-                    mx = max(mx, cnt[c, p])
-                if mx > 0:
-                    for p in range(npl):
-                        if cnt[c, p] == mx:
-                            score[p] += pts[P_FARM_V1]
-                            brk[p, CAT_FARM] += pts[P_FARM_V1]
+            _farms_v2(S, T)
+        else:
+            _farms_v1(S, T, ncity)
     if variant[V_GIFTS] == 1:
-        for p in range(npl):
+        for p in range(S.sc[S_NPLAYERS]):
             for g in range(N_GIFT):
-                v = pts[P_GIFT_UNOPENED] * hand[p, g]
-                score[p] += v
-                brk[p, CAT_GIFT] += v
-                gst[p, 12 + g] += v
+                v = pts[P_GIFT_UNOPENED] * S.hand[p, g]
+                S.score[p] += v
+                S.brk[p, CAT_GIFT] += v
+                S.gst[p, 12 + g] += v
 
 
 # --------------------------------------------------------------------------------------------
@@ -825,7 +876,7 @@ def placements(S, T, t, distinct, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def placeable(S, T, t):
     """Whether tile type ``t`` has any legal placement (§3.2 step 1; else it is removed)."""
     pat, front, sc = S.pat, S.front, S.sc
@@ -836,7 +887,7 @@ def placeable(S, T, t):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def meeple_options(S, T, idx, player, out):
     """Segments of tile ``idx`` a meeple of ``player`` may go on (§3.2 step 2): into ``out``
     (int64[>= 9]) after ``out[0] = -1`` (no meeple); returns the count. A segment qualifies when
@@ -861,7 +912,7 @@ def meeple_options(S, T, idx, player, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _put_meeple(S, node, player):
     parent, fint, fmee, mnode = S.parent, S.fint, S.fmee, S.mnode
     for k in range(MAX_MEEPLES):
@@ -874,7 +925,7 @@ def _put_meeple(S, node, player):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def supply(S, player):
     """Meeples of ``player`` in supply (§3.1: 7 per player)."""
     c = 0
@@ -889,7 +940,7 @@ def supply(S, player):
 # --------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def gift_earned(S, T, idx, player, conn, variant):
     """§4.2: does the tile just placed extend a road/city that belongs to someone else?
 
@@ -930,7 +981,7 @@ def gift_earned(S, T, idx, player, conn, variant):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _draw_gift_card(S, grng, mode, gscript, gpos):
     """Top card of the gift deck (reshuffling the discards when empty); -1 = none left.
 
@@ -975,7 +1026,7 @@ def _draw_gift_card(S, grng, mode, gscript, gpos):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def unfinished_monasteries(S, T, out):
     """Nodes of the monasteries on the board that are not complete (Synod targets, §4.4.1),
     into ``out`` (int array); returns the count."""
@@ -990,7 +1041,7 @@ def unfinished_monasteries(S, T, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def unfinished_roads(S, T, out):
     """Root nodes of the unfinished roads (Road Sweeper targets, §4.4.2), into ``out``; returns
     the count."""
@@ -1007,7 +1058,7 @@ def unfinished_roads(S, T, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def own_meeples(S, player, out):
     """Distinct nodes holding a meeple of ``player`` (Cash Out / Change Position sources), into
     ``out``; returns the count."""
@@ -1027,7 +1078,7 @@ def own_meeples(S, player, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def change_targets(S, T, node, variant, out):
     """Segments of the same tile a meeple on ``node`` may switch to (§4.4.4, §6 #8, #9), into
     ``out``; returns the count. Standing (road/city/monastery) -> any field segment; lying ->
@@ -1055,7 +1106,7 @@ def change_targets(S, T, node, variant, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _move_meeple(S, player, frm, to):
     parent, fint, fmee, mnode = S.parent, S.fint, S.fmee, S.mnode
     for k in range(MAX_MEEPLES):
@@ -1075,7 +1126,7 @@ def _move_meeple(S, player, frm, to):
             return
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def cash_out_points(S, T, node, player, variant):
     """Cash Out (§4.4.3, §6 #7): 2 (``pts[P_CASH_OUT]``) per meeple in the feature of ``node``,
     counting all players' meeples (default) or the player's own only."""
@@ -1085,7 +1136,7 @@ def cash_out_points(S, T, node, player, variant):
     return T[TB_PTS][P_CASH_OUT] * S.fmee[r, player]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def road_sweep(S, T, root):
     """Road Sweeper (§4.4.2): score the unfinished road with root ``root`` as at game end (1 per
     tile) for the majority, then return all its meeples; the road stays open and empty."""
@@ -1178,75 +1229,56 @@ def _root_util(S, r, kind, cur, params, pot, mcost, progress, extra_me, mee):
     )
 
 
-@njit(cache=True)
-def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
-    """Heuristic value of placing ``t``/``rot`` on ``cell`` for ``cur``; returns (value, best segment).
+@njit(cache=True, **_INTERNAL)
+def _add_root(roots, nr, s, r):
+    """Add feature root ``r`` to new segment ``s``'s list ``roots[s, :nr[s]]`` unless there."""
+    dup = False
+    for q in range(nr[s]):
+        if roots[s, q] == r:
+            dup = True
+    if not dup:
+        roots[s, nr[s]] = r
+        nr[s] += 1
 
-    Simulates the merge without changing the state ("virtual merge"): per new segment the set of
-    neighbouring feature roots, grouped when two segments reach the same root.
-    ``H`` = (roots int64[8, 8], nroots int64[8], conn int64[8], grp int64[8], mee int64[5]).
-    Best segment -1 = no meeple.
+
+@njit(cache=True, **_INTERNAL)
+def _neighbour_roots(S, T, t, rot, cell, roots, nr, conn, grp):
+    """The features on the board each segment of ``t``/``rot`` on ``cell`` would join (§1.2).
+
+    Writes, per segment ``s`` of the new tile: ``roots[s, :nr[s]]`` (int64[8, 8], int64[8]) the
+    distinct roots of the neighbouring features it touches (city/road sides and field ports),
+    ``conn[s]`` (int64[8]) the number of city/road sides it joins, and ``grp[s] = s`` (each
+    segment its own group, see ``_group_segments``).
     """
-    board, nb8, tinfo, parent, lo, hi = S.board, S.nb8, S.tinfo, S.parent, S.lo, S.hi
-    fint, fmee, sc = S.fint, S.fmee, S.sc
-    edge, side_seg, port_seg, nseg, seg_kind, seg_nsides, seg_pen, seg_adj, cl_seg = (
-        T[TB_EDGE],
-        T[TB_SIDE_SEG],
-        T[TB_PORT_SEG],
-        T[TB_NSEG],
-        T[TB_SEG_KIND],
-        T[TB_SEG_NSIDES],
-        T[TB_SEG_PEN],
-        T[TB_SEG_ADJ],
-        T[TB_CL_SEG],
-    )
-    roots, nr, conn, grp, mee = H
-    npl = sc[S_NPLAYERS]
-    nplaced = sc[S_NPLACED]
-    remaining = sc[S_PILE_N]
-    pot = params[H_POT] * remaining / 71.0
-    progress = nplaced / 72.0
-    mcost = _meeple_cost(S, cur, params)
-    have_meeple = supply(S, cur) > 0
-    farm_ok = nplaced >= params[H_FARM_TURN]
-    ns = nseg[t]
-    for s in range(ns):
+    board, tinfo, parent = S.board, S.tinfo, S.parent
+    edge, side_seg, port_seg = T[TB_EDGE], T[TB_SIDE_SEG], T[TB_PORT_SEG]
+    for s in range(T[TB_NSEG][t]):
         nr[s] = 0
         conn[s] = 0
         grp[s] = s
     for d in range(4):
-        nc = cell + _OFF[d]
-        j = board[nc]
+        j = board[cell + _OFF[d]]
         if j < 0:
             continue
         tj = tinfo[j, 0]
         rj = tinfo[j, 1]
-        od = (d + 2) & 3
         if edge[t, rot, d] != EDGE_FIELD:
             s = side_seg[t, rot, d]
-            r = find(parent, j * MAX_SEG + side_seg[tj, rj, od])
             conn[s] += 1
-            dup = False
-            for q in range(nr[s]):
-                if roots[s, q] == r:
-                    dup = True
-            if not dup:
-                roots[s, nr[s]] = r
-                nr[s] += 1
+            _add_root(roots, nr, s, find(parent, j * MAX_SEG + side_seg[tj, rj, (d + 2) & 3]))
         for q2 in range(2):
             p = 2 * d + q2
             fa = port_seg[t, rot, p]
             fb = port_seg[tj, rj, _PARTNER[p]]
             if fa >= 0 and fb >= 0:
-                r = find(parent, j * MAX_SEG + fb)
-                dup = False
-                for q in range(nr[fa]):
-                    if roots[fa, q] == r:
-                        dup = True
-                if not dup:
-                    roots[fa, nr[fa]] = r
-                    nr[fa] += 1
-    # group segments of the new tile that reach a common root
+                _add_root(roots, nr, fa, find(parent, j * MAX_SEG + fb))
+
+
+@njit(cache=True, **_INTERNAL)
+def _group_segments(seg_kind, t, ns, roots, nr, grp):
+    """Group the new tile's segments of one kind that reach a common feature root: they become
+    one feature when the tile is placed (§1.2). ``grp[s]`` (int64[8]) = the smallest segment of
+    ``s``'s group."""
     for s1 in range(ns):
         for s2 in range(s1 + 1, ns):
             if seg_kind[t, s1] != seg_kind[t, s2] or grp[s1] == grp[s2]:
@@ -1262,124 +1294,96 @@ def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
                 for s3 in range(ns):
                     if grp[s3] == g_old:
                         grp[s3] = g_new
-    idx_bit_w = nplaced >> 6
-    bitv = _ONE << np.uint64(nplaced & 63)
-    total = 0.0
-    best_extra = 0.0
-    best_seg = -1
-    gift_hit = False
-    for g in range(ns):
-        k = seg_kind[t, g]
-        if grp[g] != g or k == KIND_CLOISTER:
+
+
+@njit(cache=True, **_INTERNAL)
+def _merged_feature(S, T, t, g, k, cur, params, pot, mcost, progress, H):
+    """The feature group ``g`` (kind ``k``) of the new tile would form, merged virtually.
+
+    Sums the new segments' and each distinct neighbouring root's open sides, pennants and
+    adjacent city segments, unions their tile sets (the new tile included), and adds up the
+    roots' meeples into ``H[4]`` (int64[5]). Returns (open sides, pennants, adjacent cities,
+    distinct tiles, the roots' worth to ``cur`` before the merge (points-like units), number of
+    neighbouring roots).
+    """
+    fint, fmee, lo, hi = S.fint, S.fmee, S.lo, S.hi
+    nseg, seg_nsides, seg_pen, seg_adj = T[TB_NSEG], T[TB_SEG_NSIDES], T[TB_SEG_PEN], T[TB_SEG_ADJ]
+    roots, nr, conn, grp, mee = H
+    npl = S.sc[S_NPLAYERS]
+    nplaced = S.sc[S_NPLACED]
+    opn = _ZERO  # int64 from the start (see _ZERO)
+    pen = _ZERO
+    adj = _ZERO
+    ml = np.uint64(0)
+    mh = np.uint64(0)
+    if nplaced >> 6 == 0:
+        ml = _ONE << np.uint64(nplaced & 63)
+    else:
+        mh = _ONE << np.uint64(nplaced & 63)
+    for p in range(npl):
+        mee[p] = 0
+    old = 0.0
+    nroot_seen = 0
+    for s in range(nseg[t]):
+        if grp[s] != g:
             continue
-        # distinct roots of the group, their old worth, the merged stats
-        opn = _ZERO  # int64 from the start (see _ZERO)
-        pen = _ZERO
-        adj = _ZERO
-        ml = np.uint64(0)
-        mh = np.uint64(0)
-        if idx_bit_w == 0:
-            ml = bitv
-        else:
-            mh = bitv
-        for p in range(npl):
-            mee[p] = 0
-        old = 0.0
-        nroot_seen = 0
-        for s in range(ns):
-            if grp[s] != g:
+        if k <= KIND_ROAD:
+            opn += seg_nsides[t, s] - 2 * conn[s]
+        pen += seg_pen[t, s]
+        if k == KIND_FIELD:
+            adj += (seg_adj[t, s, 0] >= 0) + (seg_adj[t, s, 1] >= 0)
+        for q in range(nr[s]):
+            r = roots[s, q]
+            dup = False
+            for s0 in range(s):
+                if grp[s0] == g:
+                    for q0 in range(nr[s0]):
+                        if roots[s0, q0] == r:
+                            dup = True
+            for q0 in range(q):
+                if roots[s, q0] == r:
+                    dup = True
+            if dup:
                 continue
-            if k <= KIND_ROAD:
-                opn += seg_nsides[t, s] - 2 * conn[s]
-            pen += seg_pen[t, s]
-            if k == KIND_FIELD:
-                adj += (seg_adj[t, s, 0] >= 0) + (seg_adj[t, s, 1] >= 0)
-            for q in range(nr[s]):
-                r = roots[s, q]
-                dup = False
-                for s0 in range(s):
-                    if grp[s0] == g:
-                        for q0 in range(nr[s0]):
-                            if roots[s0, q0] == r:
-                                dup = True
-                for q0 in range(q):
-                    if roots[s, q0] == r:
-                        dup = True
-                if dup:
-                    continue
-                nroot_seen += 1
-                opn += fint[r, F_OPEN]
-                pen += fint[r, F_PEN]
-                adj += fint[r, F_ADJ]
-                ml |= lo[r]
-                mh |= hi[r]
-                if fint[r, F_MTOT] > 0:
-                    old += _root_util(S, r, k, cur, params, pot, mcost, progress, _ZERO, H[4])
-                    for p in range(npl):
-                        mee[p] += fmee[r, p]
-        tiles = popcount(ml) + popcount(mh)
-        complete = k <= KIND_ROAD and opn == 0
-        mtot = 0
-        for p in range(npl):
-            mtot += mee[p]
-        new = _util(k, complete, opn, tiles, pen, adj, mee, cur, npl, params, pot, mcost, progress)
-        total += new - old
-        if (
-            variant[V_GIFTS] == 1
-            and k <= KIND_ROAD
-            and nroot_seen > 0
-            and mtot > 0
-            and not (complete and variant[V_GIFT_COMPLETED] == 1)
-        ):
-            mx = 0
-            for p in range(npl):
-                mx = max(mx, mee[p])
-            if mee[cur] < mx:
-                gift_hit = True
-            elif variant[V_GIFT_SHARED] == 1:
+            nroot_seen += 1
+            opn += fint[r, F_OPEN]
+            pen += fint[r, F_PEN]
+            adj += fint[r, F_ADJ]
+            ml |= lo[r]
+            mh |= hi[r]
+            if fint[r, F_MTOT] > 0:
+                old += _root_util(S, r, k, cur, params, pot, mcost, progress, _ZERO, mee)
                 for p in range(npl):
-                    if p != cur and mee[p] == mx:
-                        gift_hit = True
-        if mtot == 0 and have_meeple and (k != KIND_FIELD or farm_ok):
-            mee[cur] = 1
-            withm = _util(
-                k, complete, opn, tiles, pen, adj, mee, cur, npl, params, pot, mcost, progress
-            )
-            mee[cur] = 0
-            extra = withm - new
-            if not complete:
-                extra -= mcost
-            if extra > best_extra:
-                best_extra = extra
-                best_seg = g
-    # monastery on the new tile
-    cs = cl_seg[t]
-    if cs >= 0 and have_meeple:
-        n8 = nb8[cell]
+                    mee[p] += fmee[r, p]
+    return opn, pen, adj, popcount(ml) + popcount(mh), old, nroot_seen
+
+
+@njit(cache=True, **_INTERNAL)
+def _earns_gift(variant, k, complete, mee, cur, npl):
+    """Whether extending an occupied road/city of kind ``k`` with meeples ``mee`` (int64[5],
+    the merged feature's) earns ``cur`` a gift card (§4.2; ``gift_shared``,
+    ``gift_completed``: §6 #2, #3)."""
+    if variant[V_GIFTS] != 1 or k > KIND_ROAD or (complete and variant[V_GIFT_COMPLETED] == 1):
+        return False
+    mx = 0
+    for p in range(npl):
+        mx = max(mx, mee[p])
+    if mee[cur] < mx:
+        return True
+    if variant[V_GIFT_SHARED] == 1:
         for p in range(npl):
-            mee[p] = 0
-        mee[cur] = 1
-        extra = _util(
-            _CLOISTER,
-            n8 == 8,
-            _ZERO,
-            np.int64(n8),
-            _ZERO,
-            _ZERO,
-            mee,
-            cur,
-            npl,
-            params,
-            pot,
-            mcost,
-            progress,
-        )
-        if n8 < 8:
-            extra -= mcost
-        if extra > best_extra:
-            best_extra = extra
-            best_seg = cs
-    # neighbouring monasteries gain a neighbour
+            if p != cur and mee[p] == mx:
+                return True
+    return False
+
+
+@njit(cache=True, **_INTERNAL)
+def _neighbour_monasteries(S, T, cell, cur, params, pot, mcost, progress, mee, total):
+    """``total`` (float64, the placement's running value) plus what each occupied unfinished
+    monastery around ``cell`` gains by one more neighbour (§3.3), in the order of ``_OFF8``."""
+    board, nb8, tinfo, fint, fmee = S.board, S.nb8, S.tinfo, S.fint, S.fmee
+    cl_seg = T[TB_CL_SEG]
+    npl = S.sc[S_NPLAYERS]
     for k8 in range(8):
         c = cell + _OFF8[k8]
         j = board[c]
@@ -1425,6 +1429,93 @@ def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
             progress,
         )
         total += after - before
+    return total
+
+
+@njit(cache=True)
+def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
+    """Heuristic value of placing ``t``/``rot`` on ``cell`` for ``cur``; returns (value, best
+    segment) (float64 in points-like units, int64; segment -1 = no meeple).
+
+    Simulates the merge without changing the state ("virtual merge", §1.2): the neighbouring
+    feature roots of each new segment (``_neighbour_roots``), the segments grouped when they
+    reach a common root (``_group_segments``), then per group the change in worth of the merged
+    feature (``_merged_feature``), a gift card it would earn (§4.2) and the worth of a meeple
+    on it (§3.2 step 2); the monastery on the new tile; neighbouring monasteries gaining a
+    neighbour (§3.3). ``H`` = (roots int64[8, 8], nroots int64[8], conn int64[8], grp int64[8],
+    mee int64[5]), scratch (``new_scratch``).
+    """
+    nb8, sc = S.nb8, S.sc
+    seg_kind, cl_seg = T[TB_SEG_KIND], T[TB_CL_SEG]
+    roots, nr, conn, grp, mee = H
+    npl = sc[S_NPLAYERS]
+    pot = params[H_POT] * sc[S_PILE_N] / 71.0
+    progress = sc[S_NPLACED] / 72.0
+    mcost = _meeple_cost(S, cur, params)
+    have_meeple = supply(S, cur) > 0
+    farm_ok = sc[S_NPLACED] >= params[H_FARM_TURN]
+    ns = T[TB_NSEG][t]
+    _neighbour_roots(S, T, t, rot, cell, roots, nr, conn, grp)
+    _group_segments(seg_kind, t, ns, roots, nr, grp)
+    total = 0.0
+    best_extra = 0.0
+    best_seg = -1
+    gift_hit = False
+    for g in range(ns):
+        k = seg_kind[t, g]
+        if grp[g] != g or k == KIND_CLOISTER:
+            continue
+        opn, pen, adj, tiles, old, nroot_seen = _merged_feature(
+            S, T, t, g, k, cur, params, pot, mcost, progress, H
+        )
+        complete = k <= KIND_ROAD and opn == 0
+        mtot = 0
+        for p in range(npl):
+            mtot += mee[p]
+        new = _util(k, complete, opn, tiles, pen, adj, mee, cur, npl, params, pot, mcost, progress)
+        total += new - old
+        if nroot_seen > 0 and mtot > 0 and _earns_gift(variant, k, complete, mee, cur, npl):
+            gift_hit = True
+        if mtot == 0 and have_meeple and (k != KIND_FIELD or farm_ok):
+            mee[cur] = 1
+            withm = _util(
+                k, complete, opn, tiles, pen, adj, mee, cur, npl, params, pot, mcost, progress
+            )
+            mee[cur] = 0
+            extra = withm - new
+            if not complete:
+                extra -= mcost
+            if extra > best_extra:
+                best_extra = extra
+                best_seg = g
+    # a meeple on the monastery of the new tile (§3.2 step 2, §3.3)
+    cs = cl_seg[t]
+    if cs >= 0 and have_meeple:
+        n8 = nb8[cell]
+        for p in range(npl):
+            mee[p] = 0
+        mee[cur] = 1
+        extra = _util(
+            _CLOISTER,
+            n8 == 8,
+            _ZERO,
+            np.int64(n8),
+            _ZERO,
+            _ZERO,
+            mee,
+            cur,
+            npl,
+            params,
+            pot,
+            mcost,
+            progress,
+        )
+        if n8 < 8:
+            extra -= mcost
+        if extra > best_extra:
+            best_extra = extra
+            best_seg = cs
+    total = _neighbour_monasteries(S, T, cell, cur, params, pot, mcost, progress, mee, total)
     if gift_hit:
         total += params[H_GIFT]
     return total + best_extra, best_seg
@@ -1448,12 +1539,129 @@ def best_placement(S, T, t, cur, params, variant, H, opts):
     return bc, br, bs, bv
 
 
+@njit(cache=True, **_INTERNAL)
+def _synod_gain(S, T, cur, params, pot, mcost, progress, mee, nodes):
+    """Synod (§4.4.1): the best gain of a meeple on an unfinished monastery (points-like units,
+    the meeple's cost deducted) and its node; (-1e18, -1) when there is none. ``nodes``:
+    int32[>= 72] scratch."""
+    tinfo, nb8, fmee = S.tinfo, S.nb8, S.fmee
+    npl = S.sc[S_NPLAYERS]
+    best = -1e18
+    bn = -1
+    n = unfinished_monasteries(S, T, nodes)
+    for i in range(n):
+        nd = nodes[i]
+        n8 = nb8[tinfo[nd // MAX_SEG, 2]]
+        for p in range(npl):
+            mee[p] = fmee[nd, p]
+        before = _util(
+            _CLOISTER,
+            _FALSE,
+            _ZERO,
+            np.int64(n8),
+            _ZERO,
+            _ZERO,
+            mee,
+            cur,
+            npl,
+            params,
+            pot,
+            mcost,
+            progress,
+        )
+        mee[cur] += 1
+        after = _util(
+            _CLOISTER,
+            _FALSE,
+            _ZERO,
+            np.int64(n8),
+            _ZERO,
+            _ZERO,
+            mee,
+            cur,
+            npl,
+            params,
+            pot,
+            mcost,
+            progress,
+        )
+        v = after - before - mcost
+        if v > best:
+            best = v
+            bn = nd
+    return best, bn
+
+
+@njit(cache=True, **_INTERNAL)
+def _sweeper_gain(S, T, cur, params, pot, mcost, progress, mee, nodes):
+    """Road Sweeper (§4.4.2): the best gain of scoring an occupied unfinished road now (its
+    points as the heuristic values them, meeples returned, against its worth left on the board)
+    and its root; (-1e18, -1) when there is none. ``nodes``: int32[>= 72 * 8] scratch."""
+    fint, fmee = S.fint, S.fmee
+    npl = S.sc[S_NPLAYERS]
+    best = -1e18
+    bn = -1
+    n = unfinished_roads(S, T, nodes)
+    for i in range(n):
+        r = np.int64(nodes[i])
+        if fint[r, F_MTOT] == 0:
+            continue
+        tiles = feature_tiles(S, r)
+        mx = 0
+        for p in range(npl):
+            mx = max(mx, fmee[r, p])
+        now = 0.0
+        if fmee[r, cur] == mx:
+            now += tiles
+        for p in range(npl):
+            if p != cur and fmee[r, p] == mx:
+                now -= params[H_W_OPP] * tiles
+                break
+        now += mcost * fmee[r, cur]
+        for p in range(npl):
+            if p != cur:
+                now -= params[H_W_OPP] * params[H_MEEPLE] * fmee[r, p]
+        v = now - _root_util(
+            S, r, np.int64(KIND_ROAD), cur, params, pot, mcost, progress, _ZERO, mee
+        )
+        if v > best:
+            best = v
+            bn = r
+    return best, bn
+
+
+@njit(cache=True, **_INTERNAL)
+def _cash_out_gain(S, T, cur, params, variant, pot, mcost, progress, mee, nodes):
+    """Cash Out (§4.4.3): the best gain of cashing out one of ``cur``'s meeples (its points,
+    the meeple back, the feature's worth without it) and its node; (-1e18, -1) when ``cur``
+    has no meeple out. ``nodes``: int32[>= 7] scratch."""
+    parent, tinfo = S.parent, S.tinfo
+    seg_kind = T[TB_SEG_KIND]
+    best = -1e18
+    bn = -1
+    n = own_meeples(S, cur, nodes)
+    for i in range(n):
+        nd = np.int64(nodes[i])
+        r = find(parent, nd)
+        k = seg_kind[tinfo[nd // MAX_SEG, 0], nd % MAX_SEG]
+        before = _root_util(S, r, k, cur, params, pot, mcost, progress, _ZERO, mee)
+        after = _root_util(S, r, k, cur, params, pot, mcost, progress, _NONE, mee)
+        v = cash_out_points(S, T, nd, cur, variant) + mcost + after - before
+        if v > best:
+            best = v
+            bn = nd
+    return best, bn
+
+
 @njit(cache=True)
 def _gift_gain(S, T, H, cur, g, t, params, variant, opts):
-    """Heuristic gain of opening gift ``g`` now (before placing ``t``): (gain, node, segment)."""
-    parent, fint, fmee, tinfo, nb8, sc = S.parent, S.fint, S.fmee, S.tinfo, S.nb8, S.sc
-    seg_kind = T[TB_SEG_KIND]
-    npl = sc[S_NPLAYERS]
+    """Heuristic gain of opening gift ``g`` now (before placing ``t``), in points-like units:
+    (gain, target node or -1, segment -1); gain -1e18 when the gift has nothing worth doing.
+    Synod, Road Sweeper and Cash Out value their best target (``_synod_gain``,
+    ``_sweeper_gain``, ``_cash_out_gain``; §4.4.1-§4.4.3); Take 2 (§4.4.5) is worth
+    ``params[H_HOLD] + 1`` when the best placement of ``t`` is below ``params[H_TAKE2]``;
+    Change Position is never opened. ``opts``: int32[MAX_OPT, 4] scratch."""
+    sc = S.sc
     pot = params[H_POT] * sc[S_PILE_N] / 71.0
     progress = sc[S_NPLACED] / 72.0
     mcost = _meeple_cost(S, cur, params)
@@ -1464,86 +1672,11 @@ def _gift_gain(S, T, H, cur, g, t, params, variant, opts):
     if g == GIFT_SYNOD:
         if supply(S, cur) == 0:
             return best, bn, bs
-        n = unfinished_monasteries(S, T, opts[:, 3])
-        for i in range(n):
-            nd = opts[i, 3]
-            n8 = nb8[tinfo[nd // MAX_SEG, 2]]
-            for p in range(npl):
-                mee[p] = fmee[nd, p]
-            before = _util(
-                _CLOISTER,
-                _FALSE,
-                _ZERO,
-                np.int64(n8),
-                _ZERO,
-                _ZERO,
-                mee,
-                cur,
-                npl,
-                params,
-                pot,
-                mcost,
-                progress,
-            )
-            mee[cur] += 1
-            after = _util(
-                _CLOISTER,
-                _FALSE,
-                _ZERO,
-                np.int64(n8),
-                _ZERO,
-                _ZERO,
-                mee,
-                cur,
-                npl,
-                params,
-                pot,
-                mcost,
-                progress,
-            )
-            v = after - before - mcost
-            if v > best:
-                best = v
-                bn = nd
+        best, bn = _synod_gain(S, T, cur, params, pot, mcost, progress, mee, opts[:, 3])
     elif g == GIFT_SWEEPER:
-        n = unfinished_roads(S, T, opts[:, 3])
-        for i in range(n):
-            r = np.int64(opts[i, 3])
-            if fint[r, F_MTOT] == 0:
-                continue
-            tiles = feature_tiles(S, r)
-            mx = 0
-            for p in range(npl):
-                mx = max(mx, fmee[r, p])
-            now = 0.0
-            if fmee[r, cur] == mx:
-                now += tiles
-            for p in range(npl):
-                if p != cur and fmee[r, p] == mx:
-                    now -= params[H_W_OPP] * tiles
-                    break
-            now += mcost * fmee[r, cur]
-            for p in range(npl):
-                if p != cur:
-                    now -= params[H_W_OPP] * params[H_MEEPLE] * fmee[r, p]
-            v = now - _root_util(
-                S, r, np.int64(KIND_ROAD), cur, params, pot, mcost, progress, _ZERO, mee
-            )
-            if v > best:
-                best = v
-                bn = r
+        best, bn = _sweeper_gain(S, T, cur, params, pot, mcost, progress, mee, opts[:, 3])
     elif g == GIFT_CASHOUT:
-        n = own_meeples(S, cur, opts[:, 3])
-        for i in range(n):
-            nd = np.int64(opts[i, 3])
-            r = find(parent, nd)
-            k = seg_kind[tinfo[nd // MAX_SEG, 0], nd % MAX_SEG]
-            before = _root_util(S, r, k, cur, params, pot, mcost, progress, _ZERO, mee)
-            after = _root_util(S, r, k, cur, params, pot, mcost, progress, _NONE, mee)
-            v = cash_out_points(S, T, nd, cur, variant) + mcost + after - before
-            if v > best:
-                best = v
-                bn = nd
+        best, bn = _cash_out_gain(S, T, cur, params, variant, pot, mcost, progress, mee, opts[:, 3])
     elif g == GIFT_TAKE2:
         if sc[S_PILE_N] > 0:
             c, r, s, v = best_placement(S, T, t, cur, params, variant, H, opts)
@@ -1552,7 +1685,7 @@ def _gift_gain(S, T, H, cur, g, t, params, variant, opts):
     return best, bn, bs
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _draw_tile(S, drng, mode, tscript, tlog):
     """Next tile of the draw pile (§3.2 step 1); -1 when the pile is empty.
 
@@ -1580,7 +1713,7 @@ def _draw_tile(S, drng, mode, tscript, tlog):
     return t
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _return_tile(S, t, grng, mode):
     """Take 2: shuffle tile ``t`` back into the draw pile at a uniform position (§4.4.5, §6 #10)."""
     pile, avail, sc = S.pile, S.avail, S.sc
@@ -1608,7 +1741,7 @@ def _cell(x, y):
     return (y + CENTER) * BOARD_W + (x + CENTER)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _node_at(S, T, x, y, s):
     """Node of segment ``s`` of the tile at (x, y); -1 when there is none."""
     c = _cell(x, y)
@@ -1628,13 +1761,12 @@ def _fail(S, kind, turn):
 
 
 #: what the steps of one game share (built once per game by ``_play``): tables ``T``,
-#: heuristic scratch ``H``, variant codes, the seats' policy ids and parameters, the mode, the
+#: variant codes, the seats' policy ids and parameters, the mode, the
 #: replay scripts, the logs written, and the deal / gift / per-seat policy random streams.
 Run = namedtuple(
     "Run",
     [
         "T",
-        "H",
         "variant",
         "pol_ids",
         "pol_params",
@@ -1700,93 +1832,14 @@ def _draw_placeable(S, T, cur, drng, mode, tscript, tlog):
     return t
 
 
-# The steps of a turn (``_turn`` and the ``_choose_*`` / ``_gift_*`` decisions below, one call
-# site each) are inlined into this loop: as separate compiled functions each one linked and
-# re-optimised the heuristic and the gift code below it again (about 2-5 s of cold compile each).
-# This loop itself is inlined into ``_play`` (the compiled entry), for the same reason.
+# The decisions of a turn (``_choose_*``, ``_gift_*`` below, one call site each) are inlined
+# into ``_play``'s turn loop: as separate compiled functions each one linked and re-optimised
+# the heuristic and the gift code below it again (about 2-5 s of cold compile each). Only these
+# leaves are inlined: Numba inlines by deep-copying the callee's IR block by block, each block
+# copying the whole variable scope, so an inlined function that itself holds inlined steps
+# (the former ``_play_turns`` -> ``_turn`` -> ``_open_gift`` levels) cost several seconds.
 @njit(cache=True, inline="always")
-def _play_turns(S, R, npl, mscr):
-    """One game of ``_play`` up to the final scoring: setup, then turns until the pile is empty
-    (sets ``sc[S_FINISHED]``) or a replay stops."""
-    _setup(S, R.T, npl, R.variant, R.mode, R.drng)
-    cur = _ZERO  # int64, not a literal: a literal would compile every callee twice
-    turn = _ZERO
-    while True:
-        t = _draw_placeable(S, R.T, cur, R.drng, R.mode, R.tscript, R.tlog)
-        if t == -3:
-            _fail(S, ERR_DRAW, turn)
-            return
-        if t == -2:
-            return  # replay of an unfinished game: stop before the next turn
-        if t < 0:
-            break
-        if R.mode == MODE_REPLAY and turn >= R.rscript.shape[0]:
-            return  # unfinished game
-        if not _turn(S, R, cur, turn, t, mscr):
-            return
-        turn += 1
-        S.sc[S_TURN] = turn
-        cur = (cur + 1) % npl
-    if R.mode == MODE_REPLAY and turn != R.rscript.shape[0]:
-        _fail(S, ERR_LENGTH, turn)
-        return
-    S.sc[S_FINISHED] = 1
-
-
-@njit(cache=True, inline="always")
-def _turn(S, R, cur, turn, t, mscr):
-    """One turn of seat ``cur`` holding tile ``t``: gift (§4.3), placement (§3.2.1), meeple
-    (§3.2.2), gift card earned (§4.2), scoring (§3.2.3). False when a replay stopped."""
-    log = R.log
-    nlog = log.shape[0]
-    row = turn if turn < nlog else nlog - 1
-    if nlog > 0:
-        log[row, :] = -1
-        log[row, L_PLAYER] = cur
-        log[row, L_GA : L_GD + 1] = NO_EFFECT
-    opened = _choose_open(S, R, cur, t, turn, mscr)
-    if opened == BAD:
-        return False
-    pc = -1
-    pr = -1
-    ps = -2  # the heuristic's planned meeple segment (-2 = no plan yet)
-    if opened >= 0:
-        ok, t, pc, pr, ps = _open_gift(S, R, cur, t, opened, turn, row, mscr)
-        if not ok:
-            return False
-    c, r, ps = _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, mscr)
-    if c == BAD:
-        return False
-    S.sc[S_CUR] = cur
-    idx = place_tile(S, R.T, t, r, c, S.scratch[0:8])
-    if nlog > 0:
-        x, y = _xy(c)
-        log[row, L_TILE] = t
-        log[row, L_X] = x
-        log[row, L_Y] = y
-        log[row, L_ROT] = r
-    # receiving a gift (§4.2), judged before the meeple step (§6 #4); drawn after it
-    earned = R.variant[V_GIFTS] == 1 and gift_earned(S, R.T, idx, cur, S.scratch[0:8], R.variant)
-    s = _choose_meeple(S, R, cur, t, opened, idx, earned, turn, ps, mscr)
-    if s == BAD:
-        return False
-    if nlog > 0:
-        log[row, L_MEEPLE] = s
-    g = finish_turn(S, R.T, R.variant, cur, idx, s, earned, R.grng, R.mode, R.gscript)
-    if g == -2:
-        _fail(S, ERR_GIFT_DRAW, turn)
-        return False
-    if g >= 0:
-        if S.sc[S_GDRAWN] < R.glog.shape[0]:
-            R.glog[S.sc[S_GDRAWN]] = g
-        S.sc[S_GDRAWN] += 1
-        if nlog > 0:
-            log[row, L_RECEIVED] = g
-    return True
-
-
-@njit(cache=True, inline="always")
-def _choose_open(S, R, cur, t, turn, mscr):
+def _choose_open(S, R, cur, t, turn, H, mscr):
     """The gift card ``cur`` opens this turn (§4.3): a held type, -1 none, ``BAD`` when a
     replay's choice is illegal."""
     hand, opt, sc = S.hand, S.opt, S.sc
@@ -1832,13 +1885,13 @@ def _choose_open(S, R, cur, t, turn, mscr):
                     k -= 1
     elif pid == POLICY_MCTS:
         if mscr is not None:
-            m = mcts_move(S, R.T, R.H, R.variant, cur, PH_OPEN, t, -1, -1, -1, 0, params, rng, mscr)
+            m = mcts_move(S, R.T, H, R.variant, cur, PH_OPEN, t, -1, -1, -1, 0, params, rng, mscr)
             opened = m - BASE_OPEN if m - BASE_OPEN < N_GIFT else -1
-    else:
+    elif H is not None:  # the heuristic (H is None when no seat plays it: not compiled then)
         bestg = -1e18
         for g in range(N_GIFT):
             if hand[cur, g] > 0:
-                v, _a, _b = _gift_gain(S, R.T, R.H, cur, g, t, params, R.variant, opt)
+                v, _a, _b = _gift_gain(S, R.T, H, cur, g, t, params, R.variant, opt)
                 if v > bestg:
                     bestg = v
                     if v > params[H_HOLD]:
@@ -1847,25 +1900,7 @@ def _choose_open(S, R, cur, t, turn, mscr):
 
 
 @njit(cache=True, inline="always")
-def _open_gift(S, R, cur, t, opened, turn, row, mscr):
-    """Open gift ``opened`` (to the face-up discards, §4.3) and play it (§4.4). Returns (ok,
-    tile to place, planned cell, rotation, segment of the heuristic: -2 = none)."""
-    S.hand[cur, opened] -= 1
-    S.gdisc[opened] += 1  # face-up discard pile, reshuffled when the deck is empty (§4.3)
-    S.gst[cur, 7 + opened] += 1
-    if R.log.shape[0] > 0:
-        R.log[row, L_OPEN] = opened
-    if opened == GIFT_TAKE2:
-        return _gift_take2(S, R, cur, t, opened, turn, row, mscr)
-    if opened == GIFT_CHANGE:
-        ok = _gift_change(S, R, cur, t, opened, turn, row, mscr)
-    else:
-        ok = _gift_target(S, R, cur, t, opened, turn, row, mscr)
-    return ok, t, -1, -1, -2
-
-
-@njit(cache=True, inline="always")
-def _gift_target(S, R, cur, t, opened, turn, row, mscr):
+def _gift_target(S, R, cur, t, opened, turn, row, H, mscr):
     """Synod, Road Sweeper or Cash Out (§4.4.1-§4.4.3): choose the target and apply it; an
     opening without target has no effect (§6 #5, #6). False when a replay stopped."""
     T, opt, rscript, log = R.T, S.opt, R.rscript, R.log
@@ -1900,7 +1935,7 @@ def _gift_target(S, R, cur, t, opened, turn, row, mscr):
                     mcts_move(
                         S,
                         T,
-                        R.H,
+                        H,
                         R.variant,
                         cur,
                         PH_TARGET,
@@ -1915,8 +1950,8 @@ def _gift_target(S, R, cur, t, opened, turn, row, mscr):
                     )
                     - BASE_NODE
                 )
-        else:
-            v, target, _b = _gift_gain(S, T, R.H, cur, opened, t, R.pol_params[cur], R.variant, opt)
+        elif H is not None:  # the heuristic
+            v, target, _b = _gift_gain(S, T, H, cur, opened, t, R.pol_params[cur], R.variant, opt)
             if target < 0:
                 target = opt[0, 3]
     elif R.mode == MODE_REPLAY and rscript[turn, L_GA] != NO_EFFECT:
@@ -1935,7 +1970,7 @@ def _gift_target(S, R, cur, t, opened, turn, row, mscr):
 
 
 @njit(cache=True, inline="always")
-def _gift_change(S, R, cur, t, opened, turn, row, mscr):
+def _gift_change(S, R, cur, t, opened, turn, row, H, mscr):
     """Change Position (§4.4.4): move one of ``cur``'s meeples to another segment of its tile.
     False when a replay stopped."""
     T, opt, rscript, log = R.T, S.opt, R.rscript, R.log
@@ -1958,7 +1993,7 @@ def _gift_change(S, R, cur, t, opened, turn, row, mscr):
                     mcts_move(
                         S,
                         T,
-                        R.H,
+                        H,
                         R.variant,
                         cur,
                         PH_CHANGE,
@@ -1996,7 +2031,7 @@ def _gift_change(S, R, cur, t, opened, turn, row, mscr):
 
 
 @njit(cache=True, inline="always")
-def _gift_take2(S, R, cur, t, opened, turn, row, mscr):
+def _gift_take2(S, R, cur, t, opened, turn, row, H, mscr):
     """Take 2 (§4.4.5): draw a second tile, keep one, shuffle the other back (``take2_other``,
     §6 #10). Returns (ok, tile kept, planned cell, rotation, segment: -2 = none)."""
     T, variant, opt = R.T, R.variant, S.opt
@@ -2029,7 +2064,7 @@ def _gift_take2(S, R, cur, t, opened, turn, row, mscr):
                 mcts_move(
                     S,
                     T,
-                    R.H,
+                    H,
                     variant,
                     cur,
                     PH_KEEP,
@@ -2044,9 +2079,9 @@ def _gift_take2(S, R, cur, t, opened, turn, row, mscr):
                 )
                 - BASE_KEEP
             )
-    else:
-        c1, r1, s1, v1 = best_placement(S, T, t, cur, params, variant, R.H, opt)
-        c2, r2, s2, v2 = best_placement(S, T, t2, cur, params, variant, R.H, opt)
+    elif H is not None:  # the heuristic
+        c1, r1, s1, v1 = best_placement(S, T, t, cur, params, variant, H, opt)
+        c2, r2, s2, v2 = best_placement(S, T, t2, cur, params, variant, H, opt)
         if v2 > v1:
             keep = t2
             pc, pr, ps = c2, r2, s2
@@ -2061,7 +2096,7 @@ def _gift_take2(S, R, cur, t, opened, turn, row, mscr):
 
 
 @njit(cache=True, inline="always")
-def _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, mscr):
+def _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, H, mscr):
     """Placement of tile ``t`` (§3.2.1): (cell, rotation, the heuristic's planned meeple
     segment); cell ``BAD`` when a replay stopped. ``pc, pr, ps``: a plan made by Take 2."""
     T, opt, rscript = R.T, S.opt, R.rscript
@@ -2092,7 +2127,7 @@ def _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, mscr):
             m = mcts_move(
                 S,
                 T,
-                R.H,
+                H,
                 R.variant,
                 cur,
                 PH_PLACE,
@@ -2106,12 +2141,14 @@ def _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, mscr):
                 mscr,
             )
         return np.int64(m // 4), np.int64(m % 4), ps
-    c, r, ps, v = best_placement(S, T, t, cur, R.pol_params[cur], R.variant, R.H, opt)
-    return np.int64(c), np.int64(r), ps
+    if H is not None:  # the heuristic
+        c, r, ps, v = best_placement(S, T, t, cur, R.pol_params[cur], R.variant, H, opt)
+        return np.int64(c), np.int64(r), ps
+    return np.int64(BAD), _NONE, ps
 
 
 @njit(cache=True, inline="always")
-def _choose_meeple(S, R, cur, t, opened, idx, earned, turn, ps, mscr):
+def _choose_meeple(S, R, cur, t, opened, idx, earned, turn, ps, H, mscr):
     """Segment of tile ``idx`` for ``cur``'s meeple (§3.2.2; -1 none), ``BAD`` when a replay
     stopped. ``ps``: the heuristic's planned segment."""
     mopts = S.scratch[8:24]
@@ -2136,7 +2173,7 @@ def _choose_meeple(S, R, cur, t, opened, idx, earned, turn, ps, mscr):
                 mcts_move(
                     S,
                     R.T,
-                    R.H,
+                    H,
                     R.variant,
                     cur,
                     PH_MEEPLE,
@@ -2529,7 +2566,7 @@ def _s_apply(S, ctx, move):
 
 @njit(cache=True)
 def _s_heuristic_move(S, ctx, rng, moves):
-    """The ``heuristic`` policy's move code at the decision at hand (as in ``_play_turns``)."""
+    """The ``heuristic`` policy's move code at the decision at hand (as in ``_play``)."""
     T, variant, H, params, lst = ctx[0], ctx[1], ctx[2], ctx[4], ctx[6]
     sc, opt = S.sc, S.opt
     ph = sc[S_PHASE]
@@ -2743,6 +2780,11 @@ def new_scratch():
 # the entry is compiled without NRT (``_nrt=False``, the workaround in those issues); being
 # called from Python, no compiled caller links and re-optimises the whole engine once more.
 # Everything it calls (the search included) must not allocate (a compile error says so).
+# It is long: its docstring documents every argument and result of the one compiled entry, and
+# its body holds the game loop and the turn's steps in the rules' order (setup, draw, gift,
+# placement, meeple, scoring) rather than in inlined ``_play_turns`` / ``_turn`` levels,
+# because each inlined level deep-copies the IR of everything below it (about 20 s of the
+# cold compile; see the comment above ``_choose_open``).
 @njit(cache=True, _nrt=False)
 def _play(
     S,
@@ -2781,8 +2823,10 @@ def _play(
     ----------
     S : GameState
         From ``new_game_state()``; reset for each game, holds the last game's final state.
-    H : tuple
-        Heuristic scratch (``new_scratch()``).
+    H : tuple or None
+        Heuristic scratch (``new_scratch()``) when a seat plays ``heuristic`` or ``mcts``, else
+        None: then the heuristic code is not compiled (the ``H is not None`` branches are
+        pruned at compile time): random play and replays compile without it.
     first_game_index, n_games : int64
     root_seed : uint64
         Game i's deal is drawn from ``STREAM_DEAL``, its gift deck and Take 2 shuffle-backs from
@@ -2843,7 +2887,6 @@ def _play(
             seed_state(prng[p], game_seed(root_seed, gi, np.uint64(STREAM_POLICY + p)))
         R = Run(
             T,
-            H,
             variant,
             pol_ids,
             pol_params,
@@ -2858,9 +2901,81 @@ def _play(
             grng,
             prng,
         )
-        _play_turns(S, R, npl, mscr)
-        if S.sc[S_FINISHED] == 1:
-            score_final(S, T, variant)
+        # setup (§3.1, §4.1), then turns until the pile is empty (finished) or a replay stops
+        _setup(S, T, npl, variant, mode, drng)
+        cur = _ZERO  # int64, not a literal: a literal would compile every callee twice
+        turn = _ZERO
+        while True:
+            t = _draw_placeable(S, T, cur, drng, mode, tscript, tlog)
+            if t == -3:
+                _fail(S, ERR_DRAW, turn)
+            if t == -1:  # the pile is empty: the game is over
+                if mode == MODE_REPLAY and turn != rscript.shape[0]:
+                    _fail(S, ERR_LENGTH, turn)
+                else:
+                    S.sc[S_FINISHED] = 1
+                    score_final(S, T, variant)
+            if t < 0 or (mode == MODE_REPLAY and turn >= rscript.shape[0]):
+                break  # over, or a replay stopped: an illegal or unfinished record
+            # one turn of seat ``cur`` holding tile ``t``: gift (§4.3), placement (§3.2.1),
+            # meeple (§3.2.2), gift card earned (§4.2), scoring (§3.2.3)
+            nlog = log.shape[0]
+            row = turn if turn < nlog else nlog - 1
+            if nlog > 0:
+                log[row, :] = -1
+                log[row, L_PLAYER] = cur
+                log[row, L_GA : L_GD + 1] = NO_EFFECT
+            opened = _choose_open(S, R, cur, t, turn, H, mscr)
+            if opened == BAD:
+                break
+            pc = -1
+            pr = -1
+            ps = -2  # the heuristic's planned meeple segment (-2 = no plan yet)
+            if opened >= 0:  # to the face-up discards (§4.3), then its effect (§4.4)
+                S.hand[cur, opened] -= 1
+                S.gdisc[opened] += 1
+                S.gst[cur, 7 + opened] += 1
+                if nlog > 0:
+                    log[row, L_OPEN] = opened
+                if opened == GIFT_TAKE2:
+                    ok, t, pc, pr, ps = _gift_take2(S, R, cur, t, opened, turn, row, H, mscr)
+                elif opened == GIFT_CHANGE:
+                    ok = _gift_change(S, R, cur, t, opened, turn, row, H, mscr)
+                else:
+                    ok = _gift_target(S, R, cur, t, opened, turn, row, H, mscr)
+                if not ok:
+                    break
+            c, r, ps = _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, H, mscr)
+            if c == BAD:
+                break
+            S.sc[S_CUR] = cur
+            idx = place_tile(S, T, t, r, c, S.scratch[0:8])
+            if nlog > 0:
+                x, y = _xy(c)
+                log[row, L_TILE] = t
+                log[row, L_X] = x
+                log[row, L_Y] = y
+                log[row, L_ROT] = r
+            # receiving a gift (§4.2), judged before the meeple step (§6 #4); drawn after it
+            earned = variant[V_GIFTS] == 1 and gift_earned(S, T, idx, cur, S.scratch[0:8], variant)
+            s = _choose_meeple(S, R, cur, t, opened, idx, earned, turn, ps, H, mscr)
+            if s == BAD:
+                break
+            if nlog > 0:
+                log[row, L_MEEPLE] = s
+            g = finish_turn(S, T, variant, cur, idx, s, earned, grng, mode, gscript)
+            if g == -2:
+                _fail(S, ERR_GIFT_DRAW, turn)
+                break
+            if g >= 0:
+                if S.sc[S_GDRAWN] < glog.shape[0]:
+                    glog[S.sc[S_GDRAWN]] = g
+                S.sc[S_GDRAWN] += 1
+                if nlog > 0:
+                    log[row, L_RECEIVED] = g
+            turn += 1
+            S.sc[S_TURN] = turn
+            cur = (cur + 1) % npl
         for p in range(npl):
             score[i, p] = S.score[p]
             for k in range(N_CAT):
@@ -2906,7 +3021,10 @@ def _run(
     result arrays allocated; (score, brk, gst, held, length, final state) (see ``_play``)."""
     npl = int(npl)
     n_games = int(n_games)
-    S = new_game_state()
+    S = new_game_state.py_func()  # NumPy allocates: nothing to compile
+    H = None  # random play and replays: the heuristic is not compiled (see ``_play``)
+    if any(int(pol_ids[p]) != POLICY_RANDOM for p in range(npl)) or mscr is not None:
+        H = new_scratch.py_func()
     out = (
         np.zeros((n_games, npl), dtype=np.int32),
         np.zeros((n_games, npl, N_CAT), dtype=np.int32),
@@ -2916,7 +3034,7 @@ def _run(
     )
     _play(
         S,
-        new_scratch(),
+        H,
         np.int64(first_game_index),
         np.int64(n_games),
         np.uint64(root_seed),
