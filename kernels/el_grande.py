@@ -62,8 +62,11 @@ taken from the province with the shortfall decided per caballero (``take_to_cour
 always cancels the whole action at its announcement.
 """
 
+import warnings
+
 import numpy as np
-from numba import njit, types
+from numba import cfunc, njit, types
+from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from kernels import search
 from kernels.rng import (
@@ -245,6 +248,7 @@ D_OPTS = 5  # int32[64] options of the current decision
 D_ERRBUF = 6  # int32[64] replay error / driven stop: kind, seat, options
 D_EV = 7  # int32[E, 8] scoring events
 D_SCR = 8  # int32[N_SCRATCH, STATE_SIZE] scratch rows (R_*)
+D_HEUR = 9  # the heuristic policy (``policy_function``): a compiled function behind a pointer
 
 # ctx (int64[C_SIZE])
 C_MODE = 0  # 0 play, 1 record, 2 replay
@@ -883,12 +887,11 @@ def _h_veto(st, T, var, p, nopt, aux, opts, par, scr):
     return _option_index(opts, nopt, want)
 
 
-@njit(cache=True, **_INTERNAL)
-def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
-    """Index of the heuristic's option (see ``decide``)."""
-    opts = D[D_OPTS]
-    par = D[D_PAR][p]
-    scr = D[D_SCR]
+def heuristic_choice(st, T, var, opts, pars, scr, kind, p, nopt, aux):
+    """Index of the heuristic's option among ``opts[:nopt]`` for seat ``p`` (parameters
+    ``pars[p]``, scratch rows ``scr``; see ``_decide_any``). Compiled by ``policy_function``
+    (signature ``HEUR_SIG``) only for lineups with a heuristic seat."""
+    par = pars[p]
     wb = par[HP_W_BOARD]
     wc = par[HP_W_COURT]
     npl = st[O_NP]
@@ -1017,7 +1020,7 @@ def _decide_any(st, T, var, D, kind, p, nopt, aux):
 
     ``D`` = (policy_ids int64[5], policy_params float64[5, P], rng uint64[5, 4],
     log int32[L, 4], ctx int64[C_SIZE], opts int32[64], errbuf int32[64], events int32[E, 8],
-    scratch int32[N_SCRATCH, STATE_SIZE] (rows ``R_*``)).
+    scratch int32[N_SCRATCH, STATE_SIZE] (rows ``R_*``), the heuristic (``policy_function``)).
     Returns the chosen option value. Logs it in record/replay mode. In replay mode a log of
     ``4 + STATE_SIZE`` columns also receives the position before decision ``ptr`` in columns
     ``4 ..`` (``mcsim.games.el_grande.show``; the usual 4-column log is unaffected).
@@ -1076,7 +1079,48 @@ def _policy_index(st, T, var, D, kind, p, nopt, aux):
         return randint(rng, nopt)
     if D[D_PAR][p, HP_EPS] > 0.0 and random_float(rng) < D[D_PAR][p, HP_EPS]:
         return randint(rng, nopt)
-    return heuristic_choice(st, T, var, D, kind, p, nopt, aux)
+    return D[D_HEUR](st, T, var, D[D_OPTS], D[D_PAR], D[D_SCR], kind, p, nopt, aux)
+
+
+# The heuristic sits behind a function pointer (a first-class function, ``D[D_HEUR]``): the
+# engine is compiled once for every lineup and calls whatever function the lineup's buffers
+# hold, so the heuristic (about a fifth of the engine's code) is compiled only for lineups that
+# use it and is linked into no other compiled function (compile time, issue 13 §5). A call
+# through the pointer costs nothing next to the heuristic's look-ahead.
+HEUR_SIG = types.int64(
+    types.int32[::1],  # st
+    types.int32[::1],  # T
+    types.int64[::1],  # var
+    types.int32[::1],  # opts
+    types.float64[:, ::1],  # policy parameters per seat
+    types.int32[:, ::1],  # scratch rows
+    types.int64,  # kind
+    types.int64,  # seat
+    types.int64,  # options
+    types.int64,  # aux
+)
+warnings.filterwarnings(
+    "ignore", "First-class function type feature is experimental", NumbaExperimentalFeatureWarning
+)
+
+
+def _no_heuristic(st, T, var, opts, pars, scr, kind, p, nopt, aux):
+    """``D[D_HEUR]`` of lineups without a heuristic seat (never called: their seats draw)."""
+    return np.int64(0)
+
+
+_POLICY_FUNCTIONS = {}
+
+
+def policy_function(heuristic):
+    """The compiled function for ``D[D_HEUR]`` (a ``numba.cfunc`` of signature ``HEUR_SIG``,
+    compiled on first use and cached on disk): ``heuristic_choice`` if ``heuristic``, else a
+    stub for lineups whose seats never ask the heuristic (``POL_RANDOM`` only, and replays)."""
+    heuristic = bool(heuristic)
+    if heuristic not in _POLICY_FUNCTIONS:
+        body = heuristic_choice if heuristic else _no_heuristic
+        _POLICY_FUNCTIONS[heuristic] = cfunc(HEUR_SIG, cache=True)(body)
+    return _POLICY_FUNCTIONS[heuristic]
 
 
 @njit(cache=True, inline="always")
@@ -2046,9 +2090,10 @@ def start_game(st, T, var, D, G, npl, game_index):
     setup(st, T, var, npl, deal, G[G_FIXED])
 
 
-def make_buffers(log_cap, ev_cap, n_params):
+def make_buffers(log_cap, ev_cap, n_params, heuristic=True):
     """Decision buffers ``D`` (NumPy; see ``_decide_any``): ``log`` int32[log_cap, 4], events
-    int32[ev_cap, 8], ``n_params`` policy parameters per seat, mode ``MODE_PLAY``."""
+    int32[ev_cap, 8], ``n_params`` policy parameters per seat, mode ``MODE_PLAY``; the heuristic
+    in ``D[D_HEUR]`` if ``heuristic`` (else a stub: no seat may ask it)."""
     ctx = np.zeros(C_SIZE, dtype=np.int64)
     ctx[C_ERR] = -1
     ctx[C_LOGCAP] = log_cap
@@ -2063,6 +2108,7 @@ def make_buffers(log_cap, ev_cap, n_params):
         np.zeros(64, dtype=np.int32),
         np.zeros((ev_cap, 8), dtype=np.int32),
         np.zeros((N_SCRATCH, STATE_SIZE), dtype=np.int32),
+        policy_function(heuristic),
     )
 
 
@@ -2209,9 +2255,11 @@ def _play(
     games played by ``engine`` (``STEP_GAMES``). ``mode``: ``MODE_*`` + 4 x ``FLAG_*`` bits.
     Returns ``play_batch``'s ten arrays plus the last state, ctx and the error buffer."""
     policy_params = np.ascontiguousarray(policy_params, dtype=np.float64)
-    D = make_buffers(1, 1, policy_params.shape[1])
+    policy_ids = np.asarray(policy_ids, dtype=np.int64)[:npl]
+    heuristic = mode % 4 != MODE_REPLAY and bool(np.any(policy_ids != POL_RANDOM))
+    D = make_buffers(1, 1, policy_params.shape[1], heuristic)
     D = D[:D_LOG] + (log,) + D[D_LOG + 1 : D_EV] + (ev,) + D[D_EV + 1 :]
-    D[D_POL][:npl] = np.asarray(policy_ids, dtype=np.int64)[:npl]
+    D[D_POL][:npl] = policy_ids
     D[D_PAR][:npl] = policy_params[:npl]
     ctx = D[D_CTX]
     ctx[C_FLAGS] = mode // 4
