@@ -1123,6 +1123,38 @@ def policy_function(heuristic):
     return _POLICY_FUNCTIONS[heuristic]
 
 
+# ``D`` as the engine receives it from ``make_buffers`` (every array C-contiguous)
+D_TYPE = types.Tuple(
+    [
+        types.int64[::1],
+        types.float64[:, ::1],
+        types.uint64[:, ::1],
+        types.int32[:, ::1],
+        types.int64[::1],
+        types.int32[::1],
+        types.int32[::1],
+        types.int32[:, ::1],
+        types.int32[:, ::1],
+        types.FunctionType(HEUR_SIG),
+    ]
+)
+SPECIAL_SIG = types.void(
+    types.int32[::1], types.int32[::1], types.int64[::1], D_TYPE, types.int64, types.int64
+)
+_SPECIAL_FUNCTION = []
+
+
+def special_function():
+    """``special_action`` compiled on its own (a ``numba.cfunc`` of signature ``SPECIAL_SIG``,
+    cached on disk; ``G[G_SPECIAL]``). The engine calls it through a pointer, so the special
+    actions, the largest part of the engine, are compiled and optimised once and not again
+    inside ``engine`` (each compiled caller links and optimises its callees' code again:
+    compile time, issue 13 §5); a call per special action costs nothing measurable."""
+    if not _SPECIAL_FUNCTION:
+        _SPECIAL_FUNCTION.append(cfunc(SPECIAL_SIG, cache=True)(special_action))
+    return _SPECIAL_FUNCTION[0]
+
+
 @njit(cache=True, inline="always")
 def searched_kind(kind, scope):
     """True if decisions of ``kind`` are searched under ``scope`` (``SCOPE_*``)."""
@@ -1743,11 +1775,12 @@ def _special_board(st, T, var, D, p, op, lim):
         take_to_court(st, T, var, D, p, lim)
 
 
-@njit(cache=True, **_INTERNAL)
 def special_action(st, T, var, D, p, c):
     """Optional special action with the Veto check (§6 deck 2 Veto, A2): holders clockwise
     from the actor's left are asked ``K_VETO`` until one vetoes; he discards his Veto and, for a
-    multi-step action, chooses the cut ``K_VETO_CUT`` (steps allowed before the cancel)."""
+    multi-step action, chooses the cut ``K_VETO_CUT`` (steps allowed before the cancel).
+    Compiled by ``special_function`` (``SPECIAL_SIG``); the engine calls it through
+    ``G[G_SPECIAL]``."""
     opts = D[D_OPTS]
     npl = st[O_NP]
     op = T[T_COP + c]
@@ -1930,8 +1963,9 @@ STEP_GAMES = 5
 # game buffers G (a tuple, ``game_buffers``): what ``engine`` needs to play whole games
 G_SEEDS = 0  # uint64[2, 4]: [0, 0] the root seed; row 1 the deal stream of the game being set up
 G_FIXED = 1  # int32[FIXED_SIZE]: setup override / setup used (``setup``)
-# G[2:]: the ten result arrays of ``play_batch`` (score, src, plies, pwr, taker, takeround,
+# G[2:12]: the ten result arrays of ``play_batch`` (score, src, plies, pwr, taker, takeround,
 # kingby, unplayed, intake, vetoes), one row per game of the call
+G_SPECIAL = 12  # ``special_action`` compiled on its own (``special_function``)
 
 
 @njit(cache=True, _nrt=False)
@@ -1953,7 +1987,7 @@ def engine(st, T, var, D, G, what, seat, a, b):
         do_placement(st, T, var, D, seat, a)
         return
     if what == STEP_SPECIAL:
-        special_action(st, T, var, D, seat, a)
+        G[G_SPECIAL](st, T, var, D, seat, a)
         return
     if what == STEP_GENERAL_SCORING:
         general_scoring(st, T, var, D)
@@ -2056,7 +2090,7 @@ def engine(st, T, var, D, G, what, seat, a, b):
                     if (phase == 0) == (order == 0):
                         do_placement(st, T, var, D, p, lim)
                     else:
-                        special_action(st, T, var, D, p, c)
+                        G[G_SPECIAL](st, T, var, D, p, c)
                 if ctx[C_STOPPED] != 0:
                     return
             st[O_START] = st[O_ORDER + npl - 1]
@@ -2131,6 +2165,7 @@ def game_buffers(n_games, npl, root_seed, fixed):
         np.zeros((n_games, npl), dtype=np.int32),
         np.zeros((n_games, npl, 2), dtype=np.int32),
         np.zeros((n_games, 2), dtype=np.int32),
+        special_function(),
     )
 
 
@@ -2280,13 +2315,13 @@ def _play(
         np.int64(first_game_index),
         np.int64(n_games),
     )
-    return G[2:] + (st, ctx, D[D_ERRBUF])
+    return G[2:12] + (st, ctx, D[D_ERRBUF])
 
 
 @njit(cache=True, **_INTERNAL)
 def _collect_game(st, n_decisions, g, G):
     """Write game ``g``'s results from its final state into ``G``'s result arrays."""
-    score, src, plies, pwr, taker, takeround, kingby, unplayed, intake, vetoes = G[2:]
+    score, src, plies, pwr, taker, takeround, kingby, unplayed, intake, vetoes = G[2:12]
     npl = score.shape[1]
     plies[g] = n_decisions
     for p in range(npl):
@@ -2311,7 +2346,7 @@ def _collect_game(st, n_decisions, g, G):
         kingby[g, r] = st[O_KINGBY + r]
 
 
-_NO_GAMES = game_buffers(0, 1, 0, np.zeros(FIXED_SIZE, np.int32))  # ``G`` of single steps
+_NO_GAMES = []  # ``G`` of single steps (made on first use: it compiles ``special_action``)
 
 
 def step(st, T, var, D, what, seat, arg):
@@ -2321,8 +2356,10 @@ def step(st, T, var, D, what, seat, arg):
     ``seat``), ``STEP_SPECIAL`` (special action of card ``arg`` by ``seat``, with the Veto
     check), ``STEP_GENERAL_SCORING``, ``STEP_COURT_INTAKE`` (intake of up to ``arg`` caballeros
     by ``seat``), ``STEP_ROUND`` (round ``arg``; nothing in a round the variant skips)."""
+    if not _NO_GAMES:
+        _NO_GAMES.append(game_buffers(0, 1, 0, np.zeros(FIXED_SIZE, np.int32)))
     a = np.int64(arg)
-    engine(st, T, var, D, _NO_GAMES, np.int64(what), np.int64(seat), a, a)
+    engine(st, T, var, D, _NO_GAMES[0], np.int64(what), np.int64(seat), a, a)
 
 
 # =============================================================================================
@@ -2795,7 +2832,7 @@ def _play_mcts(
         G,
         search_scratch(npl, cap, hpar),
     )
-    return G[2:] + (nd, ns)
+    return G[2:12] + (nd, ns)
 
 
 def play_batch_mcts(
