@@ -62,15 +62,18 @@ taken from the province with the shortfall decided per caballero (``take_to_cour
 always cancels the whole action at its announcement.
 """
 
+import warnings
+
 import numpy as np
-from numba import njit, types
+from numba import cfunc, njit, types
+from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from kernels import search
 from kernels.rng import (
     STREAM_DEAL,
     STREAM_POLICY,
     game_seed,
-    new_state,
+    new_state,  # noqa: F401 (tests and callers use K.new_state)
     next_u64,
     randint,
     random_float,
@@ -245,6 +248,7 @@ D_OPTS = 5  # int32[64] options of the current decision
 D_ERRBUF = 6  # int32[64] replay error / driven stop: kind, seat, options
 D_EV = 7  # int32[E, 8] scoring events
 D_SCR = 8  # int32[N_SCRATCH, STATE_SIZE] scratch rows (R_*)
+D_HEUR = 9  # the heuristic policy (``policy_function``): a compiled function behind a pointer
 
 # ctx (int64[C_SIZE])
 C_MODE = 0  # 0 play, 1 record, 2 replay
@@ -883,12 +887,11 @@ def _h_veto(st, T, var, p, nopt, aux, opts, par, scr):
     return _option_index(opts, nopt, want)
 
 
-@njit(cache=True, **_INTERNAL)
-def heuristic_choice(st, T, var, D, kind, p, nopt, aux):
-    """Index of the heuristic's option (see ``decide``)."""
-    opts = D[D_OPTS]
-    par = D[D_PAR][p]
-    scr = D[D_SCR]
+def heuristic_choice(st, T, var, opts, pars, scr, kind, p, nopt, aux):
+    """Index of the heuristic's option among ``opts[:nopt]`` for seat ``p`` (parameters
+    ``pars[p]``, scratch rows ``scr``; see ``_decide_any``). Compiled by ``policy_function``
+    (signature ``HEUR_SIG``) only for lineups with a heuristic seat."""
+    par = pars[p]
     wb = par[HP_W_BOARD]
     wc = par[HP_W_COURT]
     npl = st[O_NP]
@@ -1017,7 +1020,7 @@ def _decide_any(st, T, var, D, kind, p, nopt, aux):
 
     ``D`` = (policy_ids int64[5], policy_params float64[5, P], rng uint64[5, 4],
     log int32[L, 4], ctx int64[C_SIZE], opts int32[64], errbuf int32[64], events int32[E, 8],
-    scratch int32[N_SCRATCH, STATE_SIZE] (rows ``R_*``)).
+    scratch int32[N_SCRATCH, STATE_SIZE] (rows ``R_*``), the heuristic (``policy_function``)).
     Returns the chosen option value. Logs it in record/replay mode. In replay mode a log of
     ``4 + STATE_SIZE`` columns also receives the position before decision ``ptr`` in columns
     ``4 ..`` (``mcsim.games.el_grande.show``; the usual 4-column log is unaffected).
@@ -1076,7 +1079,80 @@ def _policy_index(st, T, var, D, kind, p, nopt, aux):
         return randint(rng, nopt)
     if D[D_PAR][p, HP_EPS] > 0.0 and random_float(rng) < D[D_PAR][p, HP_EPS]:
         return randint(rng, nopt)
-    return heuristic_choice(st, T, var, D, kind, p, nopt, aux)
+    return D[D_HEUR](st, T, var, D[D_OPTS], D[D_PAR], D[D_SCR], kind, p, nopt, aux)
+
+
+# The heuristic sits behind a function pointer (a first-class function, ``D[D_HEUR]``): the
+# engine is compiled once for every lineup and calls whatever function the lineup's buffers
+# hold, so the heuristic (about a fifth of the engine's code) is compiled only for lineups that
+# use it and is linked into no other compiled function (compile time, issue 13 §5). A call
+# through the pointer costs nothing next to the heuristic's look-ahead.
+HEUR_SIG = types.int64(
+    types.int32[::1],  # st
+    types.int32[::1],  # T
+    types.int64[::1],  # var
+    types.int32[::1],  # opts
+    types.float64[:, ::1],  # policy parameters per seat
+    types.int32[:, ::1],  # scratch rows
+    types.int64,  # kind
+    types.int64,  # seat
+    types.int64,  # options
+    types.int64,  # aux
+)
+warnings.filterwarnings(
+    "ignore", "First-class function type feature is experimental", NumbaExperimentalFeatureWarning
+)
+
+
+def _no_heuristic(st, T, var, opts, pars, scr, kind, p, nopt, aux):
+    """``D[D_HEUR]`` of lineups without a heuristic seat (never called: their seats draw)."""
+    return np.int64(0)
+
+
+_POLICY_FUNCTIONS = {}
+
+
+def policy_function(heuristic):
+    """The compiled function for ``D[D_HEUR]`` (a ``numba.cfunc`` of signature ``HEUR_SIG``,
+    compiled on first use and cached on disk): ``heuristic_choice`` if ``heuristic``, else a
+    stub for lineups whose seats never ask the heuristic (``POL_RANDOM`` only, and replays)."""
+    heuristic = bool(heuristic)
+    if heuristic not in _POLICY_FUNCTIONS:
+        body = heuristic_choice if heuristic else _no_heuristic
+        _POLICY_FUNCTIONS[heuristic] = cfunc(HEUR_SIG, cache=True)(body)
+    return _POLICY_FUNCTIONS[heuristic]
+
+
+# ``D`` as the engine receives it from ``make_buffers`` (every array C-contiguous)
+D_TYPE = types.Tuple(
+    [
+        types.int64[::1],
+        types.float64[:, ::1],
+        types.uint64[:, ::1],
+        types.int32[:, ::1],
+        types.int64[::1],
+        types.int32[::1],
+        types.int32[::1],
+        types.int32[:, ::1],
+        types.int32[:, ::1],
+        types.FunctionType(HEUR_SIG),
+    ]
+)
+SPECIAL_SIG = types.void(
+    types.int32[::1], types.int32[::1], types.int64[::1], D_TYPE, types.int64, types.int64
+)
+_SPECIAL_FUNCTION = []
+
+
+def special_function():
+    """``special_action`` compiled on its own (a ``numba.cfunc`` of signature ``SPECIAL_SIG``,
+    cached on disk; ``G[G_SPECIAL]``). The engine calls it through a pointer, so the special
+    actions, the largest part of the engine, are compiled and optimised once and not again
+    inside ``engine`` (each compiled caller links and optimises its callees' code again:
+    compile time, issue 13 §5); a call per special action costs nothing measurable."""
+    if not _SPECIAL_FUNCTION:
+        _SPECIAL_FUNCTION.append(cfunc(SPECIAL_SIG, cache=True)(special_action))
+    return _SPECIAL_FUNCTION[0]
 
 
 @njit(cache=True, inline="always")
@@ -1699,11 +1775,12 @@ def _special_board(st, T, var, D, p, op, lim):
         take_to_court(st, T, var, D, p, lim)
 
 
-@njit(cache=True, **_INTERNAL)
 def special_action(st, T, var, D, p, c):
     """Optional special action with the Veto check (§6 deck 2 Veto, A2): holders clockwise
     from the actor's left are asked ``K_VETO`` until one vetoes; he discards his Veto and, for a
-    multi-step action, chooses the cut ``K_VETO_CUT`` (steps allowed before the cancel)."""
+    multi-step action, chooses the cut ``K_VETO_CUT`` (steps allowed before the cancel).
+    Compiled by ``special_function`` (``SPECIAL_SIG``); the engine calls it through
+    ``G[G_SPECIAL]``."""
     opts = D[D_OPTS]
     npl = st[O_NP]
     op = T[T_COP + c]
@@ -1810,7 +1887,10 @@ def setup(st, T, var, npl, deal, fixed):
     for i in range(STATE_SIZE):
         st[i] = 0
     st[O_NP] = npl
-    perm = np.arange(NREG, dtype=np.int32)
+    # the permutations are drawn in ``st[O_TAKER ..]`` (set at the end): no allocation here
+    perm = st[O_TAKER : O_TAKER + NREG]
+    for i in range(NREG):
+        perm[i] = i
     shuffle(deal, perm)
     st[O_KING] = perm[0]
     for p in range(npl):
@@ -1827,8 +1907,9 @@ def setup(st, T, var, npl, deal, fixed):
     st[O_VETO_HOLDER] = -1
     st[O_VETO_HOLDER + 1] = -1
     for d in range(4):
-        start = T[T_DECKSTART + d]
-        cards = np.arange(start, start + 11, dtype=np.int32)
+        cards = st[O_TAKER + NREG : O_TAKER + NREG + 11]
+        for i in range(11):
+            cards[i] = T[T_DECKSTART + d] + i
         shuffle(deal, cards)
         k = 0
         if var[V_VETO] == 1:  # veto=off: the Vetoes leave the game (A2), below the last card dealt
@@ -1877,160 +1958,215 @@ STEP_SPECIAL = 1
 STEP_GENERAL_SCORING = 2
 STEP_COURT_INTAKE = 3
 STEP_ROUND = 4
+STEP_GAMES = 5
+
+# game buffers G (a tuple, ``game_buffers``): what ``engine`` needs to play whole games
+G_SEEDS = 0  # uint64[2, 4]: [0, 0] the root seed; row 1 the deal stream of the game being set up
+G_FIXED = 1  # int32[FIXED_SIZE]: setup override / setup used (``setup``)
+# G[2:12]: the ten result arrays of ``play_batch`` (score, src, plies, pwr, taker, takeround,
+# kingby, unplayed, intake, vetoes), one row per game of the call
+G_SPECIAL = 12  # ``special_action`` compiled on its own (``special_function``)
 
 
 @njit(cache=True, _nrt=False)
-def engine(st, T, var, D, what, seat, first, last):
-    """The engine's one compiled entry below ``_play`` / ``_play_mcts`` / ``step`` (int64
-    ``what``, ``seat``, ``first``, ``last``): ``what == STEP_ROUND`` plays rounds ``first ..
-    last``; otherwise one piece of a turn (see ``step``; ``first`` is its
-    argument). One function, so that play, records, replays, search and the tests share one
-    compiled engine (compile time, issue 13 §5)."""
+def engine(st, T, var, D, G, what, seat, a, b):
+    """The engine's one compiled entry (int64 ``what``, ``seat``, ``a``, ``b``), called from
+    Python (``play_batch``, ``run_logged``, ``step``) and by the search (``_mcts_games``):
+
+    * ``what == STEP_GAMES``: games ``a .. a + b - 1`` of a batch of ``seat`` players, each set
+      up from (root seed ``G[G_SEEDS][0, 0]``, game index; ``G[G_FIXED]`` as in ``setup``),
+      played to the end and written to rows ``0 .. b - 1`` of ``G``'s result arrays (``D``'s
+      mode, flags and capacities set by the caller);
+    * ``what == STEP_ROUND``: rounds ``a .. b`` of the game in ``st``;
+    * otherwise one piece of a turn (see ``step``; ``a`` is its argument).
+
+    One function that Python calls directly, so that play, records, replays, search and the
+    tests share one compiled engine and no compiled level above it optimises it again (compile
+    time, issue 13 §5)."""
     if what == STEP_PLACEMENT:
-        do_placement(st, T, var, D, seat, first)
+        do_placement(st, T, var, D, seat, a)
         return
     if what == STEP_SPECIAL:
-        special_action(st, T, var, D, seat, first)
+        G[G_SPECIAL](st, T, var, D, seat, a)
         return
     if what == STEP_GENERAL_SCORING:
         general_scoring(st, T, var, D)
         return
     if what == STEP_COURT_INTAKE:
-        court_intake(st, T, var, D, seat, first)
+        court_intake(st, T, var, D, seat, a)
         return
-    # rounds ``first .. last`` (those the variant plays; §3: reveal, bid, turns, end of round) of
-    # a game whose state ``st`` is at the start of round ``first``. In ``MODE_SEARCH`` the state
-    # at a round start is kept (``R_CKPT``) when every forced decision is used, and a stopped
-    # run returns after the turn it stopped in (see ``_decide_driven``). The round body is
-    # written here, not in a function of its own: every compiled level re-optimises all the
-    # code below it.
-    for r in range(first, last + 1):
-        if var[V_ROUNDS] == 1 and (r == 1 or r == 4 or r == 7):
-            continue
-        opts = D[D_OPTS]
-        npl = st[O_NP]
-        ctx = D[D_CTX]
-        if ctx[C_MODE] == MODE_SEARCH and ctx[C_STOPPED] == 0 and ctx[C_PTR] >= ctx[C_NREAL]:
-            _copy_state(st, D[D_SCR][R_CKPT])
-            ctx[C_CKR] = r
-            ctx[C_CKPTR] = ctx[C_PTR]
-        st[O_ROUND] = r
-        for d in range(4):
-            st[O_FACE + d] = st[O_DECK + d * 11 + st[O_DECKPTR + d]]
-            st[O_DECKPTR + d] += 1
-        st[O_FACE + 4] = KING_CARD
-        # bidding
-        used = 0
-        for p in range(npl):
-            st[O_PLAYED + p] = 0
-        for j in range(npl):
-            p = (st[O_START] + j) % npl
-            n = 0
-            for v in range(1, 14):
-                if ((st[O_HAND + p] >> v) & 1) == 1 and ((used >> v) & 1) == 0:
-                    opts[n] = v
-                    n += 1
-            v = decide(st, T, var, D, np.int64(K_POWER), np.int64(p), np.int64(n), np.int64(0))
-            used |= 1 << v
-            st[O_HAND + p] &= ~(1 << v)
-            st[O_PLAYED + p] = v
-            st[O_PWR + (r - 1) * 5 + p] = v
-        # turn order: descending power value
-        k = 0
-        for v in range(13, 0, -1):
+    ctx = D[D_CTX]
+    opts = D[D_OPTS]
+    n_games = b if what == STEP_GAMES else np.int64(1)
+    first = a
+    last = b
+    for g in range(n_games):
+        if what == STEP_GAMES:
+            if ctx[C_MODE] == MODE_PLAY:
+                G[G_FIXED][F_GIVEN] = 0
+            ctx[C_PTR] = 0
+            ctx[C_EVPTR] = 0
+            start_game(st, T, var, D, G, seat, a + g)
+            first = np.int64(1)
+            last = np.int64(9)
+        # rounds ``first .. last`` (those the variant plays; §3: reveal, bid, turns, end of
+        # round) of a game whose state ``st`` is at the start of round ``first``. In
+        # ``MODE_SEARCH`` the state at a round start is kept (``R_CKPT``) when every forced
+        # decision is used, and a stopped run returns after the turn it stopped in (see
+        # ``_decide_driven``). The round body is written here, not in a function of its own:
+        # every compiled level re-optimises all the code below it.
+        for r in range(first, last + 1):
+            if var[V_ROUNDS] == 1 and (r == 1 or r == 4 or r == 7):
+                continue
+            npl = st[O_NP]
+            if ctx[C_MODE] == MODE_SEARCH and ctx[C_STOPPED] == 0 and ctx[C_PTR] >= ctx[C_NREAL]:
+                _copy_state(st, D[D_SCR][R_CKPT])
+                ctx[C_CKR] = r
+                ctx[C_CKPTR] = ctx[C_PTR]
+            st[O_ROUND] = r
+            for d in range(4):
+                st[O_FACE + d] = st[O_DECK + d * 11 + st[O_DECKPTR + d]]
+                st[O_DECKPTR + d] += 1
+            st[O_FACE + 4] = KING_CARD
+            # bidding
+            used = 0
             for p in range(npl):
-                if st[O_PLAYED + p] == v:
-                    st[O_ORDER + k] = p
-                    k += 1
-        for j in range(npl):
-            p = np.int64(st[O_ORDER + j])
-            court_intake(st, T, var, D, p, np.int64(T[T_PCAB + st[O_PLAYED + p]]))
-            n = 0
-            for i in range(5):
-                if st[O_FACE + i] >= 0:
-                    opts[n] = st[O_FACE + i]
-                    n += 1
-            c = np.int64(
-                decide(st, T, var, D, np.int64(K_CARD), np.int64(p), np.int64(n), np.int64(0))
-            )
-            for i in range(5):
-                if st[O_FACE + i] == c:
-                    st[O_FACE + i] = -1
-            if c == KING_CARD:
-                st[O_KINGBY + r - 1] = p
-            else:
-                st[O_TAKER + c] = p
-                st[O_TAKEROUND + c] = r
-            op = T[T_COP + c]
-            if op == OP_VETO:
-                for k2 in range(2):
-                    if st[O_VETO_HOLDER + k2] < 0:
-                        st[O_VETO_HOLDER + k2] = p
-                        nxt = r + 1
-                        if var[V_ROUNDS] == 1 and (nxt == 4 or nxt == 7):
-                            nxt += 1
-                        st[O_VETO_EXP + k2] = nxt
-                        break
-            opts[0] = 0
-            opts[1] = 1
-            order = decide(st, T, var, D, np.int64(K_ORDER), np.int64(p), np.int64(2), np.int64(op))
-            lim = np.int64(T[T_CDECK + c])
-            for phase in range(2):  # one call site each (compile time)
-                if (phase == 0) == (order == 0):
-                    do_placement(st, T, var, D, p, lim)
+                st[O_PLAYED + p] = 0
+            for j in range(npl):
+                p = (st[O_START] + j) % npl
+                n = 0
+                for v in range(1, 14):
+                    if ((st[O_HAND + p] >> v) & 1) == 1 and ((used >> v) & 1) == 0:
+                        opts[n] = v
+                        n += 1
+                v = decide(st, T, var, D, np.int64(K_POWER), np.int64(p), np.int64(n), np.int64(0))
+                used |= 1 << v
+                st[O_HAND + p] &= ~(1 << v)
+                st[O_PLAYED + p] = v
+                st[O_PWR + (r - 1) * 5 + p] = v
+            # turn order: descending power value
+            k = 0
+            for v in range(13, 0, -1):
+                for p in range(npl):
+                    if st[O_PLAYED + p] == v:
+                        st[O_ORDER + k] = p
+                        k += 1
+            for j in range(npl):
+                p = np.int64(st[O_ORDER + j])
+                court_intake(st, T, var, D, p, np.int64(T[T_PCAB + st[O_PLAYED + p]]))
+                n = 0
+                for i in range(5):
+                    if st[O_FACE + i] >= 0:
+                        opts[n] = st[O_FACE + i]
+                        n += 1
+                c = np.int64(
+                    decide(st, T, var, D, np.int64(K_CARD), np.int64(p), np.int64(n), np.int64(0))
+                )
+                for i in range(5):
+                    if st[O_FACE + i] == c:
+                        st[O_FACE + i] = -1
+                if c == KING_CARD:
+                    st[O_KINGBY + r - 1] = p
                 else:
-                    special_action(st, T, var, D, p, c)
-            if ctx[C_STOPPED] != 0:
+                    st[O_TAKER + c] = p
+                    st[O_TAKEROUND + c] = r
+                op = T[T_COP + c]
+                if op == OP_VETO:
+                    for k2 in range(2):
+                        if st[O_VETO_HOLDER + k2] < 0:
+                            st[O_VETO_HOLDER + k2] = p
+                            nxt = r + 1
+                            if var[V_ROUNDS] == 1 and (nxt == 4 or nxt == 7):
+                                nxt += 1
+                            st[O_VETO_EXP + k2] = nxt
+                            break
+                opts[0] = 0
+                opts[1] = 1
+                order = decide(
+                    st, T, var, D, np.int64(K_ORDER), np.int64(p), np.int64(2), np.int64(op)
+                )
+                lim = np.int64(T[T_CDECK + c])
+                for phase in range(2):  # one call site each (compile time)
+                    if (phase == 0) == (order == 0):
+                        do_placement(st, T, var, D, p, lim)
+                    else:
+                        G[G_SPECIAL](st, T, var, D, p, c)
+                if ctx[C_STOPPED] != 0:
+                    return
+            st[O_START] = st[O_ORDER + npl - 1]
+            st[O_LAST] = st[O_START]
+            for i in range(5):
+                st[O_FACE + i] = -1
+            for k2 in range(2):
+                if st[O_VETO_HOLDER + k2] >= 0 and st[O_VETO_EXP + k2] <= r:
+                    st[O_VETO_HOLDER + k2] = -1
+                    st[O_VETO_EXP + k2] = 0
+            if r == 3 or r == 6 or r == 9:
+                general_scoring(st, T, var, D)
+            if ctx[C_STOPPED] != 0:  # a driven run stopped at a Castillo disc
                 return
-        st[O_START] = st[O_ORDER + npl - 1]
-        st[O_LAST] = st[O_START]
-        for i in range(5):
-            st[O_FACE + i] = -1
-        for k2 in range(2):
-            if st[O_VETO_HOLDER + k2] >= 0 and st[O_VETO_EXP + k2] <= r:
-                st[O_VETO_HOLDER + k2] = -1
-                st[O_VETO_EXP + k2] = 0
-        if r == 3 or r == 6 or r == 9:
-            general_scoring(st, T, var, D)
-        if ctx[C_STOPPED] != 0:  # a driven run stopped at a Castillo disc
-            return
+        if what == STEP_GAMES:
+            _collect_game(st, ctx[C_PTR], g, G)
 
 
 @njit(inline="always")
-def start_game(st, T, var, D, npl, root_seed, game_index, fixed):
-    """Seed the seats' policy streams and set up game ``game_index`` in ``st`` (§2)."""
-    deal = new_state(root_seed, game_index, STREAM_DEAL)
+def start_game(st, T, var, D, G, npl, game_index):
+    """Seed the seats' policy streams (``D[D_RNG]``) and set up game ``game_index`` in ``st``
+    (§2) from the root seed ``G[G_SEEDS][0, 0]`` (deal stream in ``G[G_SEEDS][1]``)."""
+    seeds = G[G_SEEDS]
+    root = seeds[0, 0]
+    gi = np.uint64(game_index)
     rng = D[D_RNG]
     for p in range(MAXP):
-        s = new_state(root_seed, game_index, STREAM_POLICY + p)
-        for k in range(4):
-            rng[p, k] = s[k]
-    setup(st, T, var, npl, deal, fixed)
+        seed_state(rng[p], game_seed(root, gi, np.uint64(STREAM_POLICY + p)))
+    deal = seeds[1]
+    seed_state(deal, game_seed(root, gi, np.uint64(STREAM_DEAL)))
+    setup(st, T, var, npl, deal, G[G_FIXED])
 
 
-@njit(inline="always")
-def play_game(st, T, var, D, npl, root_seed, game_index, fixed):
-    """Play one whole game into ``st`` (§2-§5); ``fixed`` as in ``setup``."""
-    start_game(st, T, var, D, npl, root_seed, game_index, fixed)
-    engine(st, T, var, D, np.int64(STEP_ROUND), np.int64(0), np.int64(1), np.int64(9))
-
-
-@njit(cache=True)
-def make_buffers(log_cap, ev_cap, n_params):
-    """Decision buffers ``D`` (see ``decide``)."""
-    pol = np.zeros(MAXP, dtype=np.int64)
-    par = np.zeros((MAXP, n_params), dtype=np.float64)
-    rng = np.zeros((MAXP, 4), dtype=np.uint64)
-    log = np.zeros((log_cap, 4), dtype=np.int32)
+def make_buffers(log_cap, ev_cap, n_params, heuristic=True):
+    """Decision buffers ``D`` (NumPy; see ``_decide_any``): ``log`` int32[log_cap, 4], events
+    int32[ev_cap, 8], ``n_params`` policy parameters per seat, mode ``MODE_PLAY``; the heuristic
+    in ``D[D_HEUR]`` if ``heuristic`` (else a stub: no seat may ask it)."""
     ctx = np.zeros(C_SIZE, dtype=np.int64)
-    opts = np.zeros(64, dtype=np.int32)
-    errbuf = np.zeros(64, dtype=np.int32)
-    ev = np.zeros((ev_cap, 8), dtype=np.int32)
-    scr = np.zeros((N_SCRATCH, STATE_SIZE), dtype=np.int32)
     ctx[C_ERR] = -1
     ctx[C_LOGCAP] = log_cap
     ctx[C_EVCAP] = ev_cap
-    return (pol, par, rng, log, ctx, opts, errbuf, ev, scr)
+    return (
+        np.zeros(MAXP, dtype=np.int64),
+        np.zeros((MAXP, n_params), dtype=np.float64),
+        np.zeros((MAXP, 4), dtype=np.uint64),
+        np.zeros((log_cap, 4), dtype=np.int32),
+        ctx,
+        np.zeros(64, dtype=np.int32),
+        np.zeros(64, dtype=np.int32),
+        np.zeros((ev_cap, 8), dtype=np.int32),
+        np.zeros((N_SCRATCH, STATE_SIZE), dtype=np.int32),
+        policy_function(heuristic),
+    )
+
+
+def game_buffers(n_games, npl, root_seed, fixed):
+    """Game buffers ``G`` (NumPy; see ``G_*``) for ``n_games`` games of ``npl`` players: the
+    root seed (uint64), ``fixed`` int32[FIXED_SIZE] (``setup``) and the ten result arrays of
+    ``play_batch`` (initial values)."""
+    seeds = np.zeros((2, 4), dtype=np.uint64)
+    seeds[0, 0] = np.uint64(root_seed)
+    return (
+        seeds,
+        fixed,
+        np.zeros((n_games, npl), dtype=np.int32),
+        np.zeros((n_games, npl, 5), dtype=np.int32),
+        np.zeros(n_games, dtype=np.int32),
+        np.zeros((n_games, 9, npl), dtype=np.int8),
+        np.full((n_games, 45), -1, dtype=np.int8),
+        np.zeros((n_games, 45), dtype=np.int8),
+        np.full((n_games, 9), -1, dtype=np.int8),
+        np.zeros((n_games, npl), dtype=np.int32),
+        np.zeros((n_games, npl, 2), dtype=np.int32),
+        np.zeros((n_games, 2), dtype=np.int32),
+        special_function(),
+    )
 
 
 def play_batch(first_game_index, n_games, root_seed, npl, policy_ids, policy_params, var, T):
@@ -2075,19 +2211,19 @@ def play_batch(first_game_index, n_games, root_seed, npl, policy_ids, policy_par
 
     Notes
     -----
-    Python wrapper of the jit-compiled ``_play`` (one compiled entry point with ``run_logged``);
-    the caller validates all inputs.
+    Allocates the buffers and calls the compiled ``engine`` (``STEP_GAMES``; the entry shared
+    with ``run_logged``, ``step`` and the search); the caller validates all inputs.
     """
     r = _play(
-        np.int64(first_game_index),
-        np.int64(n_games),
-        np.uint64(root_seed),
-        np.int64(npl),
-        np.ascontiguousarray(policy_ids, dtype=np.int64),
-        np.ascontiguousarray(policy_params, dtype=np.float64),
-        np.ascontiguousarray(var, dtype=np.int64),
+        first_game_index,
+        n_games,
+        root_seed,
+        npl,
+        policy_ids,
+        policy_params,
+        var,
         T,
-        np.int64(MODE_PLAY),
+        MODE_PLAY,
         np.zeros((1, 4), np.int32),
         np.zeros((1, 8), np.int32),
         np.zeros(FIXED_SIZE, np.int32),
@@ -2119,15 +2255,15 @@ def run_logged(
     n_err_options).
     """
     r = _play(
-        np.int64(game_index),
-        np.int64(1),
-        np.uint64(root_seed),
-        np.int64(npl),
-        np.ascontiguousarray(policy_ids, dtype=np.int64),
-        np.ascontiguousarray(policy_params, dtype=np.float64),
-        np.ascontiguousarray(var, dtype=np.int64),
+        game_index,
+        1,
+        root_seed,
+        npl,
+        policy_ids,
+        policy_params,
+        var,
         T,
-        np.int64(mode + 4 * FLAG_V1 * bool(legacy)),
+        mode + 4 * FLAG_V1 * bool(legacy),
         log,
         ev,
         fixed,
@@ -2136,7 +2272,6 @@ def run_logged(
     return st, int(ctx[C_PTR]), int(ctx[C_EVPTR]), int(ctx[C_ERR]), eb, int(ctx[C_NERR])
 
 
-@njit(cache=True)
 def _play(
     first_game_index,
     n_games,
@@ -2151,54 +2286,42 @@ def _play(
     ev,
     fixed,
 ):
-    """The batch kernel behind ``play_batch`` and ``run_logged`` (one compiled entry point).
-    ``mode``: ``MODE_*`` + 4 x ``FLAG_*`` bits. Returns ``play_batch``'s ten arrays plus the
-    last state, ctx and the error buffer."""
-    out = _result_arrays(n_games, npl)
-    D = make_buffers(1, 1, policy_params.shape[1])
-    D = (D[D_POL], D[D_PAR], D[D_RNG], log, D[D_CTX], D[D_OPTS], D[D_ERRBUF], ev, D[D_SCR])
-    for p in range(npl):
-        D[D_POL][p] = policy_ids[p]
-        for k in range(policy_params.shape[1]):
-            D[D_PAR][p, k] = policy_params[p, k]
-    st = np.zeros(STATE_SIZE, dtype=np.int32)
+    """The batch behind ``play_batch`` and ``run_logged``: buffers allocated here (NumPy), the
+    games played by ``engine`` (``STEP_GAMES``). ``mode``: ``MODE_*`` + 4 x ``FLAG_*`` bits.
+    Returns ``play_batch``'s ten arrays plus the last state, ctx and the error buffer."""
+    policy_params = np.ascontiguousarray(policy_params, dtype=np.float64)
+    policy_ids = np.asarray(policy_ids, dtype=np.int64)[:npl]
+    heuristic = mode % 4 != MODE_REPLAY and bool(np.any(policy_ids != POL_RANDOM))
+    D = make_buffers(1, 1, policy_params.shape[1], heuristic)
+    D = D[:D_LOG] + (log,) + D[D_LOG + 1 : D_EV] + (ev,) + D[D_EV + 1 :]
+    D[D_POL][:npl] = policy_ids
+    D[D_PAR][:npl] = policy_params[:npl]
     ctx = D[D_CTX]
     ctx[C_FLAGS] = mode // 4
     mode = mode % 4
-    for g in range(n_games):
-        if mode == MODE_PLAY:
-            fixed[F_GIVEN] = 0
-        ctx[C_PTR] = 0
-        ctx[C_EVPTR] = 0
-        ctx[C_MODE] = mode
-        ctx[C_LOGCAP] = 0 if mode == MODE_PLAY else log.shape[0]
-        ctx[C_EVCAP] = 0 if mode == MODE_PLAY else ev.shape[0]
-        play_game(st, T, var, D, npl, root_seed, first_game_index + g, fixed)
-        _collect_game(st, ctx[C_PTR], g, out)
-    return out + (st, ctx, D[D_ERRBUF])
-
-
-@njit(cache=True, **_INTERNAL)
-def _result_arrays(n_games, npl):
-    """The ten result arrays of ``play_batch`` (initial values)."""
-    return (
-        np.zeros((n_games, npl), dtype=np.int32),
-        np.zeros((n_games, npl, 5), dtype=np.int32),
-        np.zeros(n_games, dtype=np.int32),
-        np.zeros((n_games, 9, npl), dtype=np.int8),
-        np.full((n_games, 45), -1, dtype=np.int8),
-        np.zeros((n_games, 45), dtype=np.int8),
-        np.full((n_games, 9), -1, dtype=np.int8),
-        np.zeros((n_games, npl), dtype=np.int32),
-        np.zeros((n_games, npl, 2), dtype=np.int32),
-        np.zeros((n_games, 2), dtype=np.int32),
+    ctx[C_MODE] = mode
+    ctx[C_LOGCAP] = 0 if mode == MODE_PLAY else log.shape[0]
+    ctx[C_EVCAP] = 0 if mode == MODE_PLAY else ev.shape[0]
+    G = game_buffers(n_games, npl, root_seed, fixed)
+    st = np.zeros(STATE_SIZE, dtype=np.int32)
+    engine(
+        st,
+        T,
+        np.ascontiguousarray(var, dtype=np.int64),
+        D,
+        G,
+        np.int64(STEP_GAMES),
+        np.int64(npl),
+        np.int64(first_game_index),
+        np.int64(n_games),
     )
+    return G[2:12] + (st, ctx, D[D_ERRBUF])
 
 
 @njit(cache=True, **_INTERNAL)
-def _collect_game(st, n_decisions, g, out):
-    """Write game ``g``'s results from its final state into ``out`` (``_result_arrays``)."""
-    score, src, plies, pwr, taker, takeround, kingby, unplayed, intake, vetoes = out
+def _collect_game(st, n_decisions, g, G):
+    """Write game ``g``'s results from its final state into ``G``'s result arrays."""
+    score, src, plies, pwr, taker, takeround, kingby, unplayed, intake, vetoes = G[2:12]
     npl = score.shape[1]
     plies[g] = n_decisions
     for p in range(npl):
@@ -2223,15 +2346,20 @@ def _collect_game(st, n_decisions, g, out):
         kingby[g, r] = st[O_KINGBY + r]
 
 
+_NO_GAMES = []  # ``G`` of single steps (made on first use: it compiles ``special_action``)
+
+
 def step(st, T, var, D, what, seat, arg):
-    """One engine piece on ``st`` (tests, examples): ``engine(st, T, var, D, what, seat, arg,
+    """One engine piece on ``st`` (tests, examples): ``engine(st, T, var, D, G, what, seat, arg,
     arg)`` with int64 arguments, the compiled code that ``play_batch`` runs (no other entry
     kernel to compile). ``what``: ``STEP_PLACEMENT`` (placement of up to ``arg`` caballeros by
     ``seat``), ``STEP_SPECIAL`` (special action of card ``arg`` by ``seat``, with the Veto
     check), ``STEP_GENERAL_SCORING``, ``STEP_COURT_INTAKE`` (intake of up to ``arg`` caballeros
     by ``seat``), ``STEP_ROUND`` (round ``arg``; nothing in a round the variant skips)."""
+    if not _NO_GAMES:
+        _NO_GAMES.append(game_buffers(0, 1, 0, np.zeros(FIXED_SIZE, np.int32)))
     a = np.int64(arg)
-    engine(st, T, var, D, np.int64(what), np.int64(seat), a, a)
+    engine(st, T, var, D, _NO_GAMES[0], np.int64(what), np.int64(seat), a, a)
 
 
 # =============================================================================================
@@ -2422,6 +2550,7 @@ def _search_run(state, ctx, query):
         T,
         var,
         Ds,
+        ctx[6],
         np.int64(STEP_ROUND),
         np.int64(0),
         np.int64(state[S_HEAD, H_R0]),
@@ -2492,26 +2621,15 @@ search.register(
 )
 
 
-@njit(cache=True, **_INTERNAL)
 def search_scratch(npl, capacity, hpar):
-    """Scratch of ``choose_mcts`` for trees of ``capacity`` nodes: (root, work, tree, value,
-    logs, moves, untried, mark, path, scores, reward, pos, cf, Ds, st). ``hpar`` float64[P]:
-    the heuristic parameters of the rollouts and the mcts seats' unsearched decisions."""
+    """Scratch of ``choose_mcts`` for trees of ``capacity`` nodes (NumPy): (root, work, tree,
+    value, logs, moves, untried, mark, path, scores, reward, pos, cf, Ds, st). ``hpar``
+    float64[P]: the heuristic parameters of the rollouts and the mcts seats' unsearched
+    decisions."""
+    hpar = np.asarray(hpar, dtype=np.float64)
     Ds = make_buffers(1, 1, hpar.shape[0])
-    Ds = (
-        Ds[D_POL],
-        Ds[D_PAR],
-        Ds[D_RNG],
-        np.zeros((PREFIX_CAP + TREE_CAP + 1, 4), np.int32),
-        Ds[D_CTX],
-        Ds[D_OPTS],
-        Ds[D_ERRBUF],
-        Ds[D_EV],
-        Ds[D_SCR],
-    )
-    for q in range(MAXP):
-        for k in range(hpar.shape[0]):
-            Ds[D_PAR][q, k] = hpar[k]
+    Ds = Ds[:D_LOG] + (np.zeros((PREFIX_CAP + TREE_CAP + 1, 4), np.int32),) + Ds[D_LOG + 1 :]
+    Ds[D_PAR][:] = hpar
     return (
         np.zeros((S_ROWS, STATE_SIZE), np.int32),
         np.zeros((S_ROWS, STATE_SIZE), np.int32),
@@ -2532,10 +2650,11 @@ def search_scratch(npl, capacity, hpar):
 
 
 @njit(inline="always")  # one call site: no compiled level of its own
-def choose_mcts(ck, r0, log, first, stop, seat, kind, T, var, mpar, rng, scr):
+def choose_mcts(ck, r0, log, first, stop, seat, kind, T, var, G, mpar, rng, scr):
     """Value chosen by ISMCTS (``kernels.search``) for seat ``seat``'s decision of kind
     ``kind``, the decision ``stop`` of a game whose round ``r0`` started in state ``ck`` after
-    decision ``first`` (``log[first:stop]``: the decisions since then). ``mpar`` float64: the
+    decision ``first`` (``log[first:stop]``: the decisions since then); ``G`` the game buffers
+    that the search's ``engine`` calls pass on (unused there). ``mpar`` float64: the
     seat's mcts parameters ``M_*``; ``rng`` uint64[4]: its stream; ``scr``: ``search_scratch``.
     Returns -1 if the round's decisions do not fit the search state (the caller decides then)."""
     (
@@ -2562,7 +2681,7 @@ def choose_mcts(ck, r0, log, first, stop, seat, kind, T, var, mpar, rng, scr):
     cf[CF_HORIZON] = np.int64(mpar[M_HORIZON])
     for q in range(MAXP):
         Ds[D_POL][q] = cf[CF_ROLLOUT]
-    ctx = (T, var, Ds, st, cf, pos)
+    ctx = (T, var, Ds, st, cf, pos, G)
     n_iter = min(np.int64(mpar[M_ITER]), np.int64(tree.shape[0] - 1))
     if mpar.shape[0] > M_FLAT and mpar[M_FLAT] != 0.0:
         move = search.flat(
@@ -2595,11 +2714,11 @@ def choose_mcts(ck, r0, log, first, stop, seat, kind, T, var, mpar, rng, scr):
 
 
 @njit(inline="always")  # one call site: no compiled level of its own
-def _drive_game(st, T, var, D, npl, root_seed, game_index, fixed, mparams, scr, ck):
+def _drive_game(st, T, var, D, G, npl, game_index, mparams, scr, ck):
     """Play one game with mcts seats (``D[D_POL][p] == POL_MCTS``; their parameters ``mparams[p]``,
     their unsearched decisions by the heuristic with ``D[D_PAR][p]``) into ``st``; every decision
     is logged in ``D[D_LOG]`` (int32[L, 4]). Returns the number of decisions."""
-    start_game(st, T, var, D, npl, root_seed, game_index, fixed)
+    start_game(st, T, var, D, G, npl, game_index)
     ctx = D[D_CTX]
     log = D[D_LOG]
     mask = 0
@@ -2626,7 +2745,7 @@ def _drive_game(st, T, var, D, npl, root_seed, game_index, fixed, mparams, scr, 
         ctx[C_LOGFRESH] = 1
         ctx[C_CKR] = -1
         ctx[C_EVCAP] = 0
-        engine(st, T, var, D, np.int64(STEP_ROUND), np.int64(0), r0, np.int64(9))
+        engine(st, T, var, D, G, np.int64(STEP_ROUND), np.int64(0), r0, np.int64(9))
         if ctx[C_CKR] >= 0:
             r0 = ctx[C_CKR]
             first = ctx[C_CKPTR]
@@ -2637,7 +2756,7 @@ def _drive_game(st, T, var, D, npl, root_seed, game_index, fixed, mparams, scr, 
         eb = D[D_ERRBUF]
         kind = np.int64(eb[0])
         p = np.int64(eb[1])
-        v = choose_mcts(ck, r0, log, first, q, p, kind, T, var, mparams[p], D[D_RNG][p], scr)
+        v = choose_mcts(ck, r0, log, first, q, p, kind, T, var, G, mparams[p], D[D_RNG][p], scr)
         D[D_CTX][C_NSEARCH] += 1
         if v < 0:  # a round too long for the search state (never seen): the first option
             v = np.int64(eb[2])
@@ -2651,6 +2770,24 @@ def _drive_game(st, T, var, D, npl, root_seed, game_index, fixed, mparams, scr, 
 
 
 @njit(cache=True)
+def _mcts_games(first_game_index, n_games, npl, mparams, T, var, D, G, scr):
+    """The batch kernel of lineups with mcts seats (compiled only for them): games
+    ``first_game_index ..`` into ``G``'s result arrays (``engine``'s ``STEP_GAMES``), every
+    decision of the last game in ``D[D_LOG]``. Returns (the last game's decision count, the
+    number of searches)."""
+    st = np.zeros(STATE_SIZE, dtype=np.int32)
+    ck = np.zeros(STATE_SIZE, dtype=np.int32)
+    fixed = G[G_FIXED]
+    nd = 0
+    keep = fixed[F_GIVEN] == 1 and n_games == 1
+    for g in range(n_games):
+        if not keep:
+            fixed[F_GIVEN] = 0
+        nd = _drive_game(st, T, var, D, G, npl, first_game_index + g, mparams, scr, ck)
+        _collect_game(st, nd, g, G)
+    return nd, D[D_CTX][C_NSEARCH]
+
+
 def _play_mcts(
     first_game_index,
     n_games,
@@ -2665,32 +2802,37 @@ def _play_mcts(
     log,
     fixed,
 ):
-    """The batch kernel of lineups with mcts seats (compiled only for them): ``_play``'s ten
-    arrays plus the last game's decision count and the number of searches; ``log`` int32[L, 4] receives the last game's
-    decisions, ``fixed`` its setup (``setup``)."""
-    out = _result_arrays(n_games, npl)
+    """Buffers (NumPy) and ``_mcts_games`` for ``play_batch_mcts`` and ``record_mcts``:
+    ``play_batch``'s ten arrays plus the last game's decision count and the number of
+    searches; ``log`` int32[L, 4] receives the last game's decisions, ``fixed`` its setup
+    (``setup``)."""
+    policy_ids = np.ascontiguousarray(policy_ids, dtype=np.int64)
+    policy_params = np.ascontiguousarray(policy_params, dtype=np.float64)
+    mparams = np.ascontiguousarray(mparams, dtype=np.float64)
+    hpar = np.ascontiguousarray(hpar, dtype=np.float64)
     D = make_buffers(1, 1, hpar.shape[0])
-    D = (D[D_POL], D[D_PAR], D[D_RNG], log, D[D_CTX], D[D_OPTS], D[D_ERRBUF], D[D_EV], D[D_SCR])
+    D = D[:D_LOG] + (log,) + D[D_LOG + 1 :]
     cap = 66  # >= 64: value doubles as flat's totals (at most 64 options)
     for p in range(npl):
         D[D_POL][p] = policy_ids[p]
         if policy_ids[p] == POL_MCTS:
-            cap = max(cap, np.int64(mparams[p, M_ITER]) + 2)
-        for k in range(hpar.shape[0]):
-            D[D_PAR][p, k] = hpar[k] if policy_ids[p] == POL_MCTS else policy_params[p, k]
-    scr = search_scratch(npl, cap, hpar)
-    st = np.zeros(STATE_SIZE, dtype=np.int32)
-    ck = np.zeros(STATE_SIZE, dtype=np.int32)
-    nd = 0
-    keep = fixed[F_GIVEN] == 1 and n_games == 1
-    for g in range(n_games):
-        if not keep:
-            fixed[F_GIVEN] = 0
-        nd = _drive_game(
-            st, T, var, D, npl, root_seed, first_game_index + g, fixed, mparams, scr, ck
-        )
-        _collect_game(st, nd, g, out)
-    return out + (nd, D[D_CTX][C_NSEARCH])
+            cap = max(cap, int(mparams[p, M_ITER]) + 2)
+            D[D_PAR][p] = hpar
+        else:
+            D[D_PAR][p] = policy_params[p, : hpar.shape[0]]
+    G = game_buffers(n_games, npl, root_seed, fixed)
+    nd, ns = _mcts_games(
+        np.int64(first_game_index),
+        np.int64(n_games),
+        np.int64(npl),
+        mparams,
+        T,
+        np.ascontiguousarray(var, dtype=np.int64),
+        D,
+        G,
+        search_scratch(npl, cap, hpar),
+    )
+    return G[2:12] + (nd, ns)
 
 
 def play_batch_mcts(
