@@ -24,6 +24,7 @@ import click  # noqa: E402
 import mcsim  # noqa: E402
 from mcsim import errors  # noqa: E402
 from mcsim.games import REGISTRY, all_games, get_game  # noqa: E402
+from mcsim.runner import quiet_collector  # noqa: E402
 
 if signal.getsignal(signal.SIGINT) is _abort_during_startup:
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -282,6 +283,7 @@ class OneLineErrorGroup(click.Group):
 @click.version_option(mcsim.__version__, prog_name="mcsim")
 def mcsim_cli():
     """Monte Carlo analyzer for Sacred Hill, Don Quixote, El Grande, Carcassonne and Thurn and Taxis."""
+    quiet_collector()  # a cold compile spends 15-20% less CPU (issue 13 §5)
 
 
 @mcsim_cli.command("games")

@@ -4,10 +4,17 @@ import pytest
 from click.testing import CliRunner
 
 from cli import mcsim_cli
+from mcsim.runner import quiet_collector
 from tests.scheduling import (  # noqa: F401 (pytest hooks)
     pytest_collection_modifyitems,
     pytest_xdist_make_scheduler,
 )
+
+
+def pytest_configure(config):
+    """The collector settings of the command line (``quiet_collector``): Numba compiles about
+    15-20% faster, in every xdist worker."""
+    quiet_collector()
 
 
 @pytest.fixture

@@ -224,3 +224,17 @@ def test_a_slow_warm_up_says_it_is_compiling(monkeypatch, capsys):
     monkeypatch.setattr(runner, "COMPILE_NOTICE_AFTER", 30.0)
     mcsim.simulate("sacred-hill", games=4, seed=1, workers=1, progress=True)
     assert "compiling" not in capsys.readouterr().err  # a quick warm-up says nothing
+
+
+def test_the_command_line_quiets_the_collector(run):
+    """Issue 13 §5: ``mcsim`` sets the collector thresholds that make a cold compile cheaper."""
+    import gc
+
+    from mcsim.runner import COLLECTOR_THRESHOLDS
+
+    gc.set_threshold(700, 10, 10)
+    try:
+        assert run("games").exit_code == 0
+        assert gc.get_threshold() == COLLECTOR_THRESHOLDS
+    finally:
+        gc.set_threshold(*COLLECTOR_THRESHOLDS)
