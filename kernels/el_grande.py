@@ -1121,7 +1121,7 @@ def policy_function(heuristic):
     heuristic = bool(heuristic)
     if heuristic not in _POLICY_FUNCTIONS:
         body = heuristic_choice if heuristic else _no_heuristic
-        _POLICY_FUNCTIONS[heuristic] = cfunc(HEUR_SIG, cache=True)(body)
+        _POLICY_FUNCTIONS[heuristic] = cfunc(HEUR_SIG, cache=True, _nrt=False)(body)
     return _POLICY_FUNCTIONS[heuristic]
 
 
@@ -1153,7 +1153,7 @@ def special_function():
     inside ``engine`` (each compiled caller links and optimises its callees' code again:
     compile time, issue 13 §5); a call per special action costs nothing measurable."""
     if not _SPECIAL_FUNCTION:
-        _SPECIAL_FUNCTION.append(cfunc(SPECIAL_SIG, cache=True)(special_action))
+        _SPECIAL_FUNCTION.append(cfunc(SPECIAL_SIG, cache=True, _nrt=False)(special_action))
     return _SPECIAL_FUNCTION[0]
 
 
