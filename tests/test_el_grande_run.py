@@ -534,3 +534,23 @@ def test_replay_checks_recorded_points_itself_issue11():
         G.replay(rec)
     with pytest.raises(InvalidRecordError, match='"points" must be a list of numbers'):
         G.replay(dict(rec, points="many"))
+
+
+def test_one_compiled_engine_for_every_lineup_and_mode_issue13():
+    """Issue 13 §5: play with random and heuristic lineups, records, replays and single steps
+    all run one compiled ``engine`` (one signature: no lineup or mode compiles it again); the
+    heuristic and the special actions are compiled on their own and reached through function
+    pointers (``D[D_HEUR]``, ``G[G_SPECIAL]``), and a lineup without a heuristic seat gets the
+    stub, not the heuristic."""
+    r = mcsim.simulate("el-grande", games=2, seed=3, players=3, record=1)
+    assert G.replay(r.records[0])["finished"]
+    mcsim.simulate("el-grande", games=2, seed=3, policies=["heuristic", "random", "heuristic"])
+    T = G.build_tables()
+    var = G.SPEC.variant_codes(G.SPEC.resolve_variant({}))
+    st = np.zeros(K.STATE_SIZE, np.int32)
+    K.setup(st, T, var, 3, K.new_state(1, 0, 0), np.zeros(K.FIXED_SIZE, np.int32))
+    K.step(st, T, var, K.make_buffers(1, 1, len(G.HEURISTIC_PARAMS)), K.STEP_ROUND, 0, 1)
+    assert int(st[K.O_ROUND]) == 1
+    assert len(K.engine.signatures) == 1
+    stub = K.make_buffers(1, 1, 2, heuristic=False)[K.D_HEUR]
+    assert stub is K.policy_function(False) and stub is not K.policy_function(True)
