@@ -1838,13 +1838,14 @@ def _draw_placeable(S, T, cur, drng, mode, tscript, tlog):
     return t
 
 
-# The decisions of a turn (``_choose_*``, ``_gift_*`` below, one call site each) are inlined
-# into ``_play``'s turn loop: as separate compiled functions each one linked and re-optimised
-# the heuristic and the gift code below it again (about 2-5 s of cold compile each). Only these
-# leaves are inlined: Numba inlines by deep-copying the callee's IR block by block, each block
-# copying the whole variable scope, so an inlined function that itself holds inlined steps
-# (the former ``_play_turns`` -> ``_turn`` -> ``_open_gift`` levels) cost several seconds.
-@njit(cache=True, inline="always")
+# The decisions of a turn (``_choose_*``, ``_gift_*`` below, one call site each in ``_play``)
+# are compiled on their own, called with the ``H`` and ``mscr`` of ``_play``: each compile
+# prunes the heuristic and search branches the lineup does not use before typing them. Inlined
+# into ``_play`` they cost 3 s more of a first run (Numba inlines by deep-copying the callee's
+# IR block by block, each block copying the whole variable scope, search branches included),
+# and inlined one into another (the former ``_play_turns`` -> ``_turn`` -> ``_open_gift``
+# levels) about 10 s more.
+@njit(cache=True, **_INTERNAL)
 def _choose_open(S, R, cur, t, turn, H, mscr):
     """The gift card ``cur`` opens this turn (§4.3): a held type, -1 none, ``BAD`` when a
     replay's choice is illegal."""
@@ -1905,7 +1906,7 @@ def _choose_open(S, R, cur, t, turn, H, mscr):
     return opened
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, **_INTERNAL)
 def _gift_target(S, R, cur, t, opened, turn, row, H, mscr):
     """Synod, Road Sweeper or Cash Out (§4.4.1-§4.4.3): choose the target and apply it; an
     opening without target has no effect (§6 #5, #6). False when a replay stopped."""
@@ -1975,7 +1976,7 @@ def _gift_target(S, R, cur, t, opened, turn, row, H, mscr):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, **_INTERNAL)
 def _gift_change(S, R, cur, t, opened, turn, row, H, mscr):
     """Change Position (§4.4.4): move one of ``cur``'s meeples to another segment of its tile.
     False when a replay stopped."""
@@ -2036,7 +2037,7 @@ def _gift_change(S, R, cur, t, opened, turn, row, H, mscr):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, **_INTERNAL)
 def _gift_take2(S, R, cur, t, opened, turn, row, H, mscr):
     """Take 2 (§4.4.5): draw a second tile, keep one, shuffle the other back (``take2_other``,
     §6 #10). Returns (ok, tile kept, planned cell, rotation, segment: -2 = none)."""
@@ -2101,7 +2102,7 @@ def _gift_take2(S, R, cur, t, opened, turn, row, H, mscr):
     return True, keep, pc, pr, ps
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, **_INTERNAL)
 def _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, H, mscr):
     """Placement of tile ``t`` (§3.2.1): (cell, rotation, the heuristic's planned meeple
     segment); cell ``BAD`` when a replay stopped. ``pc, pr, ps``: a plan made by Take 2."""
@@ -2153,7 +2154,7 @@ def _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, H, mscr):
     return np.int64(BAD), _NONE, ps
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, **_INTERNAL)
 def _choose_meeple(S, R, cur, t, opened, idx, earned, turn, ps, H, mscr):
     """Segment of tile ``idx`` for ``cur``'s meeple (§3.2.2; -1 none), ``BAD`` when a replay
     stopped. ``ps``: the heuristic's planned segment."""
@@ -2788,9 +2789,10 @@ def new_scratch():
 # Everything it calls (the search included) must not allocate (a compile error says so).
 # It is long: its docstring documents every argument and result of the one compiled entry, and
 # its body holds the game loop and the turn's steps in the rules' order (setup, draw, gift,
-# placement, meeple, scoring) rather than in inlined ``_play_turns`` / ``_turn`` levels,
-# because each inlined level deep-copies the IR of everything below it (about 20 s of the
-# cold compile; see the comment above ``_choose_open``).
+# placement, meeple, scoring) rather than in ``_play_turns`` / ``_turn`` levels: inlined,
+# each level deep-copied the IR of everything below it (about 10 s of the cold compile, see
+# the comment above ``_choose_open``); compiled on their own, each would link and compile
+# the whole engine below it again.
 @njit(cache=True, _nrt=False)
 def _play(
     S,
