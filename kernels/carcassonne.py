@@ -240,6 +240,12 @@ _CAT_MONASTERY = np.int64(CAT_MONASTERY)
 #: options of the compiled helpers that only other kernels call: no CPython or C wrapper is
 #: generated for them (compile time; a call from Python raises TypeError)
 _INTERNAL = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+# Helpers ``inline="always"``: the small steps of a larger function (``place_tile``,
+# ``score_final``, ``evaluate_placement``, ``_gift_gain``, the gift effects), each called from
+# one or two places and inlining nothing big themselves. Numba copies their IR into the
+# caller, which costs little for a leaf; as separately compiled functions each cost 0.3-1 s of
+# a first run's compile (CONTRIBUTING.md, "Kernels, compile time") and the heuristic's split
+# helpers slowed it by about 5%.
 
 
 # --------------------------------------------------------------------------------------------
@@ -549,7 +555,7 @@ def place_tile(S, T, t, rot, cell, conn):
 # --------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _award(S, r, pts, cat, gift_kind):
     """Give ``pts`` to every player with the most meeples in feature ``r`` (ties score in full).
 
@@ -1155,12 +1161,12 @@ def road_sweep(S, T, root):
 # --------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _meeple_cost(S, player, params):
     return params[H_MEEPLE] + params[H_SCARCITY] * (MAX_MEEPLES - supply(S, player)) / MAX_MEEPLES
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _util(kind, complete, opn, tiles, pen, adj, mee, cur, npl, params, pot, mcost, progress):
     """Heuristic worth of one feature to ``cur`` (points-like units); ``mee[p]`` meeples per player.
 
@@ -1205,7 +1211,7 @@ def _util(kind, complete, opn, tiles, pen, adj, mee, cur, npl, params, pot, mcos
     return u
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _root_util(S, r, kind, cur, params, pot, mcost, progress, extra_me, mee):
     fint, fmee = S.fint, S.fmee
     npl = S.sc[S_NPLAYERS]
@@ -1229,7 +1235,7 @@ def _root_util(S, r, kind, cur, params, pot, mcost, progress, extra_me, mee):
     )
 
 
-@njit(cache=True, **_INTERNAL)
+@njit(cache=True, inline="always")
 def _add_root(roots, nr, s, r):
     """Add feature root ``r`` to new segment ``s``'s list ``roots[s, :nr[s]]`` unless there."""
     dup = False
@@ -1241,7 +1247,7 @@ def _add_root(roots, nr, s, r):
         nr[s] += 1
 
 
-@njit(cache=True, **_INTERNAL)
+@njit(cache=True, inline="always")
 def _neighbour_roots(S, T, t, rot, cell, roots, nr, conn, grp):
     """The features on the board each segment of ``t``/``rot`` on ``cell`` would join (§1.2).
 
@@ -1274,7 +1280,7 @@ def _neighbour_roots(S, T, t, rot, cell, roots, nr, conn, grp):
                 _add_root(roots, nr, fa, find(parent, j * MAX_SEG + fb))
 
 
-@njit(cache=True, **_INTERNAL)
+@njit(cache=True, inline="always")
 def _group_segments(seg_kind, t, ns, roots, nr, grp):
     """Group the new tile's segments of one kind that reach a common feature root: they become
     one feature when the tile is placed (§1.2). ``grp[s]`` (int64[8]) = the smallest segment of
@@ -1296,7 +1302,7 @@ def _group_segments(seg_kind, t, ns, roots, nr, grp):
                         grp[s3] = g_new
 
 
-@njit(cache=True, **_INTERNAL)
+@njit(cache=True, inline="always")
 def _merged_feature(S, T, t, g, k, cur, params, pot, mcost, progress, H):
     """The feature group ``g`` (kind ``k``) of the new tile would form, merged virtually.
 
@@ -1358,7 +1364,7 @@ def _merged_feature(S, T, t, g, k, cur, params, pot, mcost, progress, H):
     return opn, pen, adj, popcount(ml) + popcount(mh), old, nroot_seen
 
 
-@njit(cache=True, **_INTERNAL)
+@njit(cache=True, inline="always")
 def _earns_gift(variant, k, complete, mee, cur, npl):
     """Whether extending an occupied road/city of kind ``k`` with meeples ``mee`` (int64[5],
     the merged feature's) earns ``cur`` a gift card (§4.2; ``gift_shared``,
@@ -1377,7 +1383,7 @@ def _earns_gift(variant, k, complete, mee, cur, npl):
     return False
 
 
-@njit(cache=True, **_INTERNAL)
+@njit(cache=True, inline="always")
 def _neighbour_monasteries(S, T, cell, cur, params, pot, mcost, progress, mee, total):
     """``total`` (float64, the placement's running value) plus what each occupied unfinished
     monastery around ``cell`` gains by one more neighbour (§3.3), in the order of ``_OFF8``."""
@@ -1432,7 +1438,7 @@ def _neighbour_monasteries(S, T, cell, cur, params, pot, mcost, progress, mee, t
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
     """Heuristic value of placing ``t``/``rot`` on ``cell`` for ``cur``; returns (value, best
     segment) (float64 in points-like units, int64; segment -1 = no meeple).
@@ -1521,7 +1527,7 @@ def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
     return total + best_extra, best_seg
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def best_placement(S, T, t, cur, params, variant, H, opts):
     """Heuristic best (cell, rotation, segment, value) for tile ``t``; value -1e18 if none."""
     n = placements(S, T, t, _TRUE, opts)
@@ -1539,7 +1545,7 @@ def best_placement(S, T, t, cur, params, variant, H, opts):
     return bc, br, bs, bv
 
 
-@njit(cache=True, **_INTERNAL)
+@njit(cache=True, inline="always")
 def _synod_gain(S, T, cur, params, pot, mcost, progress, mee, nodes):
     """Synod (§4.4.1): the best gain of a meeple on an unfinished monastery (points-like units,
     the meeple's cost deducted) and its node; (-1e18, -1) when there is none. ``nodes``:
@@ -1592,7 +1598,7 @@ def _synod_gain(S, T, cur, params, pot, mcost, progress, mee, nodes):
     return best, bn
 
 
-@njit(cache=True, **_INTERNAL)
+@njit(cache=True, inline="always")
 def _sweeper_gain(S, T, cur, params, pot, mcost, progress, mee, nodes):
     """Road Sweeper (§4.4.2): the best gain of scoring an occupied unfinished road now (its
     points as the heuristic values them, meeples returned, against its worth left on the board)
@@ -1630,7 +1636,7 @@ def _sweeper_gain(S, T, cur, params, pot, mcost, progress, mee, nodes):
     return best, bn
 
 
-@njit(cache=True, **_INTERNAL)
+@njit(cache=True, inline="always")
 def _cash_out_gain(S, T, cur, params, variant, pot, mcost, progress, mee, nodes):
     """Cash Out (§4.4.3): the best gain of cashing out one of ``cur``'s meeples (its points,
     the meeple back, the feature's worth without it) and its node; (-1e18, -1) when ``cur``
@@ -1653,7 +1659,7 @@ def _cash_out_gain(S, T, cur, params, variant, pot, mcost, progress, mee, nodes)
     return best, bn
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _gift_gain(S, T, H, cur, g, t, params, variant, opts):
     """Heuristic gain of opening gift ``g`` now (before placing ``t``), in points-like units:
     (gain, target node or -1, segment -1); gain -1e18 when the gift has nothing worth doing.
@@ -1786,7 +1792,7 @@ Run = namedtuple(
 BAD = -1000
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _setup(S, T, npl, variant, mode, drng):
     """Reset ``S``; meeples in supply, the start tile, the draw pile (shuffled with ``drng`` in
     play mode) and the gift deck (§3.1, §4.1)."""
@@ -1821,7 +1827,7 @@ def _setup(S, T, npl, variant, mode, drng):
         S.gdisc[g] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _draw_placeable(S, T, cur, drng, mode, tscript, tlog):
     """Draw until a placeable tile (§3.2.1, §6 #14; the others are removed and counted in
     ``gst[cur, 1]``); the codes of ``_draw_tile`` when there is none."""
@@ -1832,13 +1838,14 @@ def _draw_placeable(S, T, cur, drng, mode, tscript, tlog):
     return t
 
 
-# The decisions of a turn (``_choose_*``, ``_gift_*`` below, one call site each) are inlined
-# into ``_play``'s turn loop: as separate compiled functions each one linked and re-optimised
-# the heuristic and the gift code below it again (about 2-5 s of cold compile each). Only these
-# leaves are inlined: Numba inlines by deep-copying the callee's IR block by block, each block
-# copying the whole variable scope, so an inlined function that itself holds inlined steps
-# (the former ``_play_turns`` -> ``_turn`` -> ``_open_gift`` levels) cost several seconds.
-@njit(cache=True, inline="always")
+# The decisions of a turn (``_choose_*``, ``_gift_*`` below, one call site each in ``_play``)
+# are compiled on their own, called with the ``H`` and ``mscr`` of ``_play``: each compile
+# prunes the heuristic and search branches the lineup does not use before typing them. Inlined
+# into ``_play`` they cost 3 s more of a first run (Numba inlines by deep-copying the callee's
+# IR block by block, each block copying the whole variable scope, search branches included),
+# and inlined one into another (the former ``_play_turns`` -> ``_turn`` -> ``_open_gift``
+# levels) about 10 s more.
+@njit(cache=True, **_INTERNAL)
 def _choose_open(S, R, cur, t, turn, H, mscr):
     """The gift card ``cur`` opens this turn (§4.3): a held type, -1 none, ``BAD`` when a
     replay's choice is illegal."""
@@ -1899,7 +1906,7 @@ def _choose_open(S, R, cur, t, turn, H, mscr):
     return opened
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, **_INTERNAL)
 def _gift_target(S, R, cur, t, opened, turn, row, H, mscr):
     """Synod, Road Sweeper or Cash Out (§4.4.1-§4.4.3): choose the target and apply it; an
     opening without target has no effect (§6 #5, #6). False when a replay stopped."""
@@ -1969,7 +1976,7 @@ def _gift_target(S, R, cur, t, opened, turn, row, H, mscr):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, **_INTERNAL)
 def _gift_change(S, R, cur, t, opened, turn, row, H, mscr):
     """Change Position (§4.4.4): move one of ``cur``'s meeples to another segment of its tile.
     False when a replay stopped."""
@@ -2030,7 +2037,7 @@ def _gift_change(S, R, cur, t, opened, turn, row, H, mscr):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, **_INTERNAL)
 def _gift_take2(S, R, cur, t, opened, turn, row, H, mscr):
     """Take 2 (§4.4.5): draw a second tile, keep one, shuffle the other back (``take2_other``,
     §6 #10). Returns (ok, tile kept, planned cell, rotation, segment: -2 = none)."""
@@ -2095,7 +2102,7 @@ def _gift_take2(S, R, cur, t, opened, turn, row, H, mscr):
     return True, keep, pc, pr, ps
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, **_INTERNAL)
 def _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, H, mscr):
     """Placement of tile ``t`` (§3.2.1): (cell, rotation, the heuristic's planned meeple
     segment); cell ``BAD`` when a replay stopped. ``pc, pr, ps``: a plan made by Take 2."""
@@ -2147,7 +2154,7 @@ def _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, H, mscr):
     return np.int64(BAD), _NONE, ps
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, **_INTERNAL)
 def _choose_meeple(S, R, cur, t, opened, idx, earned, turn, ps, H, mscr):
     """Segment of tile ``idx`` for ``cur``'s meeple (§3.2.2; -1 none), ``BAD`` when a replay
     stopped. ``ps``: the heuristic's planned segment."""
@@ -2335,7 +2342,7 @@ def _s_determinize(S, ctx, rng):
         S.srng[i] = next_u64(rng)
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _s_targets(S, T, cur, g, out):
     """Targets (nodes) of gift ``g`` (Synod, Road Sweeper, Cash Out) for ``cur`` into ``out``."""
     if g == GIFT_SYNOD:
@@ -2345,7 +2352,7 @@ def _s_targets(S, T, cur, g, out):
     return own_meeples(S, cur, out)
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def _s_changes(S, T, cur, variant, mo, conn, out):
     """Change Position moves of ``cur``: rows (from node, to segment) into ``out``."""
     nm = own_meeples(S, cur, mo)
@@ -2476,7 +2483,7 @@ def _s_open(S, T, variant, g, lst, opt2, e0):
             sc[S_PHASE] = PH_KEEP
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def apply_gift_target(S, T, variant, g, target, cur):
     """Synod (a meeple from the supply onto monastery node ``target``), Road Sweeper (score the
     road with root ``target``) or Cash Out (score and take back the meeple on ``target``);
@@ -2493,7 +2500,7 @@ def apply_gift_target(S, T, variant, g, target, cur):
         _move_meeple(S, cur, target, _NONE)
 
 
-@njit(cache=True)
+@njit(cache=True, **_INTERNAL)
 def finish_turn(S, T, variant, cur, idx, s, earned, grng, mode, gscript):
     """After the placement of tile ``idx``: the meeple on segment ``s`` (-1 none, §3.2.2), the
     gift card earned (§4.2; drawn after the meeple step), scoring (§3.2.3). Returns the gift
@@ -2782,9 +2789,10 @@ def new_scratch():
 # Everything it calls (the search included) must not allocate (a compile error says so).
 # It is long: its docstring documents every argument and result of the one compiled entry, and
 # its body holds the game loop and the turn's steps in the rules' order (setup, draw, gift,
-# placement, meeple, scoring) rather than in inlined ``_play_turns`` / ``_turn`` levels,
-# because each inlined level deep-copies the IR of everything below it (about 20 s of the
-# cold compile; see the comment above ``_choose_open``).
+# placement, meeple, scoring) rather than in ``_play_turns`` / ``_turn`` levels: inlined,
+# each level deep-copied the IR of everything below it (about 10 s of the cold compile, see
+# the comment above ``_choose_open``); compiled on their own, each would link and compile
+# the whole engine below it again.
 @njit(cache=True, _nrt=False)
 def _play(
     S,
