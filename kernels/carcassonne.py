@@ -1166,6 +1166,26 @@ def _meeple_cost(S, player, params):
     return params[H_MEEPLE] + params[H_SCARCITY] * (MAX_MEEPLES - supply(S, player)) / MAX_MEEPLES
 
 
+@njit(cache=True, inline="always")
+def _monastery_util(complete, n8, mee, cur, npl, params, pot, mcost, progress):
+    """``_util`` of a monastery with ``n8`` neighbouring tiles (its complete flag given)."""
+    return _util(
+        _CLOISTER,
+        complete,
+        _ZERO,
+        np.int64(n8),
+        _ZERO,
+        _ZERO,
+        mee,
+        cur,
+        npl,
+        params,
+        pot,
+        mcost,
+        progress,
+    )
+
+
 @njit(cache=True, **_INTERNAL)
 def _util(kind, complete, opn, tiles, pen, adj, mee, cur, npl, params, pot, mcost, progress):
     """Heuristic worth of one feature to ``cur`` (points-like units); ``mee[p]`` meeples per player.
@@ -1404,36 +1424,8 @@ def _neighbour_monasteries(S, T, cell, cur, params, pot, mcost, progress, mee, t
         n8 = nb8[c]
         for p in range(npl):
             mee[p] = fmee[nd, p]
-        before = _util(
-            _CLOISTER,
-            _FALSE,
-            _ZERO,
-            np.int64(n8),
-            _ZERO,
-            _ZERO,
-            mee,
-            cur,
-            npl,
-            params,
-            pot,
-            mcost,
-            progress,
-        )
-        after = _util(
-            _CLOISTER,
-            n8 + 1 == 8,
-            _ZERO,
-            np.int64(n8 + 1),
-            _ZERO,
-            _ZERO,
-            mee,
-            cur,
-            npl,
-            params,
-            pot,
-            mcost,
-            progress,
-        )
+        before = _monastery_util(_FALSE, n8, mee, cur, npl, params, pot, mcost, progress)
+        after = _monastery_util(n8 + 1 == 8, n8 + 1, mee, cur, npl, params, pot, mcost, progress)
         total += after - before
     return total
 
@@ -1501,21 +1493,7 @@ def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
         for p in range(npl):
             mee[p] = 0
         mee[cur] = 1
-        extra = _util(
-            _CLOISTER,
-            n8 == 8,
-            _ZERO,
-            np.int64(n8),
-            _ZERO,
-            _ZERO,
-            mee,
-            cur,
-            npl,
-            params,
-            pot,
-            mcost,
-            progress,
-        )
+        extra = _monastery_util(n8 == 8, n8, mee, cur, npl, params, pot, mcost, progress)
         if n8 < 8:
             extra -= mcost
         if extra > best_extra:
@@ -1560,37 +1538,9 @@ def _synod_gain(S, T, cur, params, pot, mcost, progress, mee, nodes):
         n8 = nb8[tinfo[nd // MAX_SEG, 2]]
         for p in range(npl):
             mee[p] = fmee[nd, p]
-        before = _util(
-            _CLOISTER,
-            _FALSE,
-            _ZERO,
-            np.int64(n8),
-            _ZERO,
-            _ZERO,
-            mee,
-            cur,
-            npl,
-            params,
-            pot,
-            mcost,
-            progress,
-        )
+        before = _monastery_util(_FALSE, n8, mee, cur, npl, params, pot, mcost, progress)
         mee[cur] += 1
-        after = _util(
-            _CLOISTER,
-            _FALSE,
-            _ZERO,
-            np.int64(n8),
-            _ZERO,
-            _ZERO,
-            mee,
-            cur,
-            npl,
-            params,
-            pot,
-            mcost,
-            progress,
-        )
+        after = _monastery_util(_FALSE, n8, mee, cur, npl, params, pot, mcost, progress)
         v = after - before - mcost
         if v > best:
             best = v
