@@ -10,7 +10,8 @@ not the files of the functions it calls. ``kernels.search.search`` is compiled o
 against that game's step functions, and every game calls ``kernels.rng``: with the default
 cache beside the sources, editing a game's kernel (or upgrading mcsim) could run a search
 compiled with the old step functions. So, unless the user sets ``NUMBA_CACHE_DIR`` themselves,
-the cache lives in a folder named by a hash of all kernel sources,
+the cache lives in a folder named by a hash of all kernel sources (every ``*.py`` under
+``kernels/``, the game packages ``kernels/<game>/`` included),
 ``$XDG_CACHE_HOME/mcsim/numba-<hash>`` (``~/.cache/...`` by default): any change to any kernel
 file starts a fresh cache, and an unchanged tree reuses its compiled code.
 """
@@ -23,10 +24,14 @@ import numba
 
 
 def kernel_sources_hash() -> str:
-    """First 16 hex digits of the SHA-256 of every ``kernels/*.py`` file (names and bytes)."""
+    """First 16 hex digits of the SHA-256 of every ``*.py`` file under ``kernels/``, subpackages
+    included (relative paths and bytes, in sorted path order)."""
+    root = Path(__file__).parent
     h = hashlib.sha256()
-    for f in sorted(Path(__file__).parent.glob("*.py")):
-        h.update(f.name.encode())
+    for f in sorted(root.rglob("*.py")):
+        if "__pycache__" in f.parts:
+            continue
+        h.update(f.relative_to(root).as_posix().encode())
         h.update(f.read_bytes())
     return h.hexdigest()[:16]
 

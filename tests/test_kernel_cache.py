@@ -45,6 +45,24 @@ def test_any_kernel_edit_changes_the_cache_folder(tmp_path):
     assert after != before and cache.endswith(f"numba-{after}")
 
 
+def test_an_edit_inside_a_game_package_changes_the_cache_folder(tmp_path):
+    """Game kernels live in packages (``kernels/<game>/``): the hash must cover files below
+    ``kernels/`` too, or an edit there would reuse stale compiled code."""
+    tree = tmp_path / "tree"
+    shutil.copytree(
+        ROOT / "kernels", tree / "kernels", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    package = tree / "kernels" / "newgame"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    rules = package / "rules.py"
+    rules.write_text("X = 1\n")
+    before, _ = _probe(tmp_path, tree)
+    rules.write_text("X = 2\n")
+    after, cache = _probe(tmp_path, tree)
+    assert after != before and cache.endswith(f"numba-{after}")
+
+
 def test_a_users_numba_cache_dir_is_kept(tmp_path):
     _, cache = _probe(tmp_path, ROOT, NUMBA_CACHE_DIR=str(tmp_path / "mine"))
     assert cache == str(tmp_path / "mine")

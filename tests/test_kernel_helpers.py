@@ -74,3 +74,33 @@ def test_shuffle_fast_handles_short_arrays():
         a = np.arange(n, dtype=np.int64)
         R.shuffle_fast(state, a)
         assert sorted(a.tolist()) == list(range(n))
+
+
+def test_state_layout_assigns_consecutive_offsets_and_documents_them():
+    from kernels.state_layout import StateLayout
+
+    layout = StateLayout("state", "a test array")
+    a = layout.field("A", 2, "two slots")
+    b = layout.field("B", 1, "one slot")
+    c = layout.field("C", 3)
+    assert (a, b, c, layout.size) == (0, 2, 3, 6)
+    assert layout.offsets() == {"A": 0, "B": 2, "C": 3}
+    layout.verify({"A": 0, "B": 2, "C": 3})
+    table = layout.table()
+    assert "``state`` (6 slots): a test array" in table
+    assert "2       1      B     one slot" in table
+
+
+def test_state_layout_refuses_repeats_bad_widths_and_misbound_names():
+    import pytest
+
+    from kernels.state_layout import StateLayout
+
+    layout = StateLayout("state")
+    layout.field("A", 1)
+    with pytest.raises(ValueError, match="declared twice"):
+        layout.field("A", 1)
+    with pytest.raises(ValueError, match="width 0"):
+        layout.field("B", 0)
+    with pytest.raises(ValueError, match="A is bound to 5, declared at 0"):
+        layout.verify({"A": 5})
