@@ -1,6 +1,6 @@
 """Sacred Hill rare rule paths, found in simulated games and checked by the naive implementation.
 
-docs/rules/sacred_hill.md §3.2-§3.5 (issue 11 §4). Every game of the named configurations is
+docs/rules/sacred_hill.md §3.2-§3.5. Every game of the named configurations is
 replayed by tests/sacred_hill_naive.py (the rules coded again from the rules file, no kernel code):
 each recorded move must be one the naive rules allow, and the naive points must equal the record's.
 
@@ -125,7 +125,7 @@ def test_s4_a6_fort_supply_of_30_never_binds(games):
 
 
 def test_first_player_rate_agrees_with_the_naive_random_play():
-    """docs/rules/sacred_hill.md §3 (issue 11 §5): the first player's win rate in random play
+    """docs/rules/sacred_hill.md §3: the first player's win rate in random play
     (box / knight12) is measured again by the naive implementation's own random play (2,000
     games, Python's random.Random(1); it gave 0.5545). Tolerance: 3 standard errors of the
     difference, sqrt(p(1-p)/20000 + p(1-p)/2000) ~ 0.0117 at p = 0.55, so 0.035."""
@@ -144,7 +144,7 @@ def _besieging_position():
 
 
 def test_replay_refuses_a_skipped_capture_even_if_the_kernel_offers_it(monkeypatch):
-    """docs/rules/sacred_hill.md §3.3.1, §3.4 (issue 11 §4): replay checks the forced moves
+    """docs/rules/sacred_hill.md §3.3.1, §3.4: replay checks the forced moves
     itself; with the kernel's move list broken to allow anything, a record that builds instead
     of the mandatory capture, builds away from its forts, or passes with hills empty is refused."""
     st = _besieging_position()

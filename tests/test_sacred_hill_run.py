@@ -1,4 +1,4 @@
-"""Sacred Hill through mcsim.simulate: determinism, records, matches, policies (issue 2 §7-§8)."""
+"""Sacred Hill through mcsim.simulate: determinism, records, matches, policies."""
 
 import json
 

@@ -244,7 +244,7 @@ def _run_kernel(
         "decided_by": np.zeros(n, np.int8),
         "record": np.full((n_record, K.MAX_PLIES), -1, np.int16),
     }
-    # the search code is compiled only for a lineup with an mcts seat (issue 13 §5)
+    # the search code is compiled only for a lineup with an mcts seat (compile time)
     kernel = K.play_batch_search if (ids == K.POLICY_MCTS).any() else K.play_batch
     kernel(
         first,

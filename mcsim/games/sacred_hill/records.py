@@ -212,7 +212,7 @@ def position(
     for seat, cells in enumerate((red, blue)):
         for name in cells:
             state[K.S_FORTS + seat] |= np.uint64(1 << parse_move(name))
-        K._recompute_unions(state, seat, zone)
+        K.recompute_unions(state, seat, zone)
         state[K.S_PHASE + seat] = _PHASES[phases[seat]]
     state[K.S_TO_MOVE] = to_move
     return state

@@ -1,0 +1,269 @@
+"""Sacred Hill's compiled entry points: whole games in batches (with or without an ``mcts``
+seat), move records, and the game loop they share."""
+
+import numpy as np
+from numba import njit
+
+from kernels.bitboard import popcount
+from kernels.rng import game_seed, seed_state
+from kernels.sacred_hill.layout import (
+    KIND_TERMINAL,
+    MAX_PLIES,
+    POLICY_MCTS,
+    S_CAPTURES,
+    S_FORTS,
+    S_MANOEUVRE_FORTS,
+    S_PASSES,
+    S_SIZE,
+    S_TO_MOVE,
+)
+from kernels.sacred_hill.policies import choose_move
+from kernels.sacred_hill.rules import apply_move, count_kingdoms, legal_moves, new_game, score_final
+from kernels.sacred_hill.search_steps import choose_move_search, search_capacity, search_scratch
+
+
+# ---------------------------------------------------------------- playouts
+@njit(cache=True, inline="always")
+def _seed(rng, root_seed, game_index, stream):
+    """``rng.new_state(root_seed, game_index, stream)`` written into ``rng`` (uint64[4])."""
+    seed_state(rng, game_seed(np.uint64(root_seed), np.uint64(game_index), np.uint64(stream)))
+
+
+@njit(cache=True)
+def play_game(
+    state,
+    root_seed,
+    game_index,
+    stream_base,
+    policy_ids,
+    policy_params,
+    transition,
+    zone,
+    record,
+    rngs,
+    scr,
+):
+    """Play one game from the empty board to the end; ``record`` (int16[MAX_PLIES] or
+    length 0) receives the moves; ``rngs`` (uint64[2, 4]) receives the seats' policy streams;
+    ``scr`` is the ``mcts`` scratch (``search_scratch``) or None when no seat searches: then
+    Numba prunes the search branch before typing it, so the search code is not compiled.
+    Returns the number of plies."""
+    new_game(state)
+    _seed(rngs[0], root_seed, game_index, stream_base)
+    _seed(rngs[1], root_seed, game_index, stream_base + 1)
+    ply = 0
+    while True:
+        moves, kind = legal_moves(state)
+        if kind == KIND_TERMINAL or ply >= MAX_PLIES:
+            break
+        p = np.int64(state[S_TO_MOVE])
+        rng = rngs[p]
+        if scr is None:
+            mv = choose_move(state, moves, kind, policy_ids[p], policy_params[p], rng, zone)
+        else:
+            mv = choose_move_search(
+                state, moves, kind, policy_ids[p], policy_params[p], rng, zone, transition, scr
+            )
+        if record.shape[0] > ply:
+            record[ply] = mv
+        apply_move(state, mv, kind, transition, zone)
+        ply += 1
+    return ply
+
+
+@njit(cache=True)
+def play_batch(
+    first_game_index,
+    n_games,
+    root_seed,
+    stream_base,
+    policy_ids,
+    policy_params,
+    transition,
+    zone,
+    out_points,
+    out_plies,
+    out_kingdoms,
+    out_territory,
+    out_captures,
+    out_manoeuvre_forts,
+    out_passes,
+    out_decided_by,
+    out_record,
+):
+    """Play ``n_games`` complete games, game i seeded from ``(root_seed, first_game_index + i)``.
+
+    Parameters
+    ----------
+    first_game_index, n_games : int
+    root_seed : uint64
+    stream_base : int
+        RNG stream of seat 0's policy (seat 1 uses ``stream_base + 1``); ``STREAM_POLICY`` for a
+        normal run, another value for independent mirror games.
+    policy_ids : int64[2]
+    policy_params : float64[2, n_params]
+    transition : int
+        ``TRANSITION_BOX`` or ``TRANSITION_WEB2014`` (§3.2).
+    zone : uint64[64]
+        Proximity masks, ``BB_ZONE_KNIGHT12`` or ``BB_ZONE_CHEBYSHEV8`` (§2, §7 A2).
+    out_points, out_kingdoms, out_territory, out_captures, out_manoeuvre_forts : int16[n, 2]
+        Final points (§3.5), kingdoms, forts on the board, captures made, forts built as
+        Manoeuvres, per seat (seat 0 moves first).
+    out_plies, out_passes : int16[n]
+    out_decided_by : int8[n]
+        1 kingdoms, 0 territory, -1 draw.
+    out_record : int16[n_rec, MAX_PLIES]
+        Moves of the first ``n_rec`` games (cell index, ``MOVE_PASS``; -1 after the end).
+
+    Notes
+    -----
+    jit-compiled; the caller validates the inputs. An ``mcts`` seat needs
+    ``play_batch_search`` (ValueError here).
+    """
+    for p in range(policy_ids.shape[0]):
+        if policy_ids[p] == POLICY_MCTS:
+            raise ValueError("an mcts seat needs play_batch_search")
+    state = np.zeros(S_SIZE, dtype=np.uint64)
+    pts = np.zeros(2, dtype=np.int64)
+    empty_record = np.empty(0, dtype=np.int16)
+    rngs = np.zeros((2, 4), dtype=np.uint64)
+    _play_games(
+        first_game_index,
+        n_games,
+        root_seed,
+        stream_base,
+        policy_ids,
+        policy_params,
+        transition,
+        zone,
+        out_points,
+        out_plies,
+        out_kingdoms,
+        out_territory,
+        out_captures,
+        out_manoeuvre_forts,
+        out_passes,
+        out_decided_by,
+        out_record,
+        state,
+        pts,
+        empty_record,
+        rngs,
+        None,
+    )
+
+
+@njit(cache=True)
+def play_batch_search(
+    first_game_index,
+    n_games,
+    root_seed,
+    stream_base,
+    policy_ids,
+    policy_params,
+    transition,
+    zone,
+    out_points,
+    out_plies,
+    out_kingdoms,
+    out_territory,
+    out_captures,
+    out_manoeuvre_forts,
+    out_passes,
+    out_decided_by,
+    out_record,
+):
+    """``play_batch`` for a lineup with an ``mcts`` seat (same arguments and results).
+
+    A separate entry so that runs without a searching seat never compile ``kernels.search``
+    (about half of the kernel's compile time); the Python side picks it when a policy id is
+    ``POLICY_MCTS``. Other seats play exactly as in ``play_batch``.
+    """
+    state = np.zeros(S_SIZE, dtype=np.uint64)
+    pts = np.zeros(2, dtype=np.int64)
+    empty_record = np.empty(0, dtype=np.int16)
+    rngs = np.zeros((2, 4), dtype=np.uint64)
+    scr = search_scratch(search_capacity(policy_ids, policy_params))
+    _play_games(
+        first_game_index,
+        n_games,
+        root_seed,
+        stream_base,
+        policy_ids,
+        policy_params,
+        transition,
+        zone,
+        out_points,
+        out_plies,
+        out_kingdoms,
+        out_territory,
+        out_captures,
+        out_manoeuvre_forts,
+        out_passes,
+        out_decided_by,
+        out_record,
+        state,
+        pts,
+        empty_record,
+        rngs,
+        scr,
+    )
+
+
+# Numba's reference counting (atomic NRT_incref/NRT_decref on every array passed to the
+# helpers) was about half of the time of random play; the refcount pruning pass cannot remove
+# them across the branches (numba/numba#2345, #2350). The games allocate nothing (``play_batch``
+# passes the state, points, empty record and random-state buffers), so they are compiled
+# without NRT (``_nrt=False``, the workaround in those issues). Everything called from here must
+# not allocate (a compile error says so if it does).
+@njit(cache=True, _nrt=False)
+def _play_games(
+    first_game_index,
+    n_games,
+    root_seed,
+    stream_base,
+    policy_ids,
+    policy_params,
+    transition,
+    zone,
+    out_points,
+    out_plies,
+    out_kingdoms,
+    out_territory,
+    out_captures,
+    out_manoeuvre_forts,
+    out_passes,
+    out_decided_by,
+    out_record,
+    state,
+    pts,
+    empty_record,
+    rngs,
+    scr,
+):
+    """The game loop of ``play_batch`` and ``play_batch_search`` (same arguments, then their
+    scratch buffers; ``scr`` is None without an ``mcts`` seat, see ``play_game``)."""
+    for g in range(n_games):
+        rec = out_record[g] if g < out_record.shape[0] else empty_record
+        plies = play_game(
+            state,
+            np.uint64(root_seed),
+            np.uint64(first_game_index + g),
+            np.uint64(stream_base),
+            policy_ids,
+            policy_params,
+            transition,
+            zone,
+            rec,
+            rngs,
+            scr,
+        )
+        out_decided_by[g] = score_final(state, pts)
+        out_plies[g] = plies
+        out_passes[g] = state[S_PASSES]
+        for s in range(2):
+            out_points[g, s] = pts[s]
+            out_kingdoms[g, s] = count_kingdoms(state[S_FORTS + s])
+            out_territory[g, s] = popcount(state[S_FORTS + s])
+            out_captures[g, s] = state[S_CAPTURES + s]
+            out_manoeuvre_forts[g, s] = state[S_MANOEUVRE_FORTS + s]

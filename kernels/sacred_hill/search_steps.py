@@ -1,0 +1,170 @@
+"""Sacred Hill's steps of ``kernels.search`` and the ``mcts`` policy built on them.
+
+The state is the ``uint64[S_SIZE]`` array; ctx = (transition, zone, rollout policy id,
+rollout weights float64[9], int64[2] points scratch). Perfect information: nothing to
+determinize.
+"""
+
+import numpy as np
+from numba import njit, types
+
+from kernels import search
+from kernels.bitboard import lsb, popcount
+from kernels.sacred_hill.layout import (
+    _ONE,
+    _ZERO,
+    KIND_PASS,
+    KIND_TERMINAL,
+    MARGIN_SCALE,
+    MAX_PLIES,
+    MOVE_PASS,
+    N_HEURISTIC_PARAMS,
+    P_EPS,
+    P_MCTS_BASE,
+    P_MCTS_C,
+    P_MCTS_ITER,
+    P_MCTS_REWARD,
+    P_MCTS_ROLLOUT,
+    P_MCTS_ROLLOUT_EPS,
+    POLICY_MCTS,
+    S_PLIES,
+    S_SIZE,
+    S_TO_MOVE,
+)
+from kernels.sacred_hill.policies import choose_move
+from kernels.sacred_hill.rules import apply_move, legal_moves, score_final
+
+CTX_TRANSITION, CTX_ZONE = 0, 1  # positions in ctx read by ``_search_apply``
+
+
+@njit(cache=True)
+def _search_copy(dst, src):
+    for k in range(S_SIZE):
+        dst[k] = src[k]
+
+
+@njit(cache=True)
+def _search_determinize(state, ctx, rng):
+    pass
+
+
+@njit(cache=True)
+def _search_legal(state, ctx, moves):
+    if state[S_PLIES] >= MAX_PLIES:
+        return 0
+    m, kind = legal_moves(state)
+    if kind == KIND_TERMINAL:
+        return 0
+    if kind == KIND_PASS:
+        moves[0] = MOVE_PASS
+        return 1
+    n = 0
+    while m != _ZERO:
+        moves[n] = lsb(m)
+        m &= m - _ONE
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _search_to_move(state, ctx):
+    return np.int64(state[S_TO_MOVE])
+
+
+@njit(cache=True)
+def _search_apply(state, ctx, move):
+    kind = legal_moves(state)[1]
+    transition, zone = ctx[CTX_TRANSITION], ctx[CTX_ZONE]
+    apply_move(state, move, kind, transition, zone)
+
+
+@njit(cache=True)
+def _search_rollout(state, ctx, rng, scores):
+    transition, zone, base_id, base_w, pts = ctx
+    while state[S_PLIES] < MAX_PLIES:
+        moves, kind = legal_moves(state)
+        if kind == KIND_TERMINAL:
+            break
+        mv = choose_move(state, moves, kind, base_id, base_w, rng, zone)
+        apply_move(state, mv, kind, transition, zone)
+    score_final(state, pts)
+    scores[0] = pts[0]
+    scores[1] = pts[1]
+
+
+search.register(
+    lambda t: isinstance(t, types.Array) and t.ndim == 1 and t.dtype == types.uint64,
+    copy=lambda dst, src: _search_copy(dst, src),
+    determinize=lambda state, ctx, rng: _search_determinize(state, ctx, rng),
+    legal=lambda state, ctx, moves: _search_legal(state, ctx, moves),
+    to_move=lambda state, ctx: _search_to_move(state, ctx),
+    apply=lambda state, ctx, move: _search_apply(state, ctx, move),
+    rollout=lambda state, ctx, rng, scores: _search_rollout(state, ctx, rng, scores),
+)
+
+
+@njit(cache=True)
+def search_scratch(capacity):
+    """Scratch of ``choose_move_search`` for trees of ``capacity`` nodes (a tuple of arrays:
+    work state, tree, value, logs, moves, untried, mark, path, scores, reward, rollout weights,
+    points)."""
+    return (
+        np.zeros(S_SIZE, np.uint64),
+        np.zeros((capacity, search.TREE_COLS), np.int64),
+        np.zeros(capacity, np.float64),
+        np.zeros(capacity, np.float64),
+        np.zeros(64, np.int64),
+        np.zeros(64, np.int64),
+        np.zeros(MOVE_PASS + 1, np.int64),
+        np.zeros(MAX_PLIES + 2, np.int64),
+        np.zeros(2, np.float64),
+        np.zeros(2, np.float64),
+        np.zeros(N_HEURISTIC_PARAMS, np.float64),
+        np.zeros(2, np.int64),
+    )
+
+
+@njit(cache=True)
+def search_capacity(policy_ids, policy_params):
+    """Tree nodes needed by the ``mcts`` seats of a game (iterations + 1; 2 if none)."""
+    cap = 2
+    for p in range(policy_ids.shape[0]):
+        if policy_ids[p] == POLICY_MCTS:
+            cap = max(cap, np.int64(policy_params[p, P_MCTS_ITER]) + 1)
+    return cap
+
+
+@njit(cache=True)
+def choose_move_search(state, moves, kind, policy_id, params, rng, zone, transition, scr):
+    """``choose_move`` for every policy including ``POLICY_MCTS`` (UCT by ``kernels.search``
+    with the parameters ``P_MCTS_*``; ``scr`` from ``search_scratch``). Allocates nothing."""
+    if policy_id != POLICY_MCTS:
+        return choose_move(state, moves, kind, policy_id, params, rng, zone)
+    if kind == KIND_PASS:
+        return MOVE_PASS
+    if popcount(moves) == 1:
+        return lsb(moves)
+    work, tree, value, logs, mv, untried, mark, path, scores, reward, base_w, pts = scr
+    for k in range(N_HEURISTIC_PARAMS):
+        base_w[k] = params[P_MCTS_BASE + k]
+    base_w[P_EPS] = params[P_MCTS_ROLLOUT_EPS]
+    ctx = (transition, zone, np.int64(params[P_MCTS_ROLLOUT]), base_w, pts)
+    return search.search(
+        state,
+        ctx,
+        np.int64(params[P_MCTS_ITER]),
+        params[P_MCTS_C],
+        np.int64(params[P_MCTS_REWARD]),
+        MARGIN_SCALE,
+        rng,
+        work,
+        tree,
+        value,
+        logs,
+        mv,
+        untried,
+        mark,
+        path,
+        scores,
+        reward,
+    )
