@@ -7,7 +7,7 @@ import signal
 import sys
 
 
-def _abort_during_startup(signum, frame):  # Ctrl-C while the modules below load (issue 12 §3)
+def _abort_during_startup(signum, frame):  # Ctrl-C while the modules below load
     os.write(2, b"Aborted!\n")
     os._exit(1)
 
@@ -283,7 +283,7 @@ class OneLineErrorGroup(click.Group):
 @click.version_option(mcsim.__version__, prog_name="mcsim")
 def mcsim_cli():
     """Monte Carlo analyzer for Sacred Hill, Don Quixote, El Grande, Carcassonne and Thurn and Taxis."""
-    quiet_collector()  # a cold compile spends 15-20% less CPU (issue 13 §5)
+    quiet_collector()  # a cold compile spends 15-20% less CPU
 
 
 @mcsim_cli.command("games")
@@ -349,7 +349,7 @@ def format_summary(summary: dict, module) -> str:
     """Readable text of a summary (the table printed by ``simulate``)."""
     var = " ".join(f"{k}={v}" for k, v in summary["variant"].items()) or "-"
     pw = max([22] + [len(s["policy"]) + 1 for s in summary["seats"]])
-    solo = summary["players"] == 1  # one seat: score statistics only, no win rate (issue 12 §5)
+    solo = summary["players"] == 1  # one seat: score statistics only, no win rate
     wr_head = "" if solo else f"{'win rate [95% CI]':<28} "
     lines = [
         f"{module.SPEC.long_name}: {summary['games']:,} games, seed {summary['seed']}, "
@@ -515,7 +515,7 @@ def simulate_cmd(
         raise click.UsageError("--force starts over and --resume continues: give one of them")
     from mcsim.outputs import Outputs, clear_run_folder, stage_games_table
 
-    outs = Outputs(force=force)  # every output checked before the first game (issue 12 §2)
+    outs = Outputs(force=force)  # every output checked before the first game
     if single_file:
         outs.file(out, "--out")
     elif out is not None:
@@ -958,7 +958,7 @@ def show_cmd(game, record_file, index, seed, game_index, policies, variants, pla
     if Path(out).suffix.lower() not in (".html", ".htm"):
         raise click.BadParameter("must end in .html", param_hint="--out")
     outs = Outputs(force=force)
-    outs.file(out, "--out")  # checked before anything is played (issue 12 §2)
+    outs.file(out, "--out")  # checked before anything is played
     played = (
         seed,
         game_index,
@@ -1271,7 +1271,7 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_j
     plan = batch.load_plan(plan_file)
     if force and resume:
         raise click.UsageError("--force starts over and --resume continues: give one of them")
-    if out is not None:  # checked before any game, also by --dry-run (issue 12 §2)
+    if out is not None:  # checked before any game, also by --dry-run
         from mcsim.outputs import Outputs
 
         Outputs(force=force).folder(

@@ -1,4 +1,4 @@
-"""Cold and warm start of every game, as a user meets it on the command line (issue 13 §5).
+"""Cold and warm start of every game, as a user meets it on the command line.
 
 Each step is one new process running the installed ``mcsim`` command, timed from outside
 (wall seconds: interpreter start, import, Numba compile or cache load, play, output):

@@ -1,4 +1,4 @@
-"""The ``mcts`` policy (issue 14 §4): time per game, iterations per second, tree overhead.
+"""The ``mcts`` policy: time per game, iterations per second, tree overhead.
 
 * Game time: complete games played by ``play_chunk`` (one process, one core, CPU time):
   Sacred Hill between two default ``mcts`` players, Don Quixote solo at the default.

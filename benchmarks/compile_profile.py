@@ -1,4 +1,4 @@
-"""Where a cold start's compile time goes: per jitted function and signature (issue 13 §5).
+"""Where a cold start's compile time goes: per jitted function and signature.
 
 Runs one ``mcsim`` call in this process with an empty ``NUMBA_CACHE_DIR`` and listens to
 Numba's ``numba:compile`` events (``numba.core.event``). A compile of a function includes

@@ -1,5 +1,5 @@
 """Scaling and memory: games/s against workers for the local and Dask backends, the overhead per
-chunk, and peak memory against game count (issue 7 §1, §5).
+chunk, and peak memory against game count.
 
 Usage::
 

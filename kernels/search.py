@@ -174,7 +174,7 @@ def rewards(scores, mode, scale, out):
 # select and expand, roll out, back up) share a dozen scratch arrays and the path, and the
 # steps that call the game (``game_legal``, ``game_apply``, ``game_rollout``) would, as
 # compiled functions of their own, each link and compile the game's engine again (compile
-# time, issue 13 §5; CONTRIBUTING.md "Kernels, compile time").
+# time; CONTRIBUTING.md "Kernels, compile time").
 @njit(cache=True)
 def search(
     root,

@@ -3,7 +3,7 @@
 Each chunk of games is reduced to an ``Aggregate`` (counts, sums, sums of squares, exact
 histograms of the integer scores and lengths, and the game's own additive partial block);
 aggregates merge by addition, in chunk order, so the summary is exact and identical whatever the
-backend, worker count or chunk size (``shared/DESIGN.md``, Scale; issue 7 §1).
+backend, worker count or chunk size (``shared/DESIGN.md``, Scale).
 
 A game joins in by defining in its module (optional)::
 

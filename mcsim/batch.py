@@ -739,7 +739,7 @@ def format_table(table: pd.DataFrame) -> str:
             f"{r.win_rate:.4f} [{r.win_rate_low:.4f}, {r.win_rate_high:.4f}]"
             if r.players > 1
             else "-"
-        )  # a solo game has no win rate (issue 12 §5)
+        )  # a solo game has no win rate
         lo = "" if math.isnan(r.score_low) else f"{r.score_low:.3f}"
         hi = "" if math.isnan(r.score_high) else f"{r.score_high:.3f}"
         ms = f"{r.score_mean:.3f} [{lo}, {hi}]"

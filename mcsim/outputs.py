@@ -1,5 +1,5 @@
 """The outputs of one command: checked before any game is played, committed together at the
-end, or none (issue 12 §2).
+end, or none.
 
 Every command that writes files declares its targets first (``Outputs.file`` /
 ``Outputs.folder``): each target's folder is probed by creating, writing and removing a small

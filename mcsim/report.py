@@ -202,7 +202,7 @@ def build_report(
         raise ConfigError(f"--out {out} exists and is not a folder")
     if not out.resolve().parent.is_dir():
         raise ConfigError(f"--out {out}: folder {out.resolve().parent} does not exist")
-    Outputs(force=force).folder(out, "--out")  # before any game (issue 12 §2)
+    Outputs(force=force).folder(out, "--out")  # before any game
     module = get_game(game)
     say = echo or (lambda s: None)
     kw = dict(
@@ -271,7 +271,7 @@ def build_report(
     files = []
     with Outputs(force=True) as outs:  # the whole folder is moved into place at once, or none
         stage = outs.stage_folder(out, "--out")
-        # example games drawn move by move (mcsim show, issue 17), beside report.html
+        # example games drawn move by move (mcsim show), beside report.html
         examples = write_examples(module, main.prepared, seed, stage, ctx.games)
         summary["report"]["example_games"] = examples
         md = render_markdown(ctx, figures, skipped, comparison) + _examples_md(examples)

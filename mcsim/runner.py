@@ -479,7 +479,7 @@ def content_hash(path: str | os.PathLike) -> str:
 
 
 def run_fingerprint(module, cfg: RunConfig) -> dict:
-    """What a run's results depend on, for ``--resume`` (issue 12 §1).
+    """What a run's results depend on, for ``--resume``.
 
     ``config``: the full resolved configuration (every policy's complete parameter vector by
     name, defaults included; every variant; the options as given; the mcsim version).
@@ -698,8 +698,8 @@ def quiet_collector() -> None:
     a young collection after 100,000 net allocations instead of 700).
 
     Numba's compiler allocates millions of long-lived Python objects, and with the default
-    thresholds the collector keeps scanning them: 15-20% of a cold compile's CPU (issue 13 §5;
-    ``mcsim simulate thurn-and-taxis --games 10`` on an empty cache, 2026-12-01: 13.4-15.4 s of
+    thresholds the collector keeps scanning them: 15-20% of a cold compile's CPU
+    (``mcsim simulate thurn-and-taxis --games 10`` on an empty cache, 2026-12-01: 13.4-15.4 s of
     CPU with the defaults, 11.2-11.8 s with these). Kernel calls allocate no Python objects, so
     warm play is unchanged; cycles are still collected, later. Called by the command line (for
     the whole process and its forked workers) and the test suite."""

@@ -153,7 +153,7 @@ def long_seats(games: pd.DataFrame, players: int, policy_labels: list[str]) -> p
 
 def seat_summaries(games: pd.DataFrame, players: int, policy_labels: list[str]) -> list[dict]:
     """Per seat: win rate (Wilson 95%; a tie counts 1/k) and score summary. A solo game
-    (``players == 1``) has no winner: its ``win_rate`` is None (issue 12 §5)."""
+    (``players == 1``) has no winner: its ``win_rate`` is None."""
     n = len(games)
     out = []
     for k in range(players):

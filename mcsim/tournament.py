@@ -152,7 +152,7 @@ def tournament(
         raise ConfigError("a tournament needs at least two different --policy values")
     module, cfg = resolve_config(game, players, [labels[0]], variant, options)
     players = cfg.players
-    if players < 2:  # refused before any game (issue 12 §5)
+    if players < 2:  # refused before any game
         raise ConfigError(
             f"a tournament needs at least 2 seats; {cfg.game} with 1 player is a "
             f"solo game: rank policies by score on common deals with `mcsim "

@@ -1,5 +1,5 @@
 """Golden per-game tables: fixed runs of every game, policy and variant value, saved once so that
-a change not meant to alter results can prove it (issue 13, "Rules for this work").
+a change not meant to alter results can prove it.
 
 ``tests/data/golden/<game>/<config>.parquet`` holds, for each configuration of :func:`configs`, the
 per-game table (``SimulationResult.games``) of a fixed run (``/`` in the name written ``__``).

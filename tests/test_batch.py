@@ -1,4 +1,4 @@
-"""Batch sweeps (issue 7 §3): plan validation before anything runs, the tidy table, the CLI."""
+"""Batch sweeps: plan validation before anything runs, the tidy table, the CLI."""
 
 import json
 import math
@@ -342,7 +342,7 @@ def test_cli_bad_plans_are_one_line(cli, tmp_path, no_simulate):
     r = cli("batch", bad, "--out", tmp_path / "o")
     one_error_line(r, "experiment 'a' (#1), cell 0")
     assert r.exit_code == 1 and not (tmp_path / "o").exists()
-    r = cli("batch", tmp_path / "missing.toml")  # exit 2 like any named file (issue 12 §6)
+    r = cli("batch", tmp_path / "missing.toml")  # exit 2 like any named file
     one_error_line(r, "missing.toml' does not exist")
     assert r.exit_code == 2
     one_error_line(cli("batch", write(tmp_path, "x = [", "broken.toml")), "not valid TOML")

@@ -1,4 +1,4 @@
-"""A first run compiles only what it needs (issue 13 §5): Sacred Hill and Don Quixote compile
+"""A first run compiles only what it needs: Sacred Hill and Don Quixote compile
 the search code only for a lineup with an ``mcts`` seat, and their records and replays share the
 compiled code of play (no compile of their own). Compile time itself is measured in
 ``benchmarks/bench_cold_start.py``, never asserted."""

@@ -1,5 +1,5 @@
 """Results do not change unless a change says so: every game, policy and variant value replays its
-saved per-game table exactly (issue 13; the configurations and how to regenerate them are in
+saved per-game table exactly (the configurations and how to regenerate them are in
 ``tests/golden_tables.py``)."""
 
 import pandas as pd

@@ -1,5 +1,5 @@
-"""Input that was accepted but should not be, misleading messages, and what a user expects
-(issue 12 §6 and §7): each test fails on the code before the fix."""
+"""Input that was accepted but should not be, misleading messages, and what a user expects: each
+test failed on the code before its fix."""
 
 import copy
 import json

@@ -1,5 +1,5 @@
 """Every file mcsim reads goes through one bounded reader per format (``mcsim.files``) and fails
-in one line naming the file (issue 12 §4).
+in one line naming the file.
 
 The property test feeds every command's file inputs with generated garbage: random bytes, deep
 nesting, wrong types, truncation of a valid file, an empty file and a huge (sparse) file, and

@@ -1,4 +1,4 @@
-"""Code style is checked with the suite (issue 13 §6): ``ruff check`` (the rule set in
+"""Code style is checked with the suite: ``ruff check`` (the rule set in
 ``pyproject.toml``) and ``ruff format --check`` find nothing in the repository."""
 
 import subprocess

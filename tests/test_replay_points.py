@@ -1,4 +1,4 @@
-"""Recorded points are checked once, by every game's ``replay()`` (issue 11 §6).
+"""Recorded points are checked once, by every game's ``replay()``.
 
 shared/DESIGN.md (Records): a record's optional ``"points"`` must equal its replay's final points;
 ``mcsim.games.base.check_recorded_points`` does it at the end of each game's ``replay()``, so the

@@ -1,4 +1,4 @@
-"""Balance reports (issue 7 §4): files, self-contained HTML, headline numbers, figure labels,
+"""Balance reports: files, self-contained HTML, headline numbers, figure labels,
 the paired-difference comparison, charts skipped cleanly, the CLI."""
 
 import base64
@@ -59,7 +59,7 @@ def test_files_written(rep):
         "report.md",
         "summary.json",
     }
-    shows = {n for n in names if n.startswith("show_")}  # example games (issue 17)
+    shows = {n for n in names if n.startswith("show_")}  # example games
     assert names - shows == expected
     assert shows == {
         e["file"]
@@ -88,7 +88,7 @@ def test_html_is_self_contained_and_references_every_figure(rep):
         assert base64.b64decode(b64) == (rep.out / name).read_bytes()
     # opens offline: no scripts, stylesheets, remote or relative resources
     assert "<script" not in page and "<link" not in page
-    # the only links: the example games drawn by mcsim show, files beside the report (issue 17)
+    # the only links: the example games drawn by mcsim show, files beside the report
     assert not re.search(r'(src|href)="(?!data:|show_[a-z_]+_game\d+\.html")', page)
     md = (rep.out / "report.md").read_text()
     for name in pngs:
@@ -315,7 +315,7 @@ def test_run_notices_are_shown_above_the_tables(tmp_path, monkeypatch):
 def test_every_implemented_game_reports_its_charts_or_skips_them(tmp_path, game, kw, want_skipped):
     """A small report of each implemented game renders; each of its per-game charts is drawn,
     except the ones whose data the configuration lacks, which are listed as skipped with their
-    reason (never an exception; issue 11 §5: the expected skips are named, so a report that
+    reason (never an exception; the expected skips are named, so a report that
     skips every chart fails)."""
     r = build_report(game, tmp_path / "r", games=20, seed=1, **kw)
     drawn = {f.slug for f in r.figures}

@@ -1,4 +1,4 @@
-"""The runner (issue 7 §1): chunking, aggregates, Parquet datasets, resume, Ctrl-C, Dask."""
+"""The runner: chunking, aggregates, Parquet datasets, resume, Ctrl-C, Dask."""
 
 import json
 import os

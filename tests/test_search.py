@@ -1,4 +1,4 @@
-"""The ``mcts`` policy (issue 14): one search (kernels/search.py) in Sacred Hill and Don Quixote.
+"""The ``mcts`` policy: one search (kernels/search.py) in Sacred Hill and Don Quixote.
 
 Forced win found at low iterations, no peeking at hidden information, determinism across
 workers, records replay, and the existing policies' results unchanged by the step interface.

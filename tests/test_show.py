@@ -1,4 +1,4 @@
-"""``mcsim show`` (issue 17): the HTML of one game per game id, parsed.
+"""``mcsim show``: the HTML of one game per game id, parsed.
 
 One frame per ply plus the start, the move list equal to the record's moves, no external
 resources, the same one-line errors as ``mcsim replay`` for bad input and no file written, and

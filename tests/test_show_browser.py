@@ -1,4 +1,4 @@
-"""``mcsim show`` in a real browser (issue 17 §2): headless Chromium (Debian's ``chromium``,
+"""``mcsim show`` in a real browser: headless Chromium (Debian's ``chromium``,
 installed by ``tests.chromium_check.ensure_chromium`` when missing) opens one game of each of the
 five games, steps forward with the arrow key and takes a screenshot of every step.
 

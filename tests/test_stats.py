@@ -41,7 +41,7 @@ def test_ranks_and_shares_ties():
 def test_paired_difference():
     """Differences 2, 3, 4: mean 3, sd 1, n 3; t interval 3 -+ t(0.975, 2) / sqrt(3), where for 2
     degrees of freedom t_p = (2p - 1) / sqrt(2 p (1 - p)) in closed form, so the half width is
-    0.95 / sqrt(3 * 2 * 0.975 * 0.025) = 0.95 / sqrt(0.14625) = 2.48414... (issue 11 §5)."""
+    0.95 / sqrt(3 * 2 * 0.975 * 0.025) = 0.95 / sqrt(0.14625) = 2.48414..."""
     d = stats.paired_difference([3, 4, 5], [1, 1, 1])
     half = 0.95 / math.sqrt(0.14625)
     assert half == pytest.approx(2.484138, abs=1e-6)

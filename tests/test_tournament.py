@@ -1,4 +1,4 @@
-"""Tournaments (issue 7 §2): lineups, the rating fit, the command."""
+"""Tournaments: lineups, the rating fit, the command."""
 
 import json
 import math

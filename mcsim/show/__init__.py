@@ -1,4 +1,4 @@
-"""``mcsim show``: one game drawn move by move as a self-contained HTML file (issue 17).
+"""``mcsim show``: one game drawn move by move as a self-contained HTML file.
 
 Every game draws its own records: the protocol hook ``show_frames`` of its package
 (``mcsim.games.base.GameModule``; the drawer lives in ``mcsim/games/<game>/show.py``)::

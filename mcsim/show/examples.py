@@ -1,4 +1,4 @@
-"""Example games of a run, drawn with ``mcsim show`` beside a balance report (issue 17 §1).
+"""Example games of a run, drawn with ``mcsim show`` beside a balance report.
 
 Which games: the longest game (the game-length finding), a typical game (length closest to the
 median; the headline numbers are about such games) and, with two or more seats, the most

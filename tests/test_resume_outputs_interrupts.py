@@ -1,7 +1,7 @@
-"""Issue 12: nothing lost, nothing silently wrong (resume, outputs, Ctrl-C, one-seat games).
+"""Nothing lost, nothing silently wrong: resume inputs, outputs checked before play, Ctrl-C,
+one-seat games, the throughput line and ``--force``.
 
-Each test names the issue item it covers (§1 resume inputs, §2 outputs, §3 Ctrl-C, §5 one-seat
-games, §7 throughput and --force).
+Test names start with what they cover: ``resume_``, ``outputs_``, ``ctrl_c_``, ``solo_``.
 """
 
 import importlib.util
@@ -29,9 +29,9 @@ def two_tile_sets(tmp_path):
     return [Path(opts["tiles"]) for _, opts in sets]
 
 
-# ---------------------------------------------------------------- §1 resume compares inputs
-def test_s1_simulate_resume_refuses_replaced_tile_file(run, tmp_path, two_tile_sets):
-    """§1: --option tiles=FILE replaced between the interrupted run and --resume is refused, by name."""
+# ---------------------------------------------------------------- resume compares inputs
+def test_resume_simulate_refuses_replaced_tile_file(run, tmp_path, two_tile_sets):
+    """--option tiles=FILE replaced between the interrupted run and --resume is refused, by name."""
     a, b = two_tile_sets
     t = tmp_path / "t.json"
     shutil.copy(a, t)
@@ -68,8 +68,8 @@ def test_s1_simulate_resume_refuses_replaced_tile_file(run, tmp_path, two_tile_s
     assert r.exit_code == 0, r.output
 
 
-def test_s1_batch_resume_refuses_changed_cell_options(run, tmp_path, two_tile_sets):
-    """§1: a batch cell whose options file changed is not reused by --resume."""
+def test_resume_batch_refuses_changed_cell_options(run, tmp_path, two_tile_sets):
+    """a batch cell whose options file changed is not reused by --resume."""
     a, b = two_tile_sets
     t = tmp_path / "t.json"
     shutil.copy(a, t)
@@ -92,7 +92,7 @@ def test_s1_batch_resume_refuses_changed_cell_options(run, tmp_path, two_tile_se
     assert not (out / "experiments" / "dq-001.json").exists()
 
 
-# ---------------------------------------------------------------- §2 outputs checked before play
+# ---------------------------------------------------------------- outputs checked before play
 @pytest.fixture
 def read_only(tmp_path, monkeypatch):
     """A folder in which no file can be created (also when the tests run as root): creating a
@@ -122,8 +122,8 @@ def no_play(monkeypatch):
     monkeypatch.setattr("mcsim.runner.simulate", played)
 
 
-def test_s2_read_only_out_fails_before_any_game_naming_the_users_path(run, read_only, no_play):
-    """§2: --out / --record-out in a read-only folder: one line naming the user's path, no play."""
+def test_outputs_read_only_out_fails_before_any_game_naming_the_users_path(run, read_only, no_play):
+    """--out / --record-out in a read-only folder: one line naming the user's path, no play."""
     r = run("simulate", "sacred-hill", "-n", 2000, "--out", read_only / "t.parquet", "-q")
     one_error_line(r, 1, f"cannot write --out {read_only / 't.parquet'}: Permission denied")
     r = run(
@@ -142,8 +142,8 @@ def test_s2_read_only_out_fails_before_any_game_naming_the_users_path(run, read_
     one_error_line(r, 1, f"cannot write --out {read_only / 'rep'}: Permission denied")
 
 
-def test_s2_failed_record_write_leaves_no_table(run, tmp_path, read_only, monkeypatch):
-    """§2: --out table + manifest + --record-out are committed together: when the record cannot
+def test_outputs_failed_record_write_leaves_no_table(run, tmp_path, read_only, monkeypatch):
+    """--out table + manifest + --record-out are committed together: when the record cannot
     be written (the folder turned read-only after the check), no table or manifest is left."""
     if importlib.util.find_spec("mcsim.outputs") is not None:  # absent on today's main
         monkeypatch.setattr("mcsim.outputs.probe_folder", lambda *a: None)
@@ -167,8 +167,8 @@ def test_s2_failed_record_write_leaves_no_table(run, tmp_path, read_only, monkey
     assert list(read_only.iterdir()) == []
 
 
-def test_s2_batch_plan_limits_fail_in_dry_run_naming_the_plan_key(run, tmp_path, no_play):
-    """§2: every limit simulate enforces applies to plan cells, named by the plan key."""
+def test_outputs_batch_plan_limits_fail_in_dry_run_naming_the_plan_key(run, tmp_path, no_play):
+    """every limit simulate enforces applies to plan cells, named by the plan key."""
     plan = tmp_path / "plan.toml"
     plan.write_text(
         '[[experiment]]\nname = "big"\ngame = "sacred-hill"\ngames = [100, 1000000000000000]\n'
@@ -184,8 +184,8 @@ def test_s2_batch_plan_limits_fail_in_dry_run_naming_the_plan_key(run, tmp_path,
     assert "--games" not in r.output
 
 
-def test_s7_existing_out_needs_force(run, tmp_path):
-    """§7: an existing --out file, --record-out file or report folder is not overwritten
+def test_outputs_existing_out_needs_force(run, tmp_path):
+    """an existing --out file, --record-out file or report folder is not overwritten
     without --force; --force with --resume is refused (one starts over, one continues)."""
     out = tmp_path / "t.csv"
     out.write_text("keep\n")
@@ -222,7 +222,7 @@ def test_s7_existing_out_needs_force(run, tmp_path):
     assert json.loads((d / "_manifest.json").read_text())["run"]["seed"] == 2
 
 
-# ---------------------------------------------------------------- §3 Ctrl-C always stops
+# ---------------------------------------------------------------- Ctrl-C always stops
 def _start(*args):
     """Start ``mcsim ARGS`` in its own process group (as a terminal runs a command)."""
     return subprocess.Popen(
@@ -315,8 +315,8 @@ def _gone(pids):
 LONG = ["sacred-hill", "-n", 100_000_000, "-p", "greedy", "-w", 2, "-q"]
 
 
-def test_s3_ctrl_c_stops_simulate_and_its_workers():
-    """§3: Ctrl-C during long chunks: exit 1, "Aborted!", no traceback, no worker left."""
+def test_ctrl_c_stops_simulate_and_its_workers():
+    """Ctrl-C during long chunks: exit 1, "Aborted!", no traceback, no worker left."""
     p = _start("simulate", *LONG, "--chunk-size", 20_000_000)
     code, err, took, kids = _interrupt(p, 2)
     assert code == 1 and err.strip() == "Aborted!", err
@@ -343,8 +343,8 @@ def test_s3_ctrl_c_stops_simulate_and_its_workers():
     ],
     ids=["tournament", "compare"],
 )
-def test_s3_ctrl_c_stops_tournament_and_compare(args):
-    """§3: tournament and compare play through the same execution layer and stop the same
+def test_ctrl_c_stops_tournament_and_compare(args):
+    """tournament and compare play through the same execution layer and stop the same
     way (compare hung joining idle workers, and a second Ctrl-C left orphans)."""
     p = _start(*args, "-w", 2, "-q")
     code, err, _, kids = _interrupt(p, 2, twice=args[0] == "compare")
@@ -352,8 +352,8 @@ def test_s3_ctrl_c_stops_tournament_and_compare(args):
     assert _wait_for(lambda: _gone(kids), 10)
 
 
-def test_s3_workers_die_with_their_parent():
-    """§3: a main process that ends abnormally (SIGKILL) takes its workers with it."""
+def test_ctrl_c_workers_die_with_their_parent():
+    """a main process that ends abnormally (SIGKILL) takes its workers with it."""
     p = _start("simulate", *LONG, "--chunk-size", 20_000_000)
     try:
         kids = _wait_for(lambda: len(_descendants(p.pid)) >= 2 and _descendants(p.pid))
@@ -365,8 +365,8 @@ def test_s3_workers_die_with_their_parent():
         _kill_group(p)
 
 
-def test_s3_ctrl_c_during_start_up_is_clean():
-    """§3: Ctrl-C while the modules load: "Aborted!", exit 1 (not 130), no import traceback."""
+def test_ctrl_c_during_start_up_is_clean():
+    """Ctrl-C while the modules load: "Aborted!", exit 1 (not 130), no import traceback."""
     p = _start("simulate", "sacred-hill", "-n", 1000, "-q")
     assert _wait_for(lambda: "numpy" in Path(f"/proc/{p.pid}/maps").read_text(), 60)
     os.killpg(p.pid, signal.SIGINT)
@@ -374,8 +374,8 @@ def test_s3_ctrl_c_during_start_up_is_clean():
     assert p.returncode == 1 and err.strip() == "Aborted!", (p.returncode, err)
 
 
-def test_s3_ctrl_c_with_dask_prints_no_worker_tracebacks():
-    """§3: Dask LocalCluster: Ctrl-C gives "Aborted!" only (workers neither see the terminal's
+def test_ctrl_c_with_dask_prints_no_worker_tracebacks():
+    """Dask LocalCluster: Ctrl-C gives "Aborted!" only (workers neither see the terminal's
     SIGINT nor print tracebacks while the cluster closes)."""
     if importlib.util.find_spec("distributed") is None:
         pytest.skip("the dask extra is not installed")
@@ -385,8 +385,8 @@ def test_s3_ctrl_c_with_dask_prints_no_worker_tracebacks():
     assert _wait_for(lambda: _gone(kids), 20)
 
 
-def test_s3_oracle_parameters_keep_one_game_within_seconds(run, no_play):
-    """§3: `evaluate don-quixote -p oracle:beam=4096,iters=1e9 -n 1` ran for 13 minutes
+def test_ctrl_c_oracle_parameters_keep_one_game_within_seconds(run, no_play):
+    """`evaluate don-quixote -p oracle:beam=4096,iters=1e9 -n 1` ran for 13 minutes
     without heeding Ctrl-C; the oracle's parameters are now bounded (beam <= 512, iters <= 1e6:
     ~2-3 s per game on an idle core), refused before any game."""
     r = run("evaluate", "don-quixote", "-p", "oracle:beam=4096,iters=1e9", "-n", 1)
@@ -395,9 +395,9 @@ def test_s3_oracle_parameters_keep_one_game_within_seconds(run, no_play):
     one_error_line(r, 2, "policy 'oracle': parameter iters=1000000000 is outside [0, 1000000]")
 
 
-# ---------------------------------------------------------------- §5 one-seat games
-def test_s5_compare_solo_game_reports_score_differences_only(run):
-    """§5: compare on Don Quixote solo says before playing that it reports score differences
+# ---------------------------------------------------------------- one-seat games
+def test_solo_compare_game_reports_score_differences_only(run):
+    """compare on Don Quixote solo says before playing that it reports score differences
     only, and does (today: IndexError after every game)."""
     r = run(
         "compare",
@@ -425,8 +425,8 @@ def test_s5_compare_solo_game_reports_score_differences_only(run):
     )
 
 
-def test_s5_tournament_refuses_a_solo_game_before_playing(run, no_play):
-    """§5: tournament on a one-seat game: one line pointing to evaluate, nothing played."""
+def test_solo_tournament_refuses_a_solo_game_before_playing(run, no_play):
+    """tournament on a one-seat game: one line pointing to evaluate, nothing played."""
     r = run("tournament", "don-quixote", "-p", "random", "-p", "greedy", "-n", 100)
     one_error_line(
         r,
@@ -437,8 +437,8 @@ def test_s5_tournament_refuses_a_solo_game_before_playing(run, no_play):
     )
 
 
-def test_s5_solo_summary_shows_score_statistics_only(run):
-    """§5: a solo summary has no "win rate 1.0000 [0.9981, 1.0000]" column."""
+def test_solo_summary_shows_score_statistics_only(run):
+    """a solo summary has no "win rate 1.0000 [0.9981, 1.0000]" column."""
     r = run("simulate", "don-quixote", "-n", 30, "-w", 1, "-q")
     assert r.exit_code == 0, r.output
     head = r.output.splitlines()[1]
@@ -457,8 +457,8 @@ def test_s5_solo_summary_shows_score_statistics_only(run):
     assert "1.0000" not in r.output
 
 
-def test_s5_solo_win_rate_is_null_in_json_batch_tables_and_report(run, tmp_path):
-    """§5 (fresh-user finding): a solo run has no per-seat win rate in machine-readable output
+def test_solo_win_rate_is_null_in_json_batch_tables_and_report(run, tmp_path):
+    """A solo run has no per-seat win rate in machine-readable output
     either: null in ``simulate --json`` (was {"estimate": 1.0, ...}), NaN in the batch tables
     (was 1.0 [0.98, 1.0]), and the report skips the win-rate figure with its reason."""
     import math
@@ -509,9 +509,9 @@ def test_s5_solo_win_rate_is_null_in_json_batch_tables_and_report(run, tmp_path)
     } in saved["report"]["skipped"]
 
 
-# ---------------------------------------------------------------- §7 throughput without compile
-def test_s7_games_per_second_excludes_compile_time(monkeypatch):
-    """§7: the summary reports the compile time, and games_per_second excludes it."""
+# ---------------------------------------------------------------- throughput without compile
+def test_games_per_second_excludes_compile_time(monkeypatch):
+    """the summary reports the compile time, and games_per_second excludes it."""
     import mcsim
     from mcsim.games import sacred_hill
 
