@@ -193,7 +193,7 @@ class Outputs:
 def stage_games_table(
     outs: Outputs, df, path: str | os.PathLike, manifest: dict | None = None, flag: str = "--out"
 ) -> None:
-    """Stage the per-game table (``.parquet`` or ``.csv``, as ``runner.write_games_table``)
+    """Stage the per-game table (``.parquet`` or ``.csv``, by its suffix)
     and its ``<path>.manifest.json`` in ``outs``; nothing is in place before ``commit``."""
     import json
 

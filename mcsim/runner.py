@@ -235,9 +235,6 @@ def _worker_init(parent_pid: int | None = None):
         os._exit(1)
 
 
-_ignore_sigint = _worker_init  # the old name
-
-
 def _stop_pool(pool: ProcessPoolExecutor) -> None:
     """The interrupt path of the local backend: drop queued chunks, kill the workers (a
     running kernel cannot be asked to stop), and return without waiting for them."""
@@ -250,57 +247,109 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
         p.join(timeout=5)
 
 
-def _execute(tasks, backend: str, workers: int, scheduler: str | None):
-    """Yield ``_work`` results in task order, keeping at most ~2 tasks per worker in flight.
+class Executor:
+    """The one execution layer of every command: local worker processes, Dask, or this process.
 
-    The one execution layer of every command (simulate, tournament, compare, evaluate, batch,
-    report all play through ``simulate``). ``tasks`` may be any iterable (it is consumed
-    lazily). One interrupt path: when the caller stops early (Ctrl-C, an error, or closing
-    the generator), pending chunks are cancelled and the workers are killed at once (local
-    processes) or the Dask futures cancelled and the cluster closed; a second Ctrl-C during
-    that cleanup is ignored. Workers die with their parent. With ``backend="serial"`` (or
-    one worker) the chunks run in this process, and Ctrl-C takes effect when the running
-    kernel call returns (at the end of its chunk).
+    ``imap(fn, tasks)`` yields ``fn(task)`` in task order, keeping at most ~2 tasks per worker
+    in flight; ``fn`` must be a module-level function (it is sent to the workers). The workers
+    are started at the first ``imap`` and serve every later one until ``close()`` (tuning maps
+    one generation of candidates after another on the same pool). One interrupt path: when the
+    caller stops early (Ctrl-C, an error, or closing the generator), pending tasks are
+    cancelled and the workers are killed at once (local processes) or the Dask futures
+    cancelled and the cluster closed; a second Ctrl-C during that cleanup is ignored, and the
+    executor is closed. Workers die with their parent (``_worker_init``). With
+    ``backend="serial"`` (or ``backend="local"`` and one worker) the tasks run in this process,
+    and Ctrl-C takes effect when the running kernel call returns.
+
+    ``pool_size`` (local backend) caps the processes started (default ``workers``): a single
+    chunk still runs in one worker process, so that Ctrl-C can always stop it. Raises
+    ``ConfigError`` when Dask is missing or its scheduler cannot be reached.
     """
+
+    def __init__(
+        self, backend: str, workers: int, scheduler: str | None = None, pool_size: int | None = None
+    ) -> None:
+        self.backend = backend
+        self.workers = workers
+        self.scheduler = scheduler
+        self.pool_size = workers if pool_size is None else pool_size
+        self.in_process = backend == "serial" or (backend == "local" and workers <= 1)
+        self._submit = None
+        self._close = None
+        self._stop = None
+
+    def _start(self) -> None:
+        if self.backend == "local":
+            pool = ProcessPoolExecutor(
+                max_workers=max(1, self.pool_size),
+                mp_context=mp.get_context("fork"),
+                initializer=_worker_init,
+                initargs=(os.getpid(),),
+            )
+            self._submit = pool.submit
+            self._close = lambda: pool.shutdown(wait=True, cancel_futures=True)
+            self._stop = lambda: _stop_pool(pool)
+        else:
+            client, close = _dask_client(self.workers, self.scheduler)
+            self._submit = lambda fn, t: client.submit(fn, t, pure=False)
+            self._close = close
+            self._stop = close
+
+    def imap(self, fn, tasks):
+        """Yield ``fn(t)`` for every ``t`` of ``tasks`` (any iterable, consumed lazily), in order."""
+        if self.in_process:
+            for t in tasks:
+                yield fn(t)
+            return
+        it = iter(tasks)
+        if self._submit is None:
+            self._start()
+        window = max(2, 2 * self.workers)
+        pending: collections.deque = collections.deque()
+        finished = False
+        try:
+            for t in it:
+                pending.append(self._submit(fn, t))
+                if len(pending) >= window:
+                    break
+            while pending:
+                yield pending.popleft().result()
+                for t in it:
+                    pending.append(self._submit(fn, t))
+                    break
+            finished = True
+        finally:
+            if not finished:
+                stop = self._stop
+                self._submit = self._close = self._stop = None
+                _quiet_cleanup(pending, stop)
+
+    def close(self) -> None:
+        """Let the workers finish and stop them (nothing to do in process or when closed)."""
+        if self._close is not None:
+            close = self._close
+            self._submit = self._close = self._stop = None
+            _quiet_cleanup((), close)
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _execute(tasks, backend: str, workers: int, scheduler: str | None):
+    """Yield ``_work`` results in task order (``Executor.imap``), in a pool sized to the work:
+    one process when there is a single chunk."""
     it = iter(tasks)
     head = list(itertools.islice(it, 2))
-    it = itertools.chain(head, it)
-    if backend == "serial" or (backend == "local" and workers <= 1) or not head:
-        for t in it:
-            yield _work(t)
+    if not head:
         return
-    window = max(2, 2 * workers)
-    if backend == "local":
-        # even a single chunk runs in a worker process, so that Ctrl-C can always stop it
-        ctx = mp.get_context("fork")
-        pool = ProcessPoolExecutor(
-            max_workers=workers if len(head) > 1 else 1,
-            mp_context=ctx,
-            initializer=_worker_init,
-            initargs=(os.getpid(),),
-        )
-        submit = pool.submit
-        close = lambda: pool.shutdown(wait=True, cancel_futures=True)  # noqa: E731
-        stop = lambda: _stop_pool(pool)  # noqa: E731
-    else:
-        client, close = _dask_client(workers, scheduler)
-        submit = lambda fn, t: client.submit(fn, t, pure=False)  # noqa: E731
-        stop = close
-    pending: collections.deque = collections.deque()
-    finished = False
+    ex = Executor(backend, workers, scheduler, pool_size=workers if len(head) > 1 else 1)
     try:
-        for t in it:
-            pending.append(submit(_work, t))
-            if len(pending) >= window:
-                break
-        while pending:
-            yield pending.popleft().result()
-            for t in it:
-                pending.append(submit(_work, t))
-                break
-        finished = True
+        yield from ex.imap(_work, itertools.chain(head, it))
     finally:
-        _quiet_cleanup(pending, close if finished else stop)
+        ex.close()
 
 
 def _quiet_cleanup(pending, close) -> None:
@@ -952,26 +1001,6 @@ def write_atomic(path: str | os.PathLike, write) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
-
-
-def write_games_table(
-    df: pd.DataFrame, path: str | os.PathLike, manifest: dict | None = None
-) -> None:
-    """Write the per-game table as Parquet (``.parquet``) or CSV (``.csv``), atomically,
-    with the run's parameters in ``<path>.manifest.json``."""
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in (".parquet", ".csv"):
-        raise ConfigError(f"--out must end in .parquet or .csv, not {path.name!r}")
-    if suffix == ".parquet":
-        write_atomic(path, lambda tmp: df.to_parquet(tmp, index=False))
-    else:
-        write_atomic(path, lambda tmp: df.to_csv(tmp, index=False))
-    if manifest is not None:
-        text = json.dumps(manifest, indent=2, default=_json_default)
-        write_atomic(
-            Path(str(path) + ".manifest.json"), lambda tmp: Path(tmp).write_text(text + "\n")
-        )
 
 
 def manifest_for(summary: dict) -> dict:

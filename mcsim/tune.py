@@ -56,11 +56,9 @@ import dataclasses
 import importlib
 import json
 import math
-import multiprocessing as mp
 import os
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -71,8 +69,7 @@ from mcsim.games.base import ParamSpec, PolicyChoice, parse_policy, players_rang
 from mcsim.runner import (
     MAX_GAMES,
     MAX_SEED,
-    _dask_client,
-    _ignore_sigint,
+    Executor,
     chunk_plan,
     resolve_config,
     resolve_execution,
@@ -257,44 +254,6 @@ def _play(task):
     scores = np.asarray(cols["score"], dtype=np.float64)
     _, shares, _ = stats.ranks_and_shares(scores, cols.get("win_share"))
     return key, scores, np.asarray(shares, dtype=np.float64)
-
-
-class _Executor:
-    """One pool for the whole tuning run (local processes, Dask, or this process).
-
-    ``map(tasks)`` returns the results in task order."""
-
-    def __init__(self, backend: str, workers: int, scheduler: str | None):
-        self.backend = backend
-        self.pool = None
-        self.client = None
-        self.close_client = None
-        if backend == "local" and workers > 1:
-            self.pool = ProcessPoolExecutor(
-                max_workers=workers, mp_context=mp.get_context("fork"), initializer=_ignore_sigint
-            )
-        elif backend == "dask":
-            self.client, self.close_client = _dask_client(workers, scheduler)
-
-    def map(self, tasks: list) -> list:
-        if self.pool is not None:
-            futures = [self.pool.submit(_play, t) for t in tasks]
-        elif self.client is not None:
-            futures = [self.client.submit(_play, t, pure=False) for t in tasks]
-        else:
-            return [_play(t) for t in tasks]
-        try:
-            return [f.result() for f in futures]
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
-
-    def close(self):
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-        if self.close_client is not None:
-            self.close_client()
 
 
 class _Setup:
@@ -738,7 +697,7 @@ def tune(
 
     # compile (or load the cache) in this process before any worker starts
     setup.module.play_chunk(setup.preps(start)[0], 0, 1, seed)
-    ex = _Executor(backend, workers, scheduler)
+    ex = Executor(backend, workers, scheduler)
     try:
 
         def evaluate(cands, g):
@@ -747,7 +706,7 @@ def tune(
             for i, c in enumerate(cands):
                 choice = PolicyChoice(start.name, {**fixed, **c})
                 tasks += setup.tasks(i, choice, first, m)
-            results = ex.map(tasks)
+            results = list(ex.imap(_play, tasks))
             objs = []
             for i in range(len(cands)):
                 mine = [res for res in results if res[0][0] == i]
@@ -818,7 +777,7 @@ def tune(
 
 def validate(
     setup: _Setup,
-    ex: _Executor,
+    ex: Executor,
     tuned: PolicyChoice,
     start: PolicyChoice,
     n_deals: int,
@@ -851,14 +810,14 @@ def validate(
     for first in range(0, n_deals, batch):
         n = min(batch, n_deals - first)
         base = VALIDATION_FIRST + first
-        tv = setup.deal_values(ex.map(setup.tasks("t", tuned, base, n)), n)
+        tv = setup.deal_values(list(ex.imap(_play, setup.tasks("t", tuned, base, n))), n)
         acc["tuned"] = add(acc["tuned"], stats.moments(tv["objective"]))
         for r in range(setup.players):
             seat_mom[r] = add(seat_mom[r], stats.moments(tv["score"][:, r]))
         share_sum += tv["share"].sum(axis=0)
         field_sum += tv["field"].sum(axis=0)
         if setup.start_exact is None:
-            sv = setup.deal_values(ex.map(setup.tasks("s", start, base, n)), n)
+            sv = setup.deal_values(list(ex.imap(_play, setup.tasks("s", start, base, n))), n)
             acc["start"] = add(acc["start"], stats.moments(sv["objective"]))
             acc["diff"] = add(acc["diff"], stats.moments(tv["objective"] - sv["objective"]))
             for r in range(setup.players):

@@ -443,3 +443,30 @@ def test_force_starts_over_in_a_folder_of_an_earlier_run(tmp_path):
     )
     both = CliRunner().invoke(mcsim_cli, args + ["--force", "--resume"])
     assert both.exit_code == 2 and "give one of them" in both.output
+
+
+def test_tuning_plays_through_the_runners_executor(monkeypatch):
+    """Tuning has no pool of its own: every deal is played by ``mcsim.runner.Executor`` (the
+    execution layer with the runner's Ctrl-C and parent-death handling), with one pool for the
+    whole run."""
+    from mcsim import runner
+
+    started = []
+    real_start = runner.Executor._start
+
+    def counting_start(self):
+        started.append(self.backend)
+        real_start(self)
+
+    maps = []
+    real_imap = runner.Executor.imap
+
+    def counting_imap(self, fn, tasks):
+        maps.append(fn.__name__)
+        return real_imap(self, fn, tasks)
+
+    monkeypatch.setattr(runner.Executor, "_start", counting_start)
+    monkeypatch.setattr(runner.Executor, "imap", counting_imap)
+    T.tune("sacred-hill", "tactician", budget=500, workers=2, backend="local", **SMALL)
+    assert started == ["local"]
+    assert len(maps) >= 2 and set(maps) == {"_play"}
