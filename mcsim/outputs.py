@@ -197,7 +197,7 @@ def stage_games_table(
     and its ``<path>.manifest.json`` in ``outs``; nothing is in place before ``commit``."""
     import json
 
-    from mcsim.runner import _json_default
+    from mcsim.runner import json_default
 
     path = Path(path)
     if path.suffix.lower() == ".parquet":
@@ -205,7 +205,7 @@ def stage_games_table(
     else:
         outs.stage_file(path, lambda tmp: df.to_csv(tmp, index=False), flag)
     if manifest is not None:
-        text = json.dumps(manifest, indent=2, default=_json_default)
+        text = json.dumps(manifest, indent=2, default=json_default)
         outs.stage_file(
             Path(str(path) + ".manifest.json"), lambda tmp: Path(tmp).write_text(text + "\n"), flag
         )

@@ -1009,7 +1009,8 @@ def manifest_for(summary: dict) -> dict:
     return {"run": {k: summary[k] for k in keep if k in summary}, "versions": versions()}
 
 
-def _json_default(o):
+def json_default(o):
+    """``json.dumps`` ``default=``: NumPy integers, floats and arrays as Python values."""
     if isinstance(o, (np.integer,)):
         return int(o)
     if isinstance(o, (np.floating,)):
@@ -1021,7 +1022,7 @@ def _json_default(o):
 
 def to_json(obj, **kw) -> str:
     """JSON text of a summary (numpy scalars and arrays converted; NaN written as null)."""
-    return json.dumps(_nan_to_none(obj), default=_json_default, **kw)
+    return json.dumps(_nan_to_none(obj), default=json_default, **kw)
 
 
 def _nan_to_none(o):

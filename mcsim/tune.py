@@ -903,19 +903,9 @@ def tune_versions() -> dict:
 
 
 def _jsonable(o):
-    from mcsim.runner import _nan_to_none
+    from mcsim.runner import to_json
 
-    return json.loads(json.dumps(_nan_to_none(o), default=_json_default))
-
-
-def _json_default(o):
-    if isinstance(o, np.integer):
-        return int(o)
-    if isinstance(o, np.floating):
-        return float(o)
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+    return json.loads(to_json(o))
 
 
 def _prepare_out(out: Path, settings: dict, resume: bool) -> dict | None:
