@@ -872,66 +872,17 @@ def simulate(
     with compile_notice(module.SPEC.long_name, progress and _stderr_is_terminal()):
         module.play_chunk(prep, 0, 0, seed)  # compile (or load the cache) before the workers
     compile_seconds = time.perf_counter() - t0
-    tasks = (
-        (
-            module.__name__,
-            prep,
-            first,
-            n,
-            seed,
-            keep_games,
-            None if out_path is None else str(out_path),
-        )
-        for first, n in plan
-        if first not in done
-    )
+    run = _ChunkRun(module, prep, seed, keep_games, out_path)
+    tasks = (run.task(first, n) for first, n in plan if first not in done)
     results = _execute(tasks, backend, workers, scheduler)
-    from tqdm import tqdm
-
     resumed = sum(n for first, n in plan if first in done) if done else 0
-    bar = tqdm(
-        total=games,
-        initial=resumed,
-        unit="game",
-        unit_scale=True,
-        file=sys.stderr,
-        delay=1.0,
-        disable=not progress,
-        leave=False,
-        dynamic_ncols=True,
-    )
-    total = Aggregate.empty(cfg.players)
-    frames: list[pd.DataFrame] = []
-    replayed = 0
+    bar = _progress_bar(games, resumed, progress)
     try:
-        # merge in chunk order as results arrive (they come in task order): flat memory
-        for first, n in plan:
-            if first in done:
-                loaded, damage = _load_chunk(out_path, first, n, cfg.players, keep_games)
-                if loaded is None:  # damaged: play it again here, in this process
-                    prep.notices.append(
-                        f"resume: played games {first}..{first + n - 1} again ({damage})"
-                    )
-                    _, agg, df = _work(
-                        (module.__name__, prep, first, n, seed, keep_games, str(out_path))
-                    )
-                    replayed += n  # (the bar counted it as resumed already)
-                else:
-                    agg, df = loaded
-            else:
-                got, agg, df = next(results)
-                assert got == first, (got, first)
-                bar.update(agg.n)
-            total = total.merge(agg)
-            if keep_games:
-                frames.append(df)
+        total, frames, replayed = run.merge(plan, done, results, bar)
     except BaseException:
         results.close()  # the interrupt path: workers stopped (killed) before we tidy up
-        if out_path is not None:  # a killed worker's unfinished temporary files
-            for tmp in itertools.chain(
-                out_path.glob(".part-*.tmp"), (out_path / AGGREGATES_DIR).glob(".part-*.tmp")
-            ):
-                tmp.unlink(missing_ok=True)
+        if out_path is not None:
+            _remove_unfinished_parts(out_path)
         raise
     finally:
         bar.close()
@@ -954,6 +905,83 @@ def simulate(
     if record:
         records = module.record_games(prep, seed, list(range(min(record, games))))
     return SimulationResult(games_df, summary, prep, records, total)
+
+
+class _ChunkRun:
+    """The chunks of one ``simulate`` run: their worker tasks, and the merge of their results
+    (played now, or loaded from a resumed ``out_dir``) in chunk order."""
+
+    def __init__(self, module, prep, seed: int, keep_games: bool, out_path: Path | None) -> None:
+        self.module = module
+        self.prep = prep
+        self.seed = seed
+        self.keep_games = keep_games
+        self.out_path = out_path
+
+    def task(self, first: int, n: int) -> tuple:
+        """The ``_work`` task of games ``first .. first + n - 1``."""
+        out = None if self.out_path is None else str(self.out_path)
+        return (self.module.__name__, self.prep, first, n, self.seed, self.keep_games, out)
+
+    def merge(self, plan, done: set[int], results, bar):
+        """Merge every chunk of ``plan`` in order: finished ones (``done``) from the folder, the
+        others from ``results`` (``_execute``'s generator, in task order, so memory stays flat).
+        A damaged finished chunk is played again here, with a note. Returns ``(Aggregate,
+        frames, games played again)``."""
+        total = Aggregate.empty(self.prep.config.players)
+        frames: list[pd.DataFrame] = []
+        replayed = 0
+        for first, n in plan:
+            if first in done:
+                agg, df = self._load_or_replay(first, n)
+                if agg is None:
+                    agg, df = _work(self.task(first, n))[1:]
+                    replayed += n  # (the bar counted it as resumed already)
+            else:
+                got, agg, df = next(results)
+                assert got == first, (got, first)
+                bar.update(agg.n)
+            total = total.merge(agg)
+            if self.keep_games:
+                frames.append(df)
+        return total, frames, replayed
+
+    def _load_or_replay(self, first: int, n: int):
+        """A finished chunk from the folder, or ``(None, None)`` (with a note) when damaged."""
+        loaded, damage = _load_chunk(
+            self.out_path, first, n, self.prep.config.players, self.keep_games
+        )
+        if loaded is None:
+            self.prep.notices.append(
+                f"resume: played games {first}..{first + n - 1} again ({damage})"
+            )
+            return None, None
+        return loaded
+
+
+def _progress_bar(games: int, resumed: int, progress: bool):
+    """The run's tqdm bar on stderr (shown after a second; off unless ``progress``)."""
+    from tqdm import tqdm
+
+    return tqdm(
+        total=games,
+        initial=resumed,
+        unit="game",
+        unit_scale=True,
+        file=sys.stderr,
+        delay=1.0,
+        disable=not progress,
+        leave=False,
+        dynamic_ncols=True,
+    )
+
+
+def _remove_unfinished_parts(out_path: Path) -> None:
+    """Delete the temporary files a killed worker left half-written in a run folder."""
+    for tmp in itertools.chain(
+        out_path.glob(".part-*.tmp"), (out_path / AGGREGATES_DIR).glob(".part-*.tmp")
+    ):
+        tmp.unlink(missing_ok=True)
 
 
 def versions() -> dict:
