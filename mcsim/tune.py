@@ -630,32 +630,93 @@ def tune(
         is not empty (without ``resume``) or holds a different run (with it).
     """
     t0 = time.perf_counter()
+    _check_seed_and_popsize(seed, popsize)
+    workers, backend = resolve_execution(workers, backend, scheduler, resume, out_dir)
+    setup = _Setup(game, policy, against, players, objective, variant, options, seed)
+    start = setup.start
+    space = search_space(setup.pspec.params, start.params, params, start.name)
+    tuned_names = {p.name for p in space}
+    fixed = {k: v for k, v in start.params.items() if k not in tuned_names}
+    integer = {p.name: bool(p.integer) for p in setup.pspec.params}
+    lam = popsize if popsize is not None else default_popsize(len(space))
+    if budget is None:
+        budget = DEFAULT_BUDGETS.get(setup.module.SPEC.id, 100_000)
+    plan = plan_budget(budget, lam, setup.seatings, setup.start_exact is not None, deals)
+    settings = _settings(setup, space, fixed, integer, budget, seed, lam, plan)
+    if dry_run:
+        return {"settings": settings}
+    out = Path(out_dir) if out_dir is not None else None
+    state = _prepare_out(out, settings, resume) if out is not None else None
+    if state is not None and echo is not None:
+        echo(f"resuming after generation {state['generation']} of {plan['generations']}")
+
+    def save(st):
+        data = json.dumps(st)
+        write_atomic(out / STATE_NAME, lambda tmp: Path(tmp).write_text(data + "\n"))
+        _write_csv(out / CSV_NAME, st["rows"], space, settings)
+
+    # compile (or load the cache) in this process before any worker starts
+    setup.module.play_chunk(setup.preps(start)[0], 0, 1, seed)
+    ex = Executor(backend, workers, scheduler)
+    try:
+        generation = _Generation(setup, ex, fixed, integer, lam, plan, budget, echo, on_generation)
+        res = run_cma(
+            space,
+            generation.evaluate,
+            plan["generations"],
+            lam,
+            seed,
+            state,
+            save if out is not None else None,
+            generation.progress,
+        )
+        best = {**fixed, **res["best"]}
+        best_text = policy_text(start.name, best, integer)
+        if echo is not None:
+            echo(f"validating {best_text} on {plan['validation_deals']:,} fresh deals")
+        validation = validate(
+            setup, ex, parse_policy(best_text), start, plan["validation_deals"], echo
+        )
+    finally:
+        ex.close()
+    result = {
+        "settings": settings,
+        "best": best,
+        "policy": best_text,
+        "at_box_edge": _at_box_edge(space, setup.pspec.params, best),
+        "start_policy": settings["start_policy"],
+        "validation": validation,
+        "evaluations": len(res["rows"]),
+        "games_played": plan["tuning_games"] + plan["validation_games"],
+        "elapsed_seconds": time.perf_counter() - t0,
+        "versions": tune_versions(),
+    }
+    if out is not None:
+        _write_outputs(out, result, res["rows"], space)
+    return result
+
+
+def _check_seed_and_popsize(seed, popsize) -> None:
+    """``ConfigError`` unless ``seed`` is a whole number in [0, 2**64) and ``popsize`` is None
+    or at least 2."""
     if (
         isinstance(seed, bool)
         or not isinstance(seed, (int, np.integer))
         or not 0 <= seed <= MAX_SEED
     ):
         raise ConfigError(f"--seed must be a whole number in [0, 2**64), not {seed}")
-    workers, backend = resolve_execution(workers, backend, scheduler, resume, out_dir)
     if popsize is not None and (isinstance(popsize, bool) or popsize < 2):
         raise ConfigError(f"--popsize must be at least 2, not {popsize}")
-    setup = _Setup(game, policy, against, players, objective, variant, options, seed)
-    start = setup.start
-    specs = setup.pspec.params
-    space = search_space(specs, start.params, params, start.name)
-    tuned_names = {p.name for p in space}
-    fixed = {k: v for k, v in start.params.items() if k not in tuned_names}
-    integer = {p.name: bool(p.integer) for p in specs}
-    doc_range = {p.name: (p.low, p.high) for p in specs}
-    lam = popsize if popsize is not None else default_popsize(len(space))
-    if budget is None:
-        budget = DEFAULT_BUDGETS.get(setup.module.SPEC.id, 100_000)
-    plan = plan_budget(budget, lam, setup.seatings, setup.start_exact is not None, deals)
+
+
+def _settings(setup, space, fixed, integer, budget, seed, lam, plan) -> dict:
+    """The run's settings block (``tune.json``, ``--dry-run``; compared on ``--resume``)."""
+    doc_range = {p.name: (p.low, p.high) for p in setup.pspec.params}
     start_values = {p.name: p.start for p in space}
-    settings = {
+    return {
         "game": setup.module.SPEC.id,
-        "policy": start.name,
-        "start_policy": policy_text(start.name, {**fixed, **start_values}, integer),
+        "policy": setup.start.name,
+        "start_policy": policy_text(setup.start.name, {**fixed, **start_values}, integer),
         "fixed": fixed,
         "against": [f.label() for f in setup.field],
         "players": setup.players,
@@ -683,96 +744,72 @@ def tune(
         "tuning_game_indices": [0, plan["generations"] * plan["deals"]],
         "validation_game_indices": [VALIDATION_FIRST, VALIDATION_FIRST + plan["validation_deals"]],
     }
-    if dry_run:
-        return {"settings": settings}
-    out = Path(out_dir) if out_dir is not None else None
-    state = _prepare_out(out, settings, resume) if out is not None else None
-    if state is not None and echo is not None:
-        echo(f"resuming after generation {state['generation']} of {plan['generations']}")
 
-    def save(st):
-        data = json.dumps(st)
-        write_atomic(out / STATE_NAME, lambda tmp: Path(tmp).write_text(data + "\n"))
-        _write_csv(out / CSV_NAME, st["rows"], space, settings)
 
-    # compile (or load the cache) in this process before any worker starts
-    setup.module.play_chunk(setup.preps(start)[0], 0, 1, seed)
-    ex = Executor(backend, workers, scheduler)
-    try:
+class _Generation:
+    """One CMA generation's work: ``evaluate`` plays every candidate on the generation's deals
+    (all seatings, through the executor) and returns their objectives; ``progress`` reports
+    the generation (``echo``, ``on_generation``)."""
 
-        def evaluate(cands, g):
-            first, m = g * plan["deals"], plan["deals"]
-            tasks = []
-            for i, c in enumerate(cands):
-                choice = PolicyChoice(start.name, {**fixed, **c})
-                tasks += setup.tasks(i, choice, first, m)
-            results = list(ex.imap(_play, tasks))
-            objs = []
-            for i in range(len(cands)):
-                mine = [res for res in results if res[0][0] == i]
-                objs.append(float(setup.deal_values(mine, m)["objective"].mean()))
-            return np.array(objs)
+    def __init__(self, setup, ex, fixed, integer, lam, plan, budget, echo, on_generation):
+        self.setup = setup
+        self.ex = ex
+        self.fixed = fixed
+        self.integer = integer
+        self.lam = lam
+        self.plan = plan
+        self.budget = budget
+        self.echo = echo
+        self.on_generation = on_generation
 
-        def progress(info):
-            g = info["generation"]
-            played = (g + 1) * lam * setup.seatings * plan["deals"]
-            obj = info["objectives"]
-            if echo is not None:
-                mean = policy_text(start.name, info["mean"], integer)
-                echo(
-                    f"generation {g + 1}/{plan['generations']}: {played:,}/{budget:,} games, "
-                    f"{setup.objective} mean {obj.mean():.4f} best {obj.max():.4f}; "
-                    f"search mean {mean}"
-                )
-            if on_generation is not None:
-                on_generation(info)
+    def evaluate(self, cands, g) -> np.ndarray:
+        """Mean objective per candidate (float64[len(cands)]) on generation ``g``'s deals."""
+        first, m = g * self.plan["deals"], self.plan["deals"]
+        tasks = []
+        for i, c in enumerate(cands):
+            choice = PolicyChoice(self.setup.start.name, {**self.fixed, **c})
+            tasks += self.setup.tasks(i, choice, first, m)
+        results = list(self.ex.imap(_play, tasks))
+        objs = []
+        for i in range(len(cands)):
+            mine = [res for res in results if res[0][0] == i]
+            objs.append(float(self.setup.deal_values(mine, m)["objective"].mean()))
+        return np.array(objs)
 
-        res = run_cma(
-            space,
-            evaluate,
-            plan["generations"],
-            lam,
-            seed,
-            state,
-            save if out is not None else None,
-            progress,
-        )
-        best = {**fixed, **res["best"]}
-        best_text = policy_text(start.name, best, integer)
-        tuned_choice = parse_policy(best_text)
-        if echo is not None:
-            echo(f"validating {best_text} on {plan['validation_deals']:,} fresh deals")
-        validation = validate(setup, ex, tuned_choice, start, plan["validation_deals"], echo)
-    finally:
-        ex.close()
-    elapsed = time.perf_counter() - t0
-    # tuned values at an edge of their box where the documented range goes further
+    def progress(self, info) -> None:
+        g = info["generation"]
+        played = (g + 1) * self.lam * self.setup.seatings * self.plan["deals"]
+        obj = info["objectives"]
+        if self.echo is not None:
+            mean = policy_text(self.setup.start.name, info["mean"], self.integer)
+            self.echo(
+                f"generation {g + 1}/{self.plan['generations']}: {played:,}/{self.budget:,} "
+                f"games, {self.setup.objective} mean {obj.mean():.4f} best {obj.max():.4f}; "
+                f"search mean {mean}"
+            )
+        if self.on_generation is not None:
+            self.on_generation(info)
+
+
+def _at_box_edge(space, specs, best) -> list[str]:
+    """Tuned values at an edge of their box where the documented range goes further."""
     doc = {q.name: q for q in specs}
     tol = {p.name: 0.01 * (p.high - p.low) for p in space}
-    edge = [
+    return [
         p.name
         for p in space
         if (best[p.name] - p.low <= tol[p.name] and p.low > doc[p.name].low)
         or (p.high - best[p.name] <= tol[p.name] and p.high < doc[p.name].high)
     ]
-    result = {
-        "settings": settings,
-        "best": best,
-        "policy": best_text,
-        "at_box_edge": edge,
-        "start_policy": settings["start_policy"],
-        "validation": validation,
-        "evaluations": len(res["rows"]),
-        "games_played": plan["tuning_games"] + plan["validation_games"],
-        "elapsed_seconds": elapsed,
-        "versions": tune_versions(),
-    }
-    if out is not None:
-        _write_csv(out / CSV_NAME, res["rows"], space, settings)
-        text = json.dumps(_jsonable(result), indent=1)
-        write_atomic(out / SETTINGS_NAME, lambda tmp: Path(tmp).write_text(text + "\n"))
-        _write_png(out / PNG_NAME, res["rows"], settings, validation)
-    return result
+
+
+def _write_outputs(out: Path, result: dict, rows, space) -> None:
+    """``evaluations.csv``, ``tune.json`` and ``objective.png`` of a finished run."""
+    settings = result["settings"]
+    _write_csv(out / CSV_NAME, rows, space, settings)
+    text = json.dumps(_jsonable(result), indent=1)
+    write_atomic(out / SETTINGS_NAME, lambda tmp: Path(tmp).write_text(text + "\n"))
+    _write_png(out / PNG_NAME, rows, settings, result["validation"])
 
 
 def validate(
