@@ -164,7 +164,6 @@ def tournament(
     plan = lineups(labels, players)
     results = []
     elapsed = 0.0
-    total_games = 0
     for lineup in plan:
         r = simulate(
             game,
@@ -182,17 +181,53 @@ def tournament(
         )
         results.append(r)
         elapsed += r.summary["elapsed_seconds"] - r.summary.get("compile_seconds", 0.0)
-        total_games += games
-    n_pol = len(labels)
     wins = [[r.aggregate.win_share[s] for s in range(players)] for r in results]
     pol_idx = [[index[p] for p in lineup] for lineup in plan]
     # PSEUDO_WINS per seat and lineup keep the ratings finite when a policy wins (or loses)
     # every game, where the maximum-likelihood estimate is infinite; negligible for large N.
     fit_wins = [[w + PSEUDO_WINS for w in ws] for ws in wins]
+    n_pol = len(labels)
     rr, h, r_se, h_se = fit_ratings(
-        [games + PSEUDO_WINS * players] * len(plan), pol_idx, fit_wins, n_pol, players
+        [games + PSEUDO_WINS * players] * len(plan),
+        pol_idx,
+        fit_wins,
+        n_pol,
+        players,
     )
+    share, count, mean_score, seat_wins = _pair_totals(plan, results, wins, index, games)
+    matrix = [
+        [None if a == b else stats.proportion(share[a, b], int(count[a, b])) for b in range(n_pol)]
+        for a in range(n_pol)
+    ]
+    total_games = games * len(plan)
+    return {
+        "game": cfg.game,
+        "games_per_lineup": games,
+        "seed": seed,
+        "players": players,
+        "variant": dict(cfg.variant),
+        "policies": labels,
+        "lineups": [
+            {
+                "policies": list(lineup),
+                "win_rate": [x["win_rate"] for x in r.summary["seats"]],
+                "mean_score": [x["score"]["mean"] for x in r.summary["seats"]],
+            }
+            for lineup, r in zip(plan, results)
+        ],
+        "matrix": matrix,
+        "elo": _elo_rows(labels, rr, r_se, mean_score),
+        "seat_effect": _seat_rows(h, h_se, seat_wins, total_games),
+        "games_per_second": total_games / elapsed if elapsed > 0 else None,
+    }
 
+
+def _pair_totals(plan, results, wins, index: dict, games: int):
+    """Totals over the lineups: ``share[a, b]`` policy a's wins in games between a and b and
+    ``count[a, b]`` those games (float64[n, n]), each policy's mean score (float64[n], points)
+    and the wins per seat (float64[players])."""
+    n_pol = len(index)
+    players = len(plan[0])
     share = np.zeros((n_pol, n_pol))
     count = np.zeros((n_pol, n_pol))
     score_sum = np.zeros(n_pol)
@@ -210,51 +245,39 @@ def tournament(
             score_sum[index[p]] += r.aggregate.score_sum[s]
             score_n[index[p]] += games
             seat_wins[s] += w[s]
-    matrix = [
-        [None if a == b else stats.proportion(share[a, b], int(count[a, b])) for b in range(n_pol)]
-        for a in range(n_pol)
-    ]
+    return share, count, score_sum / score_n, seat_wins
+
+
+def _elo_rows(labels, rr, r_se, mean_score) -> list[dict]:
+    """Per policy: Elo rating (1500 + ``ELO_PER_NAT`` x the fitted strength) with its 95%
+    interval, and its mean score."""
     z = stats.Z95
-    elo = [
+    return [
         {
             "policy": p,
             "rating": float(1500 + ELO_PER_NAT * rr[i]),
             "low": float(1500 + ELO_PER_NAT * (rr[i] - z * r_se[i])),
             "high": float(1500 + ELO_PER_NAT * (rr[i] + z * r_se[i])),
-            "mean_score": float(score_sum[i] / score_n[i]),
+            "mean_score": float(mean_score[i]),
         }
         for i, p in enumerate(labels)
     ]
-    seats = [
+
+
+def _seat_rows(h, h_se, seat_wins, total_games: int) -> list[dict]:
+    """Per seat: Elo offset from seat 0 with its 95% interval, and the raw win rate over all
+    lineups."""
+    z = stats.Z95
+    return [
         {
             "seat": s,
             "elo": float(ELO_PER_NAT * h[s]),
             "low": float(ELO_PER_NAT * (h[s] - z * h_se[s])),
             "high": float(ELO_PER_NAT * (h[s] + z * h_se[s])),
-            "win_rate": stats.proportion(seat_wins[s], games * len(plan)),
+            "win_rate": stats.proportion(seat_wins[s], total_games),
         }
-        for s in range(players)
+        for s in range(len(seat_wins))
     ]
-    return {
-        "game": cfg.game,
-        "games_per_lineup": games,
-        "seed": seed,
-        "players": players,
-        "variant": dict(cfg.variant),
-        "policies": labels,
-        "lineups": [
-            {
-                "policies": list(lineup),
-                "win_rate": [x["win_rate"] for x in r.summary["seats"]],
-                "mean_score": [x["score"]["mean"] for x in r.summary["seats"]],
-            }
-            for lineup, r in zip(plan, results)
-        ],
-        "matrix": matrix,
-        "elo": elo,
-        "seat_effect": seats,
-        "games_per_second": total_games / elapsed if elapsed > 0 else None,
-    }
 
 
 def format_tournament(t: dict) -> str:
