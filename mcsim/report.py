@@ -219,25 +219,54 @@ def build_report(
     kw.update({k: v for k, v in (("backend", backend), ("scheduler", scheduler)) if v is not None})
     main = mcsim.simulate(game, policies=policies, **kw)
     say(f"report: played {games:,} games of {game} (seed {seed})")
+    rotations = _seat_rotations(game, main, kw, say) if rotate else []
+    ctx = _Ctx(
+        module, main, [([c.label() for c in main.prepared.config.policies], main)] + rotations
+    )
+    comparison: list[dict] = []
+    figures, skipped = _draw_figures(ctx, module, comparison)
+    summary = dict(main.summary)
+    summary["report"] = {
+        "figures": [{"file": f.file, "title": f.title} for f in figures],
+        "skipped": [{"figure": s, "reason": r} for s, r in skipped],
+        "seatings": [lab for lab, _ in ctx.rotations],
+        "notes": _notes(ctx),
+        "comparison": comparison,
+    }
+    files = _write_report_folder(out, ctx, module, seed, summary, figures, skipped, comparison)
+    say(f"report: wrote {out / 'report.html'} ({len(figures)} figures)")
+    return ReportResult(out, main, figures, skipped, comparison, files)
+
+
+def _seat_rotations(game: str, main: SimulationResult, kw: dict, say) -> list:
+    """When the seats hold different policies, the cyclic rotations of the policies over the
+    seats, each played on the same deals: ``[(labels, SimulationResult)]`` (none otherwise)."""
+    import mcsim
+
     choices = list(main.prepared.config.policies)
     labels = [c.label() for c in choices]
     k = len(labels)
-    rotations: list[tuple[list[str], SimulationResult]] = [(labels, main)]
-    if rotate and k > 1 and len(set(labels)) > 1:
-        done = {tuple(labels)}
-        for r in range(1, k):
-            rot = [choices[(s - r) % k] for s in range(k)]
-            key = tuple(c.label() for c in rot)
-            if key in done:
-                continue
-            done.add(key)
-            say(f"report: seat rotation {r}: {' | '.join(key)}")
-            rotations.append((list(key), mcsim.simulate(game, policies=rot, **kw)))
-    ctx = _Ctx(module, main, rotations)
+    rotations: list[tuple[list[str], SimulationResult]] = []
+    if k < 2 or len(set(labels)) < 2:
+        return rotations
+    done = {tuple(labels)}
+    for r in range(1, k):
+        rot = [choices[(s - r) % k] for s in range(k)]
+        key = tuple(c.label() for c in rot)
+        if key in done:
+            continue
+        done.add(key)
+        say(f"report: seat rotation {r}: {' | '.join(key)}")
+        rotations.append((list(key), mcsim.simulate(game, policies=rot, **kw)))
+    return rotations
 
+
+def _draw_figures(ctx, module, comparison: list) -> tuple[list, list]:
+    """Every common figure and the game's own (``module.CHARTS``): ``(figures, skipped)``, a
+    skipped figure with the reason its builder gave (``MissingData``); the policy comparison's
+    rows are appended to ``comparison``."""
     figures: list[Figure] = []
     skipped: list[tuple[str, str]] = []
-    comparison: list[dict] = []
     builders: list[tuple[str, Callable]] = [
         ("score_distribution", _fig_scores),
         ("win_rate_by_seat", _fig_win_rate),
@@ -257,22 +286,21 @@ def build_report(
             continue
         fig.slug = slug
         figures.append(fig)
+    return figures, skipped
 
-    summary = dict(main.summary)
-    summary["report"] = {
-        "figures": [{"file": f.file, "title": f.title} for f in figures],
-        "skipped": [{"figure": s, "reason": r} for s, r in skipped],
-        "seatings": [lab for lab, _ in rotations],
-        "notes": _notes(ctx),
-        "comparison": comparison,
-    }
+
+def _write_report_folder(out, ctx, module, seed, summary, figures, skipped, comparison) -> list:
+    """Write ``report.md``, ``report.html``, ``summary.json``, the PNG figures and the example
+    games into a staged folder moved into place as ``out`` at once (or not at all); returns
+    the file names written."""
+    from mcsim.outputs import Outputs
     from mcsim.show.examples import write_examples
 
     files = []
     with Outputs(force=True) as outs:  # the whole folder is moved into place at once, or none
         stage = outs.stage_folder(out, "--out")
         # example games drawn move by move (mcsim show), beside report.html
-        examples = write_examples(module, main.prepared, seed, stage, ctx.games)
+        examples = write_examples(module, ctx.result.prepared, seed, stage, ctx.games)
         summary["report"]["example_games"] = examples
         md = render_markdown(ctx, figures, skipped, comparison) + _examples_md(examples)
         page = render_html(ctx, figures, skipped, comparison)
@@ -290,8 +318,7 @@ def build_report(
             files.append(name)
         files += sorted({e["file"] for e in examples})
         outs.commit()
-    say(f"report: wrote {out / 'report.html'} ({len(figures)} figures)")
-    return ReportResult(out, main, figures, skipped, comparison, files)
+    return files
 
 
 # ---------------------------------------------------------------- common figures
