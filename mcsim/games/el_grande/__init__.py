@@ -72,7 +72,7 @@ on the players before him happen); court intake: province caballeros until the c
 caballeros from regions while the court holds fewer than ``short_min_court``; ``eps`` =
 probability of a uniformly random decision.
 
-``mcts`` policy (parameters in ``MCTS_PARAMS``; issue 15): information-set Monte Carlo tree
+``mcts`` policy (parameters in ``MCTS_PARAMS``): information-set Monte Carlo tree
 search (``kernels/search.py``) over the seat's own decisions, one tree per decision. Each
 iteration samples what the seat cannot see (§10 A5): the order of the unrevealed action cards
 of each deck (reshuffled), and the other seats' secret choices of the group being decided
