@@ -254,12 +254,7 @@ STEP_GAMES = 5
 GBUF = StateLayout("G", "tuple: the game buffers")
 G_SEEDS = GBUF.field("G_SEEDS", 1, "uint64[2, 4]: [0, 0] root seed; row 1 the game's deal stream")
 G_FIXED = GBUF.field("G_FIXED", 1, "int32[FIXED_SIZE]: setup override / setup used (``setup``)")
-G_RESULTS = GBUF.field(
-    "G_RESULTS",
-    10,
-    "the ten result arrays of ``play_batch`` (score, src, plies, pwr, taker, takeround, kingby, "
-    "unplayed, intake, vetoes), one row per game of the call",
-)
+G_RESULTS = GBUF.field("G_RESULTS", 10, "the ten result arrays of ``play_batch``, one row per game")
 G_SPECIAL = GBUF.field("G_SPECIAL", 1, "``special_action`` compiled on its own (a cfunc)")
 N_RESULTS = G_SPECIAL - G_RESULTS
 
@@ -282,7 +277,7 @@ H_TREE = HEAD.field("H_TREE", TREE_CAP, "tree moves")
 N_MOVE_CODES = N_KINDS * 64
 
 # ---- mcts parameters (mcsim.games.el_grande MCTS_PARAMS order) ------------------------------
-MCTS = StateLayout("mcts parameters", "float64[N_MPARAMS]: one mcts seat's parameters")
+MCTS = StateLayout("mcts parameters", "float64[N_MPARAMS]: one mcts seat's parameters (+ M_FLAT)")
 M_ITER = MCTS.field("M_ITER", 1, "iterations per search")
 M_C = MCTS.field("M_C", 1, "UCB1 exploration constant")
 M_REWARD = MCTS.field("M_REWARD", 1, "search.REWARD_WIN / REWARD_MARGIN")

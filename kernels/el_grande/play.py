@@ -51,6 +51,7 @@ from kernels.el_grande.layout import (
     MODE_PLAY,
     MODE_REPLAY,
     MODE_SEARCH,
+    N_RESULTS,
     POL_MCTS,
     POL_RANDOM,
     R_CKPT,
@@ -165,7 +166,7 @@ def play_batch(first_game_index, n_games, root_seed, npl, policy_ids, policy_par
         np.zeros((1, 8), np.int32),
         np.zeros(FIXED_SIZE, np.int32),
     )
-    return r[:10]
+    return r[:N_RESULTS]
 
 
 def run_logged(
@@ -203,7 +204,7 @@ def run_logged(
         ev,
         fixed,
     )
-    st, ctx, eb = r[10], r[11], r[12]
+    st, ctx, eb = r[N_RESULTS:]
     return st, int(ctx[C_PTR]), int(ctx[C_EVPTR]), int(ctx[C_ERR]), eb, int(ctx[C_NERR])
 
 
@@ -425,7 +426,7 @@ def play_batch_mcts(
         np.zeros((4000, 4), np.int32),
         np.zeros(FIXED_SIZE, np.int32),
     )
-    return r[:10]
+    return r[:N_RESULTS]
 
 
 def record_mcts(
@@ -459,4 +460,4 @@ def record_mcts(
         log,
         fixed,
     )
-    return int(r[10]), fixed
+    return int(r[N_RESULTS]), fixed

@@ -155,7 +155,7 @@ def evaluate(st, T, var, p, w_board, w_court, scr):
 
 
 # =============================================================================================
-# decisions and policies
+# the heuristic: look-ahead and choices
 # =============================================================================================
 @njit(cache=True, **_INTERNAL)
 def _opt_eval(st, T, var, kind, p, v, aux, wb, wc, scr, row):

@@ -237,7 +237,7 @@ def _no_choices(scr):
 
 @njit(cache=True, **_INTERNAL)
 def board_at(st, place):
-    """Mobile scoreboard lying on ``place`` (0/1) or -1."""
+    """Mobile scoreboard lying on ``place`` (0/1) or -1 (§1.3)."""
     if st[O_BOARD] == place:
         return 0
     if st[O_BOARD + 1] == place:
@@ -338,6 +338,7 @@ def _score_place(st, T, var, place, firsts_only, src, apply, out):
 
 @njit(cache=True, **_INTERNAL)
 def total_in(st, place):
+    """Caballeros of every seat in ``place`` (§6 3f/3g: the most / fewest occupied regions)."""
     npl = st[O_NP]
     s = 0
     for p in range(npl):
@@ -347,7 +348,7 @@ def total_in(st, place):
 
 @njit(cache=True, **_INTERNAL)
 def special_scoring(st, T, var, op, arg_place, cls_mask, apply, out, scr):
-    """Apply a special-scoring opcode (cards 2h, 3a-3h); ``out`` gets the points per seat
+    """Apply a special-scoring opcode (§6: cards 2h, 3a-3h); ``out`` gets the points per seat
     (``scr``: scratch rows, ``make_buffers``; uses ``R_SPEC``)."""
     npl = st[O_NP]
     tmp = scr[R_SPEC]
@@ -407,7 +408,8 @@ def general_scoring_regions(st, T, var, scr):
 @njit(inline="always")
 def primitive(st, T, var, kind, p, v, aux, scr):
     """Apply the direct effect of option ``v`` of a decision of kind ``kind`` by seat ``p``
-    (int64 casts: one compiled ``_primitive``; ``scr``: scratch rows, uses ``R_SPEC``)."""
+    (§3 step 4c placements, §6 card effects, §5 Castillo discs; int64 casts: one compiled
+    ``_primitive``; ``scr``: scratch rows, uses ``R_SPEC``)."""
     _primitive(st, T, var, np.int64(kind), np.int64(p), np.int64(v), np.int64(aux), scr)
 
 
@@ -478,6 +480,9 @@ def _primitive(st, T, var, kind, p, v, aux, scr):
         st[O_HAND + p] |= 1 << v
 
 
+# =============================================================================================
+# decisions (every choice of the rules goes through decide; the random draw is inline here)
+# =============================================================================================
 @njit(inline="always")
 def decide(st, T, var, D, kind, p, nopt, aux):
     """``_decide`` with the random fast path inlined at the call site: used at the frequent
@@ -645,7 +650,7 @@ def searched_kind(kind, scope):
     )
 
 
-# the search's decisions sit here, not in ``search_steps``: ``_decide_any`` (every decision) calls it
+# the search's decisions sit here, not in search_steps: _decide_any (every decision) calls them
 @njit(inline="always")  # one call site: no compiled level of its own
 def _decide_driven(st, T, var, D, kind, p, nopt, aux):
     """``_decide`` in ``MODE_SEARCH``: the decision ``ctx[C_PTR]`` of a run started at a round
@@ -723,6 +728,8 @@ def _event(st, D, code, arg):
 # =============================================================================================
 @njit(cache=True, **_INTERNAL)
 def _place_targets(st, T, opts, with_stop):
+    """Placement targets (§3 step 4c, §3.2) into ``opts``: ``STOP`` first if ``with_stop``, the
+    regions adjacent to the King's region, the Castillo; count returned."""
     n = 0
     if with_stop:
         opts[n] = STOP
@@ -739,7 +746,8 @@ def _place_targets(st, T, opts, with_stop):
 @njit(cache=True, **_INTERNAL)
 def _move_sources(st, p, cls, only_region, opts):
     """Options place*5+colour for one move. cls: 0 own, 1 opponents', 2 any.
-    only_region >= 0 restricts the source region. Never the King's region or the Castillo."""
+    only_region >= 0 restricts the source region. Never the King's region or the Castillo (§6
+    deck 1, §3.2)."""
     npl = st[O_NP]
     king = st[O_KING]
     n = 0
@@ -762,6 +770,8 @@ def _move_sources(st, p, cls, only_region, opts):
 
 @njit(cache=True, **_INTERNAL)
 def _move_dsts(st, src, opts, include_src):
+    """Destinations of one move (§6 deck 1, §3.2) into ``opts``: every place but the King's
+    region, and but ``src`` unless ``include_src``; count returned."""
     king = st[O_KING]
     n = 0
     for d in range(NPLACE):
@@ -841,7 +851,7 @@ def do_move(st, T, var, D, p, cls, limit, only_region):
 
 @njit(inline="always")  # one call site (_special_moves): no compiled level of its own
 def do_move_own_opp(st, T, var, D, p, limit):
-    """Card 1g: up to ``limit`` own and ``limit`` opponents' caballeros, any order."""
+    """Card 1g (§6): up to ``limit`` own and ``limit`` opponents' caballeros, any order."""
     opts = D[D_OPTS]
     own_left = limit
     opp_left = limit
@@ -874,7 +884,7 @@ def do_move_own_opp(st, T, var, D, p, limit):
 
 @njit(inline="always")  # one call site (_special_moves): no compiled level of its own
 def do_move_own_one_region(st, T, var, D, p):
-    """Card 1a: all own caballeros of one region are taken out and put anywhere (or back)."""
+    """Card 1a (§6): all own caballeros of one region are taken out and put anywhere (or back)."""
     opts = D[D_OPTS]
     king = st[O_KING]
     n = 0
@@ -897,7 +907,7 @@ def do_move_own_one_region(st, T, var, D, p):
 
 @njit(inline="always")  # one call site (_special_moves): no compiled level of its own
 def do_place_any(st, T, var, D, p, limit):
-    """Card 1b: up to ``limit`` caballeros from court into any region (not the King's) or the
+    """Card 1b (§6): up to ``limit`` caballeros from court into any region (not the King's) or the
     Castillo (as many as possible once executed)."""
     opts = D[D_OPTS]
     king = st[O_KING]
@@ -994,7 +1004,7 @@ def court_intake(st, T, var, D, p, want):
 
 @njit(cache=True, **_INTERNAL)
 def secret_regions_with(st, p, minimum, opts):
-    """Regions (not the King's) where seat p has >= minimum caballeros."""
+    """Regions (not the King's) where seat p has >= minimum caballeros (§6 2e-2g)."""
     king = st[O_KING]
     n = 0
     for s in range(NREG):
