@@ -3,7 +3,7 @@
 "cold" runs in a subprocess with an empty ``NUMBA_CACHE_DIR`` (import + compile of the whole
 kernel + 10 random games); "warm" is the best of three timed ``play_chunk`` calls (the kernel
 alone, CPU time of this process, one core) and one ``mcsim.simulate`` call (end to end:
-kernel, DataFrame, summary incl. the per-card statistics). Issue 4 §7 goal: >= 20,000 random
+kernel, DataFrame, summary incl. the per-card statistics). Throughput goal: >= 20,000 random
 4-player games/s/core warm.
 
 Usage::

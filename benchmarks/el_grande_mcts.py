@@ -1,4 +1,4 @@
-"""El Grande ``mcts`` strength and seat effect (issue 15 §2): one policy in each seat in turn
+"""El Grande ``mcts`` strength and seat effect: one policy in each seat in turn
 against three others, common deals (the same seed and game indices for every rotation).
 
 usage (from the repository root, with its venv):
@@ -94,7 +94,7 @@ def _speed_run(games, seats, flat, seed):
         for k in seats(g):
             ids[k] = K.POL_MCTS
         t = time.process_time()
-        r = K._play_mcts(
+        r = K.play_mcts(
             np.int64(g), np.int64(1), np.uint64(seed), np.int64(npl), ids, pp, mp, hdef, var, T,
             np.zeros((4000, 4), np.int32), np.zeros(K.FIXED_SIZE, np.int32),
         )  # fmt: skip
@@ -151,7 +151,7 @@ def plot(src, out):
     fig, ax = plt.subplots(figsize=(5, 3.2), dpi=120)
     ax.errorbar(x, y, yerr=err, marker="o", capsize=3)
     ax.axhline(0.25, color="grey", lw=0.8, ls="--", label="equal share (25%)")
-    ax.axhline(0.35, color="tab:red", lw=0.8, ls=":", label="issue 15 goal (35%)")
+    ax.axhline(0.35, color="tab:red", lw=0.8, ls=":", label="goal (35%)")
     ax.set_xscale("log", base=2)
     ax.set_xticks(x, [str(v) for v in x])
     ax.set_xlabel("mcts iterations per searched decision")

@@ -1,5 +1,5 @@
-"""Test-only El Grande positions and scripted steps (moved out of ``mcsim.games.el_grande``, issue 13
-§2): ``position`` builds a state, ``score_place`` / ``general_scoring`` score it, ``apply_card`` and
+"""Test-only El Grande positions and scripted steps (test code only, so not in
+``mcsim.games.el_grande``): ``position`` builds a state, ``score_place`` / ``general_scoring`` score it, ``apply_card`` and
 ``court_intake`` run one scripted step of the kernel (docs/rules/el_grande.md §3, §6).
 """
 

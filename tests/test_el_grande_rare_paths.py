@@ -1,4 +1,5 @@
-"""El Grande rare paths at the final general scoring, checked by a naive scorer (issue 11 §4).
+"""El Grande rare paths at the final general scoring, checked by a naive scorer (not by
+the kernel's own scoring, which it would only repeat).
 
 docs/rules/el_grande.md §4 (majorities, ties, paying ranks), §1.4 (King and Grande bonuses),
 §5 (general scoring: secret Castillo discs, Castillo, discs revealed, nine regions), §7 (mobile

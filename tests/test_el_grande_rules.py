@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from kernels import el_grande as K
+from kernels.rng import STREAM_POLICY, new_state
 from mcsim.errors import DataFileError, IllegalMoveError
 from mcsim.games import el_grande as G
 from tests import el_grande_positions as EP
@@ -32,7 +33,7 @@ def _policy_buffers(pids, seed=1, **params):
     for k, pid in enumerate(pids):
         D[0][k] = pid
         D[1][k] = [params.get(n, p.default) for n, p in zip(names, G.HEURISTIC_PARAMS)]
-        D[2][k] = K.new_state(seed, 0, K.STREAM_POLICY + k)
+        D[2][k] = new_state(seed, 0, STREAM_POLICY + k)
     return D
 
 
@@ -115,7 +116,7 @@ class TestComponents:
             for gi in range(30):
                 st = np.zeros(K.STATE_SIZE, np.int32)
                 fixed = np.zeros(K.FIXED_SIZE, np.int32)
-                K.setup(st, T, VAR, npl, K.new_state(7, gi, 0), fixed)
+                K.setup(st, T, VAR, npl, new_state(7, gi, 0), fixed)
                 homes = [int(st[K.O_GRANDE + p]) for p in range(npl)]
                 assert len(set(homes)) == npl and int(st[K.O_KING]) not in homes
                 for p in range(npl):
@@ -895,7 +896,7 @@ class TestDeck2:
         """docs/rules/el_grande.md §6 2a: an unused Veto is discarded at the end of the next round."""
         st = np.zeros(K.STATE_SIZE, np.int32)
         var = G.SPEC.variant_codes(G.SPEC.resolve_variant({"veto": "off"}))
-        K.setup(st, T, var, 3, K.new_state(3, 0, 0), np.zeros(K.FIXED_SIZE, np.int32))
+        K.setup(st, T, var, 3, new_state(3, 0, 0), np.zeros(K.FIXED_SIZE, np.int32))
         st[K.O_VETO_HOLDER] = 1
         st[K.O_VETO_EXP] = 2  # taken in round 1
         D = K.make_buffers(1, 1, 8)

@@ -1,5 +1,5 @@
 """El Grande through mcsim.simulate and the CLI: determinism, records and replay, round-engine
-invariants read from records, summary block, bad input (issue 4 §4-§6)."""
+invariants read from records, summary block, bad input."""
 
 import json
 import re
@@ -12,6 +12,7 @@ from click.testing import CliRunner
 import mcsim
 from cli import mcsim_cli
 from kernels import el_grande as K
+from kernels.rng import new_state
 from mcsim.errors import (
     ConfigError,
     IllegalMoveError,
@@ -49,8 +50,8 @@ def test_common_random_numbers_same_deal_for_every_policy():
         (5, ["heuristic"], {"veto": "off"}),
     ],
 )
-def test_s5_records_replay_to_the_run_result(players, policies, variant):
-    """Issue 4 §5: records written by simulate replay to the same points, plies and sources."""
+def test_records_replay_to_the_run_result(players, policies, variant):
+    """Records written by simulate replay to the same points, plies and sources."""
     if len(policies) == 1:
         policies = policies * players
     r = mcsim.simulate("el-grande", games=4, seed=9, policies=policies, variant=variant, record=4)
@@ -164,8 +165,8 @@ def test_s2_caballeros_are_conserved():
         assert st[K.O_CAB + 9 * 5 : K.O_CAB + 50].sum() == 0  # Castillo emptied at the last scoring
 
 
-def test_s4_summary_block():
-    """Issue 4 §4: per card, power cards by round, win rate by first power value, points by source."""
+def test_summary_block():
+    """The summary block: per card, power cards by round, win rate by first power value, points by source."""
     r = mcsim.simulate("el-grande", games=300, seed=1, players=4)
     s = r.summary["el_grande"]
     assert len(s["action_cards"]) == 33
@@ -257,7 +258,7 @@ def test_s3_4a_s6_2a_new_decisions_are_deterministic():
 
 
 def test_heuristic_beats_random():
-    """Issue 4 §3: the heuristic plays sensibly. One heuristic seat vs three random seats, 200
+    """The heuristic plays sensibly. One heuristic seat vs three random seats, 200
     games: a random seat would win 0.25 (SE sqrt(.25*.75/200) = 0.031); require > 0.25 + 4 SE."""
     r = mcsim.simulate(
         "el-grande", games=200, seed=21, policies=["heuristic", "random", "random", "random"]
@@ -324,7 +325,7 @@ def test_replay_illegal_decision_names_index_and_legal_options():
 
 
 def test_replay_truncated_and_overlong_records():
-    """A record cut short replays as unfinished (issue 12 §7): the points after the last
+    """A record cut short replays as unfinished (its result says ``finished: false``): the points after the last
     scoring it completes; one decision more than the game has is an error."""
     rec = _record()
     full = G.replay(rec)
@@ -381,8 +382,8 @@ def test_cli_simulate_and_replay(tmp_path):
     assert res.exit_code == 1 and "illegal move" in res.output
 
 
-def test_s4_partial_summaries_merge_to_the_full_table_summary():
-    """Issue 4 §4 / mcsim.aggregate: chunked partial sums give the same block as the full table."""
+def test_partial_summaries_merge_to_the_full_table_summary():
+    """mcsim.aggregate: chunked partial sums give the same block as the full table."""
     r = mcsim.simulate("el-grande", games=240, seed=13, players=3, workers=1, chunk_size=35)
     full = G.summarize(r.games, G.prepare(mcsim.runner.resolve_config("el-grande", players=3)[1]))
     got = r.summary["el_grande"]
@@ -502,8 +503,8 @@ def test_card_2a_text_says_all_or_the_remaining_part():
     assert "cancel all or the remaining part of one special action" in text
 
 
-def test_a2_veto_off_removes_both_vetoes_issue11():
-    """docs/rules/el_grande.md §10 A2, §6 deck 2 (issue 11 §3): with veto=off the two Veto
+def test_a2_veto_off_removes_both_vetoes():
+    """docs/rules/el_grande.md §10 A2, §6 deck 2: with veto=off the two Veto
     cards leave the game: deck 2 holds its 9 other cards, one revealed per round, so no Veto is
     ever taken and the records list 9 cards for deck 2. With veto=on they stay (11 cards)."""
     veto_ids = [c for c in G.load_data()["card_ids"] if c.startswith("2a")]
@@ -526,8 +527,8 @@ def test_a2_veto_off_removes_both_vetoes_issue11():
         G.replay(bad)
 
 
-def test_replay_checks_recorded_points_itself_issue11():
-    """Issue 11 §6: El Grande's replay() checks the record's points (the CLI no longer does)."""
+def test_replay_checks_recorded_points_itself():
+    """El Grande's replay() checks the record's points itself (the CLI leaves that to the game)."""
     rec = _record()
     rec["points"] = [p + 1 for p in rec["points"]]
     with pytest.raises(InvalidRecordError, match="record says points"):
@@ -536,8 +537,8 @@ def test_replay_checks_recorded_points_itself_issue11():
         G.replay(dict(rec, points="many"))
 
 
-def test_one_compiled_engine_for_every_lineup_and_mode_issue13():
-    """Issue 13 §5: play with random and heuristic lineups, records, replays and single steps
+def test_one_compiled_engine_and_heuristic_behind_pointers_for_every_lineup_and_mode():
+    """Compile time: play with random and heuristic lineups, records, replays and single steps
     all run one compiled ``engine`` (one signature: no lineup or mode compiles it again); the
     heuristic and the special actions are compiled on their own and reached through function
     pointers (``D[D_HEUR]``, ``G[G_SPECIAL]``), and a lineup without a heuristic seat gets the
@@ -548,7 +549,7 @@ def test_one_compiled_engine_for_every_lineup_and_mode_issue13():
     T = G.build_tables()
     var = G.SPEC.variant_codes(G.SPEC.resolve_variant({}))
     st = np.zeros(K.STATE_SIZE, np.int32)
-    K.setup(st, T, var, 3, K.new_state(1, 0, 0), np.zeros(K.FIXED_SIZE, np.int32))
+    K.setup(st, T, var, 3, new_state(1, 0, 0), np.zeros(K.FIXED_SIZE, np.int32))
     K.step(st, T, var, K.make_buffers(1, 1, len(G.HEURISTIC_PARAMS)), K.STEP_ROUND, 0, 1)
     assert int(st[K.O_ROUND]) == 1
     assert len(K.engine.signatures) == 1

@@ -1,4 +1,4 @@
-"""El Grande ``mcts`` (issue 15 §1): information-set search by kernels/search.py.
+"""El Grande ``mcts``: information-set search by kernels/search.py.
 
 No peeking (the search state holds only what the deciding seat has seen, and a whole round of
 decisions is unchanged when only hidden cards change), determinism across workers, records of
@@ -13,6 +13,7 @@ import pytest
 
 import kernels.el_grande as K
 import mcsim
+from kernels.rng import new_state
 from mcsim.errors import UnknownPolicyError
 from mcsim.games import el_grande as G
 
@@ -69,7 +70,7 @@ def test_search_root_holds_only_what_the_seat_has_seen():
     enter it; the revealed cards and the public decisions do."""
     st = np.zeros(K.STATE_SIZE, np.int32)
     setup_fixed = np.zeros(K.FIXED_SIZE, np.int32)
-    K.setup(st, T, VAR, 4, K.new_state(1, 0, 0), setup_fixed)
+    K.setup(st, T, VAR, 4, new_state(1, 0, 0), setup_fixed)
     for d in range(4):
         st[K.O_DECKPTR + d] = 2  # two cards of each deck revealed before this round
     log = np.zeros((10, 4), np.int32)
@@ -99,7 +100,7 @@ def test_search_root_holds_only_what_the_seat_has_seen():
 
 
 def test_mcts_deterministic_across_workers_and_records_replay():
-    """Issue 15 §1: same seed, same games for 1 and 2 workers; records of mcts games replay to
+    """Same seed, same games for 1 and 2 workers; records of mcts games replay to
     the run's points (``mcsim replay`` uses ``replay``)."""
     pol = [MCTS, "heuristic", "random", MCTS + ",rollout=0,scope=0,horizon=1"]
     a = mcsim.simulate("el-grande", games=4, seed=5, policies=pol, workers=1, record=2)

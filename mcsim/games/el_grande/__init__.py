@@ -30,7 +30,7 @@ Modelling decisions (documented deviations / readings):
   to execute his special action; the first to veto discards his Veto card (even if the action
   then ends before the cut point). For a multi-step action he then chooses the cut k = 0..n-1:
   the first k steps happen, the rest is cancelled (k = 0: the whole action, the only choice for
-  single-step actions). Steps (``kernels.el_grande.nominal_steps``): one per caballero moved or
+  single-step actions). Steps (``kernels.el_grande.rules.nominal_steps``): one per caballero moved or
   placed for 1a-1i (n = the card's limit: 1b 2, 1d 5, 1e/1f 3, 1h/1i 4, 1g 2+2; 1a: the own
   caballeros of the region holding most of them outside the King's region; 1c: the larger of
   its 1a and 1b counts), one per opponent clockwise from the actor's left for 2b, 2c, 2d, 2e
@@ -72,7 +72,7 @@ on the players before him happen); court intake: province caballeros until the c
 caballeros from regions while the court holds fewer than ``short_min_court``; ``eps`` =
 probability of a uniformly random decision.
 
-``mcts`` policy (parameters in ``MCTS_PARAMS``; issue 15): information-set Monte Carlo tree
+``mcts`` policy (parameters in ``MCTS_PARAMS``): information-set Monte Carlo tree
 search (``kernels/search.py``) over the seat's own decisions, one tree per decision. Each
 iteration samples what the seat cannot see (§10 A5): the order of the unrevealed action cards
 of each deck (reshuffled), and the other seats' secret choices of the group being decided

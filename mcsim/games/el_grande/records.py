@@ -157,7 +157,6 @@ def _buffers(log: np.ndarray, mode: int):
     D = D[: K.D_LOG] + (log,) + D[K.D_LOG + 1 :]
     D[K.D_CTX][K.C_MODE] = mode
     D[K.D_CTX][K.C_LOGCAP] = log.shape[0]
-    D[K.D_CTX][K.C_FLAGS] = 0
     return D
 
 
@@ -170,7 +169,7 @@ def _legal_strings(errbuf: np.ndarray, nerr: int) -> list[str]:
 
 
 # =============================================================================================
-# records and replay (issue 4 §5)
+# records and replay (README, "Records")
 # =============================================================================================
 RECORD_FORMAT = 2
 

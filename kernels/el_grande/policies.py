@@ -1,0 +1,554 @@
+"""El Grande policies (Numba): the heuristic's evaluation and chooser, compiled behind a function
+pointer (``policy_function``), and the decision buffers ``D`` it is called with.
+
+The random policy is the uniform draw inside ``rules.decide`` / ``rules._policy_index`` (it
+needs no code of its own). The heuristic (``heuristic_choice``) scores each option by a
+one-step look-ahead of ``rules._primitive`` and ``evaluate`` (see
+``mcsim.games.el_grande``'s docstring for its parameters ``HP_*``).
+"""
+
+import numpy as np
+from numba import cfunc, njit
+
+from kernels.el_grande.layout import (
+    C_ERR,
+    C_EVCAP,
+    C_LOGCAP,
+    C_SIZE,
+    CASTILLO,
+    HP_BID_CAB,
+    HP_BID_ORDER,
+    HP_BID_SAVE,
+    HP_BID_SPREAD,
+    HP_COURT_TARGET,
+    HP_SHORT_MIN,
+    HP_VETO_HARM,
+    HP_VETO_THR,
+    HP_W_BOARD,
+    HP_W_COURT,
+    HP_W_SPECIAL,
+    K_ANGRY,
+    K_CARD,
+    K_CHOICE,
+    K_EXEC,
+    K_INTAKE,
+    K_MOVE_DST,
+    K_MOVE_SRC,
+    K_ORDER,
+    K_PLACE,
+    K_POWER,
+    K_POWERBACK,
+    K_REMOVE1,
+    K_SCORE_REGION,
+    K_SECRET_REM,
+    K_SHORT,
+    K_SRC_REGION,
+    K_VETO,
+    K_VETO_CUT,
+    MAXP,
+    N_SCRATCH,
+    NPLACE,
+    NREG,
+    O_CAB,
+    O_COURT,
+    O_FACE,
+    O_KING,
+    O_NP,
+    O_PROV,
+    O_ROUND,
+    O_SCORE,
+    OP_ADVISOR,
+    OP_ANGRY,
+    OP_DECAY_ALL,
+    OP_DECAY_N,
+    OP_KING,
+    OP_REMOVE_EACH,
+    OP_SCORE_CHOICE,
+    OP_SCORE_CLASS,
+    OP_SCORE_FEWEST,
+    R_EVAL,
+    R_LOOK1,
+    R_LOOK2,
+    R_OUT,
+    R_POT,
+    SRC_GENERAL,
+    SRC_SPECIAL,
+    STATE_SIZE,
+    STOP,
+    T_ADJ,
+    T_CARG,
+    T_CCLS,
+    T_CDECK,
+    T_COP,
+    T_PCAB,
+)
+from kernels.el_grande.rules import (
+    _INTERNAL,
+    HEUR_SIG,
+    _copy_state,
+    primitive,
+    score_place,
+    special_scoring,
+)
+
+# static special-action value (points-like) used by the heuristic to rank cards by opcode
+_STATIC = np.array(
+    [
+        0.0,
+        2.0,
+        2.0,
+        2.5,
+        3.0,
+        2.5,
+        2.5,
+        2.5,
+        2.5,
+        2.0,
+        2.0,
+        1.5,
+        2.0,
+        1.5,
+        1.5,
+        2.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        2.0,
+        1.5,
+        2.0,
+        1.0,
+        1.5,
+        1.5,
+        1.0,
+        3.0,
+    ],
+    dtype=np.float64,
+)
+
+
+# =============================================================================================
+# evaluation (heuristic)
+# =============================================================================================
+@njit(cache=True, **_INTERNAL)
+def evaluate(st, T, var, p, w_board, w_court, scr):
+    """Heuristic value of the position for seat ``p``: own (score + w_board * points if every
+    place were scored now + w_court * court) minus the opponents' mean of the same.
+    Uses ``scr[R_EVAL]`` and ``scr[R_POT]`` (integer points: the same floats as a float sum)."""
+    npl = st[O_NP]
+    pot = scr[R_POT]
+    tmp = scr[R_EVAL]
+    for q in range(npl):
+        pot[q] = 0
+    for pl in range(NPLACE):
+        score_place(st, T, var, pl, False, SRC_GENERAL, False, tmp)
+        for q in range(npl):
+            pot[q] += tmp[q]
+    own = st[O_SCORE + p] + w_board * pot[p] + w_court * st[O_COURT + p]
+    opp = 0.0
+    for q in range(npl):
+        if q != p:
+            opp += st[O_SCORE + q] + w_board * pot[q] + w_court * st[O_COURT + q]
+    return own - opp / (npl - 1)
+
+
+# =============================================================================================
+# the heuristic: look-ahead and choices
+# =============================================================================================
+@njit(cache=True, **_INTERNAL)
+def _opt_eval(st, T, var, kind, p, v, aux, wb, wc, scr, row):
+    """Evaluation after option ``v``, on a copy of ``st`` in ``scr[row]``."""
+    tmp = scr[row]
+    _copy_state(st, tmp)
+    primitive(tmp, T, var, kind, p, v, aux, scr)
+    return evaluate(tmp, T, var, p, wb, wc, scr)
+
+
+@njit(cache=True, **_INTERNAL)
+def _best_dst_eval(st, T, var, p, src_code, wb, wc, scr):
+    """Best evaluation over destinations of one caballero taken from ``src_code``."""
+    s = src_code // 5
+    king = st[O_KING]
+    best = -1e18
+    for d in range(NPLACE):
+        if d == s or d == king:
+            continue
+        e = _opt_eval(
+            st,
+            T,
+            var,
+            np.int64(K_MOVE_DST),
+            np.int64(p),
+            np.int64(d),
+            np.int64(src_code),
+            wb,
+            wc,
+            scr,
+            np.int64(R_LOOK1),
+        )
+        if e > best:
+            best = e
+    return best
+
+
+@njit(cache=True, **_INTERNAL)
+def card_value(st, T, var, p, c, par, scr):
+    """Heuristic value of action card ``c`` for seat ``p`` (placement look-ahead + special);
+    the look-ahead state is ``scr[R_LOOK1]``."""
+    wb = par[HP_W_BOARD]
+    wc = par[HP_W_COURT]
+    base = evaluate(st, T, var, p, wb, wc, scr)
+    tmp = scr[R_LOOK1]
+    _copy_state(st, tmp)
+    n = T[T_CDECK + c]
+    king = tmp[O_KING]
+    adj = T[T_ADJ + king]
+    for _ in range(n):
+        if tmp[O_COURT + p] <= 0:
+            break
+        best = -1e18
+        bt = -1
+        for t in range(NPLACE):
+            if t == CASTILLO or ((adj >> t) & 1) == 1:
+                e = _opt_eval(
+                    tmp,
+                    T,
+                    var,
+                    np.int64(K_PLACE),
+                    np.int64(p),
+                    np.int64(t),
+                    np.int64(0),
+                    wb,
+                    wc,
+                    scr,
+                    np.int64(R_LOOK2),
+                )
+                if e > best:
+                    best = e
+                    bt = t
+        if bt < 0:
+            break
+        primitive(tmp, T, var, K_PLACE, p, bt, 0, scr)
+    val = evaluate(tmp, T, var, p, wb, wc, scr) - base
+    op = T[T_COP + c]
+    if op == OP_SCORE_CHOICE:
+        before = evaluate(tmp, T, var, p, wb, wc, scr)
+        best = -1e18
+        for pl in range(NPLACE):
+            e = (
+                _opt_eval(
+                    tmp,
+                    T,
+                    var,
+                    np.int64(K_SCORE_REGION),
+                    np.int64(p),
+                    np.int64(pl),
+                    np.int64(0),
+                    wb,
+                    wc,
+                    scr,
+                    np.int64(R_LOOK2),
+                )
+                - before
+            )
+            if e > best:
+                best = e
+        if best > 0:
+            val += best
+    elif op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
+        before = evaluate(tmp, T, var, p, wb, wc, scr)
+        special_scoring(
+            tmp,
+            T,
+            var,
+            np.int64(op),
+            np.int64(0),
+            np.int64(T[T_CCLS + c]),
+            np.int64(1),
+            scr[R_OUT],
+            scr,
+        )
+        g = evaluate(tmp, T, var, p, wb, wc, scr) - before
+        if g > 0:
+            val += g
+    else:
+        val += par[HP_W_SPECIAL] * _STATIC[op]
+    return val
+
+
+@njit(cache=True, **_INTERNAL)
+def _option_index(opts, nopt, want):
+    """Index of option ``want`` among ``opts[:nopt]``; 0 (the first option) if it is absent."""
+    for i in range(nopt):
+        if opts[i] == want:
+            return i
+    return 0
+
+
+@njit(inline="always")  # one call site: no compiled level of its own
+def _h_bid(st, T, var, p, nopt, opts, par, scr):
+    """Heuristic power bid (§3 step 3): caballeros to court and turn order (see HP_BID_*)."""
+    best = -1e18
+    bi = 0
+    prov = st[O_PROV + p]
+    spread = 0.0
+    if par[HP_BID_SPREAD] != 0.0:
+        hi = -1e18
+        lo = 1e18
+        for i in range(5):
+            c = st[O_FACE + i]
+            if c >= 0:
+                x = card_value(st, T, var, p, c, par, scr)
+                if x > hi:
+                    hi = x
+                if x < lo:
+                    lo = x
+        spread = hi - lo
+    left = 9 - st[O_ROUND]
+    for i in range(nopt):
+        v = opts[i]
+        cab = T[T_PCAB + v]
+        if cab > prov:
+            cab = prov
+        e = (
+            par[HP_BID_CAB] * cab
+            + par[HP_BID_ORDER] * v
+            + par[HP_BID_SPREAD] * spread * v / 13.0
+            - par[HP_BID_SAVE] * v * left / 9.0
+        )
+        if e > best:
+            best = e
+            bi = i
+    return bi
+
+
+@njit(inline="always")  # one call site: no compiled level of its own
+def _h_execute(st, T, var, p, nopt, aux, opts, wb, wc, scr):
+    """Heuristic ``K_EXEC``: execute the special action of card ``aux``?"""
+    # aux = card index; scorings only if they gain, everything else executes
+    op = T[T_COP + aux]
+    want = 1
+    if op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
+        tmp = scr[R_LOOK1]
+        _copy_state(st, tmp)
+        before = evaluate(tmp, T, var, p, wb, wc, scr)
+        special_scoring(
+            tmp,
+            T,
+            var,
+            np.int64(op),
+            np.int64(0),
+            np.int64(T[T_CCLS + aux]),
+            np.int64(1),
+            scr[R_OUT],
+            scr,
+        )
+        if evaluate(tmp, T, var, p, wb, wc, scr) - before <= 0:
+            want = 0
+    return _option_index(opts, nopt, want)
+
+
+@njit(inline="always")  # one call site: no compiled level of its own
+def _h_intake(st, p, nopt, aux, opts, par):
+    """Heuristic court intake (§3 step 4a): the number of caballeros taken (= option index)."""
+    # aux = allowance; province caballeros up to a court of court_target, then the
+    # shortfall from regions while the court is below short_min_court
+    prov = st[O_PROV + p]
+    court = st[O_COURT + p]
+    n = aux if aux < prov else prov
+    room = par[HP_COURT_TARGET] - court
+    if n > room:
+        n = int(room) if room > 0 else 0
+    if n == prov and aux > prov:
+        need = par[HP_SHORT_MIN] - (court + prov)
+        if need > 0:
+            k = int(np.ceil(need))
+            n += k if k < aux - prov else aux - prov
+    if n > opts[nopt - 1]:
+        n = opts[nopt - 1]
+    return n
+
+
+@njit(inline="always")  # one call site: no compiled level of its own
+def _h_veto(st, T, var, p, nopt, aux, opts, par, scr):
+    """Heuristic Veto (§6 2a): cancel the special action of card ``aux % 64`` by seat
+    ``aux // 64``?"""
+    # aux = actor*64 + card; veto scorings that favour the actor by >= threshold, and
+    # per-opponent actions that would cost me >= veto_harm caballeros
+    actor = aux // 64
+    c = aux % 64
+    op = T[T_COP + c]
+    want = 0
+    out = scr[R_OUT]
+    if op == OP_DECAY_ALL or op == OP_DECAY_N or op == OP_ANGRY or op == OP_REMOVE_EACH:
+        lim = T[T_CARG + c]
+        loss = st[O_COURT + p]
+        if op == OP_ANGRY or op == OP_REMOVE_EACH:
+            for s in range(NREG):
+                if s != st[O_KING]:
+                    loss += st[O_CAB + s * 5 + p]
+            if op == OP_REMOVE_EACH:
+                loss -= st[O_COURT + p]
+        if op != OP_DECAY_ALL and loss > lim:
+            loss = lim
+        if loss > 0 and loss >= par[HP_VETO_HARM]:
+            want = 1
+    elif op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
+        special_scoring(
+            st, T, var, np.int64(op), np.int64(0), np.int64(T[T_CCLS + c]), np.int64(0), out, scr
+        )  # apply=False
+        if out[actor] - out[p] >= par[HP_VETO_THR]:
+            want = 1
+    elif op == OP_SCORE_CHOICE:
+        bestg = -1000
+        bo = 0
+        for pl in range(NPLACE):
+            score_place(st, T, var, pl, False, SRC_SPECIAL, False, out)
+            if out[actor] > bestg:
+                bestg = out[actor]
+                bo = out[p]
+        if bestg - bo >= par[HP_VETO_THR]:
+            want = 1
+    return _option_index(opts, nopt, want)
+
+
+def heuristic_choice(st, T, var, opts, pars, scr, kind, p, nopt, aux):
+    """Index of the heuristic's option among ``opts[:nopt]`` for seat ``p`` (parameters
+    ``pars[p]``, scratch rows ``scr``; see ``_decide_any``). Compiled by ``policy_function``
+    (signature ``HEUR_SIG``) only for lineups with a heuristic seat."""
+    par = pars[p]
+    wb = par[HP_W_BOARD]
+    wc = par[HP_W_COURT]
+    npl = st[O_NP]
+    best = -1e18
+    bi = 0
+    if kind == K_POWER:
+        return _h_bid(st, T, var, p, nopt, opts, par, scr)
+    if kind == K_CARD:
+        for i in range(nopt):
+            e = card_value(st, T, var, p, opts[i], par, scr)
+            if e > best:
+                best = e
+                bi = i
+        return bi
+    if kind == K_ORDER:
+        op = aux
+        want = 1 if (op == OP_KING or op == OP_ADVISOR) else 0
+        return _option_index(opts, nopt, want)
+    if kind == K_EXEC:
+        return _h_execute(st, T, var, p, nopt, aux, opts, wb, wc, scr)
+    if kind == K_VETO_CUT:
+        # aux = actor*64 + card; per-opponent actions: let the steps on the players before me
+        # happen, cancel before mine; anything else: cancel the whole action
+        actor = aux // 64
+        op = T[T_COP + aux % 64]
+        want = 0
+        if op == OP_DECAY_ALL or op == OP_DECAY_N or op == OP_ANGRY or op == OP_REMOVE_EACH:
+            want = (p - actor - 1 + npl) % npl
+        return _option_index(opts, nopt, want)
+    if kind == K_INTAKE:
+        return _h_intake(st, p, nopt, aux, opts, par)
+    if kind == K_VETO:
+        return _h_veto(st, T, var, p, nopt, aux, opts, par, scr)
+    if kind == K_CHOICE:
+        want = 1 if st[O_COURT + p] >= 2 else 0
+        return _option_index(opts, nopt, want)
+    if kind == K_SHORT:
+        if st[O_COURT + p] >= par[HP_SHORT_MIN]:
+            for i in range(nopt):
+                if opts[i] == STOP:
+                    return i
+    if kind == K_POWERBACK:
+        for i in range(nopt):
+            if opts[i] > best:
+                best = opts[i]
+                bi = i
+        return bi
+    if kind == K_MOVE_SRC:
+        for i in range(nopt):
+            e = _best_dst_eval(st, T, var, np.int64(p), np.int64(opts[i]), wb, wc, scr)
+            if e > best:
+                best = e
+                bi = i
+        return bi
+    if kind == K_SRC_REGION:
+        # 1a/1d: region whose caballeros (own for 1a, opponents' for 1d) are best relocated;
+        # approximated by one caballero of the right kind moved to its best destination
+        for i in range(nopt):
+            s = opts[i]
+            e = -1e18
+            for c in range(npl):
+                if st[O_CAB + s * 5 + c] > 0 and ((aux == 0 and c == p) or (aux == 1 and c != p)):
+                    x = _best_dst_eval(st, T, var, np.int64(p), np.int64(s * 5 + c), wb, wc, scr)
+                    if x > e:
+                        e = x
+            if e > best:
+                best = e
+                bi = i
+        return bi
+    if kind == K_REMOVE1 or kind == K_SECRET_REM or kind == K_ANGRY:
+        # the mover's own evaluation (victims choose their least harmful loss)
+        pass
+    # generic: one-step look-ahead of the primitive
+    for i in range(nopt):
+        e = _opt_eval(
+            st,
+            T,
+            var,
+            np.int64(kind),
+            np.int64(p),
+            np.int64(opts[i]),
+            np.int64(aux),
+            wb,
+            wc,
+            scr,
+            np.int64(R_LOOK1),
+        )
+        if e > best:
+            best = e
+            bi = i
+    return bi
+
+
+def _no_heuristic(st, T, var, opts, pars, scr, kind, p, nopt, aux):
+    """``D[D_HEUR]`` of lineups without a heuristic seat (never called: their seats draw)."""
+    return np.int64(0)
+
+
+_POLICY_FUNCTIONS = {}
+
+
+def policy_function(heuristic):
+    """The compiled function for ``D[D_HEUR]`` (a ``numba.cfunc`` of signature ``HEUR_SIG``,
+    compiled on first use and cached on disk): ``heuristic_choice`` if ``heuristic``, else a
+    stub for lineups whose seats never ask the heuristic (``POL_RANDOM`` only, and replays)."""
+    heuristic = bool(heuristic)
+    if heuristic not in _POLICY_FUNCTIONS:
+        body = heuristic_choice if heuristic else _no_heuristic
+        _POLICY_FUNCTIONS[heuristic] = cfunc(HEUR_SIG, cache=True, _nrt=False)(body)
+    return _POLICY_FUNCTIONS[heuristic]
+
+
+# here, not in ``play``: ``search_steps.search_scratch`` allocates the search's own buffers too
+def make_buffers(log_cap, ev_cap, n_params, heuristic=True):
+    """Decision buffers ``D`` (NumPy; see ``_decide_any``): ``log`` int32[log_cap, 4], events
+    int32[ev_cap, 8], ``n_params`` policy parameters per seat, mode ``MODE_PLAY``; the heuristic
+    in ``D[D_HEUR]`` if ``heuristic`` (else a stub: no seat may ask it)."""
+    ctx = np.zeros(C_SIZE, dtype=np.int64)
+    ctx[C_ERR] = -1
+    ctx[C_LOGCAP] = log_cap
+    ctx[C_EVCAP] = ev_cap
+    return (
+        np.zeros(MAXP, dtype=np.int64),
+        np.zeros((MAXP, n_params), dtype=np.float64),
+        np.zeros((MAXP, 4), dtype=np.uint64),
+        np.zeros((log_cap, 4), dtype=np.int32),
+        ctx,
+        np.zeros(64, dtype=np.int32),
+        np.zeros(64, dtype=np.int32),
+        np.zeros((ev_cap, 8), dtype=np.int32),
+        np.zeros((N_SCRATCH, STATE_SIZE), dtype=np.int32),
+        policy_function(heuristic),
+    )
