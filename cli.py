@@ -410,6 +410,45 @@ def scale_options(fn):
     return fn
 
 
+def _check_simulate_outputs(out, resume, record, record_out, games) -> bool:
+    """Check ``simulate``'s output flags together before anything runs (click errors, exit 2);
+    returns True when ``--out`` is one table file (``.parquet``/``.csv``), False for a run
+    folder or no ``--out``."""
+    single_file = out is not None and Path(out).suffix.lower() in (".parquet", ".csv")
+    if out is not None and not single_file and Path(out).suffix:
+        raise click.BadParameter(
+            "must end in .parquet or .csv, or be a directory", param_hint="--out"
+        )
+    if resume and (out is None or single_file):
+        raise click.UsageError("--resume needs --out DIR (the directory of the interrupted run)")
+    if record and not record_out:
+        raise click.UsageError("--record K needs --record-out FILE")
+    if record_out and not record:
+        raise click.UsageError("--record-out needs --record K (K > 0)")
+    check_output_paths(((out, "--out"), (record_out, "--record-out")))
+    if single_file and Path(out).is_dir():
+        raise click.BadParameter(f"{out} is a directory", param_hint="--out")
+    if record_out and Path(record_out).suffix.lower() != ".json":
+        raise click.BadParameter("must end in .json", param_hint="--record-out")
+    if record_out and out is not None:
+        taken = (
+            {Path(out).resolve(), Path(str(out) + ".manifest.json").resolve()}
+            if single_file
+            else {Path(out).resolve()}
+        )
+        if Path(record_out).resolve() in taken or (
+            not single_file and Path(out).resolve() in Path(record_out).resolve().parents
+        ):
+            raise click.BadParameter(
+                f"{record_out} would overwrite part of the --out output", param_hint="--record-out"
+            )
+    if record and games > 0 and record > games:
+        raise click.BadParameter(
+            f"{record} records asked of a {games}-game run", param_hint="--record"
+        )
+    return single_file
+
+
 @mcsim_cli.command("simulate")
 @game_argument
 @run_options
@@ -479,38 +518,7 @@ def simulate_cmd(
         mcsim simulate sacred-hill -n 100000000 --out run/      # Ctrl-C, then add --resume
         mcsim simulate sacred-hill -n 1000000 --backend dask --scheduler tcp://host:8786
     """
-    single_file = out is not None and Path(out).suffix.lower() in (".parquet", ".csv")
-    if out is not None and not single_file and Path(out).suffix:
-        raise click.BadParameter(
-            "must end in .parquet or .csv, or be a directory", param_hint="--out"
-        )
-    if resume and (out is None or single_file):
-        raise click.UsageError("--resume needs --out DIR (the directory of the interrupted run)")
-    if record and not record_out:
-        raise click.UsageError("--record K needs --record-out FILE")
-    if record_out and not record:
-        raise click.UsageError("--record-out needs --record K (K > 0)")
-    check_output_paths(((out, "--out"), (record_out, "--record-out")))
-    if single_file and Path(out).is_dir():
-        raise click.BadParameter(f"{out} is a directory", param_hint="--out")
-    if record_out and Path(record_out).suffix.lower() != ".json":
-        raise click.BadParameter("must end in .json", param_hint="--record-out")
-    if record_out and out is not None:
-        taken = (
-            {Path(out).resolve(), Path(str(out) + ".manifest.json").resolve()}
-            if single_file
-            else {Path(out).resolve()}
-        )
-        if Path(record_out).resolve() in taken or (
-            not single_file and Path(out).resolve() in Path(record_out).resolve().parents
-        ):
-            raise click.BadParameter(
-                f"{record_out} would overwrite part of the --out output", param_hint="--record-out"
-            )
-    if record and games > 0 and record > games:
-        raise click.BadParameter(
-            f"{record} records asked of a {games}-game run", param_hint="--record"
-        )
+    single_file = _check_simulate_outputs(out, resume, record, record_out, games)
     if force and resume:
         raise click.UsageError("--force starts over and --resume continues: give one of them")
     from mcsim.outputs import Outputs, clear_run_folder, stage_games_table
