@@ -1266,7 +1266,7 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_j
     """Run a sweep plan (games x players x policies x variants x game counts/seeds).
 
     The whole plan is validated before the first game; the results are one tidy table (one
-    row per cell and seat, estimates with 95% intervals). Plan format: README, "Batch sweeps".
+    row per cell and seat, estimates with 95% intervals). Plan format: docs/usage.md, "Batch sweeps".
 
     \b
     Examples:

@@ -61,7 +61,7 @@ class SimulationResult:
         (int8, -1 when shared), ``length_plies`` and the game's own columns. None when the run
         did not keep its rows (``keep_games=False``, the default above 2,000,000 games).
     summary : dict
-        The common summary frame (see README, "JSON keys").
+        The common summary frame (see docs/outputs.md, "JSON summary").
     prepared : Prepared
         The resolved configuration (policies, variant, tables).
     records : list of dict
@@ -462,7 +462,7 @@ def build_summary(
     played: int | None = None,
     compile_seconds: float = 0.0,
 ) -> dict:
-    """The common summary frame (README, "JSON keys") plus the game's own block.
+    """The common summary frame (docs/outputs.md, "JSON summary") plus the game's own block.
 
     ``elapsed_seconds`` is the wall time of the call, Numba compile (or cache load) included;
     ``compile_seconds`` that compile part; ``games_per_second`` counts the ``played`` games of

@@ -169,7 +169,7 @@ def _legal_strings(errbuf: np.ndarray, nerr: int) -> list[str]:
 
 
 # =============================================================================================
-# records and replay (README, "Records")
+# records and replay (docs/outputs.md, "Records")
 # =============================================================================================
 RECORD_FORMAT = 2
 

@@ -133,7 +133,7 @@ def _mi(s: float, ss: float, n: int) -> dict:
 
 
 def finalize_summary(t: dict, prep: Prepared) -> dict:
-    """The ``"el_grande"`` summary block (README, "JSON summary") from the summed partials.
+    """The ``"el_grande"`` summary block (docs/outputs.md, "JSON summary") from the summed partials.
 
     Returns
     -------

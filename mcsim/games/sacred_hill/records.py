@@ -43,7 +43,7 @@ def parse_move(text: str) -> int:
 def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
     """Records of the given games of a run (each replays to the run's result).
 
-    Record format (README, "Records")::
+    Record format (docs/outputs.md, "Records")::
 
         {"game": "sacred-hill", "variant": {"transition": "box", "zone": "knight12"},
          "moves": ["D4", "B3", ..., "pass"], "seed": S, "game_index": i,
