@@ -11,6 +11,10 @@ from click.testing import CliRunner
 import cli
 import mcsim
 from kernels import don_quixote as K
+from kernels.don_quixote import layout as KL
+from kernels.don_quixote import rules as KR
+from kernels.don_quixote import search_steps as KS
+from kernels.rng import seed_state
 from mcsim.errors import (
     ConfigError,
     DataFileError,
@@ -227,12 +231,12 @@ def test_s3_3_place_unplace_restores_state():
         for name, inst, rot in placements[:-1]:
             K.place(S, tab, K.CELL_NAMES.index(name), inst, rot, log)
         before = S.copy()
-        saved = S[K.SC, : K.SC_SAVE].copy()
+        saved = S[K.SC, : KL.SC_SAVE].copy()
         name, inst, rot = placements[-1]
         K.place(S, tab, K.CELL_NAMES.index(name), inst, rot, log)
-        K.unplace(S, tab, K.CELL_NAMES.index(name), log, saved)
-        for r in (K.PAR, K.SIZE, K.KN, K.SH, K.CH, K.WM, K.CELLS, K.SC):
-            live = before[K.PAR] >= 0 if r not in (K.CELLS, K.SC) else slice(None)
+        KR.unplace(S, tab, K.CELL_NAMES.index(name), log, saved)
+        for r in (KL.PAR, KL.SIZE, KL.KN, KL.SH, KL.CH, KL.WM, K.CELLS, K.SC):
+            live = before[KL.PAR] >= 0 if r not in (K.CELLS, K.SC) else slice(None)
             assert (S[r][live] == before[r][live]).all()
 
 
@@ -307,15 +311,15 @@ def test_oracle_stages_and_bound():
         K.deal(np.uint64(1), np.int64(gi), 1, 22, castles, cells, seq, lr)
         S = K.setup_estate(tab, castles)
         plan = np.zeros((22, 2), dtype=np.int64)
-        beam = K.oracle_plan(S, tab, cells, seq[0], 3, 4, plan)
+        beam = KS.oracle_plan(S, tab, cells, seq[0], 3, 4, plan)
         scratch = np.empty_like(S)
         log = np.zeros(K.LOGN, dtype=np.int64)
-        assert K.plan_total(S, tab, cells, plan, scratch, log) == beam
+        assert KS.plan_total(S, tab, cells, plan, scratch, log) == beam
         rng = np.zeros(4, dtype=np.uint64)
-        K.seed_state(rng, np.uint64(gi + 1))
-        annealed = K.improve_plan(S, tab, cells, 3, plan, 3000, rng)
+        seed_state(rng, np.uint64(gi + 1))
+        annealed = KS.improve_plan(S, tab, cells, 3, plan, 3000, rng)
         assert annealed >= beam
-        assert K.plan_total(S, tab, cells, plan, scratch, log) == annealed
+        assert KS.plan_total(S, tab, cells, plan, scratch, log) == annealed
         assert sorted(plan[:9, 0]) == sorted(seq[0, :9]) and plan[21, 0] == seq[0, 21]
     o = mcsim.simulate("don-quixote", games=8, seed=1, policies=["oracle:beam=4,iters=5000"]).games[
         "score_0"
@@ -654,12 +658,12 @@ def test_s3_3_connectivity_only_grows(tmp_path):
             for name, inst, rot in placements:
                 K.place(S, tab, K.CELL_NAMES.index(name), inst, rot, log)
                 now = (
-                    K.castle_knights(S, 0),
-                    K.castle_knights(S, 1),
-                    S[K.SC, K.SC_DEF],
-                    S[K.SC, K.SC_CHURCH],
-                    S[K.SC, K.SC_MILL],
-                    S[K.SC, K.SC_BONUS],
+                    KR.castle_knights(S, 0),
+                    KR.castle_knights(S, 1),
+                    S[K.SC, KL.SC_DEF],
+                    S[K.SC, KL.SC_CHURCH],
+                    S[K.SC, KL.SC_MILL],
+                    S[K.SC, KL.SC_BONUS],
                 )
                 if prev is not None:
                     assert all(a >= b for a, b in zip(now, prev))
