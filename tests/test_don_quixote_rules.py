@@ -348,7 +348,7 @@ def test_s7_t8b_h2_road_through_other_half_does_not_defend(tmp_path, variant):
 
 @pytest.mark.parametrize("variant, shields", [(None, 1), ({"defence_road": "half-only"}, 0)])
 def test_s3_7_3_defence_road_variant_own_port_and_other_half(tmp_path, variant, shields):
-    """docs/rules/don_quixote.md §3.7.3 (issue 11 §5): H2, knight 1 on L whose road piece has
+    """docs/rules/don_quixote.md §3.7.3: H2, knight 1 on L whose road piece has
     the boundary port LS in its own half and also RS in the other half: it defends with the
     default own-half (S = 1), not with half-only (S = 0)."""
     tiles = T8_TILES + [land("KL1_LS_RS", L="knight", shieldL=1, roads=[(["LS", "RS"], ["L"])])]
@@ -572,7 +572,7 @@ def test_s6_1_not_json_and_missing(tmp_path):
 
 
 def test_s6_1_tiles_option_and_provenance(tmp_path):
-    """docs/rules/don_quixote.md §6.1 / issue §1: ``options["tiles"]`` loads another set; the
+    """docs/rules/don_quixote.md §6.1: ``options["tiles"]`` loads another set; the
     summary info names it; the reconstruction notice appears only for unverified sets."""
     prep = G.prepare(resolve_config("don-quixote", 1, ["random"])[1])
     assert prep.info["tileset"] == {"id": "placeholder-2.3-v0", "provenance": "reconstructed"}

@@ -97,7 +97,7 @@ def defence_points(rnd, shields):
 
 @njit(cache=True)
 def new_estate():
-    """An empty estate ``S`` (int64[S_ROWS, N_NODES]); see the module docstring for the layout."""
+    """An empty estate ``S`` (int64[S_ROWS, N_NODES]); layout in ``kernels.don_quixote.layout``."""
     S = np.zeros((S_ROWS, N_NODES), dtype=np.int64)
     S[PAR, :] = -1
     S[CELLS, :] = -1
@@ -110,7 +110,7 @@ def new_estate():
 
 @njit(cache=True)
 def find(S, x):
-    """Root of node ``x`` (no path compression, so unions stay undoable)."""
+    """Root of node ``x``: its network (§3.3; no path compression, so unions stay undoable)."""
     while S[PAR, x] != x:
         x = S[PAR, x]
     return x
@@ -226,7 +226,8 @@ def unplace(S, tiles, cell, log, saved):
 
 @njit(cache=True)
 def castle_knights(S, c):
-    """Distinct knights in the networks attached to castle ``c`` (0 = 6-castle, 1 = 4-castle)."""
+    """Distinct knights in the networks attached to castle ``c`` (0 = 6-castle, 1 = 4-castle;
+    §3.3, §3.4)."""
     a = S[SC, SC_STUB + 2 * c]
     if a < 0:
         return 0
@@ -254,7 +255,7 @@ def score_round(S, rnd):
 
 @njit(cache=True)
 def score_breakdown(S, rnd, out):
-    """Scoring ``rnd`` per category into ``out`` (int64[6], order ``CAT_NAMES``); returns
+    """Scoring ``rnd`` per category into ``out`` (int64[6], order ``CAT_NAMES``; §3.4); returns
     the sum."""
     for c in range(N_CASTLES):
         out[CAT_CASTLE + c] = castle_points(S[SC, SC_CVAL + c], rnd, castle_knights(S, c))
@@ -281,7 +282,7 @@ def round_of(pos):
 # ---------------------------------------------------------------- deal (§3.1, §3.2)
 @njit(cache=True)
 def deal(root_seed, game_index, n_players, n_land, castles, cells, seq, last_rot):
-    """Draw one game's deal from stream ``STREAM_DEAL`` (shared by every policy).
+    """Draw one game's deal from stream ``STREAM_DEAL`` (shared by every policy; §3.1, §3.2).
 
     Parameters
     ----------
@@ -332,7 +333,7 @@ def _shuffle_row(st, arr, row):
 @njit(cache=True)
 def setup_estate(tiles, castles):
     """A new estate with both castles placed (tile T-2 on ``castles[0]``, tile T-1 on
-    ``castles[1]``)."""
+    ``castles[1]``; §3.1)."""
     S = new_estate()
     log = np.zeros(LOGN, dtype=np.int64)
     T = tiles.shape[0]
@@ -343,7 +344,8 @@ def setup_estate(tiles, castles):
 
 @njit(cache=True)
 def reveal(hand, nh, seq, pos):
-    """Add the tiles revealed before placement ``pos`` to ``hand``; returns the new count."""
+    """Add the tiles revealed before placement ``pos`` to ``hand`` (§3.2); returns the new
+    count."""
     if pos == 0:
         for j in range(ROUND_SIZES[0]):
             hand[nh] = seq[j]
@@ -376,7 +378,7 @@ def n_revealed(pos):
 
 @njit(cache=True)
 def _revealed_at(pos):
-    """Tiles ``reveal`` adds to the hand at placement ``pos``."""
+    """Tiles ``reveal`` adds to the hand at placement ``pos`` (§3.2)."""
     if pos == 0:
         return ROUND_SIZES[0]
     if pos == ROUND_END[0] + 1:
