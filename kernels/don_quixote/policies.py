@@ -179,6 +179,7 @@ def _choose_simple(
     return best_i, best_o
 
 
+# In policies, not play: the rollout chooser and the search's rollout step call it too.
 # Numba's reference counting (atomic NRT_incref/NRT_decref on every array passed to the
 # helpers) was about half of the kernel time of random and greedy play; the refcount pruning
 # pass cannot remove them across the branches (numba/numba#2345, #2350). The placements

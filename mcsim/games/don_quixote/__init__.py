@@ -1,7 +1,7 @@
 """Don Quixote (Reinhard Staupe, Pegasus Spiele 2010): estate-building solitaire for 1-4 players.
 
 Rule source: ``docs/rules/don_quixote.md`` (written from the Czech rulebook). Kernel:
-``kernels/don_quixote.py``. Tile set: a validated JSON file
+``kernels/don_quixote/``. Tile set: a validated JSON file
 (``mcsim/data/don_quixote/tiles_placeholder.json`` by default; format in ``load_tileset``).
 
 **The real 22-tile set is unknown** (rules §0, §2.3): the default set is the placeholder of §2.3,
