@@ -4,7 +4,7 @@
 kernel + play 10 games); "warm" is the best of three timed ``play_chunk`` calls (the kernel
 alone, CPU time of this process, one core) and one ``mcsim.simulate`` call (end to end:
 kernel, DataFrame, summary). Rollout and oracle are reported as seconds per game too.
-Issue 3 §7 goals: random solo >= 100,000 games/s/core warm, greedy >= 20,000.
+Speed goals of the kernel: random solo >= 100,000 games/s/core warm, greedy >= 20,000.
 
 Numbers are for the placeholder tile set (rules §2.3); the cost of a game hardly depends on
 the tile set.

@@ -141,7 +141,7 @@ def bench_don_quixote():
         bank = 0
         lg = np.zeros(DK.LOGN, np.int64)
         for pos in range(20):
-            nh = DK._reveal(hand, nh, seq[0], pos)
+            nh = DK.reveal(hand, nh, seq[0], pos)
             if pos in (0, 5, 10, 15, 19):
                 r = np.zeros((8, DK.N_NODES), np.int64)
                 DK.search_root(S, tiles, cells, seq[0], pos, hand, nh, bank, 3, False, r)

@@ -1,9 +1,9 @@
 """Don Quixote rare scoring paths, found in simulated games and checked by the naive scorer.
 
-docs/rules/don_quixote.md §3.3-§3.5 (issue 11 §4). Every player of every game of the named
+docs/rules/don_quixote.md §3.3-§3.5. Every player of every game of the named
 configurations is rescored by ``naive_scores`` (tests/test_don_quixote_run.py: named ports,
 row/column arithmetic and breadth-first search over the TileSet objects, no kernel code) on his
-estate as it stood at each scoring (after 9, 16 and 22 placements, §3.1); the record's points per
+estate as it stood at each scoring (after 9, 16 and 22 placements, §3.2); the record's points per
 scoring and total must equal the naive ones, and the paths below are counted on the naive
 breakdowns.
 

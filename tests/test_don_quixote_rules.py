@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 
 from kernels import don_quixote as K
+from kernels.don_quixote import layout as KL
+from kernels.don_quixote import rules as KR
 from mcsim.errors import DataFileError
 from mcsim.games import don_quixote as G
 from mcsim.runner import resolve_config
@@ -55,7 +57,7 @@ class Board:
         self.ts = G.load_tileset(write_set(tmp_path, tiles), strict=False)
         self.tab = G.build_tables(self.ts, variant)
         self.ids = [t.id for t in self.ts.instances]
-        self.S = K.new_estate()
+        self.S = KR.new_estate()
         self.log = np.zeros(K.LOGN, dtype=np.int64)
 
     def put(self, name, tid, rot=0):
@@ -63,7 +65,7 @@ class Board:
         return self
 
     def node(self, name, piece=0):
-        return K.find(self.S, cell(name) * K.MAXP + piece)
+        return KR.find(self.S, cell(name) * K.MAXP + piece)
 
     def bd(self, rnd):
         out = np.zeros(K.N_CAT, dtype=np.int64)
@@ -72,38 +74,38 @@ class Board:
 
     @property
     def shields(self):
-        return int(self.S[K.SC, K.SC_DEF])
+        return int(self.S[K.SC, KL.SC_DEF])
 
 
 def network_estate(networks, defence=0):
     """An estate given directly as networks (rules §7 notation): items ("K", s), ("C",),
     ("W",), ("stub", castle_id, value). Nodes are joined with the kernel's union-find."""
-    S = K.new_estate()
+    S = KR.new_estate()
     log = np.zeros(K.LOGN, dtype=np.int64)
     nd = 0
     for net in networks:
         first = -1
         for item in net:
-            S[K.PAR, nd] = nd
-            S[K.SIZE, nd] = 1
+            S[KL.PAR, nd] = nd
+            S[KL.SIZE, nd] = 1
             if item[0] == "K":
-                S[K.KN, nd] = 1
-                S[K.SH, nd] = item[1]
+                S[KL.KN, nd] = 1
+                S[KL.SH, nd] = item[1]
             elif item[0] == "C":
-                S[K.CH, nd] = 1
+                S[KL.CH, nd] = 1
             elif item[0] == "W":
-                S[K.WM, nd] = 1
+                S[KL.WM, nd] = 1
             elif item[0] == "stub":
                 c, v = item[1], item[2]
-                slot = K.SC_STUB + 2 * c + (S[K.SC, K.SC_STUB + 2 * c] >= 0)
+                slot = KL.SC_STUB + 2 * c + (S[K.SC, KL.SC_STUB + 2 * c] >= 0)
                 S[K.SC, slot] = nd
-                S[K.SC, K.SC_CVAL + c] = v
+                S[K.SC, KL.SC_CVAL + c] = v
             if first < 0:
                 first = nd
             else:
-                K.union(S, first, nd, log)
+                KR.union(S, first, nd, log)
             nd += 1
-    S[K.SC, K.SC_DEF] = defence
+    S[K.SC, KL.SC_DEF] = defence
     return S
 
 
@@ -118,7 +120,7 @@ def breakdown(S, rnd):
 @pytest.mark.parametrize("n,pts", list(enumerate([0, 0, 2, 6, 8, 10, 12, 14])))
 def test_s3_5_t1_group_formula(n, pts):
     """docs/rules/don_quixote.md §3.5 T1: group(n) for n = 0..7 is 0,0,2,6,8,10,12,14."""
-    assert K.group_points(n) == pts
+    assert KR.group_points(n) == pts
 
 
 @pytest.mark.parametrize(
@@ -127,7 +129,7 @@ def test_s3_5_t1_group_formula(n, pts):
 )
 def test_s3_5_t2_castle_formula(v, r, k, pts):
     """docs/rules/don_quixote.md §3.5 T2: castle(V, r, k) = V if k >= r else 0."""
-    assert K.castle_points(v, r, k) == pts
+    assert KR.castle_points(v, r, k) == pts
 
 
 @pytest.mark.parametrize(
@@ -135,7 +137,7 @@ def test_s3_5_t2_castle_formula(v, r, k, pts):
 )
 def test_s3_5_t3_defence_formula(r, s, pts):
     """docs/rules/don_quixote.md §3.5 T3: defence(r, S) = 5 if S >= 4r else 0."""
-    assert K.defence_points(r, s) == pts
+    assert KR.defence_points(r, s) == pts
 
 
 @pytest.mark.parametrize(
@@ -156,7 +158,7 @@ def test_s3_4_castle_knight_counts_once_for_both_stubs():
     S = network_estate(
         [[("stub", 0, 6), ("stub", 0, 6), ("K", 1), ("stub", 1, 4)], [("stub", 1, 4)]]
     )
-    assert K.castle_knights(S, 0) == 1 and K.castle_knights(S, 1) == 1
+    assert KR.castle_knights(S, 0) == 1 and KR.castle_knights(S, 1) == 1
     assert breakdown(S, 1)[0]["castle6"] == 6 and breakdown(S, 1)[0]["castle4"] == 4
     assert breakdown(S, 2)[0]["castle6"] == 0
 
@@ -218,14 +220,14 @@ def test_s7_t5_networks(tmp_path):
     W(D2), W(C3)}; B2 and D3 are not one knight group (the castle separates them)."""
     b = t5_board(tmp_path)
     c2 = cell("C2") * K.MAXP
-    n1, n2 = K.find(b.S, c2), K.find(b.S, c2 + 1)
+    n1, n2 = KR.find(b.S, c2), KR.find(b.S, c2 + 1)
     assert n1 != n2
     assert b.node("B2") == n1 == b.node("B1")
     assert b.node("D3") == n2 == b.node("D2") == b.node("C3")
-    assert K.castle_knights(b.S, 1) == 2 and K.castle_knights(b.S, 0) == 0
+    assert KR.castle_knights(b.S, 1) == 2 and KR.castle_knights(b.S, 0) == 0
     for name in ("G2", "G3", "H2"):
-        assert b.node(name) not in (K.find(b.S, cell("F1") * 4), K.find(b.S, cell("F1") * 4 + 1))
-    assert b.S[K.CH, b.node("E3")] == 1 and b.S[K.SIZE, b.node("E3")] == 1  # church alone
+        assert b.node(name) not in (KR.find(b.S, cell("F1") * 4), KR.find(b.S, cell("F1") * 4 + 1))
+    assert b.S[KL.CH, b.node("E3")] == 1 and b.S[KL.SIZE, b.node("E3")] == 1  # church alone
     assert b.bd(3)[0]["knight_bonus"] == 0
 
 
@@ -346,7 +348,7 @@ def test_s7_t8b_h2_road_through_other_half_does_not_defend(tmp_path, variant):
 
 @pytest.mark.parametrize("variant, shields", [(None, 1), ({"defence_road": "half-only"}, 0)])
 def test_s3_7_3_defence_road_variant_own_port_and_other_half(tmp_path, variant, shields):
-    """docs/rules/don_quixote.md §3.7.3 (issue 11 §5): H2, knight 1 on L whose road piece has
+    """docs/rules/don_quixote.md §3.7.3: H2, knight 1 on L whose road piece has
     the boundary port LS in its own half and also RS in the other half: it defends with the
     default own-half (S = 1), not with half-only (S = 0)."""
     tiles = T8_TILES + [land("KL1_LS_RS", L="knight", shieldL=1, roads=[(["LS", "RS"], ["L"])])]
@@ -364,7 +366,7 @@ def test_s7_t8d_castle_separates_knights(tmp_path):
     """docs/rules/don_quixote.md §7 T8 (d): row C knights either side of an LW|RE castle 4:
     castle 4 gives 4, 4, 0 at scorings 1-3, knight bonus 0, S = 0."""
     b = Board(tmp_path, T8_TILES).put("C2", "CASTLE4").put("C1", "KR1_RE").put("C3", "KL2_LW")
-    assert K.castle_knights(b.S, 1) == 2
+    assert KR.castle_knights(b.S, 1) == 2
     assert [b.bd(r)[0]["castle4"] for r in (1, 2, 3)] == [4, 4, 0]
     assert b.bd(3)[0]["knight_bonus"] == 0
     assert b.shields == 0
@@ -376,9 +378,9 @@ def test_s7_t8e_knights_join_around_castle(tmp_path):
     b = Board(tmp_path, T8_TILES).put("C2", "CASTLE4").put("C1", "KR1_RE_RN")
     b.put("C3", "KL2_LW_LN").put("B1", "B1").put("B2", "B2").put("B3", "B3")
     c2 = cell("C2") * K.MAXP
-    assert K.find(b.S, c2) == K.find(b.S, c2 + 1) == b.node("C1") == b.node("C3")
+    assert KR.find(b.S, c2) == KR.find(b.S, c2 + 1) == b.node("C1") == b.node("C3")
     assert b.bd(3)[0]["knight_bonus"] == 3
-    assert K.castle_knights(b.S, 1) == 2
+    assert KR.castle_knights(b.S, 1) == 2
     assert [b.bd(r)[0]["castle4"] for r in (1, 2, 3)] == [4, 4, 0]
     assert b.shields == 0
 
@@ -570,7 +572,7 @@ def test_s6_1_not_json_and_missing(tmp_path):
 
 
 def test_s6_1_tiles_option_and_provenance(tmp_path):
-    """docs/rules/don_quixote.md §6.1 / issue §1: ``options["tiles"]`` loads another set; the
+    """docs/rules/don_quixote.md §6.1: ``options["tiles"]`` loads another set; the
     summary info names it; the reconstruction notice appears only for unverified sets."""
     prep = G.prepare(resolve_config("don-quixote", 1, ["random"])[1])
     assert prep.info["tileset"] == {"id": "placeholder-2.3-v0", "provenance": "reconstructed"}
@@ -609,7 +611,7 @@ def test_s1_1_border_cells():
     border = [n for i, n in enumerate(K.CELL_NAMES) if K.BOUNDARY[i]]
     assert len(border) == 18
     assert set(K.CELL_NAMES) - set(border) == {"B2", "C2", "D2", "E2", "F2", "G2"}
-    assert bin(int(K.BB_BORDER)).count("1") == 18
+    assert bin(int(KL.BB_BORDER)).count("1") == 18
     # 16 horizontal + 21 vertical adjacent pairs, 58 port pairs (§6.2)
-    pairs = {(c, p) for c in range(24) for p in range(6) if K.NB_CELL[c, p] >= 0}
+    pairs = {(c, p) for c in range(24) for p in range(6) if KL.NB_CELL[c, p] >= 0}
     assert len(pairs) == 2 * 58

@@ -1,5 +1,5 @@
 """Don Quixote integration: naive second scorer cross-check, determinism, records, bad input,
-through ``mcsim.simulate`` and the CLI (docs/rules/don_quixote.md; issue 3 §5, §6)."""
+through ``mcsim.simulate`` and the CLI (docs/rules/don_quixote.md)."""
 
 import json
 
@@ -11,6 +11,10 @@ from click.testing import CliRunner
 import cli
 import mcsim
 from kernels import don_quixote as K
+from kernels.don_quixote import layout as KL
+from kernels.don_quixote import rules as KR
+from kernels.don_quixote import search_steps as KS
+from kernels.rng import seed_state
 from mcsim.errors import (
     ConfigError,
     DataFileError,
@@ -227,12 +231,12 @@ def test_s3_3_place_unplace_restores_state():
         for name, inst, rot in placements[:-1]:
             K.place(S, tab, K.CELL_NAMES.index(name), inst, rot, log)
         before = S.copy()
-        saved = S[K.SC, : K.SC_SAVE].copy()
+        saved = S[K.SC, : KL.SC_SAVE].copy()
         name, inst, rot = placements[-1]
         K.place(S, tab, K.CELL_NAMES.index(name), inst, rot, log)
-        K.unplace(S, tab, K.CELL_NAMES.index(name), log, saved)
-        for r in (K.PAR, K.SIZE, K.KN, K.SH, K.CH, K.WM, K.CELLS, K.SC):
-            live = before[K.PAR] >= 0 if r not in (K.CELLS, K.SC) else slice(None)
+        KR.unplace(S, tab, K.CELL_NAMES.index(name), log, saved)
+        for r in (KL.PAR, KL.SIZE, KL.KN, KL.SH, KL.CH, KL.WM, K.CELLS, K.SC):
+            live = before[KL.PAR] >= 0 if r not in (K.CELLS, K.SC) else slice(None)
             assert (S[r][live] == before[r][live]).all()
 
 
@@ -259,7 +263,7 @@ def test_s3_1_determinism_and_common_deal():
 
 
 def test_summary_block_and_columns():
-    """issue 3 §4: per-category and per-scoring breakdown under "don_quixote"; tileset named."""
+    """The summary: per-category and per-scoring breakdown under "don_quixote"; tileset named."""
     r = mcsim.simulate("don-quixote", games=300, seed=4, policies=["greedy"])
     g = r.games
     cats = g[[f"{c}_0" for c in K.CAT_NAMES]].sum(axis=1)
@@ -273,7 +277,7 @@ def test_summary_block_and_columns():
 
 
 def test_s3_2_policy_order_on_common_deals():
-    """issue 3 §3: on 400 common deals greedy beats random by far (paired mean difference
+    """On 400 common deals greedy beats random by far (paired mean difference
     > 10 points; the paired sd is about 12, so the standard error is about 0.6)."""
     a = mcsim.simulate("don-quixote", games=400, seed=2, policies=["greedy"]).games["score_0"]
     b = mcsim.simulate("don-quixote", games=400, seed=2, policies=["random"]).games["score_0"]
@@ -282,7 +286,7 @@ def test_s3_2_policy_order_on_common_deals():
 
 
 def test_records_round_trip_every_policy():
-    """issue 3 §5: records of every policy replay to the run's totals and breakdowns."""
+    """Records of every policy replay to the run's totals and breakdowns."""
     for pol in ("random", "greedy", "heuristic", "rollout:k=2,base=0", "oracle:beam=2,iters=300"):
         r = mcsim.simulate("don-quixote", games=3, seed=6, policies=[pol], record=2)
         for i, rec in enumerate(r.records):
@@ -293,7 +297,7 @@ def test_records_round_trip_every_policy():
 
 
 def test_oracle_stages_and_bound():
-    """issue 3 §3: the oracle's stages never lose points (beam + exact round 3 <= annealed
+    """The oracle's stages never lose points (beam + exact round 3 <= annealed
     plan <= final plan) and the played total equals the plan's total; on 8 deals the oracle
     beats the heuristic by more than 15 points on average (expected about 35; paired sd about
     10, standard error about 3.5)."""
@@ -307,15 +311,15 @@ def test_oracle_stages_and_bound():
         K.deal(np.uint64(1), np.int64(gi), 1, 22, castles, cells, seq, lr)
         S = K.setup_estate(tab, castles)
         plan = np.zeros((22, 2), dtype=np.int64)
-        beam = K.oracle_plan(S, tab, cells, seq[0], 3, 4, plan)
+        beam = KS.oracle_plan(S, tab, cells, seq[0], 3, 4, plan)
         scratch = np.empty_like(S)
         log = np.zeros(K.LOGN, dtype=np.int64)
-        assert K.plan_total(S, tab, cells, plan, scratch, log) == beam
+        assert KS.plan_total(S, tab, cells, plan, scratch, log) == beam
         rng = np.zeros(4, dtype=np.uint64)
-        K.seed_state(rng, np.uint64(gi + 1))
-        annealed = K.improve_plan(S, tab, cells, 3, plan, 3000, rng)
+        seed_state(rng, np.uint64(gi + 1))
+        annealed = KS.improve_plan(S, tab, cells, 3, plan, 3000, rng)
         assert annealed >= beam
-        assert K.plan_total(S, tab, cells, plan, scratch, log) == annealed
+        assert KS.plan_total(S, tab, cells, plan, scratch, log) == annealed
         assert sorted(plan[:9, 0]) == sorted(seq[0, :9]) and plan[21, 0] == seq[0, 21]
     o = mcsim.simulate("don-quixote", games=8, seed=1, policies=["oracle:beam=4,iters=5000"]).games[
         "score_0"
@@ -331,7 +335,7 @@ def _record():
 
 
 def test_bad_records_raise_the_right_error():
-    """issue 3 §5: replay checks empty cell, unused tile, legal castles, face-up tiles."""
+    """Replay checks empty cell, unused tile, legal castles, face-up tiles."""
     rec = _record()
     pl = rec["players"][0]["placements"]
     bad = json.loads(json.dumps(rec))
@@ -378,7 +382,7 @@ def test_bad_records_raise_the_right_error():
 
 
 def test_replay_checks_recorded_total_and_scorings(tmp_path):
-    """issue 3 §5: a recorded total or per-scoring points that differ from the replay are an
+    """A recorded total or per-scoring points that differ from the replay are an
     InvalidRecordError (one line), also through ``mcsim replay``; a partial record's total is
     not checked, its completed scorings are."""
     rec = _record()
@@ -429,7 +433,7 @@ def test_replay_checks_recorded_total_and_scorings(tmp_path):
 
 
 def test_partial_record_and_solo_shape():
-    """issue 3 §5: a solo record may list placements at top level; a partial game prints the
+    """A solo record may list placements at top level; a partial game prints the
     completed scorings only."""
     rec = _record()
     solo = {"castles": rec["castles"], "placements": rec["players"][0]["placements"][:12]}
@@ -455,7 +459,7 @@ def test_bad_config_errors(tmp_path):
 
 
 def test_cli_simulate_tiles_and_replay(tmp_path):
-    """issue 3 §1/§5 through the CLI: --option tiles=FILE, the reconstruction notice, --json tileset,
+    """Through the CLI: --option tiles=FILE, the reconstruction notice, --json tileset,
     replay."""
     from cli import mcsim_cli
 
@@ -493,9 +497,9 @@ def test_cli_simulate_tiles_and_replay(tmp_path):
     assert "needs 22 landscape tiles" in res.output and "Traceback" not in res.output
 
 
-# ---------------------------------------------------------------- evaluate (issue §4, §8)
+# ---------------------------------------------------------------- evaluate (common deals, ensemble)
 def test_evaluate_common_deals_and_blocks():
-    """issue 3 §4: every policy plays the same deals (a policy against itself differs by exactly
+    """Every policy plays the same deals (a policy against itself differs by exactly
     0 in every game); the result carries bands, per-category/per-scoring means and regret."""
     from mcsim.evaluate import evaluate, format_evaluation
 
@@ -515,7 +519,7 @@ def test_evaluate_common_deals_and_blocks():
 
 
 def test_s6_3_tileset_ensemble(tmp_path):
-    """docs/rules/don_quixote.md §6.3 / issue §8: the ensemble's sets pass the strict §6.1
+    """docs/rules/don_quixote.md §6.3: the ensemble's sets pass the strict §6.1
     checks, are reproducible from the seed, are written out for --option tiles=FILE, and the report gives
     the spread per policy and the share of sets where each pair's order holds."""
     from mcsim.evaluate import evaluate_ensemble, format_ensemble
@@ -545,7 +549,7 @@ def test_s6_3_tileset_ensemble(tmp_path):
 
 
 def test_cli_evaluate_json():
-    """issue 3 §4: ``mcsim evaluate don-quixote --policy A --policy B --games N --seed S
+    """``mcsim evaluate don-quixote --policy A --policy B --games N --seed S
     --json``."""
     from cli import mcsim_cli
 
@@ -618,8 +622,8 @@ def test_s3_7_variants_change_what_they_say():
     ]
 
 
-def test_s2_1_castle_roads_ln_rs_is_the_shipped_file_issue11():
-    """docs/rules/don_quixote.md §2.1, §3.7.1 (issue 11 §6): the shipped castles are LN|RS, so
+def test_s2_1_castle_roads_ln_rs_is_the_shipped_file():
+    """docs/rules/don_quixote.md §2.1, §3.7.1: the shipped castles are LN|RS, so
     castle_roads=ln-rs builds the same tables and plays the same games as the default file;
     `mcsim games` says so."""
     ts = G.load_tileset()
@@ -654,12 +658,12 @@ def test_s3_3_connectivity_only_grows(tmp_path):
             for name, inst, rot in placements:
                 K.place(S, tab, K.CELL_NAMES.index(name), inst, rot, log)
                 now = (
-                    K.castle_knights(S, 0),
-                    K.castle_knights(S, 1),
-                    S[K.SC, K.SC_DEF],
-                    S[K.SC, K.SC_CHURCH],
-                    S[K.SC, K.SC_MILL],
-                    S[K.SC, K.SC_BONUS],
+                    KR.castle_knights(S, 0),
+                    KR.castle_knights(S, 1),
+                    S[K.SC, KL.SC_DEF],
+                    S[K.SC, KL.SC_CHURCH],
+                    S[K.SC, KL.SC_MILL],
+                    S[K.SC, KL.SC_BONUS],
                 )
                 if prev is not None:
                     assert all(a >= b for a, b in zip(now, prev))

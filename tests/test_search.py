@@ -182,7 +182,7 @@ def _dq_decision(cells, seq, last_rotmask, pos, seed):
     log = np.zeros(DK.LOGN, np.int64)
     bank = 0
     for p in range(pos):
-        nh = DK._reveal(hand, nh, seq, p)
+        nh = DK.reveal(hand, nh, seq, p)
         t = hand[0]
         hand[0] = hand[nh - 1]
         nh -= 1
@@ -190,7 +190,7 @@ def _dq_decision(cells, seq, last_rotmask, pos, seed):
         rnd = DK.round_of(p)
         if p == DK.ROUND_END[rnd - 1]:
             bank += DK.score_round(S, rnd)
-    nh = DK._reveal(hand, nh, seq, pos)
+    nh = DK.reveal(hand, nh, seq, pos)
     params = prep.policy_params[0]
     scr = DK.search_scratch(tiles, int(params[DK.M_ITER]) + 1)
     rng = new_state(seed, 0, 16)
@@ -242,7 +242,7 @@ def test_don_quixote_search_root_holds_only_what_was_seen():
     cells = np.arange(1, 23, dtype=np.int64)
     seq = np.arange(22, dtype=np.int64)[::-1].copy()
     hand = np.full(16, -1, np.int64)
-    nh = DK._reveal(hand, 0, seq, 0)
+    nh = DK.reveal(hand, 0, seq, 0)
     root = np.zeros((8, DK.N_NODES), np.int64)
     DK.search_root(S, tiles, cells, seq, 0, hand, nh, 0, 2, True, root)
     sc = root[DK.SC]

@@ -1,7 +1,7 @@
 """Don Quixote (Reinhard Staupe, Pegasus Spiele 2010): estate-building solitaire for 1-4 players.
 
 Rule source: ``docs/rules/don_quixote.md`` (written from the Czech rulebook). Kernel:
-``kernels/don_quixote.py``. Tile set: a validated JSON file
+``kernels/don_quixote/``. Tile set: a validated JSON file
 (``mcsim/data/don_quixote/tiles_placeholder.json`` by default; format in ``load_tileset``).
 
 **The real 22-tile set is unknown** (rules §0, §2.3): the default set is the placeholder of §2.3,
@@ -117,7 +117,7 @@ HEURISTIC_PARAMS = (
     ),
 )
 
-#: upper bounds of the oracle's parameters (one game within seconds; issue 12 §3)
+#: upper bounds of the oracle's parameters (one game within seconds, Ctrl-C answered)
 ORACLE_MAX_BEAM = 512.0
 ORACLE_MAX_ITERS = 1e6
 
@@ -215,7 +215,7 @@ SPEC = GameSpec(
             "achievable total; not a playable policy",
             # bounded so that one game (one oracle decision) stays within seconds:
             # beam=512 or iters=1e6 took ~10-15 s per game on a 5x-overloaded 2-core
-            # machine, ~2-3 s idle (issue 12 §3: 4096 / 1e9 ignored Ctrl-C for minutes)
+            # machine, ~2-3 s idle (beam=4096 or iters=1e9 ignored Ctrl-C for minutes)
             (
                 ParamSpec(
                     "beam",
@@ -679,7 +679,7 @@ def _columns(score: np.ndarray, bd: np.ndarray) -> dict:
 BANDS = (70, 85, 100)  # rulebook solo bands (§3.6): very good, very rare, incredible
 
 
-# ---------------------------------------------------------------- evaluation hooks (issue §4, §8)
+# ---------------------------------------------------------------- evaluation hooks (evaluate)
 EVALUATE_BANDS = BANDS
 EVALUATE_GROUPS = {"mean_per_category": CATEGORY_COLUMNS, "mean_per_scoring": SCORING_COLUMNS}
 ORACLE_POLICY = "oracle"

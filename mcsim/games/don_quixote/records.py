@@ -23,7 +23,7 @@ from mcsim.games.don_quixote import (
     load_tileset,
 )
 
-# ---------------------------------------------------------------- records (issue §5)
+# ---------------------------------------------------------------- records and replay
 RECORD_FORMAT = "mcsim-don-quixote-record/1"
 
 
@@ -107,7 +107,7 @@ def _move_text(cell: int, tile: str, rot: int) -> str:
 
 
 def replay(record: dict) -> ReplayResult:
-    """Check a Don Quixote game record placement by placement and score it (issue §5).
+    """Check a Don Quixote game record placement by placement and score it.
 
     Record (JSON object)::
 

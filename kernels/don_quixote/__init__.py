@@ -1,0 +1,180 @@
+"""Don Quixote kernel package: the Numba code of one player's estate, its policies and games.
+
+Rule source: ``docs/rules/don_quixote.md``. Each module imports only from those above it in
+this table (and ``kernels.rng`` / ``kernels.search`` / ``kernels.state_layout``):
+
+================  ===========================================================================
+module            holds
+================  ===========================================================================
+``layout``        geometry tables, tile table and estate layouts (``StateLayout``), policy /
+                  parameter / variant codes; no Numba
+``rules``         union-find networks, ``place`` / ``unplace``, scoring, the deal, reveals
+``policies``      random / greedy / heuristic choosers, ``heuristic_value``, ``_run_simple``
+``search_steps``  rollout and oracle planners, the ``kernels.search`` steps (registered on
+                  import), ``choose_mcts`` and its scratch
+``play``          the entry kernels ``play_batch_simple`` / ``play_batch`` /
+                  ``play_batch_search`` (records included), the game loop, ``entry_for``
+================  ===========================================================================
+
+``import kernels.don_quixote as K`` gives the names below (``__all__``), the ones ``mcsim``,
+the benchmarks and the shared tests use; anything else is imported from its module.
+jit-compiled; the caller (``mcsim.games.don_quixote``) validates all input.
+"""
+
+from kernels.don_quixote import layout, play, policies, rules, search_steps
+from kernels.don_quixote.layout import (
+    BB_NEAR,
+    BOUNDARY,
+    CAT_NAMES,
+    CELL_NAMES,
+    CELLS,
+    COL_NAMES,
+    HALF_MASK,
+    HEUR_DEFAULT,
+    LOGN,
+    M_C,
+    M_ITER,
+    M_ROLLOUT,
+    MAX_SEARCH_LAND,
+    MAXP,
+    N_CAT,
+    N_CELLS,
+    N_COLS,
+    N_NODES,
+    N_PLACE,
+    N_ROWS,
+    P_LN,
+    P_LS,
+    P_LW,
+    P_RE,
+    P_RN,
+    P_RS,
+    POL_GREEDY,
+    POL_HEURISTIC,
+    POL_MCTS,
+    POL_ORACLE,
+    POL_RANDOM,
+    POL_ROLLOUT,
+    PORT_NAMES,
+    ROT_PORT,
+    ROUND_END,
+    ROUND_SIZES,
+    ROW_NAMES,
+    SC,
+    SC_FCELLS,
+    SC_HAND,
+    SC_LROT,
+    SC_NH,
+    SC_NPLACED,
+    SC_POS,
+    SC_SEQ,
+    SEARCH_SCALE,
+    T_CASTLE,
+    T_CH,
+    T_CVAL,
+    T_DEF,
+    T_KN,
+    T_NP,
+    T_PORTS,
+    T_PP,
+    T_SH,
+    T_WM,
+    TW,
+)
+from kernels.don_quixote.play import entry_for, play_batch, play_batch_search, play_batch_simple
+from kernels.don_quixote.rules import (
+    deal,
+    n_revealed,
+    place,
+    reveal,
+    round_of,
+    score_breakdown,
+    score_round,
+    setup_estate,
+)
+from kernels.don_quixote.search_steps import choose_mcts, search_root, search_scratch
+
+__all__ = [
+    # submodules
+    "layout",
+    "rules",
+    "policies",
+    "search_steps",
+    "play",
+    # layout
+    "BB_NEAR",
+    "BOUNDARY",
+    "CAT_NAMES",
+    "CELL_NAMES",
+    "CELLS",
+    "COL_NAMES",
+    "HALF_MASK",
+    "HEUR_DEFAULT",
+    "LOGN",
+    "M_C",
+    "M_ITER",
+    "M_ROLLOUT",
+    "MAX_SEARCH_LAND",
+    "MAXP",
+    "N_CAT",
+    "N_CELLS",
+    "N_COLS",
+    "N_NODES",
+    "N_PLACE",
+    "N_ROWS",
+    "P_LN",
+    "P_LS",
+    "P_LW",
+    "P_RE",
+    "P_RN",
+    "P_RS",
+    "POL_GREEDY",
+    "POL_HEURISTIC",
+    "POL_MCTS",
+    "POL_ORACLE",
+    "POL_RANDOM",
+    "POL_ROLLOUT",
+    "PORT_NAMES",
+    "ROT_PORT",
+    "ROUND_END",
+    "ROUND_SIZES",
+    "ROW_NAMES",
+    "SC",
+    "SC_FCELLS",
+    "SC_HAND",
+    "SC_LROT",
+    "SC_NH",
+    "SC_NPLACED",
+    "SC_POS",
+    "SC_SEQ",
+    "SEARCH_SCALE",
+    "T_CASTLE",
+    "T_CH",
+    "T_CVAL",
+    "T_DEF",
+    "T_KN",
+    "T_NP",
+    "T_PORTS",
+    "T_PP",
+    "T_SH",
+    "T_WM",
+    "TW",
+    # rules
+    "deal",
+    "n_revealed",
+    "place",
+    "reveal",
+    "round_of",
+    "score_breakdown",
+    "score_round",
+    "setup_estate",
+    # search_steps
+    "choose_mcts",
+    "search_root",
+    "search_scratch",
+    # play
+    "entry_for",
+    "play_batch",
+    "play_batch_search",
+    "play_batch_simple",
+]

@@ -1,0 +1,661 @@
+"""Don Quixote search policies: rollout, oracle and mcts choosers and the search steps.
+
+* rollout: ``_choose_rollout`` (k completions per candidate with a base policy on futures
+  sampled from the hidden information, the same futures for every candidate).
+* oracle: ``oracle_full`` on the whole deal (beam + exact round 3 + annealing); an upper
+  reference for regret, not a playable policy; its result is a lower bound on the optimum.
+* mcts: ``choose_mcts``, information-set MCTS by ``kernels.search`` over this player's
+  placements; the cell is part of a move, so tree nodes are what the player has seen.
+
+The step interface of ``kernels.search`` for one player's estate (``_search_*``, registered
+below for 2-D int64 states): the search state is an estate whose SC row carries the search
+fields (``SC_POS`` .. ``SC_SEQ``, see ``kernels.don_quixote.layout``); scratch from
+``search_scratch`` sized by ``search_capacity``.
+"""
+
+import numpy as np
+from numba import njit, types
+
+from kernels import search
+from kernels.don_quixote.layout import (
+    CELLS,
+    CTX_LAST_RAND,
+    CTX_LOG,
+    CTX_TILES,
+    HAND_SLOTS,
+    HEUR_DEFAULT,
+    LOGN,
+    M_C,
+    M_ITER,
+    M_ROLLOUT,
+    N_CAT,
+    N_CELLS,
+    N_NODES,
+    N_PLACE,
+    POL_MCTS,
+    R_BASE,
+    R_COMPLETIONS,
+    ROT_BOTH,
+    ROUND_END,
+    ROUND_SIZES,
+    S_ROWS,
+    SC,
+    SC_BANK,
+    SC_FCELLS,
+    SC_HAND,
+    SC_LROT,
+    SC_NH,
+    SC_POS,
+    SC_SAVE,
+    SC_SEQ,
+    SEARCH_SCALE,
+)
+from kernels.don_quixote.policies import _run_simple, heuristic_value
+from kernels.don_quixote.rules import (
+    _revealed_at,
+    n_revealed,
+    place,
+    reveal,
+    round_of,
+    score_round,
+    unplace,
+)
+from kernels.rng import next_u64, randint, random_float, seed_state
+
+
+@njit(cache=True)
+def _choose_rollout(
+    params, S, tiles, cells, seq, pos, hand, nh, rotmask, last_rand, rng, log, saved, open_ws
+):
+    """Rollout policy: each candidate is scored by the mean of K completions (base policy)
+    on K futures sampled from what is hidden (cell order after ``pos``, unrevealed tiles);
+    all candidates see the same K futures and base-policy draws."""
+    K = max(int(params[R_COMPLETIONS]), 1)
+    base = int(params[R_BASE])
+    cell = cells[pos]
+    rnd = round_of(pos)
+    if pos < ROUND_END[0] + 1:
+        nrev = ROUND_SIZES[0]
+    elif pos < ROUND_END[1] + 1:
+        nrev = ROUND_SIZES[0] + ROUND_SIZES[1]
+    else:
+        nrev = N_PLACE
+    n_land = seq.shape[0]
+    fut_cells = np.empty((K, N_PLACE), dtype=np.int64)
+    fut_seq = np.empty((K, n_land), dtype=np.int64)
+    fut_seed = np.empty(K, dtype=np.uint64)
+    fut_lrot = np.empty(K, dtype=np.int64)
+    for k in range(K):
+        for j in range(N_PLACE):
+            fut_cells[k, j] = cells[j]
+        for j in range(n_land):
+            fut_seq[k, j] = seq[j]
+        for j in range(N_PLACE - 1, pos + 1, -1):  # shuffle cells pos+1 .. 21
+            m = pos + 1 + randint(rng, j - pos)
+            tmp = fut_cells[k, j]
+            fut_cells[k, j] = fut_cells[k, m]
+            fut_cells[k, m] = tmp
+        for j in range(n_land - 1, nrev, -1):  # shuffle unrevealed tiles
+            m = nrev + randint(rng, j - nrev + 1)
+            tmp = fut_seq[k, j]
+            fut_seq[k, j] = fut_seq[k, m]
+            fut_seq[k, m] = tmp
+        fut_seed[k] = next_u64(rng)
+        fut_lrot[k] = (1 << randint(rng, 2)) if last_rand else ROT_BOTH
+    S2 = np.empty_like(S)
+    hand2 = np.empty(HAND_SLOTS, dtype=np.int64)
+    moves2 = np.empty((N_PLACE, 2), dtype=np.int64)
+    rng2 = np.empty(4, dtype=np.uint64)
+    nobd = np.zeros((0, 3, N_CAT), dtype=np.int64)
+    w = HEUR_DEFAULT.copy()
+    best_i = 0
+    best_o = 0
+    best_v = -1.0e300
+    first = nh - 1 if pos == N_PLACE - 1 else 0
+    for i in range(first, nh):
+        for o in range(2):
+            if not (rotmask >> o) & 1:
+                continue
+            acc = 0.0
+            for k in range(K):
+                S2[:, :] = S
+                nh2 = 0
+                for j in range(nh):
+                    if j != i:
+                        hand2[nh2] = hand[j]
+                        nh2 += 1
+                place(S2, tiles, cell, hand[i], o, log)
+                v = 0
+                if pos == ROUND_END[rnd - 1]:
+                    v += score_round(S2, rnd)
+                seed_state(rng2, fut_seed[k])
+                v += _run_simple(
+                    S2,
+                    tiles,
+                    fut_cells[k],
+                    fut_seq[k],
+                    pos + 1,
+                    hand2,
+                    nh2,
+                    base,
+                    w,
+                    fut_lrot[k],
+                    rng2,
+                    log,
+                    saved,
+                    open_ws,
+                    nobd,
+                    np.int64(0),
+                    moves2,
+                )
+                acc += v
+            if acc > best_v:
+                best_v = acc
+                best_i = i
+                best_o = o
+    return best_i, best_o
+
+
+@njit(cache=True)
+def _exact_round3(S, tiles, cells, seq, last_rotmask, plan):
+    """Best scoring-3 total over every order/orientation of round 3 (§3.2: all six tiles and
+    cells known once the cell order is known). Writes (tile, rot) for placements 16..21 into
+    ``plan[16:22]`` and returns the best scoring 3. Iterative depth-first search with undo."""
+    base_pos = ROUND_END[1] + 1
+    nfree = N_PLACE - 1 - base_pos  # 5 chosen tiles
+    tl = np.empty(nfree + 1, dtype=np.int64)
+    for j in range(nfree + 1):
+        tl[j] = seq[base_pos + j]
+    logs = np.zeros((nfree + 1, LOGN), dtype=np.int64)
+    saved = np.zeros((nfree + 1, SC_SAVE), dtype=np.int64)
+    ci = np.full(nfree + 1, -1, dtype=np.int64)
+    cur = np.zeros((nfree + 1, 2), dtype=np.int64)
+    used = 0
+    best = -1
+    d = 0
+    while d >= 0:
+        cell = cells[base_pos + d]
+        ci[d] += 1
+        # advance to the next valid candidate
+        if d < nfree:
+            while ci[d] < 2 * nfree and (used >> (ci[d] >> 1)) & 1:
+                ci[d] += 1
+            ncand = 2 * nfree
+        else:
+            while ci[d] < 2 and not (last_rotmask >> ci[d]) & 1:
+                ci[d] += 1
+            ncand = 2
+        if ci[d] >= ncand:
+            ci[d] = -1
+            d -= 1
+            if d >= 0:
+                unplace(S, tiles, cells[base_pos + d], logs[d], saved[d])
+                if d < nfree:
+                    used &= ~(1 << (ci[d] >> 1))
+            continue
+        if d < nfree:
+            j = ci[d] >> 1
+            t = tl[j]
+            o = ci[d] & 1
+        else:
+            j = nfree
+            t = tl[nfree]
+            o = ci[d]
+        for k in range(SC_SAVE):
+            saved[d, k] = S[SC, k]
+        place(S, tiles, cell, t, o, logs[d])
+        cur[d, 0] = t
+        cur[d, 1] = o
+        if d == nfree:
+            v = score_round(S, 3)
+            if v > best:
+                best = v
+                for q in range(nfree + 1):
+                    plan[base_pos + q, 0] = cur[q, 0]
+                    plan[base_pos + q, 1] = cur[q, 1]
+            unplace(S, tiles, cell, logs[d], saved[d])
+        else:
+            used |= 1 << j
+            d += 1
+            ci[d] = -1
+    return best
+
+
+@njit(cache=True)
+def oracle_plan(S, tiles, cells, seq, last_rotmask, beam, plan):
+    """Full-knowledge search for the highest total (the ``oracle`` policy; not playable).
+
+    Beam search of width ``beam`` over placements 0..15 (ranked by banked points + the default
+    heuristic), then an exact search of round 3 from every surviving state. With beam >= the
+    number of reachable states this is exact; otherwise the result is a **lower bound** on the
+    optimum. Writes (tile, rot) per placement into ``plan`` (int64[22, 2]) and returns the total.
+    ``S`` (castles placed, nothing else) is left unchanged.
+    """
+    B = max(beam, 1)
+    SB = np.empty((B, S_ROWS, N_NODES), dtype=np.int64)
+    SB2 = np.empty((B, S_ROWS, N_NODES), dtype=np.int64)
+    placed = np.zeros(B, dtype=np.int64)
+    placed2 = np.zeros(B, dtype=np.int64)
+    banked = np.zeros(B, dtype=np.int64)
+    banked2 = np.zeros(B, dtype=np.int64)
+    plans = np.zeros((B, N_PLACE, 2), dtype=np.int64)
+    plans2 = np.zeros((B, N_PLACE, 2), dtype=np.int64)
+    SB[0, :, :] = S
+    nb = 1
+    maxc = B * 2 * HAND_SLOTS
+    cb = np.empty(maxc, dtype=np.int64)
+    ct = np.empty(maxc, dtype=np.int64)
+    co = np.empty(maxc, dtype=np.int64)
+    cv = np.empty(maxc, dtype=np.float64)
+    cgain = np.empty(maxc, dtype=np.int64)
+    log = np.zeros(LOGN, dtype=np.int64)
+    saved = np.zeros(SC_SAVE, dtype=np.int64)
+    open_ws = np.zeros(N_NODES, dtype=np.int64)
+    w = HEUR_DEFAULT.copy()
+    last_pos = ROUND_END[1]
+    for pos in range(last_pos + 1):
+        rnd = round_of(pos)
+        nrev = ROUND_SIZES[0] if rnd == 1 else ROUND_SIZES[0] + ROUND_SIZES[1]
+        cell = cells[pos]
+        nc = 0
+        for b in range(nb):
+            Sb = SB[b]
+            for k in range(SC_SAVE):
+                saved[k] = Sb[SC, k]
+            for j in range(nrev):
+                t = seq[j]
+                if (placed[b] >> t) & 1:
+                    continue
+                for o in range(2):
+                    place(Sb, tiles, cell, t, o, log)
+                    gain = 0
+                    nxt = rnd
+                    if pos == ROUND_END[rnd - 1]:
+                        gain = score_round(Sb, rnd)
+                        nxt = rnd + 1
+                    cb[nc] = b
+                    ct[nc] = t
+                    co[nc] = o
+                    cgain[nc] = gain
+                    cv[nc] = banked[b] + gain + heuristic_value(Sb, tiles, nxt, w, open_ws)
+                    nc += 1
+                    unplace(Sb, tiles, cell, log, saved)
+        order = np.argsort(-cv[:nc], kind="mergesort")
+        nb2 = min(B, nc)
+        for q in range(nb2):
+            c = order[q]
+            b = cb[c]
+            SB2[q, :, :] = SB[b]
+            place(SB2[q], tiles, cell, ct[c], co[c], log)
+            placed2[q] = placed[b] | (1 << ct[c])
+            banked2[q] = banked[b] + cgain[c]
+            plans2[q, :, :] = plans[b]
+            plans2[q, pos, 0] = ct[c]
+            plans2[q, pos, 1] = co[c]
+        SB, SB2 = SB2, SB
+        placed, placed2 = placed2, placed
+        banked, banked2 = banked2, banked
+        plans, plans2 = plans2, plans
+        nb = nb2
+    best = -1
+    tmp_plan = np.zeros((N_PLACE, 2), dtype=np.int64)
+    for b in range(nb):
+        v = banked[b] + _exact_round3(SB[b], tiles, cells, seq, last_rotmask, tmp_plan)
+        if v > best:
+            best = v
+            plan[:, :] = plans[b]
+            plan[ROUND_END[1] + 1 :, :] = tmp_plan[ROUND_END[1] + 1 :, :]
+    return best
+
+
+@njit(cache=True)
+def plan_total(S0, tiles, cells, plan, S, log):
+    """Total of the three scorings when ``plan`` (int64[22, 2]: tile, rotation per placement)
+    is played on a copy of ``S0`` (castles placed) into scratch estate ``S``."""
+    S[:, :] = S0
+    total = 0
+    for pos in range(N_PLACE):
+        place(S, tiles, cells[pos], plan[pos, 0], plan[pos, 1], log)
+        if pos == ROUND_END[0] or pos == ROUND_END[1] or pos == ROUND_END[2]:
+            total += score_round(S, round_of(pos))
+    return total
+
+
+@njit(cache=True, inline="always")
+def _swap_plan_rows(plan, p, q):
+    """Exchange placements p and q (tile and rotation) of a plan (int[N_PLACE, 2])."""
+    for k in range(2):
+        tmp = plan[p, k]
+        plan[p, k] = plan[q, k]
+        plan[q, k] = tmp
+
+
+@njit(cache=True)
+def improve_plan(S0, tiles, cells, last_rotmask, plan, iters, rng):
+    """Simulated annealing over a full-knowledge plan (``oracle``); returns the best total.
+
+    With the whole deal known, only which tile (and rotation) goes to which cell *within each
+    round* matters (every tile revealed in a round is placed in that round, §3.2), so a move
+    swaps the tiles of two placements of one round (never the set-aside last tile) or turns
+    one tile. Temperature falls geometrically from 3 to 0.05 points. ``plan`` (int64[22, 2]) is
+    replaced by the best plan found (never worse than the one given).
+    """
+    S = np.empty_like(S0)
+    log = np.zeros(LOGN, dtype=np.int64)
+    best = plan_total(S0, tiles, cells, plan, S, log)
+    if iters <= 0:
+        return best
+    cur_plan = plan.copy()
+    cur = best
+    t0 = 3.0
+    t1 = 0.05
+    decay = (t1 / t0) ** (1.0 / iters)
+    temp = t0
+    starts = (0, ROUND_END[0] + 1, ROUND_END[1] + 1)
+    sizes = (ROUND_SIZES[0], ROUND_SIZES[1], ROUND_SIZES[2] - 1)
+    for _ in range(iters):
+        temp *= decay
+        p = randint(rng, N_PLACE)
+        q = -1
+        if randint(rng, 2) == 0 or p == N_PLACE - 1:
+            if p == N_PLACE - 1 and last_rotmask != ROT_BOTH:
+                continue
+            cur_plan[p, 1] ^= 1
+        else:
+            r = round_of(p) - 1
+            q = starts[r] + randint(rng, sizes[r])
+            if q == p:
+                continue
+            _swap_plan_rows(cur_plan, p, q)
+        v = plan_total(S0, tiles, cells, cur_plan, S, log)
+        if v >= cur or random_float(rng) < np.exp((v - cur) / temp):
+            cur = v
+            if v > best:
+                best = v
+                plan[:, :] = cur_plan
+        else:  # undo the move
+            if q < 0:
+                cur_plan[p, 1] ^= 1
+            else:
+                _swap_plan_rows(cur_plan, p, q)
+    return best
+
+
+@njit(cache=True)
+def oracle_full(S, tiles, cells, seq, last_rotmask, beam, iters, rng, plan):
+    """The ``oracle`` policy's plan: ``oracle_plan`` (beam + exact round 3), then
+    ``improve_plan`` (annealing), then an exact round 3 again on the improved rounds 1-2.
+    Writes the plan into ``plan`` (int64[22, 2]) and returns its total, a lower bound on the
+    best achievable total of the deal (exact only if every stage was exhaustive)."""
+    oracle_plan(S, tiles, cells, seq, last_rotmask, beam, plan)
+    best = improve_plan(S, tiles, cells, last_rotmask, plan, iters, rng)
+    S2 = S.copy()
+    log = np.zeros(LOGN, dtype=np.int64)
+    banked = 0
+    for pos in range(ROUND_END[1] + 1):
+        place(S2, tiles, cells[pos], plan[pos, 0], plan[pos, 1], log)
+        if pos == ROUND_END[0] or pos == ROUND_END[1]:
+            banked += score_round(S2, round_of(pos))
+    tmp = plan.copy()
+    v = banked + _exact_round3(S2, tiles, cells, seq, last_rotmask, tmp)
+    if v > best:
+        best = v
+        plan[ROUND_END[1] + 1 :, :] = tmp[ROUND_END[1] + 1 :, :]
+    return best
+
+
+@njit(cache=True)
+def _search_copy(dst, src):
+    for r in range(S_ROWS):
+        for k in range(N_NODES):
+            dst[r, k] = src[r, k]
+
+
+@njit(cache=True)
+def _shuffle_sc(S, rng, start, stop):
+    """Fisher-Yates over ``S[SC, start:stop]``."""
+    for j in range(stop - 1, start, -1):
+        m = start + randint(rng, j - start + 1)
+        tmp = S[SC, j]
+        S[SC, j] = S[SC, m]
+        S[SC, m] = tmp
+
+
+@njit(cache=True)
+def _search_determinize(S, ctx, rng):
+    """Sample what the player has not seen: the cells of the later placements (the empty cells
+    but the current one), the order of the unrevealed tiles (the tiles not yet revealed), and
+    the set-aside tile's orientation (variant random, before it is revealed). Each is rebuilt
+    in ascending order from what is known and shuffled, so the old values are never read."""
+    tiles, last_rand = ctx[CTX_TILES], ctx[CTX_LAST_RAND]
+    n_land = tiles.shape[0] - 2
+    pos = S[SC, SC_POS]
+    if pos >= N_PLACE - 1:
+        return
+    cur = S[SC, SC_FCELLS + pos]
+    k = SC_FCELLS + pos + 1
+    for c in range(N_CELLS):
+        if S[CELLS, c] < 0 and c != cur:
+            S[SC, k] = c
+            k += 1
+    _shuffle_sc(S, rng, SC_FCELLS + pos + 1, SC_FCELLS + N_PLACE)
+    nrev = n_revealed(pos)
+    seen = 0
+    for j in range(nrev):
+        seen |= 1 << S[SC, SC_SEQ + j]
+    k = SC_SEQ + nrev
+    for t in range(n_land):
+        if not (seen >> t) & 1:
+            S[SC, k] = t
+            k += 1
+    _shuffle_sc(S, rng, SC_SEQ + nrev, SC_SEQ + n_land)
+    if last_rand:
+        S[SC, SC_LROT] = 1 << randint(rng, 2)
+
+
+@njit(cache=True)
+def _search_legal(S, ctx, moves):
+    """Moves ``(cell * T + tile) * 2 + rotation``: the cell is part of the move, so a node's
+    children differ with the position card seen (information sets, not open loop)."""
+    pos = S[SC, SC_POS]
+    if pos >= N_PLACE:
+        return 0
+    T = ctx[CTX_TILES].shape[0]
+    cell = S[SC, SC_FCELLS + pos]
+    nh = S[SC, SC_NH]
+    n = 0
+    if pos == N_PLACE - 1:
+        rotmask = S[SC, SC_LROT]
+        first = nh - 1
+    else:
+        rotmask = ROT_BOTH
+        first = 0
+    for i in range(first, nh):
+        base = (cell * T + S[SC, SC_HAND + i]) * 2
+        for o in range(2):
+            if (rotmask >> o) & 1:
+                moves[n] = base + o
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def _search_to_move(S, ctx):
+    return 0
+
+
+@njit(cache=True)
+def _search_apply(S, ctx, move):
+    tiles = ctx[CTX_TILES]
+    T = tiles.shape[0]
+    t = (move >> 1) % T
+    o = move & 1
+    pos = S[SC, SC_POS]
+    nh = S[SC, SC_NH]
+    i = 0
+    while S[SC, SC_HAND + i] != t:
+        i += 1
+    S[SC, SC_HAND + i] = S[SC, SC_HAND + nh - 1]
+    nh -= 1
+    place(S, tiles, S[SC, SC_FCELLS + pos], t, o, ctx[CTX_LOG])
+    rnd = round_of(pos)
+    if pos == ROUND_END[rnd - 1]:
+        S[SC, SC_BANK] += score_round(S, rnd)
+    pos += 1
+    if pos < N_PLACE:
+        n_land = tiles.shape[0] - 2
+        nh = reveal(S[SC, SC_HAND : SC_HAND + HAND_SLOTS], nh, S[SC, SC_SEQ : SC_SEQ + n_land], pos)
+    S[SC, SC_POS] = pos
+    S[SC, SC_NH] = nh
+
+
+@njit(cache=True)
+def _search_rollout(S, ctx, rng, scores):
+    tiles, last_rand, base, w, log, saved, open_ws, nobd, moves2 = ctx
+    pos = S[SC, SC_POS]
+    total = S[SC, SC_BANK]
+    if pos < N_PLACE:
+        n_land = tiles.shape[0] - 2
+        total += _run_simple(
+            S,
+            tiles,
+            S[SC, SC_FCELLS : SC_FCELLS + N_PLACE],
+            S[SC, SC_SEQ : SC_SEQ + n_land],
+            pos,
+            S[SC, SC_HAND : SC_HAND + HAND_SLOTS],
+            S[SC, SC_NH] - _revealed_at(pos),
+            base,
+            w,
+            S[SC, SC_LROT],
+            rng,
+            log,
+            saved,
+            open_ws,
+            nobd,
+            np.int64(0),
+            moves2,
+        )
+    scores[0] = total
+
+
+search.register(
+    lambda t: isinstance(t, types.Array) and t.ndim == 2 and t.dtype == types.int64,
+    copy=lambda dst, src: _search_copy(dst, src),
+    determinize=lambda state, ctx, rng: _search_determinize(state, ctx, rng),
+    legal=lambda state, ctx, moves: _search_legal(state, ctx, moves),
+    to_move=lambda state, ctx: _search_to_move(state, ctx),
+    apply=lambda state, ctx, move: _search_apply(state, ctx, move),
+    rollout=lambda state, ctx, rng, scores: _search_rollout(state, ctx, rng, scores),
+)
+
+
+@njit(cache=True)
+def search_root(S, tiles, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand, root):
+    """Write the search state of placement ``pos`` into ``root`` (int64[S_ROWS, N_NODES]): the
+    estate ``S``, the hand ``hand[:nh]`` (after the reveals of ``pos``), the points banked and
+    what the player has seen of the deal. Hidden values (later cells, unrevealed tiles, the
+    set-aside tile's orientation before it is revealed under variant random) are written as
+    -1 / 3."""
+    n_land = tiles.shape[0] - 2
+    root[:, :] = S
+    root[SC, SC_POS] = pos
+    root[SC, SC_NH] = nh
+    root[SC, SC_BANK] = bank
+    root[SC, SC_LROT] = last_rotmask if (pos == N_PLACE - 1 or not last_rand) else ROT_BOTH
+    for i in range(HAND_SLOTS):
+        root[SC, SC_HAND + i] = hand[i] if i < nh else -1
+    for j in range(N_PLACE):
+        root[SC, SC_FCELLS + j] = cells[j] if j <= pos else -1
+    nrev = n_revealed(pos)
+    for j in range(n_land):
+        root[SC, SC_SEQ + j] = seq[j] if j < nrev else -1
+
+
+@njit(cache=True)
+def choose_mcts(
+    params, S, tiles, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand, rng, scr
+):
+    """(hand index, orientation) of placement ``pos`` by ISMCTS (``kernels.search``) with the
+    ``mcts`` parameters ``M_*``; ``scr`` from ``search_scratch``. Reads of the deal only what
+    the player has seen (``search_root``)."""
+    (
+        root,
+        work,
+        tree,
+        value,
+        logs,
+        mv,
+        untried,
+        mark,
+        path,
+        scores,
+        reward,
+        w,
+        log,
+        saved,
+        open_ws,
+        nobd,
+        moves2,
+    ) = scr
+    search_root(S, tiles, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand, root)
+    ctx = (tiles, last_rand, np.int64(params[M_ROLLOUT]), w, log, saved, open_ws, nobd, moves2)
+    move = search.search(
+        root,
+        ctx,
+        np.int64(params[M_ITER]),
+        params[M_C],
+        search.REWARD_MARGIN,
+        SEARCH_SCALE,
+        rng,
+        work,
+        tree,
+        value,
+        logs,
+        mv,
+        untried,
+        mark,
+        path,
+        scores,
+        reward,
+    )
+    T = tiles.shape[0]
+    t = (move >> 1) % T
+    i = 0
+    while hand[i] != t:
+        i += 1
+    return i, move & 1
+
+
+@njit(cache=True)
+def search_scratch(tiles, capacity):
+    """Scratch of ``choose_mcts`` for trees of ``capacity`` nodes (a tuple of arrays)."""
+    T = tiles.shape[0]
+    return (
+        np.zeros((S_ROWS, N_NODES), np.int64),
+        np.zeros((S_ROWS, N_NODES), np.int64),
+        np.zeros((capacity, search.TREE_COLS), np.int64),
+        np.zeros(capacity, np.float64),
+        np.zeros(capacity, np.float64),
+        np.zeros(32, np.int64),
+        np.zeros(32, np.int64),
+        np.zeros(N_CELLS * T * 2, np.int64),
+        np.zeros(N_PLACE + 2, np.int64),
+        np.zeros(1, np.float64),
+        np.zeros(1, np.float64),
+        HEUR_DEFAULT.copy(),
+        np.zeros(LOGN, np.int64),
+        np.zeros(SC_SAVE, np.int64),
+        np.zeros(N_NODES, np.int64),
+        np.zeros((0, 3, N_CAT), np.int64),
+        np.zeros((N_PLACE, 2), np.int64),
+    )
+
+
+@njit(cache=True)
+def search_capacity(policy_ids, policy_params):
+    """Tree nodes needed by the ``mcts`` seats of a game (iterations + 1; 2 if none)."""
+    cap = 2
+    for p in range(policy_ids.shape[0]):
+        if policy_ids[p] == POL_MCTS:
+            cap = max(cap, np.int64(policy_params[p, M_ITER]) + 1)
+    return cap
