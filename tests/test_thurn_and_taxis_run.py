@@ -115,13 +115,13 @@ def test_fast_random_decisions_equal_the_documented_random_policy(players):
     run = T.play_chunk(prep, 0, 4, 21)
     for g in range(4):
         st, logged, deck, _ = T._kernel_game(prep, 21, g)
-        deal_rng = R.new_state(21, g, K.STREAM_DEAL)
+        deal_rng = R.new_state(21, g, R.STREAM_DEAL)
         d = np.empty(K.N_CARDS, dtype=np.int64)
         K.deal_deck(deal_rng, d)
         ref = np.zeros(K.ST_SIZE, dtype=np.int64)
         K.init_state(ref, np.int64(players), d)
         K.init_stacks(ref, tab)
-        rngs = [R.new_state(21, g, K.STREAM_POLICY + p) for p in range(players)]
+        rngs = [R.new_state(21, g, R.STREAM_POLICY + p) for p in range(players)]
         acts = np.empty(K.MAX_ACTIONS, dtype=np.int64)
         empty, nolog = np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64)
         actions = []

@@ -15,6 +15,7 @@ from numba import types
 
 import mcsim
 from kernels import thurn_and_taxis as K
+from kernels.thurn_and_taxis import search_steps as SS
 from kernels.rng import new_state, shuffle
 from mcsim.errors import UnknownPolicyError
 from mcsim.games import thurn_and_taxis as G
@@ -117,7 +118,7 @@ def test_determinization_keeps_what_the_seat_sees():
     p = int(st0[K.S_CUR])
     for k in range(5):
         st = st0.copy()
-        K._search_determinize(st, ctx, new_state(np.uint64(k), np.uint64(0), np.uint64(0)))
+        SS._search_determinize(st, ctx, new_state(np.uint64(k), np.uint64(0), np.uint64(0)))
         counts = np.zeros(K.N_CITIES, np.int64)
         for q in range(3):
             h = st[K.S_HAND + q * 22 : K.S_HAND + (q + 1) * 22]
@@ -164,7 +165,7 @@ def test_search_state_type_is_thurn_and_taxis_own():
     """The search resolves step functions by the state's Numba type: T&T's int64 1-D vector is
     none of the other games' (Sacred Hill uint64 1-D, Don Quixote int64 2-D, El Grande int32
     2-D, Carcassonne a tuple)."""
-    assert K._is_tt_state(types.Array(types.int64, 1, "C"))
+    assert SS._is_tt_state(types.Array(types.int64, 1, "C"))
     for other in (
         types.Array(types.uint64, 1, "C"),
         types.Array(types.int64, 2, "C"),
@@ -172,7 +173,7 @@ def test_search_state_type_is_thurn_and_taxis_own():
         types.Array(types.int16, 2, "C"),
         types.UniTuple(types.Array(types.int64, 1, "C"), 2),
     ):
-        assert not K._is_tt_state(other)
+        assert not SS._is_tt_state(other)
 
 
 def test_mcts_deterministic_across_workers_and_records_replay():
