@@ -1,4 +1,4 @@
-"""The ``mcts`` policy in Thurn and Taxis (issue 15 §3): time per game, iterations per second,
+"""The ``mcts`` policy in Thurn and Taxis: time per game, iterations per second,
 the tree's cost against flat rollouts, and a curve of win rate against iterations.
 
 * Game time: complete 3-player games by ``play_chunk`` (one process, one core, CPU time), one

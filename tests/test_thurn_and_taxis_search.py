@@ -1,4 +1,4 @@
-"""The ``mcts`` policy in Thurn and Taxis (issue 15): information-set search over the deck order
+"""The ``mcts`` policy in Thurn and Taxis: information-set search over the deck order
 and the other seats' hand cards (docs/rules/thurn_und_taxis.md §7 #12).
 
 No peeking (changing only what the deciding seat cannot see leaves its decision and its random
@@ -15,8 +15,8 @@ from numba import types
 
 import mcsim
 from kernels import thurn_and_taxis as K
-from kernels.thurn_and_taxis import search_steps as SS
 from kernels.rng import new_state, shuffle
+from kernels.thurn_and_taxis import search_steps as SS
 from mcsim.errors import UnknownPolicyError
 from mcsim.games import thurn_and_taxis as G
 from tests.conftest import one_error_line
@@ -93,7 +93,7 @@ def _mcts_params(prep, iterations=120):
 
 @pytest.mark.parametrize("game_index, plies", [(0, 40), (3, 120)])
 def test_mcts_does_not_peek(game_index, plies):
-    """Issue 15 §1: the decision (and the seat's random stream after it) is the same when only
+    """No peeking: the decision (and the seat's random stream after it) is the same when only
     the deck order and the others' unknown hand cards change (§7 #12)."""
     g, prep = _position(game_index, plies)
     prm = _mcts_params(prep)
@@ -177,7 +177,7 @@ def test_search_state_type_is_thurn_and_taxis_own():
 
 
 def test_mcts_deterministic_across_workers_and_records_replay():
-    """Issue 15 §1: same seed, same games for 1 and 2 workers; records of mcts games replay to
+    """Determinism: same seed, same games for 1 and 2 workers; records of mcts games replay to
     the run's points (``replay`` checks them itself)."""
     pol = ["mcts:iterations=12", "route", "mcts:iterations=8,reward=1,rollout=0"]
     a = mcsim.simulate(

@@ -176,9 +176,9 @@ def new_scratch(log_actions=0, log_reshuffles=0):
 # it is compiled without NRT (``_nrt=False``, the Numba developers' workaround in those issues):
 # 2.9x faster, same results. Everything it calls must not allocate (a compile error says so).
 #
-# Compile time (issue 13 §5): Numba links the machine code of every callee into each compiled
+# Compile time: Numba links the machine code of every callee into each compiled
 # caller and optimises it again, and an ``inline="always"`` helper is copied (as Numba IR) into
-# every caller. So the engine is compiled once, in ``legal_moves`` and ``apply_move`` (their
+# every caller. So the engine is compiled once, in ``legal_moves`` and ``_advance`` (their
 # phase steps inlined into them), and called from here, from the search and from the replay;
 # the game loop is inlined into this single entry kernel, which also plays the games of records
 # (with logs), so a run, its records and their replays compile the engine once.

@@ -369,7 +369,7 @@ def _route_house_mode(st, tab, p, acts, n, prm, rng):
     One tie-break draw per option in the list (mode i, then every route region, legal or not),
     so the policy's random stream does not depend on which options place a house: an option
     that places none scores below any that places one, and was never chosen while it was
-    (wrongly) offered (issue 11: same route games before and after)."""
+    (wrongly) offered (so the route games are the same as before that fix)."""
     best_a = acts[0]
     best = -1e9
     rm = st[S_RMASK + p]
@@ -394,8 +394,8 @@ def _route_house_pick(st, tab, p, acts, n, prm, rng):
     """The house in the city of the highest ``_city_value``.
 
     The skip is never chosen (any house scores more). Its tie-break draw is made whenever the
-    list offered it before issue 11 (pending regions counted whether or not they still lack a
-    house), so the policy's random stream and its games are unchanged."""
+    list offered it before the skip was restricted to regions still lacking a house (pending
+    regions counted whether or not they still lack a house), so the policy's random stream and its games are unchanged."""
     old_skip = st[S_PICK_MODE] == 0 and st[S_HOUSES_LEFT + p] < _popcount(st[S_PENDING])
     k = n - 1 if acts[n - 1] == A_HOUSE_SKIP else n
     if k + old_skip == 1:
@@ -547,7 +547,7 @@ def _advance(
         ``POL_ROUTE``; any other id stops the loop when that seat is to move.
     policy_params : float64[>= n_players, >= N_PARAMS] or None
         The ``route`` seats' parameters. None compiles an engine without the ``route`` policy
-        (random runs, replays: issue 13 §5); then a ``route`` seat stops the loop like ``mcts``.
+        (random runs, replays: less to compile); then a ``route`` seat stops the loop like ``mcts``.
     prngs : uint64[MAX_SEATS, 4]
         The seats' policy streams (row k: seat k).
     acts : int64[MAX_ACTIONS]
@@ -561,7 +561,7 @@ def _advance(
     -----
     This is the only compiled function holding the engine's move code (``_apply_move``
     inlined), so that a run, its records, their replays and the search share its machine code
-    (compile time, issue 13 §5); the ``random`` and ``route`` decisions are taken in its loop,
+    (compiled once); the ``random`` and ``route`` decisions are taken in its loop,
     without a call per decision (a call per decision would cost a third of the speed of a
     random game). The decisions are ``choose_action``'s.
     Compiled without NRT (it allocates nothing, see ``play_batch``).
@@ -617,7 +617,7 @@ def apply_move(st, tab, var, a, rng, script, slog):
     -----
     Plain Python: calls the compiled ``_advance`` (one move, no seat playing ``random``), the
     engine compiled for random play (no ``route`` code), so that replays compile nothing of
-    their own after a random run (issue 13 §5).
+    their own after a random run.
     Caller validates. docs/rules/thurn_und_taxis.md §4-§6.
     """
     _advance(

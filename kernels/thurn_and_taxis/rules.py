@@ -195,7 +195,8 @@ def _reshuffle(st, rng, script, slog):
 
 @njit(cache=True, inline="always")
 def _deck_card(st, rng, script, slog):
-    """Take the top deck card (reshuffling the discard pile if the deck is empty); -1 if none."""
+    """Take the top deck card (reshuffling the discard pile if the deck is empty, §4A); -1 if
+    none."""
     if st[S_DECK_TOP] == st[S_DECK_END]:
         _reshuffle(st, rng, script, slog)
         if st[S_DECK_TOP] == st[S_DECK_END]:
@@ -207,6 +208,7 @@ def _deck_card(st, rng, script, slog):
 
 @njit(cache=True, inline="always")
 def _refill_display(st, rng, script, slog):
+    """Fill the empty display slots from the deck at once (§4A)."""
     for i in range(DISPLAY):
         if st[S_DISPLAY + i] < 0:
             st[S_DISPLAY + i] = _deck_card(st, rng, script, slog)
@@ -214,6 +216,7 @@ def _refill_display(st, rng, script, slog):
 
 @njit(cache=True, inline="always")
 def _discard(st, c):
+    """City card c onto the discard pile (§4A Administrator, §4C.4)."""
     st[S_DISC + st[S_DISC_N]] = c
     st[S_DISC_N] += 1
 
@@ -271,6 +274,8 @@ def init_stacks(st, tab):
 
 @njit(cache=True, inline="always")
 def _begin_turn(st):
+    """Start the turn of the seat to move: no official yet; an empty hand forces the
+    Postmaster (§4A, §6)."""
     p = st[S_CUR]
     st[S_OFFICIAL] = OFF_NONE
     st[S_FORCED] = 0
@@ -287,6 +292,8 @@ def _begin_turn(st):
 
 @njit(cache=True, _nrt=False)
 def _end_turn(st, var):
+    """Next seat's turn, or the game's end: the round is finished after the trigger (§5);
+    the turn cap ends it too (``V_MAX_TURNS``)."""
     p = st[S_CUR]
     n = st[S_NP]
     st[S_TURN] += 1
@@ -306,7 +313,7 @@ def _end_turn(st, var):
 
 @njit(cache=True, inline="always")
 def _after_turn_body(st, var):
-    """End of the optional close phase: every-turn hand limit variant, then next turn."""
+    """End of the optional close phase: every-turn hand limit variant (§7.7), then next turn."""
     p = st[S_CUR]
     if var[V_HAND_LIMIT] == 1 and st[S_HAND_N + p] > 3:
         st[S_PHASE] = PH_TRIM
@@ -319,6 +326,8 @@ def _after_turn_body(st, var):
 
 @njit(cache=True, inline="always")
 def _draw_options(st, out, n):
+    """Draw decisions (§4A): each display city once (slot order), then the deck if it or
+    the discard pile holds a card; A_NO if nothing can be drawn (§7 #10). Returns the new n."""
     seen = 0
     for i in range(DISPLAY):
         c = st[S_DISPLAY + i]
@@ -337,6 +346,8 @@ def _draw_options(st, out, n):
 
 @njit(cache=True, inline="always")
 def _play_options(st, tab, out, n):
+    """Play decisions (§4B): left and right extensions (adjacent, not on the route), then
+    restarts (or starts on an empty route); A_NO with an empty hand. Returns the new n."""
     p = st[S_CUR]
     hm = st[S_HMASK + p]
     if hm == 0:
@@ -378,7 +389,7 @@ def _play_options(st, tab, out, n):
 
 @njit(cache=True)
 def _pick_candidates(st, tab):
-    """Route cities of the region being served that still lack an own house."""
+    """Route cities of the region being served that still lack an own house (§4C.1)."""
     p = st[S_CUR]
     if st[S_PICK_MODE] == 0:
         r = _lowbit(st[S_PENDING])
@@ -489,7 +500,7 @@ def legal_moves(st, tab, out):
 
 @njit(cache=True)
 def _take(st, tab, p, s):
-    """Top tile of stack s to seat p; returns its value (0 if the stack is empty)."""
+    """Top tile of stack s to seat p (§2.2, §4C.2); returns its value (0 if the stack is empty)."""
     left = st[S_STACK + s]
     if left == 0:
         return 0
@@ -502,6 +513,7 @@ def _take(st, tab, p, s):
 
 @njit(cache=True)
 def _trigger_end(st, tab, p, reason):
+    """The first end trigger (7-carriage or last house) gives seat p the game-end tile (§5)."""
     if st[S_END_SEAT] < 0:
         st[S_END_SEAT] = p
         st[S_END_REASON] = reason
@@ -574,7 +586,7 @@ def _score_close(st, tab, var):
 @njit(cache=True, inline="always")
 def _hand_out(st, p, c):
     """A card of city c leaves seat p's hand, face up (played or trimmed): one fewer known
-    card of c in that hand, if any was known (``S_KNOWN``)."""
+    card of c in that hand, if any was known (``S_KNOWN``, §7 #12)."""
     h = S_HAND + p * N_CITIES
     st[h + c] -= 1
     st[S_HAND_N + p] -= 1
@@ -587,12 +599,15 @@ def _hand_out(st, p, c):
 
 @njit(cache=True, inline="always")
 def _place(st, p, c):
+    """A house of seat p in city c (§4C.1)."""
     st[S_HOUSES + p] |= 1 << c
     st[S_HOUSES_LEFT + p] -= 1
 
 
 @njit(cache=True, inline="always")
 def _draw_done(st):
+    """After a draw: the Postmaster's second draw (taken, or offered while no official is
+    used), else the play phase (§4A)."""
     ph = st[S_PHASE]
     if ph == PH_DRAW1:
         if st[S_OFFICIAL] == OFF_POSTMASTER:
@@ -607,6 +622,7 @@ def _draw_done(st):
 
 @njit(cache=True, inline="always")
 def _play_done(st, var):
+    """After a play: the Postal Carrier's offer, else the close phase (§4B, §6)."""
     p = st[S_CUR]
     st[S_PLAYS] += 1
     if st[S_PHASE] == PH_PLAY1 and st[S_OFFICIAL] == OFF_NONE and st[S_HAND_N + p] > 0:
@@ -617,6 +633,8 @@ def _play_done(st, var):
 
 @njit(cache=True, inline="always")
 def _to_close(st, var):
+    """The optional close phase when the route has at least 3 cards, else the turn's end
+    (§4C)."""
     p = st[S_CUR]
     if st[S_RHI + p] - st[S_RLO + p] >= 3:
         st[S_PHASE] = PH_CLOSE
@@ -626,7 +644,8 @@ def _to_close(st, var):
 
 @njit(cache=True)
 def _pick_next(st, tab, var):
-    """Advance the house-pick phase: skip regions with nothing to place; finish when done."""
+    """Advance the house-pick phase: skip regions with nothing to place; finish when done
+    (§4C.1)."""
     p = st[S_CUR]
     if st[S_PICK_MODE] == 0:
         while st[S_PENDING] != 0 and st[S_HOUSES_LEFT + p] > 0:
@@ -988,4 +1007,5 @@ def winner_of(st, scores):
 
 @njit(cache=True)
 def is_terminal(st):
+    """True when the game is over (§5)."""
     return st[S_OVER] == 1
