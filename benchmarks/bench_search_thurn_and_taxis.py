@@ -1,10 +1,10 @@
-"""The ``mcts`` policy in Thurn and Taxis (issue 15 §3): time per game, iterations per second,
+"""The ``mcts`` policy in Thurn and Taxis: time per game, iterations per second,
 the tree's cost against flat rollouts, and a curve of win rate against iterations.
 
 * Game time: complete 3-player games by ``play_chunk`` (one process, one core, CPU time), one
   default ``mcts`` seat against two ``route`` seats, and three default ``mcts`` seats.
 * Iterations per second: ``kernels.search.search`` (compiled for this game as
-  ``kernels.thurn_and_taxis._search``) at the default parameters on positions of
+  ``kernels.thurn_and_taxis.tree_search``) at the default parameters on positions of
   real ``route`` games (decisions 30, 90, 150, 210 of four games, 3 players); "flat" is
   ``kernels.search.flat`` (``flat_search``) with the same iterations, determinizations and rollouts, no tree.
   flat / tree is the tree's cost (issue goal: at most 2x).
@@ -84,7 +84,7 @@ def iterations_per_second():
                 srng[:] = new_state(2, k, 16)
                 n = int(st[K.S_NP])
                 if name == "tree":
-                    K._search(
+                    K.tree_search(
                         st,
                         ctx,
                         n_iter,

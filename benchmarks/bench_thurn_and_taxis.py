@@ -3,7 +3,7 @@
 "cold" runs in a subprocess with an empty ``NUMBA_CACHE_DIR`` (import + compile + play);
 "warm" is the best of three timed ``play_chunk`` calls (the kernel alone, CPU time of this
 process, one core) and one ``mcsim.simulate`` call (end to end: kernel, DataFrame, summary).
-Prints a markdown table. Issue 6 §7 goal: >= 20,000 random 3-player games/s/core warm.
+Prints a markdown table. Goal: >= 20,000 random 3-player games/s/core warm.
 
 Usage::
 

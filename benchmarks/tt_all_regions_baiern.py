@@ -1,4 +1,4 @@
-"""How often Thurn and Taxis' ``all_regions_includes_baiern`` binds (issue 11 §6; a rules
+"""How often Thurn and Taxis' ``all_regions_includes_baiern`` binds (the §7.1 default's cost; a rules
 measurement, not a throughput run).
 
 The variant (docs/rules/thurn_und_taxis.md §7.1) matters only when a player holds houses in the

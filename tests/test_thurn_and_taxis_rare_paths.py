@@ -1,4 +1,4 @@
-"""Thurn and Taxis rare rule paths (issue 11 §4), reached in simulated games and checked by a
+"""Thurn and Taxis rare rule paths (never checked by the kernel's own move list), reached in simulated games and checked by a
 second implementation.
 
 Rule source: docs/rules/thurn_und_taxis.md (§3 setup, §4 turn, §5 end and score, §6 officials,
@@ -387,7 +387,7 @@ def test_rare_path_reached_and_checked_by_second_implementation(
 
 def test_naive_reading_refuses_a_skipped_house():
     """The second implementation can fail: a record that leaves out a house that is not short
-    (issue 11 §2) is refused by ``naive_turns`` (§4C.1)."""
+    (mandatory placing) is refused by ``naive_turns`` (§4C.1)."""
     rec = next(
         copy.deepcopy(r)
         for r in _cached_records("random", 2, 11, 60, ())
@@ -407,7 +407,7 @@ def test_naive_reading_refuses_a_skipped_house():
 
 
 def test_s7_1_all_regions_tile_never_taken_without_baiern():
-    """docs/rules/thurn_und_taxis.md §7.1 (issue 11 §6): ``all_regions_includes_baiern=true``
+    """docs/rules/thurn_und_taxis.md §7.1: ``all_regions_includes_baiern=true``
     changes who may take the all-regions tile only for a player with houses in the 8 other
     regions and none in Baiern. In the 176 takes of these configurations that never happens
     (the README gives the larger measurement), so the variant changes no result here."""

@@ -647,7 +647,7 @@ def test_s4_perft_fixed_deal():
     Depth 1: display Carlsruhe, display Freiburg, deck (3). Depth 2: after a display draw the
     slot shows Mannheim (4 options each), after the deck draw 3: 11. Depth 3: new routes with
     each distinct hand city: 7 + 7 + 5 = 19 (counted by hand). Deeper counts come from
-    ``_naive_opening_count``, not from the product (issue 11 §5)."""
+    ``_naive_opening_count`` (a second count written from the rules), not from the product."""
     assert [T.perft(d) for d in range(4)] == [1, 3, 11, 19]
     assert [T.perft(d) for d in range(8)] == [_naive_opening_count(d, 3) for d in range(8)]
     assert T.perft(4) == 75
@@ -658,7 +658,7 @@ def test_s4_perft_fixed_deal():
         T.perft(-1)
 
 
-# ----------------------------------------------------------------------------- issue 11 §2
+# ----------------------------------------------------------------------------- houses (§4C.1)
 # Placing houses is mandatory (§4C.1, §7.5, §7.13): mode (i) serves every route region that still
 # has a route city without the player's house, fewer only when houses run short; an option that
 # places no house is legal only when no option places any.
@@ -742,7 +742,7 @@ def _house_case_legal_before_182():
 
 
 class TestHouseLeftOutCase:
-    """Issue 11 §2 input ``shared/cases/thurn_and_taxis_house_left_out.json`` (copied to
+    """The reported case ``shared/cases/thurn_and_taxis_house_left_out.json`` (copied to
     tests/data/): a random 2-player record that main accepts (houses left 2, 14 points)."""
 
     def test_s7_13_case_refused_at_its_first_close_that_places_nothing_bug(self):
@@ -781,7 +781,7 @@ class TestHouseLeftOutCase:
         assert naive_score_record(rec)["scores"] == [23, 6]
 
     def test_s4c1_cli_replay_refuses_turn_182(self, tmp_path):
-        """Issue 11 §2: ``mcsim replay`` exits 1 with the one-line error (no traceback)."""
+        """``mcsim replay`` exits 1 with the one-line error (no traceback)."""
         import json
 
         from click.testing import CliRunner
@@ -798,7 +798,7 @@ class TestHouseLeftOutCase:
         )
 
     def test_s4c1_replay_checks_the_rule_itself(self, monkeypatch):
-        """Issue 11 §4: replay refuses a skipped mandatory house even if the kernel's legal-move
+        """Replay checks the rule itself, not the kernel's move list: it refuses a skipped mandatory house even if the kernel's legal-move
         list offered the skip (here: main's list, restored by a patch)."""
         real = T.Game.legal
 

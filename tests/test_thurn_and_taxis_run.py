@@ -1,6 +1,7 @@
 """Thurn and Taxis through mcsim.simulate and the CLI: determinism, records, naive scorer, errors.
 
-Rule source: docs/rules/thurn_und_taxis.md §4-§5 (scoring cross-check), issue 6 §4-§6.
+Rule source: docs/rules/thurn_und_taxis.md §4-§5 (scoring cross-check); the summary block, records and
+input errors of ``mcsim.games.thurn_and_taxis``.
 """
 
 import json
@@ -89,7 +90,7 @@ def test_s7_naive_scorer_under_variants(variant):
 
 
 def test_records_round_trip_and_match_the_run():
-    """Issue 6 §5: records replay to the run's result (scores, winner, length in turns)."""
+    """Records replay to the run's result (scores, winner, length in turns)."""
     r = mcsim.simulate(GAME, games=10, seed=8, policies=["route", "random", "route"], record=5)
     for rec in r.records:
         row = r.games.iloc[rec["game_index"]]
@@ -115,13 +116,13 @@ def test_fast_random_decisions_equal_the_documented_random_policy(players):
     run = T.play_chunk(prep, 0, 4, 21)
     for g in range(4):
         st, logged, deck, _ = T._kernel_game(prep, 21, g)
-        deal_rng = R.new_state(21, g, K.STREAM_DEAL)
+        deal_rng = R.new_state(21, g, R.STREAM_DEAL)
         d = np.empty(K.N_CARDS, dtype=np.int64)
         K.deal_deck(deal_rng, d)
         ref = np.zeros(K.ST_SIZE, dtype=np.int64)
         K.init_state(ref, np.int64(players), d)
         K.init_stacks(ref, tab)
-        rngs = [R.new_state(21, g, K.STREAM_POLICY + p) for p in range(players)]
+        rngs = [R.new_state(21, g, R.STREAM_POLICY + p) for p in range(players)]
         acts = np.empty(K.MAX_ACTIONS, dtype=np.int64)
         empty, nolog = np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64)
         actions = []
@@ -159,7 +160,7 @@ def test_replay_rejects_illegal_play_with_turn_index():
 
 
 def test_replay_partial_record_and_bad_records():
-    """Issue 6 §5: a partial record replays; malformed ones raise InvalidRecordError."""
+    """A partial record replays; malformed ones raise InvalidRecordError."""
     rec = _record()
     part = dict(rec, turns=rec["turns"][:10])
     part.pop("scores")
@@ -210,7 +211,7 @@ def test_replay_partial_record_and_bad_records():
 
 
 def test_replay_accepts_houses_in_any_order():
-    """Issue 6 §5: a closing's houses may be written in any order (one per region, §4C.1)."""
+    """A closing's houses may be written in any order (one per region, §4C.1)."""
     rec = mcsim.simulate(GAME, games=3, seed=5, policies=["route"], record=3).records
     for r in rec:
         for t in r["turns"]:
@@ -220,7 +221,7 @@ def test_replay_accepts_houses_in_any_order():
 
 
 def test_format_and_parse_move_round_trip():
-    """Issue 6 §5: every legal move of a random game has a name that parses back to it."""
+    """Every legal move of a random game has a name that parses back to it."""
     rng = np.random.default_rng(1)
     g = T.Game(3, rng.permutation([c for c in range(22) for _ in range(3)]))
     for _ in range(400):
@@ -236,7 +237,7 @@ def test_format_and_parse_move_round_trip():
 
 
 def test_bad_input_raises_mcsim_errors(tmp_path):
-    """Issue 6 §6: bad player count, policy, parameter, variant, option, data file."""
+    """Input errors: bad player count, policy, parameter, variant, option, data file."""
     with pytest.raises(ConfigError):
         mcsim.simulate(GAME, games=2, players=5)
     with pytest.raises(UnknownPolicyError):
@@ -282,7 +283,7 @@ def test_s2_1_carriage_points_from_option_file(tmp_path):
 
 
 def test_summary_block():
-    """Issue 6 §4: the thurn_and_taxis summary block and its invariants."""
+    """The thurn_and_taxis summary block and its invariants."""
     r = mcsim.simulate(GAME, games=200, seed=1, policies=["route"])
     s = r.summary["thurn_and_taxis"]
     assert set(s) == {"by_players", "end", "officials", "closed_routes", "bonus_tiles", "carriages"}
@@ -304,7 +305,7 @@ def test_summary_block():
 
 
 def test_s3_route_close_len_parameter_lengthens_routes():
-    """Issue 6 §3: the planner's thresholds are parameters: close_len=6 closes longer routes.
+    """The planner's thresholds are parameters: close_len=6 closes longer routes.
 
     Mean closed length over 100 games x 3 seats (several hundred routes each, sd about 1 card):
     the difference must exceed 1 card, far above its standard error (about 0.1)."""
@@ -316,7 +317,7 @@ def test_s3_route_close_len_parameter_lengthens_routes():
 
 
 def test_summary_partials_merge_exactly():
-    """Issue 6 §4: chunk partials (also through their JSON form) merge to the whole-table block."""
+    """Chunk partials (also through their JSON form) merge to the whole-table block."""
     from mcsim.aggregate import _jsonable, add_partials
 
     r = mcsim.simulate(GAME, games=120, seed=9, policies=["route", "random", "route"])
@@ -330,7 +331,7 @@ def test_summary_partials_merge_exactly():
 
 
 def test_s5_route_policy_beats_random():
-    """Issue 6 §3: the route planner beats random players.
+    """The route planner beats random players.
 
     Seat 0 (route) against two random seats over 200 games: its win share must exceed 1/3 by
     more than 3 standard errors (se = sqrt(p(1-p)/n) <= 0.034 at p = 1/3, n = 200)."""
@@ -340,7 +341,7 @@ def test_s5_route_policy_beats_random():
 
 
 def test_cli_simulate_record_and_replay(tmp_path):
-    """Issue 6 §5: `simulate --record` writes records that `replay` validates."""
+    """`simulate --record` writes records that `replay` validates."""
     import cli
 
     rec = tmp_path / "rec.json"
@@ -407,7 +408,7 @@ print(json.dumps({"compiled": compiled, "replays": replays}))
 
 
 def test_records_and_replays_share_play_code():
-    """Issue 13 §5: records are played by the run's entry kernel (``play_batch``) and replays
+    """Compile time: records are played by the run's entry kernel (``play_batch``) and replays
     apply moves with the engine of random runs (``_advance`` without route code,
     ``legal_moves``), so once a random and a route run are compiled, their records and the
     replays compile nothing (compile time is measured in ``benchmarks/bench_cold_start.py``,

@@ -1,4 +1,4 @@
-"""The ``mcts`` policy in Thurn and Taxis (issue 15): information-set search over the deck order
+"""The ``mcts`` policy in Thurn and Taxis: information-set search over the deck order
 and the other seats' hand cards (docs/rules/thurn_und_taxis.md §7 #12).
 
 No peeking (changing only what the deciding seat cannot see leaves its decision and its random
@@ -16,6 +16,7 @@ from numba import types
 import mcsim
 from kernels import thurn_and_taxis as K
 from kernels.rng import new_state, shuffle
+from kernels.thurn_and_taxis import search_steps as SS
 from mcsim.errors import UnknownPolicyError
 from mcsim.games import thurn_and_taxis as G
 from tests.conftest import one_error_line
@@ -92,7 +93,7 @@ def _mcts_params(prep, iterations=120):
 
 @pytest.mark.parametrize("game_index, plies", [(0, 40), (3, 120)])
 def test_mcts_does_not_peek(game_index, plies):
-    """Issue 15 §1: the decision (and the seat's random stream after it) is the same when only
+    """No peeking: the decision (and the seat's random stream after it) is the same when only
     the deck order and the others' unknown hand cards change (§7 #12)."""
     g, prep = _position(game_index, plies)
     prm = _mcts_params(prep)
@@ -117,7 +118,7 @@ def test_determinization_keeps_what_the_seat_sees():
     p = int(st0[K.S_CUR])
     for k in range(5):
         st = st0.copy()
-        K._search_determinize(st, ctx, new_state(np.uint64(k), np.uint64(0), np.uint64(0)))
+        SS._search_determinize(st, ctx, new_state(np.uint64(k), np.uint64(0), np.uint64(0)))
         counts = np.zeros(K.N_CITIES, np.int64)
         for q in range(3):
             h = st[K.S_HAND + q * 22 : K.S_HAND + (q + 1) * 22]
@@ -164,7 +165,7 @@ def test_search_state_type_is_thurn_and_taxis_own():
     """The search resolves step functions by the state's Numba type: T&T's int64 1-D vector is
     none of the other games' (Sacred Hill uint64 1-D, Don Quixote int64 2-D, El Grande int32
     2-D, Carcassonne a tuple)."""
-    assert K._is_tt_state(types.Array(types.int64, 1, "C"))
+    assert SS._is_tt_state(types.Array(types.int64, 1, "C"))
     for other in (
         types.Array(types.uint64, 1, "C"),
         types.Array(types.int64, 2, "C"),
@@ -172,11 +173,11 @@ def test_search_state_type_is_thurn_and_taxis_own():
         types.Array(types.int16, 2, "C"),
         types.UniTuple(types.Array(types.int64, 1, "C"), 2),
     ):
-        assert not K._is_tt_state(other)
+        assert not SS._is_tt_state(other)
 
 
 def test_mcts_deterministic_across_workers_and_records_replay():
-    """Issue 15 §1: same seed, same games for 1 and 2 workers; records of mcts games replay to
+    """Determinism: same seed, same games for 1 and 2 workers; records of mcts games replay to
     the run's points (``replay`` checks them itself)."""
     pol = ["mcts:iterations=12", "route", "mcts:iterations=8,reward=1,rollout=0"]
     a = mcsim.simulate(

@@ -1,5 +1,5 @@
 """The naive second implementation of Thurn and Taxis scoring, for tests only (moved out of
-``mcsim.games.thurn_and_taxis``, issue 13 §2): ``naive_score_record`` rescores a record from its
+``mcsim.games.thurn_and_taxis``, which ships no test code): ``naive_score_record`` rescores a record from its
 turns by the rules text alone (docs/rules/thurn_und_taxis.md).
 """
 

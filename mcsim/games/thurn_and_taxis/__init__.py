@@ -623,7 +623,7 @@ def _entry(prep: Prepared):
     """The entry kernel of a run and the policy parameters to give it: ``K.play_batch_mcts``
     when a seat plays ``mcts`` (the search is compiled only then); else ``K.play_batch``, with
     the parameters only when a seat plays ``route`` (None: the engine compiled without the
-    ``route`` policy, shared with replays; issue 13 §5)."""
+    ``route`` policy, shared with replays: less to compile)."""
     if _has_mcts(prep):
         return K.play_batch_mcts, prep.policy_params
     if (prep.policy_ids == K.POL_ROUTE).any():

@@ -1,0 +1,307 @@
+"""Thurn and Taxis search steps: information-set MCTS (``kernels.search``) for ``mcts``.
+
+Compiled only through ``kernels.thurn_and_taxis.play.play_batch_mcts``: the Python side picks
+that entry kernel when a seat plays ``mcts``, so a random or route run never compiles the
+search. The search state is the game's own ``int64[ST_SIZE]`` vector (the only 1-D int64 state
+registered with the search: Sacred Hill's is uint64 1-D, Don Quixote's int64 2-D, El Grande's
+int32 2-D). The step functions are inlined into the search's per-step lambdas
+(``search.register``), each of which is compiled on its own: one compiled level fewer below the
+search than plain calls, and the moves are applied by ``_advance``, the play engine (so the
+search compiles no move code of its own).
+"""
+
+import numpy as np
+from numba import njit, types
+
+from kernels import search
+from kernels.rng import next_u64, seed_state, shuffle_fast
+from kernels.thurn_and_taxis.layout import (
+    A_START,
+    DISPLAY,
+    MAX_ACTIONS,
+    MAX_SEATS,
+    N_CARDS,
+    N_CITIES,
+    N_MOVE_CODES,
+    N_PARAMS,
+    P_MCTS_BASE,
+    P_MCTS_C,
+    P_MCTS_ITER,
+    P_MCTS_REWARD,
+    P_MCTS_ROLLOUT,
+    PH_PLAY1,
+    PH_PLAY2,
+    POL_MCTS,
+    POL_RANDOM,
+    POL_ROUTE,
+    ROUTE_SLOTS,
+    S_CUR,
+    S_DECK,
+    S_DECK_END,
+    S_DECK_TOP,
+    S_DISC,
+    S_DISC_N,
+    S_DISPLAY,
+    S_HAND,
+    S_HAND_N,
+    S_HMASK,
+    S_KNOWN,
+    S_NP,
+    S_OVER,
+    S_PHASE,
+    S_RHI,
+    S_RLO,
+    S_ROUTE,
+    SEARCH_DEPTH,
+    ST_SIZE,
+    ZERO,
+)
+from kernels.thurn_and_taxis.policies import (
+    _advance,
+    _random_move,
+    _route_policy,
+)
+from kernels.thurn_and_taxis.rules import (
+    legal_moves,
+    score_final,
+    winner_of,
+)
+
+#: points per unit of the margin and points rewards
+MARGIN_SCALE = 10.0
+#: bonus in a playout's points for the seat that wins the tie-break (§5), so that the win
+#: reward goes to it alone; below one point, so it never reorders different scores
+TIE_BREAK_BONUS = 0.5
+
+
+def _is_tt_state(t):
+    return (
+        isinstance(t, types.Array)
+        and t.ndim == 1
+        and t.dtype == types.int64
+        and t.layout in ("C", "A")
+    )
+
+
+@njit(cache=True, inline="always")
+def _search_copy(dst, src):
+    for k in range(ST_SIZE):
+        dst[k] = src[k]
+
+
+@njit(cache=True, inline="always")
+def _search_determinize(st, ctx, rng):
+    """Deal what the seat to move cannot see (§7 #12: the deck order and the other seats' hand
+    cards not known from the display) anew: the unseen cards (3 per city minus its own hand,
+    the display, the discard pile, every route and the known cards of the others) are shuffled
+    and dealt to the others' unknown hand cards (their sizes are public) and to the deck. Reads
+    only what the seat sees."""
+    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog, noids, noprm, nostreams = ctx
+    p = st[S_CUR]
+    n = st[S_NP]
+    for c in range(N_CITIES):
+        cnt[c] = 3 - st[S_HAND + p * N_CITIES + c]
+    for i in range(DISPLAY):
+        c = st[S_DISPLAY + i]
+        if c >= 0:
+            cnt[c] -= 1
+    for i in range(st[S_DISC_N]):
+        cnt[st[S_DISC + i]] -= 1
+    for q in range(n):
+        base = S_ROUTE + q * ROUTE_SLOTS
+        for i in range(st[S_RLO + q], st[S_RHI + q]):
+            cnt[st[base + i]] -= 1
+        if q != p:
+            for c in range(N_CITIES):
+                cnt[c] -= st[S_KNOWN + q * N_CITIES + c]
+    k = 0
+    for c in range(N_CITIES):
+        for _ in range(cnt[c]):
+            pool[k] = c
+            k += 1
+    shuffle_fast(rng, pool[:k])
+    pos = 0
+    for q in range(n):
+        if q == p:
+            continue
+        h = S_HAND + q * N_CITIES
+        kn = S_KNOWN + q * N_CITIES
+        unknown = st[S_HAND_N + q]
+        hm = 0
+        for c in range(N_CITIES):
+            st[h + c] = st[kn + c]
+            unknown -= st[kn + c]
+            if st[kn + c] > 0:
+                hm |= 1 << c
+        for _ in range(unknown):
+            c = pool[pos]
+            pos += 1
+            st[h + c] += 1
+            hm |= 1 << c
+        st[S_HMASK + q] = hm
+    m = k - pos  # = cards left in the deck
+    for i in range(m):
+        st[S_DECK + i] = pool[pos + i]
+    st[S_DECK_TOP] = 0
+    st[S_DECK_END] = m
+
+
+@njit(cache=True, inline="always")
+def _search_legal(st, ctx, moves):
+    """The moves the search considers: the legal moves, except that in a play phase the route
+    is discarded (restart) only when no card extends it (as ``random`` plays; the ``route``
+    policy restarts only then too)."""
+    if st[S_OVER] != 0:
+        return 0
+    n = legal_moves(st, ctx[0], moves)
+    ph = st[S_PHASE]
+    if (ph == PH_PLAY1 or ph == PH_PLAY2) and moves[0] < A_START:
+        k = 1
+        while k < n and moves[k] < A_START:
+            k += 1
+        return k
+    return n
+
+
+@njit(cache=True, inline="always")
+def _search_to_move(st, ctx):
+    return st[S_CUR]
+
+
+@njit(cache=True, inline="always")
+def _search_step(st, ctx, move, rng):
+    """``apply_move`` in the search: the play engine (``_advance``, one move: no seat plays
+    ``random`` or ``route`` there), ``rng`` the reshuffle stream."""
+    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog, noids, noprm, nostreams = ctx
+    _advance(
+        st, tab, var, np.int64(move), noids, noprm, nostreams, acts, rng, script, slog, slog, ZERO
+    )
+
+
+@njit(cache=True, inline="always")
+def _search_apply(st, ctx, move):
+    _search_step(st, ctx, move, ctx[2])
+
+
+@njit(cache=True, inline="always")
+def _search_rollout(st, ctx, rng, scores):
+    """Finish the game with ``kind`` (``POL_RANDOM`` or ``POL_ROUTE`` with ``prm``) for every
+    seat; ``scores`` = final points (§5) + ``TIE_BREAK_BONUS`` for the tie-break winner."""
+    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog, noids, noprm, nostreams = ctx
+    if kind == POL_RANDOM:
+        while st[S_OVER] == 0:
+            _search_step(st, ctx, _random_move(st, tab, acts, rng), rng)
+    else:
+        while st[S_OVER] == 0:
+            n = legal_moves(st, tab, acts)
+            _search_step(st, ctx, _route_policy(st, tab, acts, n, prm, rng), rng)
+    score_final(st, tab, sc)
+    w = winner_of(st, sc)
+    for q in range(st[S_NP]):
+        scores[q] = sc[q] + (TIE_BREAK_BONUS if q == w else 0.0)
+
+
+search.register(
+    _is_tt_state,
+    copy=lambda dst, src: _search_copy(dst, src),
+    determinize=lambda state, ctx, rng: _search_determinize(state, ctx, rng),
+    legal=lambda state, ctx, moves: _search_legal(state, ctx, moves),
+    to_move=lambda state, ctx: _search_to_move(state, ctx),
+    apply=lambda state, ctx, move: _search_apply(state, ctx, move),
+    rollout=lambda state, ctx, rng, scores: _search_rollout(state, ctx, rng, scores),
+)
+
+
+# The search compiled for this game without its own cache entry: ``search.search`` caches under
+# kernels/search.py, and Numba's cache does not see that the step functions above (inlined into
+# it) changed when only this game's files change, so a cached ``search.search`` would keep the
+# old ones. Compiled here, the search is cached inside ``choose_mcts`` (this module) and
+# recompiled with it.
+tree_search = njit(search.search.py_func)
+#: ``search.flat`` likewise (benchmarks: the same playouts without the tree)
+flat_search = njit(search.flat.py_func)
+
+
+@njit(cache=True)
+def search_capacity(policy_ids, policy_params):
+    """Tree nodes needed by the ``mcts`` seats of a game (iterations + 1; 2 if none)."""
+    cap = 2
+    for p in range(policy_ids.shape[0]):
+        if policy_ids[p] == POL_MCTS:
+            cap = max(cap, np.int64(policy_params[p, P_MCTS_ITER]) + 1)
+    return cap
+
+
+@njit(cache=True)
+def search_scratch(tab, var, capacity):
+    """Scratch of ``choose_mcts`` for trees of ``capacity`` nodes: (ctx, work state, tree,
+    value, logs, moves, untried, mark, path, scores, reward). ``ctx`` is the search's game
+    context: (tab, var, reshuffle stream uint64[4], actions int64[MAX_ACTIONS], card pool
+    int64[66], city counts int64[22], rollout policy id int64[1] holder, route parameters
+    float64[N_PARAMS], points int64[MAX_SEATS], empty script, 1-slot reshuffle log, and for
+    ``_advance`` policy ids int64[MAX_SEATS] with no ``random`` or ``route`` seat, unused
+    parameters float64[MAX_SEATS, N_PARAMS] and streams uint64[MAX_SEATS, 4])."""
+    ctx = (
+        tab,
+        var,
+        np.zeros(4, np.uint64),
+        np.zeros(MAX_ACTIONS, np.int64),
+        np.zeros(N_CARDS, np.int64),
+        np.zeros(N_CITIES, np.int64),
+        np.int64(POL_ROUTE),
+        np.zeros(N_PARAMS, np.float64),
+        np.zeros(MAX_SEATS, np.int64),
+        np.empty(0, np.int64),
+        np.zeros(1, np.int64),
+        np.full(MAX_SEATS, -1, np.int64),
+        np.zeros((MAX_SEATS, N_PARAMS), np.float64),
+        np.zeros((MAX_SEATS, 4), np.uint64),
+    )
+    return (
+        ctx,
+        np.zeros(ST_SIZE, np.int64),
+        np.zeros((capacity, search.TREE_COLS), np.int64),
+        np.zeros(capacity, np.float64),
+        np.zeros(capacity, np.float64),
+        np.zeros(MAX_ACTIONS, np.int64),
+        np.zeros(MAX_ACTIONS, np.int64),
+        np.zeros(N_MOVE_CODES, np.int64),
+        np.zeros(SEARCH_DEPTH + 2, np.int64),
+        np.zeros(MAX_SEATS, np.float64),
+        np.zeros(MAX_SEATS, np.float64),
+    )
+
+
+@njit(cache=True)
+def choose_mcts(st, prm, rng, scr):
+    """The ``mcts`` decision of the seat to move in ``st`` (int64[ST_SIZE], read only; the
+    hidden parts are only resampled in a copy) by ISMCTS with the parameters ``P_MCTS_*`` of
+    ``prm`` (float64[>= N_MCTS_PARAMS]); ``rng`` the seat's policy stream (uint64[4], the only
+    source of randomness); ``scr`` from ``search_scratch``. Returns a legal action."""
+    ctx0, work, tree, value, logs, moves, untried, mark, path, scores, reward = scr
+    tab, var, srng, acts, pool, cnt, kind0, rprm, sc, script, slog, noids, noprm, nostreams = ctx0
+    for k in range(N_PARAMS):
+        rprm[k] = prm[P_MCTS_BASE + k]
+    seed_state(srng, next_u64(rng))
+    kind = np.int64(prm[P_MCTS_ROLLOUT])
+    ctx = (tab, var, srng, acts, pool, cnt, kind, rprm, sc, script, slog, noids, noprm, nostreams)
+    n = st[S_NP]
+    return tree_search(
+        st,
+        ctx,
+        np.int64(prm[P_MCTS_ITER]),
+        prm[P_MCTS_C],
+        np.int64(prm[P_MCTS_REWARD]),
+        MARGIN_SCALE,
+        rng,
+        work,
+        tree,
+        value,
+        logs,
+        moves,
+        untried,
+        mark,
+        path,
+        scores[:n],
+        reward[:n],
+    )
