@@ -3,7 +3,7 @@
 "cold" runs in a subprocess with an empty ``NUMBA_CACHE_DIR`` (import + compile of the whole
 kernel + 10 random games); "warm" is the best of three timed ``play_chunk`` calls (the kernel
 alone, CPU time of this process, one core) and one ``mcsim.simulate`` call (end to end:
-kernel, DataFrame, summary). Issue #5 §8 goal: >= 5,000 random 2-player base games/s/core warm.
+kernel, DataFrame, summary). Goal: >= 5,000 random 2-player base games/s/core warm.
 
 Usage::
 

@@ -1,4 +1,4 @@
-"""Carcassonne ``mcts`` (issue 15 §3): time per game, iterations per second, tree overhead, and a
+"""Carcassonne ``mcts``: time per game, iterations per second, tree overhead, and a
 small curve of win rate against iterations.
 
 * Game time: complete 2-player games played by ``play_chunk`` (one process, one core, CPU
@@ -7,7 +7,7 @@ small curve of win rate against iterations.
   at the default parameters on placement decisions taken from heuristic games (turns 5, 20, 35,
   50, 65 of four games, The Gifts off); "flat" is ``kernels.search.flat`` (``flat_move``): the
   same number of determinizations and rollouts, the root moves in turn, no tree. The ratio flat
-  / tree iterations per second is the tree's cost (issue goal: at most 2x).
+  / tree iterations per second is the tree's cost (goal: at most 2x).
 * ``--curve N``: win share of ``mcts:iterations=K`` against ``heuristic`` for K in 25, 100, 300,
   N deals each played in both seat orders (common deals), written to
   ``benchmarks/carcassonne_mcts_curve.png``.
@@ -35,13 +35,13 @@ from mcsim.games.carcassonne.show import _replay_prefix
 from mcsim.runner import resolve_config
 
 
-# ``ctx`` is built here, not taken from ``K._search_ctx`` (see tests/test_carcassonne_mcts.py:
+# ``ctx`` is built here, not taken from ``K.search_ctx`` (see tests/test_carcassonne_mcts.py:
 # an array-returning function compiled inside the NRT-free play loop must not hand its result
 # to a caller with reference counting).
 @njit
 def _decide(S, T, H, codes, cur, t, params, rng, scr, flat):
     root = scr[0]
-    K._search_root(S, root, cur, K.PH_PLACE, t, -1, -1, -1, 0)
+    K.search_root(S, root, cur, K.PH_PLACE, t, -1, -1, -1, 0)
     ctx = (
         T,
         codes,
@@ -190,7 +190,7 @@ def main():
         return
     g1 = _game_seconds(["mcts", "heuristic"], 10)
     g2 = _game_seconds(["mcts", "mcts"], 6)
-    print("| lineup (2 players, default mcts) | s per game (1 core, CPU time) | issue goal |")
+    print("| lineup (2 players, default mcts) | s per game (1 core, CPU time) | goal |")
     print("|---|---|---|")
     print(f"| mcts vs heuristic (10 games) | {g1:.2f} | <= 2 |")
     print(f"| mcts vs mcts (6 games) | {g2:.2f} | <= 2 |")

@@ -1,4 +1,4 @@
-"""The Carcassonne ``mcts`` policy (issue 15 §1): information-set MCTS over the tile order, the
+"""The Carcassonne ``mcts`` policy: information-set MCTS over the tile order, the
 other seats' gift cards and the gift deck (docs/rules/carcassonne.md §3.1, §4.3, §6 #13).
 
 No peeking (what the deciding seat cannot see does not change its decision), determinism across
@@ -17,6 +17,7 @@ from numba import njit
 import kernels.carcassonne as K
 import mcsim
 from kernels import search
+from kernels.carcassonne.search_steps import _s_determinize
 from kernels.rng import new_state
 from mcsim.games import carcassonne as G
 from mcsim.games.carcassonne.show import _replay_prefix
@@ -27,7 +28,7 @@ FAST = "mcts:iterations=40,width=4,depth=4"
 
 
 # The kernel's search entry points are reached here through these wrappers, which build ``ctx``
-# themselves: ``K._search_ctx`` returns arrays and is compiled inside the NRT-free play loop, so a
+# themselves: ``K.search_ctx`` returns arrays and is compiled inside the NRT-free play loop, so a
 # caller with reference counting (Python, or a function compiled with NRT) must not take its
 # result (it would release arrays it never owned).
 @njit
@@ -52,7 +53,7 @@ def _ctx(T, codes, H, params, scr):
 def _decide(S, T, H, codes, cur, t, params, rng, scr):
     """``K.mcts_move`` at a placement decision."""
     root = scr[0]
-    K._search_root(S, root, cur, K.PH_PLACE, t, -1, -1, -1, 0)
+    K.search_root(S, root, cur, K.PH_PLACE, t, -1, -1, -1, 0)
     return search.search(
         root,
         _ctx(T, codes, H, params, scr),
@@ -77,8 +78,8 @@ def _decide(S, T, H, codes, cur, t, params, rng, scr):
 @njit
 def _determinized(S, T, H, codes, cur, t, params, rng, scr, out):
     """The search root of a placement decision, determinized once into ``out``."""
-    K._search_root(S, out, cur, K.PH_PLACE, t, -1, -1, -1, 0)
-    K._s_determinize(out, _ctx(T, codes, H, params, scr), rng)
+    K.search_root(S, out, cur, K.PH_PLACE, t, -1, -1, -1, 0)
+    _s_determinize(out, _ctx(T, codes, H, params, scr), rng)
 
 
 def _heuristic_weights():
@@ -116,7 +117,7 @@ def _hide_differently(S, cur, rng):
 
 @pytest.mark.parametrize("turn", [9, 30])
 def test_mcts_does_not_peek(turn):
-    """Issue 15 §1: the placement chosen for the same random state does not change when the
+    """No peeking: the placement chosen for the same random state does not change when the
     tile order, the opponent's gift cards and the gift deck change; and the determinization of
     the two states is identical (it rebuilds them from what the seat has seen)."""
     cur, t, S, T, codes = _position(5, 0, turn)
@@ -150,7 +151,7 @@ def test_mcts_does_not_peek(turn):
 
 @pytest.mark.parametrize("variant", [{}, {"gifts": "true"}])
 def test_mcts_deterministic_across_workers_and_records_replay(variant):
-    """Issue 15 §1: same seed, same games for 1 and 2 workers; records of mcts games replay
+    """Determinism: same seed, same games for 1 and 2 workers; records of mcts games replay
     (``mcsim replay``) to the run's points, with and without The Gifts."""
     pol = [FAST, "heuristic"]
     kw = dict(games=4, seed=3, policies=pol, variant=variant)

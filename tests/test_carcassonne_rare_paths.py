@@ -1,7 +1,7 @@
 """Carcassonne rare rule paths, found in simulated games and checked by the naive implementation.
 
 docs/rules/carcassonne.md §3.2 (draws, unplaceable tiles, meeple supply), §3.3 (majority ties),
-§4.2-§4.4 (gift deck reshuffle, empty deck, Take 2), §6 #10-#14 (issue 11 §4). Each test names a
+§4.2-§4.4 (gift deck reshuffle, empty deck, Take 2), §6 #10-#14. Each test names a
 fixed configuration, counts how often the path is reached there, and checks every game of it with
 tests/test_carcassonne_naive.py (``check_draws``: draws, placements and meeples legal by the
 rules, gift receipts from the naive deck and discards; then the naive final scores): never with

@@ -42,15 +42,15 @@ def test_s2_kernel_tables_match_data():
     T = G.default_tables()
     letters = [t["letter"] for t in G.load_data()["tiles"]]
     v = letters.index("V")  # F F R R, road S-W
-    assert list(T[0][v, 0]) == [K.EDGE_FIELD, K.EDGE_FIELD, K.EDGE_ROAD, K.EDGE_ROAD]
-    assert list(T[0][v, 1]) == [K.EDGE_ROAD, K.EDGE_FIELD, K.EDGE_FIELD, K.EDGE_ROAD]
+    assert list(T[K.TB_EDGE][v, 0]) == [K.EDGE_FIELD, K.EDGE_FIELD, K.EDGE_ROAD, K.EDGE_ROAD]
+    assert list(T[K.TB_EDGE][v, 1]) == [K.EDGE_ROAD, K.EDGE_FIELD, K.EDGE_FIELD, K.EDGE_ROAD]
     # V field f0 = ports {5, 6}; after one turn {7, 0}
-    assert sorted(np.flatnonzero(T[2][v, 1] == T[2][v, 0][5])) == [0, 7]
+    assert sorted(np.flatnonzero(T[K.TB_PORT_SEG][v, 1] == T[K.TB_PORT_SEG][v, 0][5])) == [0, 7]
     # distinct rotations: B and C one, U/F/G/H/X fewer than four
-    assert T[11][letters.index("B")] == 1 and T[11][letters.index("C")] == 1
-    assert T[11][letters.index("U")] == 0b11 and T[11][letters.index("X")] == 1
-    assert T[11][letters.index("V")] == 0b1111
-    assert sum(T[12]) == 72
+    assert T[K.TB_ROT_OK][letters.index("B")] == 1 and T[K.TB_ROT_OK][letters.index("C")] == 1
+    assert T[K.TB_ROT_OK][letters.index("U")] == 0b11 and T[K.TB_ROT_OK][letters.index("X")] == 1
+    assert T[K.TB_ROT_OK][letters.index("V")] == 0b1111
+    assert sum(T[K.TB_COUNTS]) == 72
 
 
 @pytest.mark.parametrize(
@@ -291,9 +291,7 @@ def test_s3_2_completed_unoccupied_feature_scores_nobody_and_meeples_run_out():
     assert pos.supply(RED) == 0
     opts = np.zeros(16, dtype=np.int64)
     pos.place("U", 1, 0, 1, check=False)
-    assert (
-        K.meeple_options(pos.S, T, int(pos.S[21][K.S_NPLACED]) - 1, RED, opts) == 1
-    )  # only "none"
+    assert K.meeple_options(pos.S, T, int(pos.S.sc[K.S_NPLACED]) - 1, RED, opts) == 1  # only "none"
 
 
 def test_s5_8_field_majority_and_tie():
@@ -526,7 +524,10 @@ def test_s4_4_synod_adds_a_monk_and_majority_scores():
     _ring(pos, 20, 20, 8)
     assert pos.scores == [9, 9]
     # Blue scored only thanks to the Synod monk: credited to Synod; Red's points are not
-    assert pos.S[20][BLUE, 12 + K.GIFT_SYNOD] == 9 and pos.S[20][RED, 12 + K.GIFT_SYNOD] == 0
+    assert (
+        pos.S.gst[BLUE, K.G_POINTS + K.GIFT_SYNOD] == 9
+        and pos.S.gst[RED, K.G_POINTS + K.GIFT_SYNOD] == 0
+    )
     pos2 = Position(start=False)
     pos2.place("B", 20, 20, 0, meeple="cloister", player=RED, check=False)
     pos2.synod(BLUE, 20, 20)
@@ -562,7 +563,9 @@ def test_s4_4_change_position():
     pos.change_position(RED, 0, 0, "field1", "road0")
     assert pos.feature(0, 0, "road0")["meeples"] == [1, 1]
     assert pos.finish() == [1, 1]  # the road D: 1 tile, shared
-    assert pos.S[20][RED, 12 + K.GIFT_CHANGE] == 1  # Red scored only thanks to the moved meeple
+    assert (
+        pos.S.gst[RED, K.G_POINTS + K.GIFT_CHANGE] == 1
+    )  # Red scored only thanks to the moved meeple
     # a completed city on the tile is not a target (default) unless allowed
     done = Position()
     done.place("E", 0, -1, 2)
@@ -577,25 +580,26 @@ def test_s4_4_change_position():
 def test_s5_21_unopened_gifts_score_2_each():
     """docs/rules/carcassonne.md §5 #21, §4.5: 3 unopened gifts -> +6 at the end."""
     pos = Position(variant={"gifts": "true"})
-    pos.S[17][RED, K.GIFT_SYNOD] = 2
-    pos.S[17][RED, K.GIFT_TAKE2] = 1
+    pos.S.hand[RED, K.GIFT_SYNOD] = 2
+    pos.S.hand[RED, K.GIFT_TAKE2] = 1
     assert pos.finish() == [6, 0] and pos.points("gift") == [6, 0]
     off = Position()
-    off.S[17][RED, K.GIFT_SYNOD] = 2
+    off.S.hand[RED, K.GIFT_SYNOD] = 2
     assert off.finish() == [0, 0]
 
 
 def test_s4_2_gift_deck_reshuffles_discards_and_can_run_dry():
     """docs/rules/carcassonne.md §4.2, §6 #12: empty deck: reshuffle discards; both empty: none."""
+    from kernels.carcassonne.rules import _draw_gift_card
     from kernels.rng import new_state
 
     pos = Position(variant={"gifts": "true"})
     rng = new_state(1, 0, 1)
     e = np.zeros(1, dtype=np.int32)
-    pos.S[19][K.GIFT_CASHOUT] = 1
-    assert K._draw_gift_card(pos.S, rng, K.MODE_PLAY, e, 0) == K.GIFT_CASHOUT
-    assert pos.S[19].sum() == 0 and pos.S[18].sum() == 0
-    assert K._draw_gift_card(pos.S, rng, K.MODE_PLAY, e, 0) == -1
+    pos.S.gdisc[K.GIFT_CASHOUT] = 1
+    assert _draw_gift_card(pos.S, rng, K.MODE_PLAY, e, 0) == K.GIFT_CASHOUT
+    assert pos.S.gdisc.sum() == 0 and pos.S.gdeck.sum() == 0
+    assert _draw_gift_card(pos.S, rng, K.MODE_PLAY, e, 0) == -1
 
 
 def _take2_record(take2_other="shuffle", keep="W"):

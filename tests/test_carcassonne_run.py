@@ -1,6 +1,6 @@
 """Carcassonne through mcsim.simulate, records/replay, compare and the CLI.
 
-docs/rules/carcassonne.md §3 (game flow), §4 (gifts), issue #5 §5-§6 (statistics, records).
+docs/rules/carcassonne.md §3 (game flow), §4 (gifts); the statistics, records and CLI.
 Statistical checks use fixed seeds; tolerances are stated next to each assertion.
 """
 
@@ -144,7 +144,7 @@ def test_s5_22_take_2_tile_accounting(gift_records):
 
 
 def test_s3_s4_records_replay_gifts_and_five_players(gift_records):
-    """docs/rules/carcassonne.md §3, §4 (issue #5 §6):
+    """docs/rules/carcassonne.md §3, §4 :
     records (gift actions included) replay to the run's scores."""
     for rec in gift_records.records[:20]:
         out = G.replay(json.loads(json.dumps(rec)))
@@ -167,7 +167,7 @@ def test_s3_s4_records_replay_gifts_and_five_players(gift_records):
 
 
 def test_s3_2_unfinished_record_replays_as_unfinished(gift_records):
-    """docs/rules/carcassonne.md §3.2 (issue #5 §6):
+    """docs/rules/carcassonne.md §3.2 :
     a record cut after 10 turns is valid and unfinished."""
     rec = copy.deepcopy(gift_records.records[0])
     rec["turns"] = rec["turns"][:10]
@@ -183,7 +183,7 @@ def _first_record():
 
 
 def test_s3_2_illegal_placement_names_ply_and_legal_moves():
-    """docs/rules/carcassonne.md §3.2 step 1 (issue #5 §6):
+    """docs/rules/carcassonne.md §3.2 step 1 :
     an illegal placement raises IllegalMoveError with its turn and the alternatives."""
     rec = _first_record()
     good = rec["turns"][3]["place"]
@@ -203,7 +203,7 @@ def test_s3_2_illegal_placement_names_ply_and_legal_moves():
 
 
 def test_s3_2_illegal_meeple_and_gift_and_tile():
-    """docs/rules/carcassonne.md §3.2, §4.3 (issue #5 §6):
+    """docs/rules/carcassonne.md §3.2, §4.3 :
     meeple on an occupied feature, opening a card not held, wrong tile."""
     rec = _first_record()
     k = next(i for i, t in enumerate(rec["turns"]) if t["meeple"] is None and i > 0)
@@ -266,11 +266,11 @@ def test_s6_20_turn_player_must_be_the_seat_to_move():
                 dict(r["turns"][-1], player=len(r["turns"]) % r["players"])
             ),
             '"tiles" lists 71 draws but the record has 72 turns',
-        ),  # issue 12 §6: checked up front
+        ),  # the draw count is checked before the replay starts
     ],
 )
 def test_s3_bad_records_raise_invalid_record(mutate, message):
-    """docs/rules/carcassonne.md §3.1-§3.2 (issue #5 §6):
+    """docs/rules/carcassonne.md §3.1-§3.2 :
     malformed records raise InvalidRecordError with a one-line message."""
     rec = _first_record()
     mutate(rec)
@@ -292,7 +292,7 @@ def test_s3_1_bad_configuration_errors():
 
 
 def test_s3_2_heuristic_beats_random():
-    """docs/rules/carcassonne.md §3.2 (issue #5 §4 policies):
+    """docs/rules/carcassonne.md §3.2 :
     the heuristic wins clearly against random (200 games; measured 100% on 2000)."""
     r = mcsim.simulate(
         "carcassonne", games=200, seed=1, policies=["heuristic", "random"], workers=1
@@ -302,7 +302,7 @@ def test_s3_2_heuristic_beats_random():
 
 
 def test_s3_3_heuristic_parameters_change_play():
-    """docs/rules/carcassonne.md §3.3 (issue #5 §4 policies):
+    """docs/rules/carcassonne.md §3.3 :
     heuristic parameters are numbers (ParamSpec) and matter."""
     a = mcsim.simulate(
         "carcassonne", games=20, seed=1, policies=["heuristic", "heuristic"], workers=1
@@ -319,7 +319,7 @@ def test_s3_3_heuristic_parameters_change_play():
 
 
 def test_s3_4_compare_variants_pairs_the_same_deals():
-    """docs/rules/carcassonne.md §3.4, §4 (issue #5 §5):
+    """docs/rules/carcassonne.md §3.4, §4 :
     compare gifts=false vs gifts=true on the same tile orders, paired CIs."""
     from mcsim.compare_variants import compare_variants, format_comparison
 
@@ -336,8 +336,8 @@ def test_s3_4_compare_variants_pairs_the_same_deals():
         compare_variants("carcassonne", ["gifts=false", "farms=v3"], games=5)
 
 
-def test_s4_3_opened_gifts_are_discarded_and_reshuffled_issue11_bug():
-    """docs/rules/carcassonne.md §4.3, §4.2, §6 #12 (issue 11 §1): an opened card goes to the
+def test_s4_3_opened_gifts_are_discarded_and_reshuffled():
+    """docs/rules/carcassonne.md §4.3, §4.2, §6 #12: an opened card goes to the
     discard pile; the empty deck is rebuilt from it. In the case record all 25 cards are drawn
     and one Cash Out opened; on the last turn seat 0 extends seat 1's city and receives that
     Cash Out: 12 + 1 = 13 cards (the discard pile's only card, so the record need not list it)."""
@@ -357,7 +357,7 @@ def test_s4_3_opened_gifts_are_discarded_and_reshuffled_issue11_bug():
 
 
 def test_s6_gift_readings_need_gifts_true():
-    """docs/rules/carcassonne.md §4, §6 #1-#12 (issue 11 §6): a reading of The Gifts with
+    """docs/rules/carcassonne.md §4, §6 #1-#12: a reading of The Gifts with
     gifts=false would change nothing: a one-line error naming gifts=true."""
     for name, value in (
         ("cash_out_counts", "own"),
@@ -392,7 +392,7 @@ def test_s6_gift_readings_need_gifts_true():
 
 
 def test_s3_cli_simulate_record_replay_compare(tmp_path):
-    """docs/rules/carcassonne.md §3, §4 (issue #5 §5-§6, CLI):
+    """docs/rules/carcassonne.md §3, §4 (CLI):
     simulate --record writes records; replay validates; compare prints."""
     runner = CliRunner()
     rec = tmp_path / "rec.json"

@@ -56,7 +56,7 @@ the supply shrinks, a bonus for earning a gift card, and gift opening (Synod, Ro
 Out, Take 2 for a poor tile; never Change Position) when the estimated gain exceeds ``hold``.
 All weights are ``ParamSpec`` numbers (``heuristic:hold=2,farm=3``).
 
-``mcts`` (issue 15): information-set MCTS (``kernels/search.py``, Cowling, Powley and Whitehouse
+``mcts``: information-set MCTS (``kernels/search.py``, Cowling, Powley and Whitehouse
 2012) over every decision of a turn (gift to open and its target, Take 2's tile, placement,
 meeple); each iteration resamples what the deciding seat cannot see (§6 #13): the order of the
 remaining tiles, the other seats' gift cards (their counts are public) and the gift deck. Each
@@ -259,7 +259,7 @@ HEURISTIC_PARAMS = (
     ),
 )
 
-#: ``mcts`` parameters (kernel order ``kernels.carcassonne.M_*``); defaults chosen in
+#: ``mcts`` parameters (kernel order ``kernels.carcassonne.layout.M_*``); defaults chosen in
 #: benchmarks/RESULTS.md ("Search", Carcassonne)
 MCTS_PARAMS = (
     ParamSpec(
@@ -557,7 +557,7 @@ def _rotation_signature(tile: dict, r: int):
 
 
 def build_tables(data: dict) -> tuple:
-    """Kernel tables from validated data (see ``kernels.carcassonne`` for the layout).
+    """Kernel tables from validated data (see ``kernels.carcassonne.layout`` for the layout).
 
     Returns the tuple ``T``: edge int64[nt, 4, 4], side_seg int64[nt, 4, 4], port_seg
     int64[nt, 4, 8], nseg int64[nt], seg_kind/seg_nsides/seg_pen int64[nt, 8], seg_adj
@@ -674,15 +674,15 @@ def tables_for_variant(T: tuple, variant: dict) -> tuple:
     """``T`` with the gift deck of ``variant["gift_deck"]`` (all cards, or one type only).
 
     >>> T = tables_for_variant(default_tables(), {"gift_deck": "synod"})
-    >>> T[14].tolist()
+    >>> T[K.TB_GIFT_COUNTS].tolist()
     [25, 0, 0, 0, 0]
     """
     deck = variant.get("gift_deck", "all")
     if deck == "all":
         return T
-    counts = np.zeros_like(T[14])
-    counts[GIFT_IDS.index(deck)] = int(T[14].sum())
-    return T[:14] + (counts,)
+    counts = np.zeros_like(T[K.TB_GIFT_COUNTS])
+    counts[GIFT_IDS.index(deck)] = int(T[K.TB_GIFT_COUNTS].sum())
+    return T[: K.TB_GIFT_COUNTS] + (counts,)
 
 
 # --------------------------------------------------------------------------------------------

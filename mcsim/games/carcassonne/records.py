@@ -32,7 +32,7 @@ _ROT_NAMES = ("r0", "r90", "r180", "r270")
 
 
 def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
-    """Records of the given games of a run; each replays to the run's result (issue §6).
+    """Records of the given games of a run; each replays to the run's result.
 
     Record format (JSON)::
 
@@ -306,7 +306,7 @@ def replay(record: dict) -> ReplayResult:
 
             def where(node):
                 i = int(node) // K.MAX_SEG
-                x, y = K._xy(int(tinfo[i, 2]))
+                x, y = K.cell_xy(int(tinfo[i, 2]))
                 return x, y, segs[int(tinfo[i, 0])][int(node) % K.MAX_SEG]
 
             if g == K.GIFT_TAKE2:
@@ -332,7 +332,7 @@ def replay(record: dict) -> ReplayResult:
             move = _place_name(letters, t, x, y, r)
             legal = []
             for o in opts:
-                cx, cy = K._xy(int(o[0]))
+                cx, cy = K.cell_xy(int(o[0]))
                 legal.append(_place_name(letters, t, cx, cy, int(o[1])))
             raise IllegalMoveError(turn, move, legal)
         if err == K.ERR_MEEPLE:
@@ -380,8 +380,12 @@ def perft_pile() -> list[str]:
     data = load_data()
     T = default_tables()
     letters = [t["letter"] for t in data["tiles"]]
-    start = int(T[13][0])
-    return [letters[t] for t in range(len(letters)) for _ in range(int(T[12][t]) - (t == start))]
+    start = int(T[K.TB_START][0])
+    return [
+        letters[t]
+        for t in range(len(letters))
+        for _ in range(int(T[K.TB_COUNTS][t]) - (t == start))
+    ]
 
 
 def perft(depth: int, variant: dict | None = None, players: int = SPEC.default_players) -> int:
@@ -397,7 +401,7 @@ def perft(depth: int, variant: dict | None = None, players: int = SPEC.default_p
     Gifts a turn holds gift decisions and gift draws that this count does not define.
 
     Python on the kernel's move generator (``placements``, ``meeple_options``) and stepping
-    (``place_tile``, ``_put_meeple``, ``_score_completed``): depths 0-3 take under a second
+    (``place_tile``, ``put_meeple``, ``score_completed``): depths 0-3 take under a second
     (after loading the tables), depth 4 (1,602,944) about 25 seconds, so the doctest (run by
     the test suite) stops at depth 3.
 
@@ -418,8 +422,8 @@ def perft(depth: int, variant: dict | None = None, players: int = SPEC.default_p
     pos = Position(players, v)
     T = pos.T
     letters = pos.letters
-    nmee = min(int(T[10][K.P_MEEPLES]), K.MAX_MEEPLES)
-    pos.S[12][:players, nmee:] = -2  # meeple slots not in the game, as in the kernel
+    nmee = min(int(T[K.TB_PTS][K.P_MEEPLES]), K.MAX_MEEPLES)
+    pos.S.mnode[:players, nmee:] = -2  # meeple slots not in the game, as in the kernel
     pile = [letters.index(x) for x in perft_pile()]
     codes = pos.variant
     conn = np.zeros(8, dtype=np.int64)
@@ -442,7 +446,7 @@ def perft(depth: int, variant: dict | None = None, players: int = SPEC.default_p
         total = 0
         for c, r in [(int(opts[i, 0]), int(opts[i, 1])) for i in range(n)]:
             child = copy(S)
-            child[21][K.S_CUR] = cur
+            child.sc[K.S_CUR] = cur
             idx = K.place_tile(child, T, t, r, c, conn)
             nm = K.meeple_options(child, T, idx, cur, mopts)
             if d == 1:
@@ -452,8 +456,8 @@ def perft(depth: int, variant: dict | None = None, players: int = SPEC.default_p
             for i, seg in enumerate(choices):
                 g = child if i == len(choices) - 1 else copy(child)
                 if seg >= 0:
-                    K._put_meeple(g, idx * K.MAX_SEG + seg, cur)
-                K._score_completed(g, T, idx, codes)
+                    K.put_meeple(g, idx * K.MAX_SEG + seg, cur)
+                K.score_completed(g, T, idx, codes)
                 total += count(g, turn + 1, k + 1, d - 1)
         return total
 
@@ -481,22 +485,22 @@ class Position:
         self.variant = SPEC.variant_codes(SPEC.resolve_variant(variant))
         self.players = players
         self.S = K.new_game_state()
-        self.S[21][K.S_NPLAYERS] = players
+        self.S.sc[K.S_NPLAYERS] = players
         self.conn = np.zeros(8, dtype=np.int64)
         self.last_gift = False
         if start:
             self.place(data["start_tile"], 0, 0, 0, check=False)
 
     def _tile_at(self, x, y) -> int:
-        c = K._cell(x, y)
-        j = self.S[0][c] if c >= 0 else -1
+        c = K.xy_cell(x, y)
+        j = self.S.board[c] if c >= 0 else -1
         if j < 0:
             raise IllegalMoveError(0, f"{x},{y}", ["a placed tile"])
         return int(j)
 
     def node(self, x: int, y: int, seg: str) -> int:
         j = self._tile_at(x, y)
-        names = self.segs[int(self.S[5][j, 0])]
+        names = self.segs[int(self.S.tinfo[j, 0])]
         if seg not in names:
             raise IllegalMoveError(0, seg, names)
         return j * K.MAX_SEG + names.index(seg)
@@ -513,12 +517,12 @@ class Position:
         score: bool = True,
     ) -> None:
         t = self.letters.index(letter)
-        c = K._cell(x, y)
+        c = K.xy_cell(x, y)
         if check:
-            ok = c >= 0 and self.S[3][c] >= 0 and (self.T[8][t, self.S[1][c]] >> rot) & 1
+            ok = c >= 0 and self.S.fpos[c] >= 0 and (self.T[K.TB_FIT][t, self.S.pat[c]] >> rot) & 1
             if not ok:
                 raise IllegalMoveError(0, _place_name(self.letters, t, x, y, rot), [])
-        self.S[21][K.S_CUR] = player
+        self.S.sc[K.S_CUR] = player
         idx = K.place_tile(self.S, self.T, t, rot, c, self.conn)
         self.last_gift = bool(K.gift_earned(self.S, self.T, idx, player, self.conn, self.variant))
         if meeple is not None:
@@ -532,23 +536,23 @@ class Position:
                         f"meeple {meeple}",
                         [self.segs[t][o] if o >= 0 else "none" for o in opts[:n]],
                     )
-            K._put_meeple(self.S, idx * K.MAX_SEG + s, player)
+            K.put_meeple(self.S, idx * K.MAX_SEG + s, player)
         if score:
-            K._score_completed(self.S, self.T, idx, self.variant)
+            K.score_completed(self.S, self.T, idx, self.variant)
 
     def add_meeple(self, x: int, y: int, seg: str, player: int) -> None:
         """Put a meeple without the occupancy check (to build majorities as in §5 #7, #8)."""
-        K._put_meeple(self.S, self.node(x, y, seg), player)
+        K.put_meeple(self.S, self.node(x, y, seg), player)
 
     def feature(self, x: int, y: int, seg: str) -> dict:
         """The feature through a segment: distinct tiles, open edges, pennants, meeples, complete."""
-        r = K.find(self.S[6], self.node(x, y, seg))
-        f = self.S[10][r]
+        r = K.find(self.S.parent, self.node(x, y, seg))
+        f = self.S.fint[r]
         return {
             "tiles": int(K.feature_tiles(self.S, r)),
             "open": int(f[K.F_OPEN]),
             "pennants": int(f[K.F_PEN]),
-            "meeples": [int(v) for v in self.S[11][r, : self.players]],
+            "meeples": [int(v) for v in self.S.fmee[r, : self.players]],
             "complete": bool(f[K.F_OPEN] == 0),
         }
 
@@ -557,38 +561,39 @@ class Position:
 
     # gift effects (§4.4), applied as the kernel applies them when a card is opened
     def synod(self, player: int, x: int, y: int) -> None:
-        k = K._put_meeple(self.S, self.node(x, y, "cloister"), player)
+        k = K.put_meeple(self.S, self.node(x, y, "cloister"), player)
         if k < 0:
             raise IllegalMoveError(0, "synod", ["(no meeple in supply: no effect)"])
-        self.S[24][player, k] = 1
+        self.S.mflag[player, k] = 1
 
     def road_sweeper(self, x: int, y: int, seg: str) -> None:
-        K.road_sweep(self.S, self.T, K.find(self.S[6], self.node(x, y, seg)))
+        K.road_sweep(self.S, self.T, K.find(self.S.parent, self.node(x, y, seg)))
 
     def cash_out(self, player: int, x: int, y: int, seg: str) -> int:
         nd = self.node(x, y, seg)
         v = int(K.cash_out_points(self.S, self.T, nd, player, self.variant))
-        self.S[13][player] += v
-        self.S[14][player, K.CAT_GIFT] += v
-        K._move_meeple(self.S, player, nd, -1)
+        self.S.score[player] += v
+        self.S.brk[player, K.CAT_GIFT] += v
+        K.move_meeple(self.S, player, nd, -1)
         return v
 
     def change_targets(self, x: int, y: int, seg: str) -> list[str]:
         nd = self.node(x, y, seg)
         out = np.zeros(8, dtype=np.int64)
         n = K.change_targets(self.S, self.T, nd, self.variant, out)
-        t = int(self.S[5][nd // K.MAX_SEG, 0])
+        t = int(self.S.tinfo[nd // K.MAX_SEG, 0])
         return [self.segs[t][s] for s in out[:n]]
 
     def change_position(self, player: int, x: int, y: int, seg: str, to: str) -> None:
         if to not in self.change_targets(x, y, seg):
             raise IllegalMoveError(0, to, self.change_targets(x, y, seg))
         nd = self.node(x, y, seg)
-        K._move_meeple(
+        K.move_meeple(
             self.S,
             player,
             nd,
-            (nd // K.MAX_SEG) * K.MAX_SEG + self.segs[int(self.S[5][nd // K.MAX_SEG, 0])].index(to),
+            (nd // K.MAX_SEG) * K.MAX_SEG
+            + self.segs[int(self.S.tinfo[nd // K.MAX_SEG, 0])].index(to),
         )
 
     def finish(self) -> list[int]:
@@ -598,7 +603,7 @@ class Position:
 
     @property
     def scores(self) -> list[int]:
-        return [int(v) for v in self.S[13][: self.players]]
+        return [int(v) for v in self.S.score[: self.players]]
 
     def points(self, category: str) -> list[int]:
-        return [int(v) for v in self.S[14][: self.players, CATEGORIES.index(category)]]
+        return [int(v) for v in self.S.brk[: self.players, CATEGORIES.index(category)]]

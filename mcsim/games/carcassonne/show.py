@@ -67,7 +67,7 @@ def _port(p: int, x: float, y: float, inset: float = 0.14) -> tuple[float, float
 
 
 def _segment_sides(T, t: int, r: int, s: int) -> list[int]:
-    side_seg = T[1]
+    side_seg = T[K.TB_SIDE_SEG]
     return [d for d in range(4) if side_seg[t, r, d] == s]
 
 
@@ -77,7 +77,12 @@ def _tile(
     """Tile type ``t`` at rotation ``r``; ``done[s]`` True when segment s's feature is complete.
     ``only``: draw just these segments (no background), to mark completed features over the
     tile's symbol."""
-    nseg, seg_kind, seg_pen, cl_seg = T[3], T[4], T[6], T[9]
+    nseg, seg_kind, seg_pen, cl_seg = (
+        T[K.TB_NSEG],
+        T[K.TB_SEG_KIND],
+        T[K.TB_SEG_PEN],
+        T[K.TB_CL_SEG],
+    )
     out = [] if only is not None else [rect(x, y, C, C, fill="#8fbf5a", stroke="#5d7f37", sw=0.8)]
     cx, cy = x + C / 2, y + C / 2
     # cities
@@ -163,11 +168,11 @@ def _tile(
 
 def _meeple_at(T, t: int, r: int, s: int, x: float, y: float) -> tuple[float, float, bool]:
     """Where a meeple on segment ``s`` stands (and whether it lies down: a farmer)."""
-    kind = T[4][t, s]
+    kind = T[K.TB_SEG_KIND][t, s]
     if kind == K.KIND_CLOISTER:
         return x + C / 2, y + C / 2 + 12, False
     if kind == K.KIND_FIELD:
-        ports = [p for p in range(8) if T[2][t, r, p] == s]
+        ports = [p for p in range(8) if T[K.TB_PORT_SEG][t, r, p] == s]
         pts = [_port(p, x, y) for p in ports]
         return (sum(a for a, _ in pts) / len(pts), sum(b for _, b in pts) / len(pts), True)
     sides = _segment_sides(T, t, r, s)
@@ -242,10 +247,10 @@ def frames(record: dict, result: dict) -> Show:
     ]
     # board extent from the final position
     last = states[-1]
-    n_final = int(last[21][K.S_NPLACED])
+    n_final = int(last.sc[K.S_NPLACED])
     xs, ys = [], []
     for i in range(n_final):
-        x, y = K._xy(int(last[5][i, 2]))
+        x, y = K.cell_xy(int(last.tinfo[i, 2]))
         xs.append(x)
         ys.append(y)
     x0, y0 = min(xs), min(ys)
@@ -253,21 +258,21 @@ def frames(record: dict, result: dict) -> Show:
     h = (max(ys) - y0 + 1) * C + 2 * PAD
 
     def pos(cell: int) -> tuple[float, float]:
-        x, y = K._xy(cell)
+        x, y = K.cell_xy(cell)
         return PAD + (x - x0) * C, PAD + (y - y0) * C
 
     out = []
     symbols: dict[tuple[int, int], str] = {}  # one SVG symbol per (tile type, rotation)
     for k, S in enumerate(states):
-        tinfo, parent, fint, mnode = S[5], S[6].copy(), S[10], S[12]
-        n = int(S[21][K.S_NPLACED])
+        tinfo, parent, fint, mnode = S.tinfo, S.parent.copy(), S.fint, S.mnode
+        n = int(S.sc[K.S_NPLACED])
         svg = []
         for i in range(n):
             t, r, cell = (int(v) for v in tinfo[i])
             done = {
                 s: bool(fint[K.find(parent, i * K.MAX_SEG + s), K.F_DONE])
-                for s in range(int(T[3][t]))
-                if T[4][t, s] != K.KIND_FIELD
+                for s in range(int(T[K.TB_NSEG][t]))
+                if T[K.TB_SEG_KIND][t, s] != K.KIND_FIELD
             }
             x, y = pos(cell)
             if (t, r) not in symbols:
@@ -305,7 +310,7 @@ def frames(record: dict, result: dict) -> Show:
                     f'<div class="note">received a gift card: '
                     f"<b>{esc(turn['received'])}</b> (§4.2)</div>"
                 )
-        score, brk, hand = S[13], S[14], S[17]
+        score, brk, hand = S.score, S.brk, S.hand
         head = ["seat", "meeples left"] + list(G.CATEGORIES[:4] if not gifts_on else G.CATEGORIES)
         rows_t = []
         for p in range(players):
@@ -320,7 +325,7 @@ def frames(record: dict, result: dict) -> Show:
                 for p in range(players)
             ]
             notes.append("<div>gift cards held:</div>" + table(["seat"] + list(G.GIFT_IDS), held))
-        fin = bool(S[21][K.S_FINISHED])
+        fin = bool(S.sc[K.S_FINISHED])
         to_move = "" if fin or k == len(turns) else seats[k % players]
         if k == len(turns) and not fin:
             to_move = f"{seats[k % players]} (the record stops here)"

@@ -66,7 +66,7 @@ def partial_summary(games, prep: Prepared) -> dict:
 
 
 def finalize_summary(t: dict, prep: Prepared) -> dict:
-    """The ``"carcassonne"`` block of the summary (issue §5).
+    """The ``"carcassonne"`` block of the summary.
 
     Keys: ``tiles_per_seat`` (mean tiles placed by each seat), ``points_by_feature`` (per
     category: mean per game over all seats and per seat), ``unplaceable_per_game``,

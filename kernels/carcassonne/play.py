@@ -1,0 +1,948 @@
+"""Carcassonne play: the compiled game loop ``_play`` and the entry points Python calls.
+
+Decisions go through one place per kind (open a gift, gift target, Take 2 choice, placement,
+meeple: ``_choose_*``, ``_gift_*``), so the same loop plays policies (``MODE_PLAY``, optionally
+writing the turn log) and validates a record (``MODE_REPLAY``): the turn log is the record's
+move list in integer form (``layout``, "Turn log"). ``play_batch``, ``play_batch_mcts``,
+``record_game``, ``record_game_mcts``, ``replay_state`` and ``replay_game`` are Python wrappers
+that call ``_play`` with the same argument types, so they share its machine code.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from kernels.carcassonne.layout import (
+    _FALSE,
+    _INTERNAL,
+    _NONE,
+    _STREAM_DEAL,
+    _STREAM_GIFTS,
+    _TRUE,
+    _ZERO,
+    BAD,
+    BASE_CHANGE,
+    BASE_KEEP,
+    BASE_MEEPLE,
+    BASE_NODE,
+    BASE_OPEN,
+    ERR_DRAW,
+    ERR_GIFT_ARG,
+    ERR_GIFT_DRAW,
+    ERR_LENGTH,
+    ERR_MEEPLE,
+    ERR_NONE,
+    ERR_OPEN,
+    ERR_PLACE,
+    ERR_TILE,
+    G_OPENED,
+    GIFT_CHANGE,
+    GIFT_SWEEPER,
+    GIFT_SYNOD,
+    GIFT_TAKE2,
+    GST_COLS,
+    H_HOLD,
+    L_GA,
+    L_GB,
+    L_GC,
+    L_GD,
+    L_MEEPLE,
+    L_OPEN,
+    L_PLAYER,
+    L_RECEIVED,
+    L_ROT,
+    L_TILE,
+    L_X,
+    L_Y,
+    LOG_COLS,
+    MAX_SEG,
+    MODE_PLAY,
+    MODE_REPLAY,
+    N_CAT,
+    N_GIFT,
+    NO_EFFECT,
+    PH_CHANGE,
+    PH_KEEP,
+    PH_MEEPLE,
+    PH_OPEN,
+    PH_PLACE,
+    PH_TARGET,
+    POLICY_MCTS,
+    POLICY_RANDOM,
+    S_CUR,
+    S_DRAWN,
+    S_ERR,
+    S_ERR_TURN,
+    S_FINISHED,
+    S_GDRAWN,
+    S_NOPT,
+    S_NPLACED,
+    S_TURN,
+    TB_CL_SEG,
+    TB_FIT,
+    V_GIFTS,
+    V_TAKE2_OTHER,
+)
+from kernels.carcassonne.policies import _gift_gain, best_placement, new_scratch
+from kernels.carcassonne.rules import (
+    _draw_placeable,
+    _node_at,
+    _return_tile,
+    _s_changes,
+    _s_targets,
+    _setup,
+    apply_gift_target,
+    cell_xy,
+    find,
+    finish_turn,
+    gift_earned,
+    meeple_options,
+    move_meeple,
+    new_game_state,
+    place_tile,
+    placements,
+    score_final,
+    xy_cell,
+)
+from kernels.carcassonne.search_steps import _mcts_scratch, mcts_move
+from kernels.rng import STREAM_POLICY, game_seed, randint, seed_state
+
+
+# inlined: called with 8 different ERR_* literals, each a compile of its own otherwise
+@njit(cache=True, inline="always")
+def _fail(S, kind, turn):
+    S.sc[S_ERR] = kind
+    S.sc[S_ERR_TURN] = turn
+
+
+#: what the steps of one game share (built once per game by ``_play``): tables ``T``,
+#: variant codes, the seats' policy ids and parameters, the mode, the
+#: replay scripts, the logs written, and the deal / gift / per-seat policy random streams.
+Run = namedtuple(
+    "Run",
+    [
+        "T",
+        "variant",
+        "pol_ids",
+        "pol_params",
+        "mode",
+        "tscript",
+        "gscript",
+        "rscript",
+        "log",
+        "tlog",
+        "glog",
+        "drng",
+        "grng",
+        "prng",
+    ],
+)
+
+
+# The decisions of a turn (``_choose_*``, ``_gift_*`` below, one call site each in ``_play``)
+# are compiled on their own, called with the ``H`` and ``mscr`` of ``_play``: each compile
+# prunes the heuristic and search branches the lineup does not use before typing them. Inlined
+# into ``_play`` they cost 3 s more of a first run (Numba inlines by deep-copying the callee's
+# IR block by block, each block copying the whole variable scope, search branches included),
+# and inlined one into another (the former ``_play_turns`` -> ``_turn`` -> ``_open_gift``
+# levels) about 10 s more.
+@njit(cache=True, **_INTERNAL)
+def _choose_open(S, R, cur, t, turn, H, mscr):
+    """The gift card ``cur`` opens this turn (§4.3): a held type, -1 none, ``BAD`` when a
+    replay's choice is illegal."""
+    hand, opt, sc = S.hand, S.opt, S.sc
+    nheld = 0
+    if R.variant[V_GIFTS] == 1:
+        for g in range(N_GIFT):
+            nheld += hand[cur, g]
+    if nheld == 0:
+        if R.mode == MODE_REPLAY and R.rscript[turn, L_OPEN] != -1:
+            opt[0, 0] = -1
+            sc[S_NOPT] = 1
+            _fail(S, ERR_OPEN, turn)
+            return BAD
+        return -1
+    pid = R.pol_ids[cur]
+    params = R.pol_params[cur]
+    rng = R.prng[cur]
+    opened = -1
+    if R.mode == MODE_REPLAY:
+        opened = np.int64(R.rscript[turn, L_OPEN])
+        if opened != -1 and (opened < 0 or opened >= N_GIFT or hand[cur, opened] == 0):
+            opt[0, 0] = -1
+            k = 1
+            for g in range(N_GIFT):
+                if hand[cur, g] > 0:
+                    opt[k, 0] = g
+                    k += 1
+            sc[S_NOPT] = k
+            _fail(S, ERR_OPEN, turn)
+            return BAD
+    elif pid == POLICY_RANDOM:
+        cnt = 0  # none or one of the held types, uniformly
+        for g in range(N_GIFT):
+            if hand[cur, g] > 0:
+                cnt += 1
+        k = randint(rng, cnt + 1) - 1
+        if k >= 0:
+            for g in range(N_GIFT):
+                if hand[cur, g] > 0:
+                    if k == 0:
+                        opened = g
+                        break
+                    k -= 1
+    elif pid == POLICY_MCTS:
+        if mscr is not None:
+            m = mcts_move(S, R.T, H, R.variant, cur, PH_OPEN, t, -1, -1, -1, 0, params, rng, mscr)
+            opened = m - BASE_OPEN if m - BASE_OPEN < N_GIFT else -1
+    elif H is not None:  # the heuristic (H is None when no seat plays it: not compiled then)
+        bestg = -1e18
+        for g in range(N_GIFT):
+            if hand[cur, g] > 0:
+                v, _a, _b = _gift_gain(S, R.T, H, cur, g, t, params, R.variant, opt)
+                if v > bestg:
+                    bestg = v
+                    if v > params[H_HOLD]:
+                        opened = g
+    return opened
+
+
+@njit(cache=True, **_INTERNAL)
+def _gift_target(S, R, cur, t, opened, turn, row, H, mscr):
+    """Synod, Road Sweeper or Cash Out (§4.4.1-§4.4.3): choose the target and apply it; an
+    opening without target has no effect (§6 #5, #6). False when a replay stopped."""
+    T, opt, rscript, log = R.T, S.opt, R.rscript, R.log
+    no = _s_targets(S, T, cur, opened, opt[:, 3])
+    pid = R.pol_ids[cur]
+    target = -1
+    if no > 0:
+        if R.mode == MODE_REPLAY:
+            if opened == GIFT_SYNOD:
+                c = xy_cell(rscript[turn, L_GA], rscript[turn, L_GB])
+                nd = -1
+                if c >= 0 and S.board[c] >= 0:
+                    cs = T[TB_CL_SEG][S.tinfo[S.board[c], 0]]
+                    if cs >= 0:
+                        nd = S.board[c] * MAX_SEG + cs
+            else:
+                nd = _node_at(S, T, rscript[turn, L_GA], rscript[turn, L_GB], rscript[turn, L_GC])
+            if nd >= 0 and opened == GIFT_SWEEPER:
+                nd = find(S.parent, nd)
+            for i in range(no):
+                if opt[i, 3] == nd:
+                    target = nd
+            if target < 0:
+                S.sc[S_NOPT] = no
+                _fail(S, ERR_GIFT_ARG, turn)
+                return False
+        elif pid == POLICY_RANDOM:
+            target = opt[randint(R.prng[cur], no), 3]
+        elif pid == POLICY_MCTS:
+            if mscr is not None:
+                target = (
+                    mcts_move(
+                        S,
+                        T,
+                        H,
+                        R.variant,
+                        cur,
+                        PH_TARGET,
+                        t,
+                        -1,
+                        opened,
+                        -1,
+                        0,
+                        R.pol_params[cur],
+                        R.prng[cur],
+                        mscr,
+                    )
+                    - BASE_NODE
+                )
+        elif H is not None:  # the heuristic
+            v, target, _b = _gift_gain(S, T, H, cur, opened, t, R.pol_params[cur], R.variant, opt)
+            if target < 0:
+                target = opt[0, 3]
+    elif R.mode == MODE_REPLAY and rscript[turn, L_GA] != NO_EFFECT:
+        S.sc[S_NOPT] = 0
+        _fail(S, ERR_GIFT_ARG, turn)
+        return False
+    if target >= 0:
+        if log.shape[0] > 0:
+            x, y = cell_xy(np.int64(S.tinfo[target // MAX_SEG, 2]))
+            log[row, L_GA] = x
+            log[row, L_GB] = y
+            if opened != GIFT_SYNOD:
+                log[row, L_GC] = target % MAX_SEG
+        apply_gift_target(S, T, R.variant, opened, target, cur)
+    return True
+
+
+@njit(cache=True, **_INTERNAL)
+def _gift_change(S, R, cur, t, opened, turn, row, H, mscr):
+    """Change Position (§4.4.4): move one of ``cur``'s meeples to another segment of its tile.
+    False when a replay stopped."""
+    T, opt, rscript, log = R.T, S.opt, R.rscript, R.log
+    no = _s_changes(S, T, cur, R.variant, S.scratch[8:24], S.scratch[0:8], opt)
+    pid = R.pol_ids[cur]
+    choice = -1
+    if no > 0:
+        if R.mode == MODE_REPLAY:
+            nd = _node_at(S, T, rscript[turn, L_GA], rscript[turn, L_GB], rscript[turn, L_GC])
+            for i in range(no):
+                if opt[i, 0] == nd and opt[i, 1] == rscript[turn, L_GD]:
+                    choice = i
+            if choice < 0:
+                S.sc[S_NOPT] = no
+                _fail(S, ERR_GIFT_ARG, turn)
+                return False
+        elif pid == POLICY_MCTS:
+            if mscr is not None:
+                m = (
+                    mcts_move(
+                        S,
+                        T,
+                        H,
+                        R.variant,
+                        cur,
+                        PH_CHANGE,
+                        t,
+                        -1,
+                        opened,
+                        -1,
+                        0,
+                        R.pol_params[cur],
+                        R.prng[cur],
+                        mscr,
+                    )
+                    - BASE_CHANGE
+                )
+                for i in range(no):
+                    if opt[i, 0] == m // MAX_SEG and opt[i, 1] == m % MAX_SEG:
+                        choice = i
+        else:
+            choice = randint(R.prng[cur], no)  # the heuristic never opens it
+    elif R.mode == MODE_REPLAY and rscript[turn, L_GA] != NO_EFFECT:
+        S.sc[S_NOPT] = 0
+        _fail(S, ERR_GIFT_ARG, turn)
+        return False
+    if choice >= 0:
+        frm = np.int64(opt[choice, 0])
+        to = (frm // MAX_SEG) * MAX_SEG + np.int64(opt[choice, 1])
+        if log.shape[0] > 0:
+            x, y = cell_xy(np.int64(S.tinfo[frm // MAX_SEG, 2]))
+            log[row, L_GA] = x
+            log[row, L_GB] = y
+            log[row, L_GC] = frm % MAX_SEG
+            log[row, L_GD] = opt[choice, 1]
+        move_meeple(S, cur, frm, to)
+    return True
+
+
+@njit(cache=True, **_INTERNAL)
+def _gift_take2(S, R, cur, t, opened, turn, row, H, mscr):
+    """Take 2 (§4.4.5): draw a second tile, keep one, shuffle the other back (``take2_other``,
+    §6 #10). Returns (ok, tile kept, planned cell, rotation, segment: -2 = none)."""
+    T, variant, opt = R.T, R.variant, S.opt
+    pc = -1
+    pr = -1
+    ps = -2
+    t2 = _draw_placeable(S, T, cur, R.drng, R.mode, R.tscript, R.tlog)
+    if t2 <= -2:
+        _fail(S, ERR_DRAW, turn)
+        return False, t, pc, pr, ps
+    if t2 < 0:
+        return True, t, pc, pr, ps
+    pid = R.pol_ids[cur]
+    params = R.pol_params[cur]
+    keep = t
+    if R.mode == MODE_REPLAY:
+        keep = np.int64(R.rscript[turn, L_GA])
+        if keep != t and keep != t2:
+            opt[0, 0] = t
+            opt[1, 0] = t2
+            S.sc[S_NOPT] = 2
+            _fail(S, ERR_GIFT_ARG, turn)
+            return False, t, pc, pr, ps
+    elif pid == POLICY_RANDOM:
+        if randint(R.prng[cur], 2) == 1:
+            keep = t2
+    elif pid == POLICY_MCTS:
+        if mscr is not None:
+            keep = (
+                mcts_move(
+                    S,
+                    T,
+                    H,
+                    variant,
+                    cur,
+                    PH_KEEP,
+                    t,
+                    t2,
+                    opened,
+                    -1,
+                    0,
+                    params,
+                    R.prng[cur],
+                    mscr,
+                )
+                - BASE_KEEP
+            )
+    elif H is not None:  # the heuristic
+        c1, r1, s1, v1 = best_placement(S, T, t, cur, params, variant, H, opt)
+        c2, r2, s2, v2 = best_placement(S, T, t2, cur, params, variant, H, opt)
+        if v2 > v1:
+            keep = t2
+            pc, pr, ps = c2, r2, s2
+        else:
+            pc, pr, ps = c1, r1, s1
+    other = t2 if keep == t else t
+    if R.log.shape[0] > 0:
+        R.log[row, L_GA] = keep
+    if variant[V_TAKE2_OTHER] == 0:
+        _return_tile(S, other, R.grng, R.mode)
+    return True, keep, pc, pr, ps
+
+
+@njit(cache=True, **_INTERNAL)
+def _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, H, mscr):
+    """Placement of tile ``t`` (§3.2.1): (cell, rotation, the heuristic's planned meeple
+    segment); cell ``BAD`` when a replay stopped. ``pc, pr, ps``: a plan made by Take 2."""
+    T, opt, rscript = R.T, S.opt, R.rscript
+    if R.mode == MODE_REPLAY:
+        if rscript[turn, L_TILE] != t:
+            opt[0, 0] = t
+            S.sc[S_NOPT] = 1
+            _fail(S, ERR_TILE, turn)
+            return BAD, 0, ps
+        c = xy_cell(rscript[turn, L_X], rscript[turn, L_Y])
+        r = rscript[turn, L_ROT]
+        if c < 0 or S.fpos[c] < 0 or r < 0 or r > 3 or not (T[TB_FIT][t, S.pat[c]] >> r) & 1:
+            S.sc[S_NOPT] = placements(S, T, t, _FALSE, opt)
+            _fail(S, ERR_PLACE, turn)
+            return BAD, 0, ps
+        return np.int64(c), np.int64(r), ps
+    if ps != -2:
+        return np.int64(pc), np.int64(pr), ps
+    pid = R.pol_ids[cur]
+    rng = R.prng[cur]
+    if pid == POLICY_RANDOM:
+        no = placements(S, T, t, _TRUE, opt)
+        k = randint(rng, no)
+        return np.int64(opt[k, 0]), np.int64(opt[k, 1]), ps
+    if pid == POLICY_MCTS:
+        m = -1
+        if mscr is not None:
+            m = mcts_move(
+                S,
+                T,
+                H,
+                R.variant,
+                cur,
+                PH_PLACE,
+                t,
+                -1,
+                opened,
+                -1,
+                0,
+                R.pol_params[cur],
+                rng,
+                mscr,
+            )
+        return np.int64(m // 4), np.int64(m % 4), ps
+    if H is not None:  # the heuristic
+        c, r, ps, v = best_placement(S, T, t, cur, R.pol_params[cur], R.variant, H, opt)
+        return np.int64(c), np.int64(r), ps
+    return np.int64(BAD), _NONE, ps
+
+
+@njit(cache=True, **_INTERNAL)
+def _choose_meeple(S, R, cur, t, opened, idx, earned, turn, ps, H, mscr):
+    """Segment of tile ``idx`` for ``cur``'s meeple (§3.2.2; -1 none), ``BAD`` when a replay
+    stopped. ``ps``: the heuristic's planned segment."""
+    mopts = S.scratch[8:24]
+    nm = meeple_options(S, R.T, idx, cur, mopts)
+    pid = R.pol_ids[cur]
+    if R.mode == MODE_REPLAY:
+        s = np.int64(R.rscript[turn, L_MEEPLE])
+        for i in range(nm):
+            if mopts[i] == s:
+                return s
+        for i in range(nm):
+            S.opt[i, 0] = mopts[i]
+        S.sc[S_NOPT] = nm
+        _fail(S, ERR_MEEPLE, turn)
+        return BAD
+    if pid == POLICY_RANDOM:
+        return mopts[randint(R.prng[cur], nm)]
+    if pid == POLICY_MCTS:
+        s = -1
+        if mscr is not None:
+            s = (
+                mcts_move(
+                    S,
+                    R.T,
+                    H,
+                    R.variant,
+                    cur,
+                    PH_MEEPLE,
+                    t,
+                    -1,
+                    opened,
+                    idx,
+                    1 if earned else 0,
+                    R.pol_params[cur],
+                    R.prng[cur],
+                    mscr,
+                )
+                - BASE_MEEPLE
+                - 1
+            )
+        return s
+    s = -1
+    for i in range(nm):
+        if mopts[i] == ps:
+            s = ps
+    return s
+
+
+# Numba's reference counting (atomic NRT_incref/NRT_decref on every array passed to the
+# helpers; S alone holds 28 arrays) was about 40% of the time of random play; the refcount
+# pruning pass cannot remove them across the branches (numba/numba#2345, #2350). The games
+# allocate nothing (the state, random states, scratch and result arrays come from ``_run``), so
+# the entry is compiled without NRT (``_nrt=False``, the workaround in those issues); being
+# called from Python, no compiled caller links and re-optimises the whole engine once more.
+# Everything it calls (the search included) must not allocate (a compile error says so).
+# It is long: its docstring documents every argument and result of the one compiled entry, and
+# its body holds the game loop and the turn's steps in the rules' order (setup, draw, gift,
+# placement, meeple, scoring) rather than in ``_play_turns`` / ``_turn`` levels: inlined,
+# each level deep-copied the IR of everything below it (about 10 s of the cold compile, see
+# the comment above ``_choose_open``); compiled on their own, each would link and compile
+# the whole engine below it again.
+@njit(cache=True, _nrt=False)
+def _play(
+    S,
+    H,
+    first_game_index,
+    n_games,
+    root_seed,
+    npl,
+    pol_ids,
+    pol_params,
+    variant,
+    T,
+    mode,
+    tscript,
+    gscript,
+    rscript,
+    log,
+    tlog,
+    glog,
+    drng,
+    grng,
+    prng,
+    score,
+    brk,
+    gst,
+    held,
+    length,
+    mscr,
+):
+    """The one compiled entry of play, records and replay (``play_batch``, ``record_game``,
+    ``replay_game`` are Python wrappers that pass every argument with the same types, so they
+    share its machine code). Plays (``MODE_PLAY``) or validates (``MODE_REPLAY``) games
+    ``first_game_index .. + n_games - 1``.
+
+    Parameters
+    ----------
+    S : GameState
+        From ``new_game_state()``; reset for each game, holds the last game's final state.
+    H : tuple or None
+        Heuristic scratch (``new_scratch()``) when a seat plays ``heuristic`` or ``mcts``, else
+        None: then the heuristic code is not compiled (the ``H is not None`` branches are
+        pruned at compile time): random play and replays compile without it.
+    first_game_index, n_games : int64
+    root_seed : uint64
+        Game i's deal is drawn from ``STREAM_DEAL``, its gift deck and Take 2 shuffle-backs from
+        ``STREAM_GIFTS``, seat k's choices from ``STREAM_POLICY + k``.
+    npl : int64
+        Players, 2..5.
+    pol_ids : int64[npl]; pol_params : float64[npl, n_params]
+    variant : int64[n_variants]
+        Codes in ``SPEC.variants`` order (``V_*``).
+    T : tuple
+        Tile tables built by ``mcsim.games.carcassonne.build_tables`` (slots ``TB_*``).
+    mode : int64
+        ``MODE_PLAY`` or ``MODE_REPLAY``.
+    tscript, gscript : int32[k]
+        Replay only: tile types in draw order, gift cards in draw order.
+    rscript : int32[n_turns, LOG_COLS]
+        Replay only: the turn rows (``layout``, "Turn log").
+    log : int32[>= 72, LOG_COLS]; tlog, glog : int32[256]
+        Written in both modes when non-empty (one game): turn rows, tiles drawn, gift cards drawn.
+    drng, grng : uint64[4]; prng : uint64[npl, 4]
+        Scratch for the random states of the deal, the gifts and the seats.
+    score, brk, gst, held, length
+        Results, written (see below).
+    mscr : tuple or None
+        ``search_scratch`` when a seat plays ``mcts``, else None (then the search code is not
+        compiled: the ``mscr is not None`` branches are pruned at compile time).
+
+    Results (written into the arrays passed)
+    ----------------------------------------
+    score : int32[n_games, npl]
+        Final scores (points).
+    brk : int32[n_games, npl, N_CAT]
+        Points by road, city, monastery, farm, gift (Road Sweeper, Cash Out, unopened cards).
+    gst : int32[n_games, npl, GST_COLS]
+        Per seat: turns (tiles placed), unplaceable tiles drawn, gifts received by type (5),
+        opened by type (5), points credited to each gift type (5): Road Sweeper and Cash Out
+        points, points won only thanks to a Synod / Change Position meeple, and 2 per card of
+        that type still held at the end.
+    held : int32[n_games, npl, N_GIFT]
+        Unopened gift cards at the end, by type.
+    length : int32[n_games]
+        Turns played (= tiles placed after the start tile).
+    S
+        The last game's final state. In replay mode an illegal record sets ``sc[S_ERR]``
+        (``ERR_*``), ``sc[S_ERR_TURN]`` and leaves the legal options in ``opt`` rows
+        ``0 .. sc[S_NOPT]-1`` and stops.
+
+    Notes
+    -----
+    jit-compiled; the caller validates inputs.
+    Rules: ``docs/rules/carcassonne.md`` §3 (base game), §4 (The Gifts).
+    """
+    for i in range(n_games):
+        gi = np.uint64(first_game_index + i)
+        seed_state(drng, game_seed(root_seed, gi, _STREAM_DEAL))
+        seed_state(grng, game_seed(root_seed, gi, _STREAM_GIFTS))
+        for p in range(npl):
+            seed_state(prng[p], game_seed(root_seed, gi, np.uint64(STREAM_POLICY + p)))
+        R = Run(
+            T,
+            variant,
+            pol_ids,
+            pol_params,
+            mode,
+            tscript,
+            gscript,
+            rscript,
+            log,
+            tlog,
+            glog,
+            drng,
+            grng,
+            prng,
+        )
+        # setup (§3.1, §4.1), then turns until the pile is empty (finished) or a replay stops
+        _setup(S, T, npl, variant, mode, drng)
+        cur = _ZERO  # int64, not a literal: a literal would compile every callee twice
+        turn = _ZERO
+        while True:
+            t = _draw_placeable(S, T, cur, drng, mode, tscript, tlog)
+            if t == -3:
+                _fail(S, ERR_DRAW, turn)
+            if t == -1:  # the pile is empty: the game is over
+                if mode == MODE_REPLAY and turn != rscript.shape[0]:
+                    _fail(S, ERR_LENGTH, turn)
+                else:
+                    S.sc[S_FINISHED] = 1
+                    score_final(S, T, variant)
+            if t < 0 or (mode == MODE_REPLAY and turn >= rscript.shape[0]):
+                break  # over, or a replay stopped: an illegal or unfinished record
+            # one turn of seat ``cur`` holding tile ``t``: gift (§4.3), placement (§3.2.1),
+            # meeple (§3.2.2), gift card earned (§4.2), scoring (§3.2.3)
+            nlog = log.shape[0]
+            row = turn if turn < nlog else nlog - 1
+            if nlog > 0:
+                log[row, :] = -1
+                log[row, L_PLAYER] = cur
+                log[row, L_GA : L_GD + 1] = NO_EFFECT
+            opened = _choose_open(S, R, cur, t, turn, H, mscr)
+            if opened == BAD:
+                break
+            pc = -1
+            pr = -1
+            ps = -2  # the heuristic's planned meeple segment (-2 = no plan yet)
+            if opened >= 0:  # to the face-up discards (§4.3), then its effect (§4.4)
+                S.hand[cur, opened] -= 1
+                S.gdisc[opened] += 1
+                S.gst[cur, G_OPENED + opened] += 1
+                if nlog > 0:
+                    log[row, L_OPEN] = opened
+                if opened == GIFT_TAKE2:
+                    ok, t, pc, pr, ps = _gift_take2(S, R, cur, t, opened, turn, row, H, mscr)
+                elif opened == GIFT_CHANGE:
+                    ok = _gift_change(S, R, cur, t, opened, turn, row, H, mscr)
+                else:
+                    ok = _gift_target(S, R, cur, t, opened, turn, row, H, mscr)
+                if not ok:
+                    break
+            c, r, ps = _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, H, mscr)
+            if c == BAD:
+                break
+            S.sc[S_CUR] = cur
+            idx = place_tile(S, T, t, r, c, S.scratch[0:8])
+            if nlog > 0:
+                x, y = cell_xy(c)
+                log[row, L_TILE] = t
+                log[row, L_X] = x
+                log[row, L_Y] = y
+                log[row, L_ROT] = r
+            # receiving a gift (§4.2), judged before the meeple step (§6 #4); drawn after it
+            earned = variant[V_GIFTS] == 1 and gift_earned(S, T, idx, cur, S.scratch[0:8], variant)
+            s = _choose_meeple(S, R, cur, t, opened, idx, earned, turn, ps, H, mscr)
+            if s == BAD:
+                break
+            if nlog > 0:
+                log[row, L_MEEPLE] = s
+            g = finish_turn(S, T, variant, cur, idx, s, earned, grng, mode, gscript)
+            if g == -2:
+                _fail(S, ERR_GIFT_DRAW, turn)
+                break
+            if g >= 0:
+                if S.sc[S_GDRAWN] < glog.shape[0]:
+                    glog[S.sc[S_GDRAWN]] = g
+                S.sc[S_GDRAWN] += 1
+                if nlog > 0:
+                    log[row, L_RECEIVED] = g
+            turn += 1
+            S.sc[S_TURN] = turn
+            cur = (cur + 1) % npl
+        for p in range(npl):
+            score[i, p] = S.score[p]
+            for k in range(N_CAT):
+                brk[i, p, k] = S.brk[p, k]
+            for k in range(GST_COLS):
+                gst[i, p, k] = S.gst[p, k]
+            for k in range(N_GIFT):
+                held[i, p, k] = S.hand[p, k]
+        length[i] = S.sc[S_TURN]
+
+
+def _i32(a, ndim):
+    """``a`` as a C-contiguous int32 array (the one type ``_play`` is compiled for)."""
+    a = np.ascontiguousarray(a, dtype=np.int32)
+    if a.ndim != ndim:
+        raise ValueError(f"expected a {ndim}-d array, got shape {a.shape}")
+    return a
+
+
+def _run(
+    first_game_index,
+    n_games,
+    root_seed,
+    npl,
+    pol_ids,
+    pol_params,
+    variant,
+    T,
+    mode,
+    tscript,
+    gscript,
+    rscript,
+    log,
+    tlog,
+    glog,
+    mscr,
+):
+    """``_play`` with every argument cast to its one compiled type and the state, scratch and
+    result arrays allocated; (score, brk, gst, held, length, final state) (see ``_play``)."""
+    npl = int(npl)
+    n_games = int(n_games)
+    S = new_game_state.py_func()  # NumPy allocates: nothing to compile
+    H = None  # random play and replays: the heuristic is not compiled (see ``_play``)
+    if any(int(pol_ids[p]) != POLICY_RANDOM for p in range(npl)) or mscr is not None:
+        H = new_scratch.py_func()
+    out = (
+        np.zeros((n_games, npl), dtype=np.int32),
+        np.zeros((n_games, npl, N_CAT), dtype=np.int32),
+        np.zeros((n_games, npl, GST_COLS), dtype=np.int32),
+        np.zeros((n_games, npl, N_GIFT), dtype=np.int32),
+        np.zeros(n_games, dtype=np.int32),
+    )
+    _play(
+        S,
+        H,
+        np.int64(first_game_index),
+        np.int64(n_games),
+        np.uint64(root_seed),
+        np.int64(npl),
+        np.ascontiguousarray(pol_ids, dtype=np.int64),
+        np.ascontiguousarray(pol_params, dtype=np.float64),
+        np.ascontiguousarray(variant, dtype=np.int64),
+        T,
+        np.int64(mode),
+        _i32(tscript, 1),
+        _i32(gscript, 1),
+        _i32(rscript, 2),
+        _i32(log, 2),
+        _i32(tlog, 1),
+        _i32(glog, 1),
+        np.zeros(4, dtype=np.uint64),
+        np.zeros(4, dtype=np.uint64),
+        np.zeros((npl, 4), dtype=np.uint64),
+        *out,
+        mscr,
+    )
+    return out + (S,)
+
+
+def _no_script():
+    """Empty replay scripts and logs (play without a record): tscript, gscript, rscript, log,
+    tlog, glog."""
+    e1 = np.zeros(1, dtype=np.int32)
+    return (
+        e1,
+        e1,
+        np.zeros((1, LOG_COLS), dtype=np.int32),
+        np.zeros((0, LOG_COLS), dtype=np.int32),
+        np.zeros(0, dtype=np.int32),
+        np.zeros(0, dtype=np.int32),
+    )
+
+
+def play_batch(first_game_index, n_games, root_seed, npl, pol_ids, pol_params, variant, T):
+    """Play games ``first_game_index .. + n_games - 1`` (no ``mcts`` seat: the search code is
+    not compiled); (score, brk, gst, held, length) as ``_play`` returns them.
+
+    Python wrapper of ``_play`` (``MODE_PLAY``); the caller validates inputs.
+    """
+    r = _run(
+        first_game_index,
+        n_games,
+        root_seed,
+        npl,
+        pol_ids,
+        pol_params,
+        variant,
+        T,
+        MODE_PLAY,
+        *_no_script(),
+        None,
+    )
+    return r[:5]
+
+
+def play_batch_mcts(
+    first_game_index, n_games, root_seed, npl, pol_ids, pol_params, variant, T, rollout_params
+):
+    """``play_batch`` for lineups with ``mcts`` seats; ``rollout_params`` float64[11]: the
+    heuristic weights its heuristic rollouts use."""
+    mscr = _mcts_scratch(npl, pol_ids, pol_params, rollout_params)
+    r = _run(
+        first_game_index,
+        n_games,
+        root_seed,
+        npl,
+        pol_ids,
+        pol_params,
+        variant,
+        T,
+        MODE_PLAY,
+        *_no_script(),
+        mscr,
+    )
+    return r[:5]
+
+
+def record_game(game_index, root_seed, npl, pol_ids, pol_params, variant, T, rollout_params=None):
+    """Play one game and return its record arrays: (turn rows int32[turns, LOG_COLS], tiles
+    drawn int32[k], gifts drawn int32[m], scores int32[npl], breakdown int32[npl, N_CAT]).
+    ``rollout_params``: given when a seat plays ``mcts`` (see ``play_batch_mcts``)."""
+    mscr = None
+    if rollout_params is not None:
+        mscr = _mcts_scratch(npl, pol_ids, pol_params, rollout_params)
+    log = np.zeros((80, LOG_COLS), dtype=np.int32)
+    tlog = np.zeros(256, dtype=np.int32)
+    glog = np.zeros(256, dtype=np.int32)
+    e = _no_script()
+    S = _run(
+        game_index,
+        1,
+        root_seed,
+        npl,
+        pol_ids,
+        pol_params,
+        variant,
+        T,
+        MODE_PLAY,
+        e[0],
+        e[1],
+        e[2],
+        log,
+        tlog,
+        glog,
+        mscr,
+    )[5]
+    sc = S.sc
+    return (
+        log[: sc[S_TURN]].copy(),
+        tlog[: sc[S_DRAWN]].copy(),
+        glog[: sc[S_GDRAWN]].copy(),
+        S.score[:npl].copy(),
+        S.brk[:npl].copy(),
+    )
+
+
+def record_game_mcts(game_index, root_seed, npl, pol_ids, pol_params, variant, T, rollout_params):
+    """``record_game`` for lineups with ``mcts`` seats (see ``play_batch_mcts``)."""
+    return record_game(game_index, root_seed, npl, pol_ids, pol_params, variant, T, rollout_params)
+
+
+def replay_state(npl, variant, T, tscript, gscript, rscript):
+    """Replay a record in integer form (``MODE_REPLAY``) as far as it goes; (final
+    ``GameState``, turn rows as replayed int32[80, LOG_COLS], tiles drawn int32[256], gift cards
+    drawn int32[256]) (see ``_play``)."""
+    log = np.zeros((80, LOG_COLS), dtype=np.int32)
+    tlog = np.zeros(256, dtype=np.int32)
+    glog = np.zeros(256, dtype=np.int32)
+    S = _run(
+        0,
+        1,
+        0,
+        npl,
+        np.zeros(npl, dtype=np.int64),
+        np.zeros((npl, 11), dtype=np.float64),
+        variant,
+        T,
+        MODE_REPLAY,
+        tscript,
+        gscript,
+        rscript,
+        log,
+        tlog,
+        glog,
+        None,
+    )[5]
+    return S, log, tlog, glog
+
+
+def replay_game(npl, variant, T, tscript, gscript, rscript):
+    """Validate a record in integer form (``MODE_REPLAY``).
+
+    Returns
+    -------
+    tuple
+        (error kind ``ERR_*`` (0 = valid), turn of the error, legal options int32[k, 4] at the
+        error, scores int32[npl], breakdown int32[npl, N_CAT], turn rows as replayed
+        int32[turns, LOG_COLS], tiles drawn, gift cards drawn, finished (0/1), gift cards held
+        int32[npl, N_GIFT], tile info int32[placed, 3] (type, rotation, cell)).
+    """
+    S, log, _tlog, _glog = replay_state(npl, variant, T, tscript, gscript, rscript)
+    sc = S.sc
+    nopt = sc[S_NOPT] if sc[S_ERR] != ERR_NONE else 0
+    return (
+        sc[S_ERR],
+        sc[S_ERR_TURN],
+        S.opt[:nopt].copy(),
+        S.score[:npl].copy(),
+        S.brk[:npl].copy(),
+        log[: sc[S_TURN]].copy(),
+        sc[S_DRAWN],
+        sc[S_GDRAWN],
+        sc[S_FINISHED],
+        S.hand[:npl].copy(),
+        S.tinfo[: sc[S_NPLACED]].copy(),
+    )
