@@ -200,6 +200,8 @@ S_EARNED = SC.field("S_EARNED", 1, "search: 1 = the placement earned a gift card
 S_PLAN_C = SC.field("S_PLAN_C", 1, "heuristic rollouts: planned cell (-2 = no plan)")
 S_PLAN_R = SC.field("S_PLAN_R", 1, "heuristic rollouts: planned rotation")
 S_PLAN_S = SC.field("S_PLAN_S", 1, "heuristic rollouts: planned segment (-2 = no plan)")
+# unused: with 23 slots instead of 24, random play measured about 15% slower (cause not found)
+S_PAD = SC.field("S_PAD", 1, "unused (keeps 24 slots: random play is faster so)")
 N_SC = SC.size
 SC.verify(globals())
 PH_OPEN, PH_TARGET, PH_CHANGE, PH_KEEP, PH_PLACE, PH_MEEPLE, PH_OVER = range(7)

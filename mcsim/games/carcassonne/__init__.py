@@ -768,18 +768,20 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     out = {
         "score": score,
         "length": length,
-        "tiles": gst[:, :, 0],
-        "unplaceable": gst[:, :, 1].sum(axis=1).astype(np.int32),
+        "tiles": gst[:, :, K.G_TURNS],
+        "unplaceable": gst[:, :, K.G_UNPLACEABLE].sum(axis=1).astype(np.int32),
     }
     for c, name in enumerate(CATEGORIES):
         out[f"points_{name}"] = brk[:, :, c]
     if prep.config.variant.get("gifts") == "true":
-        out["gift_cards"] = gst[:, :, 2:7].sum(axis=2).astype(np.int32)
+        out["gift_cards"] = (
+            gst[:, :, K.G_RECEIVED : K.G_RECEIVED + K.N_GIFT].sum(axis=2).astype(np.int32)
+        )
         for g, name in enumerate(GIFT_IDS):
-            out[f"gift_received_{name}"] = gst[:, :, 2 + g].sum(axis=1).astype(np.int32)
-            out[f"gift_opened_{name}"] = gst[:, :, 7 + g].sum(axis=1).astype(np.int32)
+            out[f"gift_received_{name}"] = gst[:, :, K.G_RECEIVED + g].sum(axis=1).astype(np.int32)
+            out[f"gift_opened_{name}"] = gst[:, :, K.G_OPENED + g].sum(axis=1).astype(np.int32)
             out[f"gift_held_{name}"] = held[:, :, g].sum(axis=1).astype(np.int32)
-            out[f"gift_points_{name}"] = gst[:, :, 12 + g].sum(axis=1).astype(np.int32)
+            out[f"gift_points_{name}"] = gst[:, :, K.G_POINTS + g].sum(axis=1).astype(np.int32)
     return out
 
 
