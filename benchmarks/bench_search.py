@@ -62,7 +62,9 @@ def bench_sacred_hill():
     work, tree, value, logs, mv, untried, mark, path, scores, reward, base_w, pts = scr
     base_w[:] = params[SK.P_MCTS_BASE : SK.P_MCTS_BASE + SK.N_HEURISTIC_PARAMS]
     base_w[SK.P_EPS] = params[SK.P_MCTS_ROLLOUT_EPS]
-    ctx = (SK.TRANSITION_BOX, SK.BB_ZONE_KNIGHT12, np.int64(params[SK.P_MCTS_ROLLOUT]), base_w, pts)
+    ctx = SK.search_steps.SacredHillSearchContext(
+        SK.TRANSITION_BOX, SK.BB_ZONE_KNIGHT12, np.int64(params[SK.P_MCTS_ROLLOUT]), base_w, pts
+    )
     totals = np.zeros(64)
     pos = _sh_positions()
     rows = []
@@ -126,7 +128,9 @@ def bench_don_quixote():
         nobd,
         moves2,
     ) = scr
-    ctx = (tiles, False, np.int64(params[DK.M_ROLLOUT]), w, log, saved, open_ws, nobd, moves2)
+    ctx = DK.search_steps.DonQuixoteSearchContext(
+        tiles, False, np.int64(params[DK.M_ROLLOUT]), w, log, saved, open_ws, nobd, moves2
+    )
     n_land = tiles.shape[0] - 2
     roots = []
     for g in range(4):

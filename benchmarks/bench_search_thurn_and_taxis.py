@@ -68,10 +68,8 @@ def iterations_per_second():
     n_iter = int(params[K.P_MCTS_ITER])
     scr = K.search_scratch(prep.tables["tab"], prep.tables["var"], n_iter + 1)
     ctx0, work, tree, value, logs, moves, untried, mark, path, scores, reward = scr
-    tab, var, srng, acts, pool, cnt, _, rprm, sc, script, *rest = ctx0
-    rprm[:] = params[K.P_MCTS_BASE : K.P_MCTS_BASE + K.N_PARAMS]
-    ctx = (tab, var, srng, acts, pool, cnt, np.int64(params[K.P_MCTS_ROLLOUT]), rprm, sc, script)
-    ctx = ctx + tuple(rest)
+    ctx0.rollout_params[:] = params[K.P_MCTS_BASE : K.P_MCTS_BASE + K.N_PARAMS]
+    ctx = ctx0._replace(rollout_policy=np.int64(params[K.P_MCTS_ROLLOUT]))
     totals = np.zeros(K.MAX_ACTIONS)
     pos = positions()
     mode = np.int64(params[K.P_MCTS_REWARD])
@@ -81,7 +79,7 @@ def iterations_per_second():
             t = time.process_time()
             for k, st in enumerate(pos):
                 rng = new_state(1, k, 16)
-                srng[:] = new_state(2, k, 16)
+                ctx.reshuffle_rng[:] = new_state(2, k, 16)
                 n = int(st[K.S_NP])
                 if name == "tree":
                     K.tree_search(

@@ -10,13 +10,15 @@ UCT with one expansion per iteration.
 
 Game interface
 --------------
-A game kernel registers its step functions with ``register(match, **impls)`` at import; the
-search calls them through the stubs below, which Numba resolves per state type (``match`` gets
-the Numba type of the state array). So ``search`` is one function, specialised per game by the
-compiler, and caches like any other kernel. The step functions (all ``@njit``):
+A game kernel registers its step functions with ``register(context_type, **impls)`` at import;
+the search calls them through the stubs below, which Numba resolves by the type of ``ctx``: a
+``collections.namedtuple`` class that belongs to one game (``SacredHillSearchContext``, ...),
+so no two games can be confused whatever their state arrays look like, and ``register``
+refuses a class that is already registered. So ``search`` is one function, specialised per game
+by the compiler, and caches like any other kernel. The step functions (all ``@njit``):
 
-``game_copy(dst, src)``
-    Copy a state array into another of the same shape.
+``game_copy(dst, src, ctx)``
+    Copy a state into another of the same shape.
 ``game_determinize(state, ctx, rng)``
     Replace, in place, everything the seat to move at the root cannot see by a sample
     consistent with what it has seen (no-op with perfect information). Must not read the hidden
@@ -30,7 +32,8 @@ compiler, and caches like any other kernel. The step functions (all ``@njit``):
     Finish the game with the base policy; write the final points of each seat into
     ``scores`` (float64[n_seats]).
 
-``ctx`` is a tuple of the game's tables and scratch arrays, passed through unchanged.
+``ctx`` is the game's search context: an instance of its registered namedtuple class holding
+its tables and scratch arrays, passed through unchanged.
 
 Tree layout
 -----------
@@ -43,7 +46,7 @@ All arrays are preallocated by the caller: nothing is allocated per iteration.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 from numba.extending import overload
 
 from kernels.rng import randint
@@ -59,27 +62,54 @@ REWARD_WIN = 0
 REWARD_MARGIN = 1
 REWARD_POINTS = 2
 
-_GAMES = []
+#: registered games: search context class -> step functions
+_GAMES: dict = {}
+STEP_NAMES = ("copy", "determinize", "legal", "to_move", "apply", "rollout")
 
 
-def register(match, **impls):
+def register(context_type, **impls):
     """Register a game's step functions (``copy, determinize, legal, to_move, apply,
-    rollout``; see the module docstring). ``match(state_type)`` is True for the Numba type of
-    the game's state array; the first registered match wins."""
-    need = {"copy", "determinize", "legal", "to_move", "apply", "rollout"}
-    if set(impls) != need:
-        raise ValueError(f"search.register needs exactly {sorted(need)}")
-    _GAMES.append((match, impls))
+    rollout``; see the module docstring) for the search context class ``context_type``.
+
+    ``context_type`` must be a ``collections.namedtuple`` class used by this game only: the
+    search picks a game's steps by the type of ``ctx``. Raises ``TypeError`` for another kind of
+    class, ``ValueError`` when the class is already registered (two games would share one
+    match) or the step names are not exactly the six.
+    """
+    if not (
+        isinstance(context_type, type)
+        and issubclass(context_type, tuple)
+        and hasattr(context_type, "_fields")
+    ):
+        raise TypeError(
+            f"search.register needs a namedtuple class as the context type, not {context_type!r}"
+        )
+    if set(impls) != set(STEP_NAMES):
+        raise ValueError(f"search.register needs exactly {sorted(STEP_NAMES)}")
+    if context_type in _GAMES:
+        raise ValueError(
+            f"search.register: {context_type.__module__}.{context_type.__name__} is registered "
+            "already; each game needs a context class of its own"
+        )
+    _GAMES[context_type] = dict(impls)
 
 
-def _impl(state, name):
-    for match, impls in _GAMES:
-        if match(state):
+def steps_for(context_type) -> dict:
+    """The step functions registered for ``context_type`` (``{name: function}``), callable
+    from Python too (the kernel test battery plays through them). Raises ``KeyError`` for an
+    unregistered class."""
+    return _GAMES[context_type]
+
+
+def _impl(ctx, name):
+    if isinstance(ctx, types.BaseNamedTuple):
+        impls = _GAMES.get(ctx.instance_class)
+        if impls is not None:
             return impls[name]
     return None
 
 
-def game_copy(dst, src):
+def game_copy(dst, src, ctx):
     """Stub resolved per game (see the module docstring)."""
     raise NotImplementedError
 
@@ -110,33 +140,33 @@ def game_rollout(state, ctx, rng, scores):
 
 
 @overload(game_copy)
-def _ol_copy(dst, src):
-    return _impl(dst, "copy")
+def _ol_copy(dst, src, ctx):
+    return _impl(ctx, "copy")
 
 
 @overload(game_determinize)
 def _ol_determinize(state, ctx, rng):
-    return _impl(state, "determinize")
+    return _impl(ctx, "determinize")
 
 
 @overload(game_legal)
 def _ol_legal(state, ctx, moves):
-    return _impl(state, "legal")
+    return _impl(ctx, "legal")
 
 
 @overload(game_to_move)
 def _ol_to_move(state, ctx):
-    return _impl(state, "to_move")
+    return _impl(ctx, "to_move")
 
 
 @overload(game_apply)
 def _ol_apply(state, ctx, move):
-    return _impl(state, "apply")
+    return _impl(ctx, "apply")
 
 
 @overload(game_rollout)
 def _ol_rollout(state, ctx, rng, scores):
-    return _impl(state, "rollout")
+    return _impl(ctx, "rollout")
 
 
 @njit(cache=True)
@@ -237,7 +267,7 @@ def search(
     for k in range(1, min(n_iter + 1, cap)):
         logs[k] = np.log(np.float64(k))
     for _ in range(n_iter):
-        game_copy(work, root)
+        game_copy(work, root, ctx)
         game_determinize(work, ctx, rng)
         node = 0
         depth = 0
@@ -328,7 +358,7 @@ def flat(root, ctx, n_iter, mode, scale, rng, work, moves, totals, scores, rewar
         totals[k] = 0.0
     for it in range(n_iter):
         k = it % n
-        game_copy(work, root)
+        game_copy(work, root, ctx)
         game_determinize(work, ctx, rng)
         mv = moves[k]
         game_apply(work, ctx, mv)

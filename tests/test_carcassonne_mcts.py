@@ -17,7 +17,7 @@ from numba import njit
 import kernels.carcassonne as K
 import mcsim
 from kernels import search
-from kernels.carcassonne.search_steps import _s_determinize
+from kernels.carcassonne.search_steps import CarcassonneSearchContext, _s_determinize
 from kernels.rng import new_state
 from mcsim.games import carcassonne as G
 from mcsim.games.carcassonne.show import _replay_prefix
@@ -33,7 +33,7 @@ FAST = "mcts:iterations=40,width=4,depth=4"
 # result (it would release arrays it never owned).
 @njit
 def _ctx(T, codes, H, params, scr):
-    return (
+    return CarcassonneSearchContext(
         T,
         codes,
         H,

@@ -104,3 +104,51 @@ def test_state_layout_refuses_repeats_bad_widths_and_misbound_names():
         layout.field("B", 0)
     with pytest.raises(ValueError, match="A is bound to 5, declared at 0"):
         layout.verify({"A": 5})
+
+
+def test_search_register_refuses_a_context_class_registered_twice_or_not_a_namedtuple():
+    """The search picks a game's steps by the class of its context (kernels/search.py, "Game
+    interface"): a second game with an already registered class would share its match, so
+    ``register`` refuses it, and a plain tuple type (which two games could share) is no class
+    to match by."""
+    from collections import namedtuple
+
+    import pytest
+
+    from kernels import search
+
+    steps = {name: (lambda *a: None) for name in search.STEP_NAMES}
+    Context = namedtuple("ProbeSearchContext", ["tables"])
+    search.register(Context, **steps)
+    try:
+        assert search.steps_for(Context) == steps
+        with pytest.raises(ValueError, match="ProbeSearchContext is registered already"):
+            search.register(Context, **steps)
+        Other = namedtuple("ProbeSearchContext", ["tables"])  # same name, another class
+        search.register(Other, **steps)
+        del search._GAMES[Other]
+        with pytest.raises(TypeError, match="needs a namedtuple class"):
+            search.register(tuple, **steps)
+        with pytest.raises(ValueError, match="needs exactly"):
+            search.register(namedtuple("Partial", ["x"]), copy=steps["copy"])
+    finally:
+        search._GAMES.pop(Context, None)
+
+
+def test_every_game_registers_its_own_search_context():
+    """Each game kernel registers one context class of its own (no two games share a match)."""
+    import kernels.carcassonne  # noqa: F401
+    import kernels.don_quixote  # noqa: F401
+    import kernels.el_grande  # noqa: F401
+    import kernels.sacred_hill  # noqa: F401
+    import kernels.thurn_and_taxis  # noqa: F401
+    from kernels import search
+
+    names = sorted(c.__name__ for c in search._GAMES)
+    assert names == [
+        "CarcassonneSearchContext",
+        "DonQuixoteSearchContext",
+        "ElGrandeSearchContext",
+        "SacredHillSearchContext",
+        "ThurnAndTaxisSearchContext",
+    ]

@@ -11,7 +11,6 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from numba import types
 
 import mcsim
 from kernels import thurn_and_taxis as K
@@ -161,19 +160,17 @@ def test_known_cards_follow_the_display():
     assert g.st[K.S_KNOWN + 2] == 0
 
 
-def test_search_state_type_is_thurn_and_taxis_own():
-    """The search resolves step functions by the state's Numba type: T&T's int64 1-D vector is
-    none of the other games' (Sacred Hill uint64 1-D, Don Quixote int64 2-D, El Grande int32
-    2-D, Carcassonne a tuple)."""
-    assert SS._is_tt_state(types.Array(types.int64, 1, "C"))
-    for other in (
-        types.Array(types.uint64, 1, "C"),
-        types.Array(types.int64, 2, "C"),
-        types.Array(types.int32, 2, "C"),
-        types.Array(types.int16, 2, "C"),
-        types.UniTuple(types.Array(types.int64, 1, "C"), 2),
-    ):
-        assert not SS._is_tt_state(other)
+def test_search_context_class_is_thurn_and_taxis_own():
+    """The search resolves step functions by the class of the context (kernels/search.py, "Game
+    interface"): T&T's steps are registered for ``ThurnAndTaxisSearchContext`` and its
+    ``search_scratch`` builds one, whatever other game has an int64 1-D state."""
+    from kernels import search
+
+    steps = search.steps_for(SS.ThurnAndTaxisSearchContext)
+    assert set(steps) == set(search.STEP_NAMES)
+    prep = G.prepare(mcsim.runner.resolve_config("thurn-and-taxis", 3, ["mcts"])[1])
+    ctx = K.search_scratch(prep.tables["tab"], prep.tables["var"], 4)[0]
+    assert type(ctx) is SS.ThurnAndTaxisSearchContext
 
 
 def test_mcts_deterministic_across_workers_and_records_replay():

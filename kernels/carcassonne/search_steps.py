@@ -10,15 +10,17 @@ The six steps (``_s_copy``, ``_s_determinize``, ``_s_legal``, ``_s_to_move``, ``
 ``_s_rollout``) are registered with ``search.register`` at import; ``mcts_move`` and
 ``flat_move`` choose a move by search, with the scratch of ``search_scratch``.
 
-``ctx`` = (T, variant, H, rollout policy id, heuristic parameters float64[11], opt2
+``ctx`` = ``CarcassonneSearchContext`` (T, variant, H, rollout policy id, heuristic parameters float64[11], opt2
 int32[MAX_OPT, 4], lst int64[MAX_OPT], e0 int32[0], rollout moves int64[MAX_OPT], width, depth,
 vals float64[MAX_OPT]): ``width`` > 0 keeps only the placements the heuristic values highest
 (``evaluate_placement``), for every seat and in the rollouts too; ``depth`` > 0 stops a rollout
 after that many turns and scores the position as if the game ended (``score_final``).
 """
 
+from collections import namedtuple
+
 import numpy as np
-from numba import njit, types
+from numba import njit
 
 from kernels import search
 from kernels.carcassonne.layout import (
@@ -82,7 +84,6 @@ from kernels.carcassonne.layout import (
     TB_GIFT_COUNTS,
     V_GIFTS,
     V_TAKE2_OTHER,
-    GameState,
 )
 from kernels.carcassonne.policies import _gift_gain, best_placement, evaluate_placement
 from kernels.carcassonne.rules import (
@@ -102,6 +103,13 @@ from kernels.carcassonne.rules import (
     score_final,
 )
 from kernels.rng import next_u64, randint
+
+#: the search context of Carcassonne (``kernels.search.register``; see the module docstring)
+CarcassonneSearchContext = namedtuple(
+    "CarcassonneSearchContext",
+    ["tables", "variant", "heuristic_scratch", "rollout_policy", "heuristic_params", "options",
+     "option_list", "no_edges", "rollout_moves", "width", "depth", "values"],
+)  # fmt: skip
 
 
 @njit(cache=True)
@@ -450,8 +458,8 @@ def _s_rollout(S, ctx, rng, scores):
 
 
 search.register(
-    lambda t: isinstance(t, types.NamedTuple) and t.instance_class is GameState,
-    copy=lambda dst, src: _s_copy(dst, src),
+    CarcassonneSearchContext,
+    copy=lambda dst, src, ctx: _s_copy(dst, src),
     determinize=lambda state, ctx, rng: _s_determinize(state, ctx, rng),
     legal=lambda state, ctx, moves: _s_legal(state, ctx, moves),
     to_move=lambda state, ctx: _s_to_move(state, ctx),
@@ -510,7 +518,7 @@ def search_root(S, root, cur, phase, t, t2, opened, idx, earned):
 @njit(cache=True)
 def search_ctx(T, variant, H, params, scr):
     """The step functions' ``ctx`` (see the module docstring) for ``mcts`` parameters ``params``."""
-    return (
+    return CarcassonneSearchContext(
         T,
         variant,
         H,

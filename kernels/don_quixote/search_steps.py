@@ -8,13 +8,15 @@
   placements; the cell is part of a move, so tree nodes are what the player has seen.
 
 The step interface of ``kernels.search`` for one player's estate (``_search_*``, registered
-below for 2-D int64 states): the search state is an estate whose SC row carries the search
+below for ``DonQuixoteSearchContext``): the search state is an estate whose SC row carries the search
 fields (``SC_POS`` .. ``SC_SEQ``, see ``kernels.don_quixote.layout``); scratch from
-``search_scratch`` sized by ``search_capacity``.
+``search_scratch`` sized by ``search_capacity``; the context is a ``DonQuixoteSearchContext``.
 """
 
+from collections import namedtuple
+
 import numpy as np
-from numba import njit, types
+from numba import njit
 
 from kernels import search
 from kernels.don_quixote.layout import (
@@ -61,6 +63,15 @@ from kernels.don_quixote.rules import (
     unplace,
 )
 from kernels.rng import next_u64, randint, random_float, seed_state
+
+#: the search context of Don Quixote (``kernels.search.register``): the tile table, whether the
+#: last tile is rotated at random, the rollout policy id and weights, and the rollout's scratch
+#: (placement log, saved estate, open windmills, empty breakdown, moves); ``CTX_*`` index it
+DonQuixoteSearchContext = namedtuple(
+    "DonQuixoteSearchContext",
+    ["tiles", "last_rand", "rollout_policy", "rollout_weights", "log", "saved", "open_windmills",
+     "no_breakdown", "moves"],
+)  # fmt: skip
 
 
 @njit(cache=True)
@@ -539,8 +550,8 @@ def _search_rollout(S, ctx, rng, scores):
 
 
 search.register(
-    lambda t: isinstance(t, types.Array) and t.ndim == 2 and t.dtype == types.int64,
-    copy=lambda dst, src: _search_copy(dst, src),
+    DonQuixoteSearchContext,
+    copy=lambda dst, src, ctx: _search_copy(dst, src),
     determinize=lambda state, ctx, rng: _search_determinize(state, ctx, rng),
     legal=lambda state, ctx, moves: _search_legal(state, ctx, moves),
     to_move=lambda state, ctx: _search_to_move(state, ctx),
@@ -598,7 +609,9 @@ def choose_mcts(
         moves2,
     ) = scr
     search_root(S, tiles, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand, root)
-    ctx = (tiles, last_rand, np.int64(params[M_ROLLOUT]), w, log, saved, open_ws, nobd, moves2)
+    ctx = DonQuixoteSearchContext(
+        tiles, last_rand, np.int64(params[M_ROLLOUT]), w, log, saved, open_ws, nobd, moves2
+    )
     move = search.search(
         root,
         ctx,

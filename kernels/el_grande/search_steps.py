@@ -28,8 +28,10 @@ rollout policy in each iteration). Power cards in hand are public (13 minus the 
 the rollout policy.
 """
 
+from collections import namedtuple
+
 import numpy as np
-from numba import njit, types
+from numba import njit
 
 from kernels import search
 from kernels.el_grande.layout import (
@@ -105,6 +107,16 @@ from kernels.el_grande.layout import (
 from kernels.el_grande.policies import make_buffers
 from kernels.el_grande.rules import _INTERNAL, engine, score_place
 from kernels.rng import STREAM_POLICY, game_seed, next_u64, randint, seed_state
+
+#: the search context of El Grande (``kernels.search.register``): the game tables ``T``, the
+#: variant codes, the search's engine buffers ``Ds`` and state row ``st``, the search config
+#: ``CF_*``, the deck-position scratch and the game buffers ``G`` passed on to the engine; the
+#: steps read it by position (``ctx[0]`` ... ``ctx[6]``)
+ElGrandeSearchContext = namedtuple(
+    "ElGrandeSearchContext",
+    ["tables", "variant", "buffers", "row", "config", "deck_positions", "game"],
+)
+
 
 # secret decisions (hidden from the other seats until the group is revealed)
 
@@ -297,8 +309,8 @@ def _search_rollout(state, ctx, rng, scores):
 
 
 search.register(
-    lambda t: isinstance(t, types.Array) and t.ndim == 2 and t.dtype == types.int32,
-    copy=lambda dst, src: _search_copy(dst, src),
+    ElGrandeSearchContext,
+    copy=lambda dst, src, ctx: _search_copy(dst, src),
     determinize=lambda state, ctx, rng: _search_determinize(state, ctx, rng),
     legal=lambda state, ctx, moves: _search_legal(state, ctx, moves),
     to_move=lambda state, ctx: _search_to_move(state, ctx),
@@ -367,7 +379,7 @@ def choose_mcts(ck, r0, log, first, stop, seat, kind, T, var, G, mpar, rng, scr)
     cf[CF_HORIZON] = np.int64(mpar[M_HORIZON])
     for q in range(MAXP):
         Ds[D_POL][q] = cf[CF_ROLLOUT]
-    ctx = (T, var, Ds, st, cf, pos, G)
+    ctx = ElGrandeSearchContext(T, var, Ds, st, cf, pos, G)
     n_iter = min(np.int64(mpar[M_ITER]), np.int64(tree.shape[0] - 1))
     if mpar.shape[0] > M_FLAT and mpar[M_FLAT] != 0.0:
         move = search.flat(

@@ -1,12 +1,15 @@
 """Sacred Hill's steps of ``kernels.search`` and the ``mcts`` policy built on them.
 
-The state is the ``uint64[S_SIZE]`` array; ctx = (transition, zone, rollout policy id,
-rollout weights float64[9], int64[2] points scratch). Perfect information: nothing to
+The state is the ``uint64[S_SIZE]`` array; the context is a ``SacredHillSearchContext``
+(transition rule, zone masks uint64[64], rollout policy id, rollout weights
+float64[N_HEURISTIC_PARAMS], int64[2] points scratch). Perfect information: nothing to
 determinize.
 """
 
+from collections import namedtuple
+
 import numpy as np
-from numba import njit, types
+from numba import njit
 
 from kernels import search
 from kernels.bitboard import lsb, popcount
@@ -34,7 +37,10 @@ from kernels.sacred_hill.layout import (
 from kernels.sacred_hill.policies import choose_move
 from kernels.sacred_hill.rules import apply_move, legal_moves, score_final
 
-CTX_TRANSITION, CTX_ZONE = 0, 1  # positions in ctx read by ``_search_apply``
+#: the search context of Sacred Hill (``kernels.search.register``)
+SacredHillSearchContext = namedtuple(
+    "SacredHillSearchContext", ["transition", "zone", "rollout_policy", "rollout_weights", "points"]
+)
 
 
 @njit(cache=True)
@@ -74,8 +80,7 @@ def _search_to_move(state, ctx):
 @njit(cache=True)
 def _search_apply(state, ctx, move):
     kind = legal_moves(state)[1]
-    transition, zone = ctx[CTX_TRANSITION], ctx[CTX_ZONE]
-    apply_move(state, move, kind, transition, zone)
+    apply_move(state, move, kind, ctx.transition, ctx.zone)
 
 
 @njit(cache=True)
@@ -93,8 +98,8 @@ def _search_rollout(state, ctx, rng, scores):
 
 
 search.register(
-    lambda t: isinstance(t, types.Array) and t.ndim == 1 and t.dtype == types.uint64,
-    copy=lambda dst, src: _search_copy(dst, src),
+    SacredHillSearchContext,
+    copy=lambda dst, src, ctx: _search_copy(dst, src),
     determinize=lambda state, ctx, rng: _search_determinize(state, ctx, rng),
     legal=lambda state, ctx, moves: _search_legal(state, ctx, moves),
     to_move=lambda state, ctx: _search_to_move(state, ctx),
@@ -148,7 +153,7 @@ def choose_move_search(state, moves, kind, policy_id, params, rng, zone, transit
     for k in range(N_HEURISTIC_PARAMS):
         base_w[k] = params[P_MCTS_BASE + k]
     base_w[P_EPS] = params[P_MCTS_ROLLOUT_EPS]
-    ctx = (transition, zone, np.int64(params[P_MCTS_ROLLOUT]), base_w, pts)
+    ctx = SacredHillSearchContext(transition, zone, np.int64(params[P_MCTS_ROLLOUT]), base_w, pts)
     return search.search(
         state,
         ctx,

@@ -2,16 +2,17 @@
 
 Compiled only through ``kernels.thurn_and_taxis.play.play_batch_mcts``: the Python side picks
 that entry kernel when a seat plays ``mcts``, so a random or route run never compiles the
-search. The search state is the game's own ``int64[ST_SIZE]`` vector (the only 1-D int64 state
-registered with the search: Sacred Hill's is uint64 1-D, Don Quixote's int64 2-D, El Grande's
-int32 2-D). The step functions are inlined into the search's per-step lambdas
+search. The search state is the game's own ``int64[ST_SIZE]`` vector; the search tells this game
+apart by its context class, ``ThurnAndTaxisSearchContext``. The step functions are inlined into the search's per-step lambdas
 (``search.register``), each of which is compiled on its own: one compiled level fewer below the
 search than plain calls, and the moves are applied by ``_advance``, the play engine (so the
 search compiles no move code of its own).
 """
 
+from collections import namedtuple
+
 import numpy as np
-from numba import njit, types
+from numba import njit
 
 from kernels import search
 from kernels.rng import next_u64, seed_state, shuffle_fast
@@ -74,13 +75,13 @@ MARGIN_SCALE = 10.0
 TIE_BREAK_BONUS = 0.5
 
 
-def _is_tt_state(t):
-    return (
-        isinstance(t, types.Array)
-        and t.ndim == 1
-        and t.dtype == types.int64
-        and t.layout in ("C", "A")
-    )
+#: the search context of Thurn and Taxis (``kernels.search.register``; see ``search_scratch``)
+ThurnAndTaxisSearchContext = namedtuple(
+    "ThurnAndTaxisSearchContext",
+    ["tables", "variant", "reshuffle_rng", "actions", "card_pool", "city_counts",
+     "rollout_policy", "rollout_params", "points", "script", "reshuffle_log",
+     "engine_policy_ids", "engine_params", "engine_streams"],
+)  # fmt: skip
 
 
 @njit(cache=True, inline="always")
@@ -202,8 +203,8 @@ def _search_rollout(st, ctx, rng, scores):
 
 
 search.register(
-    _is_tt_state,
-    copy=lambda dst, src: _search_copy(dst, src),
+    ThurnAndTaxisSearchContext,
+    copy=lambda dst, src, ctx: _search_copy(dst, src),
     determinize=lambda state, ctx, rng: _search_determinize(state, ctx, rng),
     legal=lambda state, ctx, moves: _search_legal(state, ctx, moves),
     to_move=lambda state, ctx: _search_to_move(state, ctx),
@@ -241,7 +242,7 @@ def search_scratch(tab, var, capacity):
     float64[N_PARAMS], points int64[MAX_SEATS], empty script, 1-slot reshuffle log, and for
     ``_advance`` policy ids int64[MAX_SEATS] with no ``random`` or ``route`` seat, unused
     parameters float64[MAX_SEATS, N_PARAMS] and streams uint64[MAX_SEATS, 4])."""
-    ctx = (
+    ctx = ThurnAndTaxisSearchContext(
         tab,
         var,
         np.zeros(4, np.uint64),
@@ -284,7 +285,9 @@ def choose_mcts(st, prm, rng, scr):
         rprm[k] = prm[P_MCTS_BASE + k]
     seed_state(srng, next_u64(rng))
     kind = np.int64(prm[P_MCTS_ROLLOUT])
-    ctx = (tab, var, srng, acts, pool, cnt, kind, rprm, sc, script, slog, noids, noprm, nostreams)
+    ctx = ThurnAndTaxisSearchContext(
+        tab, var, srng, acts, pool, cnt, kind, rprm, sc, script, slog, noids, noprm, nostreams
+    )
     n = st[S_NP]
     return tree_search(
         st,
