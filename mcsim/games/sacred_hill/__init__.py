@@ -324,6 +324,22 @@ ensemble_options = no_ensemble(SPEC)
 
 # ---------------------------------------------------------------- the other roles
 # imported last: records and summary use the names above
+def search_start(prep: Prepared, seed: int, game_index: int) -> tuple:
+    """The start of game ``game_index`` as ``kernels.search``'s steps see it: ``(state,
+    ctx)``, the empty board (``uint64[S_SIZE]``; Sacred Hill has no deal, so ``seed`` and
+    ``game_index`` change nothing) and a ``SacredHillSearchContext`` of the run's rules with
+    random rollouts (used by the kernel test battery, ``tests/test_kernel_battery.py``)."""
+    state = np.zeros(K.S_SIZE, np.uint64)
+    ctx = K.search_steps.SacredHillSearchContext(
+        np.int64(prep.tables["transition"]),
+        prep.tables["zone"],
+        np.int64(K.POLICY_RANDOM),
+        np.zeros(K.N_HEURISTIC_PARAMS, np.float64),
+        np.zeros(2, np.int64),
+    )
+    return state, ctx
+
+
 from mcsim.games.sacred_hill import charts, records, summary  # noqa: E402
 
 CHARTS = charts.CHARTS  # the report's figures of the game (``mcsim.games.sacred_hill.charts``)
