@@ -448,6 +448,13 @@ class GameModule(Protocol):
         ``mcsim evaluate --tileset-ensemble``; raises ``ConfigError`` when the game has none."""
         ...
 
+    def search_start(self, prep: Prepared, seed: int, game_index: int) -> tuple:
+        """``(state, ctx)``: the start of game ``game_index`` of ``seed`` (its deal) as the
+        kernel's search steps see it (``kernels.search``, "Game interface"), with a context of
+        the run's rules and a cheap rollout policy; ``ctx`` is an instance of the game's
+        registered search context class. Used by ``tests/test_kernel_battery.py``."""
+        ...
+
 
 def no_ensemble(spec: GameSpec) -> Callable[..., list[tuple[str, dict]]]:
     """``ensemble_options`` of a game without alternative component sets (raises
