@@ -71,6 +71,7 @@ from typing import Any
 import numpy as np
 
 from kernels import thurn_and_taxis as K
+from kernels.rng import next_u64, seed_state
 from mcsim.errors import ConfigError, DataFileError
 from mcsim.files import read_json
 from mcsim.games.base import (
@@ -696,6 +697,33 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     for s, sid in enumerate(STACK_IDS):
         out[f"tiles_{sid}"] = tiles_taken[:, s].copy()
     return out
+
+
+def search_start(prep: Prepared, seed: int, game_index: int) -> tuple:
+    """The start of game ``game_index`` of ``seed`` as ``kernels.search``'s steps see it:
+    ``(state, ctx)``, the dealt position (``int64[ST_SIZE]``, dealt by the kernel's own
+    ``_setup_game`` as ``play_batch_mcts`` deals it: with every seat on ``mcts`` it is the
+    root of the first decision) and the ``ThurnAndTaxisSearchContext`` of ``search_scratch``
+    for the run's tables and variant, set as ``choose_mcts`` sets it for that decision (the
+    reshuffle stream seeded from the seat's policy stream, the ``route`` defaults as rollout
+    parameters) but with random rollouts (used by the kernel test battery,
+    ``tests/test_kernel_battery.py``)."""
+    tab, var = prep.tables["tab"], prep.tables["var"]
+    st, deck, deal_rng, prngs = K.new_scratch()[:4]
+    K.play._setup_game(
+        st,
+        tab,
+        np.int64(prep.config.players),
+        np.int64(game_index),
+        np.uint64(seed),
+        deck,
+        deal_rng,
+        prngs,
+    )
+    ctx = K.search_scratch(tab, var, 2)[0]
+    ctx.rollout_params[:] = SPEC.policy("route").vector()
+    seed_state(ctx.reshuffle_rng, np.uint64(next_u64(prngs[st[K.S_CUR]])))
+    return st, ctx._replace(rollout_policy=np.int64(K.POL_RANDOM))
 
 
 # ---------------------------------------------------------------- the rest of the game protocol
