@@ -661,6 +661,45 @@ def empty_record(n: int, seats: int, n_land: int) -> tuple:
     )
 
 
+def search_start(prep: Prepared, seed: int, game_index: int) -> tuple:
+    """The start of game ``game_index`` of ``seed`` as ``kernels.search``'s steps see it:
+    ``(state, ctx)``, the root ``choose_mcts`` gives the search at seat 0's first placement
+    (``search_root`` of the dealt estate, castles placed, with the round-1 hand; int64[S_ROWS,
+    N_NODES]) with its hidden fields (later cells, unrevealed tiles, the set-aside tile's
+    orientation) holding the deal, not -1, and a ``DonQuixoteSearchContext`` of the run's tile
+    table and variant with random rollouts and the scratch of ``search_scratch`` (used by the
+    kernel test battery, ``tests/test_kernel_battery.py``)."""
+    tiles = prep.tables["tiles"]
+    seats = prep.policy_ids.shape[0]
+    n_land = tiles.shape[0] - 2
+    castles = np.zeros(2, np.int64)
+    cells = np.zeros(K.N_PLACE, np.int64)
+    seq = np.zeros((seats, n_land), np.int64)
+    last_rot = np.zeros(seats, np.int64)
+    K.deal(np.uint64(seed), np.int64(game_index), seats, n_land, castles, cells, seq, last_rot)
+    S = K.setup_estate(tiles, castles)
+    last_rand = bool(prep.variant_codes[K.layout.V_LAST_ROT] == K.layout.LAST_ROT_RANDOM)
+    mask = (1 << int(last_rot[0])) if last_rand else K.layout.ROT_BOTH
+    hand = np.zeros(K.layout.HAND_SLOTS, np.int64)
+    nh = K.reveal(hand, np.int64(0), seq[0], np.int64(0))
+    scr = K.search_scratch(tiles, np.int64(2))
+    root = np.zeros_like(scr[0])
+    K.search_root(
+        S, tiles, cells, seq[0], np.int64(0), hand, nh, np.int64(0), np.int64(mask), last_rand, root
+    )
+    # search_root writes what the player has not seen as -1 / 3, and the search determinizes
+    # every iteration before it applies a move; a game played through the steps needs the
+    # deal itself there (apply reveals the next round's tiles from SC_SEQ)
+    root[K.SC, K.SC_FCELLS : K.SC_FCELLS + K.N_PLACE] = cells
+    root[K.SC, K.SC_SEQ : K.SC_SEQ + n_land] = seq[0]
+    root[K.SC, K.SC_LROT] = mask
+    w, log, saved, open_ws, nobd, moves2 = scr[11:]
+    ctx = K.search_steps.DonQuixoteSearchContext(
+        tiles, last_rand, np.int64(K.POL_RANDOM), w, log, saved, open_ws, nobd, moves2
+    )
+    return root, ctx
+
+
 def _columns(score: np.ndarray, bd: np.ndarray) -> dict:
     out: dict[str, np.ndarray] = {
         "score": score,
