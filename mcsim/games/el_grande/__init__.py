@@ -102,6 +102,7 @@ from typing import Any
 import numpy as np
 
 from kernels import el_grande as K
+from kernels.rng import STREAM_DEAL, new_state
 from mcsim.errors import DataFileError, InvalidRecordError
 from mcsim.files import read_json
 from mcsim.games.base import (
@@ -716,6 +717,44 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
         out[f"take_{ids[c]}"] = taker[:, c].astype(np.int8)
         out[f"take_round_{ids[c]}"] = tround[:, c].astype(np.int8)
     return out
+
+
+def search_start(prep: Prepared, seed: int, game_index: int) -> tuple:
+    """The first decision of game ``game_index`` of ``seed`` as ``kernels.search``'s steps see
+    it: ``(state, ctx)`` (used by the kernel test battery, ``tests/test_kernel_battery.py``).
+
+    The game's first decision is the power bid of the start seat in the first round played
+    (§3; round 2 with ``rounds=6``), a searched decision of an ``mcts`` seat, so this is the
+    root that ``play._drive_game`` gives ``choose_mcts`` there: ``search_root`` of the state
+    after ``setup`` (the deal of ``(seed, game_index)``, as ``start_game`` draws it), no
+    decisions since the round start, seat ``O_START``, kind ``K_POWER``. The context is
+    ``choose_mcts``'s: an ``ElGrandeSearchContext`` of the run's tables and variant codes, the
+    engine buffers ``Ds``, state row, config and deck-position scratch of ``search_scratch``
+    (heuristic defaults as ``play_mcts`` passes them), the game buffers of
+    ``play.game_buffers`` (their ``special_action`` cfunc), random rollouts (``CF_ROLLOUT``),
+    the default ``scope`` and horizon 0 (the steps play the game to its end)."""
+    T = prep.tables["T"]
+    var = np.ascontiguousarray(prep.variant_codes, dtype=np.int64)
+    npl = prep.config.players
+    hpar = _heuristic_defaults()
+    scr = K.search_steps.search_scratch(npl, 66, hpar)
+    root, pos, cf, Ds, st = scr[0], scr[11], scr[12], scr[13], scr[14]
+    G = K.game_buffers(1, npl, np.uint64(seed), np.zeros(K.FIXED_SIZE, np.int32))
+    ck = np.zeros(K.STATE_SIZE, np.int32)
+    deal = new_state(np.uint64(seed), np.uint64(game_index), np.uint64(STREAM_DEAL))
+    K.setup(ck, T, var, np.int64(npl), deal, G[K.G_FIXED])
+    r0 = 2 if var[K.V_ROUNDS] == 1 else 1  # rounds=6 skips round 1
+    seat = int(ck[K.O_START])
+    log = np.zeros((1, 4), np.int32)
+    ok = K.search_root(root, ck, r0, log, 0, 0, seat, K.K_POWER, T, var, pos)
+    assert ok
+    defaults = {p.name: p.default for p in MCTS_PARAMS}
+    cf[K.CF_ROLLOUT] = K.POL_RANDOM
+    cf[K.CF_SCOPE] = int(defaults["scope"])
+    cf[K.CF_HORIZON] = 0
+    Ds[K.D_POL][:] = cf[K.CF_ROLLOUT]
+    ctx = K.search_steps.ElGrandeSearchContext(T, var, Ds, st, cf, pos, G)
+    return root.copy(), ctx
 
 
 # =============================================================================================
