@@ -1,5 +1,5 @@
-"""Thurn and Taxis rare rule paths (never checked by the kernel's own move list), reached in simulated games and checked by a
-second implementation.
+"""Thurn and Taxis rare rule paths, reached in simulated games and checked by a second
+implementation (never by the kernel's own move list).
 
 Rule source: docs/rules/thurn_und_taxis.md (§3 setup, §4 turn, §5 end and score, §6 officials,
 §7 defaults). ``naive_turns`` below is a plain-Python reading of §3-§6 written from the rules

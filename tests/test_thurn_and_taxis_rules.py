@@ -798,8 +798,9 @@ class TestHouseLeftOutCase:
         )
 
     def test_s4c1_replay_checks_the_rule_itself(self, monkeypatch):
-        """Replay checks the rule itself, not the kernel's move list: it refuses a skipped mandatory house even if the kernel's legal-move
-        list offered the skip (here: main's list, restored by a patch)."""
+        """Replay checks the rule itself, not the kernel's move list: it refuses a skipped
+        mandatory house even if the kernel's legal-move list offered the skip (here: main's list,
+        restored by a patch)."""
         real = T.Game.legal
 
         def buggy(self):

@@ -1,7 +1,7 @@
 """Thurn and Taxis through mcsim.simulate and the CLI: determinism, records, naive scorer, errors.
 
-Rule source: docs/rules/thurn_und_taxis.md §4-§5 (scoring cross-check); the summary block, records and
-input errors of ``mcsim.games.thurn_and_taxis``.
+Rule source: docs/rules/thurn_und_taxis.md §4-§5 (scoring cross-check); also the summary block,
+records and input errors of ``mcsim.games.thurn_and_taxis``.
 """
 
 import json

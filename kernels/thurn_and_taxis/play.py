@@ -33,9 +33,7 @@ from kernels.thurn_and_taxis.layout import (
     ST_SIZE,
     ZERO,
 )
-from kernels.thurn_and_taxis.policies import (
-    _advance,
-)
+from kernels.thurn_and_taxis.policies import _advance
 from kernels.thurn_and_taxis.rules import (
     deal_deck,
     init_stacks,

@@ -394,8 +394,8 @@ def _route_house_pick(st, tab, p, acts, n, prm, rng):
     """The house in the city of the highest ``_city_value``.
 
     The skip is never chosen (any house scores more). Its tie-break draw is made whenever the
-    list offered it before the skip was restricted to regions still lacking a house (pending
-    regions counted whether or not they still lack a house), so the policy's random stream and its games are unchanged."""
+    older move list offered it (pending regions counted whether or not they still lacked a
+    house), so the policy's random stream and its games are unchanged."""
     old_skip = st[S_PICK_MODE] == 0 and st[S_HOUSES_LEFT + p] < _popcount(st[S_PENDING])
     k = n - 1 if acts[n - 1] == A_HOUSE_SKIP else n
     if k + old_skip == 1:

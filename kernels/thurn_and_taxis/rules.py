@@ -500,7 +500,8 @@ def legal_moves(st, tab, out):
 
 @njit(cache=True)
 def _take(st, tab, p, s):
-    """Top tile of stack s to seat p (§2.2, §4C.2); returns its value (0 if the stack is empty)."""
+    """Top tile of stack s to seat p (§2.2, §4C.2); returns its value (0 if the stack is
+    empty)."""
     left = st[S_STACK + s]
     if left == 0:
         return 0
