@@ -145,6 +145,7 @@ from kernels.thurn_and_taxis.play import (
     new_scratch,
     play_batch,
     play_batch_mcts,
+    setup_game,
 )
 from kernels.thurn_and_taxis.policies import (
     apply_move,
@@ -299,6 +300,7 @@ __all__ = [
     "new_scratch",
     "play_batch",
     "play_batch_mcts",
+    "setup_game",
     "score_final",
     "search_scratch",
     "tree_search",

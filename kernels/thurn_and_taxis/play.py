@@ -49,7 +49,7 @@ from kernels.thurn_and_taxis.search_steps import (
 
 
 @njit(cache=True, _nrt=False)
-def _setup_game(st, tab, n_players, game_index, root_seed, deck, deal_rng, prngs):
+def setup_game(st, tab, n_players, game_index, root_seed, deck, deal_rng, prngs):
     """Deal game ``game_index`` (§3) into ``st`` and ``deck`` and seed its streams in place:
     ``deal_rng`` (uint64[4]) from ``STREAM_DEAL``, row k of ``prngs`` (uint64[MAX_SEATS, 4])
     from ``STREAM_POLICY + k`` (as ``kernels.rng.new_state``, without allocating)."""
@@ -214,7 +214,7 @@ def play_batch(
     """
     st, deck, deal_rng, prngs, acts, script, alog, slog, sc = scr
     for g in range(n_games):
-        _setup_game(st, tab, n_players, first_game_index + g, root_seed, deck, deal_rng, prngs)
+        setup_game(st, tab, n_players, first_game_index + g, root_seed, deck, deal_rng, prngs)
         # every seat plays random or route (the Python side checks): the whole game
         plies = _advance(
             st,
@@ -245,7 +245,7 @@ def play_batch_mcts(
     for g in range(n_games):
         # fresh search scratch per game: a game's result must not depend on its chunk
         sscr = search_scratch(tab, var, search_capacity(policy_ids, policy_params))
-        _setup_game(st, tab, n_players, first_game_index + g, root_seed, deck, deal_rng, prngs)
+        setup_game(st, tab, n_players, first_game_index + g, root_seed, deck, deal_rng, prngs)
         a = NO_MOVE
         plies = ZERO
         while True:

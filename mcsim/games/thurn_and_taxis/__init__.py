@@ -702,7 +702,7 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
 def search_start(prep: Prepared, seed: int, game_index: int) -> tuple:
     """The start of game ``game_index`` of ``seed`` as ``kernels.search``'s steps see it:
     ``(state, ctx)``, the dealt position (``int64[ST_SIZE]``, dealt by the kernel's own
-    ``_setup_game`` as ``play_batch_mcts`` deals it: with every seat on ``mcts`` it is the
+    ``setup_game`` as ``play_batch_mcts`` deals it: with every seat on ``mcts`` it is the
     root of the first decision) and the ``ThurnAndTaxisSearchContext`` of ``search_scratch``
     for the run's tables and variant, set as ``choose_mcts`` sets it for that decision (the
     reshuffle stream seeded from the seat's policy stream, the ``route`` defaults as rollout
@@ -710,7 +710,7 @@ def search_start(prep: Prepared, seed: int, game_index: int) -> tuple:
     ``tests/test_kernel_battery.py``)."""
     tab, var = prep.tables["tab"], prep.tables["var"]
     st, deck, deal_rng, prngs = K.new_scratch()[:4]
-    K.play._setup_game(
+    K.setup_game(
         st,
         tab,
         np.int64(prep.config.players),
