@@ -17,7 +17,7 @@ def test_game_scopes():
             "thurn_and_taxis"
         ),
         "tests/test_carcassonne_mcts.py::test_mcts_does_not_peek[9]": "carcassonne",
-        "kernels/el_grande.py::kernels.el_grande.engine": "el_grande",
+        "kernels/el_grande/rules.py::kernels.el_grande.rules.engine": "el_grande",
         "tests/test_all_games.py::test_x[don-quixote-sacred-hill]": "don_quixote",
         "tests/test_stats.py::test_wilson": "other:tests/test_stats.py",
     }
