@@ -86,8 +86,11 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 
 import kernels.carcassonne as K
+from kernels.carcassonne.rules import _draw_placeable, _setup
+from kernels.rng import STREAM_DEAL, new_state
 from mcsim.errors import ConfigError, DataFileError
 from mcsim.files import read_json
 from mcsim.games.base import (
@@ -783,6 +786,61 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
             out[f"gift_held_{name}"] = held[:, :, g].sum(axis=1).astype(np.int32)
             out[f"gift_points_{name}"] = gst[:, :, K.G_POINTS + g].sum(axis=1).astype(np.int32)
     return out
+
+
+# The kernel's setup and first draw (``_setup``, ``_draw_placeable``) are compiled without a
+# CPython wrapper (``layout._INTERNAL``) and no public entry stops a played game at its first
+# decision, so ``search_start`` reaches them through this wrapper (it returns only the tile).
+@njit(cache=True)
+def _deal(S, T, npl, variant, mode, drng, cur, tscript, tlog):
+    """``_play``'s setup of a game and its first draw: the tile ``cur`` holds (-1: none)."""
+    _setup(S, T, npl, variant, mode, drng)
+    return _draw_placeable(S, T, cur, drng, mode, tscript, tlog)
+
+
+def search_start(prep: Prepared, seed: int, game_index: int) -> tuple:
+    """The start of game ``game_index`` of ``seed`` as ``kernels.search``'s steps see it:
+    ``(state, ctx)``, the root ``mcts_move`` gives the search at seat 0's first placement
+    (``search_root`` of the game dealt as ``_play`` deals it: ``_setup`` with the deal stream,
+    the first placeable tile drawn; in the root slot of ``search_scratch``) and a
+    ``CarcassonneSearchContext`` of the run's tables and variant built as ``search_ctx`` builds
+    it from that scratch, with random rollouts, ``width`` = ``depth`` = 0 and the heuristic's
+    default weights (used by the kernel test battery, ``tests/test_kernel_battery.py``).
+
+    ``ctx`` is built here, not by ``K.search_ctx``: that one is compiled inside the NRT-free play
+    loop and returns arrays, which Python must not take (see ``tests/test_carcassonne_mcts.py``);
+    ``search_scratch`` allocates, so it is never compiled into that loop (only Python calls it,
+    ``_mcts_scratch``) and its arrays are Python's.
+    """
+    T = prep.tables["T"]
+    npl = np.int64(prep.config.players)
+    variant = np.ascontiguousarray(prep.variant_codes, dtype=np.int64)
+    drng = new_state(
+        np.uint64(seed & 0xFFFF_FFFF_FFFF_FFFF), np.uint64(game_index), np.uint64(STREAM_DEAL)
+    )
+    S = K.new_game_state.py_func()  # NumPy allocates, as in ``play._run``
+    none = np.zeros(0, dtype=np.int32)
+    cur = np.int64(0)
+    t = _deal(S, T, npl, variant, np.int64(K.MODE_PLAY), drng, cur, none, none)
+    hdef = np.array([p.default for p in HEURISTIC_PARAMS], dtype=np.float64)
+    scr = K.search_scratch(npl, np.int64(2), hdef)
+    root = scr[0]
+    K.search_root(S, root, cur, np.int64(K.PH_PLACE), np.int64(t), -1, -1, -1, 0)
+    ctx = K.search_steps.CarcassonneSearchContext(
+        T,
+        variant,
+        K.new_scratch.py_func(),
+        np.int64(K.POLICY_RANDOM),
+        scr[14],
+        scr[11],
+        scr[12],
+        scr[13],
+        scr[15],
+        np.int64(0),
+        np.int64(0),
+        scr[16],
+    )
+    return root, ctx
 
 
 # ---------------------------------------------------------------- the rest of the game protocol
