@@ -9,8 +9,17 @@ import numpy as np
 
 from kernels import el_grande as K
 from mcsim.errors import IllegalMoveError
-from mcsim.games.el_grande import SPEC, build_tables, card_index, place_index
-from mcsim.games.el_grande.records import _buffers, _legal_strings, _log_array
+from mcsim.games.el_grande import HEURISTIC_PARAMS, SPEC, build_tables, card_index, place_index
+from mcsim.games.el_grande.records import decision_log, legal_option_names
+
+
+def _buffers(log: np.ndarray, mode: int):
+    """The kernel's buffers of one game with ``log`` as its decision log, in ``mode``."""
+    D = K.make_buffers(1, 64, len(HEURISTIC_PARAMS))
+    D = D[: K.D_LOG] + (log,) + D[K.D_LOG + 1 :]
+    D[K.D_CTX][K.C_MODE] = mode
+    D[K.D_CTX][K.C_LOGCAP] = log.shape[0]
+    return D
 
 
 def position(
@@ -95,7 +104,7 @@ def apply_card(
     """
     var = SPEC.variant_codes(SPEC.resolve_variant(variant))
     T = build_tables()
-    log = _log_array(decisions, players=int(st[K.O_NP]))
+    log = decision_log(decisions, players=int(st[K.O_NP]))
     D = _buffers(log, K.MODE_REPLAY)
     c = card_index(card)
     if placement == "first":
@@ -107,7 +116,9 @@ def apply_card(
     if ctx[K.C_ERR] >= 0:
         ply = int(ctx[K.C_ERR])
         move = decisions[ply] if ply < len(decisions) else "(end of script)"
-        raise IllegalMoveError(ply, str(move), _legal_strings(D[K.D_ERRBUF], int(ctx[K.C_NERR])))
+        raise IllegalMoveError(
+            ply, str(move), legal_option_names(D[K.D_ERRBUF], int(ctx[K.C_NERR]))
+        )
     if ctx[K.C_PTR] != len(decisions):
         raise IllegalMoveError(
             int(ctx[K.C_PTR]), str(decisions[int(ctx[K.C_PTR])]), ["(action finished)"]
@@ -120,14 +131,14 @@ def general_scoring(st: np.ndarray, discs: list, variant: dict | None = None) ->
     seats with caballeros in the Castillo, in seat order."""
     decisions = [("castillo_disc", s, r) for s, r in discs]
     var = SPEC.variant_codes(SPEC.resolve_variant(variant))
-    D = _buffers(_log_array(decisions, players=int(st[K.O_NP])), K.MODE_REPLAY)
+    D = _buffers(decision_log(decisions, players=int(st[K.O_NP])), K.MODE_REPLAY)
     K.step(st, build_tables(), var, D, K.STEP_GENERAL_SCORING, 0, 0)
     if D[K.D_CTX][K.C_ERR] >= 0:
         ply = int(D[K.D_CTX][K.C_ERR])
         raise IllegalMoveError(
             ply,
             str(decisions[ply]) if ply < len(decisions) else "(end)",
-            _legal_strings(D[K.D_ERRBUF], int(D[K.D_CTX][K.C_NERR])),
+            legal_option_names(D[K.D_ERRBUF], int(D[K.D_CTX][K.C_NERR])),
         )
     return st
 
@@ -144,13 +155,13 @@ def court_intake(
     ``("shortfall", seat, REGION)`` per caballero beyond the province."""
     var = SPEC.variant_codes(SPEC.resolve_variant(variant))
     T = build_tables()
-    D = _buffers(_log_array(decisions, players=int(st[K.O_NP])), K.MODE_REPLAY)
+    D = _buffers(decision_log(decisions, players=int(st[K.O_NP])), K.MODE_REPLAY)
     K.step(st, T, var, D, K.STEP_COURT_INTAKE, seat, T[K.T_PCAB + power_value])
     if D[K.D_CTX][K.C_ERR] >= 0 or D[K.D_CTX][K.C_PTR] != len(decisions):
         ply = int(D[K.D_CTX][K.C_ERR]) if D[K.D_CTX][K.C_ERR] >= 0 else int(D[K.D_CTX][K.C_PTR])
         raise IllegalMoveError(
             ply,
             str(decisions[ply]) if ply < len(decisions) else "(end)",
-            _legal_strings(D[K.D_ERRBUF], int(D[K.D_CTX][K.C_NERR])),
+            legal_option_names(D[K.D_ERRBUF], int(D[K.D_CTX][K.C_NERR])),
         )
     return st

@@ -25,6 +25,7 @@ import pytest
 import mcsim
 from kernels import el_grande as K
 from mcsim.games import el_grande as G
+from mcsim.games.el_grande.records import decision_log, parse_setup
 
 FIVE = dict(players=5, policies=["random"], seed=31, games=40)
 FOUR_HEURISTIC = dict(players=4, policies=["heuristic"], seed=31, games=40)
@@ -90,7 +91,7 @@ def naive_final_scoring(cab, st, npl, discs, competition):
 
 def _replay_state(rec, decisions, variant):
     npl = rec["players"]
-    fixed = G._parse_setup(rec["setup"], npl, variant.get("veto") == "off")
+    fixed = parse_setup(rec["setup"], npl, variant.get("veto") == "off")
     ev = np.zeros((64, 8), dtype=np.int32)
     st, nd, nev, err, eb, ne = K.run_logged(
         np.uint64(0),
@@ -101,7 +102,7 @@ def _replay_state(rec, decisions, variant):
         G.SPEC.variant_codes(variant),
         G.build_tables(),
         K.MODE_REPLAY,
-        G._log_array(decisions, players=npl),
+        decision_log(decisions, players=npl),
         ev,
         fixed,
     )

@@ -640,16 +640,19 @@ def prepare(config: RunConfig) -> Prepared:
     )
 
 
-def _has_mcts(prep: Prepared) -> bool:
+def has_mcts_seat(prep: Prepared) -> bool:
+    """Whether a seat of the lineup plays mcts (then the search's own batch kernel runs)."""
     return bool((prep.policy_ids == K.POL_MCTS).any())
 
 
-def _heuristic_defaults() -> np.ndarray:
+def heuristic_defaults() -> np.ndarray:
     """The heuristic's default parameters (float64[P]): what mcts seats and rollouts use."""
     return np.array([p.default for p in HEURISTIC_PARAMS], dtype=np.float64)
 
 
-def _win_share(score: np.ndarray, unplayed: np.ndarray, final_tie: int) -> np.ndarray:
+def win_shares(score: np.ndarray, unplayed: np.ndarray, final_tie: int) -> np.ndarray:
+    """Each seat's share of the win (float64[n, seats]): the top scores share it equally;
+    ``final_tie`` 1 breaks score ties by the higher sum of unplayed power cards (A6)."""
     key = score.astype(np.float64)
     if final_tie == 1:
         key = key + unplayed / 1000.0
@@ -672,7 +675,7 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     past the action's end counts as partial).
     """
     npl = prep.config.players
-    if _has_mcts(prep):  # a separate kernel: random/heuristic runs never compile the search
+    if has_mcts_seat(prep):  # a separate kernel: random/heuristic runs never compile the search
         r = K.play_batch_mcts(
             np.int64(first_game_index),
             np.int64(n_games),
@@ -681,7 +684,7 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
             prep.policy_ids.astype(np.int64),
             prep.policy_params.astype(np.float64),
             prep.policy_params[:, : K.N_MPARAMS].astype(np.float64),
-            _heuristic_defaults(),
+            heuristic_defaults(),
             prep.variant_codes.astype(np.int64),
             prep.tables["T"],
         )
@@ -700,7 +703,7 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     out: dict[str, np.ndarray] = {
         "score": score,
         "length": plies.astype(np.int32),
-        "win_share": _win_share(score, unplayed, int(prep.variant_codes[K.V_FINALTIE])),
+        "win_share": win_shares(score, unplayed, int(prep.variant_codes[K.V_FINALTIE])),
         "unplayed": unplayed,
         "intake_taken": intake[:, :, 0],
         "intake_max": intake[:, :, 1],
@@ -736,7 +739,7 @@ def search_start(prep: Prepared, seed: int, game_index: int) -> tuple:
     T = prep.tables["T"]
     var = np.ascontiguousarray(prep.variant_codes, dtype=np.int64)
     npl = prep.config.players
-    hpar = _heuristic_defaults()
+    hpar = heuristic_defaults()
     scr = K.search_steps.search_scratch(npl, 66, hpar)
     root, pos, cf, Ds, st = scr[0], scr[11], scr[12], scr[13], scr[14]
     G = K.game_buffers(1, npl, np.uint64(seed), np.zeros(K.FIXED_SIZE, np.int32))
@@ -811,12 +814,7 @@ finalize_summary = summary.finalize_summary
 format_summary = summary.format_summary
 partial_summary = summary.partial_summary
 summarize = summary.summarize
-RECORD_FORMAT = records.RECORD_FORMAT
-_log_array = records._log_array
-_parse_setup = records._parse_setup
-encode_value = records.encode_value
 format_replay = records.format_replay
-format_value = records.format_value
 perft = records.perft
 record_games = records.record_games
 replay = records.replay

@@ -19,13 +19,13 @@ from mcsim.games.el_grande import (
     KIND_NAMES,
     SOURCES,
     SPEC,
-    _has_mcts,
-    _heuristic_defaults,
-    _win_share,
     build_tables,
     card_index,
+    has_mcts_seat,
+    heuristic_defaults,
     load_data,
     place_index,
+    win_shares,
 )
 
 
@@ -127,7 +127,8 @@ def format_value(kind: int | str, v: int) -> str:
     return pid[v]
 
 
-def _log_array(decisions: list, cap_extra: int = 0, players: int = 5) -> np.ndarray:
+def decision_log(decisions: list, cap_extra: int = 0, players: int = 5) -> np.ndarray:
+    """The kernel's decision log (int32[n + cap_extra, 4]) of a record's decisions, checked."""
     log = np.zeros((len(decisions) + cap_extra, 4), dtype=np.int32)
     for i, d in enumerate(decisions):
         if isinstance(d, dict):
@@ -152,15 +153,8 @@ def _log_array(decisions: list, cap_extra: int = 0, players: int = 5) -> np.ndar
     return log
 
 
-def _buffers(log: np.ndarray, mode: int):
-    D = K.make_buffers(1, 64, len(HEURISTIC_PARAMS))
-    D = D[: K.D_LOG] + (log,) + D[K.D_LOG + 1 :]
-    D[K.D_CTX][K.C_MODE] = mode
-    D[K.D_CTX][K.C_LOGCAP] = log.shape[0]
-    return D
-
-
-def _legal_strings(errbuf: np.ndarray, nerr: int) -> list[str]:
+def legal_option_names(errbuf: np.ndarray, nerr: int) -> list[str]:
+    """The legal options of an illegal decision (the kernel's error buffer) as record text."""
     kind, seat = int(errbuf[0]), int(errbuf[1])
     return [
         f"seat {seat} {KIND_NAMES[kind]} {format_value(kind, int(v))}"
@@ -252,7 +246,7 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
         ev = np.zeros((64, 8), dtype=np.int32)
         fixed = np.zeros(K.FIXED_SIZE, dtype=np.int32)
         mode = K.MODE_RECORD
-        if _has_mcts(prep):
+        if has_mcts_seat(prep):
             # play with the search, then replay the logged decisions for the scoring events
             # (the replay kernel is the random/heuristic one: the search is not needed)
             nd, fixed = K.record_mcts(
@@ -262,7 +256,7 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
                 prep.policy_ids.astype(np.int64),
                 prep.policy_params.astype(np.float64),
                 prep.policy_params[:, : K.N_MPARAMS].astype(np.float64),
-                _heuristic_defaults(),
+                heuristic_defaults(),
                 prep.variant_codes.astype(np.int64),
                 prep.tables["T"],
                 log,
@@ -313,8 +307,8 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
     return out
 
 
-def _parse_setup(setup: Any, npl: int, veto_off: bool = False) -> np.ndarray:
-    """``fixed`` setup array of a record; ``veto_off``: deck 2 may not list the Veto cards, which
+def parse_setup(setup: Any, npl: int, veto_off: bool = False) -> np.ndarray:
+    """The kernel's ``fixed`` setup array of a record's ``"setup"``, checked; ``veto_off``: deck 2 may not list the Veto cards, which
     go below its other cards (out of the game, A2)."""
     if not isinstance(setup, dict):
         raise InvalidRecordError('"setup" must be an object with king, homes, start_player, decks')
@@ -408,8 +402,8 @@ def replay(record: dict) -> ReplayResult:
     decisions = record.get("decisions")
     if not isinstance(decisions, list):
         raise InvalidRecordError('"decisions" must be a list of {"seat", "kind", "value"}')
-    fixed = _parse_setup(record.get("setup"), npl, variant.get("veto") == "off")
-    log = _log_array(decisions, players=npl)
+    fixed = parse_setup(record.get("setup"), npl, variant.get("veto") == "off")
+    log = decision_log(decisions, players=npl)
     ev = np.zeros((64, 8), dtype=np.int32)
     T = build_tables()
     st, nd, nev, err, eb, ne = K.run_logged(
@@ -445,13 +439,13 @@ def replay(record: dict) -> ReplayResult:
         move = decisions[err] if err < len(decisions) else "(end of record)"
         if isinstance(move, dict):
             move = f"seat {move.get('seat')} {move.get('kind')} {move.get('value')}"
-        raise IllegalMoveError(int(err), str(move), _legal_strings(eb, int(ne)))
+        raise IllegalMoveError(int(err), str(move), legal_option_names(eb, int(ne)))
     if nd != len(decisions):
         raise InvalidRecordError(
             f"record has {len(decisions)} decisions but the game ended after {nd}"
         )
     points = [int(st[K.O_SCORE + p]) for p in range(npl)]
-    share = _win_share(
+    share = win_shares(
         np.array([points]),
         np.array(
             [[sum(v for v in range(1, 14) if (int(st[K.O_HAND + p]) >> v) & 1) for p in range(npl)]]

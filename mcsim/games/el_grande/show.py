@@ -18,6 +18,7 @@ import numpy as np
 
 import kernels.el_grande as K
 from mcsim.games import el_grande as G
+from mcsim.games.el_grande.records import decision_log, parse_setup
 from mcsim.show.base import (
     HIGHLIGHT,
     SEAT_DARK,
@@ -240,17 +241,21 @@ def _frame_notes(st, data, npl, seats, events) -> str:
     return "".join(parts)
 
 
-def frames(record: dict, result: dict) -> Show:
-    """Draw the start and the position after every decision.
+LEGEND = (
+    "Schematic map: regions where they lie on the board, joined along their borders "
+    "(board.json), each with its 1st/2nd/3rd values; the Castillo on the left. "
+    "Coloured blocks are each seat's caballeros (the number on the block), the crown "
+    "is the King, the pawns are the Grandes, white badges the mobile scoreboards. A "
+    "pink frame marks the places whose caballeros changed with the decision, or where "
+    "the King, a Grande or a scoreboard went. A ply is "
+    "one decision of the record (seat, kind, value)."
+)
 
-    ``record`` has been validated by the game's ``replay``, which gave ``result``.
-    """
-    data = G.load_data()
-    npl = record["players"]
-    variant = G.SPEC.resolve_variant(record.get("variant") or {})
-    decisions = record["decisions"]
-    fixed = G._parse_setup(record["setup"], npl)
-    log4 = G._log_array(decisions, players=npl)
+
+def _replay_states(record: dict, npl: int, variant: dict, decisions: list) -> list:
+    """The kernel's position before every decision and after the last (replay mode, wide log)."""
+    fixed = parse_setup(record["setup"], npl)
+    log4 = decision_log(decisions, players=npl)
     n = len(decisions)
     wide = np.zeros((n, 4 + K.STATE_SIZE), dtype=np.int32)
     wide[:, :4] = log4
@@ -268,44 +273,79 @@ def frames(record: dict, result: dict) -> Show:
         ev,
         fixed,
     )
-    states = [wide[j, 4:] for j in range(n)] + [st]
-    pos = _layout(data["place_ids"])
+    return [wide[j, 4:] for j in range(n)] + [st]
+
+
+def _seat_names(record: dict, npl: int) -> list[str]:
+    """Each seat's colour, number and policy as the page labels it."""
     policies = record.get("policies") or []
-    seats = [
+    return [
         f"{('red', 'blue', 'yellow', 'green', 'purple')[p]} (seat {p}"
         + (f", {policies[p]})" if p < len(policies) else ")")
         for p in range(npl)
     ]
-    by_ply: dict[int, list] = {}
-    for e in result["scorings"]:
-        by_ply.setdefault(int(e["after_decision"]), []).append(e)
-    setup = data["board"]["setup"]
-    short = ""
+
+
+def _short_game_note(variant: dict, setup: dict) -> str:
+    """The note on the skipped rounds of a 6-round game ("" in the 9-round game)."""
     if variant.get("rounds") == "6":
-        short = (
+        return (
             " (6-round game: rounds "
             + ", ".join(map(str, setup["short_game_skips"]))
             + " are skipped)"
         )
+    return ""
+
+
+def _changed_places(prev, s, npl: int) -> set[int]:
+    """Places whose caballeros changed from ``prev`` to ``s``, or where a King, Grande or scoreboard went."""
+    moved = {
+        pl
+        for pl in range(K.NPLACE)
+        if any(int(prev[K.O_CAB + pl * 5 + p]) != int(s[K.O_CAB + pl * 5 + p]) for p in range(npl))
+    }
+    # the King, a Grande or a mobile scoreboard moved: mark where it went
+    for off, k in [(K.O_KING, 1), (K.O_GRANDE, npl), (K.O_BOARD, 2)]:
+        for i in range(k):
+            if int(prev[off + i]) != int(s[off + i]) and 0 <= int(s[off + i]) < K.NPLACE:
+                moved.add(int(s[off + i]))
+    return moved
+
+
+def _subtitle(record: dict, npl: int, variant: dict, n: int, result: dict) -> str:
+    """The page's subtitle: players, variant, seed and game, decisions and points."""
+    return (
+        f"{npl} players; variant "
+        + ", ".join(f"{k}={v}" for k, v in variant.items())
+        + (f"; seed {record['seed']}, game {record['game_index']}" if "seed" in record else "")
+        + f"; {n} decisions; points "
+        + " / ".join(map(str, result["points"]))
+    )
+
+
+def frames(record: dict, result: dict) -> Show:
+    """Draw the start and the position after every decision.
+
+    ``record`` has been validated by the game's ``replay``, which gave ``result``.
+    """
+    data = G.load_data()
+    npl = record["players"]
+    variant = G.SPEC.resolve_variant(record.get("variant") or {})
+    decisions = record["decisions"]
+    n = len(decisions)
+    states = _replay_states(record, npl, variant, decisions)
+    pos = _layout(data["place_ids"])
+    seats = _seat_names(record, npl)
+    by_ply: dict[int, list] = {}
+    for e in result["scorings"]:
+        by_ply.setdefault(int(e["after_decision"]), []).append(e)
+    short = _short_game_note(variant, data["board"]["setup"])
     out = []
     for j, s in enumerate(states):
         moved = set()
         move = actor = ""
         if j > 0:
-            prev = states[j - 1]
-            moved = {
-                pl
-                for pl in range(K.NPLACE)
-                if any(
-                    int(prev[K.O_CAB + pl * 5 + p]) != int(s[K.O_CAB + pl * 5 + p])
-                    for p in range(npl)
-                )
-            }
-            # the King, a Grande or a mobile scoreboard moved: mark where it went
-            for off, k in [(K.O_KING, 1), (K.O_GRANDE, npl), (K.O_BOARD, 2)]:
-                for i in range(k):
-                    if int(prev[off + i]) != int(s[off + i]) and 0 <= int(s[off + i]) < K.NPLACE:
-                        moved.add(int(s[off + i]))
+            moved = _changed_places(states[j - 1], s, npl)
             seat, kind, value = _decision(decisions[j - 1])
             move = f"{kind} {value}"
             actor = (
@@ -331,22 +371,6 @@ def frames(record: dict, result: dict) -> Show:
                 notes=notes,
             )
         )
-    sub = (
-        f"{npl} players; variant "
-        + ", ".join(f"{k}={v}" for k, v in variant.items())
-        + (f"; seed {record['seed']}, game {record['game_index']}" if "seed" in record else "")
-        + f"; {n} decisions; points "
-        + " / ".join(map(str, result["points"]))
-    )
-    legend = (
-        "Schematic map: regions where they lie on the board, joined along their borders "
-        "(board.json), each with its 1st/2nd/3rd values; the Castillo on the left. "
-        "Coloured blocks are each seat's caballeros (the number on the block), the crown "
-        "is the King, the pawns are the Grandes, white badges the mobile scoreboards. A "
-        "pink frame marks the places whose caballeros changed with the decision, or where "
-        "the King, a Grande or a scoreboard went. A ply is "
-        "one decision of the record (seat, kind, value)."
-    )
     return Show(
         game="el-grande",
         title="El Grande",
@@ -355,6 +379,6 @@ def frames(record: dict, result: dict) -> Show:
         base=_base(data, pos),
         seats=seats,
         frames=out,
-        subtitle=sub,
-        legend=legend,
+        subtitle=_subtitle(record, npl, variant, n, result),
+        legend=LEGEND,
     )
