@@ -308,8 +308,11 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
 
 
 def parse_setup(setup: Any, npl: int, veto_off: bool = False) -> np.ndarray:
-    """The kernel's ``fixed`` setup array of a record's ``"setup"``, checked; ``veto_off``: deck 2 may not list the Veto cards, which
-    go below its other cards (out of the game, A2)."""
+    """The kernel's ``fixed`` setup array of a record's ``"setup"``, checked.
+
+    ``veto_off``: deck 2 may not list the Veto cards, which go below its other cards (out of the
+    game, A2).
+    """
     if not isinstance(setup, dict):
         raise InvalidRecordError('"setup" must be an object with king, homes, start_player, decks')
     fixed = np.zeros(K.FIXED_SIZE, dtype=np.int32)

@@ -298,7 +298,7 @@ def _short_game_note(variant: dict, setup: dict) -> str:
 
 
 def _changed_places(prev, s, npl: int) -> set[int]:
-    """Places whose caballeros changed from ``prev`` to ``s``, or where a King, Grande or scoreboard went."""
+    """Places whose caballeros changed, or where the King, a Grande or a scoreboard went."""
     moved = {
         pl
         for pl in range(K.NPLACE)
