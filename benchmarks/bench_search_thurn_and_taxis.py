@@ -53,7 +53,7 @@ def positions(n_games=4, plies=(30, 90, 150, 210)):
     prep = _prep(["route"] * 3)
     out = []
     for g in range(n_games):
-        _, actions, deck, reshuffles = G._kernel_game(prep, SEED, g)
+        _, actions, deck, reshuffles = G.play_logged_game(prep, SEED, g)
         game = G.Game(3, deck, reshuffles=reshuffles)
         for k, a in enumerate(actions):
             if k in plies:

@@ -54,7 +54,7 @@ def test_common_random_numbers_same_deal_for_every_policy():
     """shared/DESIGN.md: game i deals the same deck whatever the policies."""
     p1 = T.prepare(mcsim.runner.resolve_config(GAME, 3, ["random"])[1])
     p2 = T.prepare(mcsim.runner.resolve_config(GAME, 3, ["route"])[1])
-    assert T._kernel_game(p1, 4, 17)[2] == T._kernel_game(p2, 4, 17)[2]
+    assert T.play_logged_game(p1, 4, 17)[2] == T.play_logged_game(p2, 4, 17)[2]
 
 
 @pytest.mark.parametrize(
@@ -115,7 +115,7 @@ def test_fast_random_decisions_equal_the_documented_random_policy(players):
     tab, var = prep.tables["tab"], prep.tables["var"]
     run = T.play_chunk(prep, 0, 4, 21)
     for g in range(4):
-        st, logged, deck, _ = T._kernel_game(prep, 21, g)
+        st, logged, deck, _ = T.play_logged_game(prep, 21, g)
         deal_rng = R.new_state(21, g, R.STREAM_DEAL)
         d = np.empty(K.N_CARDS, dtype=np.int64)
         K.deal_deck(deal_rng, d)

@@ -30,7 +30,7 @@ def _position(game_index, plies):
         "thurn-and-taxis", games=1, seed=SEED, policies=["route"] * 3, players=3, workers=1
     )
     prep = r.prepared
-    _, actions, deck, reshuffles = G._kernel_game(prep, SEED, game_index)
+    _, actions, deck, reshuffles = G.play_logged_game(prep, SEED, game_index)
     g = G.Game(3, deck, reshuffles=reshuffles)
     for a in actions[:plies]:
         g.apply(a)
@@ -87,7 +87,7 @@ def _mcts_params(prep, iterations=120):
     ids = np.array([K.POL_MCTS], dtype=np.int64)
     spec = G.SPEC.policy("mcts")
     vec = spec.vector({"iterations": iterations})
-    return G._kernel_params(ids, vec[None, :])[0]
+    return G.kernel_params(ids, vec[None, :])[0]
 
 
 @pytest.mark.parametrize("game_index, plies", [(0, 40), (3, 120)])

@@ -6,7 +6,7 @@ turns by the rules text alone (docs/rules/thurn_und_taxis.md).
 from __future__ import annotations
 
 from mcsim.games.thurn_and_taxis import SPEC
-from mcsim.games.thurn_and_taxis.records import _record_data
+from mcsim.games.thurn_and_taxis.records import record_data
 
 
 def naive_score_record(record: dict, data: dict | None = None) -> dict:
@@ -23,7 +23,7 @@ def naive_score_record(record: dict, data: dict | None = None) -> dict:
     dict
         ``{"scores": [...], "winner": seat, "carriages": [...], "tiles": [[values], ...]}``
     """
-    data = data or _record_data(record)
+    data = data or record_data(record)
     names = data["names"]
     adj = data["adj"]
     region_of = {c["id"]: c["region"] for c in data["cities"]}

@@ -576,7 +576,7 @@ def prepare(config: RunConfig) -> Prepared:
     )
     max_turns = int(opts.get("max_turns", DEFAULT_MAX_TURNS))
     ids, params = policy_arrays(SPEC, config.policies)
-    params = _kernel_params(ids, params)
+    params = kernel_params(ids, params)
     codes = SPEC.variant_codes(resolved)
     return Prepared(
         config=config,
@@ -598,7 +598,7 @@ def prepare(config: RunConfig) -> Prepared:
     )
 
 
-def _kernel_params(ids: np.ndarray, params: np.ndarray) -> np.ndarray:
+def kernel_params(ids: np.ndarray, params: np.ndarray) -> np.ndarray:
     """Widen the parameter matrix to the kernel's width (``K.N_PARAMS``, ``K.N_MCTS_PARAMS``
     with an ``mcts`` seat) and put each ``mcts`` seat's rollout ``route`` parameters (the
     defaults) from column ``K.P_MCTS_BASE`` on."""
@@ -620,7 +620,7 @@ def _has_mcts(prep: Prepared) -> bool:
     return bool((prep.policy_ids == K.POL_MCTS).any())
 
 
-def _entry(prep: Prepared):
+def entry_kernel(prep: Prepared):
     """The entry kernel of a run and the policy parameters to give it: ``K.play_batch_mcts``
     when a seat plays ``mcts`` (the search is compiled only then); else ``K.play_batch``, with
     the parameters only when a seat plays ``route`` (None: the engine compiled without the
@@ -661,7 +661,7 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
         route_hist,
         tiles_taken,
     ) = out = K.new_outputs(n_games, n)
-    entry, params = _entry(prep)
+    entry, params = entry_kernel(prep)
     entry(
         np.int64(first_game_index),
         np.int64(n_games),
@@ -747,13 +747,11 @@ partial_summary = summary.partial_summary
 summarize = summary.summarize
 Game = records.Game
 RECORD_FORMAT = records.RECORD_FORMAT
-_kernel_game = records._kernel_game
-_record_data = records._record_data
 format_move = records.format_move
 format_replay = records.format_replay
-house_options = records.house_options
 parse_move = records.parse_move
 perft = records.perft
+play_logged_game = records.play_logged_game  # tests and benchmarks replay the kernel's log
 record_games = records.record_games
 replay = records.replay
 

@@ -5,6 +5,7 @@ and checks closes against §4C.1), move notation, ``record_games``, ``replay``, 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -18,9 +19,9 @@ from mcsim.games.thurn_and_taxis import (
     MAX_TURNS_LIMIT,
     OFFICIALS,
     SPEC,
-    _entry,
     build_tables,
     default_data,
+    entry_kernel,
     load_bonus_tiles,
     load_carriages,
     variant_vector,
@@ -233,14 +234,14 @@ def format_move(game: Game, a: int) -> str:
 RECORD_FORMAT = 1  # "format" of the records written by record_games (optional in replay)
 
 
-def _kernel_game(prep: Prepared, root_seed: int, game_index: int):
+def play_logged_game(prep: Prepared, root_seed: int, game_index: int):
     """Play one game with logging: (final state, actions, deal, reshuffle orders)."""
     n = prep.config.players
     cap = prep.tables["var"][K.V_MAX_TURNS] * 60 + 100
     scr = K.new_scratch(int(cap), 200_000)
     st, deck, alog, slog = scr[0], scr[1], scr[6], scr[7]
     # the run's entry kernel, one game: records compile nothing of their own
-    entry, params = _entry(prep)
+    entry, params = entry_kernel(prep)
     entry(
         np.int64(game_index),
         np.int64(1),
@@ -293,7 +294,7 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
     names = prep.tables["cities"]
     out = []
     for i in game_indices:
-        st, actions, deck, reshuffles = _kernel_game(prep, int(root_seed), int(i))
+        st, actions, deck, reshuffles = play_logged_game(prep, int(root_seed), int(i))
         data = prep.tables["data"]
         g = Game(
             prep.config.players,
@@ -383,7 +384,7 @@ def _components(data: dict) -> dict:
     }
 
 
-def _record_data(record: dict) -> dict:
+def record_data(record: dict) -> dict:
     """Shipped data with the record's ``components`` (if any) swapped in and validated."""
     comp = record.get("components")
     if comp is None:
@@ -551,24 +552,9 @@ def _check_close(g: Game, t_index: int, close: dict, data: dict) -> None:
     )
 
 
-def replay(record: dict) -> ReplayResult:
-    """Validate a record turn by turn and return the result.
-
-    Returns
-    -------
-    dict
-        ``{"finished", "turns", "scores", "points" (= scores), "winner", "end_reason",
-        "carriages", "houses_left", "tile_points"}`` (scores also for unfinished records: the
-        score so far; winner None until finished).
-
-    Raises
-    ------
-    InvalidRecordError
-        Not a thurn-and-taxis record, a malformed field, a reshuffle that is not a permutation of
-        the discard pile, or scores that differ from the record's ``scores``.
-    IllegalMoveError
-        An entry illegal in the position reached; ``ply`` is the turn index.
-    """
+def _read_record(record: dict) -> tuple:
+    """The record's fields checked in order: ``(players, variant, data, deck, reshuffles,
+    turns, max_turns)``; ``InvalidRecordError`` for the first that is malformed."""
     if not isinstance(record, dict) or record.get("game") != SPEC.id:
         raise InvalidRecordError(
             'not a thurn-and-taxis record (expected {"game": "thurn-and-taxis", ...})'
@@ -582,7 +568,7 @@ def replay(record: dict) -> ReplayResult:
         variant = SPEC.resolve_variant(record.get("variant") or {})
     except ValueError as e:
         raise InvalidRecordError(str(e)) from None
-    data = _record_data(record)
+    data = record_data(record)
     names = data["names"]
     deal = record.get("deal")
     if not isinstance(deal, list) or len(deal) != K.N_CARDS:
@@ -604,121 +590,173 @@ def replay(record: dict) -> ReplayResult:
         or not 1 <= max_turns <= MAX_TURNS_LIMIT
     ):
         raise InvalidRecordError(f'"max_turns" must be an integer in 1..{MAX_TURNS_LIMIT:,}')
-    g = Game(players, deck, variant, reshuffles=reshuffles, data=data, max_turns=max_turns)
-    for t_index, turn in enumerate(turns):
-        g.turn_index = t_index  # named by errors about the turn's entries
-        if g.over:
-            raise InvalidRecordError(f"turn {t_index}: the game is already over")
-        if not isinstance(turn, dict):
-            raise InvalidRecordError(f"turn {t_index}: must be an object")
-        if turn.get("seat", g.current) != g.current:
-            raise IllegalMoveError(t_index, f"seat {turn.get('seat')}", [f"seat {g.current}"])
-        official = turn.get("official")
-        if official not in (None,) + OFFICIALS:
-            raise InvalidRecordError(f"turn {t_index}: unknown official {official!r}")
-        draws = list(turn.get("draws", []))
-        plays = list(turn.get("plays", []))
-        close = turn.get("close")
-        if close is not None and not isinstance(close, dict):
-            raise InvalidRecordError(f'turn {t_index}: "close" must be null or an object')
-        closed = False
-        trim = list(turn.get("trim", []))
-        houses = list(close.get("houses", [])) if isinstance(close, dict) else []
-        used = "postmaster" if g.get(K.S_FORCED) else None
-        while not g.over and g.get(K.S_TURN) == t_index:
-            ph = g.phase
-            legal = g.legal()
-            if ph == K.PH_ADMIN:
-                a = K.A_YES if official == "administrator" else K.A_NO
-            elif ph == K.PH_PM:
-                a = K.A_YES if official == "postmaster" and used is None else K.A_NO
-            elif ph == K.PH_PC:
-                a = K.A_YES if official == "postal_carrier" else K.A_NO
-            elif ph in (K.PH_DRAW1, K.PH_DRAW2):
-                if not draws:
-                    raise IllegalMoveError(t_index, "(no draw)", [format_move(g, x) for x in legal])
-                a = _parse_draw(g, draws.pop(0))
-            elif ph in (K.PH_PLAY1, K.PH_PLAY2):
-                if not plays:
-                    raise IllegalMoveError(t_index, "(no play)", [format_move(g, x) for x in legal])
-                a = _parse_play(g, plays.pop(0))
-            elif ph == K.PH_CLOSE:
-                if close is None:
-                    a = K.A_NO
-                else:
-                    a = K.A_CLOSE_CART if official == "cartwright" else K.A_CLOSE
-                    closed = True
-                    if close.get("mode") in ("each", "region") and a in legal:
-                        _check_close(g, t_index, close, data)
-            elif ph == K.PH_HOUSE_MODE:
-                mode = close.get("mode")
-                if mode == "each":
-                    a = K.A_MODE_EACH
-                elif mode == "region":
-                    reg = close.get("region")
-                    if reg not in data["regions"]:
-                        raise InvalidRecordError(f"turn {t_index}: unknown region {reg!r}")
-                    a = K.A_MODE_REGION + data["regions"].index(reg)
-                    cand = (
-                        g.get(K.S_RMASK, g.current)
-                        & int(g.tab[K.T_REGMASK + a - K.A_MODE_REGION])
-                        & ~g.get(K.S_HOUSES, g.current)
-                    )
-                    if bin(cand).count("1") <= g.get(K.S_HOUSES_LEFT, g.current):
-                        want = sorted(c for c in range(K.N_CITIES) if (cand >> c) & 1)
-                        if sorted(g.city(h) for h in houses) != want:
-                            raise IllegalMoveError(
-                                t_index,
-                                f"houses {houses}",
-                                [", ".join(data["cities"][c]["name"] for c in want)],
-                            )
-                        houses = []
-                else:
-                    raise InvalidRecordError(
-                        f"turn {t_index}: close mode must be 'each' or 'region'"
-                    )
-            elif ph == K.PH_HOUSE_PICK:
-                # houses may be listed in any order: take the first one legal here
-                a = K.A_HOUSE_SKIP
-                k = next((k for k, h in enumerate(houses) if K.A_HOUSE + g.city(h) in legal), None)
-                if k is not None:
-                    a = K.A_HOUSE + g.city(houses.pop(k))
-                elif K.A_HOUSE_SKIP not in legal:
-                    shown = houses[0] if houses else "(no house)"
-                    raise IllegalMoveError(
-                        t_index, f"house:{shown}", [format_move(g, x) for x in legal]
-                    )
-            elif ph == K.PH_TRIM:
-                if not trim:
-                    raise IllegalMoveError(t_index, "(no trim)", [format_move(g, x) for x in legal])
-                a = K.A_TRIM + g.city(trim.pop(0))
-            else:
-                raise InvalidRecordError(f"turn {t_index}: unexpected phase {ph}")
-            if a not in legal:
-                raise IllegalMoveError(
-                    t_index, format_move(g, a), [format_move(g, x) for x in legal]
-                )
-            if ph == K.PH_ADMIN and a == K.A_YES:
-                used = "administrator"
-            elif ph == K.PH_PM and a == K.A_YES:
-                used = "postmaster"
-            elif ph == K.PH_PC and a == K.A_YES:
-                used = "postal_carrier"
-            elif ph == K.PH_CLOSE and a == K.A_CLOSE_CART:
-                used = "cartwright"
-            g.apply(a)
-        left = draws or plays or houses or trim
-        if left:
-            raise InvalidRecordError(f"turn {t_index}: entries not used by the turn: {left}")
-        if close is not None and not closed:
-            raise InvalidRecordError(
-                f'turn {t_index}: "close" given, but the route could not be '
-                "closed (it needs 3 or more cards, §4C)"
+    return players, variant, data, deck, reshuffles, turns, max_turns
+
+
+@dataclass
+class _TurnScript:
+    """One recorded turn's entries still to play, and what the turn has done so far."""
+
+    official: str | None
+    draws: list
+    plays: list
+    close: dict | None
+    trim: list
+    houses: list
+    used: str | None  # the official the turn has used
+    closed: bool = False  # the route was closed
+
+
+def _read_turn(g: Game, t_index: int, turn) -> _TurnScript:
+    """Check turn ``t_index``'s seat, official and close fields and take its entries."""
+    if g.over:
+        raise InvalidRecordError(f"turn {t_index}: the game is already over")
+    if not isinstance(turn, dict):
+        raise InvalidRecordError(f"turn {t_index}: must be an object")
+    if turn.get("seat", g.current) != g.current:
+        raise IllegalMoveError(t_index, f"seat {turn.get('seat')}", [f"seat {g.current}"])
+    official = turn.get("official")
+    if official not in (None,) + OFFICIALS:
+        raise InvalidRecordError(f"turn {t_index}: unknown official {official!r}")
+    draws = list(turn.get("draws", []))
+    plays = list(turn.get("plays", []))
+    close = turn.get("close")
+    if close is not None and not isinstance(close, dict):
+        raise InvalidRecordError(f'turn {t_index}: "close" must be null or an object')
+    return _TurnScript(
+        official=official,
+        draws=draws,
+        plays=plays,
+        close=close,
+        trim=list(turn.get("trim", [])),
+        houses=list(close.get("houses", [])) if isinstance(close, dict) else [],
+        used="postmaster" if g.get(K.S_FORCED) else None,
+    )
+
+
+def _house_mode_action(g: Game, t_index: int, ts: _TurnScript, data: dict) -> int:
+    """The close's house mode; a region close that must take every city of the region on the
+    route checks the recorded houses against them (and takes them all at once)."""
+    mode = ts.close.get("mode")
+    if mode == "each":
+        return K.A_MODE_EACH
+    if mode != "region":
+        raise InvalidRecordError(f"turn {t_index}: close mode must be 'each' or 'region'")
+    reg = ts.close.get("region")
+    if reg not in data["regions"]:
+        raise InvalidRecordError(f"turn {t_index}: unknown region {reg!r}")
+    a = K.A_MODE_REGION + data["regions"].index(reg)
+    cand = (
+        g.get(K.S_RMASK, g.current)
+        & int(g.tab[K.T_REGMASK + a - K.A_MODE_REGION])
+        & ~g.get(K.S_HOUSES, g.current)
+    )
+    if bin(cand).count("1") <= g.get(K.S_HOUSES_LEFT, g.current):
+        want = sorted(c for c in range(K.N_CITIES) if (cand >> c) & 1)
+        if sorted(g.city(h) for h in ts.houses) != want:
+            raise IllegalMoveError(
+                t_index,
+                f"houses {ts.houses}",
+                [", ".join(data["cities"][c]["name"] for c in want)],
             )
-        if used != official:
-            raise InvalidRecordError(
-                f"turn {t_index}: official {official!r} recorded, but the turn used {used!r}"
-            )
+        ts.houses = []
+    return a
+
+
+def _house_pick_action(g: Game, t_index: int, ts: _TurnScript, legal: list) -> int:
+    """The next house: the first recorded house legal here (any order), else skip."""
+    k = next((k for k, h in enumerate(ts.houses) if K.A_HOUSE + g.city(h) in legal), None)
+    if k is not None:
+        return K.A_HOUSE + g.city(ts.houses.pop(k))
+    if K.A_HOUSE_SKIP not in legal:
+        shown = ts.houses[0] if ts.houses else "(no house)"
+        raise IllegalMoveError(t_index, f"house:{shown}", [format_move(g, x) for x in legal])
+    return K.A_HOUSE_SKIP
+
+
+def _scripted_action(g: Game, t_index: int, ts: _TurnScript, legal: list, data: dict) -> int:
+    """The action the turn's entries give in ``g``'s current phase (its next entry taken)."""
+    ph = g.phase
+    if ph == K.PH_ADMIN:
+        return K.A_YES if ts.official == "administrator" else K.A_NO
+    if ph == K.PH_PM:
+        return K.A_YES if ts.official == "postmaster" and ts.used is None else K.A_NO
+    if ph == K.PH_PC:
+        return K.A_YES if ts.official == "postal_carrier" else K.A_NO
+    if ph in (K.PH_DRAW1, K.PH_DRAW2):
+        if not ts.draws:
+            raise IllegalMoveError(t_index, "(no draw)", [format_move(g, x) for x in legal])
+        return _parse_draw(g, ts.draws.pop(0))
+    if ph in (K.PH_PLAY1, K.PH_PLAY2):
+        if not ts.plays:
+            raise IllegalMoveError(t_index, "(no play)", [format_move(g, x) for x in legal])
+        return _parse_play(g, ts.plays.pop(0))
+    if ph == K.PH_CLOSE:
+        if ts.close is None:
+            return K.A_NO
+        a = K.A_CLOSE_CART if ts.official == "cartwright" else K.A_CLOSE
+        ts.closed = True
+        if ts.close.get("mode") in ("each", "region") and a in legal:
+            _check_close(g, t_index, ts.close, data)
+        return a
+    if ph == K.PH_HOUSE_MODE:
+        return _house_mode_action(g, t_index, ts, data)
+    if ph == K.PH_HOUSE_PICK:
+        return _house_pick_action(g, t_index, ts, legal)
+    if ph == K.PH_TRIM:
+        if not ts.trim:
+            raise IllegalMoveError(t_index, "(no trim)", [format_move(g, x) for x in legal])
+        return K.A_TRIM + g.city(ts.trim.pop(0))
+    raise InvalidRecordError(f"turn {t_index}: unexpected phase {ph}")
+
+
+def _note_official(ts: _TurnScript, ph: int, a: int) -> None:
+    """Remember the official that action ``a`` in phase ``ph`` uses (if any)."""
+    if ph == K.PH_ADMIN and a == K.A_YES:
+        ts.used = "administrator"
+    elif ph == K.PH_PM and a == K.A_YES:
+        ts.used = "postmaster"
+    elif ph == K.PH_PC and a == K.A_YES:
+        ts.used = "postal_carrier"
+    elif ph == K.PH_CLOSE and a == K.A_CLOSE_CART:
+        ts.used = "cartwright"
+
+
+def _finish_turn(t_index: int, ts: _TurnScript) -> None:
+    """Refuse a turn with entries left over, a close that did not happen, or an official
+    recorded other than the one used."""
+    left = ts.draws or ts.plays or ts.houses or ts.trim
+    if left:
+        raise InvalidRecordError(f"turn {t_index}: entries not used by the turn: {left}")
+    if ts.close is not None and not ts.closed:
+        raise InvalidRecordError(
+            f'turn {t_index}: "close" given, but the route could not be '
+            "closed (it needs 3 or more cards, §4C)"
+        )
+    if ts.used != ts.official:
+        raise InvalidRecordError(
+            f"turn {t_index}: official {ts.official!r} recorded, but the turn used {ts.used!r}"
+        )
+
+
+def _replay_turn(g: Game, t_index: int, turn, data: dict) -> None:
+    """Play turn ``t_index`` of the record in ``g``, each action checked against the legal ones."""
+    g.turn_index = t_index  # named by errors about the turn's entries
+    ts = _read_turn(g, t_index, turn)
+    while not g.over and g.get(K.S_TURN) == t_index:
+        ph = g.phase
+        legal = g.legal()
+        a = _scripted_action(g, t_index, ts, legal, data)
+        if a not in legal:
+            raise IllegalMoveError(t_index, format_move(g, a), [format_move(g, x) for x in legal])
+        _note_official(ts, ph, a)
+        g.apply(a)
+    _finish_turn(t_index, ts)
+
+
+def _replay_outcome(record: dict, g: Game, turns: list, players: int) -> dict:
+    """The result of the replayed game; a finished one must match the record's ``scores``,
+    ``winner`` and ``end_reason``."""
     result = {
         "finished": g.over,
         "turns": len(turns),
@@ -736,7 +774,32 @@ def replay(record: dict) -> ReplayResult:
                 raise InvalidRecordError(
                     f"record says {key} {record[key]!r}, replay gives {result[key]!r}"
                 )
-    return replay_result(record, result)
+    return result
+
+
+def replay(record: dict) -> ReplayResult:
+    """Validate a record turn by turn and return the result.
+
+    Returns
+    -------
+    dict
+        ``{"finished", "turns", "scores", "points" (= scores), "winner", "end_reason",
+        "carriages", "houses_left", "tile_points"}`` (scores also for unfinished records: the
+        score so far; winner None until finished).
+
+    Raises
+    ------
+    InvalidRecordError
+        Not a thurn-and-taxis record, a malformed field, a reshuffle that is not a permutation of
+        the discard pile, or scores that differ from the record's ``scores``.
+    IllegalMoveError
+        An entry illegal in the position reached; ``ply`` is the turn index.
+    """
+    players, variant, data, deck, reshuffles, turns, max_turns = _read_record(record)
+    g = Game(players, deck, variant, reshuffles=reshuffles, data=data, max_turns=max_turns)
+    for t_index, turn in enumerate(turns):
+        _replay_turn(g, t_index, turn, data)
+    return replay_result(record, _replay_outcome(record, g, turns, players))
 
 
 def format_replay(result: dict) -> str:
