@@ -7,6 +7,7 @@ import pytest
 import kernels.sacred_hill as K
 from mcsim.games import sacred_hill as SH
 from mcsim.games.sacred_hill import legal_move_names, play, position
+from mcsim.games.sacred_hill.summary import match_points
 
 
 def names(bb):
@@ -360,7 +361,7 @@ class TestEndAndScoring:
         """docs/rules/sacred_hill.md §8 / §3.6: Red +3 then Blue +5: Blue wins the match 5-3."""
         # Red starts game 1 (seat 0) and sits in seat 1 in game 2.
         games = pd.DataFrame({"score_0": [3, 5], "score_1": [0, 0]})
-        assert SH._match_points(games).tolist() == [[3, 5]]
+        assert match_points(games).tolist() == [[3, 5]]
 
     def test_s3_4_random_game_lengths(self):
         """docs/rules/sacred_hill.md §3.4: random play lasts 45-54ish plies, mean about 47.4.

@@ -9,6 +9,7 @@ import pytest
 import mcsim
 from mcsim.errors import ConfigError, IllegalMoveError, InvalidRecordError, UnknownPolicyError
 from mcsim.games import sacred_hill as SH
+from mcsim.games.sacred_hill.summary import match_points
 
 
 def test_same_seed_same_games_for_any_worker_count_and_chunk_size():
@@ -90,7 +91,7 @@ def test_replay_malformed_records(record, msg):
 def test_match_pairs_with_same_policy():
     """docs/rules/sacred_hill.md §3.6: games 2j and 2j+1 form a match; totals per player."""
     r = mcsim.simulate("sacred-hill", games=1000, seed=4)
-    mp = SH._match_points(r.games)
+    mp = match_points(r.games)
     g = r.games
     assert mp.shape == (500, 2)
     assert mp[0, 0] == g.score_0[0] + g.score_1[1] and mp[0, 1] == g.score_1[0] + g.score_0[1]

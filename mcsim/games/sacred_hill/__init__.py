@@ -186,10 +186,12 @@ SPEC = GameSpec(
 
 
 def zone_table(variant: dict) -> np.ndarray:
+    """The kernel's proximity-zone bitboards of the variant's ``zone`` reading (§2, A2)."""
     return K.BB_ZONE_KNIGHT12 if variant["zone"] == "knight12" else K.BB_ZONE_CHEBYSHEV8
 
 
-def _transition(variant: dict) -> int:
+def transition_code(variant: dict) -> int:
+    """The kernel's code of the variant's ``transition`` reading (§3.2)."""
     return K.TRANSITION_BOX if variant["transition"] == "box" else K.TRANSITION_WEB2014
 
 
@@ -211,7 +213,7 @@ def prepare(config: RunConfig) -> Prepared:
         variant_codes=SPEC.variant_codes(config.variant),
         tables={
             "zone": zone_table(config.variant),
-            "transition": _transition(config.variant),
+            "transition": transition_code(config.variant),
             "mirror": labels[0] != labels[1],
         },
     )
@@ -230,9 +232,10 @@ def _with_rollout_weights(ids: np.ndarray, params: np.ndarray) -> np.ndarray:
     return out
 
 
-def _run_kernel(
+def play_games(
     prep: Prepared, first: int, n: int, seed: int, stream: int, ids, params, n_record: int = 0
 ):
+    """Play games ``first .. first + n - 1`` in the batch kernel; its output arrays by name."""
     out = {
         "points": np.zeros((n, 2), np.int16),
         "plies": np.zeros(n, np.int16),
@@ -279,7 +282,7 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
         ``decided_by_kingdoms`` bool[n]; with different policies also ``match_points``
         int16[n, 2] (§3.6, see the module docstring).
     """
-    o = _run_kernel(
+    o = play_games(
         prep,
         first_game_index,
         n_games,
@@ -299,7 +302,7 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
         "decided_by_kingdoms": o["decided_by"] == 1,
     }
     if prep.tables["mirror"]:
-        m = _run_kernel(
+        m = play_games(
             prep,
             first_game_index,
             n_games,
@@ -343,13 +346,10 @@ def search_start(prep: Prepared, seed: int, game_index: int) -> tuple:
 from mcsim.games.sacred_hill import charts, records, summary  # noqa: E402
 
 CHARTS = charts.CHARTS  # the report's figures of the game (``mcsim.games.sacred_hill.charts``)
-_match_points = summary._match_points
 finalize_summary = summary.finalize_summary
 format_summary = summary.format_summary
 partial_summary = summary.partial_summary
 summarize = summary.summarize
-board_ascii = records.board_ascii
-describe = records.describe
 forced_move_error = records.forced_move_error
 format_move = records.format_move
 format_replay = records.format_replay

@@ -10,7 +10,7 @@ import kernels.sacred_hill as K
 from kernels.rng import STREAM_POLICY
 from mcsim.errors import ConfigError, IllegalMoveError, InvalidRecordError
 from mcsim.games.base import Prepared, ReplayResult, replay_result
-from mcsim.games.sacred_hill import SPEC, _run_kernel, _transition, zone_table
+from mcsim.games.sacred_hill import SPEC, play_games, transition_code, zone_table
 
 
 # ---------------------------------------------------------------- names
@@ -51,7 +51,7 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
     """
     out = []
     for i in game_indices:
-        o = _run_kernel(
+        o = play_games(
             prep,
             int(i),
             1,
@@ -237,7 +237,7 @@ def play(state, move: str, variant: dict | None = None) -> None:
         )
     ):
         raise IllegalMoveError(int(state[K.S_PLIES]), move, legal_move_names(state))
-    K.apply_move(state, mv, kind, _transition(v), zone_table(v))
+    K.apply_move(state, mv, kind, transition_code(v), zone_table(v))
 
 
 def board_ascii(state) -> str:
@@ -284,4 +284,4 @@ def perft(depth: int, variant: dict | None = None) -> int:
     if depth < 0:
         raise ConfigError(f"--depth must be 0 or more, not {depth}")
     v = SPEC.resolve_variant(variant)
-    return int(K.perft(np.zeros(K.S_SIZE, np.uint64), depth, _transition(v), zone_table(v)))
+    return int(K.perft(np.zeros(K.S_SIZE, np.uint64), depth, transition_code(v), zone_table(v)))

@@ -10,7 +10,7 @@ from mcsim import stats
 from mcsim.games.base import Prepared
 
 
-def _match_points(games) -> np.ndarray:
+def match_points(games) -> np.ndarray:
     """Match totals ``[n_matches, 2]`` per player (player k = seat k of the main game)."""
     if "match_points_0" in games:
         return games[["match_points_0", "match_points_1"]].to_numpy()
@@ -23,7 +23,7 @@ def _match_points(games) -> np.ndarray:
 
 def partial_summary(games, prep: Prepared) -> dict:
     """Additive sums over a chunk of games (merged across chunks by addition)."""
-    mp = _match_points(games)
+    mp = match_points(games)
     return {
         "n": len(games),
         "win_share": [float(games[f"win_share_{k}"].sum()) for k in range(2)],
