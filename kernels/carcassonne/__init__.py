@@ -112,6 +112,7 @@ from kernels.carcassonne.layout import (
     GameState,
 )
 from kernels.carcassonne.play import (
+    deal_game,
     play_batch,
     play_batch_mcts,
     record_game,
@@ -255,6 +256,7 @@ __all__ = [
     "search_root",
     "search_ctx",
     "mcts_move",
+    "deal_game",
     "play_batch",
     "play_batch_mcts",
     "record_game",

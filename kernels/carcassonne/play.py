@@ -891,6 +891,16 @@ def record_game_mcts(game_index, root_seed, npl, pol_ids, pol_params, variant, T
     return record_game(game_index, root_seed, npl, pol_ids, pol_params, variant, T, rollout_params)
 
 
+@njit(cache=True)
+def deal_game(S, T, npl, variant, mode, drng, cur, tscript, tlog):
+    """``_play``'s setup of a game (``_setup``) and its first draw (``_draw_placeable``) into
+    ``S`` (a ``GameState``), for a caller that stops at the first decision (the kernel battery's
+    ``search_start``); ``drng`` uint64[4] the deal stream; returns the tile ``cur`` holds (-1:
+    none). Both steps are compiled without a CPython wrapper, hence this entry."""
+    _setup(S, T, npl, variant, mode, drng)
+    return _draw_placeable(S, T, cur, drng, mode, tscript, tlog)
+
+
 def replay_state(npl, variant, T, tscript, gscript, rscript):
     """Replay a record in integer form (``MODE_REPLAY``) as far as it goes; (final
     ``GameState``, turn rows as replayed int32[80, LOG_COLS], tiles drawn int32[256], gift cards
