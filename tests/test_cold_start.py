@@ -82,7 +82,7 @@ def test_simple_entry_refuses_a_search_seat():
     from mcsim.runner import resolve_config
 
     prep = G.prepare(resolve_config("don-quixote", 1, ["mcts"])[1])
-    score, bd = G._outputs(1, 1)
+    score, bd = G.new_outputs(1, 1)
     n_land = prep.tables["tiles"].shape[0] - 2
     with pytest.raises(ValueError, match="random, greedy and heuristic seats only"):
         DK.play_batch_simple(

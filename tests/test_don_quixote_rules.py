@@ -453,7 +453,7 @@ def test_s7_t9_round_structure():
 
 # ---------------------------------------------------------------- §6.1 tile file
 def placeholder_doc():
-    return json.loads(G._default_path().read_text())
+    return json.loads(G.default_tiles_path().read_text())
 
 
 def test_s6_1_placeholder_loads_strict():

@@ -487,7 +487,7 @@ def test_cli_simulate_tiles_and_replay(tmp_path):
     res = runner.invoke(mcsim_cli, ["replay", "don-quixote", str(tmp_path / "r.json")])
     assert res.exit_code == 0 and "total" in res.output
     bad = tmp_path / "bad.json"
-    doc = json.loads(G._default_path().read_text())
+    doc = json.loads(G.default_tiles_path().read_text())
     doc["tiles"] = doc["tiles"][1:]
     bad.write_text(json.dumps(doc))
     res = runner.invoke(
@@ -675,8 +675,8 @@ def test_simple_kernel_matches_general_kernel():
     heuristic seats mixed, 2 players, 200 games)."""
     for pols in (["random", "heuristic:open=0.5"], ["greedy", "random"]):
         prep = G.prepare(mcsim.runner.resolve_config("don-quixote", 2, pols)[1])
-        a, abd = G._outputs(200, 2)
-        b, bbd = G._outputs(200, 2)
+        a, abd = G.new_outputs(200, 2)
+        b, bbd = G.new_outputs(200, 2)
         args = (
             np.int64(5),
             np.int64(200),

@@ -297,7 +297,8 @@ class TileSet:
         return sum(1 for t in self.instances if not t.castle)
 
 
-def _default_path() -> Path:
+def default_tiles_path() -> Path:
+    """The shipped tile-set file (``DEFAULT_TILES``), read when no ``tiles`` option is given."""
     return Path(str(resources.files("mcsim") / "data" / "don_quixote" / DEFAULT_TILES))
 
 
@@ -335,7 +336,7 @@ def load_tileset(path: str | Path | None = None, strict: bool = True) -> TileSet
     >>> ts.id, ts.provenance, ts.n_land, [t.castle for t in ts.instances[-2:]]
     ('placeholder-2.3-v0', 'reconstructed', 22, [6, 4])
     """
-    p = Path(path) if path is not None else _default_path()
+    p = Path(path) if path is not None else default_tiles_path()
     where = p.name
     doc = read_json(p, "tile file")
     if not isinstance(doc, dict) or not isinstance(doc.get("tiles"), list):
@@ -621,7 +622,9 @@ def prepare(config: RunConfig) -> Prepared:
     return prep
 
 
-def _outputs(n: int, seats: int) -> tuple[np.ndarray, np.ndarray]:
+def new_outputs(n: int, seats: int) -> tuple[np.ndarray, np.ndarray]:
+    """Zeroed outputs of ``n`` games for the entry kernels: the scores ``int64[n, seats]`` and
+    the breakdowns ``int64[n, seats, 3, K.N_CAT]`` (per scoring and category)."""
     return (np.zeros((n, seats), dtype=np.int64), np.zeros((n, seats, 3, K.N_CAT), dtype=np.int64))
 
 
@@ -634,7 +637,7 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     ``s{r}_{category}`` (each scoring's breakdown), all int64[n, seats].
     """
     seats = prep.policy_ids.shape[0]
-    score, bd = _outputs(n_games, seats)
+    score, bd = new_outputs(n_games, seats)
     K.entry_for(prep.policy_ids)(
         np.int64(first_game_index),
         np.int64(n_games),
@@ -840,8 +843,6 @@ finalize_summary = summary.finalize_summary
 format_summary = summary.format_summary
 partial_summary = summary.partial_summary
 summarize = summary.summarize
-RECORD_FORMAT = records.RECORD_FORMAT
-ROUND_KEYS = records.ROUND_KEYS
 format_replay = records.format_replay
 perft = records.perft
 perft_deal = records.perft_deal

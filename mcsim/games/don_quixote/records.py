@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -16,11 +17,11 @@ from mcsim.games.don_quixote import (
     CASTLE_VALUES,
     SPEC,
     TileSet,
-    _outputs,
     build_tables,
     cell_index,
     empty_record,
     load_tileset,
+    new_outputs,
 )
 
 # ---------------------------------------------------------------- records and replay
@@ -41,7 +42,7 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
     out = []
     for gi in game_indices:
         # the run's own kernel with one recorded game: no separate compile for records
-        score, bd = _outputs(1, seats)
+        score, bd = new_outputs(1, seats)
         rec = empty_record(1, seats, n_land)
         K.entry_for(prep.policy_ids)(
             np.int64(gi),
@@ -147,6 +148,31 @@ def replay(record: dict) -> ReplayResult:
     """
     if not isinstance(record, dict) or record.get("game", SPEC.id) != SPEC.id:
         raise InvalidRecordError('not a don-quixote record (expected {"game": "don-quixote", ...})')
+    ts, variant = _record_tileset(record)
+    tab = build_tables(ts, variant)
+    names = [t.id for t in ts.instances]
+    ccell = _castle_cells(record)
+    players = _record_players(record)
+    su = _Setup(ts, tab, names, ccell, _instances_by_id(names, ts.n_land))
+    results = []
+    ref_cells: list[int] | None = None
+    for p, pl in enumerate(players):
+        cells, res = _replay_player(su, p, pl, ref_cells)
+        if ref_cells is None:
+            ref_cells = cells
+        results.append(res)
+    result = {
+        "tileset": {"id": ts.id, "provenance": ts.provenance},
+        "castles": {str(v): K.CELL_NAMES[c] for v, c in zip(CASTLE_VALUES, su.ccell)},
+        "finished": all(r["complete"] for r in results),
+        "points": [r["total"] for r in results],
+        "players": results,
+    }
+    return replay_result(record, result)
+
+
+def _record_tileset(record: dict) -> tuple[TileSet, dict]:
+    """The record's tile set (it must be the one named in ``tileset``) and its variant."""
     tiles_file = record.get("tiles_file")
     ts = load_tileset(tiles_file)
     want = record.get("tileset")
@@ -160,9 +186,11 @@ def replay(record: dict) -> ReplayResult:
         variant = SPEC.resolve_variant(record.get("variant") or {})
     except ValueError as e:  # unknown variant in a record is a record problem
         raise InvalidRecordError(str(e)) from None
-    tab = build_tables(ts, variant)
-    names = [t.id for t in ts.instances]
-    n_land = ts.n_land
+    return ts, variant
+
+
+def _castle_cells(record: dict) -> list[int]:
+    """The cells of the 6- and 4-castle, checked not to touch (§3.1)."""
     castles = record.get("castles")
     if not isinstance(castles, dict):
         raise InvalidRecordError('"castles" must be {"6": cell, "4": cell}')
@@ -179,6 +207,11 @@ def replay(record: dict) -> ReplayResult:
             f"{CASTLE_VALUES[0]}-castle at {K.CELL_NAMES[ccell[0]]} (rules §3.1: at least one "
             "cell between them)"
         )
+    return ccell
+
+
+def _record_players(record: dict) -> list:
+    """The record's players (a solo record's top-level fields as its one player)."""
     players = record.get("players")
     if players is None:
         players = [
@@ -186,95 +219,118 @@ def replay(record: dict) -> ReplayResult:
         ]
     if not isinstance(players, list) or not players or len(players) > SPEC.max_players:
         raise InvalidRecordError(f'"players" must be a list of 1..{SPEC.max_players} players')
+    return players
+
+
+def _instances_by_id(names: list[str], n_land: int) -> dict[str, list[int]]:
+    """The landscape tile instances of each tile id."""
     by_id: dict[str, list[int]] = {}
     for i, n in enumerate(names[:n_land]):
         by_id.setdefault(n, []).append(i)
-    results = []
-    ref_cells: list[int] | None = None
-    for p, pl in enumerate(players):
-        if not isinstance(pl, dict) or not isinstance(pl.get("placements"), list):
-            raise InvalidRecordError(f'player {p}: "placements" must be a list')
-        moves = pl["placements"]
-        if len(moves) > K.N_PLACE:
-            raise InvalidRecordError(f"player {p}: {len(moves)} placements, at most {K.N_PLACE}")
-        faceup = _reveal_schedule(pl.get("reveals"), by_id, p)
-        S = K.setup_estate(tab, np.array(ccell, dtype=np.int64))
-        log = np.zeros(K.LOGN, dtype=np.int64)
-        used = [False] * n_land
-        cells: list[int] = []
-        scorings = []
-        bdrow = np.zeros(K.N_CAT, dtype=np.int64)
-        for ply, mv in enumerate(moves):
-            if not isinstance(mv, dict):
-                raise InvalidRecordError(f"player {p} placement {ply}: must be an object")
-            text = f"{mv.get('cell')} {mv.get('tile')} {mv.get('rot')}"
-            legal_cells = [c for c in range(K.N_CELLS) if S[K.CELLS, c] < 0]
-            cell = cell_index(mv.get("cell", ""))
-            if ref_cells is not None and ply < len(ref_cells) and cell != ref_cells[ply]:
-                raise IllegalMoveError(
-                    ply,
-                    text,
-                    [f"{K.CELL_NAMES[ref_cells[ply]]} (position cards are shared by all players)"],
-                )
-            avail = _available(faceup, used, by_id, names, ply, n_land)
-            if cell not in legal_cells:
-                raise IllegalMoveError(
-                    ply, text, [f"{K.CELL_NAMES[c]} <tile> 0|180" for c in legal_cells]
-                )
-            legal = [_move_text(cell, names[t], r) for t in avail for r in (0, 180)]
-            tile = mv.get("tile")
-            rot = mv.get("rot")
-            if isinstance(rot, bool) or not isinstance(rot, int):
-                raise InvalidRecordError(
-                    f'player {p} placement {ply}: "rot" must be the number '
-                    f"0 or 180, not {json.dumps(rot)}"
-                )
-            cand = [t for t in by_id.get(tile, []) if t in avail] if isinstance(tile, str) else []
-            if not cand or rot not in (0, 180) or isinstance(rot, bool):
-                raise IllegalMoveError(ply, text, legal)
-            t = cand[0]
-            used[t] = True
-            cells.append(cell)
-            K.place(S, tab, cell, t, rot // 180, log)
-            rnd = K.round_of(ply)
-            if ply == K.ROUND_END[rnd - 1]:
-                pts = int(K.score_breakdown(S, rnd, bdrow))
-                scorings.append(
-                    {
-                        "round": rnd,
-                        "placements": ply + 1,
-                        "tiles_on_board": int(S[K.SC, K.SC_NPLACED]),
-                        "breakdown": dict(zip(K.CAT_NAMES, map(int, bdrow))),
-                        "points": pts,
-                    }
-                )
-        if ref_cells is None:
-            ref_cells = cells
-        elif len(cells) != len(ref_cells):
-            raise InvalidRecordError(
-                f"player {p}: {len(cells)} placements but player 0 has {len(ref_cells)}"
-            )
-        total = sum(s["points"] for s in scorings)
-        rec_total = pl.get("total")
-        _check_recorded(pl, p, [s["points"] for s in scorings], total, len(moves) == K.N_PLACE)
-        results.append(
-            {
-                "seat": p,
-                "scorings": scorings,
-                "total": total,
-                "complete": len(moves) == K.N_PLACE,
-                "recorded_total": rec_total,
-                "matches_record": None if rec_total is None else rec_total == total,
-            }
+    return by_id
+
+
+@dataclass
+class _Setup:
+    """What every player's replay shares: the tile set, its kernel table, the tile names, the
+    castle cells and the instances of each tile id."""
+
+    ts: TileSet
+    tab: np.ndarray
+    names: list[str]
+    ccell: list[int]
+    by_id: dict[str, list[int]]
+
+    @property
+    def n_land(self) -> int:
+        """Number of landscape tile instances."""
+        return self.ts.n_land
+
+
+def _checked_placement(
+    su: _Setup, p: int, ply: int, mv, S, ref_cells, faceup, used
+) -> tuple[int, int, int]:
+    """Player ``p``'s placement ``ply`` checked in the estate ``S``: (cell, tile, rotation)."""
+    if not isinstance(mv, dict):
+        raise InvalidRecordError(f"player {p} placement {ply}: must be an object")
+    text = f"{mv.get('cell')} {mv.get('tile')} {mv.get('rot')}"
+    legal_cells = [c for c in range(K.N_CELLS) if S[K.CELLS, c] < 0]
+    cell = cell_index(mv.get("cell", ""))
+    if ref_cells is not None and ply < len(ref_cells) and cell != ref_cells[ply]:
+        raise IllegalMoveError(
+            ply,
+            text,
+            [f"{K.CELL_NAMES[ref_cells[ply]]} (position cards are shared by all players)"],
         )
-    result = {
-        "tileset": {"id": ts.id, "provenance": ts.provenance},
-        "castles": {str(v): K.CELL_NAMES[c] for v, c in zip(CASTLE_VALUES, ccell)},
-        "finished": all(r["complete"] for r in results),
-        "points": [r["total"] for r in results],
-        "players": results,
+    avail = _available(faceup, used, su.by_id, su.names, ply, su.n_land)
+    if cell not in legal_cells:
+        raise IllegalMoveError(ply, text, [f"{K.CELL_NAMES[c]} <tile> 0|180" for c in legal_cells])
+    legal = [_move_text(cell, su.names[t], r) for t in avail for r in (0, 180)]
+    tile = mv.get("tile")
+    rot = mv.get("rot")
+    if isinstance(rot, bool) or not isinstance(rot, int):
+        raise InvalidRecordError(
+            f'player {p} placement {ply}: "rot" must be the number 0 or 180, not {json.dumps(rot)}'
+        )
+    cand = [t for t in su.by_id.get(tile, []) if t in avail] if isinstance(tile, str) else []
+    if not cand or rot not in (0, 180) or isinstance(rot, bool):
+        raise IllegalMoveError(ply, text, legal)
+    return cell, cand[0], rot
+
+
+def _scoring(S, ply: int, bdrow: np.ndarray) -> dict | None:
+    """The scoring that placement ``ply`` ends (§3.4), or None."""
+    rnd = K.round_of(ply)
+    if ply != K.ROUND_END[rnd - 1]:
+        return None
+    pts = int(K.score_breakdown(S, rnd, bdrow))
+    return {
+        "round": rnd,
+        "placements": ply + 1,
+        "tiles_on_board": int(S[K.SC, K.SC_NPLACED]),
+        "breakdown": dict(zip(K.CAT_NAMES, map(int, bdrow))),
+        "points": pts,
     }
-    return replay_result(record, result)
+
+
+def _replay_player(su: _Setup, p: int, pl, ref_cells: list[int] | None) -> tuple[list[int], dict]:
+    """Replay player ``p``'s placements (the cells must be player 0's, ``ref_cells``) and
+    check the recorded scores: (the cells placed on, the player's result)."""
+    if not isinstance(pl, dict) or not isinstance(pl.get("placements"), list):
+        raise InvalidRecordError(f'player {p}: "placements" must be a list')
+    moves = pl["placements"]
+    if len(moves) > K.N_PLACE:
+        raise InvalidRecordError(f"player {p}: {len(moves)} placements, at most {K.N_PLACE}")
+    faceup = _reveal_schedule(pl.get("reveals"), su.by_id, p)
+    S = K.setup_estate(su.tab, np.array(su.ccell, dtype=np.int64))
+    log = np.zeros(K.LOGN, dtype=np.int64)
+    used = [False] * su.n_land
+    cells: list[int] = []
+    scorings = []
+    bdrow = np.zeros(K.N_CAT, dtype=np.int64)
+    for ply, mv in enumerate(moves):
+        cell, t, rot = _checked_placement(su, p, ply, mv, S, ref_cells, faceup, used)
+        used[t] = True
+        cells.append(cell)
+        K.place(S, su.tab, cell, t, rot // 180, log)
+        scoring = _scoring(S, ply, bdrow)
+        if scoring is not None:
+            scorings.append(scoring)
+    if ref_cells is not None and len(cells) != len(ref_cells):
+        raise InvalidRecordError(
+            f"player {p}: {len(cells)} placements but player 0 has {len(ref_cells)}"
+        )
+    total = sum(s["points"] for s in scorings)
+    rec_total = pl.get("total")
+    _check_recorded(pl, p, [s["points"] for s in scorings], total, len(moves) == K.N_PLACE)
+    return cells, {
+        "seat": p,
+        "scorings": scorings,
+        "total": total,
+        "complete": len(moves) == K.N_PLACE,
+        "recorded_total": rec_total,
+        "matches_record": None if rec_total is None else rec_total == total,
+    }
 
 
 def _check_recorded(pl: dict, p: int, done: list[int], total: int, complete: bool) -> None:
@@ -408,9 +464,7 @@ def perft(depth: int, variant: dict | None = None) -> int:
     ts = load_tileset()
     names = [t.id for t in ts.instances]
     n_land = ts.n_land
-    by_id: dict[str, list[int]] = {}
-    for i, n in enumerate(names[:n_land]):
-        by_id.setdefault(n, []).append(i)
+    by_id = _instances_by_id(names, n_land)
     faceup = _reveal_schedule(perft_deal(ts)["reveals"], by_id, 0)
     rots = 2 if v["last_tile_rotation"] == "free" else 1
     memo: dict[tuple, int] = {}

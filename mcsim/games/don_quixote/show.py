@@ -19,6 +19,7 @@ import numpy as np
 
 from kernels import don_quixote as K
 from mcsim.games import don_quixote as G
+from mcsim.games.don_quixote.records import ROUND_KEYS
 from mcsim.show.base import HIGHLIGHT, SEAT_FILL, Frame, Show, esc, line, poly, rect, table, text
 
 TW, TH = 84, 42  # a tile: landscape, two square halves
@@ -193,64 +194,79 @@ def _faceup(ts, pl: dict, ply: int, used: Counter) -> list[str] | None:
         return [sa] if isinstance(sa, str) else list(sa)
     rnd = K.round_of(ply)
     shown = Counter()
-    for key in G.ROUND_KEYS[:rnd]:
+    for key in ROUND_KEYS[:rnd]:
         shown += Counter(rev.get(key) or [])
     left = shown - used
     return sorted(left.elements())
 
 
-def frames(record: dict, result: dict) -> Show:
-    """Draw the start and every placement index.
+LEGEND = (
+    "Each estate: rows A-H, columns 1-3, tiles lie landscape with halves L and R "
+    "(rules §1.2). Dashed brown lines are roads (to the ports of each road piece), "
+    "gold shields are knights with their shield value, red roofs churches, crossed "
+    "blades windmills, grey keeps the 6- and 4-castles. The pink frame marks the cell "
+    "just placed; the move is every player's placement there, in player order "
+    "(cell tile rotation). Points appear at the three scorings (§3.4)."
+)
 
-    ``record`` has been validated by the game's ``replay``, which gave ``result``.
-    """
-    ts = G.load_tileset(record.get("tiles_file"))
-    variant = G.SPEC.resolve_variant(record.get("variant") or {})
-    tab = G.build_tables(ts, variant)
-    by_id: dict[str, list[int]] = {}
-    for i, t in enumerate(ts.instances[: ts.n_land]):
-        by_id.setdefault(t.id, []).append(i)
-    castles = np.array(
-        [G.cell_index(record["castles"][str(v)]) for v in G.CASTLE_VALUES], dtype=np.int64
-    )
-    players = record.get("players")
-    if players is None:
-        players = [{k: record[k] for k in ("placements", "reveals") if k in record}]
-    n = len(players)
-    names = [
-        f"player {p}" + (f" ({pl['policy']})" if isinstance(pl.get("policy"), str) else "")
-        for p, pl in enumerate(players)
-    ]
-    estates = [K.setup_estate(tab, castles) for _ in range(n)]
-    log = np.zeros(K.LOGN, dtype=np.int64)
-    used = [Counter() for _ in range(n)]
-    free = [list(range(ts.n_land)) for _ in range(n)]
-    totals = [0] * n
-    bd = np.zeros(K.N_CAT, dtype=np.int64)
-    plies = max(len(pl["placements"]) for pl in players)
 
-    symbols: dict[tuple[int, int], str] = {}  # one SVG symbol per (tile, orientation)
+class _Game:
+    """One record being drawn: its tile set and tables, each player's estate, the tiles used,
+    the running totals and the SVG symbols drawn so far (one per tile and orientation)."""
 
-    def use(t: int, o: int, x: float, y: float, scale: float = 1.0) -> str:
-        if (t, o) not in symbols:
-            symbols[(t, o)] = f'<g id="dq{t}_{o}">' + _tile(ts, tab, t, o, 0, 0) + "</g>"
+    def __init__(self, record: dict):
+        self.ts = ts = G.load_tileset(record.get("tiles_file"))
+        self.variant = G.SPEC.resolve_variant(record.get("variant") or {})
+        self.tab = G.build_tables(ts, self.variant)
+        self.by_id: dict[str, list[int]] = {}
+        for i, t in enumerate(ts.instances[: ts.n_land]):
+            self.by_id.setdefault(t.id, []).append(i)
+        castles = np.array(
+            [G.cell_index(record["castles"][str(v)]) for v in G.CASTLE_VALUES], dtype=np.int64
+        )
+        players = record.get("players")
+        if players is None:
+            players = [{k: record[k] for k in ("placements", "reveals") if k in record}]
+        self.players = players
+        self.n = n = len(players)
+        self.names = [
+            f"player {p}" + (f" ({pl['policy']})" if isinstance(pl.get("policy"), str) else "")
+            for p, pl in enumerate(players)
+        ]
+        self.estates = [K.setup_estate(self.tab, castles) for _ in range(n)]
+        self.log = np.zeros(K.LOGN, dtype=np.int64)
+        self.used = [Counter() for _ in range(n)]
+        self.free = [list(range(ts.n_land)) for _ in range(n)]
+        self.totals = [0] * n
+        self.bd = np.zeros(K.N_CAT, dtype=np.int64)
+        self.plies = max(len(pl["placements"]) for pl in players)
+        self.symbols: dict[tuple[int, int], str] = {}  # one SVG symbol per (tile, orientation)
+
+    def use(self, t: int, o: int, x: float, y: float, scale: float = 1.0) -> str:
+        """Tile ``t`` turned ``o`` at (x, y), scaled: a ``<use>`` of its symbol (made once)."""
+        if (t, o) not in self.symbols:
+            self.symbols[(t, o)] = (
+                f'<g id="dq{t}_{o}">' + _tile(self.ts, self.tab, t, o, 0, 0) + "</g>"
+            )
         if scale == 1.0:
             return f'<use href="#dq{t}_{o}" x="{x:.0f}" y="{y:.0f}"/>'
         return f'<use href="#dq{t}_{o}" transform="translate({x:.0f},{y:.0f}) scale({scale:.4f})"/>'
 
-    def draw(last: int | None, ply: int) -> str:
+    def draw(self, last: int | None, ply: int) -> str:
+        """Every estate's placed tiles (cell ``last`` framed) and the tiles face up before
+        placement ``ply``."""
         out = []
-        for p in range(n):
+        for p in range(self.n):
             ox = p * EST_W
-            S = estates[p]
+            S = self.estates[p]
             for c in range(K.N_CELLS):
                 t = int(S[K.CELLS, c])
                 if t >= 0:
                     x, y = _cell_xy(c, ox)
-                    out.append(use(t, int(S[K.CELLS, K.N_CELLS + c]), x, y))
+                    out.append(self.use(t, int(S[K.CELLS, K.N_CELLS + c]), x, y))
                     if c == last:
                         out.append(rect(x - 2, y - 2, TW + 4, TH + 4, stroke=HIGHLIGHT, sw=3, rx=3))
-            fu = _faceup(ts, players[p], ply, used[p])
+            fu = _faceup(self.ts, self.players[p], ply, self.used[p])
             fx = ox + MX + 3 * (TW + GAP) + 8
             if fu is None:
                 out.append(text(fx, MY + 12, "(no reveals", size=10, anchor="start", fill="#777"))
@@ -259,91 +275,105 @@ def frames(record: dict, result: dict) -> Show:
                 )
             else:
                 for k, tid in enumerate(fu):
-                    t = by_id[tid][0]
-                    out.append(use(t, 0, fx + (k % 2) * 72, MY + (k // 2) * 40, 66 / TW))
+                    t = self.by_id[tid][0]
+                    out.append(self.use(t, 0, fx + (k % 2) * 72, MY + (k // 2) * 40, 66 / TW))
         return "".join(out)
 
-    frames_out = [
-        Frame(
-            svg=draw(None, 0),
-            to_move=f"placement 1 on {players[0]['placements'][0]['cell']}" if plies else "",
-            scores=[0] * n,
-            notes=_castle_note(record),
-        )
-    ]
-    for ply in range(plies):
+    def place(self, ply: int) -> tuple[int, list[str]]:
+        """Every player's placement ``ply`` into the estates: (its cell, the moves' texts)."""
         moves = []
         cell = -1
-        for p, pl in enumerate(players):
+        for p, pl in enumerate(self.players):
             mv = pl["placements"][ply]
             cell = G.cell_index(mv["cell"])
-            t = next(i for i in by_id[mv["tile"]] if i in free[p])
-            free[p].remove(t)
-            used[p][mv["tile"]] += 1
-            K.place(estates[p], tab, cell, t, int(mv["rot"]) // 180, log)
+            t = next(i for i in self.by_id[mv["tile"]] if i in self.free[p])
+            self.free[p].remove(t)
+            self.used[p][mv["tile"]] += 1
+            K.place(self.estates[p], self.tab, cell, t, int(mv["rot"]) // 180, self.log)
             moves.append(f"{mv['cell']} {mv['tile']} {mv['rot']}")
+        return cell, moves
+
+    def scoring_note(self, ply: int, rnd: int) -> str:
+        """Scoring ``rnd`` after placement ``ply``: each player's points per category, added to
+        the totals."""
+        rows = []
+        for p in range(self.n):
+            pts = int(K.score_breakdown(self.estates[p], rnd, self.bd))
+            self.totals[p] += pts
+            rows.append(
+                [self.names[p].split(" (")[0]] + [int(v) for v in self.bd] + [pts, self.totals[p]]
+            )
+        return (
+            f'<div class="note"><b>scoring {rnd}</b> after placement {ply + 1} '
+            f"(§3.4): points per category</div>"
+            + table(
+                ["player"] + [CAT_LABEL[c] for c in K.CAT_NAMES] + ["this scoring", "total"],
+                rows,
+            )
+        )
+
+    def frame(self, ply: int) -> Frame:
+        """The frame after placement ``ply``: every player's tile on its cell."""
+        cell, moves = self.place(ply)
         notes = ""
         rnd = K.round_of(ply)
         if ply == K.ROUND_END[rnd - 1]:
-            rows = []
-            for p in range(n):
-                pts = int(K.score_breakdown(estates[p], rnd, bd))
-                totals[p] += pts
-                rows.append([names[p].split(" (")[0]] + [int(v) for v in bd] + [pts, totals[p]])
-            notes = (
-                f'<div class="note"><b>scoring {rnd}</b> after placement {ply + 1} '
-                f"(§3.4): points per category</div>"
-                + table(
-                    ["player"] + [CAT_LABEL[c] for c in K.CAT_NAMES] + ["this scoring", "total"],
-                    rows,
-                )
-            )
+            notes = self.scoring_note(ply, rnd)
         nxt = ply + 1
         to_move = (
-            f"placement {nxt + 1} on {players[0]['placements'][nxt]['cell']} "
+            f"placement {nxt + 1} on {self.players[0]['placements'][nxt]['cell']} "
             f"(round {K.round_of(nxt)})"
-            if nxt < plies
+            if nxt < self.plies
             else ""
         )
-        frames_out.append(
-            Frame(
-                svg=draw(cell, nxt),
-                move=" | ".join(moves),
-                actor=f"placement {ply + 1} (round {rnd})",
-                to_move=to_move,
-                scores=list(totals),
-                notes=notes,
-            )
+        return Frame(
+            svg=self.draw(cell, nxt),
+            move=" | ".join(moves),
+            actor=f"placement {ply + 1} (round {rnd})",
+            to_move=to_move,
+            scores=list(self.totals),
+            notes=notes,
         )
+
+
+def frames(record: dict, result: dict) -> Show:
+    """Draw the start and every placement index.
+
+    ``record`` has been validated by the game's ``replay``, which gave ``result``.
+    """
+    g = _Game(record)
+    first = g.players[0]["placements"][0]["cell"] if g.plies else ""
+    frames_out = [
+        Frame(
+            svg=g.draw(None, 0),
+            to_move=f"placement 1 on {first}" if g.plies else "",
+            scores=[0] * g.n,
+            notes=_castle_note(record),
+        )
+    ]
+    frames_out += [g.frame(ply) for ply in range(g.plies)]
     sub = (
-        f"tile set {ts.id} ({ts.provenance}); variant "
-        + ", ".join(f"{k}={v}" for k, v in variant.items())
+        f"tile set {g.ts.id} ({g.ts.provenance}); variant "
+        + ", ".join(f"{k}={v}" for k, v in g.variant.items())
         + (f"; seed {record['seed']}, game {record['game_index']}" if "seed" in record else "")
         + "; totals "
         + " / ".join(str(v) for v in result["points"])
     )
-    legend = (
-        "Each estate: rows A-H, columns 1-3, tiles lie landscape with halves L and R "
-        "(rules §1.2). Dashed brown lines are roads (to the ports of each road piece), "
-        "gold shields are knights with their shield value, red roofs churches, crossed "
-        "blades windmills, grey keeps the 6- and 4-castles. The pink frame marks the cell "
-        "just placed; the move is every player's placement there, in player order "
-        "(cell tile rotation). Points appear at the three scorings (§3.4)."
-    )
     return Show(
         game="don-quixote",
         title="Don Quixote",
-        width=n * EST_W,
+        width=g.n * EST_W,
         height=EST_H,
-        base=_base(n, names),
-        seats=names,
+        base=_base(g.n, g.names),
+        seats=g.names,
         frames=frames_out,
         subtitle=sub,
-        legend=legend,
-        defs="".join(symbols.values()),
+        legend=LEGEND,
+        defs="".join(g.symbols.values()),
     )
 
 
 def _castle_note(record: dict) -> str:
+    """The start's note: the cells of the two castles."""
     c = record["castles"]
     return f'<div class="note">castles: 6 on {esc(c["6"])}, 4 on {esc(c["4"])} (§3.1)</div>'
