@@ -25,7 +25,8 @@ CONSTANTS = sorted(GameModule.__annotations__)
 
 
 def test_protocol_lists_every_hook_the_code_calls():
-    """The protocol names the 13 functions and 8 constants the rest of the code uses."""
+    """The protocol names the 14 functions and 8 constants the rest of the code (and the kernel
+    test battery, ``search_start``) uses."""
     assert METHODS == [
         "check_config",
         "ensemble_options",
@@ -38,6 +39,7 @@ def test_protocol_lists_every_hook_the_code_calls():
         "prepare",
         "record_games",
         "replay",
+        "search_start",
         "show_frames",
         "summarize",
     ]
