@@ -31,7 +31,8 @@ import kernels.carcassonne as K
 from kernels import search
 from kernels.rng import new_state
 from mcsim.games import carcassonne as G
-from mcsim.games.carcassonne.show import _replay_prefix
+from mcsim.games.carcassonne.records import record_to_arrays
+from mcsim.games.carcassonne.show import state_after_turns
 from mcsim.runner import resolve_config
 
 
@@ -102,11 +103,11 @@ def _positions(n_games=4, turns=(5, 20, 35, 50, 65)):
     out = []
     for g in range(n_games):
         rec = G.record_games(prep, 1, [g])[0]
-        players, variant, tscript, gscript, rows = G._record_to_arrays(rec)
+        players, variant, tscript, gscript, rows = record_to_arrays(rec)
         codes = G.SPEC.variant_codes(variant)
         for k in turns:
             if k < len(rows):
-                S = _replay_prefix(players, codes, T, tscript, gscript, rows[:k])
+                S = state_after_turns(players, codes, T, tscript, gscript, rows[:k])
                 out.append((S, int(rows[k, K.L_PLAYER]), int(rows[k, K.L_TILE]), codes))
     return T, out
 

@@ -20,7 +20,8 @@ from kernels import search
 from kernels.carcassonne.search_steps import CarcassonneSearchContext, _s_determinize
 from kernels.rng import new_state
 from mcsim.games import carcassonne as G
-from mcsim.games.carcassonne.show import _replay_prefix
+from mcsim.games.carcassonne.records import record_to_arrays
+from mcsim.games.carcassonne.show import state_after_turns
 from mcsim.runner import resolve_config
 from tests.conftest import one_error_line
 
@@ -92,10 +93,10 @@ def _position(seed, game, turn):
     _, cfg = resolve_config("carcassonne", 2, ["heuristic"], {"gifts": "true"})
     prep = G.prepare(cfg)
     rec = G.record_games(prep, seed, [game])[0]
-    players, variant, tscript, gscript, rows = G._record_to_arrays(rec)
+    players, variant, tscript, gscript, rows = record_to_arrays(rec)
     codes = G.SPEC.variant_codes(variant)
     T = prep.tables["T"]
-    S = _replay_prefix(players, codes, T, tscript, gscript, rows[:turn])
+    S = state_after_turns(players, codes, T, tscript, gscript, rows[:turn])
     assert S.sc[K.S_TURN] == turn and S.sc[K.S_FINISHED] == 0
     return int(rows[turn, K.L_PLAYER]), int(rows[turn, K.L_TILE]), S, T, codes
 

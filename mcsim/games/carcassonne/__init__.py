@@ -86,10 +86,8 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
 import kernels.carcassonne as K
-from kernels.carcassonne.rules import _draw_placeable, _setup
 from kernels.rng import STREAM_DEAL, new_state
 from mcsim.errors import ConfigError, DataFileError
 from mcsim.files import read_json
@@ -370,8 +368,121 @@ def _read_json(path: Path):
     return read_json(path, "data file")
 
 
-def _int(v) -> bool:
+def is_int(v) -> bool:
+    """Whether ``v`` is an int of the file (JSON's true/false are not)."""
     return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _check_tile_fields(path: Path, k: int, t, seen: set) -> tuple[str, str]:
+    """Check tile ``k``'s letter, count, edges and segment lists; its entry name and edges."""
+    name = f"tile #{k}"
+    if not isinstance(t, dict):
+        _fail(path, name, "must be an object")
+    letter = t.get("letter")
+    if not isinstance(letter, str) or not letter:
+        _fail(path, name, "needs a 'letter'")
+    name = f"tile {letter}"
+    if letter in seen:
+        _fail(path, name, "letter appears twice")
+    seen.add(letter)
+    if not is_int(t.get("count")) or t["count"] < 1:
+        _fail(path, name, "'count' must be a positive integer")
+    edges = t.get("edges")
+    if not isinstance(edges, str) or len(edges) != 4 or any(c not in "CRF" for c in edges):
+        _fail(path, name, "'edges' must be 4 letters of C/R/F (sides N E S W)")
+    for key in ("cities", "roads", "fields"):
+        if not isinstance(t.get(key), list):
+            _fail(path, name, f"'{key}' must be a list")
+    if not isinstance(t.get("cloister"), bool):
+        _fail(path, name, "'cloister' must be true or false")
+    return name, edges
+
+
+def _check_city_road_segments(path: Path, name: str, t: dict, edges: str) -> None:
+    """Check that the city and road segments cover their sides exactly once, and the pennants."""
+    for kind, letter_code, segs in (
+        ("city", "C", [c.get("sides") if isinstance(c, dict) else None for c in t["cities"]]),
+        ("road", "R", t["roads"]),
+    ):
+        covered = []
+        for j, sides in enumerate(segs):
+            if not isinstance(sides, str) or not sides or any(c not in SIDES for c in sides):
+                _fail(path, name, f"{kind} segment {j} must name sides from NESW")
+            for c in sides:
+                if edges[SIDES.index(c)] != letter_code:
+                    _fail(
+                        path,
+                        name,
+                        f"{kind} segment {j} uses side {c}, which is not {letter_code}",
+                    )
+                covered.append(c)
+        want = sorted(SIDES[i] for i in range(4) if edges[i] == letter_code)
+        if sorted(covered) != want:
+            _fail(path, name, f"every {letter_code} side must be in exactly one {kind} segment")
+    for j, c in enumerate(t["cities"]):
+        if not is_int(c.get("pennants")) or c["pennants"] < 0:
+            _fail(path, name, f"city segment {j}: 'pennants' must be an integer >= 0")
+
+
+def _check_field_segments(path: Path, name: str, t: dict, edges: str) -> None:
+    """Check the field segments' ports (each non-city port in exactly one) and their cities."""
+    ports = []
+    for j, f in enumerate(t["fields"]):
+        if (
+            not isinstance(f, dict)
+            or not isinstance(f.get("ports"), str)
+            or not f["ports"]
+            or any(c not in "01234567" for c in f["ports"])
+        ):
+            _fail(path, name, f"field segment {j}: 'ports' must be digits 0-7")
+        cs = f.get("cities")
+        if (
+            not isinstance(cs, list)
+            or len(cs) > 2
+            or any(not is_int(c) or not 0 <= c < len(t["cities"]) for c in cs)
+        ):
+            _fail(
+                path,
+                name,
+                f"field segment {j}: 'cities' must list at most 2 city segments of this tile",
+            )
+        ports += [int(c) for c in f["ports"]]
+    want = sorted(p for p in range(8) if edges[p // 2] != "C")
+    if sorted(ports) != want:
+        _fail(
+            path,
+            name,
+            "every port of a road/field side (and none of a city side) must "
+            "be in exactly one field",
+        )
+
+
+def _tile_checksums(tiles: list[dict]) -> dict[str, int]:
+    """The checksums the tile table gives (counts of tiles, cloisters, pennants, edges)."""
+    return {
+        "tiles": sum(t["count"] for t in tiles),
+        "types": len(tiles),
+        "cloisters": sum(t["count"] for t in tiles if t["cloister"]),
+        "pennants": sum(t["count"] * sum(c["pennants"] for c in t["cities"]) for t in tiles),
+        "city_edges": sum(t["count"] * t["edges"].count("C") for t in tiles),
+        "road_edges": sum(t["count"] * t["edges"].count("R") for t in tiles),
+        "field_edges": sum(t["count"] * t["edges"].count("F") for t in tiles),
+        "tiles_with_road": sum(t["count"] for t in tiles if "R" in t["edges"]),
+        "tiles_with_city": sum(t["count"] for t in tiles if "C" in t["edges"]),
+    }
+
+
+def _check_checksums(path: Path, declared, sums: dict[str, int]) -> None:
+    """Check the file's declared checksums against the table's, and the board's tile limit."""
+    if not isinstance(declared, dict):
+        _fail(path, "checksums", "missing")
+    for key, value in declared.items():
+        if key not in sums:
+            _fail(path, f"checksums.{key}", "unknown checksum")
+        if sums[key] != value:
+            _fail(path, f"checksums.{key}", f"table gives {sums[key]}, declared {value}")
+    if sums["tiles"] > K.MAX_TILES:
+        _fail(path, "checksums.tiles", f"at most {K.MAX_TILES} tiles fit the board")
 
 
 def validate_tiles(doc, path: Path = DATA_DIR / "tiles.json") -> list[dict]:
@@ -387,104 +498,16 @@ def validate_tiles(doc, path: Path = DATA_DIR / "tiles.json") -> list[dict]:
     tiles = doc["tiles"]
     seen = set()
     for k, t in enumerate(tiles):
-        name = f"tile #{k}"
-        if not isinstance(t, dict):
-            _fail(path, name, "must be an object")
-        letter = t.get("letter")
-        if not isinstance(letter, str) or not letter:
-            _fail(path, name, "needs a 'letter'")
-        name = f"tile {letter}"
-        if letter in seen:
-            _fail(path, name, "letter appears twice")
-        seen.add(letter)
-        if not _int(t.get("count")) or t["count"] < 1:
-            _fail(path, name, "'count' must be a positive integer")
-        edges = t.get("edges")
-        if not isinstance(edges, str) or len(edges) != 4 or any(c not in "CRF" for c in edges):
-            _fail(path, name, "'edges' must be 4 letters of C/R/F (sides N E S W)")
-        for key in ("cities", "roads", "fields"):
-            if not isinstance(t.get(key), list):
-                _fail(path, name, f"'{key}' must be a list")
-        if not isinstance(t.get("cloister"), bool):
-            _fail(path, name, "'cloister' must be true or false")
-        for kind, letter_code, segs in (
-            ("city", "C", [c.get("sides") if isinstance(c, dict) else None for c in t["cities"]]),
-            ("road", "R", t["roads"]),
-        ):
-            covered = []
-            for j, sides in enumerate(segs):
-                if not isinstance(sides, str) or not sides or any(c not in SIDES for c in sides):
-                    _fail(path, name, f"{kind} segment {j} must name sides from NESW")
-                for c in sides:
-                    if edges[SIDES.index(c)] != letter_code:
-                        _fail(
-                            path,
-                            name,
-                            f"{kind} segment {j} uses side {c}, which is not {letter_code}",
-                        )
-                    covered.append(c)
-            want = sorted(SIDES[i] for i in range(4) if edges[i] == letter_code)
-            if sorted(covered) != want:
-                _fail(path, name, f"every {letter_code} side must be in exactly one {kind} segment")
-        for j, c in enumerate(t["cities"]):
-            if not _int(c.get("pennants")) or c["pennants"] < 0:
-                _fail(path, name, f"city segment {j}: 'pennants' must be an integer >= 0")
-        ports = []
-        for j, f in enumerate(t["fields"]):
-            if (
-                not isinstance(f, dict)
-                or not isinstance(f.get("ports"), str)
-                or not f["ports"]
-                or any(c not in "01234567" for c in f["ports"])
-            ):
-                _fail(path, name, f"field segment {j}: 'ports' must be digits 0-7")
-            cs = f.get("cities")
-            if (
-                not isinstance(cs, list)
-                or len(cs) > 2
-                or any(not _int(c) or not 0 <= c < len(t["cities"]) for c in cs)
-            ):
-                _fail(
-                    path,
-                    name,
-                    f"field segment {j}: 'cities' must list at most 2 city segments of this tile",
-                )
-            ports += [int(c) for c in f["ports"]]
-        want = sorted(p for p in range(8) if edges[p // 2] != "C")
-        if sorted(ports) != want:
-            _fail(
-                path,
-                name,
-                "every port of a road/field side (and none of a city side) must "
-                "be in exactly one field",
-            )
+        name, edges = _check_tile_fields(path, k, t, seen)
+        _check_city_road_segments(path, name, t, edges)
+        _check_field_segments(path, name, t, edges)
         nseg = len(t["cities"]) + len(t["roads"]) + len(t["fields"]) + int(t["cloister"])
         if nseg > K.MAX_SEG:
             _fail(path, name, f"at most {K.MAX_SEG} segments per tile")
     start = doc.get("start_tile")
     if start not in seen:
         _fail(path, "start_tile", "must be the letter of a tile in the table")
-    sums = {
-        "tiles": sum(t["count"] for t in tiles),
-        "types": len(tiles),
-        "cloisters": sum(t["count"] for t in tiles if t["cloister"]),
-        "pennants": sum(t["count"] * sum(c["pennants"] for c in t["cities"]) for t in tiles),
-        "city_edges": sum(t["count"] * t["edges"].count("C") for t in tiles),
-        "road_edges": sum(t["count"] * t["edges"].count("R") for t in tiles),
-        "field_edges": sum(t["count"] * t["edges"].count("F") for t in tiles),
-        "tiles_with_road": sum(t["count"] for t in tiles if "R" in t["edges"]),
-        "tiles_with_city": sum(t["count"] for t in tiles if "C" in t["edges"]),
-    }
-    declared = doc.get("checksums")
-    if not isinstance(declared, dict):
-        _fail(path, "checksums", "missing")
-    for key, value in declared.items():
-        if key not in sums:
-            _fail(path, f"checksums.{key}", "unknown checksum")
-        if sums[key] != value:
-            _fail(path, f"checksums.{key}", f"table gives {sums[key]}, declared {value}")
-    if sums["tiles"] > K.MAX_TILES:
-        _fail(path, "checksums.tiles", f"at most {K.MAX_TILES} tiles fit the board")
+    _check_checksums(path, doc.get("checksums"), _tile_checksums(tiles))
     return tiles
 
 
@@ -496,10 +519,10 @@ def validate_gifts(doc, path: Path = DATA_DIR / "gifts.json") -> dict:
     if ids != GIFT_IDS:
         _fail(path, "cards", f"must be exactly {', '.join(GIFT_IDS)} in this order")
     for c in doc["cards"]:
-        if not _int(c.get("count")) or c["count"] < 0:
+        if not is_int(c.get("count")) or c["count"] < 0:
             _fail(path, f"card {c['id']}", "'count' must be an integer >= 0")
     for key in ("unopened_points", "cash_out_per_meeple"):
-        if not _int(doc.get(key)) or doc[key] < 0:
+        if not is_int(doc.get(key)) or doc[key] < 0:
             _fail(path, key, "must be an integer >= 0")
     return doc
 
@@ -509,7 +532,7 @@ def validate_scoring(doc, path: Path = DATA_DIR / "scoring.json") -> dict:
     if not isinstance(doc, dict):
         _fail(path, "top level", "must be an object")
     for key in SCORING_KEYS:
-        if not _int(doc.get(key)) or doc[key] < 0:
+        if not is_int(doc.get(key)) or doc[key] < 0:
             _fail(path, key, "must be an integer >= 0")
     if not 1 <= doc["meeples_per_player"] <= K.MAX_MEEPLES:
         _fail(path, "meeples_per_player", f"must be 1..{K.MAX_MEEPLES}")
@@ -734,7 +757,7 @@ def prepare(config: RunConfig) -> Prepared:
     )
 
 
-def _kernel(prep: Prepared, plain, with_search):
+def kernel_for_lineup(prep: Prepared, plain, with_search):
     """``plain`` for lineups without an ``mcts`` seat (the search code is then not compiled),
     else ``with_search`` with the heuristic's default weights for heuristic rollouts."""
     if not (prep.policy_ids == K.POLICY_MCTS).any():
@@ -758,7 +781,7 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     type 2 per card held unopened at the end. Take 2 has no direct points.
     """
     npl = prep.config.players
-    score, brk, gst, held, length = _kernel(prep, K.play_batch, K.play_batch_mcts)(
+    score, brk, gst, held, length = kernel_for_lineup(prep, K.play_batch, K.play_batch_mcts)(
         int(first_game_index),
         int(n_games),
         np.uint64(root_seed & 0xFFFF_FFFF_FFFF_FFFF),
@@ -788,16 +811,6 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     return out
 
 
-# The kernel's setup and first draw (``_setup``, ``_draw_placeable``) are compiled without a
-# CPython wrapper (``layout._INTERNAL``) and no public entry stops a played game at its first
-# decision, so ``search_start`` reaches them through this wrapper (it returns only the tile).
-@njit(cache=True)
-def _deal(S, T, npl, variant, mode, drng, cur, tscript, tlog):
-    """``_play``'s setup of a game and its first draw: the tile ``cur`` holds (-1: none)."""
-    _setup(S, T, npl, variant, mode, drng)
-    return _draw_placeable(S, T, cur, drng, mode, tscript, tlog)
-
-
 def search_start(prep: Prepared, seed: int, game_index: int) -> tuple:
     """The start of game ``game_index`` of ``seed`` as ``kernels.search``'s steps see it:
     ``(state, ctx)``, the root ``mcts_move`` gives the search at seat 0's first placement
@@ -821,7 +834,7 @@ def search_start(prep: Prepared, seed: int, game_index: int) -> tuple:
     S = K.new_game_state.py_func()  # NumPy allocates, as in ``play._run``
     none = np.zeros(0, dtype=np.int32)
     cur = np.int64(0)
-    t = _deal(S, T, npl, variant, np.int64(K.MODE_PLAY), drng, cur, none, none)
+    t = K.deal_game(S, T, npl, variant, np.int64(K.MODE_PLAY), drng, cur, none, none)
     hdef = np.array([p.default for p in HEURISTIC_PARAMS], dtype=np.float64)
     scr = K.search_scratch(npl, np.int64(2), hdef)
     root = scr[0]
@@ -860,13 +873,9 @@ from mcsim.games.carcassonne import charts, records, summary  # noqa: E402
 CHARTS = charts.CHARTS  # the report's figures of the game (``mcsim.games.carcassonne.charts``)
 finalize_summary = summary.finalize_summary
 format_summary = summary.format_summary
-margins = summary.margins
 partial_summary = summary.partial_summary
-score_matrix = summary.score_matrix
 summarize = summary.summarize
 Position = records.Position
-RECORD_FORMAT = records.RECORD_FORMAT
-_record_to_arrays = records._record_to_arrays
 format_replay = records.format_replay
 perft = records.perft
 perft_pile = records.perft_pile

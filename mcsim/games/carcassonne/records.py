@@ -16,10 +16,10 @@ from mcsim.games.carcassonne import (
     CATEGORIES,
     GIFT_IDS,
     SPEC,
-    _int,
-    _kernel,
     default_tables,
     gift_readings_error,
+    is_int,
+    kernel_for_lineup,
     load_data,
     segment_names,
     tables_for_variant,
@@ -63,7 +63,7 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
     T = prep.tables["T"]
     out = []
     for i in game_indices:
-        log, tl, gl, score, brk = _kernel(prep, K.record_game, K.record_game_mcts)(
+        log, tl, gl, score, brk = kernel_for_lineup(prep, K.record_game, K.record_game_mcts)(
             int(i),
             np.uint64(root_seed & 0xFFFF_FFFF_FFFF_FFFF),
             prep.config.players,
@@ -141,7 +141,7 @@ def _bad(msg: str):
 
 
 def _xy_arg(v, where: str) -> tuple[int, int]:
-    if not isinstance(v, list) or len(v) < 2 or not all(_int(x) for x in v[:2]):
+    if not isinstance(v, list) or len(v) < 2 or not all(is_int(x) for x in v[:2]):
         _bad(f"{where} must start with integer coordinates [x, y, ...]")
     return int(v[0]), int(v[1])
 
@@ -153,12 +153,12 @@ def _seg_index(segs_of_tile: list[str] | None, name) -> int:
     return segs_of_tile.index(name)
 
 
-def _record_to_arrays(record: dict):
+def record_to_arrays(record: dict):
     """(players, variant, tscript, gscript, rscript) from a record; ``InvalidRecordError``."""
     if not isinstance(record, dict) or record.get("game") != SPEC.id:
         _bad('not a carcassonne record (expected {"game": "carcassonne", ...})')
     players = record.get("players")
-    if not _int(players) or not SPEC.min_players <= players <= SPEC.max_players:
+    if not is_int(players) or not SPEC.min_players <= players <= SPEC.max_players:
         _bad(f'"players" must be an integer {SPEC.min_players}-{SPEC.max_players}')
     try:
         variant = SPEC.resolve_variant(record.get("variant") or {})
@@ -202,7 +202,7 @@ def _record_to_arrays(record: dict):
             _bad(f'{where}: "tile" must be a tile letter')
         t = letters.index(turn["tile"])
         place = turn.get("place")
-        if not isinstance(place, list) or len(place) != 3 or not all(_int(v) for v in place):
+        if not isinstance(place, list) or len(place) != 3 or not all(is_int(v) for v in place):
             _bad(f'{where}: "place" must be [x, y, rotation] (integers)')
         rows[k, K.L_PLAYER] = k % players
         rows[k, K.L_TILE] = t
@@ -266,7 +266,7 @@ def replay(record: dict) -> ReplayResult:
         An illegal decision: ``ply`` = turn index, ``legal`` = the alternatives; also a turn
         whose ``player`` (optional) is not the seat to move (turn k is seat k mod players).
     """
-    players, variant, tscript, gscript, rows = _record_to_arrays(record)
+    players, variant, tscript, gscript, rows = record_to_arrays(record)
     data = load_data()
     letters = [t["letter"] for t in data["tiles"]]
     segs = [segment_names(t) for t in data["tiles"]]

@@ -15,6 +15,7 @@ import numpy as np
 
 import kernels.carcassonne as K
 from mcsim.games import carcassonne as G
+from mcsim.games.carcassonne.records import record_to_arrays
 from mcsim.show.base import (
     HIGHLIGHT,
     SEAT_DARK,
@@ -204,7 +205,8 @@ def _meeple(px: float, py: float, lying: bool, seat: int) -> str:
     return poly(pts, fill=f, stroke=d, sw=1.5) + circle(px, py - 9, 3.5, fill=f, stroke=d, sw=1.2)
 
 
-def _replay_prefix(players, codes, T, tscript, gscript, rows):
+def state_after_turns(players, codes, T, tscript, gscript, rows):
+    """The kernel's game state after replaying the record turns ``rows`` (from the start)."""
     return K.replay_state(players, codes, T, tscript, gscript, np.ascontiguousarray(rows))[0]
 
 
@@ -224,29 +226,28 @@ def _move_text(turn: dict) -> str:
     return " | ".join(parts)
 
 
-def frames(record: dict, result: dict) -> Show:
-    """Draw the start and every turn.
+LEGEND = (
+    "Tiles as laid (x east, y south from the start tile D at 0,0): tan cities "
+    "(dark brown once completed), blue pennants, light roads (dark once completed; a "
+    "red square is a junction), monasteries (gold once surrounded). Meeples stand in "
+    "their seat's colour; farmers lie in their field. The pink frame is the tile just "
+    "placed. Points are the running score; farms and incomplete features are added "
+    "at the end (§3.3)."
+)
 
-    ``record`` has been validated by the game's ``replay``, which gave ``result``.
-    """
-    players, variant, tscript, gscript, rows = G._record_to_arrays(record)
-    data = G.load_data()
-    letters = [t["letter"] for t in data["tiles"]]
-    T = G.tables_for_variant(G.default_tables(), variant)
-    codes = G.SPEC.variant_codes(variant)
-    gifts_on = variant.get("gifts") == "true"
+
+def _seat_names(record: dict, players: int) -> list[str]:
+    """Each seat's colour, number and policy as the page labels it."""
     policies = record.get("policies") or []
-    seats = [
+    return [
         f"{('red', 'blue', 'yellow', 'green', 'purple')[p]} (seat {p}"
         + (f", {policies[p]})" if p < len(policies) else ")")
         for p in range(players)
     ]
-    turns = record["turns"]
-    states = [
-        _replay_prefix(players, codes, T, tscript, gscript, rows[:k]) for k in range(len(turns) + 1)
-    ]
-    # board extent from the final position
-    last = states[-1]
+
+
+def _board_extent(last) -> tuple[int, int, int, int]:
+    """The final position's board: its west and north cells ``x0, y0`` and the page's size."""
     n_final = int(last.sc[K.S_NPLACED])
     xs, ys = [], []
     for i in range(n_final):
@@ -256,41 +257,124 @@ def frames(record: dict, result: dict) -> Show:
     x0, y0 = min(xs), min(ys)
     w = (max(xs) - x0 + 1) * C + 2 * PAD
     h = (max(ys) - y0 + 1) * C + 2 * PAD
+    return x0, y0, w, h
+
+
+def _position_svg(S, T, letters, players: int, x0: int, y0: int, symbols: dict) -> list[str]:
+    """The tiles (completed features dark) and meeples of a state; new tile symbols into
+    ``symbols``."""
 
     def pos(cell: int) -> tuple[float, float]:
         x, y = K.cell_xy(cell)
         return PAD + (x - x0) * C, PAD + (y - y0) * C
 
+    tinfo, parent, fint, mnode = S.tinfo, S.parent.copy(), S.fint, S.mnode
+    n = int(S.sc[K.S_NPLACED])
+    svg = []
+    for i in range(n):
+        t, r, cell = (int(v) for v in tinfo[i])
+        done = {
+            s: bool(fint[K.find(parent, i * K.MAX_SEG + s), K.F_DONE])
+            for s in range(int(T[K.TB_NSEG][t]))
+            if T[K.TB_SEG_KIND][t, s] != K.KIND_FIELD
+        }
+        x, y = pos(cell)
+        if (t, r) not in symbols:
+            symbols[(t, r)] = f'<g id="cc{t}_{r}">' + _tile(T, t, r, 0, 0, {}, letters[t]) + "</g>"
+        svg.append(f'<use href="#cc{t}_{r}" x="{x:.0f}" y="{y:.0f}"/>')
+        finished = {s for s, v in done.items() if v}
+        if finished:  # completed features drawn dark over the symbol
+            svg.append(_tile(T, t, r, x, y, done, letters[t], only=finished))
+    for p in range(players):
+        for m in range(K.MAX_MEEPLES):
+            nd = int(mnode[p, m])
+            if nd < 0:
+                continue
+            i, s = divmod(nd, K.MAX_SEG)
+            t, r, cell = (int(v) for v in tinfo[i])
+            svg.append(_meeple(*_meeple_at(T, t, r, s, *pos(cell)), p))
+    return svg
+
+
+def _gift_notes(turn: dict) -> list[str]:
+    """The notes on the gift a turn opened and the gift card it received."""
+    notes = []
+    if turn.get("gift"):
+        notes.append(
+            f'<div class="note">opened the gift <b>{esc(turn["gift"]["open"])}</b> (§4.3-4.4)</div>'
+        )
+    if turn.get("received"):
+        notes.append(
+            f'<div class="note">received a gift card: <b>{esc(turn["received"])}</b> (§4.2)</div>'
+        )
+    return notes
+
+
+def _seat_tables(S, players: int, seats: list[str], gifts_on: bool) -> list[str]:
+    """The tables of each seat's meeples left and points by category, and gift cards held."""
+    brk, hand, mnode = S.brk, S.hand, S.mnode
+    head = ["seat", "meeples left"] + list(G.CATEGORIES[:4] if not gifts_on else G.CATEGORIES)
+    rows_t = []
+    for p in range(players):
+        left = int(sum(1 for m in range(K.MAX_MEEPLES) if mnode[p, m] == -1))
+        rows_t.append(
+            [seats[p].split(" (")[0], left] + [int(brk[p, c]) for c in range(len(head) - 2)]
+        )
+    out = [table(head, rows_t)]
+    if gifts_on:
+        held = [
+            [seats[p].split(" (")[0]] + [int(hand[p, g]) for g in range(K.N_GIFT)]
+            for p in range(players)
+        ]
+        out.append("<div>gift cards held:</div>" + table(["seat"] + list(G.GIFT_IDS), held))
+    return out
+
+
+def _final_scoring_note(gifts_on: bool) -> str:
+    """The note that the final scoring is done (§3.3, with the gifts §4.5)."""
+    return (
+        '<div class="note">final scoring done: incomplete features, farms'
+        + (", unopened gifts" if gifts_on else "")
+        + " (§3.3"
+        + (", §4.5" if gifts_on else "")
+        + ")</div>"
+    )
+
+
+def _subtitle(record: dict, players: int, variant: dict, turns: list, result: dict) -> str:
+    """The page's subtitle: players, variant, seed and game, turns and points."""
+    return (
+        f"{players} players; variant "
+        + ", ".join(f"{k}={v}" for k, v in variant.items())
+        + (f"; seed {record['seed']}, game {record['game_index']}" if "seed" in record else "")
+        + f"; {len(turns)} turns; points "
+        + " / ".join(map(str, result["points"]))
+        + ("" if result["finished"] else " (unfinished)")
+    )
+
+
+def frames(record: dict, result: dict) -> Show:
+    """Draw the start and every turn.
+
+    ``record`` has been validated by the game's ``replay``, which gave ``result``.
+    """
+    players, variant, tscript, gscript, rows = record_to_arrays(record)
+    data = G.load_data()
+    letters = [t["letter"] for t in data["tiles"]]
+    T = G.tables_for_variant(G.default_tables(), variant)
+    codes = G.SPEC.variant_codes(variant)
+    gifts_on = variant.get("gifts") == "true"
+    seats = _seat_names(record, players)
+    turns = record["turns"]
+    states = [
+        state_after_turns(players, codes, T, tscript, gscript, rows[:k])
+        for k in range(len(turns) + 1)
+    ]
+    x0, y0, w, h = _board_extent(states[-1])
     out = []
     symbols: dict[tuple[int, int], str] = {}  # one SVG symbol per (tile type, rotation)
     for k, S in enumerate(states):
-        tinfo, parent, fint, mnode = S.tinfo, S.parent.copy(), S.fint, S.mnode
-        n = int(S.sc[K.S_NPLACED])
-        svg = []
-        for i in range(n):
-            t, r, cell = (int(v) for v in tinfo[i])
-            done = {
-                s: bool(fint[K.find(parent, i * K.MAX_SEG + s), K.F_DONE])
-                for s in range(int(T[K.TB_NSEG][t]))
-                if T[K.TB_SEG_KIND][t, s] != K.KIND_FIELD
-            }
-            x, y = pos(cell)
-            if (t, r) not in symbols:
-                symbols[(t, r)] = (
-                    f'<g id="cc{t}_{r}">' + _tile(T, t, r, 0, 0, {}, letters[t]) + "</g>"
-                )
-            svg.append(f'<use href="#cc{t}_{r}" x="{x:.0f}" y="{y:.0f}"/>')
-            finished = {s for s, v in done.items() if v}
-            if finished:  # completed features drawn dark over the symbol
-                svg.append(_tile(T, t, r, x, y, done, letters[t], only=finished))
-        for p in range(players):
-            for m in range(K.MAX_MEEPLES):
-                nd = int(mnode[p, m])
-                if nd < 0:
-                    continue
-                i, s = divmod(nd, K.MAX_SEG)
-                t, r, cell = (int(v) for v in tinfo[i])
-                svg.append(_meeple(*_meeple_at(T, t, r, s, *pos(cell)), p))
+        svg = _position_svg(S, T, letters, players, x0, y0, symbols)
         move = actor = ""
         notes = []
         if k > 0:
@@ -300,70 +384,24 @@ def frames(record: dict, result: dict) -> Show:
             svg.append(rect(px - 1.5, py - 1.5, C + 3, C + 3, stroke=HIGHLIGHT, sw=3.5))
             move = _move_text(turn)
             actor = seats[(k - 1) % players].split(" (")[0]
-            if turn.get("gift"):
-                notes.append(
-                    f'<div class="note">opened the gift <b>{esc(turn["gift"]["open"])}'
-                    f"</b> (§4.3-4.4)</div>"
-                )
-            if turn.get("received"):
-                notes.append(
-                    f'<div class="note">received a gift card: '
-                    f"<b>{esc(turn['received'])}</b> (§4.2)</div>"
-                )
-        score, brk, hand = S.score, S.brk, S.hand
-        head = ["seat", "meeples left"] + list(G.CATEGORIES[:4] if not gifts_on else G.CATEGORIES)
-        rows_t = []
-        for p in range(players):
-            left = int(sum(1 for m in range(K.MAX_MEEPLES) if mnode[p, m] == -1))
-            rows_t.append(
-                [seats[p].split(" (")[0], left] + [int(brk[p, c]) for c in range(len(head) - 2)]
-            )
-        notes.append(table(head, rows_t))
-        if gifts_on:
-            held = [
-                [seats[p].split(" (")[0]] + [int(hand[p, g]) for g in range(K.N_GIFT)]
-                for p in range(players)
-            ]
-            notes.append("<div>gift cards held:</div>" + table(["seat"] + list(G.GIFT_IDS), held))
+            notes += _gift_notes(turn)
+        notes += _seat_tables(S, players, seats, gifts_on)
         fin = bool(S.sc[K.S_FINISHED])
         to_move = "" if fin or k == len(turns) else seats[k % players]
         if k == len(turns) and not fin:
             to_move = f"{seats[k % players]} (the record stops here)"
         if fin and k == len(turns):
-            notes.insert(
-                0,
-                '<div class="note">final scoring done: incomplete features, farms'
-                + (", unopened gifts" if gifts_on else "")
-                + " (§3.3"
-                + (", §4.5" if gifts_on else "")
-                + ")</div>",
-            )
+            notes.insert(0, _final_scoring_note(gifts_on))
         out.append(
             Frame(
                 svg="".join(svg),
                 move=move,
                 actor=actor,
                 to_move=to_move,
-                scores=[int(score[p]) for p in range(players)],
+                scores=[int(S.score[p]) for p in range(players)],
                 notes="".join(notes),
             )
         )
-    sub = (
-        f"{players} players; variant "
-        + ", ".join(f"{k}={v}" for k, v in variant.items())
-        + (f"; seed {record['seed']}, game {record['game_index']}" if "seed" in record else "")
-        + f"; {len(turns)} turns; points "
-        + " / ".join(map(str, result["points"]))
-        + ("" if result["finished"] else " (unfinished)")
-    )
-    legend = (
-        "Tiles as laid (x east, y south from the start tile D at 0,0): tan cities "
-        "(dark brown once completed), blue pennants, light roads (dark once completed; a "
-        "red square is a junction), monasteries (gold once surrounded). Meeples stand in "
-        "their seat's colour; farmers lie in their field. The pink frame is the tile just "
-        "placed. Points are the running score; farms and incomplete features are added "
-        "at the end (§3.3)."
-    )
     return Show(
         game="carcassonne",
         title="Carcassonne" + (" with The Gifts" if gifts_on else ""),
@@ -372,7 +410,7 @@ def frames(record: dict, result: dict) -> Show:
         base=rect(0, 0, w, h, fill="#e9efe0"),
         seats=seats,
         frames=out,
-        subtitle=sub,
-        legend=legend,
+        subtitle=_subtitle(record, players, variant, turns, result),
+        legend=LEGEND,
         defs="".join(symbols.values()),
     )
