@@ -2,7 +2,7 @@
 points.
 
 Rules: ``docs/rules/el_grande.md``. Never imports ``mcsim``; ``mcsim.games.el_grande`` builds
-the table vector ``T`` from the data files and names every integer used here. The package has
+the table vector ``tables`` from the data files and names every integer used here. The package has
 the modules every game kernel has (imports go one way, each from those above it):
 
 =================  ===========================================================================
@@ -14,13 +14,21 @@ module             holds
                    parameter position (``HP_*``, ``V_*``, ``M_*``); no Numba
 ``rules``          scoring (§4, §5, §7), the decisions (``decide``), option generators, turn
                    pieces, special actions (§6, a cfunc), setup (§2) and the round ``engine``
-``policies``       the heuristic (evaluation, look-ahead, a cfunc behind ``D[D_HEUR]``) and the
-                   decision buffers ``make_buffers``
+``policies``       the heuristic (evaluation, look-ahead, a cfunc behind ``buffers[D_HEUR]``)
+                   and the decision buffers ``make_buffers``
 ``search_steps``   the six steps of ``kernels.search`` (registered on import), ``search_root``,
                    the ``mcts`` chooser and its scratch
 ``play``           what Python calls: ``play_batch``, ``play_batch_mcts``, ``run_logged``,
                    ``record_mcts``, ``step``, and the mcts game loop
 =================  ===========================================================================
+
+Names (the same in every game's kernel): ``state`` the state vector (``checkpoint`` a state at
+a round start, ``row`` the search's engine state row), ``tables`` the table vector ``T_*``,
+``variant`` the variant codes ``V_*``, ``buffers`` the decision buffers ``D_*``, ``game`` the
+game buffers ``G_*``, ``scratch`` the scratch rows ``R_*`` (``choose_mcts``: the search's
+scratch), ``policy_ids``/``policy_params`` per seat (``params`` one seat's row,
+``heuristic_params``, ``mcts_params``), ``rng`` one random stream, ``rngs`` one per seat,
+``out_points`` points per seat written by a scoring.
 
 The names below are the kernel's public interface (what ``mcsim.games.el_grande``, the
 benchmarks and the tests use).

@@ -2,7 +2,7 @@
 tuples, every code (opcodes, decision kinds, policies, modes, engine steps) and parameter
 position; no Numba.
 
-Rules: ``docs/rules/el_grande.md``. ``mcsim.games.el_grande`` builds the table vector ``T``
+Rules: ``docs/rules/el_grande.md``. ``mcsim.games.el_grande`` builds the table vector ``tables``
 from the data files and names every integer used here. The compiled modules read these module
 constants as compile-time constants.
 
@@ -21,8 +21,8 @@ NPLACE = 10
 CASTILLO = 9
 STOP = 10  # option value: stop / court (angry king)
 
-# ---- state (st: int32[STATE_SIZE]) ----------------------------------------------------------
-STATE = StateLayout("st", "int32[STATE_SIZE]: one game of El Grande")
+# ---- state (state: int32[STATE_SIZE]) ----------------------------------------------------------
+STATE = StateLayout("state", "int32[STATE_SIZE]: one game of El Grande")
 O_CAB = STATE.field("O_CAB", 50, "caballeros, index place*5 + seat (place 9 = Castillo)")
 O_COURT = STATE.field("O_COURT", MAXP, "caballeros in each seat's court")
 O_PROV = STATE.field("O_PROV", MAXP, "caballeros in each seat's province (general supply)")
@@ -65,8 +65,8 @@ SRC_GRANDE = SOURCES.field("SRC_GRANDE", 1, "Grande bonus (§1.4)")
 SRC_CASTILLO = SOURCES.field("SRC_CASTILLO", 1, "points for scoring the Castillo (general/special)")
 N_SRC = SOURCES.size
 
-# ---- tables (T: int32[T_SIZE], built by mcsim.games.el_grande.build_tables) -----------------
-TABLES = StateLayout("T", "int32[T_SIZE]: component tables (``mcsim.games.el_grande``)")
+# ---- tables (tables: int32[T_SIZE], built by mcsim.games.el_grande.build_tables) -----------------
+TABLES = StateLayout("tables", "int32[T_SIZE]: component tables (``mcsim.games.el_grande``)")
 T_VAL = TABLES.field("T_VAL", NPLACE * 3, "printed values, place*3 + rank-1")
 T_BVAL = TABLES.field("T_BVAL", 2 * 3, "mobile scoreboard values, board*3 + rank-1")
 T_ADJ = TABLES.field("T_ADJ", NREG, "adjacency bitmasks over regions")
@@ -95,7 +95,7 @@ F_START = FIXED.field("F_START", 1, "start seat")
 F_DECKS = FIXED.field("F_DECKS", 44, "decks 1-4, 11 card indices each, top first")
 FIXED_SIZE = FIXED.size
 
-# ---- opcodes (T[T_COP + card]) ---------------------------------------------------------------
+# ---- opcodes (tables[T_COP + card]) --------------------------------------------------------------
 OP_MOVE_OWN_ONE = 1
 OP_PLACE_ANY = 2
 OP_CHOOSE_1A1B = 3
@@ -176,14 +176,14 @@ HP_VETO_HARM = HEUR.field("HP_VETO_HARM", 1, "Veto an action costing me this man
 HP_COURT_TARGET = HEUR.field("HP_COURT_TARGET", 1, "intake: court size aimed at")
 
 # variant positions (mcsim.games.el_grande SPEC.variants order)
-VARIANTS = StateLayout("var", "int64[n_variants]: variant codes")
+VARIANTS = StateLayout("variant", "int64[n_variants]: variant codes")
 V_TIE = VARIANTS.field("V_TIE", 1, "tie_rank: 0 rulebook, 1 competition")
 V_VETO = VARIANTS.field("V_VETO", 1, "veto: 0 on, 1 off")
 V_ROUNDS = VARIANTS.field("V_ROUNDS", 1, "rounds: 0 -> 9 rounds, 1 -> 6 rounds")
 V_FINALTIE = VARIANTS.field("V_FINALTIE", 1, "final_tie: 0 shared, 1 unplayed power cards")
 
-# ---- decision buffers D (a tuple, ``policies.make_buffers``; see ``rules._decide_any``) -----
-DBUF = StateLayout("D", "tuple: the decision buffers")
+# ---- decision buffers ``buffers`` (a tuple, ``policies.make_buffers``; see ``rules._decide_any``)
+DBUF = StateLayout("buffers", "tuple: the decision buffers")
 D_POL = DBUF.field("D_POL", 1, "int64[5] policy id per seat")
 D_PAR = DBUF.field("D_PAR", 1, "float64[5, P] policy parameters per seat")
 D_RNG = DBUF.field("D_RNG", 1, "uint64[5, 4] policy random stream per seat")
@@ -195,7 +195,7 @@ D_EV = DBUF.field("D_EV", 1, "int32[E, 8] scoring events")
 D_SCR = DBUF.field("D_SCR", 1, "int32[N_SCRATCH, STATE_SIZE] scratch rows (R_*)")
 D_HEUR = DBUF.field("D_HEUR", 1, "the heuristic (``policy_function``) behind a function pointer")
 
-# ---- ctx (D[D_CTX]: int64[C_SIZE]) -----------------------------------------------------------
+# ---- ctx (buffers[D_CTX]: int64[C_SIZE]) ---------------------------------------------------------
 CTX = StateLayout("ctx", "int64[C_SIZE]: the decision context (mode, pointers, driven play)")
 C_MODE = CTX.field("C_MODE", 1, "MODE_*")
 C_PTR = CTX.field("C_PTR", 1, "decisions made / log pointer")
@@ -228,10 +228,10 @@ RESAMPLE = -1  # forced value meaning "hidden from the searching seat: the polic
 SCOPE_ALL = 0  # every decision with two or more options
 SCOPE_KEY = 1  # all but the single steps of placements and moves (``rules.searched_kind``)
 
-# ---- scratch rows (D[D_SCR]: int32[N_SCRATCH, STATE_SIZE]) -----------------------------------
+# ---- scratch rows (buffers[D_SCR]: int32[N_SCRATCH, STATE_SIZE]) ---------------------------------
 # the play loop allocates nothing (it runs without NRT, see rules.engine), so the heuristic's
 # look-ahead states and the per-seat point vectors live here
-SCRATCH = StateLayout("scratch", "rows of D[D_SCR], each int32[STATE_SIZE]")
+SCRATCH = StateLayout("scratch", "rows of buffers[D_SCR], each int32[STATE_SIZE]")
 R_LOOK1 = SCRATCH.field("R_LOOK1", 1, "heuristic: state after an option / a card's placements")
 R_LOOK2 = SCRATCH.field("R_LOOK2", 1, "heuristic: card_value's state after one more option")
 R_EVAL = SCRATCH.field("R_EVAL", 1, "evaluate: points per seat of one place")
@@ -250,8 +250,8 @@ STEP_COURT_INTAKE = 3
 STEP_ROUND = 4
 STEP_GAMES = 5
 
-# ---- game buffers G (a tuple, ``play.game_buffers``): what ``engine`` needs for whole games --
-GBUF = StateLayout("G", "tuple: the game buffers")
+# ---- game buffers ``game`` (a tuple, ``play.game_buffers``): what ``engine`` needs for whole games
+GBUF = StateLayout("game", "tuple: the game buffers")
 G_SEEDS = GBUF.field("G_SEEDS", 1, "uint64[2, 4]: [0, 0] root seed; row 1 the game's deal stream")
 G_FIXED = GBUF.field("G_FIXED", 1, "int32[FIXED_SIZE]: setup override / setup used (``setup``)")
 G_RESULTS = GBUF.field("G_RESULTS", 10, "the ten result arrays of ``play_batch``, one row per game")

@@ -85,7 +85,7 @@ def _gc_paused(fn):
 
 
 def game_buffers(n_games, npl, root_seed, fixed):
-    """Game buffers ``G`` (NumPy; see ``G_*``) for ``n_games`` games of ``npl`` players: the
+    """Game buffers ``game`` (NumPy; see ``G_*``) for ``n_games`` games of ``npl`` players: the
     root seed (uint64), ``fixed`` int32[FIXED_SIZE] (``setup``) and the ten result arrays of
     ``play_batch`` (initial values)."""
     seeds = np.zeros((2, 4), dtype=np.uint64)
@@ -107,7 +107,9 @@ def game_buffers(n_games, npl, root_seed, fixed):
     )
 
 
-def play_batch(first_game_index, n_games, root_seed, npl, policy_ids, policy_params, var, T):
+def play_batch(
+    first_game_index, n_games, root_seed, npl, policy_ids, policy_params, variant, tables
+):
     """Play ``n_games`` games; game i depends only on (root_seed, first_game_index + i).
 
     Parameters
@@ -119,9 +121,9 @@ def play_batch(first_game_index, n_games, root_seed, npl, policy_ids, policy_par
     policy_ids : int64[npl]
         ``POL_RANDOM`` or ``POL_HEURISTIC`` per seat.
     policy_params : float64[npl, n_params]
-    var : int64[n_variants]
+    variant : int64[n_variants]
         Variant codes (``V_*``).
-    T : int32[T_SIZE]
+    tables : int32[T_SIZE]
         Component tables (``T_*``).
 
     Returns
@@ -159,8 +161,8 @@ def play_batch(first_game_index, n_games, root_seed, npl, policy_ids, policy_par
         npl,
         policy_ids,
         policy_params,
-        var,
-        T,
+        variant,
+        tables,
         MODE_PLAY,
         np.zeros((1, 4), np.int32),
         np.zeros((1, 8), np.int32),
@@ -175,8 +177,8 @@ def run_logged(
     npl,
     policy_ids,
     policy_params,
-    var,
-    T,
+    variant,
+    tables,
     mode,
     log,
     ev,
@@ -187,7 +189,7 @@ def run_logged(
     ``fixed`` int32[FIXED_SIZE]: setup override / setup used (see ``setup``).
     ``log`` int32[L, 4]: decisions (written in record mode, read in replay mode);
     ``ev`` int32[E, 8]: scoring events (ply, code, arg, score_0..4).
-    Returns (st int32[STATE_SIZE], n_decisions, n_events, err_ply (-1 none), errbuf int32[64],
+    Returns (state int32[STATE_SIZE], n_decisions, n_events, err_ply (-1 none), errbuf int32[64],
     n_err_options).
     """
     r = _play(
@@ -197,15 +199,15 @@ def run_logged(
         npl,
         policy_ids,
         policy_params,
-        var,
-        T,
+        variant,
+        tables,
         mode,
         log,
         ev,
         fixed,
     )
-    st, ctx, eb = r[N_RESULTS:]
-    return st, int(ctx[C_PTR]), int(ctx[C_EVPTR]), int(ctx[C_ERR]), eb, int(ctx[C_NERR])
+    state, ctx, eb = r[N_RESULTS:]
+    return state, int(ctx[C_PTR]), int(ctx[C_EVPTR]), int(ctx[C_ERR]), eb, int(ctx[C_NERR])
 
 
 @_gc_paused
@@ -216,8 +218,8 @@ def _play(
     npl,
     policy_ids,
     policy_params,
-    var,
-    T,
+    variant,
+    tables,
     mode,
     log,
     ev,
@@ -229,67 +231,70 @@ def _play(
     policy_params = np.ascontiguousarray(policy_params, dtype=np.float64)
     policy_ids = np.asarray(policy_ids, dtype=np.int64)[:npl]
     heuristic = mode != MODE_REPLAY and bool(np.any(policy_ids != POL_RANDOM))
-    D = make_buffers(1, 1, policy_params.shape[1], heuristic)
-    D = D[:D_LOG] + (log,) + D[D_LOG + 1 : D_EV] + (ev,) + D[D_EV + 1 :]
-    D[D_POL][:npl] = policy_ids
-    D[D_PAR][:npl] = policy_params[:npl]
-    ctx = D[D_CTX]
+    buffers = make_buffers(1, 1, policy_params.shape[1], heuristic)
+    buffers = buffers[:D_LOG] + (log,) + buffers[D_LOG + 1 : D_EV] + (ev,) + buffers[D_EV + 1 :]
+    buffers[D_POL][:npl] = policy_ids
+    buffers[D_PAR][:npl] = policy_params[:npl]
+    ctx = buffers[D_CTX]
     ctx[C_MODE] = mode
     ctx[C_LOGCAP] = 0 if mode == MODE_PLAY else log.shape[0]
     ctx[C_EVCAP] = 0 if mode == MODE_PLAY else ev.shape[0]
-    G = game_buffers(n_games, npl, root_seed, fixed)
-    st = np.zeros(STATE_SIZE, dtype=np.int32)
+    game = game_buffers(n_games, npl, root_seed, fixed)
+    state = np.zeros(STATE_SIZE, dtype=np.int32)
     engine(
-        st,
-        T,
-        np.ascontiguousarray(var, dtype=np.int64),
-        D,
-        G,
+        state,
+        tables,
+        np.ascontiguousarray(variant, dtype=np.int64),
+        buffers,
+        game,
         np.int64(STEP_GAMES),
         np.int64(npl),
         np.int64(first_game_index),
         np.int64(n_games),
     )
-    return G[G_RESULTS:G_SPECIAL] + (st, ctx, D[D_ERRBUF])
+    return game[G_RESULTS:G_SPECIAL] + (state, ctx, buffers[D_ERRBUF])
 
 
-_NO_GAMES = []  # ``G`` of single steps (made on first use: it compiles ``special_action``)
+_NO_GAMES = []  # ``game`` of single steps (made on first use: it compiles ``special_action``)
 
 
 @_gc_paused
-def step(st, T, var, D, what, seat, arg):
-    """One engine piece on ``st`` (tests, examples): ``engine(st, T, var, D, G, what, seat, arg,
-    arg)`` with int64 arguments, the compiled code that ``play_batch`` runs (no other entry
-    kernel to compile). ``what``: ``STEP_PLACEMENT`` (placement of up to ``arg`` caballeros by
-    ``seat``), ``STEP_SPECIAL`` (special action of card ``arg`` by ``seat``, with the Veto
-    check), ``STEP_GENERAL_SCORING``, ``STEP_COURT_INTAKE`` (intake of up to ``arg`` caballeros
+def step(state, tables, variant, buffers, what, seat, arg):
+    """One engine piece on ``state`` (tests, examples): ``engine(state, tables, variant, buffers,
+    game, what, seat, arg, arg)`` with int64 arguments, the compiled code that ``play_batch`` runs
+    (no other entry kernel to compile). ``what``: ``STEP_PLACEMENT`` (placement of up to ``arg``
+    caballeros by ``seat``), ``STEP_SPECIAL`` (special action of card ``arg`` by ``seat``, with the
+    Veto check), ``STEP_GENERAL_SCORING``, ``STEP_COURT_INTAKE`` (intake of up to ``arg`` caballeros
     by ``seat``), ``STEP_ROUND`` (round ``arg``; nothing in a round the variant skips)."""
     if not _NO_GAMES:
         _NO_GAMES.append(game_buffers(0, 1, 0, np.zeros(FIXED_SIZE, np.int32)))
     a = np.int64(arg)
-    engine(st, T, var, D, _NO_GAMES[0], np.int64(what), np.int64(seat), a, a)
+    engine(state, tables, variant, buffers, _NO_GAMES[0], np.int64(what), np.int64(seat), a, a)
 
 
 @njit(inline="always")  # one call site: no compiled level of its own
-def _drive_game(st, T, var, D, G, npl, game_index, mparams, scr, ck):
-    """Play one game with mcts seats (``D[D_POL][p] == POL_MCTS``; their parameters ``mparams[p]``,
-    their unsearched decisions by the heuristic with ``D[D_PAR][p]``) into ``st``; every decision
-    is logged in ``D[D_LOG]`` (int32[L, 4]). Returns the number of decisions."""
-    start_game(st, T, var, D, G, npl, game_index)
-    ctx = D[D_CTX]
-    log = D[D_LOG]
+def _drive_game(
+    state, tables, variant, buffers, game, npl, game_index, mcts_params, scratch, checkpoint
+):
+    """Play one game with mcts seats (``buffers[D_POL][p] == POL_MCTS``; their parameters
+    ``mcts_params[p]``, their unsearched decisions by the heuristic with ``buffers[D_PAR][p]``) into
+    ``state``; every decision is logged in ``buffers[D_LOG]`` (int32[L, 4]). Returns the number of
+    decisions."""
+    start_game(state, tables, variant, buffers, game, npl, game_index)
+    ctx = buffers[D_CTX]
+    log = buffers[D_LOG]
     mask = 0
     scope = 0
     for p in range(npl):
-        if D[D_POL][p] == POL_MCTS:
+        if buffers[D_POL][p] == POL_MCTS:
             mask |= 1 << p
-            scope |= np.int64(mparams[p, M_SCOPE]) << p
-    _copy_state(st, ck)
+            scope |= np.int64(mcts_params[p, M_SCOPE]) << p
+    _copy_state(state, checkpoint)
     r0 = np.int64(1)
     first = np.int64(0)
     n_real = np.int64(0)
     while True:
-        _copy_state(ck, st)
+        _copy_state(checkpoint, state)
         ctx[C_MODE] = MODE_SEARCH
         ctx[C_PTR] = first
         ctx[C_NREAL] = n_real
@@ -302,19 +307,43 @@ def _drive_game(st, T, var, D, G, npl, game_index, mparams, scr, ck):
         ctx[C_LOGFRESH] = 1
         ctx[C_CKR] = -1
         ctx[C_EVCAP] = 0
-        engine(st, T, var, D, G, np.int64(STEP_ROUND), np.int64(0), r0, np.int64(9))
+        engine(
+            state,
+            tables,
+            variant,
+            buffers,
+            game,
+            np.int64(STEP_ROUND),
+            np.int64(0),
+            r0,
+            np.int64(9),
+        )
         if ctx[C_CKR] >= 0:
             r0 = ctx[C_CKR]
             first = ctx[C_CKPTR]
-            _copy_state(D[D_SCR][R_CKPT], ck)
+            _copy_state(buffers[D_SCR][R_CKPT], checkpoint)
         if ctx[C_STOPPED] == 0:
             return ctx[C_PTR]
         q = ctx[C_QPTR]
-        eb = D[D_ERRBUF]
+        eb = buffers[D_ERRBUF]
         kind = np.int64(eb[0])
         p = np.int64(eb[1])
-        v = choose_mcts(ck, r0, log, first, q, p, kind, T, var, G, mparams[p], D[D_RNG][p], scr)
-        D[D_CTX][C_NSEARCH] += 1
+        v = choose_mcts(
+            checkpoint,
+            r0,
+            log,
+            first,
+            q,
+            p,
+            kind,
+            tables,
+            variant,
+            game,
+            mcts_params[p],
+            buffers[D_RNG][p],
+            scratch,
+        )
+        buffers[D_CTX][C_NSEARCH] += 1
         if v < 0:  # a round too long for the search state (never seen): the first option
             v = np.int64(eb[2])
         if q >= log.shape[0]:
@@ -327,22 +356,35 @@ def _drive_game(st, T, var, D, G, npl, game_index, mparams, scr, ck):
 
 
 @njit(cache=True)
-def _mcts_games(first_game_index, n_games, npl, mparams, T, var, D, G, scr):
+def _mcts_games(
+    first_game_index, n_games, npl, mcts_params, tables, variant, buffers, game, scratch
+):
     """The batch kernel of lineups with mcts seats (compiled only for them): games
-    ``first_game_index ..`` into ``G``'s result arrays (``engine``'s ``STEP_GAMES``), every
-    decision of the last game in ``D[D_LOG]``. Returns (the last game's decision count, the
+    ``first_game_index ..`` into ``game``'s result arrays (``engine``'s ``STEP_GAMES``), every
+    decision of the last game in ``buffers[D_LOG]``. Returns (the last game's decision count, the
     number of searches)."""
-    st = np.zeros(STATE_SIZE, dtype=np.int32)
-    ck = np.zeros(STATE_SIZE, dtype=np.int32)
-    fixed = G[G_FIXED]
+    state = np.zeros(STATE_SIZE, dtype=np.int32)
+    checkpoint = np.zeros(STATE_SIZE, dtype=np.int32)
+    fixed = game[G_FIXED]
     nd = 0
     keep = fixed[F_GIVEN] == 1 and n_games == 1
     for g in range(n_games):
         if not keep:
             fixed[F_GIVEN] = 0
-        nd = _drive_game(st, T, var, D, G, npl, first_game_index + g, mparams, scr, ck)
-        _collect_game(st, nd, g, G)
-    return nd, D[D_CTX][C_NSEARCH]
+        nd = _drive_game(
+            state,
+            tables,
+            variant,
+            buffers,
+            game,
+            npl,
+            first_game_index + g,
+            mcts_params,
+            scratch,
+            checkpoint,
+        )
+        _collect_game(state, nd, g, game)
+    return nd, buffers[D_CTX][C_NSEARCH]
 
 
 @_gc_paused
@@ -353,10 +395,10 @@ def play_mcts(
     npl,
     policy_ids,
     policy_params,
-    mparams,
-    hpar,
-    var,
-    T,
+    mcts_params,
+    heuristic_params,
+    variant,
+    tables,
     log,
     fixed,
 ):
@@ -366,31 +408,31 @@ def play_mcts(
     (``setup``)."""
     policy_ids = np.ascontiguousarray(policy_ids, dtype=np.int64)
     policy_params = np.ascontiguousarray(policy_params, dtype=np.float64)
-    mparams = np.ascontiguousarray(mparams, dtype=np.float64)
-    hpar = np.ascontiguousarray(hpar, dtype=np.float64)
-    D = make_buffers(1, 1, hpar.shape[0])
-    D = D[:D_LOG] + (log,) + D[D_LOG + 1 :]
+    mcts_params = np.ascontiguousarray(mcts_params, dtype=np.float64)
+    heuristic_params = np.ascontiguousarray(heuristic_params, dtype=np.float64)
+    buffers = make_buffers(1, 1, heuristic_params.shape[0])
+    buffers = buffers[:D_LOG] + (log,) + buffers[D_LOG + 1 :]
     cap = 66  # >= 64: value doubles as flat's totals (at most 64 options)
     for p in range(npl):
-        D[D_POL][p] = policy_ids[p]
+        buffers[D_POL][p] = policy_ids[p]
         if policy_ids[p] == POL_MCTS:
-            cap = max(cap, int(mparams[p, M_ITER]) + 2)
-            D[D_PAR][p] = hpar
+            cap = max(cap, int(mcts_params[p, M_ITER]) + 2)
+            buffers[D_PAR][p] = heuristic_params
         else:
-            D[D_PAR][p] = policy_params[p, : hpar.shape[0]]
-    G = game_buffers(n_games, npl, root_seed, fixed)
+            buffers[D_PAR][p] = policy_params[p, : heuristic_params.shape[0]]
+    game = game_buffers(n_games, npl, root_seed, fixed)
     nd, ns = _mcts_games(
         np.int64(first_game_index),
         np.int64(n_games),
         np.int64(npl),
-        mparams,
-        T,
-        np.ascontiguousarray(var, dtype=np.int64),
-        D,
-        G,
-        search_scratch(npl, cap, hpar),
+        mcts_params,
+        tables,
+        np.ascontiguousarray(variant, dtype=np.int64),
+        buffers,
+        game,
+        search_scratch(npl, cap, heuristic_params),
     )
-    return G[G_RESULTS:G_SPECIAL] + (nd, ns)
+    return game[G_RESULTS:G_SPECIAL] + (nd, ns)
 
 
 def play_batch_mcts(
@@ -401,15 +443,15 @@ def play_batch_mcts(
     policy_ids,
     policy_params,
     mcts_params,
-    heur_params,
-    var,
-    T,
+    heuristic_params,
+    variant,
+    tables,
 ):
     """``play_batch`` for lineups with ``POL_MCTS`` seats (same ten arrays).
 
     ``policy_ids`` int64[npl] (``POL_*``); ``policy_params`` float64[npl, P]: the random and
     heuristic seats' parameters (``play_batch``); ``mcts_params`` float64[npl, N_MPARAMS] (the
-    rows of the mcts seats are used); ``heur_params`` float64[P]: the heuristic parameters of
+    rows of the mcts seats are used); ``heuristic_params`` float64[P]: the heuristic parameters of
     the mcts seats' unsearched decisions and of the rollouts (the heuristic's defaults).
     """
     r = play_mcts(
@@ -420,9 +462,9 @@ def play_batch_mcts(
         np.ascontiguousarray(policy_ids, dtype=np.int64),
         np.ascontiguousarray(policy_params, dtype=np.float64),
         np.ascontiguousarray(mcts_params, dtype=np.float64),
-        np.ascontiguousarray(heur_params, dtype=np.float64),
-        np.ascontiguousarray(var, dtype=np.int64),
-        T,
+        np.ascontiguousarray(heuristic_params, dtype=np.float64),
+        np.ascontiguousarray(variant, dtype=np.int64),
+        tables,
         np.zeros((4000, 4), np.int32),
         np.zeros(FIXED_SIZE, np.int32),
     )
@@ -436,9 +478,9 @@ def record_mcts(
     policy_ids,
     policy_params,
     mcts_params,
-    heur_params,
-    var,
-    T,
+    heuristic_params,
+    variant,
+    tables,
     log,
     fixed=None,
 ):
@@ -454,9 +496,9 @@ def record_mcts(
         np.ascontiguousarray(policy_ids, dtype=np.int64),
         np.ascontiguousarray(policy_params, dtype=np.float64),
         np.ascontiguousarray(mcts_params, dtype=np.float64),
-        np.ascontiguousarray(heur_params, dtype=np.float64),
-        np.ascontiguousarray(var, dtype=np.int64),
-        T,
+        np.ascontiguousarray(heuristic_params, dtype=np.float64),
+        np.ascontiguousarray(variant, dtype=np.int64),
+        tables,
         log,
         fixed,
     )

@@ -1,5 +1,5 @@
 """El Grande policies (Numba): the heuristic's evaluation and chooser, compiled behind a function
-pointer (``policy_function``), and the decision buffers ``D`` it is called with.
+pointer (``policy_function``), and the decision buffers ``buffers`` it is called with.
 
 The random policy is the uniform draw inside ``rules.decide`` / ``rules._policy_index`` (it
 needs no code of its own). The heuristic (``heuristic_choice``) scores each option by a
@@ -133,24 +133,24 @@ _STATIC = np.array(
 # evaluation (heuristic)
 # =============================================================================================
 @njit(cache=True, **_INTERNAL)
-def evaluate(st, T, var, p, w_board, w_court, scr):
-    """Heuristic value of the position for seat ``p``: own (score + w_board * points if every
-    place were scored now + w_court * court) minus the opponents' mean of the same.
-    Uses ``scr[R_EVAL]`` and ``scr[R_POT]`` (integer points: the same floats as a float sum)."""
-    npl = st[O_NP]
-    pot = scr[R_POT]
-    tmp = scr[R_EVAL]
+def evaluate(state, tables, variant, p, w_board, w_court, scratch):
+    """Heuristic value of the position for seat ``p``: own (score + w_board * points if every place
+    were scored now + w_court * court) minus the opponents' mean of the same. Uses
+    ``scratch[R_EVAL]`` and ``scratch[R_POT]`` (integer points: the same floats as a float sum)."""
+    npl = state[O_NP]
+    pot = scratch[R_POT]
+    tmp = scratch[R_EVAL]
     for q in range(npl):
         pot[q] = 0
     for pl in range(NPLACE):
-        score_place(st, T, var, pl, False, SRC_GENERAL, False, tmp)
+        score_place(state, tables, variant, pl, False, SRC_GENERAL, False, tmp)
         for q in range(npl):
             pot[q] += tmp[q]
-    own = st[O_SCORE + p] + w_board * pot[p] + w_court * st[O_COURT + p]
+    own = state[O_SCORE + p] + w_board * pot[p] + w_court * state[O_COURT + p]
     opp = 0.0
     for q in range(npl):
         if q != p:
-            opp += st[O_SCORE + q] + w_board * pot[q] + w_court * st[O_COURT + q]
+            opp += state[O_SCORE + q] + w_board * pot[q] + w_court * state[O_COURT + q]
     return own - opp / (npl - 1)
 
 
@@ -158,34 +158,34 @@ def evaluate(st, T, var, p, w_board, w_court, scr):
 # the heuristic: look-ahead and choices
 # =============================================================================================
 @njit(cache=True, **_INTERNAL)
-def _opt_eval(st, T, var, kind, p, v, aux, wb, wc, scr, row):
-    """Evaluation after option ``v``, on a copy of ``st`` in ``scr[row]``."""
-    tmp = scr[row]
-    _copy_state(st, tmp)
-    primitive(tmp, T, var, kind, p, v, aux, scr)
-    return evaluate(tmp, T, var, p, wb, wc, scr)
+def _opt_eval(state, tables, variant, kind, p, v, aux, w_board, w_court, scratch, row):
+    """Evaluation after option ``v``, on a copy of ``state`` in ``scratch[row]``."""
+    tmp = scratch[row]
+    _copy_state(state, tmp)
+    primitive(tmp, tables, variant, kind, p, v, aux, scratch)
+    return evaluate(tmp, tables, variant, p, w_board, w_court, scratch)
 
 
 @njit(cache=True, **_INTERNAL)
-def _best_dst_eval(st, T, var, p, src_code, wb, wc, scr):
+def _best_dst_eval(state, tables, variant, p, src_code, w_board, w_court, scratch):
     """Best evaluation over destinations of one caballero taken from ``src_code``."""
     s = src_code // 5
-    king = st[O_KING]
+    king = state[O_KING]
     best = -1e18
     for d in range(NPLACE):
         if d == s or d == king:
             continue
         e = _opt_eval(
-            st,
-            T,
-            var,
+            state,
+            tables,
+            variant,
             np.int64(K_MOVE_DST),
             np.int64(p),
             np.int64(d),
             np.int64(src_code),
-            wb,
-            wc,
-            scr,
+            w_board,
+            w_court,
+            scratch,
             np.int64(R_LOOK1),
         )
         if e > best:
@@ -194,17 +194,17 @@ def _best_dst_eval(st, T, var, p, src_code, wb, wc, scr):
 
 
 @njit(cache=True, **_INTERNAL)
-def card_value(st, T, var, p, c, par, scr):
+def card_value(state, tables, variant, p, c, params, scratch):
     """Heuristic value of action card ``c`` for seat ``p`` (placement look-ahead + special);
-    the look-ahead state is ``scr[R_LOOK1]``."""
-    wb = par[HP_W_BOARD]
-    wc = par[HP_W_COURT]
-    base = evaluate(st, T, var, p, wb, wc, scr)
-    tmp = scr[R_LOOK1]
-    _copy_state(st, tmp)
-    n = T[T_CDECK + c]
+    the look-ahead state is ``scratch[R_LOOK1]``."""
+    w_board = params[HP_W_BOARD]
+    w_court = params[HP_W_COURT]
+    base = evaluate(state, tables, variant, p, w_board, w_court, scratch)
+    tmp = scratch[R_LOOK1]
+    _copy_state(state, tmp)
+    n = tables[T_CDECK + c]
     king = tmp[O_KING]
-    adj = T[T_ADJ + king]
+    adj = tables[T_ADJ + king]
     for _ in range(n):
         if tmp[O_COURT + p] <= 0:
             break
@@ -214,15 +214,15 @@ def card_value(st, T, var, p, c, par, scr):
             if t == CASTILLO or ((adj >> t) & 1) == 1:
                 e = _opt_eval(
                     tmp,
-                    T,
-                    var,
+                    tables,
+                    variant,
                     np.int64(K_PLACE),
                     np.int64(p),
                     np.int64(t),
                     np.int64(0),
-                    wb,
-                    wc,
-                    scr,
+                    w_board,
+                    w_court,
+                    scratch,
                     np.int64(R_LOOK2),
                 )
                 if e > best:
@@ -230,25 +230,25 @@ def card_value(st, T, var, p, c, par, scr):
                     bt = t
         if bt < 0:
             break
-        primitive(tmp, T, var, K_PLACE, p, bt, 0, scr)
-    val = evaluate(tmp, T, var, p, wb, wc, scr) - base
-    op = T[T_COP + c]
+        primitive(tmp, tables, variant, K_PLACE, p, bt, 0, scratch)
+    val = evaluate(tmp, tables, variant, p, w_board, w_court, scratch) - base
+    op = tables[T_COP + c]
     if op == OP_SCORE_CHOICE:
-        before = evaluate(tmp, T, var, p, wb, wc, scr)
+        before = evaluate(tmp, tables, variant, p, w_board, w_court, scratch)
         best = -1e18
         for pl in range(NPLACE):
             e = (
                 _opt_eval(
                     tmp,
-                    T,
-                    var,
+                    tables,
+                    variant,
                     np.int64(K_SCORE_REGION),
                     np.int64(p),
                     np.int64(pl),
                     np.int64(0),
-                    wb,
-                    wc,
-                    scr,
+                    w_board,
+                    w_court,
+                    scratch,
                     np.int64(R_LOOK2),
                 )
                 - before
@@ -258,23 +258,23 @@ def card_value(st, T, var, p, c, par, scr):
         if best > 0:
             val += best
     elif op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
-        before = evaluate(tmp, T, var, p, wb, wc, scr)
+        before = evaluate(tmp, tables, variant, p, w_board, w_court, scratch)
         special_scoring(
             tmp,
-            T,
-            var,
+            tables,
+            variant,
             np.int64(op),
             np.int64(0),
-            np.int64(T[T_CCLS + c]),
+            np.int64(tables[T_CCLS + c]),
             np.int64(1),
-            scr[R_OUT],
-            scr,
+            scratch[R_OUT],
+            scratch,
         )
-        g = evaluate(tmp, T, var, p, wb, wc, scr) - before
+        g = evaluate(tmp, tables, variant, p, w_board, w_court, scratch) - before
         if g > 0:
             val += g
     else:
-        val += par[HP_W_SPECIAL] * _STATIC[op]
+        val += params[HP_W_SPECIAL] * _STATIC[op]
     return val
 
 
@@ -288,35 +288,35 @@ def _option_index(opts, nopt, want):
 
 
 @njit(inline="always")  # one call site: no compiled level of its own
-def _h_bid(st, T, var, p, nopt, opts, par, scr):
+def _h_bid(state, tables, variant, p, nopt, opts, params, scratch):
     """Heuristic power bid (§3 step 3): caballeros to court and turn order (see HP_BID_*)."""
     best = -1e18
     bi = 0
-    prov = st[O_PROV + p]
+    prov = state[O_PROV + p]
     spread = 0.0
-    if par[HP_BID_SPREAD] != 0.0:
+    if params[HP_BID_SPREAD] != 0.0:
         hi = -1e18
         lo = 1e18
         for i in range(5):
-            c = st[O_FACE + i]
+            c = state[O_FACE + i]
             if c >= 0:
-                x = card_value(st, T, var, p, c, par, scr)
+                x = card_value(state, tables, variant, p, c, params, scratch)
                 if x > hi:
                     hi = x
                 if x < lo:
                     lo = x
         spread = hi - lo
-    left = 9 - st[O_ROUND]
+    left = 9 - state[O_ROUND]
     for i in range(nopt):
         v = opts[i]
-        cab = T[T_PCAB + v]
+        cab = tables[T_PCAB + v]
         if cab > prov:
             cab = prov
         e = (
-            par[HP_BID_CAB] * cab
-            + par[HP_BID_ORDER] * v
-            + par[HP_BID_SPREAD] * spread * v / 13.0
-            - par[HP_BID_SAVE] * v * left / 9.0
+            params[HP_BID_CAB] * cab
+            + params[HP_BID_ORDER] * v
+            + params[HP_BID_SPREAD] * spread * v / 13.0
+            - params[HP_BID_SAVE] * v * left / 9.0
         )
         if e > best:
             best = e
@@ -325,44 +325,44 @@ def _h_bid(st, T, var, p, nopt, opts, par, scr):
 
 
 @njit(inline="always")  # one call site: no compiled level of its own
-def _h_execute(st, T, var, p, nopt, aux, opts, wb, wc, scr):
+def _h_execute(state, tables, variant, p, nopt, aux, opts, w_board, w_court, scratch):
     """Heuristic ``K_EXEC``: execute the special action of card ``aux``?"""
     # aux = card index; scorings only if they gain, everything else executes
-    op = T[T_COP + aux]
+    op = tables[T_COP + aux]
     want = 1
     if op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
-        tmp = scr[R_LOOK1]
-        _copy_state(st, tmp)
-        before = evaluate(tmp, T, var, p, wb, wc, scr)
+        tmp = scratch[R_LOOK1]
+        _copy_state(state, tmp)
+        before = evaluate(tmp, tables, variant, p, w_board, w_court, scratch)
         special_scoring(
             tmp,
-            T,
-            var,
+            tables,
+            variant,
             np.int64(op),
             np.int64(0),
-            np.int64(T[T_CCLS + aux]),
+            np.int64(tables[T_CCLS + aux]),
             np.int64(1),
-            scr[R_OUT],
-            scr,
+            scratch[R_OUT],
+            scratch,
         )
-        if evaluate(tmp, T, var, p, wb, wc, scr) - before <= 0:
+        if evaluate(tmp, tables, variant, p, w_board, w_court, scratch) - before <= 0:
             want = 0
     return _option_index(opts, nopt, want)
 
 
 @njit(inline="always")  # one call site: no compiled level of its own
-def _h_intake(st, p, nopt, aux, opts, par):
+def _h_intake(state, p, nopt, aux, opts, params):
     """Heuristic court intake (§3 step 4a): the number of caballeros taken (= option index)."""
     # aux = allowance; province caballeros up to a court of court_target, then the
     # shortfall from regions while the court is below short_min_court
-    prov = st[O_PROV + p]
-    court = st[O_COURT + p]
+    prov = state[O_PROV + p]
+    court = state[O_COURT + p]
     n = aux if aux < prov else prov
-    room = par[HP_COURT_TARGET] - court
+    room = params[HP_COURT_TARGET] - court
     if n > room:
         n = int(room) if room > 0 else 0
     if n == prov and aux > prov:
-        need = par[HP_SHORT_MIN] - (court + prov)
+        need = params[HP_SHORT_MIN] - (court + prov)
         if need > 0:
             k = int(np.ceil(need))
             n += k if k < aux - prov else aux - prov
@@ -372,63 +372,71 @@ def _h_intake(st, p, nopt, aux, opts, par):
 
 
 @njit(inline="always")  # one call site: no compiled level of its own
-def _h_veto(st, T, var, p, nopt, aux, opts, par, scr):
+def _h_veto(state, tables, variant, p, nopt, aux, opts, params, scratch):
     """Heuristic Veto (§6 2a): cancel the special action of card ``aux % 64`` by seat
     ``aux // 64``?"""
     # aux = actor*64 + card; veto scorings that favour the actor by >= threshold, and
     # per-opponent actions that would cost me >= veto_harm caballeros
     actor = aux // 64
     c = aux % 64
-    op = T[T_COP + c]
+    op = tables[T_COP + c]
     want = 0
-    out = scr[R_OUT]
+    out_points = scratch[R_OUT]
     if op == OP_DECAY_ALL or op == OP_DECAY_N or op == OP_ANGRY or op == OP_REMOVE_EACH:
-        lim = T[T_CARG + c]
-        loss = st[O_COURT + p]
+        lim = tables[T_CARG + c]
+        loss = state[O_COURT + p]
         if op == OP_ANGRY or op == OP_REMOVE_EACH:
             for s in range(NREG):
-                if s != st[O_KING]:
-                    loss += st[O_CAB + s * 5 + p]
+                if s != state[O_KING]:
+                    loss += state[O_CAB + s * 5 + p]
             if op == OP_REMOVE_EACH:
-                loss -= st[O_COURT + p]
+                loss -= state[O_COURT + p]
         if op != OP_DECAY_ALL and loss > lim:
             loss = lim
-        if loss > 0 and loss >= par[HP_VETO_HARM]:
+        if loss > 0 and loss >= params[HP_VETO_HARM]:
             want = 1
     elif op >= OP_SCORE_CLASS and op <= OP_SCORE_FEWEST:
         special_scoring(
-            st, T, var, np.int64(op), np.int64(0), np.int64(T[T_CCLS + c]), np.int64(0), out, scr
+            state,
+            tables,
+            variant,
+            np.int64(op),
+            np.int64(0),
+            np.int64(tables[T_CCLS + c]),
+            np.int64(0),
+            out_points,
+            scratch,
         )  # apply=False
-        if out[actor] - out[p] >= par[HP_VETO_THR]:
+        if out_points[actor] - out_points[p] >= params[HP_VETO_THR]:
             want = 1
     elif op == OP_SCORE_CHOICE:
         bestg = -1000
         bo = 0
         for pl in range(NPLACE):
-            score_place(st, T, var, pl, False, SRC_SPECIAL, False, out)
-            if out[actor] > bestg:
-                bestg = out[actor]
-                bo = out[p]
-        if bestg - bo >= par[HP_VETO_THR]:
+            score_place(state, tables, variant, pl, False, SRC_SPECIAL, False, out_points)
+            if out_points[actor] > bestg:
+                bestg = out_points[actor]
+                bo = out_points[p]
+        if bestg - bo >= params[HP_VETO_THR]:
             want = 1
     return _option_index(opts, nopt, want)
 
 
-def heuristic_choice(st, T, var, opts, pars, scr, kind, p, nopt, aux):
+def heuristic_choice(state, tables, variant, opts, policy_params, scratch, kind, p, nopt, aux):
     """Index of the heuristic's option among ``opts[:nopt]`` for seat ``p`` (parameters
-    ``pars[p]``, scratch rows ``scr``; see ``_decide_any``). Compiled by ``policy_function``
-    (signature ``HEUR_SIG``) only for lineups with a heuristic seat."""
-    par = pars[p]
-    wb = par[HP_W_BOARD]
-    wc = par[HP_W_COURT]
-    npl = st[O_NP]
+    ``policy_params[p]``, scratch rows ``scratch``; see ``_decide_any``). Compiled by
+    ``policy_function`` (signature ``HEUR_SIG``) only for lineups with a heuristic seat."""
+    params = policy_params[p]
+    w_board = params[HP_W_BOARD]
+    w_court = params[HP_W_COURT]
+    npl = state[O_NP]
     best = -1e18
     bi = 0
     if kind == K_POWER:
-        return _h_bid(st, T, var, p, nopt, opts, par, scr)
+        return _h_bid(state, tables, variant, p, nopt, opts, params, scratch)
     if kind == K_CARD:
         for i in range(nopt):
-            e = card_value(st, T, var, p, opts[i], par, scr)
+            e = card_value(state, tables, variant, p, opts[i], params, scratch)
             if e > best:
                 best = e
                 bi = i
@@ -438,25 +446,25 @@ def heuristic_choice(st, T, var, opts, pars, scr, kind, p, nopt, aux):
         want = 1 if (op == OP_KING or op == OP_ADVISOR) else 0
         return _option_index(opts, nopt, want)
     if kind == K_EXEC:
-        return _h_execute(st, T, var, p, nopt, aux, opts, wb, wc, scr)
+        return _h_execute(state, tables, variant, p, nopt, aux, opts, w_board, w_court, scratch)
     if kind == K_VETO_CUT:
         # aux = actor*64 + card; per-opponent actions: let the steps on the players before me
         # happen, cancel before mine; anything else: cancel the whole action
         actor = aux // 64
-        op = T[T_COP + aux % 64]
+        op = tables[T_COP + aux % 64]
         want = 0
         if op == OP_DECAY_ALL or op == OP_DECAY_N or op == OP_ANGRY or op == OP_REMOVE_EACH:
             want = (p - actor - 1 + npl) % npl
         return _option_index(opts, nopt, want)
     if kind == K_INTAKE:
-        return _h_intake(st, p, nopt, aux, opts, par)
+        return _h_intake(state, p, nopt, aux, opts, params)
     if kind == K_VETO:
-        return _h_veto(st, T, var, p, nopt, aux, opts, par, scr)
+        return _h_veto(state, tables, variant, p, nopt, aux, opts, params, scratch)
     if kind == K_CHOICE:
-        want = 1 if st[O_COURT + p] >= 2 else 0
+        want = 1 if state[O_COURT + p] >= 2 else 0
         return _option_index(opts, nopt, want)
     if kind == K_SHORT:
-        if st[O_COURT + p] >= par[HP_SHORT_MIN]:
+        if state[O_COURT + p] >= params[HP_SHORT_MIN]:
             for i in range(nopt):
                 if opts[i] == STOP:
                     return i
@@ -468,7 +476,9 @@ def heuristic_choice(st, T, var, opts, pars, scr, kind, p, nopt, aux):
         return bi
     if kind == K_MOVE_SRC:
         for i in range(nopt):
-            e = _best_dst_eval(st, T, var, np.int64(p), np.int64(opts[i]), wb, wc, scr)
+            e = _best_dst_eval(
+                state, tables, variant, np.int64(p), np.int64(opts[i]), w_board, w_court, scratch
+            )
             if e > best:
                 best = e
                 bi = i
@@ -480,8 +490,19 @@ def heuristic_choice(st, T, var, opts, pars, scr, kind, p, nopt, aux):
             s = opts[i]
             e = -1e18
             for c in range(npl):
-                if st[O_CAB + s * 5 + c] > 0 and ((aux == 0 and c == p) or (aux == 1 and c != p)):
-                    x = _best_dst_eval(st, T, var, np.int64(p), np.int64(s * 5 + c), wb, wc, scr)
+                if state[O_CAB + s * 5 + c] > 0 and (
+                    (aux == 0 and c == p) or (aux == 1 and c != p)
+                ):
+                    x = _best_dst_eval(
+                        state,
+                        tables,
+                        variant,
+                        np.int64(p),
+                        np.int64(s * 5 + c),
+                        w_board,
+                        w_court,
+                        scratch,
+                    )
                     if x > e:
                         e = x
             if e > best:
@@ -494,16 +515,16 @@ def heuristic_choice(st, T, var, opts, pars, scr, kind, p, nopt, aux):
     # generic: one-step look-ahead of the primitive
     for i in range(nopt):
         e = _opt_eval(
-            st,
-            T,
-            var,
+            state,
+            tables,
+            variant,
             np.int64(kind),
             np.int64(p),
             np.int64(opts[i]),
             np.int64(aux),
-            wb,
-            wc,
-            scr,
+            w_board,
+            w_court,
+            scratch,
             np.int64(R_LOOK1),
         )
         if e > best:
@@ -512,8 +533,8 @@ def heuristic_choice(st, T, var, opts, pars, scr, kind, p, nopt, aux):
     return bi
 
 
-def _no_heuristic(st, T, var, opts, pars, scr, kind, p, nopt, aux):
-    """``D[D_HEUR]`` of lineups without a heuristic seat (never called: their seats draw)."""
+def _no_heuristic(state, tables, variant, opts, policy_params, scratch, kind, p, nopt, aux):
+    """``buffers[D_HEUR]`` of lineups without a heuristic seat (never called: their seats draw)."""
     return np.int64(0)
 
 
@@ -521,7 +542,7 @@ _POLICY_FUNCTIONS = {}
 
 
 def policy_function(heuristic):
-    """The compiled function for ``D[D_HEUR]`` (a ``numba.cfunc`` of signature ``HEUR_SIG``,
+    """The compiled function for ``buffers[D_HEUR]`` (a ``numba.cfunc`` of signature ``HEUR_SIG``,
     compiled on first use and cached on disk): ``heuristic_choice`` if ``heuristic``, else a
     stub for lineups whose seats never ask the heuristic (``POL_RANDOM`` only, and replays)."""
     heuristic = bool(heuristic)
@@ -533,9 +554,9 @@ def policy_function(heuristic):
 
 # here, not in ``play``: ``search_steps.search_scratch`` allocates the search's own buffers too
 def make_buffers(log_cap, ev_cap, n_params, heuristic=True):
-    """Decision buffers ``D`` (NumPy; see ``_decide_any``): ``log`` int32[log_cap, 4], events
+    """Decision buffers ``buffers`` (NumPy; see ``_decide_any``): ``log`` int32[log_cap, 4], events
     int32[ev_cap, 8], ``n_params`` policy parameters per seat, mode ``MODE_PLAY``; the heuristic
-    in ``D[D_HEUR]`` if ``heuristic`` (else a stub: no seat may ask it)."""
+    in ``buffers[D_HEUR]`` if ``heuristic`` (else a stub: no seat may ask it)."""
     ctx = np.zeros(C_SIZE, dtype=np.int64)
     ctx[C_ERR] = -1
     ctx[C_LOGCAP] = log_cap

@@ -108,9 +108,9 @@ from kernels.el_grande.policies import make_buffers
 from kernels.el_grande.rules import _INTERNAL, engine, score_place
 from kernels.rng import STREAM_POLICY, game_seed, next_u64, randint, seed_state
 
-#: the search context of El Grande (``kernels.search.register``): the game tables ``T``, the
-#: variant codes, the search's engine buffers ``Ds`` and state row ``st``, the search config
-#: ``CF_*``, the deck-position scratch and the game buffers ``G`` passed on to the engine; the
+#: the search context of El Grande (``kernels.search.register``): the game tables ``tables``, the
+#: variant codes, the search's engine buffers ``buffers`` and state row ``row``, the search config
+#: ``CF_*``, the deck-position scratch and the game buffers ``game`` passed on to the engine; the
 #: steps read it by position (``ctx[0]`` ... ``ctx[6]``)
 ElGrandeSearchContext = namedtuple(
     "ElGrandeSearchContext",
@@ -127,15 +127,15 @@ def _secret_kind(kind):
 
 
 @njit(cache=True, **_INTERNAL)
-def _unrevealed(ck, T, var, d, pos):
-    """Positions in deck ``d`` of the cards not revealed by the start of round ck[O_ROUND]+1's
-    reveal ... i.e. after the reveal of the round starting at state ``ck`` (positions ``>
-    O_DECKPTR``), without the Vetoes with ``veto=off`` (out of the game, known to stay at the
-    bottom); written into ``pos``, count returned."""
+def _unrevealed(checkpoint, tables, variant, d, pos):
+    """Positions in deck ``d`` of the cards not revealed by the start of round
+    checkpoint[O_ROUND]+1's reveal ... i.e. after the reveal of the round starting at state
+    ``checkpoint`` (positions ``> O_DECKPTR``), without the Vetoes with ``veto=off`` (out of the
+    game, known to stay at the bottom); written into ``pos``, count returned."""
     n = 0
-    for k in range(ck[O_DECKPTR + d] + 1, 11):
-        c = ck[O_DECK + d * 11 + k]
-        if var[V_VETO] == 1 and T[T_COP + c] == OP_VETO:
+    for k in range(checkpoint[O_DECKPTR + d] + 1, 11):
+        c = checkpoint[O_DECK + d * 11 + k]
+        if variant[V_VETO] == 1 and tables[T_COP + c] == OP_VETO:
             continue
         pos[n] = k
         n += 1
@@ -143,9 +143,9 @@ def _unrevealed(ck, T, var, d, pos):
 
 
 @njit(cache=True)
-def search_root(root, ck, r0, log, first, stop, seat, kind, T, var, pos):
+def search_root(root, checkpoint, r0, log, first, stop, seat, kind, tables, variant, pos):
     """Write the search state of seat ``seat``'s decision of kind ``kind`` into ``root``
-    (int32[S_ROWS, STATE_SIZE]): the state ``ck`` at the start of round ``r0`` and the
+    (int32[S_ROWS, STATE_SIZE]): the state ``checkpoint`` at the start of round ``r0`` and the
     decisions ``log[first:stop]`` since then, with what the seat cannot see canonicalised (the
     unrevealed deck cards in card order, the other seats' secret choices of the current group
     ``RESAMPLE``). Returns False if the prefix does not fit (``PREFIX_CAP``)."""
@@ -153,10 +153,10 @@ def search_root(root, ck, r0, log, first, stop, seat, kind, T, var, pos):
     if n > PREFIX_CAP:
         return False
     for j in range(STATE_SIZE):
-        root[S_CKPT, j] = ck[j]
+        root[S_CKPT, j] = checkpoint[j]
         root[S_HEAD, j] = 0
     for d in range(4):
-        m = _unrevealed(ck, T, var, d, pos)
+        m = _unrevealed(checkpoint, tables, variant, d, pos)
         for a in range(1, m):  # insertion sort of the unrevealed cards by index
             x = root[S_CKPT, O_DECK + d * 11 + pos[a]]
             b = a - 1
@@ -188,9 +188,9 @@ def _search_copy(dst, src):
 @njit(cache=True, **_INTERNAL)
 def _search_determinize(state, ctx, rng):
     """Shuffle the unrevealed deck cards (each deck apart) and draw the iteration's seed."""
-    T, var, pos = ctx[0], ctx[1], ctx[5]
+    tables, variant, pos = ctx[0], ctx[1], ctx[5]
     for d in range(4):
-        m = _unrevealed(state[S_CKPT], T, var, d, pos)
+        m = _unrevealed(state[S_CKPT], tables, variant, d, pos)
         for a in range(m - 1, 0, -1):
             b = randint(rng, a + 1)
             ia = O_DECK + d * 11 + pos[a]
@@ -215,18 +215,18 @@ def _search_last_round(state, ctx):
 def _search_run(state, ctx, query):
     """Replay ``state`` (prefix, then its tree moves) in the search buffers ``ctx[2]`` on the
     state row ``ctx[3]``; ``query``: stop at the next searched decision."""
-    T, var, Ds, st, cf = ctx[0], ctx[1], ctx[2], ctx[3], ctx[4]
+    tables, variant, buffers, row, config = ctx[0], ctx[1], ctx[2], ctx[3], ctx[4]
     for j in range(STATE_SIZE):
-        st[j] = state[S_CKPT, j]
+        row[j] = state[S_CKPT, j]
     nreal = state[S_HEAD, H_NREAL]
     ntree = state[S_HEAD, H_NTREE]
     seat = state[S_HEAD, H_SEAT]
-    log = Ds[D_LOG]
+    log = buffers[D_LOG]
     for i in range(nreal):
         log[i, 2] = state[S_PREFIX + i // STATE_SIZE, i % STATE_SIZE]
     for j in range(ntree):
         log[nreal + j, 2] = state[S_HEAD, H_TREE + j]
-    c = Ds[D_CTX]
+    c = buffers[D_CTX]
     c[C_MODE] = MODE_SEARCH
     c[C_PTR] = 0
     c[C_NREAL] = nreal
@@ -234,20 +234,20 @@ def _search_run(state, ctx, query):
     c[C_TPTR] = 0
     c[C_STOPPED] = 0
     c[C_SMASK] = 1 << seat
-    c[C_SCOPE] = cf[CF_SCOPE] << seat
+    c[C_SCOPE] = config[CF_SCOPE] << seat
     c[C_QUERY] = query
     c[C_LOGFRESH] = 0
     c[C_ERR] = -1
     c[C_EVCAP] = 0
     c[C_CKR] = -1
     seed = np.uint64(state[S_HEAD, H_SEED0]) | (np.uint64(state[S_HEAD, H_SEED1]) << np.uint64(31))
-    for q in range(st[O_NP]):
-        seed_state(Ds[D_RNG][q], game_seed(seed, np.uint64(0), np.uint64(STREAM_POLICY + q)))
+    for q in range(row[O_NP]):
+        seed_state(buffers[D_RNG][q], game_seed(seed, np.uint64(0), np.uint64(STREAM_POLICY + q)))
     engine(
-        st,
-        T,
-        var,
-        Ds,
+        row,
+        tables,
+        variant,
+        buffers,
         ctx[6],
         np.int64(STEP_ROUND),
         np.int64(0),
@@ -259,12 +259,12 @@ def _search_run(state, ctx, query):
 @njit(cache=True, **_INTERNAL)
 def _search_legal(state, ctx, moves):
     _search_run(state, ctx, np.int64(1))
-    Ds = ctx[2]
-    if Ds[D_CTX][C_STOPPED] == 0:
+    buffers = ctx[2]
+    if buffers[D_CTX][C_STOPPED] == 0:
         return 0
-    eb = Ds[D_ERRBUF]
+    eb = buffers[D_ERRBUF]
     kind = eb[0]
-    n = Ds[D_CTX][C_NERR]
+    n = buffers[D_CTX][C_NERR]
     for i in range(n):
         moves[i] = kind * 64 + eb[2 + i]
     return n
@@ -288,22 +288,22 @@ def _search_rollout(state, ctx, rng, scores):
     unplayed power values / 1000), or with a horizon before the end, points plus what every
     place would pay now (§4, no bonus weighting)."""
     _search_run(state, ctx, np.int64(0))
-    T, var, Ds, st = ctx[0], ctx[1], ctx[2], ctx[3]
-    npl = st[O_NP]
+    tables, variant, buffers, row = ctx[0], ctx[1], ctx[2], ctx[3]
+    npl = row[O_NP]
     for q in range(npl):
-        scores[q] = st[O_SCORE + q]
+        scores[q] = row[O_SCORE + q]
     if _search_last_round(state, ctx) >= 9:
-        if var[V_FINALTIE] == 1:
+        if variant[V_FINALTIE] == 1:
             for q in range(npl):
                 u = 0
                 for v in range(1, 14):
-                    if ((st[O_HAND + q] >> v) & 1) == 1:
+                    if ((row[O_HAND + q] >> v) & 1) == 1:
                         u += v
                 scores[q] += u / 1000.0
         return
-    tmp = Ds[D_SCR][R_EVAL]
+    tmp = buffers[D_SCR][R_EVAL]
     for pl in range(NPLACE):
-        score_place(st, T, var, pl, False, SRC_GENERAL, False, tmp)
+        score_place(row, tables, variant, pl, False, SRC_GENERAL, False, tmp)
         for q in range(npl):
             scores[q] += tmp[q]
 
@@ -319,15 +319,19 @@ search.register(
 )
 
 
-def search_scratch(npl, capacity, hpar):
-    """Scratch of ``choose_mcts`` for trees of ``capacity`` nodes (NumPy): (root, work, tree,
-    value, logs, moves, untried, mark, path, scores, reward, pos, cf, Ds, st). ``hpar``
-    float64[P]: the heuristic parameters of the rollouts and the mcts seats' unsearched
-    decisions."""
-    hpar = np.asarray(hpar, dtype=np.float64)
-    Ds = make_buffers(1, 1, hpar.shape[0])
-    Ds = Ds[:D_LOG] + (np.zeros((PREFIX_CAP + TREE_CAP + 1, 4), np.int32),) + Ds[D_LOG + 1 :]
-    Ds[D_PAR][:] = hpar
+def search_scratch(npl, capacity, heuristic_params):
+    """Scratch of ``choose_mcts`` for trees of ``capacity`` nodes (NumPy): (root, work, tree, value,
+    logs, moves, untried, mark, path, scores, reward, pos, config, buffers, row).
+    ``heuristic_params`` float64[P]: the heuristic parameters of the rollouts and the mcts seats'
+    unsearched decisions."""
+    heuristic_params = np.asarray(heuristic_params, dtype=np.float64)
+    buffers = make_buffers(1, 1, heuristic_params.shape[0])
+    buffers = (
+        buffers[:D_LOG]
+        + (np.zeros((PREFIX_CAP + TREE_CAP + 1, 4), np.int32),)
+        + buffers[D_LOG + 1 :]
+    )
+    buffers[D_PAR][:] = heuristic_params
     return (
         np.zeros((S_ROWS, STATE_SIZE), np.int32),
         np.zeros((S_ROWS, STATE_SIZE), np.int32),
@@ -342,19 +346,21 @@ def search_scratch(npl, capacity, hpar):
         np.zeros(npl, np.float64),
         np.zeros(16, np.int64),
         np.zeros(N_CF, np.int64),
-        Ds,
+        buffers,
         np.zeros(STATE_SIZE, np.int32),
     )
 
 
 @njit(inline="always")  # one call site: no compiled level of its own
-def choose_mcts(ck, r0, log, first, stop, seat, kind, T, var, G, mpar, rng, scr):
-    """Value chosen by ISMCTS (``kernels.search``) for seat ``seat``'s decision of kind
-    ``kind``, the decision ``stop`` of a game whose round ``r0`` started in state ``ck`` after
-    decision ``first`` (``log[first:stop]``: the decisions since then); ``G`` the game buffers
-    that the search's ``engine`` calls pass on (unused there). ``mpar`` float64: the
-    seat's mcts parameters ``M_*``; ``rng`` uint64[4]: its stream; ``scr``: ``search_scratch``.
-    Returns -1 if the round's decisions do not fit the search state (the caller decides then)."""
+def choose_mcts(
+    checkpoint, r0, log, first, stop, seat, kind, tables, variant, game, params, rng, scratch
+):
+    """Value chosen by ISMCTS (``kernels.search``) for seat ``seat``'s decision of kind ``kind``,
+    the decision ``stop`` of a game whose round ``r0`` started in state ``checkpoint`` after
+    decision ``first`` (``log[first:stop]``: the decisions since then); ``game`` the game buffers
+    that the search's ``engine`` calls pass on (unused there). ``params`` float64: the seat's mcts
+    parameters ``M_*``; ``rng`` uint64[4]: its stream; ``scratch``: ``search_scratch``. Returns -1
+    if the round's decisions do not fit the search state (the caller decides then)."""
     (
         root,
         work,
@@ -368,22 +374,22 @@ def choose_mcts(ck, r0, log, first, stop, seat, kind, T, var, G, mpar, rng, scr)
         scores,
         reward,
         pos,
-        cf,
-        Ds,
-        st,
-    ) = scr
-    if not search_root(root, ck, r0, log, first, stop, seat, kind, T, var, pos):
+        config,
+        buffers,
+        row,
+    ) = scratch
+    if not search_root(root, checkpoint, r0, log, first, stop, seat, kind, tables, variant, pos):
         return np.int64(-1)
-    cf[CF_ROLLOUT] = np.int64(mpar[M_ROLLOUT])
-    cf[CF_SCOPE] = np.int64(mpar[M_SCOPE])
-    cf[CF_HORIZON] = np.int64(mpar[M_HORIZON])
+    config[CF_ROLLOUT] = np.int64(params[M_ROLLOUT])
+    config[CF_SCOPE] = np.int64(params[M_SCOPE])
+    config[CF_HORIZON] = np.int64(params[M_HORIZON])
     for q in range(MAXP):
-        Ds[D_POL][q] = cf[CF_ROLLOUT]
-    ctx = ElGrandeSearchContext(T, var, Ds, st, cf, pos, G)
-    n_iter = min(np.int64(mpar[M_ITER]), np.int64(tree.shape[0] - 1))
-    if mpar.shape[0] > M_FLAT and mpar[M_FLAT] != 0.0:
+        buffers[D_POL][q] = config[CF_ROLLOUT]
+    ctx = ElGrandeSearchContext(tables, variant, buffers, row, config, pos, game)
+    n_iter = min(np.int64(params[M_ITER]), np.int64(tree.shape[0] - 1))
+    if params.shape[0] > M_FLAT and params[M_FLAT] != 0.0:
         move = search.flat(
-            root, ctx, n_iter, np.int64(mpar[M_REWARD]), MARGIN_SCALE, rng, work, mv, value,
+            root, ctx, n_iter, np.int64(params[M_REWARD]), MARGIN_SCALE, rng, work, mv, value,
             scores, reward,
         )  # fmt: skip
     else:
@@ -391,8 +397,8 @@ def choose_mcts(ck, r0, log, first, stop, seat, kind, T, var, G, mpar, rng, scr)
             root,
             ctx,
             n_iter,
-            mpar[M_C],
-            np.int64(mpar[M_REWARD]),
+            params[M_C],
+            np.int64(params[M_REWARD]),
             MARGIN_SCALE,
             rng,
             work,
