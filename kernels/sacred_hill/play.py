@@ -41,11 +41,11 @@ def play_game(
     zone,
     record,
     rngs,
-    scr,
+    scratch,
 ):
     """Play one game from the empty board to the end; ``record`` (int16[MAX_PLIES] or
     length 0) receives the moves; ``rngs`` (uint64[2, 4]) receives the seats' policy streams;
-    ``scr`` is the ``mcts`` scratch (``search_scratch``) or None when no seat searches: then
+    ``scratch`` is the ``mcts`` scratch (``search_scratch``) or None when no seat searches: then
     Numba prunes the search branch before typing it, so the search code is not compiled.
     Returns the number of plies."""
     new_game(state)
@@ -58,11 +58,11 @@ def play_game(
             break
         p = np.int64(state[S_TO_MOVE])
         rng = rngs[p]
-        if scr is None:
+        if scratch is None:
             mv = choose_move(state, moves, kind, policy_ids[p], policy_params[p], rng, zone)
         else:
             mv = choose_move_search(
-                state, moves, kind, policy_ids[p], policy_params[p], rng, zone, transition, scr
+                state, moves, kind, policy_ids[p], policy_params[p], rng, zone, transition, scratch
             )
         if record.shape[0] > ply:
             record[ply] = mv
@@ -124,7 +124,7 @@ def play_batch(
         if policy_ids[p] == POLICY_MCTS:
             raise ValueError("an mcts seat needs play_batch_search")
     state = np.zeros(S_SIZE, dtype=np.uint64)
-    pts = np.zeros(2, dtype=np.int64)
+    points = np.zeros(2, dtype=np.int64)
     empty_record = np.empty(0, dtype=np.int16)
     rngs = np.zeros((2, 4), dtype=np.uint64)
     _play_games(
@@ -146,7 +146,7 @@ def play_batch(
         out_decided_by,
         out_record,
         state,
-        pts,
+        points,
         empty_record,
         rngs,
         None,
@@ -180,10 +180,10 @@ def play_batch_search(
     ``POLICY_MCTS``. Other seats play exactly as in ``play_batch``.
     """
     state = np.zeros(S_SIZE, dtype=np.uint64)
-    pts = np.zeros(2, dtype=np.int64)
+    points = np.zeros(2, dtype=np.int64)
     empty_record = np.empty(0, dtype=np.int16)
     rngs = np.zeros((2, 4), dtype=np.uint64)
-    scr = search_scratch(search_capacity(policy_ids, policy_params))
+    scratch = search_scratch(search_capacity(policy_ids, policy_params))
     _play_games(
         first_game_index,
         n_games,
@@ -203,10 +203,10 @@ def play_batch_search(
         out_decided_by,
         out_record,
         state,
-        pts,
+        points,
         empty_record,
         rngs,
-        scr,
+        scratch,
     )
 
 
@@ -236,15 +236,15 @@ def _play_games(
     out_decided_by,
     out_record,
     state,
-    pts,
+    points,
     empty_record,
     rngs,
-    scr,
+    scratch,
 ):
     """The game loop of ``play_batch`` and ``play_batch_search`` (same arguments, then their
-    scratch buffers; ``scr`` is None without an ``mcts`` seat, see ``play_game``)."""
+    scratch buffers; ``scratch`` is None without an ``mcts`` seat, see ``play_game``)."""
     for g in range(n_games):
-        rec = out_record[g] if g < out_record.shape[0] else empty_record
+        record = out_record[g] if g < out_record.shape[0] else empty_record
         plies = play_game(
             state,
             np.uint64(root_seed),
@@ -254,15 +254,15 @@ def _play_games(
             policy_params,
             transition,
             zone,
-            rec,
+            record,
             rngs,
-            scr,
+            scratch,
         )
-        out_decided_by[g] = score_final(state, pts)
+        out_decided_by[g] = score_final(state, points)
         out_plies[g] = plies
         out_passes[g] = state[S_PASSES]
         for s in range(2):
-            out_points[g, s] = pts[s]
+            out_points[g, s] = points[s]
             out_kingdoms[g, s] = count_kingdoms(state[S_FORTS + s])
             out_territory[g, s] = popcount(state[S_FORTS + s])
             out_captures[g, s] = state[S_CAPTURES + s]
