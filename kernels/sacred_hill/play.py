@@ -1,6 +1,8 @@
 """Sacred Hill's compiled entry points: whole games in batches (with or without an ``mcts``
 seat), move records, and the game loop they share."""
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -20,6 +22,27 @@ from kernels.sacred_hill.layout import (
 from kernels.sacred_hill.policies import choose_move
 from kernels.sacred_hill.rules import apply_move, count_kingdoms, legal_moves, new_game, score_final
 from kernels.sacred_hill.search_steps import choose_move_search, search_capacity, search_scratch
+
+#: the variant's rules, passed to the batch entries as one argument: ``transition``
+#: (``TRANSITION_BOX`` or ``TRANSITION_WEB2014``, §3.2) and ``zone`` (proximity masks
+#: uint64[64], ``BB_ZONE_KNIGHT12`` or ``BB_ZONE_CHEBYSHEV8``, §2, §7 A2)
+SacredHillRules = namedtuple("SacredHillRules", ["transition", "zone"])
+
+#: the output arrays of a batch, allocated by the caller (``play_batch``'s docstring)
+SacredHillOutputs = namedtuple(
+    "SacredHillOutputs",
+    [
+        "points",
+        "plies",
+        "kingdoms",
+        "territory",
+        "captures",
+        "manoeuvre_forts",
+        "passes",
+        "decided_by",
+        "record",
+    ],
+)
 
 
 # ---------------------------------------------------------------- playouts
@@ -79,17 +102,8 @@ def play_batch(
     stream_base,
     policy_ids,
     policy_params,
-    transition,
-    zone,
-    out_points,
-    out_plies,
-    out_kingdoms,
-    out_territory,
-    out_captures,
-    out_manoeuvre_forts,
-    out_passes,
-    out_decided_by,
-    out_record,
+    rules,
+    outputs,
 ):
     """Play ``n_games`` complete games, game i seeded from ``(root_seed, first_game_index + i)``.
 
@@ -102,18 +116,16 @@ def play_batch(
         normal run, another value for independent mirror games.
     policy_ids : int64[2]
     policy_params : float64[2, n_params]
-    transition : int
-        ``TRANSITION_BOX`` or ``TRANSITION_WEB2014`` (§3.2).
-    zone : uint64[64]
-        Proximity masks, ``BB_ZONE_KNIGHT12`` or ``BB_ZONE_CHEBYSHEV8`` (§2, §7 A2).
-    out_points, out_kingdoms, out_territory, out_captures, out_manoeuvre_forts : int16[n, 2]
-        Final points (§3.5), kingdoms, forts on the board, captures made, forts built as
-        Manoeuvres, per seat (seat 0 moves first).
-    out_plies, out_passes : int16[n]
-    out_decided_by : int8[n]
-        1 kingdoms, 0 territory, -1 draw.
-    out_record : int16[n_rec, MAX_PLIES]
-        Moves of the first ``n_rec`` games (cell index, ``MOVE_PASS``; -1 after the end).
+    rules : SacredHillRules
+        ``transition`` (int: ``TRANSITION_BOX`` or ``TRANSITION_WEB2014``, §3.2) and ``zone``
+        (uint64[64]: ``BB_ZONE_KNIGHT12`` or ``BB_ZONE_CHEBYSHEV8``, §2, §7 A2).
+    outputs : SacredHillOutputs
+        ``points``, ``kingdoms``, ``territory``, ``captures``, ``manoeuvre_forts``: int16[n, 2],
+        final points (§3.5), kingdoms, forts on the board, captures made, forts built as
+        Manoeuvres, per seat (seat 0 moves first); ``plies``, ``passes``: int16[n];
+        ``decided_by``: int8[n], 1 kingdoms, 0 territory, -1 draw; ``record``:
+        int16[n_rec, MAX_PLIES], moves of the first ``n_rec`` games (cell index,
+        ``MOVE_PASS``; -1 after the end).
 
     Notes
     -----
@@ -134,17 +146,8 @@ def play_batch(
         stream_base,
         policy_ids,
         policy_params,
-        transition,
-        zone,
-        out_points,
-        out_plies,
-        out_kingdoms,
-        out_territory,
-        out_captures,
-        out_manoeuvre_forts,
-        out_passes,
-        out_decided_by,
-        out_record,
+        rules,
+        outputs,
         state,
         points,
         empty_record,
@@ -161,17 +164,8 @@ def play_batch_search(
     stream_base,
     policy_ids,
     policy_params,
-    transition,
-    zone,
-    out_points,
-    out_plies,
-    out_kingdoms,
-    out_territory,
-    out_captures,
-    out_manoeuvre_forts,
-    out_passes,
-    out_decided_by,
-    out_record,
+    rules,
+    outputs,
 ):
     """``play_batch`` for a lineup with an ``mcts`` seat (same arguments and results).
 
@@ -191,17 +185,8 @@ def play_batch_search(
         stream_base,
         policy_ids,
         policy_params,
-        transition,
-        zone,
-        out_points,
-        out_plies,
-        out_kingdoms,
-        out_territory,
-        out_captures,
-        out_manoeuvre_forts,
-        out_passes,
-        out_decided_by,
-        out_record,
+        rules,
+        outputs,
         state,
         points,
         empty_record,
@@ -224,17 +209,8 @@ def _play_games(
     stream_base,
     policy_ids,
     policy_params,
-    transition,
-    zone,
-    out_points,
-    out_plies,
-    out_kingdoms,
-    out_territory,
-    out_captures,
-    out_manoeuvre_forts,
-    out_passes,
-    out_decided_by,
-    out_record,
+    rules,
+    outputs,
     state,
     points,
     empty_record,
@@ -243,6 +219,18 @@ def _play_games(
 ):
     """The game loop of ``play_batch`` and ``play_batch_search`` (same arguments, then their
     scratch buffers; ``scratch`` is None without an ``mcts`` seat, see ``play_game``)."""
+    transition, zone = rules
+    (
+        out_points,
+        out_plies,
+        out_kingdoms,
+        out_territory,
+        out_captures,
+        out_manoeuvre_forts,
+        out_passes,
+        out_decided_by,
+        out_record,
+    ) = outputs
     for g in range(n_games):
         record = out_record[g] if g < out_record.shape[0] else empty_record
         plies = play_game(
