@@ -13,6 +13,14 @@ module             holds
 ``play``           the compiled entry points: ``play_batch``, ``play_batch_search``
 =================  ===========================================================================
 
+Names: ``state`` is one game's ``uint64[S_SIZE]`` array (``work``: the search's copy);
+``transition`` (``TRANSITION_*``, §3.2) and ``zone`` (proximity masks uint64[64], §2) are the
+variant's two rules (``rules``: both, a ``SacredHillRules``); ``policy_ids`` / ``policy_params`` the seats' policies (``policy_id`` /
+``params``: one seat's); ``rng`` one uint64[4] stream, ``rngs`` one per seat; ``moves`` a
+legal-move bitboard and ``kind`` its ``KIND_*``; ``record`` one game's moves; ``points`` an
+int64[2] points buffer; ``scratch`` the ``mcts`` scratch (``search_scratch``); ``ctx`` a
+``SacredHillSearchContext``; ``out_<what>`` the batch's output arrays (``outputs``: all, a ``SacredHillOutputs``).
+
 The names below are the kernel's public interface (what ``mcsim.games.sacred_hill`` uses).
 """
 
@@ -68,7 +76,13 @@ from kernels.sacred_hill.layout import (
     TRANSITION_WEB2014,
     WIDTH,
 )
-from kernels.sacred_hill.play import play_batch, play_batch_search, play_game
+from kernels.sacred_hill.play import (
+    SacredHillOutputs,
+    SacredHillRules,
+    play_batch,
+    play_batch_search,
+    play_game,
+)
 from kernels.sacred_hill.policies import choose_move
 from kernels.sacred_hill.rules import (
     apply_move,
@@ -128,6 +142,8 @@ __all__ = [
     "POLICY_MCTS",
     "POLICY_RANDOM",
     "POLICY_TACTICIAN",
+    "SacredHillOutputs",
+    "SacredHillRules",
     "S_CAPTURES",
     "S_FORTS",
     "S_KNIGHT",

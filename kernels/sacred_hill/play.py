@@ -1,6 +1,8 @@
 """Sacred Hill's compiled entry points: whole games in batches (with or without an ``mcts``
 seat), move records, and the game loop they share."""
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -20,6 +22,27 @@ from kernels.sacred_hill.layout import (
 from kernels.sacred_hill.policies import choose_move
 from kernels.sacred_hill.rules import apply_move, count_kingdoms, legal_moves, new_game, score_final
 from kernels.sacred_hill.search_steps import choose_move_search, search_capacity, search_scratch
+
+#: the variant's rules, passed to the batch entries as one argument: ``transition``
+#: (``TRANSITION_BOX`` or ``TRANSITION_WEB2014``, §3.2) and ``zone`` (proximity masks
+#: uint64[64], ``BB_ZONE_KNIGHT12`` or ``BB_ZONE_CHEBYSHEV8``, §2, §7 A2)
+SacredHillRules = namedtuple("SacredHillRules", ["transition", "zone"])
+
+#: the output arrays of a batch, allocated by the caller (``play_batch``'s docstring)
+SacredHillOutputs = namedtuple(
+    "SacredHillOutputs",
+    [
+        "points",
+        "plies",
+        "kingdoms",
+        "territory",
+        "captures",
+        "manoeuvre_forts",
+        "passes",
+        "decided_by",
+        "record",
+    ],
+)
 
 
 # ---------------------------------------------------------------- playouts
@@ -41,11 +64,11 @@ def play_game(
     zone,
     record,
     rngs,
-    scr,
+    scratch,
 ):
     """Play one game from the empty board to the end; ``record`` (int16[MAX_PLIES] or
     length 0) receives the moves; ``rngs`` (uint64[2, 4]) receives the seats' policy streams;
-    ``scr`` is the ``mcts`` scratch (``search_scratch``) or None when no seat searches: then
+    ``scratch`` is the ``mcts`` scratch (``search_scratch``) or None when no seat searches: then
     Numba prunes the search branch before typing it, so the search code is not compiled.
     Returns the number of plies."""
     new_game(state)
@@ -58,11 +81,11 @@ def play_game(
             break
         p = np.int64(state[S_TO_MOVE])
         rng = rngs[p]
-        if scr is None:
+        if scratch is None:
             mv = choose_move(state, moves, kind, policy_ids[p], policy_params[p], rng, zone)
         else:
             mv = choose_move_search(
-                state, moves, kind, policy_ids[p], policy_params[p], rng, zone, transition, scr
+                state, moves, kind, policy_ids[p], policy_params[p], rng, zone, transition, scratch
             )
         if record.shape[0] > ply:
             record[ply] = mv
@@ -79,17 +102,8 @@ def play_batch(
     stream_base,
     policy_ids,
     policy_params,
-    transition,
-    zone,
-    out_points,
-    out_plies,
-    out_kingdoms,
-    out_territory,
-    out_captures,
-    out_manoeuvre_forts,
-    out_passes,
-    out_decided_by,
-    out_record,
+    rules,
+    outputs,
 ):
     """Play ``n_games`` complete games, game i seeded from ``(root_seed, first_game_index + i)``.
 
@@ -102,18 +116,16 @@ def play_batch(
         normal run, another value for independent mirror games.
     policy_ids : int64[2]
     policy_params : float64[2, n_params]
-    transition : int
-        ``TRANSITION_BOX`` or ``TRANSITION_WEB2014`` (§3.2).
-    zone : uint64[64]
-        Proximity masks, ``BB_ZONE_KNIGHT12`` or ``BB_ZONE_CHEBYSHEV8`` (§2, §7 A2).
-    out_points, out_kingdoms, out_territory, out_captures, out_manoeuvre_forts : int16[n, 2]
-        Final points (§3.5), kingdoms, forts on the board, captures made, forts built as
-        Manoeuvres, per seat (seat 0 moves first).
-    out_plies, out_passes : int16[n]
-    out_decided_by : int8[n]
-        1 kingdoms, 0 territory, -1 draw.
-    out_record : int16[n_rec, MAX_PLIES]
-        Moves of the first ``n_rec`` games (cell index, ``MOVE_PASS``; -1 after the end).
+    rules : SacredHillRules
+        ``transition`` (int: ``TRANSITION_BOX`` or ``TRANSITION_WEB2014``, §3.2) and ``zone``
+        (uint64[64]: ``BB_ZONE_KNIGHT12`` or ``BB_ZONE_CHEBYSHEV8``, §2, §7 A2).
+    outputs : SacredHillOutputs
+        ``points``, ``kingdoms``, ``territory``, ``captures``, ``manoeuvre_forts``: int16[n, 2],
+        final points (§3.5), kingdoms, forts on the board, captures made, forts built as
+        Manoeuvres, per seat (seat 0 moves first); ``plies``, ``passes``: int16[n];
+        ``decided_by``: int8[n], 1 kingdoms, 0 territory, -1 draw; ``record``:
+        int16[n_rec, MAX_PLIES], moves of the first ``n_rec`` games (cell index,
+        ``MOVE_PASS``; -1 after the end).
 
     Notes
     -----
@@ -124,7 +136,7 @@ def play_batch(
         if policy_ids[p] == POLICY_MCTS:
             raise ValueError("an mcts seat needs play_batch_search")
     state = np.zeros(S_SIZE, dtype=np.uint64)
-    pts = np.zeros(2, dtype=np.int64)
+    points = np.zeros(2, dtype=np.int64)
     empty_record = np.empty(0, dtype=np.int16)
     rngs = np.zeros((2, 4), dtype=np.uint64)
     _play_games(
@@ -134,19 +146,10 @@ def play_batch(
         stream_base,
         policy_ids,
         policy_params,
-        transition,
-        zone,
-        out_points,
-        out_plies,
-        out_kingdoms,
-        out_territory,
-        out_captures,
-        out_manoeuvre_forts,
-        out_passes,
-        out_decided_by,
-        out_record,
+        rules,
+        outputs,
         state,
-        pts,
+        points,
         empty_record,
         rngs,
         None,
@@ -161,17 +164,8 @@ def play_batch_search(
     stream_base,
     policy_ids,
     policy_params,
-    transition,
-    zone,
-    out_points,
-    out_plies,
-    out_kingdoms,
-    out_territory,
-    out_captures,
-    out_manoeuvre_forts,
-    out_passes,
-    out_decided_by,
-    out_record,
+    rules,
+    outputs,
 ):
     """``play_batch`` for a lineup with an ``mcts`` seat (same arguments and results).
 
@@ -180,10 +174,10 @@ def play_batch_search(
     ``POLICY_MCTS``. Other seats play exactly as in ``play_batch``.
     """
     state = np.zeros(S_SIZE, dtype=np.uint64)
-    pts = np.zeros(2, dtype=np.int64)
+    points = np.zeros(2, dtype=np.int64)
     empty_record = np.empty(0, dtype=np.int16)
     rngs = np.zeros((2, 4), dtype=np.uint64)
-    scr = search_scratch(search_capacity(policy_ids, policy_params))
+    scratch = search_scratch(search_capacity(policy_ids, policy_params))
     _play_games(
         first_game_index,
         n_games,
@@ -191,22 +185,13 @@ def play_batch_search(
         stream_base,
         policy_ids,
         policy_params,
-        transition,
-        zone,
-        out_points,
-        out_plies,
-        out_kingdoms,
-        out_territory,
-        out_captures,
-        out_manoeuvre_forts,
-        out_passes,
-        out_decided_by,
-        out_record,
+        rules,
+        outputs,
         state,
-        pts,
+        points,
         empty_record,
         rngs,
-        scr,
+        scratch,
     )
 
 
@@ -224,27 +209,30 @@ def _play_games(
     stream_base,
     policy_ids,
     policy_params,
-    transition,
-    zone,
-    out_points,
-    out_plies,
-    out_kingdoms,
-    out_territory,
-    out_captures,
-    out_manoeuvre_forts,
-    out_passes,
-    out_decided_by,
-    out_record,
+    rules,
+    outputs,
     state,
-    pts,
+    points,
     empty_record,
     rngs,
-    scr,
+    scratch,
 ):
     """The game loop of ``play_batch`` and ``play_batch_search`` (same arguments, then their
-    scratch buffers; ``scr`` is None without an ``mcts`` seat, see ``play_game``)."""
+    scratch buffers; ``scratch`` is None without an ``mcts`` seat, see ``play_game``)."""
+    transition, zone = rules
+    (
+        out_points,
+        out_plies,
+        out_kingdoms,
+        out_territory,
+        out_captures,
+        out_manoeuvre_forts,
+        out_passes,
+        out_decided_by,
+        out_record,
+    ) = outputs
     for g in range(n_games):
-        rec = out_record[g] if g < out_record.shape[0] else empty_record
+        record = out_record[g] if g < out_record.shape[0] else empty_record
         plies = play_game(
             state,
             np.uint64(root_seed),
@@ -254,15 +242,15 @@ def _play_games(
             policy_params,
             transition,
             zone,
-            rec,
+            record,
             rngs,
-            scr,
+            scratch,
         )
-        out_decided_by[g] = score_final(state, pts)
+        out_decided_by[g] = score_final(state, points)
         out_plies[g] = plies
         out_passes[g] = state[S_PASSES]
         for s in range(2):
-            out_points[g, s] = pts[s]
+            out_points[g, s] = points[s]
             out_kingdoms[g, s] = count_kingdoms(state[S_FORTS + s])
             out_territory[g, s] = popcount(state[S_FORTS + s])
             out_captures[g, s] = state[S_CAPTURES + s]

@@ -85,16 +85,16 @@ def _search_apply(state, ctx, move):
 
 @njit(cache=True)
 def _search_rollout(state, ctx, rng, scores):
-    transition, zone, base_id, base_w, pts = ctx
+    transition, zone, rollout_policy, rollout_weights, points = ctx
     while state[S_PLIES] < MAX_PLIES:
         moves, kind = legal_moves(state)
         if kind == KIND_TERMINAL:
             break
-        mv = choose_move(state, moves, kind, base_id, base_w, rng, zone)
+        mv = choose_move(state, moves, kind, rollout_policy, rollout_weights, rng, zone)
         apply_move(state, mv, kind, transition, zone)
-    score_final(state, pts)
-    scores[0] = pts[0]
-    scores[1] = pts[1]
+    score_final(state, points)
+    scores[0] = points[0]
+    scores[1] = points[1]
 
 
 search.register(
@@ -140,20 +140,35 @@ def search_capacity(policy_ids, policy_params):
 
 
 @njit(cache=True)
-def choose_move_search(state, moves, kind, policy_id, params, rng, zone, transition, scr):
+def choose_move_search(state, moves, kind, policy_id, params, rng, zone, transition, scratch):
     """``choose_move`` for every policy including ``POLICY_MCTS`` (UCT by ``kernels.search``
-    with the parameters ``P_MCTS_*``; ``scr`` from ``search_scratch``). Allocates nothing."""
+    with the parameters ``P_MCTS_*``; ``scratch`` from ``search_scratch``). Allocates nothing."""
     if policy_id != POLICY_MCTS:
         return choose_move(state, moves, kind, policy_id, params, rng, zone)
     if kind == KIND_PASS:
         return MOVE_PASS
     if popcount(moves) == 1:
         return lsb(moves)
-    work, tree, value, logs, mv, untried, mark, path, scores, reward, base_w, pts = scr
+    (
+        work,
+        tree,
+        value,
+        logs,
+        search_moves,
+        untried,
+        mark,
+        path,
+        scores,
+        reward,
+        rollout_weights,
+        points,
+    ) = scratch
     for k in range(N_HEURISTIC_PARAMS):
-        base_w[k] = params[P_MCTS_BASE + k]
-    base_w[P_EPS] = params[P_MCTS_ROLLOUT_EPS]
-    ctx = SacredHillSearchContext(transition, zone, np.int64(params[P_MCTS_ROLLOUT]), base_w, pts)
+        rollout_weights[k] = params[P_MCTS_BASE + k]
+    rollout_weights[P_EPS] = params[P_MCTS_ROLLOUT_EPS]
+    ctx = SacredHillSearchContext(
+        transition, zone, np.int64(params[P_MCTS_ROLLOUT]), rollout_weights, points
+    )
     return search.search(
         state,
         ctx,
@@ -166,7 +181,7 @@ def choose_move_search(state, moves, kind, policy_id, params, rng, zone, transit
         tree,
         value,
         logs,
-        mv,
+        search_moves,
         untried,
         mark,
         path,

@@ -236,17 +236,17 @@ def play_games(
     prep: Prepared, first: int, n: int, seed: int, stream: int, ids, params, n_record: int = 0
 ):
     """Play games ``first .. first + n - 1`` in the batch kernel; its output arrays by name."""
-    out = {
-        "points": np.zeros((n, 2), np.int16),
-        "plies": np.zeros(n, np.int16),
-        "kingdoms": np.zeros((n, 2), np.int16),
-        "territory": np.zeros((n, 2), np.int16),
-        "captures": np.zeros((n, 2), np.int16),
-        "manoeuvre_forts": np.zeros((n, 2), np.int16),
-        "passes": np.zeros(n, np.int16),
-        "decided_by": np.zeros(n, np.int8),
-        "record": np.full((n_record, K.MAX_PLIES), -1, np.int16),
-    }
+    outputs = K.SacredHillOutputs(
+        points=np.zeros((n, 2), np.int16),
+        plies=np.zeros(n, np.int16),
+        kingdoms=np.zeros((n, 2), np.int16),
+        territory=np.zeros((n, 2), np.int16),
+        captures=np.zeros((n, 2), np.int16),
+        manoeuvre_forts=np.zeros((n, 2), np.int16),
+        passes=np.zeros(n, np.int16),
+        decided_by=np.zeros(n, np.int8),
+        record=np.full((n_record, K.MAX_PLIES), -1, np.int16),
+    )
     # the search code is compiled only for a lineup with an mcts seat (compile time)
     kernel = K.play_batch_search if (ids == K.POLICY_MCTS).any() else K.play_batch
     kernel(
@@ -256,19 +256,10 @@ def play_games(
         stream,
         ids,
         params,
-        prep.tables["transition"],
-        prep.tables["zone"],
-        out["points"],
-        out["plies"],
-        out["kingdoms"],
-        out["territory"],
-        out["captures"],
-        out["manoeuvre_forts"],
-        out["passes"],
-        out["decided_by"],
-        out["record"],
+        K.SacredHillRules(prep.tables["transition"], prep.tables["zone"]),
+        outputs,
     )
-    return out
+    return outputs._asdict()
 
 
 def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: int) -> dict:
