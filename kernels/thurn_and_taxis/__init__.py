@@ -21,6 +21,16 @@ module             holds
                    and scratch
 =================  ===========================================================================
 
+Names: ``state`` (the game's int64[ST_SIZE] vector; the search's copy ``work``), ``tables``
+(int64[TAB_SIZE]), ``variant`` (int64[N_VARIANT_SLOTS]), ``policy_ids`` / ``policy_params`` (one
+seat's vector ``params``), ``rng`` / ``rngs`` (the seats' policy streams), ``deal_rng`` (deal and
+reshuffle stream), ``scratch`` (``play_batch``'s; ``mcts_scratch`` the search's), ``outputs``
+(``play_batch``'s output tuple, its arrays ``out_<what>``), ``out_moves`` / ``out_scores``,
+``actions`` (action buffer), ``action_log``, ``reshuffle_log``, ``script`` (replayed reshuffle
+orders), ``points`` (int64[MAX_SEATS] final points), and in the search context
+``reshuffle_rng``, ``card_pool``, ``city_counts``, ``rollout_policy``, ``rollout_params``,
+``engine_policy_ids``, ``engine_params``, ``engine_rngs``.
+
 The names below are the kernel's public interface (what ``mcsim.games.thurn_and_taxis``, the
 benchmarks and the tests use).
 """

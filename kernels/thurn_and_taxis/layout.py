@@ -3,7 +3,7 @@
 No Numba here: plain constants (Numba reads module globals as compile-time constants) and a
 few NumPy ones.
 
-One game is one ``int64`` vector ``st`` of length ``ST_SIZE`` (offsets ``S_*``, table below).
+One game is one ``int64`` vector ``state`` of length ``ST_SIZE`` (offsets ``S_*``, table below).
 Cities are 0..21 in the order of ``docs/rules/thurn_und_taxis.md`` §1.1; seats are 0..n-1,
 seat 0 starts, play runs in seat order (§3.4).
 
@@ -17,15 +17,15 @@ id). They live in the same ``int64`` vector as the counters (one state array, on
 22 bits never reach the sign bit, and int64-only arithmetic avoids Numba's mixed
 uint64/int64 -> float64 promotion.
 
-The deck is ``st[S_DECK : S_DECK+66]``; the next card is ``st[S_DECK + st[S_DECK_TOP]]`` and the
-deck holds ``st[S_DECK_END] - st[S_DECK_TOP]`` cards. The discard pile is a stack
-``st[S_DISC : S_DISC + st[S_DISC_N]]``. The display has 6 slots (-1 = empty). Hands are counts
-per city. A route is stored in a ``ROUTE_SLOTS`` (44) window per seat, cities ``[lo, hi)``;
-extending at the left end decrements ``lo`` (§4B).
+The deck is ``state[S_DECK : S_DECK+66]``; the next card is
+``state[S_DECK + state[S_DECK_TOP]]`` and the deck holds ``state[S_DECK_END] - state[S_DECK_TOP]``
+cards. The discard pile is a stack ``state[S_DISC : S_DISC + state[S_DISC_N]]``. The display has 6
+slots (-1 = empty). Hands are counts per city. A route is stored in a ``ROUTE_SLOTS`` (44) window
+per seat, cities ``[lo, hi)``; extending at the left end decrements ``lo`` (§4B).
 
-Tables (``tab``, int64, offsets ``T_*``) are built by ``mcsim.games.thurn_and_taxis`` from the
-data files; variants (``var``, int64) are indexed ``V_*``; the ``route`` and ``mcts`` policies'
-parameter vectors (float64) are indexed ``P_*`` and ``P_MCTS_*``.
+Tables (``tables``, int64, offsets ``T_*``) are built by ``mcsim.games.thurn_and_taxis`` from
+the data files; variants (``variant``, int64) are indexed ``V_*``; the ``route`` and ``mcts``
+policies' parameter vectors (float64) are indexed ``P_*`` and ``P_MCTS_*``.
 """
 
 import numpy as np
@@ -101,7 +101,7 @@ END_HOUSES = 1
 END_CAP = 2
 
 # variants
-VARIANTS = StateLayout("var", "int64[N_VARIANT_SLOTS]: the rule variants of a run")
+VARIANTS = StateLayout("variant", "int64[N_VARIANT_SLOTS]: the rule variants of a run")
 V_ALL_REGIONS_BAIERN = VARIANTS.field(
     "V_ALL_REGIONS_BAIERN", 1, "0: 8 non-Baiern regions (default), 1: all 9 regions (§7.1)"
 )
@@ -117,7 +117,7 @@ V_MAX_TURNS = VARIANTS.field(
 N_VARIANT_SLOTS = VARIANTS.size
 
 # tables
-TABLE = StateLayout("tab", "int64[TAB_SIZE]: the board and bonus tables of a run")
+TABLE = StateLayout("tables", "int64[TAB_SIZE]: the board and bonus tables of a run")
 T_ADJ = TABLE.field("T_ADJ", N_CITIES, "neighbour mask per city")
 T_REGION = TABLE.field("T_REGION", N_CITIES, "region of each city")
 T_REGMASK = TABLE.field("T_REGMASK", N_REGIONS, "city mask of each region")
@@ -137,7 +137,7 @@ T_CITY_GROUP = TABLE.field(
 TAB_SIZE = TABLE.size
 
 # state offsets
-STATE = StateLayout("st", "int64[ST_SIZE]: one game of Thurn and Taxis")
+STATE = StateLayout("state", "int64[ST_SIZE]: one game of Thurn and Taxis")
 S_NP = STATE.field("S_NP", 1, "number of players")
 S_CUR = STATE.field("S_CUR", 1, "seat to move")
 S_PHASE = STATE.field("S_PHASE", 1, "phase of the turn (PH_*)")
@@ -200,7 +200,7 @@ POL_ROUTE = 1
 POL_MCTS = 2
 
 # route-planner parameters (index into the policy parameter vector)
-PARAMS = StateLayout("prm", "float64[N_PARAMS]: the route planner's parameters")
+PARAMS = StateLayout("params", "float64[N_PARAMS]: the route planner's parameters")
 P_CLOSE_LEN = PARAMS.field("P_CLOSE_LEN", 1, "close a route once it has this many cards")
 P_W_REGION = PARAMS.field(
     "P_W_REGION", 1, "weight of a card in a region group the player still needs"
@@ -228,7 +228,7 @@ P_CHASE = PARAMS.field(
 N_PARAMS = PARAMS.size
 
 #: ``mcts`` parameter positions
-MCTS_PARAMS = StateLayout("prm (mcts)", "float64[N_MCTS_PARAMS]: the mcts policy's parameters")
+MCTS_PARAMS = StateLayout("params (mcts)", "float64[N_MCTS_PARAMS]: the mcts policy's parameters")
 P_MCTS_ITER = MCTS_PARAMS.field("P_MCTS_ITER", 1, "iterations per decision")
 P_MCTS_C = MCTS_PARAMS.field("P_MCTS_C", 1, "UCB1 constant")
 P_MCTS_REWARD = MCTS_PARAMS.field(

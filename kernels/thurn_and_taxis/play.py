@@ -49,77 +49,77 @@ from kernels.thurn_and_taxis.search_steps import (
 
 
 @njit(cache=True, _nrt=False)
-def setup_game(st, tab, n_players, game_index, root_seed, deck, deal_rng, prngs):
-    """Deal game ``game_index`` (§3) into ``st`` and ``deck`` and seed its streams in place:
-    ``deal_rng`` (uint64[4]) from ``STREAM_DEAL``, row k of ``prngs`` (uint64[MAX_SEATS, 4])
+def setup_game(state, tables, n_players, game_index, root_seed, deck, deal_rng, rngs):
+    """Deal game ``game_index`` (§3) into ``state`` and ``deck`` and seed its streams in place:
+    ``deal_rng`` (uint64[4]) from ``STREAM_DEAL``, row k of ``rngs`` (uint64[MAX_SEATS, 4])
     from ``STREAM_POLICY + k`` (as ``kernels.rng.new_state``, without allocating)."""
     seed_state(
         deal_rng, game_seed(np.uint64(root_seed), np.uint64(game_index), np.uint64(STREAM_DEAL))
     )
     deal_deck(deal_rng, deck)
-    init_state(st, n_players, deck)
-    init_stacks(st, tab)
+    init_state(state, n_players, deck)
+    init_stacks(state, tables)
     for p in range(n_players):
         seed_state(
-            prngs[p],
+            rngs[p],
             game_seed(np.uint64(root_seed), np.uint64(game_index), np.uint64(STREAM_POLICY + p)),
         )
 
 
 @njit(cache=True)
-def _store_game(st, tab, n_players, g, n_plies, out, sc):
-    """Row ``g`` of the ``play_batch`` outputs ``out`` from the final state ``st``
-    (``sc`` int64[MAX_SEATS] scratch)."""
+def _store_game(state, tables, n_players, g, n_plies, outputs, points):
+    """Row ``g`` of the ``play_batch`` outputs ``outputs`` from the final state ``state``
+    (``points`` int64[MAX_SEATS] scratch)."""
     (
-        score,
-        win,
-        plies,
-        turns,
-        end_reason,
-        end_seat,
-        officials,
-        forced,
-        carriage,
-        houses_left,
-        tile_pts,
-        closed,
-        closed_len,
-        route_hist,
-        tiles_taken,
-    ) = out
-    plies[g] = n_plies
-    score_final(st, tab, sc)
-    w = winner_of(st, sc)
+        out_score,
+        out_win,
+        out_plies,
+        out_turns,
+        out_end_reason,
+        out_end_seat,
+        out_officials,
+        out_forced,
+        out_carriage,
+        out_houses_left,
+        out_tile_pts,
+        out_closed,
+        out_closed_len,
+        out_route_hist,
+        out_tiles_taken,
+    ) = outputs
+    out_plies[g] = n_plies
+    score_final(state, tables, points)
+    w = winner_of(state, points)
     if w >= 0:
-        win[g, w] = 1.0
+        out_win[g, w] = 1.0
     else:
-        best = sc[0]
+        best = points[0]
         for p in range(1, n_players):
-            best = max(best, sc[p])
+            best = max(best, points[p])
         k = 0
         for p in range(n_players):
-            if sc[p] == best:
+            if points[p] == best:
                 k += 1
         for p in range(n_players):
-            if sc[p] == best:
-                win[g, p] = 1.0 / k
-    turns[g] = st[S_TURN]
-    end_reason[g] = st[S_END_REASON]
-    end_seat[g] = st[S_END_SEAT]
+            if points[p] == best:
+                out_win[g, p] = 1.0 / k
+    out_turns[g] = state[S_TURN]
+    out_end_reason[g] = state[S_END_REASON]
+    out_end_seat[g] = state[S_END_SEAT]
     for p in range(n_players):
-        score[g, p] = sc[p]
+        out_score[g, p] = points[p]
         for o in range(5):
-            officials[g, p, o] = st[S_N_OFFICIAL + p * 5 + o]
-        forced[g, p] = st[S_N_FORCED + p]
-        carriage[g, p] = st[S_CARRIAGE + p]
-        houses_left[g, p] = st[S_HOUSES_LEFT + p]
-        tile_pts[g, p] = st[S_TILE_PTS + p]
-        closed[g, p] = st[S_N_CLOSED + p]
-        closed_len[g, p] = st[S_CLOSED_LEN_SUM + p]
+            out_officials[g, p, o] = state[S_N_OFFICIAL + p * 5 + o]
+        out_forced[g, p] = state[S_N_FORCED + p]
+        out_carriage[g, p] = state[S_CARRIAGE + p]
+        out_houses_left[g, p] = state[S_HOUSES_LEFT + p]
+        out_tile_pts[g, p] = state[S_TILE_PTS + p]
+        out_closed[g, p] = state[S_N_CLOSED + p]
+        out_closed_len[g, p] = state[S_CLOSED_LEN_SUM + p]
     for k in range(23):
-        route_hist[g, k] = st[S_ROUTE_HIST + k]
+        out_route_hist[g, k] = state[S_ROUTE_HIST + k]
     for s in range(N_STACKS):
-        tiles_taken[g, s] = st[S_TILES_TAKEN + s]
+        out_tiles_taken[g, s] = state[S_TILES_TAKEN + s]
 
 
 #: the outputs of ``play_batch`` (name, dtype, shape after (n_games,): "p" = n_players)
@@ -150,7 +150,7 @@ def new_outputs(n_games, n_players):
 
 
 def new_scratch(log_actions=0, log_reshuffles=0):
-    """The scratch of ``play_batch``: (st int64[ST_SIZE], deck int64[66], deal stream
+    """The scratch of ``play_batch``: (state int64[ST_SIZE], deck int64[66], deal stream
     uint64[4], policy streams uint64[MAX_SEATS, 4], actions int64[MAX_ACTIONS], empty reshuffle
     script int64[0], action log int64[max(1, log_actions)], reshuffle log
     int64[max(1, log_reshuffles)], points int64[MAX_SEATS]). A log of size 1 logs nothing."""
@@ -182,7 +182,16 @@ def new_scratch(log_actions=0, log_reshuffles=0):
 # (with logs), so a run, its records and their replays compile the engine once.
 @njit(cache=True, _nrt=False)
 def play_batch(
-    first_game_index, n_games, root_seed, n_players, policy_ids, policy_params, var, tab, out, scr
+    first_game_index,
+    n_games,
+    root_seed,
+    n_players,
+    policy_ids,
+    policy_params,
+    variant,
+    tables,
+    outputs,
+    scratch,
 ):
     """Play games ``first_game_index .. + n_games - 1``; one row per game in each output.
 
@@ -198,13 +207,13 @@ def play_batch(
     policy_ids : int64[n_players]  (no ``POL_MCTS``: see ``play_batch_mcts``)
     policy_params : float64[n_players, >= N_PARAMS], or None when no seat plays ``route``
         (then no ``route`` code is compiled, see ``_advance``)
-    var : int64[N_VARIANT_SLOTS]
-    tab : int64[TAB_SIZE]
-    out : tuple
+    variant : int64[N_VARIANT_SLOTS]
+    tables : int64[TAB_SIZE]
+    outputs : tuple
         ``new_outputs(n_games, n_players)``, written in place (``OUTPUTS``: name, dtype, shape).
-    scr : tuple
+    scratch : tuple
         ``new_scratch(...)``; after the call it holds the last game: its final state
-        (``st[S_ALOG_N]`` = decisions taken), dealt deck, action log (if longer than 1) and
+        (``state[S_ALOG_N]`` = decisions taken), dealt deck, action log (if longer than 1) and
         reshuffle log (if longer than 1: for each reshuffle, the pile size then the new deck
         order).
 
@@ -212,61 +221,70 @@ def play_batch(
     -----
     jit-compiled without NRT; caller validates.
     """
-    st, deck, deal_rng, prngs, acts, script, alog, slog, sc = scr
+    state, deck, deal_rng, rngs, actions, script, action_log, reshuffle_log, points = scratch
     for g in range(n_games):
-        setup_game(st, tab, n_players, first_game_index + g, root_seed, deck, deal_rng, prngs)
+        setup_game(state, tables, n_players, first_game_index + g, root_seed, deck, deal_rng, rngs)
         # every seat plays random or route (the Python side checks): the whole game
         plies = _advance(
-            st,
-            tab,
-            var,
+            state,
+            tables,
+            variant,
             NO_MOVE,
             policy_ids,
             policy_params,
-            prngs,
-            acts,
+            rngs,
+            actions,
             deal_rng,
             script,
-            slog,
-            alog,
+            reshuffle_log,
+            action_log,
             ZERO,
         )
-        st[S_ALOG_N] = plies
-        _store_game(st, tab, n_players, g, plies, out, sc)
+        state[S_ALOG_N] = plies
+        _store_game(state, tables, n_players, g, plies, outputs, points)
 
 
 @njit(cache=True)
 def play_batch_mcts(
-    first_game_index, n_games, root_seed, n_players, policy_ids, policy_params, var, tab, out, scr
+    first_game_index,
+    n_games,
+    root_seed,
+    n_players,
+    policy_ids,
+    policy_params,
+    variant,
+    tables,
+    outputs,
+    scratch,
 ):
     """``play_batch`` (same arguments, outputs and streams) for lineups with ``mcts`` seats:
     the search is compiled only into this entry kernel (with NRT: the search allocates)."""
-    st, deck, deal_rng, prngs, acts, script, alog, slog, sc = scr
+    state, deck, deal_rng, rngs, actions, script, action_log, reshuffle_log, points = scratch
     for g in range(n_games):
         # fresh search scratch per game: a game's result must not depend on its chunk
-        sscr = search_scratch(tab, var, search_capacity(policy_ids, policy_params))
-        setup_game(st, tab, n_players, first_game_index + g, root_seed, deck, deal_rng, prngs)
+        mcts_scratch = search_scratch(tables, variant, search_capacity(policy_ids, policy_params))
+        setup_game(state, tables, n_players, first_game_index + g, root_seed, deck, deal_rng, rngs)
         a = NO_MOVE
         plies = ZERO
         while True:
             plies = _advance(
-                st,
-                tab,
-                var,
+                state,
+                tables,
+                variant,
                 a,
                 policy_ids,
                 policy_params,
-                prngs,
-                acts,
+                rngs,
+                actions,
                 deal_rng,
                 script,
-                slog,
-                alog,
+                reshuffle_log,
+                action_log,
                 plies,
             )
-            if st[S_OVER] != 0:
+            if state[S_OVER] != 0:
                 break
-            p = st[S_CUR]  # an mcts seat is to move
-            a = choose_mcts(st, policy_params[p], prngs[p], sscr)
-        st[S_ALOG_N] = plies
-        _store_game(st, tab, n_players, g, plies, out, sc)
+            p = state[S_CUR]  # an mcts seat is to move
+            a = choose_mcts(state, policy_params[p], rngs[p], mcts_scratch)
+        state[S_ALOG_N] = plies
+        _store_game(state, tables, n_players, g, plies, outputs, points)

@@ -105,66 +105,66 @@ from kernels.thurn_and_taxis.rules import (
 
 
 @njit(cache=True)
-def _city_value(st, tab, p, c, prm):
+def _city_value(state, tables, p, c, params):
     """How much seat p wants city c on a route (regions and houses still needed)."""
     v = 1.0
-    hm = st[S_HOUSES + p]
+    hm = state[S_HOUSES + p]
     if (hm >> c) & 1 == 0:
-        v += prm[P_W_HOUSE]
-        r = tab[T_REGION + c]
-        g = tab[T_CITY_GROUP + c]
-        if g >= 0 and (st[S_GROUPS + p] >> g) & 1 == 0 and st[S_STACK + g] > 0:
-            v += prm[P_W_REGION] / _popcount(tab[T_GROUP + g] & ~hm)
-        if (hm & tab[T_REGMASK + r]) == 0:
-            v += 0.5 * prm[P_W_REGION]
+        v += params[P_W_HOUSE]
+        r = tables[T_REGION + c]
+        g = tables[T_CITY_GROUP + c]
+        if g >= 0 and (state[S_GROUPS + p] >> g) & 1 == 0 and state[S_STACK + g] > 0:
+            v += params[P_W_REGION] / _popcount(tables[T_GROUP + g] & ~hm)
+        if (hm & tables[T_REGMASK + r]) == 0:
+            v += 0.5 * params[P_W_REGION]
     return v
 
 
 @njit(cache=True)
-def _end_value(st, tab, p, end, rmask, prm):
+def _end_value(state, tables, p, end, rmask, params):
     """Growth prospects at a route end: free neighbours and hand cards that can follow."""
-    free = tab[T_ADJ + end] & ~rmask
-    v = prm[P_W_OPEN] * _popcount(free)
+    free = tables[T_ADJ + end] & ~rmask
+    v = params[P_W_OPEN] * _popcount(free)
     h = S_HAND + p * N_CITIES
     while free:
         c = _lowbit(free)
         free &= free - 1
-        if st[h + c] > 0:
-            v += prm[P_W_HAND]
+        if state[h + c] > 0:
+            v += params[P_W_HAND]
     return v
 
 
 @njit(cache=True)
-def _hand_extensions(st, tab, p):
+def _hand_extensions(state, tables, p):
     """Number of hand cards that can extend the open route now."""
-    lo = st[S_RLO + p]
-    hi = st[S_RHI + p]
+    lo = state[S_RLO + p]
+    hi = state[S_RHI + p]
     if hi == lo:
-        return st[S_HAND_N + p]
-    rmask = st[S_RMASK + p]
+        return state[S_HAND_N + p]
+    rmask = state[S_RMASK + p]
     m = (
-        tab[T_ADJ + st[S_ROUTE + p * ROUTE_SLOTS + lo]]
-        | tab[T_ADJ + st[S_ROUTE + p * ROUTE_SLOTS + hi - 1]]
+        tables[T_ADJ + state[S_ROUTE + p * ROUTE_SLOTS + lo]]
+        | tables[T_ADJ + state[S_ROUTE + p * ROUTE_SLOTS + hi - 1]]
     ) & ~rmask
-    return _popcount(m & st[S_HMASK + p])
+    return _popcount(m & state[S_HMASK + p])
 
 
 @njit(cache=True)
-def _draw_value(st, tab, p, c, prm):
+def _draw_value(state, tables, p, c, params):
     """Value of drawing city c: a card that extends the route now, or helps one in hand."""
-    lo = st[S_RLO + p]
-    hi = st[S_RHI + p]
+    lo = state[S_RLO + p]
+    hi = state[S_RHI + p]
     v = 0.0
     if hi > lo:
-        rmask = st[S_RMASK + p]
+        rmask = state[S_RMASK + p]
         if (rmask >> c) & 1:
             return 0.0
         ends = (
-            tab[T_ADJ + st[S_ROUTE + p * ROUTE_SLOTS + lo]]
-            | tab[T_ADJ + st[S_ROUTE + p * ROUTE_SLOTS + hi - 1]]
+            tables[T_ADJ + state[S_ROUTE + p * ROUTE_SLOTS + lo]]
+            | tables[T_ADJ + state[S_ROUTE + p * ROUTE_SLOTS + hi - 1]]
         )
         if (ends >> c) & 1:
-            v += 2.0 + _city_value(st, tab, p, c, prm)
+            v += 2.0 + _city_value(state, tables, p, c, params)
         else:
             # neighbour of a hand card that extends the route: one step away
             h = S_HAND + p * N_CITIES
@@ -173,111 +173,113 @@ def _draw_value(st, tab, p, c, prm):
             while m:
                 d = _lowbit(m)
                 m &= m - 1
-                if st[h + d] > 0 and (tab[T_ADJ + d] >> c) & 1:
+                if state[h + d] > 0 and (tables[T_ADJ + d] >> c) & 1:
                     near = True
                     break
             if near:
-                v += 1.0 + 0.5 * _city_value(st, tab, p, c, prm)
+                v += 1.0 + 0.5 * _city_value(state, tables, p, c, params)
     else:
-        v += 0.5 * _city_value(st, tab, p, c, prm)
+        v += 0.5 * _city_value(state, tables, p, c, params)
         h = S_HAND + p * N_CITIES
-        m = tab[T_ADJ + c]
+        m = tables[T_ADJ + c]
         while m:
             d = _lowbit(m)
             m &= m - 1
-            if st[h + d] > 0:
+            if state[h + d] > 0:
                 v += 0.5
     return v
 
 
 @njit(cache=True)
-def _target_len(st, p, prm):
+def _target_len(state, p, params):
     """Route length the planner aims for: close_len, or what the next carriage needs."""
-    t = prm[P_CLOSE_LEN]
-    if prm[P_CHASE] > 0:
-        nxt = 3 if st[S_CARRIAGE + p] == 0 else st[S_CARRIAGE + p] + 1
+    t = params[P_CLOSE_LEN]
+    if params[P_CHASE] > 0:
+        nxt = 3 if state[S_CARRIAGE + p] == 0 else state[S_CARRIAGE + p] + 1
         if nxt <= 7:
-            need = nxt - 2 if (prm[P_CART] > 0 and st[S_OFFICIAL] == OFF_NONE) else nxt
+            need = nxt - 2 if (params[P_CART] > 0 and state[S_OFFICIAL] == OFF_NONE) else nxt
             if need > t:
                 t = need
     return t
 
 
 @njit(cache=True)
-def _want_close(st, tab, p, prm):
-    L = st[S_RHI + p] - st[S_RLO + p]
+def _want_close(state, tables, p, params):
+    L = state[S_RHI + p] - state[S_RLO + p]
     if L < 3:
         return False
-    if _target_len(st, p, prm) <= L:
+    if _target_len(state, p, params) <= L:
         return True
-    if st[S_END_SEAT] >= 0:
+    if state[S_END_SEAT] >= 0:
         return True  # last round: take what there is
     # stuck: no hand card extends the route
-    if _hand_extensions(st, tab, p) == 0:
+    if _hand_extensions(state, tables, p) == 0:
         return True
     return False
 
 
 @njit(cache=True)
-def _cart_pays(st, p, L):
-    nxt = 3 if st[S_CARRIAGE + p] == 0 else st[S_CARRIAGE + p] + 1
+def _cart_pays(state, p, L):
+    nxt = 3 if state[S_CARRIAGE + p] == 0 else state[S_CARRIAGE + p] + 1
     return nxt <= 7 and L < nxt <= L + 2
 
 
 @njit(cache=True)
-def _house_option_value(st, tab, p, a, prm):
+def _house_option_value(state, tables, p, a, params):
     """Houses placed + tile values completed for house mode a (approximate for mode i)."""
-    hm = st[S_HOUSES + p]
-    rm = st[S_RMASK + p]
+    hm = state[S_HOUSES + p]
+    rm = state[S_RMASK + p]
     add = 0
     if a == A_MODE_EACH:
         for r in range(N_REGIONS):
-            cand = rm & tab[T_REGMASK + r] & ~hm
+            cand = rm & tables[T_REGMASK + r] & ~hm
             if cand:
                 add |= cand & (~cand + 1)
     else:
-        add = rm & tab[T_REGMASK + a - A_MODE_REGION] & ~hm
+        add = rm & tables[T_REGMASK + a - A_MODE_REGION] & ~hm
     k = _popcount(add)
-    left = st[S_HOUSES_LEFT + p]
+    left = state[S_HOUSES_LEFT + p]
     if k > left:
         k = left
     v = float(k)
     new = hm | add
     for g in range(N_STACKS):
-        gm = tab[T_GROUP + g]
-        if gm != 0 and (st[S_GROUPS + p] >> g) & 1 == 0 and st[S_STACK + g] > 0:
+        gm = tables[T_GROUP + g]
+        if gm != 0 and (state[S_GROUPS + p] >> g) & 1 == 0 and state[S_STACK + g] > 0:
             if (new & gm) == gm:
-                v += tab[T_STACK_VAL + g * MAX_TILES + tab[T_STACK_N + g] - st[S_STACK + g]]
+                v += tables[
+                    T_STACK_VAL + g * MAX_TILES + tables[T_STACK_N + g] - state[S_STACK + g]
+                ]
     return v
 
 
 @njit(cache=True)
-def _route_admin(st, tab, p, prm):
+def _route_admin(state, tables, p, params):
     """Administrator: when no display card is worth ``admin_below`` and at most one hand card
     extends the route."""
     best = 0.0
     for i in range(DISPLAY):
-        c = st[S_DISPLAY + i]
+        c = state[S_DISPLAY + i]
         if c >= 0:
-            v = _draw_value(st, tab, p, c, prm)
+            v = _draw_value(state, tables, p, c, params)
             if v > best:
                 best = v
-    if best < prm[P_ADMIN_BELOW] and _hand_extensions(st, tab, p) <= 1:
+    if best < params[P_ADMIN_BELOW] and _hand_extensions(state, tables, p) <= 1:
         return A_YES
     return A_NO
 
 
 @njit(cache=True)
-def _route_draw(st, tab, p, acts, n, prm, rng):
+def _route_draw(state, tables, p, actions, n, params, rng):
     """The draw of the highest ``_draw_value`` (the deck is worth ``deck_value``)."""
-    best_a = acts[0]
+    best_a = actions[0]
     best = -1e9
     for i in range(n):
-        a = acts[i]
+        a = actions[i]
         if a == A_DRAW_DECK:
-            v = prm[P_DECK_VALUE]
+            v = params[P_DECK_VALUE]
         else:
-            v = _draw_value(st, tab, p, a - A_DRAW_DISPLAY, prm)
+            v = _draw_value(state, tables, p, a - A_DRAW_DISPLAY, params)
         v += 1e-3 * random_float(rng)
         if v > best:
             best = v
@@ -286,65 +288,75 @@ def _route_draw(st, tab, p, acts, n, prm, rng):
 
 
 @njit(cache=True)
-def _route_postmaster(st, tab, p, L, prm):
+def _route_postmaster(state, tables, p, L, params):
     """Postmaster while the hand is small, unless the official buys the next carriage as the
     Cartwright."""
     if (
-        prm[P_CART] > 0
-        and _cart_pays(st, p, L + 1)
+        params[P_CART] > 0
+        and _cart_pays(state, p, L + 1)
         and L + 1 >= 3
-        and _hand_extensions(st, tab, p) > 0
+        and _hand_extensions(state, tables, p) > 0
     ):
         return A_NO
-    if st[S_HAND_N + p] <= prm[P_PM_HAND_MAX]:
+    if state[S_HAND_N + p] <= params[P_PM_HAND_MAX]:
         return A_YES
     return A_NO
 
 
 @njit(cache=True)
-def _route_postal_carrier(st, tab, p, L, prm):
+def _route_postal_carrier(state, tables, p, L, params):
     """Postal Carrier when a second extension is in hand and the route is short of its
     target, unless the official buys the next carriage as the Cartwright."""
-    if _hand_extensions(st, tab, p) > 0 and _target_len(st, p, prm) > L:
-        if not (prm[P_CART] > 0 and _cart_pays(st, p, L) and L >= 3):
+    if _hand_extensions(state, tables, p) > 0 and _target_len(state, p, params) > L:
+        if not (params[P_CART] > 0 and _cart_pays(state, p, L) and L >= 3):
             return A_YES
     return A_NO
 
 
 @njit(cache=True)
-def _route_play(st, tab, p, L, acts, n, prm, rng):
+def _route_play(state, tables, p, L, actions, n, params, rng):
     """The play of the highest value: extensions (10 + city + room to grow at both ends),
     new routes (city + room to grow), restarts (penalised by the route length lost)."""
-    best_a = acts[0]
+    best_a = actions[0]
     best = -1e9
-    rmask = st[S_RMASK + p]
-    lo = st[S_RLO + p]
-    hi = st[S_RHI + p]
+    rmask = state[S_RMASK + p]
+    lo = state[S_RLO + p]
+    hi = state[S_RHI + p]
     for i in range(n):
-        a = acts[i]
+        a = actions[i]
         if a >= A_RESTART:
             c = a - A_RESTART
             v = (
                 -5.0
                 - 2.0 * L
-                + _city_value(st, tab, p, c, prm)
-                + _end_value(st, tab, p, c, 1 << c, prm)
+                + _city_value(state, tables, p, c, params)
+                + _end_value(state, tables, p, c, 1 << c, params)
             )
         elif a >= A_START:
             c = a - A_START
-            v = _city_value(st, tab, p, c, prm) + 2.0 * _end_value(st, tab, p, c, 1 << c, prm)
+            v = _city_value(state, tables, p, c, params) + 2.0 * _end_value(
+                state, tables, p, c, 1 << c, params
+            )
         elif a >= A_RIGHT:
             c = a - A_RIGHT
-            other = st[S_ROUTE + p * ROUTE_SLOTS + lo]
+            other = state[S_ROUTE + p * ROUTE_SLOTS + lo]
             nm = rmask | (1 << c)
-            v = 10.0 + _city_value(st, tab, p, c, prm) + _end_value(st, tab, p, c, nm, prm)
-            v += 0.5 * _end_value(st, tab, p, other, nm, prm)
+            v = (
+                10.0
+                + _city_value(state, tables, p, c, params)
+                + _end_value(state, tables, p, c, nm, params)
+            )
+            v += 0.5 * _end_value(state, tables, p, other, nm, params)
         else:
             c = a - A_LEFT
-            other = st[S_ROUTE + p * ROUTE_SLOTS + hi - 1]
+            other = state[S_ROUTE + p * ROUTE_SLOTS + hi - 1]
             nm = rmask | (1 << c)
-            v = 10.0 + _city_value(st, tab, p, c, prm) + _end_value(st, tab, p, c, nm, prm)
-            v += 0.5 * _end_value(st, tab, p, other, nm, prm)
+            v = (
+                10.0
+                + _city_value(state, tables, p, c, params)
+                + _end_value(state, tables, p, c, nm, params)
+            )
+            v += 0.5 * _end_value(state, tables, p, other, nm, params)
         v += 1e-3 * random_float(rng)
         if v > best:
             best = v
@@ -353,35 +365,35 @@ def _route_play(st, tab, p, L, acts, n, prm, rng):
 
 
 @njit(cache=True)
-def _route_close(st, tab, p, L, n, prm):
+def _route_close(state, tables, p, L, n, params):
     """Close when ``_want_close``; with the Cartwright when it buys the next carriage."""
-    if _want_close(st, tab, p, prm):
-        if n == 3 and prm[P_CART] > 0 and _cart_pays(st, p, L):
+    if _want_close(state, tables, p, params):
+        if n == 3 and params[P_CART] > 0 and _cart_pays(state, p, L):
             return A_CLOSE_CART
         return A_CLOSE
     return A_NO
 
 
 @njit(cache=True)
-def _route_house_mode(st, tab, p, acts, n, prm, rng):
+def _route_house_mode(state, tables, p, actions, n, params, rng):
     """The house option with the most houses + tile points (``_house_option_value``).
 
     One tie-break draw per option in the list (mode i, then every route region, legal or not),
     so the policy's random stream does not depend on which options place a house: an option
     that places none scores below any that places one, and was never chosen while it was
     (wrongly) offered (so the route games are the same as before that fix)."""
-    best_a = acts[0]
+    best_a = actions[0]
     best = -1e9
-    rm = st[S_RMASK + p]
+    rm = state[S_RMASK + p]
     i = 0
     for r in range(-1, N_REGIONS):
         a = A_MODE_EACH
         if r >= 0:
-            if rm & tab[T_REGMASK + r] == 0:
+            if rm & tables[T_REGMASK + r] == 0:
                 continue
             a = A_MODE_REGION + r
-        v = _house_option_value(st, tab, p, a, prm) + 1e-3 * random_float(rng)
-        if i < n and acts[i] == a:
+        v = _house_option_value(state, tables, p, a, params) + 1e-3 * random_float(rng)
+        if i < n and actions[i] == a:
             i += 1
             if v > best:
                 best = v
@@ -390,21 +402,21 @@ def _route_house_mode(st, tab, p, acts, n, prm, rng):
 
 
 @njit(cache=True)
-def _route_house_pick(st, tab, p, acts, n, prm, rng):
+def _route_house_pick(state, tables, p, actions, n, params, rng):
     """The house in the city of the highest ``_city_value``.
 
     The skip is never chosen (any house scores more). Its tie-break draw is made whenever the
     older move list offered it (pending regions counted whether or not they still lacked a
     house), so the policy's random stream and its games are unchanged."""
-    old_skip = st[S_PICK_MODE] == 0 and st[S_HOUSES_LEFT + p] < _popcount(st[S_PENDING])
-    k = n - 1 if acts[n - 1] == A_HOUSE_SKIP else n
+    old_skip = state[S_PICK_MODE] == 0 and state[S_HOUSES_LEFT + p] < _popcount(state[S_PENDING])
+    k = n - 1 if actions[n - 1] == A_HOUSE_SKIP else n
     if k + old_skip == 1:
-        return acts[0]
-    best_a = acts[0]
+        return actions[0]
+    best_a = actions[0]
     best = -1e9
     for i in range(k):
-        a = acts[i]
-        v = _city_value(st, tab, p, a - A_HOUSE, prm) + 1e-3 * random_float(rng)
+        a = actions[i]
+        v = _city_value(state, tables, p, a - A_HOUSE, params) + 1e-3 * random_float(rng)
         if v > best:
             best = v
             best_a = a
@@ -414,67 +426,67 @@ def _route_house_pick(st, tab, p, acts, n, prm, rng):
 
 
 @njit(cache=True)
-def _route_trim(st, tab, p, acts, n, prm, rng):
+def _route_trim(state, tables, p, actions, n, params, rng):
     """Drop the card with the fewest neighbours among the other hand cards (duplicates
     first)."""
     h = S_HAND + p * N_CITIES
-    best_a = acts[0]
+    best_a = actions[0]
     best = 1e9
     for i in range(n):
-        c = acts[i] - A_TRIM
-        v = _city_value(st, tab, p, c, prm) + 0.5 * _popcount(tab[T_ADJ + c])
-        m = tab[T_ADJ + c]
+        c = actions[i] - A_TRIM
+        v = _city_value(state, tables, p, c, params) + 0.5 * _popcount(tables[T_ADJ + c])
+        m = tables[T_ADJ + c]
         while m:
             d = _lowbit(m)
             m &= m - 1
-            if st[h + d] > 0:
+            if state[h + d] > 0:
                 v += 1.0
-        if st[h + c] > 1:
+        if state[h + c] > 1:
             v -= 3.0
         v += 1e-3 * random_float(rng)
         if v < best:
             best = v
-            best_a = acts[i]
+            best_a = actions[i]
     return best_a
 
 
 @njit(cache=True)
-def _route_policy(st, tab, acts, n, prm, rng):
+def _route_policy(state, tables, actions, n, params, rng):
     """Route-planning heuristic (issue §3): draw and play towards long routes through needed
     regions, close at a length threshold, use officials when they pay (one function per
     phase, ``_route_*``)."""
-    ph = st[S_PHASE]
-    p = st[S_CUR]
+    ph = state[S_PHASE]
+    p = state[S_CUR]
     if n == 1 and ph != PH_HOUSE_PICK:
-        return acts[0]
-    L = st[S_RHI + p] - st[S_RLO + p]
+        return actions[0]
+    L = state[S_RHI + p] - state[S_RLO + p]
     if ph == PH_ADMIN:
-        return _route_admin(st, tab, p, prm)
+        return _route_admin(state, tables, p, params)
     if ph == PH_DRAW1 or ph == PH_DRAW2:
-        return _route_draw(st, tab, p, acts, n, prm, rng)
+        return _route_draw(state, tables, p, actions, n, params, rng)
     if ph == PH_PM:
-        return _route_postmaster(st, tab, p, L, prm)
+        return _route_postmaster(state, tables, p, L, params)
     if ph == PH_PC:
-        return _route_postal_carrier(st, tab, p, L, prm)
+        return _route_postal_carrier(state, tables, p, L, params)
     if ph == PH_PLAY1 or ph == PH_PLAY2:
-        return _route_play(st, tab, p, L, acts, n, prm, rng)
+        return _route_play(state, tables, p, L, actions, n, params, rng)
     if ph == PH_CLOSE:
-        return _route_close(st, tab, p, L, n, prm)
+        return _route_close(state, tables, p, L, n, params)
     if ph == PH_HOUSE_MODE:
-        return _route_house_mode(st, tab, p, acts, n, prm, rng)
+        return _route_house_mode(state, tables, p, actions, n, params, rng)
     if ph == PH_HOUSE_PICK:
-        return _route_house_pick(st, tab, p, acts, n, prm, rng)
+        return _route_house_pick(state, tables, p, actions, n, params, rng)
     if ph == PH_TRIM:
-        return _route_trim(st, tab, p, acts, n, prm, rng)
-    return acts[randint(rng, n)]
+        return _route_trim(state, tables, p, actions, n, params, rng)
+    return actions[randint(rng, n)]
 
 
 # ----------------------------------------------------------------------------- random
 
 
 @njit(cache=True)
-def choose_action(st, tab, acts, n, pol_id, prm, rng):
-    """Policy decision: ``acts[:n]`` legal; returns one of them.
+def choose_action(state, tables, actions, n, policy_id, params, rng):
+    """Policy decision: ``actions[:n]`` legal; returns one of them.
 
     ``POL_RANDOM``: uniform over the legal decisions of the phase, except that in a play phase
     the route is discarded only when no extension is possible. ``POL_ROUTE``: ``_route_policy``.
@@ -484,43 +496,43 @@ def choose_action(st, tab, acts, n, pol_id, prm, rng):
     actions from the same random draws without listing every legal action, and calls
     ``_route_policy`` for ``route``.
     """
-    if pol_id == POL_ROUTE:
-        return _route_policy(st, tab, acts, n, prm, rng)
-    return _random_choice(st, acts, n, rng)
+    if policy_id == POL_ROUTE:
+        return _route_policy(state, tables, actions, n, params, rng)
+    return _random_choice(state, actions, n, rng)
 
 
 @njit(cache=True, inline="always")
-def _random_choice(st, acts, n, rng):
+def _random_choice(state, actions, n, rng):
     if n == 1:
-        return acts[0]
-    ph = st[S_PHASE]
-    if (ph == PH_PLAY1 or ph == PH_PLAY2) and acts[0] < A_START:
+        return actions[0]
+    ph = state[S_PHASE]
+    if (ph == PH_PLAY1 or ph == PH_PLAY2) and actions[0] < A_START:
         # random: uniform over the extensions; the route is discarded only when none exists
         k = 0
-        while k < n and acts[k] < A_START:
+        while k < n and actions[k] < A_START:
             k += 1
-        return acts[randint(rng, k)]
-    return acts[randint(rng, n)]
+        return actions[randint(rng, k)]
+    return actions[randint(rng, n)]
 
 
 @njit(cache=True, inline="always")
-def _random_move(st, tab, acts, rng):
+def _random_move(state, tables, actions, rng):
     """The ``random`` policy's decision (definition: ``choose_action``), drawn fast.
 
     Same action and same random draws as ``_random_choice`` over ``legal_moves`` (tested in
     ``tests/test_thurn_and_taxis_run.py``), but the yes/no, draw, play and close phases are
     drawn without listing every legal action.
     """
-    ph = st[S_PHASE]
+    ph = state[S_PHASE]
     if ph == PH_ADMIN or ph == PH_PM or ph == PH_PC:
         return randint(rng, 2)  # A_NO = 0, A_YES = 1
     if ph == PH_PLAY1 or ph == PH_PLAY2:
-        return _random_play(st, tab, rng)
+        return _random_play(state, tables, rng)
     if ph == PH_DRAW1 or ph == PH_DRAW2:
-        return _random_draw(st, rng)
+        return _random_draw(state, rng)
     if ph == PH_CLOSE:
-        return _random_close(st, rng)
-    return _random_other(st, tab, acts, rng)
+        return _random_close(state, rng)
+    return _random_other(state, tables, actions, rng)
 
 
 # ----------------------------------------------------------------------------- engine
@@ -530,7 +542,19 @@ def _random_move(st, tab, acts, rng):
 
 @njit(cache=True, _nrt=False)
 def _advance(
-    st, tab, var, a, policy_ids, policy_params, prngs, acts, deal_rng, script, slog, alog, plies
+    state,
+    tables,
+    variant,
+    a,
+    policy_ids,
+    policy_params,
+    rngs,
+    actions,
+    deal_rng,
+    script,
+    reshuffle_log,
+    action_log,
+    plies,
 ):
     """Apply decision ``a`` (if ``a >= 0``), then play the decisions of ``random`` and ``route``
     seats until a seat with another policy (``mcts``) is to move or the game is over; returns
@@ -538,7 +562,7 @@ def _advance(
 
     Parameters
     ----------
-    st, tab, var, deal_rng, script, slog
+    state, tables, variant, deal_rng, script, reshuffle_log
         As in ``apply_move``.
     a : int64
         A legal action of the seat to move, or -1 (none: start with the ``random`` seats).
@@ -548,12 +572,12 @@ def _advance(
     policy_params : float64[>= n_players, >= N_PARAMS] or None
         The ``route`` seats' parameters. None compiles an engine without the ``route`` policy
         (random runs, replays: less to compile); then a ``route`` seat stops the loop like ``mcts``.
-    prngs : uint64[MAX_SEATS, 4]
+    rngs : uint64[MAX_SEATS, 4]
         The seats' policy streams (row k: seat k).
-    acts : int64[MAX_ACTIONS]
+    actions : int64[MAX_ACTIONS]
         Scratch.
-    alog : int64[m]
-        Action log (m > 1 to log): decision number i is written to ``alog[i]`` (if i < m).
+    action_log : int64[m]
+        Action log (m > 1 to log): decision number i is written to ``action_log[i]`` (if i < m).
     plies : int64
         Decisions taken before this call.
 
@@ -566,24 +590,26 @@ def _advance(
     random game). The decisions are ``choose_action``'s.
     Compiled without NRT (it allocates nothing, see ``play_batch``).
     """
-    n_log = alog.shape[0] if alog.shape[0] > 1 else 0  # log decisions 0 .. n_log - 1
+    n_log = action_log.shape[0] if action_log.shape[0] > 1 else 0  # log decisions 0 .. n_log - 1
     while True:
         if a < 0:
-            if st[S_OVER] != 0:
+            if state[S_OVER] != 0:
                 break
-            p = st[S_CUR]
+            p = state[S_CUR]
             pid = policy_ids[p]
             if pid != POL_RANDOM:  # (random, the fast path: one test per decision)
                 if pid != POL_ROUTE:
                     break
                 if policy_params is None:  # pruned at compile time: no route code compiled
                     break
-                n = legal_moves(st, tab, acts)
-                a = _route_policy(st, tab, acts, n, policy_params[p], prngs[p])
+                n = legal_moves(state, tables, actions)
+                a = _route_policy(state, tables, actions, n, policy_params[p], rngs[p])
         # random (a < 0): drawn in _apply_move's dispatch on the phase
-        a = _apply_move(st, tab, var, a, deal_rng, script, slog, prngs[st[S_CUR]], acts)
+        a = _apply_move(
+            state, tables, variant, a, deal_rng, script, reshuffle_log, rngs[state[S_CUR]], actions
+        )
         if plies < n_log:
-            alog[plies] = a
+            action_log[plies] = a
         plies += 1
         a = -1
     return plies
@@ -596,21 +622,21 @@ _NO_LOG = np.zeros(1, dtype=np.int64)
 
 
 # here, not in ``rules``: it calls the engine ``_advance`` (replays share its compiled code)
-def apply_move(st, tab, var, a, rng, script, slog):
-    """Apply legal action ``a`` (see the module docstring) to ``st`` in place.
+def apply_move(state, tables, variant, a, rng, script, reshuffle_log):
+    """Apply legal action ``a`` (see the module docstring) to ``state`` in place.
 
     Parameters
     ----------
-    st : int64[ST_SIZE]
-    tab : int64[TAB_SIZE]
-    var : int64[N_VARIANT_SLOTS]
+    state : int64[ST_SIZE]
+    tables : int64[TAB_SIZE]
+    variant : int64[N_VARIANT_SLOTS]
     a : int
         Must be one of ``legal_moves`` (not checked here).
     rng : uint64[4]
         Deal stream, used only to reshuffle the discard pile (§4A).
     script : int64[k]
         Replay: concatenated reshuffle orders (empty array: shuffle with ``rng``).
-    slog : int64[m]
+    reshuffle_log : int64[m]
         Reshuffle log (size <= 1: no logging).
 
     Notes
@@ -621,9 +647,9 @@ def apply_move(st, tab, var, a, rng, script, slog):
     Caller validates. docs/rules/thurn_und_taxis.md §4-§6.
     """
     _advance(
-        st,
-        tab,
-        var,
+        state,
+        tables,
+        variant,
         np.int64(a),
         _NOT_RANDOM,
         None,
@@ -631,7 +657,7 @@ def apply_move(st, tab, var, a, rng, script, slog):
         _NO_ACTS,
         rng,
         script,
-        slog,
+        reshuffle_log,
         _NO_LOG,
         np.int64(0),
     )

@@ -91,115 +91,175 @@ def _search_copy(dst, src):
 
 
 @njit(cache=True, inline="always")
-def _search_determinize(st, ctx, rng):
+def _search_determinize(state, ctx, rng):
     """Deal what the seat to move cannot see (§7 #12: the deck order and the other seats' hand
     cards not known from the display) anew: the unseen cards (3 per city minus its own hand,
     the display, the discard pile, every route and the known cards of the others) are shuffled
     and dealt to the others' unknown hand cards (their sizes are public) and to the deck. Reads
     only what the seat sees."""
-    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog, noids, noprm, nostreams = ctx
-    p = st[S_CUR]
-    n = st[S_NP]
+    (
+        tables,
+        variant,
+        reshuffle_rng,
+        actions,
+        card_pool,
+        city_counts,
+        rollout_policy,
+        rollout_params,
+        points,
+        script,
+        reshuffle_log,
+        engine_policy_ids,
+        engine_params,
+        engine_rngs,
+    ) = ctx
+    p = state[S_CUR]
+    n = state[S_NP]
     for c in range(N_CITIES):
-        cnt[c] = 3 - st[S_HAND + p * N_CITIES + c]
+        city_counts[c] = 3 - state[S_HAND + p * N_CITIES + c]
     for i in range(DISPLAY):
-        c = st[S_DISPLAY + i]
+        c = state[S_DISPLAY + i]
         if c >= 0:
-            cnt[c] -= 1
-    for i in range(st[S_DISC_N]):
-        cnt[st[S_DISC + i]] -= 1
+            city_counts[c] -= 1
+    for i in range(state[S_DISC_N]):
+        city_counts[state[S_DISC + i]] -= 1
     for q in range(n):
         base = S_ROUTE + q * ROUTE_SLOTS
-        for i in range(st[S_RLO + q], st[S_RHI + q]):
-            cnt[st[base + i]] -= 1
+        for i in range(state[S_RLO + q], state[S_RHI + q]):
+            city_counts[state[base + i]] -= 1
         if q != p:
             for c in range(N_CITIES):
-                cnt[c] -= st[S_KNOWN + q * N_CITIES + c]
+                city_counts[c] -= state[S_KNOWN + q * N_CITIES + c]
     k = 0
     for c in range(N_CITIES):
-        for _ in range(cnt[c]):
-            pool[k] = c
+        for _ in range(city_counts[c]):
+            card_pool[k] = c
             k += 1
-    shuffle_fast(rng, pool[:k])
+    shuffle_fast(rng, card_pool[:k])
     pos = 0
     for q in range(n):
         if q == p:
             continue
         h = S_HAND + q * N_CITIES
         kn = S_KNOWN + q * N_CITIES
-        unknown = st[S_HAND_N + q]
+        unknown = state[S_HAND_N + q]
         hm = 0
         for c in range(N_CITIES):
-            st[h + c] = st[kn + c]
-            unknown -= st[kn + c]
-            if st[kn + c] > 0:
+            state[h + c] = state[kn + c]
+            unknown -= state[kn + c]
+            if state[kn + c] > 0:
                 hm |= 1 << c
         for _ in range(unknown):
-            c = pool[pos]
+            c = card_pool[pos]
             pos += 1
-            st[h + c] += 1
+            state[h + c] += 1
             hm |= 1 << c
-        st[S_HMASK + q] = hm
+        state[S_HMASK + q] = hm
     m = k - pos  # = cards left in the deck
     for i in range(m):
-        st[S_DECK + i] = pool[pos + i]
-    st[S_DECK_TOP] = 0
-    st[S_DECK_END] = m
+        state[S_DECK + i] = card_pool[pos + i]
+    state[S_DECK_TOP] = 0
+    state[S_DECK_END] = m
 
 
 @njit(cache=True, inline="always")
-def _search_legal(st, ctx, moves):
+def _search_legal(state, ctx, out_moves):
     """The moves the search considers: the legal moves, except that in a play phase the route
     is discarded (restart) only when no card extends it (as ``random`` plays; the ``route``
     policy restarts only then too)."""
-    if st[S_OVER] != 0:
+    if state[S_OVER] != 0:
         return 0
-    n = legal_moves(st, ctx[0], moves)
-    ph = st[S_PHASE]
-    if (ph == PH_PLAY1 or ph == PH_PLAY2) and moves[0] < A_START:
+    n = legal_moves(state, ctx[0], out_moves)
+    ph = state[S_PHASE]
+    if (ph == PH_PLAY1 or ph == PH_PLAY2) and out_moves[0] < A_START:
         k = 1
-        while k < n and moves[k] < A_START:
+        while k < n and out_moves[k] < A_START:
             k += 1
         return k
     return n
 
 
 @njit(cache=True, inline="always")
-def _search_to_move(st, ctx):
-    return st[S_CUR]
+def _search_to_move(state, ctx):
+    return state[S_CUR]
 
 
 @njit(cache=True, inline="always")
-def _search_step(st, ctx, move, rng):
+def _search_step(state, ctx, move, rng):
     """``apply_move`` in the search: the play engine (``_advance``, one move: no seat plays
     ``random`` or ``route`` there), ``rng`` the reshuffle stream."""
-    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog, noids, noprm, nostreams = ctx
+    (
+        tables,
+        variant,
+        reshuffle_rng,
+        actions,
+        card_pool,
+        city_counts,
+        rollout_policy,
+        rollout_params,
+        points,
+        script,
+        reshuffle_log,
+        engine_policy_ids,
+        engine_params,
+        engine_rngs,
+    ) = ctx
     _advance(
-        st, tab, var, np.int64(move), noids, noprm, nostreams, acts, rng, script, slog, slog, ZERO
+        state,
+        tables,
+        variant,
+        np.int64(move),
+        engine_policy_ids,
+        engine_params,
+        engine_rngs,
+        actions,
+        rng,
+        script,
+        reshuffle_log,
+        reshuffle_log,
+        ZERO,
     )
 
 
 @njit(cache=True, inline="always")
-def _search_apply(st, ctx, move):
-    _search_step(st, ctx, move, ctx[2])
+def _search_apply(state, ctx, move):
+    _search_step(state, ctx, move, ctx[2])
 
 
 @njit(cache=True, inline="always")
-def _search_rollout(st, ctx, rng, scores):
-    """Finish the game with ``kind`` (``POL_RANDOM`` or ``POL_ROUTE`` with ``prm``) for every
-    seat; ``scores`` = final points (§5) + ``TIE_BREAK_BONUS`` for the tie-break winner."""
-    tab, var, srng, acts, pool, cnt, kind, prm, sc, script, slog, noids, noprm, nostreams = ctx
-    if kind == POL_RANDOM:
-        while st[S_OVER] == 0:
-            _search_step(st, ctx, _random_move(st, tab, acts, rng), rng)
+def _search_rollout(state, ctx, rng, out_scores):
+    """Finish the game with ``rollout_policy`` (``POL_RANDOM`` or ``POL_ROUTE`` with
+    ``rollout_params``) for every seat; ``out_scores`` = final points (§5) + ``TIE_BREAK_BONUS``
+    for the tie-break winner."""
+    (
+        tables,
+        variant,
+        reshuffle_rng,
+        actions,
+        card_pool,
+        city_counts,
+        rollout_policy,
+        rollout_params,
+        points,
+        script,
+        reshuffle_log,
+        engine_policy_ids,
+        engine_params,
+        engine_rngs,
+    ) = ctx
+    if rollout_policy == POL_RANDOM:
+        while state[S_OVER] == 0:
+            _search_step(state, ctx, _random_move(state, tables, actions, rng), rng)
     else:
-        while st[S_OVER] == 0:
-            n = legal_moves(st, tab, acts)
-            _search_step(st, ctx, _route_policy(st, tab, acts, n, prm, rng), rng)
-    score_final(st, tab, sc)
-    w = winner_of(st, sc)
-    for q in range(st[S_NP]):
-        scores[q] = sc[q] + (TIE_BREAK_BONUS if q == w else 0.0)
+        while state[S_OVER] == 0:
+            n = legal_moves(state, tables, actions)
+            _search_step(
+                state, ctx, _route_policy(state, tables, actions, n, rollout_params, rng), rng
+            )
+    score_final(state, tables, points)
+    w = winner_of(state, points)
+    for q in range(state[S_NP]):
+        out_scores[q] = points[q] + (TIE_BREAK_BONUS if q == w else 0.0)
 
 
 search.register(
@@ -234,17 +294,17 @@ def search_capacity(policy_ids, policy_params):
 
 
 @njit(cache=True)
-def search_scratch(tab, var, capacity):
+def search_scratch(tables, variant, capacity):
     """Scratch of ``choose_mcts`` for trees of ``capacity`` nodes: (ctx, work state, tree,
     value, logs, moves, untried, mark, path, scores, reward). ``ctx`` is the search's game
-    context: (tab, var, reshuffle stream uint64[4], actions int64[MAX_ACTIONS], card pool
+    context: (tables, variant, reshuffle stream uint64[4], actions int64[MAX_ACTIONS], card pool
     int64[66], city counts int64[22], rollout policy id int64[1] holder, route parameters
     float64[N_PARAMS], points int64[MAX_SEATS], empty script, 1-slot reshuffle log, and for
     ``_advance`` policy ids int64[MAX_SEATS] with no ``random`` or ``route`` seat, unused
     parameters float64[MAX_SEATS, N_PARAMS] and streams uint64[MAX_SEATS, 4])."""
     ctx = ThurnAndTaxisSearchContext(
-        tab,
-        var,
+        tables,
+        variant,
         np.zeros(4, np.uint64),
         np.zeros(MAX_ACTIONS, np.int64),
         np.zeros(N_CARDS, np.int64),
@@ -274,27 +334,55 @@ def search_scratch(tab, var, capacity):
 
 
 @njit(cache=True)
-def choose_mcts(st, prm, rng, scr):
-    """The ``mcts`` decision of the seat to move in ``st`` (int64[ST_SIZE], read only; the
+def choose_mcts(state, params, rng, scratch):
+    """The ``mcts`` decision of the seat to move in ``state`` (int64[ST_SIZE], read only; the
     hidden parts are only resampled in a copy) by ISMCTS with the parameters ``P_MCTS_*`` of
-    ``prm`` (float64[>= N_MCTS_PARAMS]); ``rng`` the seat's policy stream (uint64[4], the only
-    source of randomness); ``scr`` from ``search_scratch``. Returns a legal action."""
-    ctx0, work, tree, value, logs, moves, untried, mark, path, scores, reward = scr
-    tab, var, srng, acts, pool, cnt, kind0, rprm, sc, script, slog, noids, noprm, nostreams = ctx0
+    ``params`` (float64[>= N_MCTS_PARAMS]); ``rng`` the seat's policy stream (uint64[4], the only
+    source of randomness); ``scratch`` from ``search_scratch``. Returns a legal action."""
+    base_ctx, work, tree, value, logs, moves, untried, mark, path, scores, reward = scratch
+    (
+        tables,
+        variant,
+        reshuffle_rng,
+        actions,
+        card_pool,
+        city_counts,
+        base_rollout_policy,
+        rollout_params,
+        points,
+        script,
+        reshuffle_log,
+        engine_policy_ids,
+        engine_params,
+        engine_rngs,
+    ) = base_ctx
     for k in range(N_PARAMS):
-        rprm[k] = prm[P_MCTS_BASE + k]
-    seed_state(srng, next_u64(rng))
-    kind = np.int64(prm[P_MCTS_ROLLOUT])
+        rollout_params[k] = params[P_MCTS_BASE + k]
+    seed_state(reshuffle_rng, next_u64(rng))
+    rollout_policy = np.int64(params[P_MCTS_ROLLOUT])
     ctx = ThurnAndTaxisSearchContext(
-        tab, var, srng, acts, pool, cnt, kind, rprm, sc, script, slog, noids, noprm, nostreams
+        tables,
+        variant,
+        reshuffle_rng,
+        actions,
+        card_pool,
+        city_counts,
+        rollout_policy,
+        rollout_params,
+        points,
+        script,
+        reshuffle_log,
+        engine_policy_ids,
+        engine_params,
+        engine_rngs,
     )
-    n = st[S_NP]
+    n = state[S_NP]
     return tree_search(
-        st,
+        state,
         ctx,
-        np.int64(prm[P_MCTS_ITER]),
-        prm[P_MCTS_C],
-        np.int64(prm[P_MCTS_REWARD]),
+        np.int64(params[P_MCTS_ITER]),
+        params[P_MCTS_C],
+        np.int64(params[P_MCTS_REWARD]),
         MARGIN_SCALE,
         rng,
         work,
