@@ -76,10 +76,19 @@ def main() -> None:
             print("\nfunctions compiled for more than one signature (the arguments that differ):")
             for k, v in sorted(dup.items()):
                 v = sorted(v, key=str)
-                diff = [i for i in range(len(v[0])) if len({str(a[i]) for a in v}) > 1]
+                # signatures of one name may differ in length (the search's per-step lambdas
+                # have one name for steps of different arity): compare up to the longest
+                width = max(len(a) for a in v)
+                diff = [
+                    i
+                    for i in range(width)
+                    if len({str(a[i]) if i < len(a) else "-" for a in v}) > 1
+                ]
                 print(f"  {k}: argument(s) {diff}")
                 for a in v:
-                    print("      " + ", ".join(str(a[i])[:60] for i in diff))
+                    print(
+                        "      " + ", ".join((str(a[i]) if i < len(a) else "-")[:60] for i in diff)
+                    )
         print(f"sum of self-times {sum(own.values()):.1f} s")
 
 
