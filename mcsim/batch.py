@@ -82,6 +82,7 @@ from mcsim.errors import McsimError, MissingFileError
 from mcsim.files import read_json, read_toml
 from mcsim.runner import (
     MAX_SEED,
+    RunOptions,
     check_limits,
     fingerprint_change,
     resolve_config,
@@ -563,9 +564,7 @@ def run_plan(
                 "versions": _versions(),
             },
         )
-    import mcsim
 
-    scale = {k: v for k, v in (("backend", backend), ("scheduler", scheduler)) if v is not None}
     rows: list[dict] = []
     summaries = []
     n = len(plan.cells)
@@ -584,18 +583,18 @@ def run_plan(
             continue
         if echo:
             echo(f"[{k}/{n}] {cell.id}: {cell.describe()}")
-        r = mcsim.simulate(
-            cell.game,
+        run = RunOptions(
             games=cell.games,
             seed=cell.seed,
-            policies=cell.policies,
             variant=cell.variant,
             players=cell.players,
-            workers=workers,
             options=cell.options,
+            workers=workers,
+            backend=backend,
+            scheduler=scheduler,
             progress=progress,
-            **scale,
         )
+        r = run.simulate(cell.game, cell.policies)
         summary = dict(r.summary)
         summary["experiment"] = {
             "id": cell.id,

@@ -21,6 +21,7 @@ as a point estimate, the per-seat win-share differences carry the intervals.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 import numpy as np
 
@@ -108,7 +109,6 @@ def compare_variants(
     UnknownVariantError, UnknownPolicyError, UnknownGameError
         As ``mcsim.simulate``.
     """
-    import mcsim
     from mcsim.games import get_game
 
     arms = [parse_arm(a) if isinstance(a, str) else dict(a) for a in arms]
@@ -123,25 +123,14 @@ def compare_variants(
         for j in range(i):
             if resolved[i] == resolved[j]:
                 raise ConfigError(f"--variant arms {j + 1} and {i + 1} are the same rules")
-    from mcsim.runner import resolve_config
+    from mcsim.runner import RunOptions, resolve_config
 
     _, cfg = resolve_config(game, players, policies, arms[0])
     solo = cfg.players == 1
     if solo and announce is not None:
         announce(SOLO_NOTE.format(game=game))
-    results = [
-        mcsim.simulate(
-            game,
-            games=games,
-            seed=seed,
-            policies=policies,
-            variant=a,
-            players=players,
-            workers=workers,
-            progress=progress,
-        )
-        for a in arms
-    ]
+    run = RunOptions(games=games, seed=seed, players=players, workers=workers, progress=progress)
+    results = [replace(run, variant=a).simulate(game, policies) for a in arms]
     npl = results[0].summary["players"]
     labels = [",".join(f"{k}={v}" for k, v in a.items()) or "(defaults)" for a in arms]
     out = {

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import tempfile
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,7 @@ from mcsim import stats
 from mcsim.errors import ConfigError
 from mcsim.games import get_game
 from mcsim.games.base import parse_policy
+from mcsim.runner import RunOptions
 
 
 def _game_scores(games, players: int, column: str = "score") -> np.ndarray:
@@ -100,46 +102,45 @@ def evaluate(
     ConfigError
         No policy given; plus everything ``mcsim.simulate`` raises.
     """
-    return _evaluate(game, policies, games, seed, variant, players, workers, options, progress)[0]
+    run = RunOptions(
+        games=games,
+        seed=seed,
+        variant=variant,
+        players=players,
+        options=options,
+        workers=workers,
+        progress=progress,
+    )
+    return _evaluate(game, policies, run)[0]
 
 
-def _evaluate(game, policies, games, seed, variant, players, workers, options, progress):
-    """``evaluate`` plus the per-game scores of each policy (float64[games] per policy)."""
-    from mcsim.runner import simulate
+def _evaluate(game, policies, run):
+    """``evaluate`` plus the per-game scores of each policy (float64[games] per policy);
+    ``run`` a ``RunOptions`` (its ``players`` None: the game's fewest)."""
 
     policies = [policies] if isinstance(policies, str) else list(policies)
     if not policies:
         raise ConfigError("evaluate needs at least one --policy")
     module = get_game(game)
-    if players is None:
-        players = module.SPEC.min_players
+    players = module.SPEC.min_players if run.players is None else run.players
+    run = replace(run, players=players)
     from mcsim.runner import resolve_config
 
     choices = [parse_policy(t) if isinstance(t, str) else t for t in policies]
     for choice in choices:  # every policy checked before the first game
-        resolve_config(game, players, [choice] * players, variant, options)
+        resolve_config(game, players, [choice] * players, run.variant, run.options)
     blocks, scores = [], []
     head: dict[str, Any] = {}
     for choice in choices:
-        r = simulate(
-            game,
-            games=games,
-            seed=seed,
-            policies=[choice] * players,
-            variant=variant,
-            players=players,
-            workers=workers,
-            options=options,
-            progress=progress,
-        )
+        r = run.simulate(game, [choice] * players)
         b, x = _policy_block(r, module, players)
         blocks.append(b)
         scores.append(x)
         if not head:
             head = {
                 "game": game,
-                "games": games,
-                "seed": seed,
+                "games": run.games,
+                "seed": run.seed,
                 "players": players,
                 "variant": dict(r.prepared.config.variant),
             }
@@ -203,18 +204,23 @@ def evaluate_ensemble(
     sets, set_scores = [], []
     with tempfile.TemporaryDirectory(prefix="mcsim-ensemble-") as tmp:
         module.ensemble_options(0, 0, tmp)  # raises ConfigError for a game without an ensemble
-        base, base_scores = _evaluate(
-            game, policies, games, seed, variant, players, workers, options, progress
+        run = RunOptions(
+            games=games,
+            seed=seed,
+            variant=variant,
+            players=players,
+            options=options,
+            workers=workers,
+            progress=progress,
         )
+        base, base_scores = _evaluate(game, policies, run)
         labels = [b["policy"] for b in base["policies"]]
         base_mean = {b["policy"]: b["total"]["mean"] for b in base["policies"]}
         eseed = seed if ensemble_seed is None else ensemble_seed
         for label, opts in module.ensemble_options(k, eseed, out_dir or tmp):
             merged = dict(options or {})
             merged.update(opts)
-            ev, sc = _evaluate(
-                game, policies, games, seed, variant, players, workers, merged, progress
-            )
+            ev, sc = _evaluate(game, policies, replace(run, options=merged))
             sets.append(
                 {
                     "label": label,

@@ -54,7 +54,7 @@ from mcsim import stats
 from mcsim.charts import COLORS, Figure, MissingData
 from mcsim.errors import ConfigError
 from mcsim.games import get_game
-from mcsim.runner import SimulationResult, to_json
+from mcsim.runner import RunOptions, SimulationResult, to_json
 
 
 @dataclass
@@ -194,7 +194,6 @@ def build_report(
         As ``mcsim.simulate``; ``ConfigError`` also when ``out`` cannot be a folder. Nothing is
         written when the run fails.
     """
-    import mcsim
     from mcsim.outputs import Outputs
 
     out = Path(out)
@@ -205,21 +204,21 @@ def build_report(
     Outputs(force=force).folder(out, "--out")  # before any game
     module = get_game(game)
     say = echo or (lambda s: None)
-    kw = dict(
+    run = RunOptions(
         games=games,
         seed=seed,
         variant=variant,
         players=players,
+        options=options,
         workers=workers,
         chunk_size=chunk_size,
-        options=options,
+        backend=backend,
+        scheduler=scheduler,
         progress=progress,
-        keep_games=True,
     )
-    kw.update({k: v for k, v in (("backend", backend), ("scheduler", scheduler)) if v is not None})
-    main = mcsim.simulate(game, policies=policies, **kw)
+    main = run.simulate(game, policies, keep_games=True)
     say(f"report: played {games:,} games of {game} (seed {seed})")
-    rotations = _seat_rotations(game, main, kw, say) if rotate else []
+    rotations = _seat_rotations(game, main, run, say) if rotate else []
     ctx = _Ctx(
         module, main, [([c.label() for c in main.prepared.config.policies], main)] + rotations
     )
@@ -238,11 +237,9 @@ def build_report(
     return ReportResult(out, main, figures, skipped, comparison, files)
 
 
-def _seat_rotations(game: str, main: SimulationResult, kw: dict, say) -> list:
+def _seat_rotations(game: str, main: SimulationResult, run: RunOptions, say) -> list:
     """When the seats hold different policies, the cyclic rotations of the policies over the
     seats, each played on the same deals: ``[(labels, SimulationResult)]`` (none otherwise)."""
-    import mcsim
-
     choices = list(main.prepared.config.policies)
     labels = [c.label() for c in choices]
     k = len(labels)
@@ -257,7 +254,7 @@ def _seat_rotations(game: str, main: SimulationResult, kw: dict, say) -> list:
             continue
         done.add(key)
         say(f"report: seat rotation {r}: {' | '.join(key)}")
-        rotations.append((list(key), mcsim.simulate(game, policies=rot, **kw)))
+        rotations.append((list(key), run.simulate(game, rot, keep_games=True)))
     return rotations
 
 

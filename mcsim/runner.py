@@ -85,6 +85,49 @@ class SimulationResult:
         return stats.long_seats(self.games, cfg.players, [p.label() for p in cfg.policies])
 
 
+@dataclass(frozen=True)
+class RunOptions:
+    """How a run is played, apart from its game and its seats' policies: the parameters that
+    ``tournament``, ``evaluate``, ``compare_variants``, ``build_report`` and ``run_plan`` pass on
+    to ``simulate`` for each run they make, held in one place.
+
+    Fields as ``simulate``'s keywords: ``games`` (games per run), ``seed`` (root seed),
+    ``variant`` (``{name: value}``), ``players``, ``options`` (game options), ``workers``,
+    ``chunk_size``, ``backend``, ``scheduler`` (None: ``simulate``'s defaults), ``progress``.
+    """
+
+    games: int = 10_000
+    seed: int = 0
+    variant: dict | None = None
+    players: int | None = None
+    options: dict | None = None
+    workers: int | None = 1
+    chunk_size: int | None = None
+    backend: str | None = None
+    scheduler: str | None = None
+    progress: bool = False
+
+    def simulate(self, game: str, policies, **extra) -> SimulationResult:
+        """``simulate(game, policies=policies, ...)`` with these options; ``extra`` adds the
+        per-run keywords (``keep_games``, ``record``, ``out_dir``, ...). Raises what
+        ``simulate`` raises."""
+        return simulate(
+            game,
+            games=self.games,
+            seed=self.seed,
+            policies=policies,
+            variant=self.variant,
+            players=self.players,
+            workers=self.workers,
+            chunk_size=self.chunk_size,
+            options=self.options,
+            progress=self.progress,
+            backend=self.backend,
+            scheduler=self.scheduler,
+            **extra,
+        )
+
+
 def resolve_config(
     game: str,
     players: int | None = None,

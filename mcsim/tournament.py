@@ -27,7 +27,7 @@ import numpy as np
 from mcsim import stats
 from mcsim.errors import ConfigError
 from mcsim.games.base import parse_policy
-from mcsim.runner import resolve_config, simulate
+from mcsim.runner import RunOptions, resolve_config
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
 #: pseudo-wins added to every seat of every lineup before the rating fit (see ``tournament``)
@@ -164,21 +164,19 @@ def tournament(
     plan = lineups(labels, players)
     results = []
     elapsed = 0.0
+    run = RunOptions(
+        games=games,
+        seed=seed,
+        variant=variant,
+        players=players,
+        options=options,
+        workers=workers,
+        backend=backend,
+        scheduler=scheduler,
+        progress=progress,
+    )
     for lineup in plan:
-        r = simulate(
-            game,
-            games=games,
-            seed=seed,
-            policies=list(lineup),
-            variant=variant,
-            players=players,
-            workers=workers,
-            options=options,
-            backend=backend,
-            scheduler=scheduler,
-            progress=progress,
-            keep_games=False,
-        )
+        r = run.simulate(game, list(lineup), keep_games=False)
         results.append(r)
         elapsed += r.summary["elapsed_seconds"] - r.summary.get("compile_seconds", 0.0)
     wins = [[r.aggregate.win_share[s] for s in range(players)] for r in results]

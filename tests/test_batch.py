@@ -52,6 +52,7 @@ def no_simulate(monkeypatch):
         raise AssertionError("a game was played before the plan was validated")
 
     monkeypatch.setattr(mcsim, "simulate", boom)
+    monkeypatch.setattr("mcsim.runner.simulate", boom)  # every run goes through it
 
 
 # ---------------------------------------------------------------- plan expansion
@@ -405,9 +406,9 @@ def test_resume_skips_finished_cells_and_gives_the_same_table(tmp_path, monkeypa
     (out / "experiments" / "sh-003.json").unlink()  # as if stopped during sh-003
     (out / "results.csv").unlink()
     played = []
-    real = mcsim.simulate
+    real = mcsim.runner.simulate  # every cell's run goes through it (RunOptions.simulate)
     monkeypatch.setattr(
-        mcsim, "simulate", lambda *a, **k: played.append(k["seed"]) or real(*a, **k)
+        "mcsim.runner.simulate", lambda *a, **k: played.append(k["seed"]) or real(*a, **k)
     )
     lines = []
     again = run_plan(path, out=out, resume=True, echo=lines.append).table

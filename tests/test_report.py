@@ -277,14 +277,14 @@ def test_cli_out_must_be_a_folder(cli, tmp_path):
 
 def test_run_notices_are_shown_above_the_tables(tmp_path, monkeypatch):
     """A run's notices (e.g. Don Quixote's reconstructed tile set) head the report."""
-    real = mcsim.simulate
+    real = mcsim.runner.simulate  # the report's runs go through it (RunOptions.simulate)
 
     def with_notice(*a, **k):
         r = real(*a, **k)
         r.prepared.notices.append("figures depend on an unverified <test> table")
         return r
 
-    monkeypatch.setattr(mcsim, "simulate", with_notice)
+    monkeypatch.setattr("mcsim.runner.simulate", with_notice)
     r = build_report("sacred-hill", tmp_path / "r", games=50, seed=1)
     page = (tmp_path / "r" / "report.html").read_text()
     assert (
