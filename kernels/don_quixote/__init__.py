@@ -16,6 +16,14 @@ module            holds
                   ``play_batch_search`` (records included), the game loop, ``entry_for``
 ================  ===========================================================================
 
+Names: ``state`` is one player's estate (int64[S_ROWS, N_NODES], also the search state),
+``work`` a scratch copy of it, ``tables`` the compiled tile table (int64[T, 2, TW]) and
+``n_tiles`` its T; ``variant``, ``policy_ids`` / ``policy_params``, a seat's ``policy_id`` and
+``params``, heuristic ``weights``; ``rng`` one stream; ``scratch`` the per-call buffers
+(``search_scratch`` where the play scratch meets the search's), with the undo ``log``, the
+``saved`` scalars and ``open_ends`` (open road ends per network root); outputs ``out_score``,
+``out_breakdown`` (row ``breakdown_row``), ``out_moves``, ``out_record``.
+
 ``import kernels.don_quixote as K`` gives the names below (``__all__``), the ones ``mcsim``,
 the benchmarks and the shared tests use; anything else is imported from its module.
 jit-compiled; the caller (``mcsim.games.don_quixote``) validates all input.
