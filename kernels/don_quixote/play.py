@@ -28,7 +28,7 @@ from kernels.don_quixote.layout import (
     SC_SAVE,
     V_LAST_ROT,
 )
-from kernels.don_quixote.policies import _run_simple
+from kernels.don_quixote.policies import PlacementScratch, SeatOutputs, _run_simple
 from kernels.don_quixote.rules import deal, place, reveal, round_of, score_breakdown, setup_estate
 from kernels.don_quixote.search_steps import (
     _choose_rollout,
@@ -63,9 +63,7 @@ def _play_simple(
     params,
     last_rotmask,
     rng,
-    out_breakdown,
-    breakdown_row,
-    out_moves,
+    outputs,
     scratch,
 ):
     """One player's 22 placements by random / greedy / heuristic on estate ``state`` (castles
@@ -77,13 +75,11 @@ def _play_simple(
     policy_id : int  policy id (POL_*); params : float64[:]  its parameter vector
     last_rotmask : int  allowed orientations of the set-aside tile (``ROT_BOTH`` or one bit)
     rng : uint64[4]  the seat's policy stream
-    out_breakdown : int64[rows, 3, 6]  out: per-scoring, per-category points into row
-        ``breakdown_row``
-    out_moves : int64[22, 2]  out: (tile, rotation) of each placement
-    scratch : (hand int64[HAND_SLOTS], log int64[LOGN], saved int64[SC_SAVE], open_ends
-        int64[N_NODES] all zero, weights float64[N_HEUR])
+    outputs : ``SeatOutputs``  out: per-scoring, per-category points (int64[rows, 3, 6], into
+        its row) and (tile, rotation) of each placement (int64[22, 2])
+    scratch : (hand int64[HAND_SLOTS], ``PlacementScratch``, weights float64[N_HEUR])
     """
-    hand, log, saved, open_ends, weights = scratch
+    hand, placement, weights = scratch
     for k in range(N_HEUR):
         weights[k] = params[k] if policy_id == POL_HEURISTIC else HEUR_DEFAULT[k]
     return _run_simple(
@@ -98,12 +94,8 @@ def _play_simple(
         weights,
         last_rotmask,
         rng,
-        log,
-        saved,
-        open_ends,
-        out_breakdown,
-        breakdown_row,
-        out_moves,
+        placement,
+        outputs,
     )
 
 
@@ -118,9 +110,7 @@ def _play_planned(
     last_rotmask,
     last_rand,
     rng,
-    out_breakdown,
-    breakdown_row,
-    out_moves,
+    outputs,
     scratch,
     plan,
     search_scratch,
@@ -132,7 +122,8 @@ def _play_planned(
     arguments as in ``_play_simple``, and ``last_rand``: variant ``last_tile_rotation=random``
     (rollouts sample the orientation), ``plan`` and ``search_scratch`` as in ``_play_games``.
     """
-    hand, log, saved, open_ends, _ = scratch
+    hand, placement, _ = scratch
+    out_breakdown, breakdown_row, out_moves = outputs
     plan[:, :] = 0
     if policy_id == POL_ORACLE:
         oracle_full(
@@ -170,9 +161,7 @@ def _play_planned(
                 rotmask,
                 last_rand,
                 rng,
-                log,
-                saved,
-                open_ends,
+                placement,
             )
         elif search_scratch is None:
             # an entry without search (Numba keeps one of these two branches)
@@ -198,7 +187,7 @@ def _play_planned(
         nh -= 1
         out_moves[pos, 0] = t
         out_moves[pos, 1] = o
-        place(state, tables, cells[pos], t, o, log)
+        place(state, tables, cells[pos], t, o, placement.log)
         if pos == ROUND_END[rnd - 1]:
             total += score_breakdown(state, rnd, out_breakdown[breakdown_row, rnd - 1])
     return total
@@ -239,9 +228,11 @@ def _play_games(
     moves = np.empty((N_PLACE, 2), dtype=np.int64)
     scratch = (
         np.empty(HAND_SLOTS, dtype=np.int64),
-        np.zeros(LOGN, dtype=np.int64),
-        np.zeros(SC_SAVE, dtype=np.int64),
-        np.zeros(N_NODES, dtype=np.int64),
+        PlacementScratch(
+            np.zeros(LOGN, dtype=np.int64),
+            np.zeros(SC_SAVE, dtype=np.int64),
+            np.zeros(N_NODES, dtype=np.int64),
+        ),
         np.zeros(N_HEUR, dtype=np.float64),
     )
     last_rand = variant[V_LAST_ROT] == LAST_ROT_RANDOM
@@ -259,6 +250,7 @@ def _play_games(
             mask = (1 << g_last_rot[p]) if last_rand else ROT_BOTH
             policy_id = policy_ids[p]
             m = rec_moves[g, p] if kept else moves
+            outputs = SeatOutputs(out_breakdown[g], p, m)
             # with plan None, Numba prunes the else branch by the argument's type
             if plan is None or policy_id <= POL_HEURISTIC:
                 total = _play_simple(
@@ -270,9 +262,7 @@ def _play_games(
                     policy_params[p],
                     mask,
                     rng,
-                    out_breakdown[g],
-                    p,
-                    m,
+                    outputs,
                     scratch,
                 )
             else:
@@ -286,9 +276,7 @@ def _play_games(
                     mask,
                     last_rand,
                     rng,
-                    out_breakdown[g],
-                    p,
-                    m,
+                    outputs,
                     scratch,
                     plan,
                     search_scratch,

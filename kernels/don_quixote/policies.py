@@ -9,6 +9,8 @@
 policy and the search's rollout step call it too.
 """
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -56,6 +58,15 @@ from kernels.don_quixote.rules import (
     unplace,
 )
 from kernels.rng import randint
+
+#: the trial-placement scratch of the simple choosers (``_choose_simple``, ``_run_simple``, the
+#: rollouts): the undo ``log`` (int64[LOGN]), the ``saved`` scalars (int64[SC_SAVE]) and
+#: ``open_ends`` (int64[N_NODES], all zero between calls; ``heuristic_value``)
+PlacementScratch = namedtuple("PlacementScratch", ["log", "saved", "open_ends"])
+#: where ``_run_simple`` writes one seat's game: ``breakdown`` (int64[rows, 3, N_CAT]; row
+#: ``row`` gets the points per scoring and category, none when it has no rows) and ``moves``
+#: (int64[22, 2]: tile, rotation per placement)
+SeatOutputs = namedtuple("SeatOutputs", ["breakdown", "row", "moves"])
 
 
 @njit(cache=True)
@@ -164,12 +175,12 @@ def _choose_simple(
     rnd,
     at_end,
     rng,
-    log,
-    saved,
-    open_ends,
+    scratch,
 ):
     """(hand index, orientation) chosen by random / greedy / heuristic. ``at_end``: this
-    placement ends the round (the heuristic adds ``weights[H_END]`` x the round's score)."""
+    placement ends the round (the heuristic adds ``weights[H_END]`` x the round's score);
+    ``scratch`` a ``PlacementScratch``."""
+    log, saved, open_ends = scratch
     if policy_id == POL_RANDOM:
         i = randint(rng, nh)
         if rotmask == ROT_BOTH:
@@ -223,20 +234,17 @@ def _run_simple(
     weights,
     last_rotmask,
     rng,
-    log,
-    saved,
-    open_ends,
-    out_breakdown,
-    breakdown_row,
-    out_moves,
+    scratch,
+    outputs,
 ):
     """Play placements ``pos0 .. 21`` with a simple policy; return the sum of scorings done.
 
-    ``hand[:nh]`` holds the face-up unplaced tiles before the reveals of ``pos0``. If
-    ``out_breakdown`` has rows, scoring r's categories go to
-    ``out_breakdown[breakdown_row, r - 1, :]``. ``out_moves`` (int64[22, 2]) receives (tile,
-    rotation) per placement.
+    ``hand[:nh]`` holds the face-up unplaced tiles before the reveals of ``pos0``; ``scratch``
+    a ``PlacementScratch``; the moves and (if its breakdown has rows) the points per scoring
+    go to ``outputs`` (a ``SeatOutputs``).
     """
+    log = scratch.log
+    out_breakdown, breakdown_row, out_moves = outputs
     total = 0
     for pos in range(pos0, N_PLACE):
         nh = reveal(hand, nh, seq, pos)
@@ -259,9 +267,7 @@ def _run_simple(
             rnd,
             pos == ROUND_END[rnd - 1],
             rng,
-            log,
-            saved,
-            open_ends,
+            scratch,
         )
         i += first
         t = hand[i]

@@ -52,7 +52,12 @@ from kernels.don_quixote.layout import (
     SC_SEQ,
     SEARCH_SCALE,
 )
-from kernels.don_quixote.policies import _run_simple, heuristic_value
+from kernels.don_quixote.policies import (
+    PlacementScratch,
+    SeatOutputs,
+    _run_simple,
+    heuristic_value,
+)
 from kernels.don_quixote.rules import (
     _revealed_at,
     n_revealed,
@@ -76,11 +81,12 @@ DonQuixoteSearchContext = namedtuple(
 
 @njit(cache=True)
 def _choose_rollout(
-    params, state, tables, cells, seq, pos, hand, nh, rotmask, last_rand, rng, log, saved, open_ends
+    params, state, tables, cells, seq, pos, hand, nh, rotmask, last_rand, rng, scratch
 ):
     """Rollout policy: each candidate is scored by the mean of K completions (base policy)
     on K futures sampled from what is hidden (cell order after ``pos``, unrevealed tiles);
-    all candidates see the same K futures and base-policy draws."""
+    all candidates see the same K futures and base-policy draws. ``scratch``: a
+    ``PlacementScratch``."""
     K = max(int(params[R_COMPLETIONS]), 1)
     base = int(params[R_BASE])
     cell = cells[pos]
@@ -117,7 +123,7 @@ def _choose_rollout(
     hand2 = np.empty(HAND_SLOTS, dtype=np.int64)
     rollout_moves = np.empty((N_PLACE, 2), dtype=np.int64)
     rollout_rng = np.empty(4, dtype=np.uint64)
-    no_breakdown = np.zeros((0, 3, N_CAT), dtype=np.int64)
+    outputs = SeatOutputs(np.zeros((0, 3, N_CAT), dtype=np.int64), np.int64(0), rollout_moves)
     weights = HEUR_DEFAULT.copy()
     best_i = 0
     best_o = 0
@@ -135,7 +141,7 @@ def _choose_rollout(
                     if j != i:
                         hand2[nh2] = hand[j]
                         nh2 += 1
-                place(work, tables, cell, hand[i], o, log)
+                place(work, tables, cell, hand[i], o, scratch.log)
                 v = 0
                 if pos == ROUND_END[rnd - 1]:
                     v += score_round(work, rnd)
@@ -152,12 +158,8 @@ def _choose_rollout(
                     weights,
                     fut_lrot[k],
                     rollout_rng,
-                    log,
-                    saved,
-                    open_ends,
-                    no_breakdown,
-                    np.int64(0),
-                    rollout_moves,
+                    scratch,
+                    outputs,
                 )
                 acc += v
             if acc > best_v:
@@ -545,12 +547,8 @@ def _search_rollout(state, ctx, rng, scores):
             weights,
             state[SC, SC_LROT],
             rng,
-            log,
-            saved,
-            open_ends,
-            no_breakdown,
-            np.int64(0),
-            rollout_moves,
+            PlacementScratch(log, saved, open_ends),
+            SeatOutputs(no_breakdown, np.int64(0), rollout_moves),
         )
     scores[0] = total
 
