@@ -10,11 +10,21 @@ module            holds
                   parameter / variant codes; no Numba
 ``rules``         union-find networks, ``place`` / ``unplace``, scoring, the deal, reveals
 ``policies``      random / greedy / heuristic choosers, ``heuristic_value``, ``_run_simple``
+                  and its argument bundles ``PlacementScratch`` / ``SeatOutputs``
 ``search_steps``  rollout and oracle planners, the ``kernels.search`` steps (registered on
                   import), ``choose_mcts`` and its scratch
 ``play``          the entry kernels ``play_batch_simple`` / ``play_batch`` /
                   ``play_batch_search`` (records included), the game loop, ``entry_for``
 ================  ===========================================================================
+
+Names: ``state`` is one player's estate (int64[S_ROWS, N_NODES], also the search state),
+``work`` a scratch copy of it, ``tables`` the compiled tile table (int64[T, 2, TW]) and
+``n_tiles`` its T; ``variant``, ``policy_ids`` / ``policy_params``, a seat's ``policy_id`` and
+``params``, heuristic ``weights``; ``rng`` one stream; ``scratch`` the per-call buffers
+(``search_scratch`` where the play scratch meets the search's); a trial placement's scratch is
+a ``PlacementScratch`` (the undo ``log``, the ``saved`` scalars, ``open_ends``: open road ends
+per network root); outputs ``out_score``, ``out_breakdown``, ``out_record``, and one seat's
+game a ``SeatOutputs`` (its breakdown rows, its row, its moves).
 
 ``import kernels.don_quixote as K`` gives the names below (``__all__``), the ones ``mcsim``,
 the benchmarks and the shared tests use; anything else is imported from its module.

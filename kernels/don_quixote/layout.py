@@ -8,25 +8,25 @@ Rule source: ``docs/rules/don_quixote.md`` (sections cited per constant).
   port mask: ``LW=0, LN=1, LS=2, RE=3, RN=4, RS=5``. A 180° turn maps LW<->RE, LN<->RS,
   LS<->RN (``ROT_PORT``). The whole port-to-neighbour geometry is built by
   ``build_geometry()``: a corrected geometry is a change there only.
-* A tile is compiled (by ``mcsim.games.don_quixote``) into ``tiles`` int64[T, 2, TW]: per
+* A tile is compiled (by ``mcsim.games.don_quixote``) into ``tables`` int64[T, 2, TW]: per
   orientation, up to ``MAXP`` road pieces with their port masks, feature counts (knights, shield
   sum, churches, windmills), castle id (-1 none, 0 = first castle (6), 1 = second (4)), the
   port -> piece map, the defence shields the tile gives on each cell, the number of pieces and
-  the castle value (table ``tiles[t, o, :]`` below). Tiles ``0 .. T-3`` are landscape tiles,
+  the castle value (table ``tables[t, o, :]`` below). Tiles ``0 .. T-3`` are landscape tiles,
   ``T-2`` the 6-castle, ``T-1`` the 4-castle.
-* A player's estate is one int64[8, 96] array ``S`` (table ``S[row, :]`` below): rows
+* A player's estate is one int64[8, 96] array ``state`` (table ``state[row, :]`` below): rows
   PAR/SIZE/KN/SH/CH/WM over the 96 road-piece nodes (node = cell * MAXP + piece; PAR = -1 for an
   unused node), row CELLS (tile per cell in 0..23, rotation in 24..47, -1 = empty) and row SC
-  (scalars, table ``S[SC, :]`` below). Union-find is union by size without path compression so
+  (scalars, table ``state[SC, :]`` below). Union-find is union by size without path compression so
   a placement can be undone exactly (the undo log ``log`` records each union).
 * The search state (``kernels.search``) is an estate whose SC row also carries, after the
   scalars of ``place`` (columns < ``SC_SAVE``), the placement index, the face-up hand, the
   points banked, the orientation mask of the set-aside tile, the position-card order and the
-  reveal order. Its ctx tuple is (tiles, last_rand, rollout policy id, rollout weights, log,
-  saved, open_ws, empty breakdown, moves scratch); ``CTX_*`` are positions in it.
+  reveal order. Its ctx tuple is (tables, last_rand, rollout policy id, rollout weights, log,
+  saved, open_ends, empty breakdown, moves scratch); ``CTX_*`` are positions in it.
 
 Compile time: Numba compiles a jitted callee once per literal value it is called with
-(``f(S, 0)`` and ``f(S, 1)`` are two compiles of ``f``), so calls pass variables or
+(``f(state, 0)`` and ``f(state, 1)`` are two compiles of ``f``), so calls pass variables or
 ``np.int64(k)``, never a bare constant, to a function that also takes variables.
 """
 
@@ -120,7 +120,7 @@ BB_ALL = np.uint64((1 << N_CELLS) - 1)
 BB_BORDER = np.uint64(sum(1 << i for i in range(N_CELLS) if BOUNDARY[i]))
 
 # ---------------------------------------------------------------- tile table layout
-TILE = StateLayout("tiles[t, o, :]", "int64[TW]: one tile in one orientation")
+TILE = StateLayout("tables[t, o, :]", "int64[TW]: one tile in one orientation")
 T_PORTS = TILE.field("T_PORTS", MAXP, "port mask of each piece")
 T_KN = TILE.field("T_KN", MAXP, "knights on each piece")
 T_SH = TILE.field("T_SH", MAXP, "shield sum on each piece")
@@ -136,7 +136,7 @@ TILE.verify(globals())
 __doc__ += TILE.table()
 
 # ---------------------------------------------------------------- estate state layout
-ROWS = StateLayout("S[row, :]", "int64[S_ROWS, N_NODES]: one player's estate, by row")
+ROWS = StateLayout("state[row, :]", "int64[S_ROWS, N_NODES]: one player's estate, by row")
 PAR = ROWS.field("PAR", 1, "union-find parent of each node (-1 unused)")
 SIZE = ROWS.field("SIZE", 1, "nodes in the network (at a root)")
 KN = ROWS.field("KN", 1, "knights in the network (at a root)")
@@ -144,14 +144,14 @@ SH = ROWS.field("SH", 1, "shield sum of the network (at a root)")
 CH = ROWS.field("CH", 1, "churches in the network (at a root)")
 WM = ROWS.field("WM", 1, "windmills in the network (at a root)")
 CELLS = ROWS.field("CELLS", 1, "tile per cell in 0..23, its rotation in 24..47 (-1 empty)")
-SC = ROWS.field("SC", 1, "scalars (``S[SC, :]``)")
+SC = ROWS.field("SC", 1, "scalars (``state[SC, :]``)")
 S_ROWS = ROWS.size
 ROWS.verify(globals())
 __doc__ += ROWS.table()
 
 # The columns keep the offsets they always had (spare columns 5..7 and 14..15), so the search
 # fields start at 16 and MAX_SEARCH_LAND stays 38.
-SCALARS = StateLayout("S[SC, :]", "int64[N_NODES]: the scalar row of an estate / search state")
+SCALARS = StateLayout("state[SC, :]", "int64[N_NODES]: the scalar row of an estate / search state")
 SC_CHURCH = SCALARS.field("SC_CHURCH", 1, "church points (running)")
 SC_MILL = SCALARS.field("SC_MILL", 1, "windmill points (running)")
 SC_DEF = SCALARS.field("SC_DEF", 1, "defence shield sum")
@@ -184,7 +184,7 @@ LOG.verify(globals())
 __doc__ += LOG.table()
 
 #: positions in the search ctx (as built by ``choose_mcts`` and unpacked by ``_search_rollout``)
-CTX_TILES, CTX_LAST_RAND, CTX_LOG = 0, 1, 4
+CTX_TABLES, CTX_LAST_RAND, CTX_LOG = 0, 1, 4
 
 # ---------------------------------------------------------------- policies
 POL_RANDOM, POL_GREEDY, POL_HEURISTIC, POL_ROLLOUT, POL_ORACLE, POL_MCTS = 0, 1, 2, 3, 4, 5

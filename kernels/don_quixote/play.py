@@ -28,7 +28,7 @@ from kernels.don_quixote.layout import (
     SC_SAVE,
     V_LAST_ROT,
 )
-from kernels.don_quixote.policies import _run_simple
+from kernels.don_quixote.policies import PlacementScratch, SeatOutputs, _run_simple
 from kernels.don_quixote.rules import deal, place, reveal, round_of, score_breakdown, setup_estate
 from kernels.don_quixote.search_steps import (
     _choose_rollout,
@@ -45,83 +45,97 @@ from kernels.rng import STREAM_POLICY, new_state
 # compiles only the policies its lineups need, so that a first run compiles in seconds:
 # ``play_batch_simple`` random / greedy / heuristic, ``play_batch`` also rollout and oracle,
 # ``play_batch_search`` also mcts (``kernels.search``). ``entry_for`` picks one. What
-# a run leaves out is an argument that is None (``plan``, ``scr``): Numba prunes the branch that
-# uses it before typing, so that code is never compiled. Records are written by the same
-# kernels (``out_record``), so a run's records share the compiled code of its games.
+# a run leaves out is an argument that is None (``plan``, ``search_scratch``): Numba prunes
+# the branch that uses it before typing, so that code is never compiled. Records are written
+# by the same kernels (``out_record``), so a run's records share the compiled code of its
+# games.
 # ``_play_simple`` is inlined (``inline="always"``): each compiled level of a call chain
 # optimises again the machine code of everything below it (about 0.5 s per level here), and it
 # only passes arguments on. It allocates nothing, so the random and greedy games keep their
 # reference-count-free placements (see ``_run_simple``).
 @njit(cache=True, inline="always")
-def _play_simple(S, tiles, cells, seq, pol, params, last_rotmask, rng, bd, bd_row, moves, buf):
-    """One player's 22 placements by random / greedy / heuristic on estate ``S`` (castles
+def _play_simple(
+    state,
+    tables,
+    cells,
+    seq,
+    policy_id,
+    params,
+    last_rotmask,
+    rng,
+    outputs,
+    scratch,
+):
+    """One player's 22 placements by random / greedy / heuristic on estate ``state`` (castles
     placed); returns the total.
 
     Parameters
     ----------
     cells : int64[22]  position-card order; seq : int64[n_land]  this player's reveal order
-    pol : int  policy id (POL_*); params : float64[:]  its parameter vector
+    policy_id : int  policy id (POL_*); params : float64[:]  its parameter vector
     last_rotmask : int  allowed orientations of the set-aside tile (``ROT_BOTH`` or one bit)
     rng : uint64[4]  the seat's policy stream
-    bd : int64[rows, 3, 6]  out: per-scoring, per-category points into row ``bd_row``
-    moves : int64[22, 2]  out: (tile, rotation) of each placement
-    buf : (hand int64[HAND_SLOTS], log int64[LOGN], saved int64[SC_SAVE], open_ws
-        int64[N_NODES] all zero, w float64[N_HEUR])  scratch
+    outputs : ``SeatOutputs``  out: per-scoring, per-category points (int64[rows, 3, 6], into
+        its row) and (tile, rotation) of each placement (int64[22, 2])
+    scratch : (hand int64[HAND_SLOTS], ``PlacementScratch``, weights float64[N_HEUR])
     """
-    hand, log, saved, open_ws, w = buf
+    hand, placement, weights = scratch
     for k in range(N_HEUR):
-        w[k] = params[k] if pol == POL_HEURISTIC else HEUR_DEFAULT[k]
+        weights[k] = params[k] if policy_id == POL_HEURISTIC else HEUR_DEFAULT[k]
     return _run_simple(
-        S,
-        tiles,
+        state,
+        tables,
         cells,
         seq,
         np.int64(0),
         hand,
         np.int64(0),
-        pol,
-        w,
+        policy_id,
+        weights,
         last_rotmask,
         rng,
-        log,
-        saved,
-        open_ws,
-        bd,
-        bd_row,
-        moves,
+        placement,
+        outputs,
     )
 
 
 @njit(cache=True)
 def _play_planned(
-    S,
-    tiles,
+    state,
+    tables,
     cells,
     seq,
-    pol,
+    policy_id,
     params,
     last_rotmask,
     last_rand,
     rng,
-    bd,
-    bd_row,
-    moves,
-    buf,
+    outputs,
+    scratch,
     plan,
-    scr,
+    search_scratch,
 ):
     """One player's 22 placements by rollout, oracle or mcts; returns the total.
 
     The oracle plans the whole game first (``oracle_full`` into ``plan`` int64[22, 2]); the
     rollout and mcts policies choose at each placement from what the player has seen. Other
     arguments as in ``_play_simple``, and ``last_rand``: variant ``last_tile_rotation=random``
-    (rollouts sample the orientation), ``plan`` and ``scr`` as in ``_play_games``.
+    (rollouts sample the orientation), ``plan`` and ``search_scratch`` as in ``_play_games``.
     """
-    hand, log, saved, open_ws, _ = buf
+    hand, placement, _ = scratch
+    out_breakdown, breakdown_row, out_moves = outputs
     plan[:, :] = 0
-    if pol == POL_ORACLE:
+    if policy_id == POL_ORACLE:
         oracle_full(
-            S, tiles, cells, seq, last_rotmask, int(params[O_BEAM]), int(params[O_ITERS]), rng, plan
+            state,
+            tables,
+            cells,
+            seq,
+            last_rotmask,
+            int(params[O_BEAM]),
+            int(params[O_ITERS]),
+            rng,
+            plan,
         )
     total = 0
     nh = 0
@@ -129,16 +143,16 @@ def _play_planned(
         nh = reveal(hand, nh, seq, pos)
         rnd = round_of(pos)
         rotmask = last_rotmask if pos == N_PLACE - 1 else ROT_BOTH
-        if pol == POL_ORACLE:
+        if policy_id == POL_ORACLE:
             i = 0
             while hand[i] != plan[pos, 0]:
                 i += 1
             o = plan[pos, 1]
-        elif pol == POL_ROLLOUT:
+        elif policy_id == POL_ROLLOUT:
             i, o = _choose_rollout(
                 params,
-                S,
-                tiles,
+                state,
+                tables,
                 cells,
                 seq,
                 pos,
@@ -147,24 +161,35 @@ def _play_planned(
                 rotmask,
                 last_rand,
                 rng,
-                log,
-                saved,
-                open_ws,
+                placement,
             )
-        elif scr is None:  # an entry without search (Numba keeps one of these two branches)
+        elif search_scratch is None:
+            # an entry without search (Numba keeps one of these two branches)
             raise ValueError("an mcts seat needs play_batch_search")
         else:
             i, o = choose_mcts(
-                params, S, tiles, cells, seq, pos, hand, nh, total, rotmask, last_rand, rng, scr
+                params,
+                state,
+                tables,
+                cells,
+                seq,
+                pos,
+                hand,
+                nh,
+                total,
+                rotmask,
+                last_rand,
+                rng,
+                search_scratch,
             )
         t = hand[i]
         hand[i] = hand[nh - 1]
         nh -= 1
-        moves[pos, 0] = t
-        moves[pos, 1] = o
-        place(S, tiles, cells[pos], t, o, log)
+        out_moves[pos, 0] = t
+        out_moves[pos, 1] = o
+        place(state, tables, cells[pos], t, o, placement.log)
         if pos == ROUND_END[rnd - 1]:
-            total += score_breakdown(S, rnd, bd[bd_row, rnd - 1])
+            total += score_breakdown(state, rnd, out_breakdown[breakdown_row, rnd - 1])
     return total
 
 
@@ -176,36 +201,38 @@ def _play_games(
     policy_ids,
     policy_params,
     variant,
-    tiles,
+    tables,
     out_score,
-    out_bd,
+    out_breakdown,
     out_record,
     plan,
-    scr,
+    search_scratch,
 ):
     """The game loop of the entry kernels: their arguments, then
 
     plan : int64[22, 2] scratch of the planning policies (rollout, oracle, mcts), or None when
         every seat is random / greedy / heuristic (then only those are compiled)
-    scr : ``search_scratch``, or None when no seat is ``mcts`` (then ``kernels.search`` is not
-        compiled)
+    search_scratch : ``search_scratch``, or None when no seat is ``mcts`` (then
+        ``kernels.search`` is not compiled)
 
     Each seat plays its 22 placements on its own estate (castles placed) with
     ``_play_simple`` or ``_play_planned``; seat p's totals go to ``out_score[g, p]``.
     """
     P = policy_ids.shape[0]
-    n_land = tiles.shape[0] - 2
+    n_land = tables.shape[0] - 2
     rec_castles, rec_cells, rec_seq, rec_last_rot, rec_moves = out_record
     castles = np.empty(2, dtype=np.int64)
     cells = np.empty(N_PLACE, dtype=np.int64)
     seq = np.empty((P, n_land), dtype=np.int64)
     last_rot = np.empty(P, dtype=np.int64)
     moves = np.empty((N_PLACE, 2), dtype=np.int64)
-    buf = (
+    scratch = (
         np.empty(HAND_SLOTS, dtype=np.int64),
-        np.zeros(LOGN, dtype=np.int64),
-        np.zeros(SC_SAVE, dtype=np.int64),
-        np.zeros(N_NODES, dtype=np.int64),
+        PlacementScratch(
+            np.zeros(LOGN, dtype=np.int64),
+            np.zeros(SC_SAVE, dtype=np.int64),
+            np.zeros(N_NODES, dtype=np.int64),
+        ),
         np.zeros(N_HEUR, dtype=np.float64),
     )
     last_rand = variant[V_LAST_ROT] == LAST_ROT_RANDOM
@@ -218,44 +245,41 @@ def _play_games(
         g_last_rot = rec_last_rot[g] if kept else last_rot
         deal(root_seed, gi, P, n_land, g_castles, g_cells, g_seq, g_last_rot)
         for p in range(P):
-            S = setup_estate(tiles, g_castles)
+            state = setup_estate(tables, g_castles)
             rng = new_state(root_seed, gi, STREAM_POLICY + p)
             mask = (1 << g_last_rot[p]) if last_rand else ROT_BOTH
-            pol = policy_ids[p]
+            policy_id = policy_ids[p]
             m = rec_moves[g, p] if kept else moves
+            outputs = SeatOutputs(out_breakdown[g], p, m)
             # with plan None, Numba prunes the else branch by the argument's type
-            if plan is None or pol <= POL_HEURISTIC:
+            if plan is None or policy_id <= POL_HEURISTIC:
                 total = _play_simple(
-                    S,
-                    tiles,
+                    state,
+                    tables,
                     g_cells,
                     g_seq[p],
-                    pol,
+                    policy_id,
                     policy_params[p],
                     mask,
                     rng,
-                    out_bd[g],
-                    p,
-                    m,
-                    buf,
+                    outputs,
+                    scratch,
                 )
             else:
                 total = _play_planned(
-                    S,
-                    tiles,
+                    state,
+                    tables,
                     g_cells,
                     g_seq[p],
-                    pol,
+                    policy_id,
                     policy_params[p],
                     mask,
                     last_rand,
                     rng,
-                    out_bd[g],
-                    p,
-                    m,
-                    buf,
+                    outputs,
+                    scratch,
                     plan,
-                    scr,
+                    search_scratch,
                 )
             out_score[g, p] = total
 
@@ -268,9 +292,9 @@ def play_batch_simple(
     policy_ids,
     policy_params,
     variant,
-    tiles,
+    tables,
     out_score,
-    out_bd,
+    out_breakdown,
     out_record,
 ):
     """Play ``n_games`` games (indices ``first_game_index ..``) whose seats are all random,
@@ -280,9 +304,9 @@ def play_batch_simple(
     ----------
     policy_ids : int64[seats]; policy_params : float64[seats, n_params]
     variant : int64[n_variants]  codes in SPEC.variants order (V_LAST_ROT)
-    tiles : int64[T, 2, TW]  compiled tile set, T = n_land + 2 (castles last)
+    tables : int64[T, 2, TW]  compiled tile set, T = n_land + 2 (castles last)
     out_score : int64[n_games, seats]  out: game totals (points)
-    out_bd : int64[n_games, seats, 3, 6]  out: points per scoring and category (CAT_NAMES)
+    out_breakdown : int64[n_games, seats, 3, 6]  out: points per scoring and category (CAT_NAMES)
     out_record : tuple of int64 arrays with n_rec <= n_games rows, the deal and moves of the
         first n_rec games: castles [n_rec, 2] (cells of the 6- and 4-castle), cells [n_rec,
         22] (position-card order), seq [n_rec, seats, n_land] (reveal orders), last_rot
@@ -305,9 +329,9 @@ def play_batch_simple(
         policy_ids,
         policy_params,
         variant,
-        tiles,
+        tables,
         out_score,
-        out_bd,
+        out_breakdown,
         out_record,
         None,
         None,
@@ -322,9 +346,9 @@ def play_batch(
     policy_ids,
     policy_params,
     variant,
-    tiles,
+    tables,
     out_score,
-    out_bd,
+    out_breakdown,
     out_record,
 ):
     """``play_batch_simple`` that also plays rollout and oracle seats (not mcts: ValueError)."""
@@ -335,9 +359,9 @@ def play_batch(
         policy_ids,
         policy_params,
         variant,
-        tiles,
+        tables,
         out_score,
-        out_bd,
+        out_breakdown,
         out_record,
         np.zeros((N_PLACE, 2), dtype=np.int64),
         None,
@@ -352,9 +376,9 @@ def play_batch_search(
     policy_ids,
     policy_params,
     variant,
-    tiles,
+    tables,
     out_score,
-    out_bd,
+    out_breakdown,
     out_record,
 ):
     """``play_batch`` that also plays mcts seats (``choose_mcts``)."""
@@ -365,12 +389,12 @@ def play_batch_search(
         policy_ids,
         policy_params,
         variant,
-        tiles,
+        tables,
         out_score,
-        out_bd,
+        out_breakdown,
         out_record,
         np.zeros((N_PLACE, 2), dtype=np.int64),
-        search_scratch(tiles, search_capacity(policy_ids, policy_params)),
+        search_scratch(tables, search_capacity(policy_ids, policy_params)),
     )
 
 

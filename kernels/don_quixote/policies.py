@@ -9,6 +9,8 @@
 policy and the search's rollout step call it too.
 """
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -57,96 +59,129 @@ from kernels.don_quixote.rules import (
 )
 from kernels.rng import randint
 
+#: the trial-placement scratch of the simple choosers (``_choose_simple``, ``_run_simple``, the
+#: rollouts): the undo ``log`` (int64[LOGN]), the ``saved`` scalars (int64[SC_SAVE]) and
+#: ``open_ends`` (int64[N_NODES], all zero between calls; ``heuristic_value``)
+PlacementScratch = namedtuple("PlacementScratch", ["log", "saved", "open_ends"])
+#: where ``_run_simple`` writes one seat's game: ``breakdown`` (int64[rows, 3, N_CAT]; row
+#: ``row`` gets the points per scoring and category, none when it has no rows) and ``moves``
+#: (int64[22, 2]: tile, rotation per placement)
+SeatOutputs = namedtuple("SeatOutputs", ["breakdown", "row", "moves"])
+
 
 @njit(cache=True)
-def _castles_knights(S):
+def _castles_knights(state):
     """Knights attached to both castles."""
     k = 0
     for c in range(N_CASTLES):
-        k += castle_knights(S, c)
+        k += castle_knights(state, c)
     return k
 
 
 @njit(cache=True)
-def _greedy_key(S, rnd):
+def _greedy_key(state, rnd):
     # documented order: immediate score, then defence sum, then knights attached to castles
-    return score_round(S, rnd) * 4096 + min(S[SC, SC_DEF], 63) * 64 + min(_castles_knights(S), 63)
+    return (
+        score_round(state, rnd) * 4096
+        + min(state[SC, SC_DEF], 63) * 64
+        + min(_castles_knights(state), 63)
+    )
 
 
 @njit(cache=True)
-def heuristic_value(S, tiles, rnd, w, open_ws):
-    """Heuristic value of an estate during round ``rnd`` (weights ``w``, order HEUR_DEFAULT).
+def heuristic_value(state, tables, rnd, weights, open_ends):
+    """Heuristic value of an estate during round ``rnd`` (``weights``, order HEUR_DEFAULT).
 
-    ``w[H_NOW]`` x score if scored now + ``w[H_CASTLE]`` x sum over castles of value/6 x
-    min(knights, 3) + ``w[H_DEF]`` x min(defence shields, 12) + ``w[H_BONUS]`` x best knight
-    group + ``w[H_OPEN]`` x open road ends facing empty cells + ``w[H_GROW]`` x church/windmill
-    growth (one more feature's value, for groups in networks with open ends) + ``w[H_KOPEN]`` x
-    knights in networks with open ends + ``w[H_CASTLE_OPEN]`` x open ends of castle networks
-    still short of 3 knights. (``w[H_END]``, the extra weight at a round's last placement, is
-    applied by the caller.)
-    ``open_ws`` is int64[96] scratch, all zero on entry and on return.
+    ``weights[H_NOW]`` x score if scored now + ``weights[H_CASTLE]`` x sum over castles of
+    value/6 x min(knights, 3) + ``weights[H_DEF]`` x min(defence shields, 12) +
+    ``weights[H_BONUS]`` x best knight group + ``weights[H_OPEN]`` x open road ends facing
+    empty cells + ``weights[H_GROW]`` x church/windmill growth (one more feature's value, for
+    groups in networks with open ends) + ``weights[H_KOPEN]`` x knights in networks with open
+    ends + ``weights[H_CASTLE_OPEN]`` x open ends of castle networks still short of 3 knights.
+    (``weights[H_END]``, the extra weight at a round's last placement, is applied by the
+    caller.) ``open_ends`` is int64[96] scratch (open ends per network root), all zero on entry
+    and on return.
 
     Not modelled: which of the tiles still to come could connect a given open end (a tried
     "dead end" term, open ends no unplaced tile can serve, moved the mean by < 0.1 point on
     the placeholder set and 4 ensemble sets, so it was left out).
     """
-    v = w[H_NOW] * score_round(S, rnd)
+    v = weights[H_NOW] * score_round(state, rnd)
     kc = 0.0
     for c in range(N_CASTLES):
-        k = castle_knights(S, c)
-        kc += S[SC, SC_CVAL + c] / 6.0 * min(k, 3)
-    v += w[H_CASTLE] * kc + w[H_DEF] * min(S[SC, SC_DEF], 12) + w[H_BONUS] * S[SC, SC_BONUS]
+        k = castle_knights(state, c)
+        kc += state[SC, SC_CVAL + c] / 6.0 * min(k, 3)
+    v += (
+        weights[H_CASTLE] * kc
+        + weights[H_DEF] * min(state[SC, SC_DEF], 12)
+        + weights[H_BONUS] * state[SC, SC_BONUS]
+    )
     total_open = 0
     for cell in range(N_CELLS):
-        t = S[CELLS, cell]
+        t = state[CELLS, cell]
         if t < 0:
             continue
-        o = S[CELLS, N_CELLS + cell]
+        o = state[CELLS, N_CELLS + cell]
         for p in range(6):
-            k = tiles[t, o, T_PP + p]
+            k = tables[t, o, T_PP + p]
             if k < 0:
                 continue
             nc = NB_CELL[cell, p]
-            if nc < 0 or S[CELLS, nc] >= 0:
+            if nc < 0 or state[CELLS, nc] >= 0:
                 continue
-            r = find(S, cell * MAXP + k)
-            open_ws[r] += 1
+            r = find(state, cell * MAXP + k)
+            open_ends[r] += 1
             total_open += 1
-    v += w[H_OPEN] * total_open
+    v += weights[H_OPEN] * total_open
     if total_open == 0:
         return v
     grow = 0.0
     kopen = 0.0
     for r in range(N_NODES):
-        if open_ws[r] == 0:
+        if open_ends[r] == 0:
             continue
-        ch = S[CH, r]
+        ch = state[CH, r]
         if ch >= 1:
             grow += group_points(ch + 1) - group_points(ch)
-        wm = S[WM, r]
+        wm = state[WM, r]
         if wm >= 1:
             grow += group_points(wm + 1) - group_points(wm)
-        kopen += S[KN, r]
+        kopen += state[KN, r]
     castle_open = 0.0
     for c in range(N_CASTLES):
-        if castle_knights(S, c) >= 3:
+        if castle_knights(state, c) >= 3:
             continue
         for j in range(2):
-            a = S[SC, SC_STUB + 2 * c + j]
+            a = state[SC, SC_STUB + 2 * c + j]
             if a >= 0:
-                castle_open += min(open_ws[find(S, a)], 2)
+                castle_open += min(open_ends[find(state, a)], 2)
     for r in range(N_NODES):
-        open_ws[r] = 0
-    return v + w[H_GROW] * grow + w[H_KOPEN] * kopen + w[H_CASTLE_OPEN] * castle_open
+        open_ends[r] = 0
+    return (
+        v + weights[H_GROW] * grow + weights[H_KOPEN] * kopen + weights[H_CASTLE_OPEN] * castle_open
+    )
 
 
 @njit(cache=True)
 def _choose_simple(
-    pol, w, S, tiles, cell, hand, nh, rotmask, rnd, at_end, rng, log, saved, open_ws
+    policy_id,
+    weights,
+    state,
+    tables,
+    cell,
+    hand,
+    nh,
+    rotmask,
+    rnd,
+    at_end,
+    rng,
+    scratch,
 ):
     """(hand index, orientation) chosen by random / greedy / heuristic. ``at_end``: this
-    placement ends the round (the heuristic adds ``w[H_END]`` x the round's score)."""
-    if pol == POL_RANDOM:
+    placement ends the round (the heuristic adds ``weights[H_END]`` x the round's score);
+    ``scratch`` a ``PlacementScratch``."""
+    log, saved, open_ends = scratch
+    if policy_id == POL_RANDOM:
         i = randint(rng, nh)
         if rotmask == ROT_BOTH:
             return i, randint(rng, 2)
@@ -156,20 +191,20 @@ def _choose_simple(
     best_t = 1 << 30
     best_k = -1.0e300
     for k in range(SC_SAVE):
-        saved[k] = S[SC, k]
+        saved[k] = state[SC, k]
     for i in range(nh):
         t = hand[i]
         for o in range(2):
             if not (rotmask >> o) & 1:
                 continue
-            place(S, tiles, cell, t, o, log)
-            if pol == POL_GREEDY:
-                key = np.float64(_greedy_key(S, rnd))
+            place(state, tables, cell, t, o, log)
+            if policy_id == POL_GREEDY:
+                key = np.float64(_greedy_key(state, rnd))
             else:
-                key = heuristic_value(S, tiles, rnd, w, open_ws)
+                key = heuristic_value(state, tables, rnd, weights, open_ends)
                 if at_end:
-                    key += w[H_END] * score_round(S, rnd)
-            unplace(S, tiles, cell, log, saved)
+                    key += weights[H_END] * score_round(state, rnd)
+            unplace(state, tables, cell, log, saved)
             # ties: lower tile index, then 0° before 180°
             if key > best_k or (key == best_k and t < best_t):
                 best_k = key
@@ -188,30 +223,28 @@ def _choose_simple(
 # allocate (a compile error says so if it does).
 @njit(cache=True, _nrt=False)
 def _run_simple(
-    S,
-    tiles,
+    state,
+    tables,
     cells,
     seq,
     pos0,
     hand,
     nh,
-    pol,
-    w,
+    policy_id,
+    weights,
     last_rotmask,
     rng,
-    log,
-    saved,
-    open_ws,
-    bd,
-    bd_row,
-    moves,
+    scratch,
+    outputs,
 ):
     """Play placements ``pos0 .. 21`` with a simple policy; return the sum of scorings done.
 
-    ``hand[:nh]`` holds the face-up unplaced tiles before the reveals of ``pos0``. If ``bd``
-    has rows, scoring r's categories go to ``bd[bd_row, r - 1, :]``. ``moves`` (int64[22, 2])
-    receives (tile, rotation) per placement.
+    ``hand[:nh]`` holds the face-up unplaced tiles before the reveals of ``pos0``; ``scratch``
+    a ``PlacementScratch``; the moves and (if its breakdown has rows) the points per scoring
+    go to ``outputs`` (a ``SeatOutputs``).
     """
+    log = scratch.log
+    out_breakdown, breakdown_row, out_moves = outputs
     total = 0
     for pos in range(pos0, N_PLACE):
         nh = reveal(hand, nh, seq, pos)
@@ -223,10 +256,10 @@ def _run_simple(
             first = 0
             rotmask = ROT_BOTH
         i, o = _choose_simple(
-            pol,
-            w,
-            S,
-            tiles,
+            policy_id,
+            weights,
+            state,
+            tables,
             cells[pos],
             hand[first:nh],
             nh - first,
@@ -234,20 +267,18 @@ def _run_simple(
             rnd,
             pos == ROUND_END[rnd - 1],
             rng,
-            log,
-            saved,
-            open_ws,
+            scratch,
         )
         i += first
         t = hand[i]
         hand[i] = hand[nh - 1]
         nh -= 1
-        moves[pos, 0] = t
-        moves[pos, 1] = o
-        place(S, tiles, cells[pos], t, o, log)
+        out_moves[pos, 0] = t
+        out_moves[pos, 1] = o
+        place(state, tables, cells[pos], t, o, log)
         if pos == ROUND_END[rnd - 1]:
-            if bd.shape[0] > 0:
-                total += score_breakdown(S, rnd, bd[bd_row, rnd - 1])
+            if out_breakdown.shape[0] > 0:
+                total += score_breakdown(state, rnd, out_breakdown[breakdown_row, rnd - 1])
             else:
-                total += score_round(S, rnd)
+                total += score_round(state, rnd)
     return total

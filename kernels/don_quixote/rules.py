@@ -97,49 +97,50 @@ def defence_points(rnd, shields):
 
 @njit(cache=True)
 def new_estate():
-    """An empty estate ``S`` (int64[S_ROWS, N_NODES]); layout in ``kernels.don_quixote.layout``."""
-    S = np.zeros((S_ROWS, N_NODES), dtype=np.int64)
-    S[PAR, :] = -1
-    S[CELLS, :] = -1
+    """An empty estate ``state`` (int64[S_ROWS, N_NODES]); layout in
+    ``kernels.don_quixote.layout``."""
+    state = np.zeros((S_ROWS, N_NODES), dtype=np.int64)
+    state[PAR, :] = -1
+    state[CELLS, :] = -1
     for k in range(4):
-        S[SC, SC_STUB + k] = -1
-    S[SC, SC_CVAL] = 0
-    S[SC, SC_CVAL + 1] = 0
-    return S
+        state[SC, SC_STUB + k] = -1
+    state[SC, SC_CVAL] = 0
+    state[SC, SC_CVAL + 1] = 0
+    return state
 
 
 @njit(cache=True)
-def find(S, x):
+def find(state, x):
     """Root of node ``x``: its network (§3.3; no path compression, so unions stay undoable)."""
-    while S[PAR, x] != x:
-        x = S[PAR, x]
+    while state[PAR, x] != x:
+        x = state[PAR, x]
     return x
 
 
 @njit(cache=True)
-def union(S, a, b, log):
+def union(state, a, b, log):
     """Join the networks of nodes ``a`` and ``b`` (union by size; §3.3), updating the running
     church/windmill points and best knight group and logging the union in ``log``."""
-    ra = find(S, a)
-    rb = find(S, b)
+    ra = find(state, a)
+    rb = find(state, b)
     if ra == rb:
         return
-    if S[SIZE, ra] < S[SIZE, rb]:
+    if state[SIZE, ra] < state[SIZE, rb]:
         ra, rb = rb, ra
-    ca = S[CH, ra]
-    cb = S[CH, rb]
-    S[SC, SC_CHURCH] += group_points(ca + cb) - group_points(ca) - group_points(cb)
-    wa = S[WM, ra]
-    wb = S[WM, rb]
-    S[SC, SC_MILL] += group_points(wa + wb) - group_points(wa) - group_points(wb)
-    S[PAR, rb] = ra
-    S[SIZE, ra] += S[SIZE, rb]
-    S[KN, ra] += S[KN, rb]
-    S[SH, ra] += S[SH, rb]
-    S[CH, ra] += S[CH, rb]
-    S[WM, ra] += S[WM, rb]
-    if S[KN, ra] >= 2 and S[SH, ra] > S[SC, SC_BONUS]:
-        S[SC, SC_BONUS] = S[SH, ra]
+    ca = state[CH, ra]
+    cb = state[CH, rb]
+    state[SC, SC_CHURCH] += group_points(ca + cb) - group_points(ca) - group_points(cb)
+    wa = state[WM, ra]
+    wb = state[WM, rb]
+    state[SC, SC_MILL] += group_points(wa + wb) - group_points(wa) - group_points(wb)
+    state[PAR, rb] = ra
+    state[SIZE, ra] += state[SIZE, rb]
+    state[KN, ra] += state[KN, rb]
+    state[SH, ra] += state[SH, rb]
+    state[CH, ra] += state[CH, rb]
+    state[WM, ra] += state[WM, rb]
+    if state[KN, ra] >= 2 and state[SH, ra] > state[SC, SC_BONUS]:
+        state[SC, SC_BONUS] = state[SH, ra]
     n = log[LOG_COUNT]
     log[LOG_UNIONS + 2 * n] = ra
     log[LOG_UNIONS + 2 * n + 1] = rb
@@ -147,125 +148,127 @@ def union(S, a, b, log):
 
 
 @njit(cache=True)
-def place(S, tiles, cell, t, o, log):
+def place(state, tables, cell, t, o, log):
     """Put tile ``t`` in orientation ``o`` (0 = 0°, 1 = 180°) on empty ``cell`` (§3.2, §3.3).
 
     Creates the tile's road-piece nodes, joins each road port to a facing road port of a
     placed neighbour (both must have a road, §1.3) and updates the running church/windmill
     points, defence sum and best knight group. ``log`` (int64[LOGN]) receives the unions so
-    ``unplace`` can undo the move; save ``S[SC, :SC_SAVE]`` before calling if you will undo.
+    ``unplace`` can undo the move; save ``state[SC, :SC_SAVE]`` before calling if you will undo.
     """
     log[LOG_COUNT] = 0
-    npc = tiles[t, o, T_NP]
+    npc = tables[t, o, T_NP]
     base = cell * MAXP
     for k in range(npc):
         nd = base + k
-        S[PAR, nd] = nd
-        S[SIZE, nd] = 1
-        kn = tiles[t, o, T_KN + k]
-        sh = tiles[t, o, T_SH + k]
-        ch = tiles[t, o, T_CH + k]
-        wm = tiles[t, o, T_WM + k]
-        S[KN, nd] = kn
-        S[SH, nd] = sh
-        S[CH, nd] = ch
-        S[WM, nd] = wm
-        S[SC, SC_CHURCH] += group_points(ch)
-        S[SC, SC_MILL] += group_points(wm)
-        if kn >= 2 and sh > S[SC, SC_BONUS]:
-            S[SC, SC_BONUS] = sh
-        c = tiles[t, o, T_CASTLE + k]
+        state[PAR, nd] = nd
+        state[SIZE, nd] = 1
+        kn = tables[t, o, T_KN + k]
+        sh = tables[t, o, T_SH + k]
+        ch = tables[t, o, T_CH + k]
+        wm = tables[t, o, T_WM + k]
+        state[KN, nd] = kn
+        state[SH, nd] = sh
+        state[CH, nd] = ch
+        state[WM, nd] = wm
+        state[SC, SC_CHURCH] += group_points(ch)
+        state[SC, SC_MILL] += group_points(wm)
+        if kn >= 2 and sh > state[SC, SC_BONUS]:
+            state[SC, SC_BONUS] = sh
+        c = tables[t, o, T_CASTLE + k]
         if c >= 0:
-            if S[SC, SC_STUB + 2 * c] < 0:
-                S[SC, SC_STUB + 2 * c] = nd
+            if state[SC, SC_STUB + 2 * c] < 0:
+                state[SC, SC_STUB + 2 * c] = nd
             else:
-                S[SC, SC_STUB + 2 * c + 1] = nd
-            S[SC, SC_CVAL + c] = tiles[t, o, T_CVAL]
-    S[CELLS, cell] = t
-    S[CELLS, N_CELLS + cell] = o
-    S[SC, SC_DEF] += tiles[t, o, T_DEF + cell]
-    S[SC, SC_NPLACED] += 1
+                state[SC, SC_STUB + 2 * c + 1] = nd
+            state[SC, SC_CVAL + c] = tables[t, o, T_CVAL]
+    state[CELLS, cell] = t
+    state[CELLS, N_CELLS + cell] = o
+    state[SC, SC_DEF] += tables[t, o, T_DEF + cell]
+    state[SC, SC_NPLACED] += 1
     for p in range(6):
-        k = tiles[t, o, T_PP + p]
+        k = tables[t, o, T_PP + p]
         if k < 0:
             continue
         nc = NB_CELL[cell, p]
         if nc < 0:
             continue
-        nt = S[CELLS, nc]
+        nt = state[CELLS, nc]
         if nt < 0:
             continue
-        kk = tiles[nt, S[CELLS, N_CELLS + nc], T_PP + NB_PORT[cell, p]]
+        kk = tables[nt, state[CELLS, N_CELLS + nc], T_PP + NB_PORT[cell, p]]
         if kk < 0:
             continue
-        union(S, base + k, nc * MAXP + kk, log)
+        union(state, base + k, nc * MAXP + kk, log)
 
 
 @njit(cache=True)
-def unplace(S, tiles, cell, log, saved):
-    """Undo the last ``place`` on ``cell`` (``saved`` = ``S[SC, :SC_SAVE]`` from before it)."""
+def unplace(state, tables, cell, log, saved):
+    """Undo the last ``place`` on ``cell`` (``saved`` = ``state[SC, :SC_SAVE]`` from before it)."""
     for i in range(log[LOG_COUNT] - 1, -1, -1):
         ra = log[LOG_UNIONS + 2 * i]
         rb = log[LOG_UNIONS + 2 * i + 1]
-        S[PAR, rb] = rb
-        S[SIZE, ra] -= S[SIZE, rb]
-        S[KN, ra] -= S[KN, rb]
-        S[SH, ra] -= S[SH, rb]
-        S[CH, ra] -= S[CH, rb]
-        S[WM, ra] -= S[WM, rb]
-    t = S[CELLS, cell]
+        state[PAR, rb] = rb
+        state[SIZE, ra] -= state[SIZE, rb]
+        state[KN, ra] -= state[KN, rb]
+        state[SH, ra] -= state[SH, rb]
+        state[CH, ra] -= state[CH, rb]
+        state[WM, ra] -= state[WM, rb]
+    t = state[CELLS, cell]
     base = cell * MAXP
-    for k in range(tiles[t, 0, T_NP]):
-        S[PAR, base + k] = -1
-    S[CELLS, cell] = -1
-    S[CELLS, N_CELLS + cell] = -1
+    for k in range(tables[t, 0, T_NP]):
+        state[PAR, base + k] = -1
+    state[CELLS, cell] = -1
+    state[CELLS, N_CELLS + cell] = -1
     for k in range(SC_SAVE):
-        S[SC, k] = saved[k]
+        state[SC, k] = saved[k]
     log[LOG_COUNT] = 0
 
 
 @njit(cache=True)
-def castle_knights(S, c):
+def castle_knights(state, c):
     """Distinct knights in the networks attached to castle ``c`` (0 = 6-castle, 1 = 4-castle;
     §3.3, §3.4)."""
-    a = S[SC, SC_STUB + 2 * c]
+    a = state[SC, SC_STUB + 2 * c]
     if a < 0:
         return 0
-    ra = find(S, a)
-    k = S[KN, ra]
-    b = S[SC, SC_STUB + 2 * c + 1]
+    ra = find(state, a)
+    k = state[KN, ra]
+    b = state[SC, SC_STUB + 2 * c + 1]
     if b >= 0:
-        rb = find(S, b)
+        rb = find(state, b)
         if rb != ra:
-            k += S[KN, rb]
+            k += state[KN, rb]
     return k
 
 
 @njit(cache=True)
-def score_round(S, rnd):
+def score_round(state, rnd):
     """Points of scoring ``rnd`` (1..3) for the estate as it stands (§3.4)."""
     v = 0
     for c in range(N_CASTLES):
-        v += castle_points(S[SC, SC_CVAL + c], rnd, castle_knights(S, c))
-    v += S[SC, SC_CHURCH] + S[SC, SC_MILL] + defence_points(rnd, S[SC, SC_DEF])
+        v += castle_points(state[SC, SC_CVAL + c], rnd, castle_knights(state, c))
+    v += state[SC, SC_CHURCH] + state[SC, SC_MILL] + defence_points(rnd, state[SC, SC_DEF])
     if rnd == 3:
-        v += S[SC, SC_BONUS]
+        v += state[SC, SC_BONUS]
     return v
 
 
 @njit(cache=True)
-def score_breakdown(S, rnd, out):
+def score_breakdown(state, rnd, out_breakdown):
     """Scoring ``rnd`` per category into ``out`` (int64[6], order ``CAT_NAMES``; §3.4); returns
     the sum."""
     for c in range(N_CASTLES):
-        out[CAT_CASTLE + c] = castle_points(S[SC, SC_CVAL + c], rnd, castle_knights(S, c))
-    out[CAT_CHURCHES] = S[SC, SC_CHURCH]
-    out[CAT_WINDMILLS] = S[SC, SC_MILL]
-    out[CAT_DEFENCE] = defence_points(rnd, S[SC, SC_DEF])
-    out[CAT_KNIGHT_BONUS] = S[SC, SC_BONUS] if rnd == 3 else 0
+        out_breakdown[CAT_CASTLE + c] = castle_points(
+            state[SC, SC_CVAL + c], rnd, castle_knights(state, c)
+        )
+    out_breakdown[CAT_CHURCHES] = state[SC, SC_CHURCH]
+    out_breakdown[CAT_WINDMILLS] = state[SC, SC_MILL]
+    out_breakdown[CAT_DEFENCE] = defence_points(rnd, state[SC, SC_DEF])
+    out_breakdown[CAT_KNIGHT_BONUS] = state[SC, SC_BONUS] if rnd == 3 else 0
     total = 0
     for k in range(N_CAT):
-        total += out[k]
+        total += out_breakdown[k]
     return total
 
 
@@ -293,53 +296,53 @@ def deal(root_seed, game_index, n_players, n_land, castles, cells, seq, last_rot
     last_rot : int64[n_players]  out: orientation of the set-aside tile for variant
         ``last_tile_rotation=random`` (always drawn, so the stream is variant-independent)
     """
-    st = new_state(root_seed, game_index, np.int64(STREAM_DEAL))
+    rng = new_state(root_seed, game_index, np.int64(STREAM_DEAL))
     deck = np.arange(N_CELLS)
-    _shuffle(st, deck, np.int64(0))
+    _shuffle(rng, deck, np.int64(0))
     castles[0] = deck[0]
     # the rest of the deck is deck[1:]; redraw the 4-castle while adjacent, reshuffling
     while BB_NEAR[deck[0]] & BB_CELLS[deck[1]]:
-        _shuffle(st, deck, np.int64(1))
+        _shuffle(rng, deck, np.int64(1))
     castles[1] = deck[1]
     for i in range(N_PLACE):
         cells[i] = deck[2 + i]
     for p in range(n_players):
         for i in range(n_land):
             seq[p, i] = i
-        _shuffle_row(st, seq, p)
-        last_rot[p] = randint(st, 2)
+        _shuffle_row(rng, seq, p)
+        last_rot[p] = randint(rng, 2)
 
 
 @njit(cache=True)
-def _shuffle(st, arr, start):
+def _shuffle(rng, arr, start):
     n = arr.shape[0] - start
     for i in range(n - 1, 0, -1):
-        j = randint(st, i + 1)
+        j = randint(rng, i + 1)
         tmp = arr[start + i]
         arr[start + i] = arr[start + j]
         arr[start + j] = tmp
 
 
 @njit(cache=True)
-def _shuffle_row(st, arr, row):
+def _shuffle_row(rng, arr, row):
     n = arr.shape[1]
     for i in range(n - 1, 0, -1):
-        j = randint(st, i + 1)
+        j = randint(rng, i + 1)
         tmp = arr[row, i]
         arr[row, i] = arr[row, j]
         arr[row, j] = tmp
 
 
 @njit(cache=True)
-def setup_estate(tiles, castles):
-    """A new estate with both castles placed (tile T-2 on ``castles[0]``, tile T-1 on
-    ``castles[1]``; §3.1)."""
-    S = new_estate()
+def setup_estate(tables, castles):
+    """A new estate with both castles placed (tile n_tiles-2 on ``castles[0]``, tile n_tiles-1
+    on ``castles[1]``; §3.1)."""
+    state = new_estate()
     log = np.zeros(LOGN, dtype=np.int64)
-    T = tiles.shape[0]
+    n_tiles = tables.shape[0]
     for c in range(N_CASTLES):
-        place(S, tiles, castles[c], T - 2 + c, np.int64(0), log)
-    return S
+        place(state, tables, castles[c], n_tiles - 2 + c, np.int64(0), log)
+    return state
 
 
 @njit(cache=True)

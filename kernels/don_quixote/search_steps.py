@@ -23,7 +23,7 @@ from kernels.don_quixote.layout import (
     CELLS,
     CTX_LAST_RAND,
     CTX_LOG,
-    CTX_TILES,
+    CTX_TABLES,
     HAND_SLOTS,
     HEUR_DEFAULT,
     LOGN,
@@ -52,7 +52,12 @@ from kernels.don_quixote.layout import (
     SC_SEQ,
     SEARCH_SCALE,
 )
-from kernels.don_quixote.policies import _run_simple, heuristic_value
+from kernels.don_quixote.policies import (
+    PlacementScratch,
+    SeatOutputs,
+    _run_simple,
+    heuristic_value,
+)
 from kernels.don_quixote.rules import (
     _revealed_at,
     n_revealed,
@@ -66,21 +71,22 @@ from kernels.rng import next_u64, randint, random_float, seed_state
 
 #: the search context of Don Quixote (``kernels.search.register``): the tile table, whether the
 #: last tile is rotated at random, the rollout policy id and weights, and the rollout's scratch
-#: (placement log, saved estate, open windmills, empty breakdown, moves); ``CTX_*`` index it
+#: (placement log, saved estate, open ends per network, empty breakdown, moves); ``CTX_*`` index it
 DonQuixoteSearchContext = namedtuple(
     "DonQuixoteSearchContext",
-    ["tiles", "last_rand", "rollout_policy", "rollout_weights", "log", "saved", "open_windmills",
+    ["tables", "last_rand", "rollout_policy", "rollout_weights", "log", "saved", "open_ends",
      "no_breakdown", "moves"],
 )  # fmt: skip
 
 
 @njit(cache=True)
 def _choose_rollout(
-    params, S, tiles, cells, seq, pos, hand, nh, rotmask, last_rand, rng, log, saved, open_ws
+    params, state, tables, cells, seq, pos, hand, nh, rotmask, last_rand, rng, scratch
 ):
     """Rollout policy: each candidate is scored by the mean of K completions (base policy)
     on K futures sampled from what is hidden (cell order after ``pos``, unrevealed tiles);
-    all candidates see the same K futures and base-policy draws."""
+    all candidates see the same K futures and base-policy draws. ``scratch``: a
+    ``PlacementScratch``."""
     K = max(int(params[R_COMPLETIONS]), 1)
     base = int(params[R_BASE])
     cell = cells[pos]
@@ -113,12 +119,12 @@ def _choose_rollout(
             fut_seq[k, m] = tmp
         fut_seed[k] = next_u64(rng)
         fut_lrot[k] = (1 << randint(rng, 2)) if last_rand else ROT_BOTH
-    S2 = np.empty_like(S)
+    work = np.empty_like(state)
     hand2 = np.empty(HAND_SLOTS, dtype=np.int64)
-    moves2 = np.empty((N_PLACE, 2), dtype=np.int64)
-    rng2 = np.empty(4, dtype=np.uint64)
-    nobd = np.zeros((0, 3, N_CAT), dtype=np.int64)
-    w = HEUR_DEFAULT.copy()
+    rollout_moves = np.empty((N_PLACE, 2), dtype=np.int64)
+    rollout_rng = np.empty(4, dtype=np.uint64)
+    outputs = SeatOutputs(np.zeros((0, 3, N_CAT), dtype=np.int64), np.int64(0), rollout_moves)
+    weights = HEUR_DEFAULT.copy()
     best_i = 0
     best_o = 0
     best_v = -1.0e300
@@ -129,35 +135,31 @@ def _choose_rollout(
                 continue
             acc = 0.0
             for k in range(K):
-                S2[:, :] = S
+                work[:, :] = state
                 nh2 = 0
                 for j in range(nh):
                     if j != i:
                         hand2[nh2] = hand[j]
                         nh2 += 1
-                place(S2, tiles, cell, hand[i], o, log)
+                place(work, tables, cell, hand[i], o, scratch.log)
                 v = 0
                 if pos == ROUND_END[rnd - 1]:
-                    v += score_round(S2, rnd)
-                seed_state(rng2, fut_seed[k])
+                    v += score_round(work, rnd)
+                seed_state(rollout_rng, fut_seed[k])
                 v += _run_simple(
-                    S2,
-                    tiles,
+                    work,
+                    tables,
                     fut_cells[k],
                     fut_seq[k],
                     pos + 1,
                     hand2,
                     nh2,
                     base,
-                    w,
+                    weights,
                     fut_lrot[k],
-                    rng2,
-                    log,
-                    saved,
-                    open_ws,
-                    nobd,
-                    np.int64(0),
-                    moves2,
+                    rollout_rng,
+                    scratch,
+                    outputs,
                 )
                 acc += v
             if acc > best_v:
@@ -168,7 +170,7 @@ def _choose_rollout(
 
 
 @njit(cache=True)
-def _exact_round3(S, tiles, cells, seq, last_rotmask, plan):
+def _exact_round3(state, tables, cells, seq, last_rotmask, plan):
     """Best scoring-3 total over every order/orientation of round 3 (§3.2: all six tiles and
     cells known once the cell order is known). Writes (tile, rot) for placements 16..21 into
     ``plan[16:22]`` and returns the best scoring 3. Iterative depth-first search with undo."""
@@ -200,7 +202,7 @@ def _exact_round3(S, tiles, cells, seq, last_rotmask, plan):
             ci[d] = -1
             d -= 1
             if d >= 0:
-                unplace(S, tiles, cells[base_pos + d], logs[d], saved[d])
+                unplace(state, tables, cells[base_pos + d], logs[d], saved[d])
                 if d < nfree:
                     used &= ~(1 << (ci[d] >> 1))
             continue
@@ -213,18 +215,18 @@ def _exact_round3(S, tiles, cells, seq, last_rotmask, plan):
             t = tl[nfree]
             o = ci[d]
         for k in range(SC_SAVE):
-            saved[d, k] = S[SC, k]
-        place(S, tiles, cell, t, o, logs[d])
+            saved[d, k] = state[SC, k]
+        place(state, tables, cell, t, o, logs[d])
         cur[d, 0] = t
         cur[d, 1] = o
         if d == nfree:
-            v = score_round(S, 3)
+            v = score_round(state, 3)
             if v > best:
                 best = v
                 for q in range(nfree + 1):
                     plan[base_pos + q, 0] = cur[q, 0]
                     plan[base_pos + q, 1] = cur[q, 1]
-            unplace(S, tiles, cell, logs[d], saved[d])
+            unplace(state, tables, cell, logs[d], saved[d])
         else:
             used |= 1 << j
             d += 1
@@ -233,25 +235,25 @@ def _exact_round3(S, tiles, cells, seq, last_rotmask, plan):
 
 
 @njit(cache=True)
-def oracle_plan(S, tiles, cells, seq, last_rotmask, beam, plan):
+def oracle_plan(state, tables, cells, seq, last_rotmask, beam, plan):
     """Full-knowledge search for the highest total (the ``oracle`` policy; not playable).
 
     Beam search of width ``beam`` over placements 0..15 (ranked by banked points + the default
     heuristic), then an exact search of round 3 from every surviving state. With beam >= the
     number of reachable states this is exact; otherwise the result is a **lower bound** on the
     optimum. Writes (tile, rot) per placement into ``plan`` (int64[22, 2]) and returns the total.
-    ``S`` (castles placed, nothing else) is left unchanged.
+    ``state`` (castles placed, nothing else) is left unchanged.
     """
     B = max(beam, 1)
-    SB = np.empty((B, S_ROWS, N_NODES), dtype=np.int64)
-    SB2 = np.empty((B, S_ROWS, N_NODES), dtype=np.int64)
+    beam_states = np.empty((B, S_ROWS, N_NODES), dtype=np.int64)
+    next_states = np.empty((B, S_ROWS, N_NODES), dtype=np.int64)
     placed = np.zeros(B, dtype=np.int64)
     placed2 = np.zeros(B, dtype=np.int64)
     banked = np.zeros(B, dtype=np.int64)
     banked2 = np.zeros(B, dtype=np.int64)
     plans = np.zeros((B, N_PLACE, 2), dtype=np.int64)
     plans2 = np.zeros((B, N_PLACE, 2), dtype=np.int64)
-    SB[0, :, :] = S
+    beam_states[0, :, :] = state
     nb = 1
     maxc = B * 2 * HAND_SLOTS
     cb = np.empty(maxc, dtype=np.int64)
@@ -261,8 +263,8 @@ def oracle_plan(S, tiles, cells, seq, last_rotmask, beam, plan):
     cgain = np.empty(maxc, dtype=np.int64)
     log = np.zeros(LOGN, dtype=np.int64)
     saved = np.zeros(SC_SAVE, dtype=np.int64)
-    open_ws = np.zeros(N_NODES, dtype=np.int64)
-    w = HEUR_DEFAULT.copy()
+    open_ends = np.zeros(N_NODES, dtype=np.int64)
+    weights = HEUR_DEFAULT.copy()
     last_pos = ROUND_END[1]
     for pos in range(last_pos + 1):
         rnd = round_of(pos)
@@ -270,40 +272,44 @@ def oracle_plan(S, tiles, cells, seq, last_rotmask, beam, plan):
         cell = cells[pos]
         nc = 0
         for b in range(nb):
-            Sb = SB[b]
+            beam_state = beam_states[b]
             for k in range(SC_SAVE):
-                saved[k] = Sb[SC, k]
+                saved[k] = beam_state[SC, k]
             for j in range(nrev):
                 t = seq[j]
                 if (placed[b] >> t) & 1:
                     continue
                 for o in range(2):
-                    place(Sb, tiles, cell, t, o, log)
+                    place(beam_state, tables, cell, t, o, log)
                     gain = 0
                     nxt = rnd
                     if pos == ROUND_END[rnd - 1]:
-                        gain = score_round(Sb, rnd)
+                        gain = score_round(beam_state, rnd)
                         nxt = rnd + 1
                     cb[nc] = b
                     ct[nc] = t
                     co[nc] = o
                     cgain[nc] = gain
-                    cv[nc] = banked[b] + gain + heuristic_value(Sb, tiles, nxt, w, open_ws)
+                    cv[nc] = (
+                        banked[b]
+                        + gain
+                        + heuristic_value(beam_state, tables, nxt, weights, open_ends)
+                    )
                     nc += 1
-                    unplace(Sb, tiles, cell, log, saved)
+                    unplace(beam_state, tables, cell, log, saved)
         order = np.argsort(-cv[:nc], kind="mergesort")
         nb2 = min(B, nc)
         for q in range(nb2):
             c = order[q]
             b = cb[c]
-            SB2[q, :, :] = SB[b]
-            place(SB2[q], tiles, cell, ct[c], co[c], log)
+            next_states[q, :, :] = beam_states[b]
+            place(next_states[q], tables, cell, ct[c], co[c], log)
             placed2[q] = placed[b] | (1 << ct[c])
             banked2[q] = banked[b] + cgain[c]
             plans2[q, :, :] = plans[b]
             plans2[q, pos, 0] = ct[c]
             plans2[q, pos, 1] = co[c]
-        SB, SB2 = SB2, SB
+        beam_states, next_states = next_states, beam_states
         placed, placed2 = placed2, placed
         banked, banked2 = banked2, banked
         plans, plans2 = plans2, plans
@@ -311,7 +317,7 @@ def oracle_plan(S, tiles, cells, seq, last_rotmask, beam, plan):
     best = -1
     tmp_plan = np.zeros((N_PLACE, 2), dtype=np.int64)
     for b in range(nb):
-        v = banked[b] + _exact_round3(SB[b], tiles, cells, seq, last_rotmask, tmp_plan)
+        v = banked[b] + _exact_round3(beam_states[b], tables, cells, seq, last_rotmask, tmp_plan)
         if v > best:
             best = v
             plan[:, :] = plans[b]
@@ -320,15 +326,15 @@ def oracle_plan(S, tiles, cells, seq, last_rotmask, beam, plan):
 
 
 @njit(cache=True)
-def plan_total(S0, tiles, cells, plan, S, log):
+def plan_total(state, tables, cells, plan, work, log):
     """Total of the three scorings when ``plan`` (int64[22, 2]: tile, rotation per placement)
-    is played on a copy of ``S0`` (castles placed) into scratch estate ``S``."""
-    S[:, :] = S0
+    is played on a copy of ``state`` (castles placed) into scratch estate ``work``."""
+    work[:, :] = state
     total = 0
     for pos in range(N_PLACE):
-        place(S, tiles, cells[pos], plan[pos, 0], plan[pos, 1], log)
+        place(work, tables, cells[pos], plan[pos, 0], plan[pos, 1], log)
         if pos == ROUND_END[0] or pos == ROUND_END[1] or pos == ROUND_END[2]:
-            total += score_round(S, round_of(pos))
+            total += score_round(work, round_of(pos))
     return total
 
 
@@ -342,7 +348,7 @@ def _swap_plan_rows(plan, p, q):
 
 
 @njit(cache=True)
-def improve_plan(S0, tiles, cells, last_rotmask, plan, iters, rng):
+def improve_plan(state, tables, cells, last_rotmask, plan, iters, rng):
     """Simulated annealing over a full-knowledge plan (``oracle``); returns the best total.
 
     With the whole deal known, only which tile (and rotation) goes to which cell *within each
@@ -351,9 +357,9 @@ def improve_plan(S0, tiles, cells, last_rotmask, plan, iters, rng):
     one tile. Temperature falls geometrically from 3 to 0.05 points. ``plan`` (int64[22, 2]) is
     replaced by the best plan found (never worse than the one given).
     """
-    S = np.empty_like(S0)
+    work = np.empty_like(state)
     log = np.zeros(LOGN, dtype=np.int64)
-    best = plan_total(S0, tiles, cells, plan, S, log)
+    best = plan_total(state, tables, cells, plan, work, log)
     if iters <= 0:
         return best
     cur_plan = plan.copy()
@@ -378,7 +384,7 @@ def improve_plan(S0, tiles, cells, last_rotmask, plan, iters, rng):
             if q == p:
                 continue
             _swap_plan_rows(cur_plan, p, q)
-        v = plan_total(S0, tiles, cells, cur_plan, S, log)
+        v = plan_total(state, tables, cells, cur_plan, work, log)
         if v >= cur or random_float(rng) < np.exp((v - cur) / temp):
             cur = v
             if v > best:
@@ -393,22 +399,22 @@ def improve_plan(S0, tiles, cells, last_rotmask, plan, iters, rng):
 
 
 @njit(cache=True)
-def oracle_full(S, tiles, cells, seq, last_rotmask, beam, iters, rng, plan):
+def oracle_full(state, tables, cells, seq, last_rotmask, beam, iters, rng, plan):
     """The ``oracle`` policy's plan: ``oracle_plan`` (beam + exact round 3), then
     ``improve_plan`` (annealing), then an exact round 3 again on the improved rounds 1-2.
     Writes the plan into ``plan`` (int64[22, 2]) and returns its total, a lower bound on the
     best achievable total of the deal (exact only if every stage was exhaustive)."""
-    oracle_plan(S, tiles, cells, seq, last_rotmask, beam, plan)
-    best = improve_plan(S, tiles, cells, last_rotmask, plan, iters, rng)
-    S2 = S.copy()
+    oracle_plan(state, tables, cells, seq, last_rotmask, beam, plan)
+    best = improve_plan(state, tables, cells, last_rotmask, plan, iters, rng)
+    work = state.copy()
     log = np.zeros(LOGN, dtype=np.int64)
     banked = 0
     for pos in range(ROUND_END[1] + 1):
-        place(S2, tiles, cells[pos], plan[pos, 0], plan[pos, 1], log)
+        place(work, tables, cells[pos], plan[pos, 0], plan[pos, 1], log)
         if pos == ROUND_END[0] or pos == ROUND_END[1]:
-            banked += score_round(S2, round_of(pos))
+            banked += score_round(work, round_of(pos))
     tmp = plan.copy()
-    v = banked + _exact_round3(S2, tiles, cells, seq, last_rotmask, tmp)
+    v = banked + _exact_round3(work, tables, cells, seq, last_rotmask, tmp)
     if v > best:
         best = v
         plan[ROUND_END[1] + 1 :, :] = tmp[ROUND_END[1] + 1 :, :]
@@ -423,66 +429,66 @@ def _search_copy(dst, src):
 
 
 @njit(cache=True)
-def _shuffle_sc(S, rng, start, stop):
-    """Fisher-Yates over ``S[SC, start:stop]``."""
+def _shuffle_sc(state, rng, start, stop):
+    """Fisher-Yates over ``state[SC, start:stop]``."""
     for j in range(stop - 1, start, -1):
         m = start + randint(rng, j - start + 1)
-        tmp = S[SC, j]
-        S[SC, j] = S[SC, m]
-        S[SC, m] = tmp
+        tmp = state[SC, j]
+        state[SC, j] = state[SC, m]
+        state[SC, m] = tmp
 
 
 @njit(cache=True)
-def _search_determinize(S, ctx, rng):
+def _search_determinize(state, ctx, rng):
     """Sample what the player has not seen: the cells of the later placements (the empty cells
     but the current one), the order of the unrevealed tiles (the tiles not yet revealed), and
     the set-aside tile's orientation (variant random, before it is revealed). Each is rebuilt
     in ascending order from what is known and shuffled, so the old values are never read."""
-    tiles, last_rand = ctx[CTX_TILES], ctx[CTX_LAST_RAND]
-    n_land = tiles.shape[0] - 2
-    pos = S[SC, SC_POS]
+    tables, last_rand = ctx[CTX_TABLES], ctx[CTX_LAST_RAND]
+    n_land = tables.shape[0] - 2
+    pos = state[SC, SC_POS]
     if pos >= N_PLACE - 1:
         return
-    cur = S[SC, SC_FCELLS + pos]
+    cur = state[SC, SC_FCELLS + pos]
     k = SC_FCELLS + pos + 1
     for c in range(N_CELLS):
-        if S[CELLS, c] < 0 and c != cur:
-            S[SC, k] = c
+        if state[CELLS, c] < 0 and c != cur:
+            state[SC, k] = c
             k += 1
-    _shuffle_sc(S, rng, SC_FCELLS + pos + 1, SC_FCELLS + N_PLACE)
+    _shuffle_sc(state, rng, SC_FCELLS + pos + 1, SC_FCELLS + N_PLACE)
     nrev = n_revealed(pos)
     seen = 0
     for j in range(nrev):
-        seen |= 1 << S[SC, SC_SEQ + j]
+        seen |= 1 << state[SC, SC_SEQ + j]
     k = SC_SEQ + nrev
     for t in range(n_land):
         if not (seen >> t) & 1:
-            S[SC, k] = t
+            state[SC, k] = t
             k += 1
-    _shuffle_sc(S, rng, SC_SEQ + nrev, SC_SEQ + n_land)
+    _shuffle_sc(state, rng, SC_SEQ + nrev, SC_SEQ + n_land)
     if last_rand:
-        S[SC, SC_LROT] = 1 << randint(rng, 2)
+        state[SC, SC_LROT] = 1 << randint(rng, 2)
 
 
 @njit(cache=True)
-def _search_legal(S, ctx, moves):
-    """Moves ``(cell * T + tile) * 2 + rotation``: the cell is part of the move, so a node's
+def _search_legal(state, ctx, moves):
+    """Moves ``(cell * n_tiles + tile) * 2 + rotation``: the cell is part of the move, so a node's
     children differ with the position card seen (information sets, not open loop)."""
-    pos = S[SC, SC_POS]
+    pos = state[SC, SC_POS]
     if pos >= N_PLACE:
         return 0
-    T = ctx[CTX_TILES].shape[0]
-    cell = S[SC, SC_FCELLS + pos]
-    nh = S[SC, SC_NH]
+    n_tiles = ctx[CTX_TABLES].shape[0]
+    cell = state[SC, SC_FCELLS + pos]
+    nh = state[SC, SC_NH]
     n = 0
     if pos == N_PLACE - 1:
-        rotmask = S[SC, SC_LROT]
+        rotmask = state[SC, SC_LROT]
         first = nh - 1
     else:
         rotmask = ROT_BOTH
         first = 0
     for i in range(first, nh):
-        base = (cell * T + S[SC, SC_HAND + i]) * 2
+        base = (cell * n_tiles + state[SC, SC_HAND + i]) * 2
         for o in range(2):
             if (rotmask >> o) & 1:
                 moves[n] = base + o
@@ -491,60 +497,58 @@ def _search_legal(S, ctx, moves):
 
 
 @njit(cache=True)
-def _search_to_move(S, ctx):
+def _search_to_move(state, ctx):
     return 0
 
 
 @njit(cache=True)
-def _search_apply(S, ctx, move):
-    tiles = ctx[CTX_TILES]
-    T = tiles.shape[0]
-    t = (move >> 1) % T
+def _search_apply(state, ctx, move):
+    tables = ctx[CTX_TABLES]
+    n_tiles = tables.shape[0]
+    t = (move >> 1) % n_tiles
     o = move & 1
-    pos = S[SC, SC_POS]
-    nh = S[SC, SC_NH]
+    pos = state[SC, SC_POS]
+    nh = state[SC, SC_NH]
     i = 0
-    while S[SC, SC_HAND + i] != t:
+    while state[SC, SC_HAND + i] != t:
         i += 1
-    S[SC, SC_HAND + i] = S[SC, SC_HAND + nh - 1]
+    state[SC, SC_HAND + i] = state[SC, SC_HAND + nh - 1]
     nh -= 1
-    place(S, tiles, S[SC, SC_FCELLS + pos], t, o, ctx[CTX_LOG])
+    place(state, tables, state[SC, SC_FCELLS + pos], t, o, ctx[CTX_LOG])
     rnd = round_of(pos)
     if pos == ROUND_END[rnd - 1]:
-        S[SC, SC_BANK] += score_round(S, rnd)
+        state[SC, SC_BANK] += score_round(state, rnd)
     pos += 1
     if pos < N_PLACE:
-        n_land = tiles.shape[0] - 2
-        nh = reveal(S[SC, SC_HAND : SC_HAND + HAND_SLOTS], nh, S[SC, SC_SEQ : SC_SEQ + n_land], pos)
-    S[SC, SC_POS] = pos
-    S[SC, SC_NH] = nh
+        n_land = tables.shape[0] - 2
+        nh = reveal(
+            state[SC, SC_HAND : SC_HAND + HAND_SLOTS], nh, state[SC, SC_SEQ : SC_SEQ + n_land], pos
+        )
+    state[SC, SC_POS] = pos
+    state[SC, SC_NH] = nh
 
 
 @njit(cache=True)
-def _search_rollout(S, ctx, rng, scores):
-    tiles, last_rand, base, w, log, saved, open_ws, nobd, moves2 = ctx
-    pos = S[SC, SC_POS]
-    total = S[SC, SC_BANK]
+def _search_rollout(state, ctx, rng, scores):
+    tables, last_rand, base, weights, log, saved, open_ends, no_breakdown, rollout_moves = ctx
+    pos = state[SC, SC_POS]
+    total = state[SC, SC_BANK]
     if pos < N_PLACE:
-        n_land = tiles.shape[0] - 2
+        n_land = tables.shape[0] - 2
         total += _run_simple(
-            S,
-            tiles,
-            S[SC, SC_FCELLS : SC_FCELLS + N_PLACE],
-            S[SC, SC_SEQ : SC_SEQ + n_land],
+            state,
+            tables,
+            state[SC, SC_FCELLS : SC_FCELLS + N_PLACE],
+            state[SC, SC_SEQ : SC_SEQ + n_land],
             pos,
-            S[SC, SC_HAND : SC_HAND + HAND_SLOTS],
-            S[SC, SC_NH] - _revealed_at(pos),
+            state[SC, SC_HAND : SC_HAND + HAND_SLOTS],
+            state[SC, SC_NH] - _revealed_at(pos),
             base,
-            w,
-            S[SC, SC_LROT],
+            weights,
+            state[SC, SC_LROT],
             rng,
-            log,
-            saved,
-            open_ws,
-            nobd,
-            np.int64(0),
-            moves2,
+            PlacementScratch(log, saved, open_ends),
+            SeatOutputs(no_breakdown, np.int64(0), rollout_moves),
         )
     scores[0] = total
 
@@ -561,14 +565,14 @@ search.register(
 
 
 @njit(cache=True)
-def search_root(S, tiles, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand, root):
+def search_root(state, tables, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand, root):
     """Write the search state of placement ``pos`` into ``root`` (int64[S_ROWS, N_NODES]): the
-    estate ``S``, the hand ``hand[:nh]`` (after the reveals of ``pos``), the points banked and
+    estate ``state``, the hand ``hand[:nh]`` (after the reveals of ``pos``), the points banked and
     what the player has seen of the deal. Hidden values (later cells, unrevealed tiles, the
     set-aside tile's orientation before it is revealed under variant random) are written as
     -1 / 3."""
-    n_land = tiles.shape[0] - 2
-    root[:, :] = S
+    n_land = tables.shape[0] - 2
+    root[:, :] = state
     root[SC, SC_POS] = pos
     root[SC, SC_NH] = nh
     root[SC, SC_BANK] = bank
@@ -584,10 +588,10 @@ def search_root(S, tiles, cells, seq, pos, hand, nh, bank, last_rotmask, last_ra
 
 @njit(cache=True)
 def choose_mcts(
-    params, S, tiles, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand, rng, scr
+    params, state, tables, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand, rng, scratch
 ):
     """(hand index, orientation) of placement ``pos`` by ISMCTS (``kernels.search``) with the
-    ``mcts`` parameters ``M_*``; ``scr`` from ``search_scratch``. Reads of the deal only what
+    ``mcts`` parameters ``M_*``; ``scratch`` from ``search_scratch``. Reads of the deal only what
     the player has seen (``search_root``)."""
     (
         root,
@@ -601,16 +605,24 @@ def choose_mcts(
         path,
         scores,
         reward,
-        w,
+        weights,
         log,
         saved,
-        open_ws,
-        nobd,
-        moves2,
-    ) = scr
-    search_root(S, tiles, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand, root)
+        open_ends,
+        no_breakdown,
+        rollout_moves,
+    ) = scratch
+    search_root(state, tables, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand, root)
     ctx = DonQuixoteSearchContext(
-        tiles, last_rand, np.int64(params[M_ROLLOUT]), w, log, saved, open_ws, nobd, moves2
+        tables,
+        last_rand,
+        np.int64(params[M_ROLLOUT]),
+        weights,
+        log,
+        saved,
+        open_ends,
+        no_breakdown,
+        rollout_moves,
     )
     move = search.search(
         root,
@@ -631,8 +643,8 @@ def choose_mcts(
         scores,
         reward,
     )
-    T = tiles.shape[0]
-    t = (move >> 1) % T
+    n_tiles = tables.shape[0]
+    t = (move >> 1) % n_tiles
     i = 0
     while hand[i] != t:
         i += 1
@@ -640,9 +652,9 @@ def choose_mcts(
 
 
 @njit(cache=True)
-def search_scratch(tiles, capacity):
+def search_scratch(tables, capacity):
     """Scratch of ``choose_mcts`` for trees of ``capacity`` nodes (a tuple of arrays)."""
-    T = tiles.shape[0]
+    n_tiles = tables.shape[0]
     return (
         np.zeros((S_ROWS, N_NODES), np.int64),
         np.zeros((S_ROWS, N_NODES), np.int64),
@@ -651,7 +663,7 @@ def search_scratch(tiles, capacity):
         np.zeros(capacity, np.float64),
         np.zeros(32, np.int64),
         np.zeros(32, np.int64),
-        np.zeros(N_CELLS * T * 2, np.int64),
+        np.zeros(N_CELLS * n_tiles * 2, np.int64),
         np.zeros(N_PLACE + 2, np.int64),
         np.zeros(1, np.float64),
         np.zeros(1, np.float64),
