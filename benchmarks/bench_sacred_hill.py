@@ -2,7 +2,7 @@
 
 "kernel" is the best of three timed ``play_chunk`` calls (CPU time of this process, one core);
 "simulate" is one ``mcsim.simulate`` call with one worker (kernel + per-chunk DataFrame and
-aggregates + summary), so the difference is the runner's overhead. Issue 2 §9 goal: at least
+aggregates + summary), so the difference is the runner's overhead. Goal: at least
 200,000 random games per second per core warm. Cold start (compile) is measured by
 ``benchmarks/run.py``.
 

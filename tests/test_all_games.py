@@ -79,7 +79,7 @@ def _close(a, b, path="block"):
 
 
 def test_chunk_merged_summary_equals_whole_table(game):
-    """Issue 7 §1: partial aggregates merged over chunks give the whole table's summary."""
+    """Partial aggregates merged over chunks give the whole table's summary."""
     s = game.SPEC
     players = s.max_players
     r = mcsim.simulate(s.id, games=60, seed=13, players=players, chunk_size=7, keep_games=True)

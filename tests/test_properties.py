@@ -1,7 +1,6 @@
 """Property tests (hypothesis): interval properties, variant parsing, record round trips.
 
-Issue 11 §5: ``hypothesis`` was a test dependency nothing imported. Each property below holds for
-every input hypothesis draws (fixed example counts, no deadline: kernels compile on first use).
+Each property below holds for every input hypothesis draws (fixed example counts, no deadline: kernels compile on first use).
 """
 
 import json

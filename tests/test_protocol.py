@@ -1,4 +1,4 @@
-"""Issue 13 §1: every registered game implements the whole game protocol
+"""Every registered game implements the whole game protocol
 (``mcsim.games.base.GameModule``) with the documented signatures, so the runner, CLI, report,
 evaluate and batch call its hooks without checking that they exist."""
 
@@ -94,7 +94,7 @@ def test_game_constants_have_their_types(game):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_drawer_is_in_the_game_package(game):
-    """Issue 13 §2: the ``mcsim show`` drawer is the package's own ``show`` module, reached only
+    """The ``mcsim show`` drawer is the package's own ``show`` module, reached only
     through the ``show_frames`` hook."""
     package = REGISTRY[game]
     drawer = importlib.import_module(f"mcsim.games.{package}.show")
@@ -102,7 +102,7 @@ def test_drawer_is_in_the_game_package(game):
 
 
 def test_show_package_holds_no_game():
-    """Issue 13 §2: ``mcsim/show/`` holds only the game-independent parts (a new game adds nothing
+    """``mcsim/show/`` holds only the game-independent parts (a new game adds nothing
     there) and keeps no table of games."""
     assert sorted(m.name for m in pkgutil.iter_modules(mcsim.show.__path__)) == [
         "base",

@@ -125,7 +125,7 @@ def test_resume_needs_a_run(tmp_path):
 
 
 def test_ctrl_c_leaves_only_whole_files(tmp_path):
-    """Issue 7 §1: Ctrl-C leaves no half-written file; the run resumes from what finished."""
+    """Ctrl-C leaves no half-written file; the run resumes from what finished."""
     out = tmp_path / "run"
     cmd = [
         sys.executable,
@@ -167,7 +167,7 @@ def test_ctrl_c_leaves_only_whole_files(tmp_path):
 
 
 def test_dask_local_cluster_identical_to_local():
-    """Issue 7 §1: the Dask backend gives the local backend's results for the same seed."""
+    """The Dask backend gives the local backend's results for the same seed."""
     pytest.importorskip("distributed")
     kw = dict(games=3000, seed=9, policies=["tactician", "random"], workers=2)
     a = mcsim.simulate("sacred-hill", **kw)
@@ -197,7 +197,7 @@ def test_written_files_have_the_usual_mode(tmp_path):
 
 
 def test_a_slow_warm_up_says_it_is_compiling(monkeypatch, capsys):
-    """Issue 13 §5: while the kernels compile (the warm-up takes over COMPILE_NOTICE_AFTER
+    """While the kernels compile (the warm-up takes over COMPILE_NOTICE_AFTER
     seconds) the run says so on stderr, once, at a terminal; with progress off (``--quiet``) it
     says nothing."""
     import time as _time
@@ -227,7 +227,7 @@ def test_a_slow_warm_up_says_it_is_compiling(monkeypatch, capsys):
 
 
 def test_the_command_line_quiets_the_collector(run):
-    """Issue 13 §5: ``mcsim`` sets the collector thresholds that make a cold compile cheaper."""
+    """``mcsim`` sets the collector thresholds that make a cold compile cheaper."""
     import gc
 
     from mcsim.runner import COLLECTOR_THRESHOLDS

@@ -38,7 +38,7 @@ def test_prefix_of_a_run_is_the_shorter_run():
 
 @pytest.mark.parametrize("policies", [["random"], ["tactician", "greedy"]])
 def test_records_replay_to_the_run_result(policies):
-    """Issue 2 §6: a record written by simulate --record replays to the same result."""
+    """A record written by simulate --record replays to the same result."""
     r = mcsim.simulate("sacred-hill", games=50, seed=9, policies=policies, record=10)
     assert len(r.records) == 10
     for rec in r.records:
@@ -111,7 +111,7 @@ def test_mirror_matches_with_different_policies():
 
 
 def test_summary_frame_keys():
-    """Issue 2 §5: the common summary frame."""
+    """The common summary frame."""
     s = mcsim.simulate("sacred-hill", games=200, seed=1).summary
     assert set(s) >= {
         "game",

@@ -105,7 +105,7 @@ def _config(policy):
 
 
 def test_sacred_hill_forced_win_found_at_low_iterations():
-    """Issue 14 §2: the only winning move of a Battle position, by plain UCT (40 iterations,
+    """The only winning move of a Battle position, by plain UCT (40 iterations,
     random rollouts), for each of 8 random streams; a uniform pick would find it 1 time in 4."""
     state = SH.position(red=RED, blue=BLUE, to_move=1)
     legal = SH.legal_move_names(state)
@@ -131,7 +131,7 @@ def test_sacred_hill_forced_win_found_at_low_iterations():
 
 
 def test_sacred_hill_mcts_deterministic_across_workers_and_records_replay():
-    """Issue 14 §1: same seed, same decisions for any worker count; records of mcts games
+    """Same seed, same decisions for any worker count; records of mcts games
     replay to the run's result."""
     pol = ["mcts:iterations=60", "tactician"]
     a = mcsim.simulate("sacred-hill", games=6, seed=3, policies=pol, workers=1, record=3)
@@ -214,7 +214,7 @@ def _dq_config():
 
 @pytest.mark.parametrize("pos", [0, 5, 12])
 def test_don_quixote_mcts_does_not_peek(pos):
-    """Issue 14 §1 (no peeking): changing only what the player has not seen (the cells of later
+    """Changing only what the player has not seen (the cells of later
     placements, the order of the unrevealed tiles, the set-aside tile's orientation) leaves
     the decision unchanged for the same random state; changing a seen tile changes the input
     (a control that the search reads the hand)."""
@@ -254,7 +254,7 @@ def test_don_quixote_search_root_holds_only_what_was_seen():
 
 
 def test_don_quixote_mcts_deterministic_across_workers_and_records_replay():
-    """Issue 14 §1, §3: 2 players, same results for 1 and 2 workers; records replay."""
+    """2 players, same results for 1 and 2 workers; records replay."""
     pol = ["mcts:iterations=30", "mcts:iterations=30,rollout=1"]
     a = mcsim.simulate("don-quixote", games=4, seed=5, policies=pol, players=2, workers=1, record=2)
     b = mcsim.simulate(
@@ -294,7 +294,7 @@ def test_don_quixote_mcts_deterministic_across_workers_and_records_replay():
     ],
 )
 def test_existing_policies_unchanged_by_the_search_interface(game, kwargs, name):
-    """Issue 14 §1: per-game tables saved from c771d1d (before the step interface and mcts)
+    """Per-game tables saved from c771d1d (before the step interface and mcts)
     are reproduced exactly."""
     r = mcsim.simulate(game, workers=1, **kwargs)
     saved = pd.read_csv(DATA / name)
