@@ -12,9 +12,10 @@ The six steps (``_s_copy``, ``_s_determinize``, ``_s_legal``, ``_s_to_move``, ``
 
 ``ctx`` = ``CarcassonneSearchContext`` (tables, variant, heuristic_scratch, rollout policy id,
 heuristic parameters float64[11], opt2 int32[MAX_OPT, 4], lst int64[MAX_OPT], e0 int32[0],
-rollout moves int64[MAX_OPT], width, depth, vals float64[MAX_OPT]): ``width`` > 0 keeps only the placements the heuristic values highest
-(``evaluate_placement``), for every seat and in the rollouts too; ``depth`` > 0 stops a rollout
-after that many turns and scores the position as if the game ended (``score_final``).
+rollout moves int64[MAX_OPT], width, depth, vals float64[MAX_OPT]): ``width`` > 0 keeps only
+the placements the heuristic values highest (``evaluate_placement``), for every seat and in the
+rollouts too; ``depth`` > 0 stops a rollout after that many turns and scores the position as if
+the game ended (``score_final``).
 """
 
 from collections import namedtuple
