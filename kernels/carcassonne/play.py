@@ -116,9 +116,9 @@ def _fail(state, kind, turn):
     state.sc[S_ERR_TURN] = turn
 
 
-#: what the steps of one game share (built once per game by ``_play``): tables,
-#: variant codes, the seats' policy ids and parameters, the mode, the
-#: replay scripts, the logs written, and the deal / gift / per-seat policy random streams.
+#: what the steps of a game share (built by ``_run``, one argument of ``_play``): tables,
+#: variant codes, the seats' policy ids and parameters, the mode, the replay scripts, the logs
+#: written, and the deal / gift / per-seat policy random streams (``_play`` seeds them per game).
 Run = namedtuple(
     "Run",
     [
@@ -138,6 +138,14 @@ Run = namedtuple(
         "rngs",
     ],
 )
+
+
+#: the result arrays of a batch, allocated by ``_run`` and written by ``_play`` (see its
+#: docstring, "Results")
+CarcassonneOutputs = namedtuple("CarcassonneOutputs", ["score", "brk", "gst", "held", "length"])
+
+#: a game's replay scripts (``MODE_REPLAY``) and the logs written (see ``_play``)
+Scripts = namedtuple("Scripts", ["tscript", "gscript", "rscript", "log", "tlog", "glog"])
 
 
 # The decisions of a turn (``_choose_*``, ``_gift_*`` below, one call site each in ``_play``)
@@ -573,25 +581,8 @@ def _play(
     n_games,
     root_seed,
     npl,
-    policy_ids,
-    policy_params,
-    variant,
-    tables,
-    mode,
-    tscript,
-    gscript,
-    rscript,
-    log,
-    tlog,
-    glog,
-    deal_rng,
-    gift_rng,
-    rngs,
-    out_score,
-    out_brk,
-    out_gst,
-    out_held,
-    out_length,
+    run,
+    out,
     search_scratch,
 ):
     """The one compiled entry of play, records and replay (``play_batch``, ``record_game``,
@@ -613,41 +604,45 @@ def _play(
         ``STREAM_GIFTS``, seat k's choices from ``STREAM_POLICY + k``.
     npl : int64
         Players, 2..5.
-    policy_ids : int64[npl]; policy_params : float64[npl, n_params]
-    variant : int64[n_variants]
-        Codes in ``SPEC.variants`` order (``V_*``).
-    tables : tuple
-        Tile tables built by ``mcsim.games.carcassonne.build_tables`` (slots ``TB_*``).
-    mode : int64
-        ``MODE_PLAY`` or ``MODE_REPLAY``.
-    tscript, gscript : int32[k]
-        Replay only: tile types in draw order, gift cards in draw order.
-    rscript : int32[n_turns, LOG_COLS]
-        Replay only: the turn rows (``layout``, "Turn log").
-    log : int32[>= 72, LOG_COLS]; tlog, glog : int32[256]
-        Written in both modes when non-empty (one game): turn rows, tiles drawn, gift cards drawn.
-    deal_rng, gift_rng : uint64[4]; rngs : uint64[npl, 4]
-        Scratch for the random states of the deal, the gifts and the seats.
-    out_score, out_brk, out_gst, out_held, out_length
-        Results, written (see below).
+    run : Run
+        Built by ``_run``; its fields:
+
+        policy_ids : int64[npl]; policy_params : float64[npl, n_params]
+        variant : int64[n_variants]
+            Codes in ``SPEC.variants`` order (``V_*``).
+        tables : tuple
+            Tile tables built by ``mcsim.games.carcassonne.build_tables`` (slots ``TB_*``).
+        mode : int64
+            ``MODE_PLAY`` or ``MODE_REPLAY``.
+        tscript, gscript : int32[k]
+            Replay only: tile types in draw order, gift cards in draw order.
+        rscript : int32[n_turns, LOG_COLS]
+            Replay only: the turn rows (``layout``, "Turn log").
+        log : int32[>= 72, LOG_COLS]; tlog, glog : int32[256]
+            Written in both modes when non-empty (one game): turn rows, tiles drawn, gift
+            cards drawn.
+        deal_rng, gift_rng : uint64[4]; rngs : uint64[npl, 4]
+            Scratch for the random states of the deal, the gifts and the seats.
+    out : CarcassonneOutputs
+        The result arrays (score, brk, gst, held, length), written (see below).
     search_scratch : tuple or None
         ``search_scratch`` when a seat plays ``mcts``, else None (then the search code is not
         compiled: the ``search_scratch is not None`` branches are pruned at compile time).
 
-    Results (written into the arrays passed)
-    ----------------------------------------
-    out_score : int32[n_games, npl]
+    Results (written into the arrays of ``out``)
+    --------------------------------------------
+    score : int32[n_games, npl]
         Final scores (points).
-    out_brk : int32[n_games, npl, N_CAT]
+    brk : int32[n_games, npl, N_CAT]
         Points by road, city, monastery, farm, gift (Road Sweeper, Cash Out, unopened cards).
-    out_gst : int32[n_games, npl, GST_COLS]
+    gst : int32[n_games, npl, GST_COLS]
         Per seat: turns (tiles placed), unplaceable tiles drawn, gifts received by type (5),
         opened by type (5), points credited to each gift type (5): Road Sweeper and Cash Out
         points, points won only thanks to a Synod / Change Position meeple, and 2 per card of
         that type still held at the end.
-    out_held : int32[n_games, npl, N_GIFT]
+    held : int32[n_games, npl, N_GIFT]
         Unopened gift cards at the end, by type.
-    out_length : int32[n_games]
+    length : int32[n_games]
         Turns played (= tiles placed after the start tile).
     state
         The last game's final state. In replay mode an illegal record sets ``sc[S_ERR]``
@@ -659,28 +654,17 @@ def _play(
     jit-compiled; the caller validates inputs.
     Rules: ``docs/rules/carcassonne.md`` §3 (base game), §4 (The Gifts).
     """
+    tables, variant, mode = run.tables, run.variant, run.mode
+    tscript, gscript, rscript = run.tscript, run.gscript, run.rscript
+    log, tlog, glog = run.log, run.tlog, run.glog
+    deal_rng, gift_rng, rngs = run.deal_rng, run.gift_rng, run.rngs
+    out_score, out_brk, out_gst, out_held, out_length = out
     for i in range(n_games):
         gi = np.uint64(first_game_index + i)
         seed_state(deal_rng, game_seed(root_seed, gi, _STREAM_DEAL))
         seed_state(gift_rng, game_seed(root_seed, gi, _STREAM_GIFTS))
         for p in range(npl):
             seed_state(rngs[p], game_seed(root_seed, gi, np.uint64(STREAM_POLICY + p)))
-        run = Run(
-            tables,
-            variant,
-            policy_ids,
-            policy_params,
-            mode,
-            tscript,
-            gscript,
-            rscript,
-            log,
-            tlog,
-            glog,
-            deal_rng,
-            gift_rng,
-            rngs,
-        )
         # setup (§3.1, §4.1), then turns until the pile is empty (finished) or a replay stops
         _setup(state, tables, npl, variant, mode, deal_rng)
         cur = _ZERO  # int64, not a literal: a literal would compile every callee twice
@@ -797,25 +781,36 @@ def _run(
     variant,
     tables,
     mode,
-    tscript,
-    gscript,
-    rscript,
-    log,
-    tlog,
-    glog,
+    scripts,
     search_scratch,
 ):
-    """``_play`` with every argument cast to its one compiled type and the state, scratch and
-    result arrays allocated; (score, brk, gst, held, length, final state) (see ``_play``)."""
+    """``_play`` with every argument cast to its one compiled type, the state, scratch and
+    result arrays allocated and the ``Run`` built (``scripts``: ``Scripts``); (score, brk, gst,
+    held, length, final state) (see ``_play``)."""
     npl = int(npl)
     n_games = int(n_games)
     state = new_game_state.py_func()  # NumPy allocates: nothing to compile
-    heuristic_scratch = (
-        None  # random play and replays: the heuristic is not compiled (see ``_play``)
-    )
+    # random play and replays: None, the heuristic is not compiled (see ``_play``)
+    heuristic_scratch = None
     if any(int(policy_ids[p]) != POLICY_RANDOM for p in range(npl)) or search_scratch is not None:
         heuristic_scratch = new_scratch.py_func()
-    out = (
+    run = Run(
+        tables,
+        np.ascontiguousarray(variant, dtype=np.int64),
+        np.ascontiguousarray(policy_ids, dtype=np.int64),
+        np.ascontiguousarray(policy_params, dtype=np.float64),
+        np.int64(mode),
+        _i32(scripts.tscript, 1),
+        _i32(scripts.gscript, 1),
+        _i32(scripts.rscript, 2),
+        _i32(scripts.log, 2),
+        _i32(scripts.tlog, 1),
+        _i32(scripts.glog, 1),
+        np.zeros(4, dtype=np.uint64),
+        np.zeros(4, dtype=np.uint64),
+        np.zeros((npl, 4), dtype=np.uint64),
+    )
+    out = CarcassonneOutputs(
         np.zeros((n_games, npl), dtype=np.int32),
         np.zeros((n_games, npl, N_CAT), dtype=np.int32),
         np.zeros((n_games, npl, GST_COLS), dtype=np.int32),
@@ -829,37 +824,24 @@ def _run(
         np.int64(n_games),
         np.uint64(root_seed),
         np.int64(npl),
-        np.ascontiguousarray(policy_ids, dtype=np.int64),
-        np.ascontiguousarray(policy_params, dtype=np.float64),
-        np.ascontiguousarray(variant, dtype=np.int64),
-        tables,
-        np.int64(mode),
-        _i32(tscript, 1),
-        _i32(gscript, 1),
-        _i32(rscript, 2),
-        _i32(log, 2),
-        _i32(tlog, 1),
-        _i32(glog, 1),
-        np.zeros(4, dtype=np.uint64),
-        np.zeros(4, dtype=np.uint64),
-        np.zeros((npl, 4), dtype=np.uint64),
-        *out,
+        run,
+        out,
         search_scratch,
     )
-    return out + (state,)
+    return tuple(out) + (state,)
 
 
-def _no_script():
-    """Empty replay scripts and logs (play without a record): tscript, gscript, rscript, log,
-    tlog, glog."""
+def _no_script(log=None, tlog=None, glog=None):
+    """Empty replay scripts (play without a record) and the logs ``log``, ``tlog``, ``glog``
+    (empty when None: nothing logged), as ``Scripts``."""
     e1 = np.zeros(1, dtype=np.int32)
-    return (
+    return Scripts(
         e1,
         e1,
         np.zeros((1, LOG_COLS), dtype=np.int32),
-        np.zeros((0, LOG_COLS), dtype=np.int32),
-        np.zeros(0, dtype=np.int32),
-        np.zeros(0, dtype=np.int32),
+        np.zeros((0, LOG_COLS), dtype=np.int32) if log is None else log,
+        np.zeros(0, dtype=np.int32) if tlog is None else tlog,
+        np.zeros(0, dtype=np.int32) if glog is None else glog,
     )
 
 
@@ -881,7 +863,7 @@ def play_batch(
         variant,
         tables,
         MODE_PLAY,
-        *_no_script(),
+        _no_script(),
         None,
     )
     return r[:5]
@@ -911,7 +893,7 @@ def play_batch_mcts(
         variant,
         tables,
         MODE_PLAY,
-        *_no_script(),
+        _no_script(),
         search_scratch,
     )
     return r[:5]
@@ -929,7 +911,6 @@ def record_game(
     log = np.zeros((80, LOG_COLS), dtype=np.int32)
     tlog = np.zeros(256, dtype=np.int32)
     glog = np.zeros(256, dtype=np.int32)
-    e = _no_script()
     state = _run(
         game_index,
         1,
@@ -940,12 +921,7 @@ def record_game(
         variant,
         tables,
         MODE_PLAY,
-        e[0],
-        e[1],
-        e[2],
-        log,
-        tlog,
-        glog,
+        _no_script(log, tlog, glog),
         search_scratch,
     )[5]
     sc = state.sc
@@ -994,12 +970,7 @@ def replay_state(npl, variant, tables, tscript, gscript, rscript):
         variant,
         tables,
         MODE_REPLAY,
-        tscript,
-        gscript,
-        rscript,
-        log,
-        tlog,
-        glog,
+        Scripts(tscript, gscript, rscript, log, tlog, glog),
         None,
     )[5]
     return state, log, tlog, glog
