@@ -20,6 +20,14 @@ module            holds
 ``play``          the game loop ``_play``, the turn's decisions, and the Python entry points
                   (``play_batch``, ``record_game``, ``replay_state``, ``replay_game``, ...)
 ================  ==============================================================================
+
+Names (the same in every game's kernel): ``state`` the ``GameState`` (``dst``, ``src`` in the
+search's copy step), ``tables`` the tile tables (``TB_*``), ``variant`` the variant codes,
+``policy_ids`` / ``policy_params`` the seats' policies (``params`` one seat's vector), ``rng`` one
+random stream and ``rngs`` one per seat (``deal_rng``, ``gift_rng`` the deal's and the gifts'),
+``scratch`` the heuristic's scratch (``new_scratch``; ``heuristic_scratch`` where it meets the
+search's, ``search_scratch``), ``out_*`` the result arrays of ``_play``; Carcassonne's own:
+``run`` the ``Run`` tuple of what the steps of one game share, ``ctx`` the search context.
 """
 
 from kernels.carcassonne.layout import (

@@ -40,7 +40,7 @@ One range for ``kernels.search.search``'s mark array (``N_CODES`` codes)::
     Take 2:    BASE_KEEP + tile type kept            (PH_KEEP)
 
 The slot tables of the arrays (state scalars ``sc``, statistics ``gst``, feature counters
-``fint``, turn log rows, variant codes, points table, tile tables ``T``, heuristic and ``mcts``
+``fint``, turn log rows, variant codes, points table, tile tables ``tables``, heuristic and ``mcts``
 parameters) and of ``GameState`` follow.
 """
 
@@ -138,8 +138,8 @@ MCTS.verify(globals())
 
 MODE_PLAY, MODE_REPLAY = 0, 1
 
-# tile tables ``T`` (a tuple built by ``mcsim.games.carcassonne.build_tables``, in this order)
-TABLES = StateLayout("T", "tuple of the tile tables (mcsim.games.carcassonne.build_tables)")
+# tile tables ``tables`` (a tuple built by ``mcsim.games.carcassonne.build_tables``, in this order)
+TABLES = StateLayout("tables", "tuple of the tile tables (mcsim.games.carcassonne.build_tables)")
 TB_EDGE = TABLES.field("TB_EDGE", 1, "edge[t, r, side]: EDGE_* code")
 TB_SIDE_SEG = TABLES.field("TB_SIDE_SEG", 1, "side_seg[t, r, side]: segment, -1 on a field")
 TB_PORT_SEG = TABLES.field("TB_PORT_SEG", 1, "port_seg[t, r, port]: field segment or -1")

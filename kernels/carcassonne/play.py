@@ -111,21 +111,21 @@ from kernels.rng import STREAM_POLICY, game_seed, randint, seed_state
 
 # inlined: called with 8 different ERR_* literals, each a compile of its own otherwise
 @njit(cache=True, inline="always")
-def _fail(S, kind, turn):
-    S.sc[S_ERR] = kind
-    S.sc[S_ERR_TURN] = turn
+def _fail(state, kind, turn):
+    state.sc[S_ERR] = kind
+    state.sc[S_ERR_TURN] = turn
 
 
-#: what the steps of one game share (built once per game by ``_play``): tables ``T``,
-#: variant codes, the seats' policy ids and parameters, the mode, the
-#: replay scripts, the logs written, and the deal / gift / per-seat policy random streams.
+#: what the steps of a game share (built by ``_run``, one argument of ``_play``): tables,
+#: variant codes, the seats' policy ids and parameters, the mode, the replay scripts, the logs
+#: written, and the deal / gift / per-seat policy random streams (``_play`` seeds them per game).
 Run = namedtuple(
     "Run",
     [
-        "T",
+        "tables",
         "variant",
-        "pol_ids",
-        "pol_params",
+        "policy_ids",
+        "policy_params",
         "mode",
         "tscript",
         "gscript",
@@ -133,42 +133,51 @@ Run = namedtuple(
         "log",
         "tlog",
         "glog",
-        "drng",
-        "grng",
-        "prng",
+        "deal_rng",
+        "gift_rng",
+        "rngs",
     ],
 )
 
 
+#: the result arrays of a batch, allocated by ``_run`` and written by ``_play`` (see its
+#: docstring, "Results")
+CarcassonneOutputs = namedtuple("CarcassonneOutputs", ["score", "brk", "gst", "held", "length"])
+
+#: a game's replay scripts (``MODE_REPLAY``) and the logs written (see ``_play``)
+Scripts = namedtuple("Scripts", ["tscript", "gscript", "rscript", "log", "tlog", "glog"])
+
+
 # The decisions of a turn (``_choose_*``, ``_gift_*`` below, one call site each in ``_play``)
-# are compiled on their own, called with the ``H`` and ``mscr`` of ``_play``: each compile
+# are compiled on their own, called with the ``heuristic_scratch`` and
+# ``search_scratch`` of ``_play``: each compile
 # prunes the heuristic and search branches the lineup does not use before typing them. Inlined
 # into ``_play`` they cost 3 s more of a first run (Numba inlines by deep-copying the callee's
 # IR block by block, each block copying the whole variable scope, search branches included),
 # and inlined one into another (the former ``_play_turns`` -> ``_turn`` -> ``_open_gift``
 # levels) about 10 s more.
 @njit(cache=True, **_INTERNAL)
-def _choose_open(S, R, cur, t, turn, H, mscr):
+def _choose_open(state, run, cur, t, turn, heuristic_scratch, search_scratch):
     """The gift card ``cur`` opens this turn (§4.3): a held type, -1 none, ``BAD`` when a
     replay's choice is illegal."""
-    hand, opt, sc = S.hand, S.opt, S.sc
+    hand, opt, sc = state.hand, state.opt, state.sc
     nheld = 0
-    if R.variant[V_GIFTS] == 1:
+    if run.variant[V_GIFTS] == 1:
         for g in range(N_GIFT):
             nheld += hand[cur, g]
     if nheld == 0:
-        if R.mode == MODE_REPLAY and R.rscript[turn, L_OPEN] != -1:
+        if run.mode == MODE_REPLAY and run.rscript[turn, L_OPEN] != -1:
             opt[0, 0] = -1
             sc[S_NOPT] = 1
-            _fail(S, ERR_OPEN, turn)
+            _fail(state, ERR_OPEN, turn)
             return BAD
         return -1
-    pid = R.pol_ids[cur]
-    params = R.pol_params[cur]
-    rng = R.prng[cur]
+    pid = run.policy_ids[cur]
+    params = run.policy_params[cur]
+    rng = run.rngs[cur]
     opened = -1
-    if R.mode == MODE_REPLAY:
-        opened = np.int64(R.rscript[turn, L_OPEN])
+    if run.mode == MODE_REPLAY:
+        opened = np.int64(run.rscript[turn, L_OPEN])
         if opened != -1 and (opened < 0 or opened >= N_GIFT or hand[cur, opened] == 0):
             opt[0, 0] = -1
             k = 1
@@ -177,7 +186,7 @@ def _choose_open(S, R, cur, t, turn, H, mscr):
                     opt[k, 0] = g
                     k += 1
             sc[S_NOPT] = k
-            _fail(S, ERR_OPEN, turn)
+            _fail(state, ERR_OPEN, turn)
             return BAD
     elif pid == POLICY_RANDOM:
         cnt = 0  # none or one of the held types, uniformly
@@ -193,14 +202,31 @@ def _choose_open(S, R, cur, t, turn, H, mscr):
                         break
                     k -= 1
     elif pid == POLICY_MCTS:
-        if mscr is not None:
-            m = mcts_move(S, R.T, H, R.variant, cur, PH_OPEN, t, -1, -1, -1, 0, params, rng, mscr)
+        if search_scratch is not None:
+            m = mcts_move(
+                state,
+                run.tables,
+                heuristic_scratch,
+                run.variant,
+                cur,
+                PH_OPEN,
+                t,
+                -1,
+                -1,
+                -1,
+                0,
+                params,
+                rng,
+                search_scratch,
+            )
             opened = m - BASE_OPEN if m - BASE_OPEN < N_GIFT else -1
-    elif H is not None:  # the heuristic (H is None when no seat plays it: not compiled then)
+    elif heuristic_scratch is not None:  # the heuristic (None: no seat plays it, not compiled)
         bestg = -1e18
         for g in range(N_GIFT):
             if hand[cur, g] > 0:
-                v, _a, _b = _gift_gain(S, R.T, H, cur, g, t, params, R.variant, opt)
+                v, _a, _b = _gift_gain(
+                    state, run.tables, heuristic_scratch, cur, g, t, params, run.variant, opt
+                )
                 if v > bestg:
                     bestg = v
                     if v > params[H_HOLD]:
@@ -209,43 +235,45 @@ def _choose_open(S, R, cur, t, turn, H, mscr):
 
 
 @njit(cache=True, **_INTERNAL)
-def _gift_target(S, R, cur, t, opened, turn, row, H, mscr):
+def _gift_target(state, run, cur, t, opened, turn, row, heuristic_scratch, search_scratch):
     """Synod, Road Sweeper or Cash Out (§4.4.1-§4.4.3): choose the target and apply it; an
     opening without target has no effect (§6 #5, #6). False when a replay stopped."""
-    T, opt, rscript, log = R.T, S.opt, R.rscript, R.log
-    no = _s_targets(S, T, cur, opened, opt[:, 3])
-    pid = R.pol_ids[cur]
+    tables, opt, rscript, log = run.tables, state.opt, run.rscript, run.log
+    no = _s_targets(state, tables, cur, opened, opt[:, 3])
+    pid = run.policy_ids[cur]
     target = -1
     if no > 0:
-        if R.mode == MODE_REPLAY:
+        if run.mode == MODE_REPLAY:
             if opened == GIFT_SYNOD:
                 c = xy_cell(rscript[turn, L_GA], rscript[turn, L_GB])
                 nd = -1
-                if c >= 0 and S.board[c] >= 0:
-                    cs = T[TB_CL_SEG][S.tinfo[S.board[c], 0]]
+                if c >= 0 and state.board[c] >= 0:
+                    cs = tables[TB_CL_SEG][state.tinfo[state.board[c], 0]]
                     if cs >= 0:
-                        nd = S.board[c] * MAX_SEG + cs
+                        nd = state.board[c] * MAX_SEG + cs
             else:
-                nd = _node_at(S, T, rscript[turn, L_GA], rscript[turn, L_GB], rscript[turn, L_GC])
+                nd = _node_at(
+                    state, tables, rscript[turn, L_GA], rscript[turn, L_GB], rscript[turn, L_GC]
+                )
             if nd >= 0 and opened == GIFT_SWEEPER:
-                nd = find(S.parent, nd)
+                nd = find(state.parent, nd)
             for i in range(no):
                 if opt[i, 3] == nd:
                     target = nd
             if target < 0:
-                S.sc[S_NOPT] = no
-                _fail(S, ERR_GIFT_ARG, turn)
+                state.sc[S_NOPT] = no
+                _fail(state, ERR_GIFT_ARG, turn)
                 return False
         elif pid == POLICY_RANDOM:
-            target = opt[randint(R.prng[cur], no), 3]
+            target = opt[randint(run.rngs[cur], no), 3]
         elif pid == POLICY_MCTS:
-            if mscr is not None:
+            if search_scratch is not None:
                 target = (
                     mcts_move(
-                        S,
-                        T,
-                        H,
-                        R.variant,
+                        state,
+                        tables,
+                        heuristic_scratch,
+                        run.variant,
                         cur,
                         PH_TARGET,
                         t,
@@ -253,57 +281,69 @@ def _gift_target(S, R, cur, t, opened, turn, row, H, mscr):
                         opened,
                         -1,
                         0,
-                        R.pol_params[cur],
-                        R.prng[cur],
-                        mscr,
+                        run.policy_params[cur],
+                        run.rngs[cur],
+                        search_scratch,
                     )
                     - BASE_NODE
                 )
-        elif H is not None:  # the heuristic
-            v, target, _b = _gift_gain(S, T, H, cur, opened, t, R.pol_params[cur], R.variant, opt)
+        elif heuristic_scratch is not None:  # the heuristic
+            v, target, _b = _gift_gain(
+                state,
+                tables,
+                heuristic_scratch,
+                cur,
+                opened,
+                t,
+                run.policy_params[cur],
+                run.variant,
+                opt,
+            )
             if target < 0:
                 target = opt[0, 3]
-    elif R.mode == MODE_REPLAY and rscript[turn, L_GA] != NO_EFFECT:
-        S.sc[S_NOPT] = 0
-        _fail(S, ERR_GIFT_ARG, turn)
+    elif run.mode == MODE_REPLAY and rscript[turn, L_GA] != NO_EFFECT:
+        state.sc[S_NOPT] = 0
+        _fail(state, ERR_GIFT_ARG, turn)
         return False
     if target >= 0:
         if log.shape[0] > 0:
-            x, y = cell_xy(np.int64(S.tinfo[target // MAX_SEG, 2]))
+            x, y = cell_xy(np.int64(state.tinfo[target // MAX_SEG, 2]))
             log[row, L_GA] = x
             log[row, L_GB] = y
             if opened != GIFT_SYNOD:
                 log[row, L_GC] = target % MAX_SEG
-        apply_gift_target(S, T, R.variant, opened, target, cur)
+        apply_gift_target(state, tables, run.variant, opened, target, cur)
     return True
 
 
 @njit(cache=True, **_INTERNAL)
-def _gift_change(S, R, cur, t, opened, turn, row, H, mscr):
+def _gift_change(state, run, cur, t, opened, turn, row, heuristic_scratch, search_scratch):
     """Change Position (§4.4.4): move one of ``cur``'s meeples to another segment of its tile.
     False when a replay stopped."""
-    T, opt, rscript, log = R.T, S.opt, R.rscript, R.log
-    no = _s_changes(S, T, cur, R.variant, S.scratch[8:24], S.scratch[0:8], opt)
-    pid = R.pol_ids[cur]
+    tables, opt, rscript, log = run.tables, state.opt, run.rscript, run.log
+    no = _s_changes(state, tables, cur, run.variant, state.scratch[8:24], state.scratch[0:8], opt)
+    pid = run.policy_ids[cur]
     choice = -1
     if no > 0:
-        if R.mode == MODE_REPLAY:
-            nd = _node_at(S, T, rscript[turn, L_GA], rscript[turn, L_GB], rscript[turn, L_GC])
+        if run.mode == MODE_REPLAY:
+            nd = _node_at(
+                state, tables, rscript[turn, L_GA], rscript[turn, L_GB], rscript[turn, L_GC]
+            )
             for i in range(no):
                 if opt[i, 0] == nd and opt[i, 1] == rscript[turn, L_GD]:
                     choice = i
             if choice < 0:
-                S.sc[S_NOPT] = no
-                _fail(S, ERR_GIFT_ARG, turn)
+                state.sc[S_NOPT] = no
+                _fail(state, ERR_GIFT_ARG, turn)
                 return False
         elif pid == POLICY_MCTS:
-            if mscr is not None:
+            if search_scratch is not None:
                 m = (
                     mcts_move(
-                        S,
-                        T,
-                        H,
-                        R.variant,
+                        state,
+                        tables,
+                        heuristic_scratch,
+                        run.variant,
                         cur,
                         PH_CHANGE,
                         t,
@@ -311,9 +351,9 @@ def _gift_change(S, R, cur, t, opened, turn, row, H, mscr):
                         opened,
                         -1,
                         0,
-                        R.pol_params[cur],
-                        R.prng[cur],
-                        mscr,
+                        run.policy_params[cur],
+                        run.rngs[cur],
+                        search_scratch,
                     )
                     - BASE_CHANGE
                 )
@@ -321,59 +361,59 @@ def _gift_change(S, R, cur, t, opened, turn, row, H, mscr):
                     if opt[i, 0] == m // MAX_SEG and opt[i, 1] == m % MAX_SEG:
                         choice = i
         else:
-            choice = randint(R.prng[cur], no)  # the heuristic never opens it
-    elif R.mode == MODE_REPLAY and rscript[turn, L_GA] != NO_EFFECT:
-        S.sc[S_NOPT] = 0
-        _fail(S, ERR_GIFT_ARG, turn)
+            choice = randint(run.rngs[cur], no)  # the heuristic never opens it
+    elif run.mode == MODE_REPLAY and rscript[turn, L_GA] != NO_EFFECT:
+        state.sc[S_NOPT] = 0
+        _fail(state, ERR_GIFT_ARG, turn)
         return False
     if choice >= 0:
         frm = np.int64(opt[choice, 0])
         to = (frm // MAX_SEG) * MAX_SEG + np.int64(opt[choice, 1])
         if log.shape[0] > 0:
-            x, y = cell_xy(np.int64(S.tinfo[frm // MAX_SEG, 2]))
+            x, y = cell_xy(np.int64(state.tinfo[frm // MAX_SEG, 2]))
             log[row, L_GA] = x
             log[row, L_GB] = y
             log[row, L_GC] = frm % MAX_SEG
             log[row, L_GD] = opt[choice, 1]
-        move_meeple(S, cur, frm, to)
+        move_meeple(state, cur, frm, to)
     return True
 
 
 @njit(cache=True, **_INTERNAL)
-def _gift_take2(S, R, cur, t, opened, turn, row, H, mscr):
+def _gift_take2(state, run, cur, t, opened, turn, row, heuristic_scratch, search_scratch):
     """Take 2 (§4.4.5): draw a second tile, keep one, shuffle the other back (``take2_other``,
     §6 #10). Returns (ok, tile kept, planned cell, rotation, segment: -2 = none)."""
-    T, variant, opt = R.T, R.variant, S.opt
+    tables, variant, opt = run.tables, run.variant, state.opt
     pc = -1
     pr = -1
     ps = -2
-    t2 = _draw_placeable(S, T, cur, R.drng, R.mode, R.tscript, R.tlog)
+    t2 = _draw_placeable(state, tables, cur, run.deal_rng, run.mode, run.tscript, run.tlog)
     if t2 <= -2:
-        _fail(S, ERR_DRAW, turn)
+        _fail(state, ERR_DRAW, turn)
         return False, t, pc, pr, ps
     if t2 < 0:
         return True, t, pc, pr, ps
-    pid = R.pol_ids[cur]
-    params = R.pol_params[cur]
+    pid = run.policy_ids[cur]
+    params = run.policy_params[cur]
     keep = t
-    if R.mode == MODE_REPLAY:
-        keep = np.int64(R.rscript[turn, L_GA])
+    if run.mode == MODE_REPLAY:
+        keep = np.int64(run.rscript[turn, L_GA])
         if keep != t and keep != t2:
             opt[0, 0] = t
             opt[1, 0] = t2
-            S.sc[S_NOPT] = 2
-            _fail(S, ERR_GIFT_ARG, turn)
+            state.sc[S_NOPT] = 2
+            _fail(state, ERR_GIFT_ARG, turn)
             return False, t, pc, pr, ps
     elif pid == POLICY_RANDOM:
-        if randint(R.prng[cur], 2) == 1:
+        if randint(run.rngs[cur], 2) == 1:
             keep = t2
     elif pid == POLICY_MCTS:
-        if mscr is not None:
+        if search_scratch is not None:
             keep = (
                 mcts_move(
-                    S,
-                    T,
-                    H,
+                    state,
+                    tables,
+                    heuristic_scratch,
                     variant,
                     cur,
                     PH_KEEP,
@@ -383,61 +423,71 @@ def _gift_take2(S, R, cur, t, opened, turn, row, H, mscr):
                     -1,
                     0,
                     params,
-                    R.prng[cur],
-                    mscr,
+                    run.rngs[cur],
+                    search_scratch,
                 )
                 - BASE_KEEP
             )
-    elif H is not None:  # the heuristic
-        c1, r1, s1, v1 = best_placement(S, T, t, cur, params, variant, H, opt)
-        c2, r2, s2, v2 = best_placement(S, T, t2, cur, params, variant, H, opt)
+    elif heuristic_scratch is not None:  # the heuristic
+        c1, r1, s1, v1 = best_placement(
+            state, tables, t, cur, params, variant, heuristic_scratch, opt
+        )
+        c2, r2, s2, v2 = best_placement(
+            state, tables, t2, cur, params, variant, heuristic_scratch, opt
+        )
         if v2 > v1:
             keep = t2
             pc, pr, ps = c2, r2, s2
         else:
             pc, pr, ps = c1, r1, s1
     other = t2 if keep == t else t
-    if R.log.shape[0] > 0:
-        R.log[row, L_GA] = keep
+    if run.log.shape[0] > 0:
+        run.log[row, L_GA] = keep
     if variant[V_TAKE2_OTHER] == 0:
-        _return_tile(S, other, R.grng, R.mode)
+        _return_tile(state, other, run.gift_rng, run.mode)
     return True, keep, pc, pr, ps
 
 
 @njit(cache=True, **_INTERNAL)
-def _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, H, mscr):
+def _choose_place(state, run, cur, t, opened, turn, pc, pr, ps, heuristic_scratch, search_scratch):
     """Placement of tile ``t`` (§3.2.1): (cell, rotation, the heuristic's planned meeple
     segment); cell ``BAD`` when a replay stopped. ``pc, pr, ps``: a plan made by Take 2."""
-    T, opt, rscript = R.T, S.opt, R.rscript
-    if R.mode == MODE_REPLAY:
+    tables, opt, rscript = run.tables, state.opt, run.rscript
+    if run.mode == MODE_REPLAY:
         if rscript[turn, L_TILE] != t:
             opt[0, 0] = t
-            S.sc[S_NOPT] = 1
-            _fail(S, ERR_TILE, turn)
+            state.sc[S_NOPT] = 1
+            _fail(state, ERR_TILE, turn)
             return BAD, 0, ps
         c = xy_cell(rscript[turn, L_X], rscript[turn, L_Y])
         r = rscript[turn, L_ROT]
-        if c < 0 or S.fpos[c] < 0 or r < 0 or r > 3 or not (T[TB_FIT][t, S.pat[c]] >> r) & 1:
-            S.sc[S_NOPT] = placements(S, T, t, _FALSE, opt)
-            _fail(S, ERR_PLACE, turn)
+        if (
+            c < 0
+            or state.fpos[c] < 0
+            or r < 0
+            or r > 3
+            or not (tables[TB_FIT][t, state.pat[c]] >> r) & 1
+        ):
+            state.sc[S_NOPT] = placements(state, tables, t, _FALSE, opt)
+            _fail(state, ERR_PLACE, turn)
             return BAD, 0, ps
         return np.int64(c), np.int64(r), ps
     if ps != -2:
         return np.int64(pc), np.int64(pr), ps
-    pid = R.pol_ids[cur]
-    rng = R.prng[cur]
+    pid = run.policy_ids[cur]
+    rng = run.rngs[cur]
     if pid == POLICY_RANDOM:
-        no = placements(S, T, t, _TRUE, opt)
+        no = placements(state, tables, t, _TRUE, opt)
         k = randint(rng, no)
         return np.int64(opt[k, 0]), np.int64(opt[k, 1]), ps
     if pid == POLICY_MCTS:
         m = -1
-        if mscr is not None:
+        if search_scratch is not None:
             m = mcts_move(
-                S,
-                T,
-                H,
-                R.variant,
+                state,
+                tables,
+                heuristic_scratch,
+                run.variant,
                 cur,
                 PH_PLACE,
                 t,
@@ -445,45 +495,49 @@ def _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, H, mscr):
                 opened,
                 -1,
                 0,
-                R.pol_params[cur],
+                run.policy_params[cur],
                 rng,
-                mscr,
+                search_scratch,
             )
         return np.int64(m // 4), np.int64(m % 4), ps
-    if H is not None:  # the heuristic
-        c, r, ps, v = best_placement(S, T, t, cur, R.pol_params[cur], R.variant, H, opt)
+    if heuristic_scratch is not None:  # the heuristic
+        c, r, ps, v = best_placement(
+            state, tables, t, cur, run.policy_params[cur], run.variant, heuristic_scratch, opt
+        )
         return np.int64(c), np.int64(r), ps
     return np.int64(BAD), _NONE, ps
 
 
 @njit(cache=True, **_INTERNAL)
-def _choose_meeple(S, R, cur, t, opened, idx, earned, turn, ps, H, mscr):
+def _choose_meeple(
+    state, run, cur, t, opened, idx, earned, turn, ps, heuristic_scratch, search_scratch
+):
     """Segment of tile ``idx`` for ``cur``'s meeple (§3.2.2; -1 none), ``BAD`` when a replay
     stopped. ``ps``: the heuristic's planned segment."""
-    mopts = S.scratch[8:24]
-    nm = meeple_options(S, R.T, idx, cur, mopts)
-    pid = R.pol_ids[cur]
-    if R.mode == MODE_REPLAY:
-        s = np.int64(R.rscript[turn, L_MEEPLE])
+    mopts = state.scratch[8:24]
+    nm = meeple_options(state, run.tables, idx, cur, mopts)
+    pid = run.policy_ids[cur]
+    if run.mode == MODE_REPLAY:
+        s = np.int64(run.rscript[turn, L_MEEPLE])
         for i in range(nm):
             if mopts[i] == s:
                 return s
         for i in range(nm):
-            S.opt[i, 0] = mopts[i]
-        S.sc[S_NOPT] = nm
-        _fail(S, ERR_MEEPLE, turn)
+            state.opt[i, 0] = mopts[i]
+        state.sc[S_NOPT] = nm
+        _fail(state, ERR_MEEPLE, turn)
         return BAD
     if pid == POLICY_RANDOM:
-        return mopts[randint(R.prng[cur], nm)]
+        return mopts[randint(run.rngs[cur], nm)]
     if pid == POLICY_MCTS:
         s = -1
-        if mscr is not None:
+        if search_scratch is not None:
             s = (
                 mcts_move(
-                    S,
-                    R.T,
-                    H,
-                    R.variant,
+                    state,
+                    run.tables,
+                    heuristic_scratch,
+                    run.variant,
                     cur,
                     PH_MEEPLE,
                     t,
@@ -491,9 +545,9 @@ def _choose_meeple(S, R, cur, t, opened, idx, earned, turn, ps, H, mscr):
                     opened,
                     idx,
                     1 if earned else 0,
-                    R.pol_params[cur],
-                    R.prng[cur],
-                    mscr,
+                    run.policy_params[cur],
+                    run.rngs[cur],
+                    search_scratch,
                 )
                 - BASE_MEEPLE
                 - 1
@@ -507,7 +561,7 @@ def _choose_meeple(S, R, cur, t, opened, idx, earned, turn, ps, H, mscr):
 
 
 # Numba's reference counting (atomic NRT_incref/NRT_decref on every array passed to the
-# helpers; S alone holds 28 arrays) was about 40% of the time of random play; the refcount
+# helpers; the state alone holds 28 arrays) was about 40% of the time of random play; the refcount
 # pruning pass cannot remove them across the branches (numba/numba#2345, #2350). The games
 # allocate nothing (the state, random states, scratch and result arrays come from ``_run``), so
 # the entry is compiled without NRT (``_nrt=False``, the workaround in those issues); being
@@ -521,32 +575,15 @@ def _choose_meeple(S, R, cur, t, opened, idx, earned, turn, ps, H, mscr):
 # the whole engine below it again.
 @njit(cache=True, _nrt=False)
 def _play(
-    S,
-    H,
+    state,
+    heuristic_scratch,
     first_game_index,
     n_games,
     root_seed,
     npl,
-    pol_ids,
-    pol_params,
-    variant,
-    T,
-    mode,
-    tscript,
-    gscript,
-    rscript,
-    log,
-    tlog,
-    glog,
-    drng,
-    grng,
-    prng,
-    score,
-    brk,
-    gst,
-    held,
-    length,
-    mscr,
+    run,
+    out,
+    search_scratch,
 ):
     """The one compiled entry of play, records and replay (``play_batch``, ``record_game``,
     ``replay_game`` are Python wrappers that pass every argument with the same types, so they
@@ -555,41 +592,45 @@ def _play(
 
     Parameters
     ----------
-    S : GameState
+    state : GameState
         From ``new_game_state()``; reset for each game, holds the last game's final state.
-    H : tuple or None
+    heuristic_scratch : tuple or None
         Heuristic scratch (``new_scratch()``) when a seat plays ``heuristic`` or ``mcts``, else
-        None: then the heuristic code is not compiled (the ``H is not None`` branches are
-        pruned at compile time): random play and replays compile without it.
+        None: then the heuristic code is not compiled (the ``heuristic_scratch is not None``
+        branches are pruned at compile time): random play and replays compile without it.
     first_game_index, n_games : int64
     root_seed : uint64
         Game i's deal is drawn from ``STREAM_DEAL``, its gift deck and Take 2 shuffle-backs from
         ``STREAM_GIFTS``, seat k's choices from ``STREAM_POLICY + k``.
     npl : int64
         Players, 2..5.
-    pol_ids : int64[npl]; pol_params : float64[npl, n_params]
-    variant : int64[n_variants]
-        Codes in ``SPEC.variants`` order (``V_*``).
-    T : tuple
-        Tile tables built by ``mcsim.games.carcassonne.build_tables`` (slots ``TB_*``).
-    mode : int64
-        ``MODE_PLAY`` or ``MODE_REPLAY``.
-    tscript, gscript : int32[k]
-        Replay only: tile types in draw order, gift cards in draw order.
-    rscript : int32[n_turns, LOG_COLS]
-        Replay only: the turn rows (``layout``, "Turn log").
-    log : int32[>= 72, LOG_COLS]; tlog, glog : int32[256]
-        Written in both modes when non-empty (one game): turn rows, tiles drawn, gift cards drawn.
-    drng, grng : uint64[4]; prng : uint64[npl, 4]
-        Scratch for the random states of the deal, the gifts and the seats.
-    score, brk, gst, held, length
-        Results, written (see below).
-    mscr : tuple or None
-        ``search_scratch`` when a seat plays ``mcts``, else None (then the search code is not
-        compiled: the ``mscr is not None`` branches are pruned at compile time).
+    run : Run
+        Built by ``_run``; its fields:
 
-    Results (written into the arrays passed)
-    ----------------------------------------
+        policy_ids : int64[npl]; policy_params : float64[npl, n_params]
+        variant : int64[n_variants]
+            Codes in ``SPEC.variants`` order (``V_*``).
+        tables : tuple
+            Tile tables built by ``mcsim.games.carcassonne.build_tables`` (slots ``TB_*``).
+        mode : int64
+            ``MODE_PLAY`` or ``MODE_REPLAY``.
+        tscript, gscript : int32[k]
+            Replay only: tile types in draw order, gift cards in draw order.
+        rscript : int32[n_turns, LOG_COLS]
+            Replay only: the turn rows (``layout``, "Turn log").
+        log : int32[>= 72, LOG_COLS]; tlog, glog : int32[256]
+            Written in both modes when non-empty (one game): turn rows, tiles drawn, gift
+            cards drawn.
+        deal_rng, gift_rng : uint64[4]; rngs : uint64[npl, 4]
+            Scratch for the random states of the deal, the gifts and the seats.
+    out : CarcassonneOutputs
+        The result arrays (score, brk, gst, held, length), written (see below).
+    search_scratch : tuple or None
+        ``search_scratch`` when a seat plays ``mcts``, else None (then the search code is not
+        compiled: the ``search_scratch is not None`` branches are pruned at compile time).
+
+    Results (written into the arrays of ``out``)
+    --------------------------------------------
     score : int32[n_games, npl]
         Final scores (points).
     brk : int32[n_games, npl, N_CAT]
@@ -603,7 +644,7 @@ def _play(
         Unopened gift cards at the end, by type.
     length : int32[n_games]
         Turns played (= tiles placed after the start tile).
-    S
+    state
         The last game's final state. In replay mode an illegal record sets ``sc[S_ERR]``
         (``ERR_*``), ``sc[S_ERR_TURN]`` and leaves the legal options in ``opt`` rows
         ``0 .. sc[S_NOPT]-1`` and stops.
@@ -613,42 +654,31 @@ def _play(
     jit-compiled; the caller validates inputs.
     Rules: ``docs/rules/carcassonne.md`` §3 (base game), §4 (The Gifts).
     """
+    tables, variant, mode = run.tables, run.variant, run.mode
+    tscript, gscript, rscript = run.tscript, run.gscript, run.rscript
+    log, tlog, glog = run.log, run.tlog, run.glog
+    deal_rng, gift_rng, rngs = run.deal_rng, run.gift_rng, run.rngs
+    out_score, out_brk, out_gst, out_held, out_length = out
     for i in range(n_games):
         gi = np.uint64(first_game_index + i)
-        seed_state(drng, game_seed(root_seed, gi, _STREAM_DEAL))
-        seed_state(grng, game_seed(root_seed, gi, _STREAM_GIFTS))
+        seed_state(deal_rng, game_seed(root_seed, gi, _STREAM_DEAL))
+        seed_state(gift_rng, game_seed(root_seed, gi, _STREAM_GIFTS))
         for p in range(npl):
-            seed_state(prng[p], game_seed(root_seed, gi, np.uint64(STREAM_POLICY + p)))
-        R = Run(
-            T,
-            variant,
-            pol_ids,
-            pol_params,
-            mode,
-            tscript,
-            gscript,
-            rscript,
-            log,
-            tlog,
-            glog,
-            drng,
-            grng,
-            prng,
-        )
+            seed_state(rngs[p], game_seed(root_seed, gi, np.uint64(STREAM_POLICY + p)))
         # setup (§3.1, §4.1), then turns until the pile is empty (finished) or a replay stops
-        _setup(S, T, npl, variant, mode, drng)
+        _setup(state, tables, npl, variant, mode, deal_rng)
         cur = _ZERO  # int64, not a literal: a literal would compile every callee twice
         turn = _ZERO
         while True:
-            t = _draw_placeable(S, T, cur, drng, mode, tscript, tlog)
+            t = _draw_placeable(state, tables, cur, deal_rng, mode, tscript, tlog)
             if t == -3:
-                _fail(S, ERR_DRAW, turn)
+                _fail(state, ERR_DRAW, turn)
             if t == -1:  # the pile is empty: the game is over
                 if mode == MODE_REPLAY and turn != rscript.shape[0]:
-                    _fail(S, ERR_LENGTH, turn)
+                    _fail(state, ERR_LENGTH, turn)
                 else:
-                    S.sc[S_FINISHED] = 1
-                    score_final(S, T, variant)
+                    state.sc[S_FINISHED] = 1
+                    score_final(state, tables, variant)
             if t < 0 or (mode == MODE_REPLAY and turn >= rscript.shape[0]):
                 break  # over, or a replay stopped: an illegal or unfinished record
             # one turn of seat ``cur`` holding tile ``t``: gift (§4.3), placement (§3.2.1),
@@ -659,31 +689,39 @@ def _play(
                 log[row, :] = -1
                 log[row, L_PLAYER] = cur
                 log[row, L_GA : L_GD + 1] = NO_EFFECT
-            opened = _choose_open(S, R, cur, t, turn, H, mscr)
+            opened = _choose_open(state, run, cur, t, turn, heuristic_scratch, search_scratch)
             if opened == BAD:
                 break
             pc = -1
             pr = -1
             ps = -2  # the heuristic's planned meeple segment (-2 = no plan yet)
             if opened >= 0:  # to the face-up discards (§4.3), then its effect (§4.4)
-                S.hand[cur, opened] -= 1
-                S.gdisc[opened] += 1
-                S.gst[cur, G_OPENED + opened] += 1
+                state.hand[cur, opened] -= 1
+                state.gdisc[opened] += 1
+                state.gst[cur, G_OPENED + opened] += 1
                 if nlog > 0:
                     log[row, L_OPEN] = opened
                 if opened == GIFT_TAKE2:
-                    ok, t, pc, pr, ps = _gift_take2(S, R, cur, t, opened, turn, row, H, mscr)
+                    ok, t, pc, pr, ps = _gift_take2(
+                        state, run, cur, t, opened, turn, row, heuristic_scratch, search_scratch
+                    )
                 elif opened == GIFT_CHANGE:
-                    ok = _gift_change(S, R, cur, t, opened, turn, row, H, mscr)
+                    ok = _gift_change(
+                        state, run, cur, t, opened, turn, row, heuristic_scratch, search_scratch
+                    )
                 else:
-                    ok = _gift_target(S, R, cur, t, opened, turn, row, H, mscr)
+                    ok = _gift_target(
+                        state, run, cur, t, opened, turn, row, heuristic_scratch, search_scratch
+                    )
                 if not ok:
                     break
-            c, r, ps = _choose_place(S, R, cur, t, opened, turn, pc, pr, ps, H, mscr)
+            c, r, ps = _choose_place(
+                state, run, cur, t, opened, turn, pc, pr, ps, heuristic_scratch, search_scratch
+            )
             if c == BAD:
                 break
-            S.sc[S_CUR] = cur
-            idx = place_tile(S, T, t, r, c, S.scratch[0:8])
+            state.sc[S_CUR] = cur
+            idx = place_tile(state, tables, t, r, c, state.scratch[0:8])
             if nlog > 0:
                 x, y = cell_xy(c)
                 log[row, L_TILE] = t
@@ -691,34 +729,38 @@ def _play(
                 log[row, L_Y] = y
                 log[row, L_ROT] = r
             # receiving a gift (§4.2), judged before the meeple step (§6 #4); drawn after it
-            earned = variant[V_GIFTS] == 1 and gift_earned(S, T, idx, cur, S.scratch[0:8], variant)
-            s = _choose_meeple(S, R, cur, t, opened, idx, earned, turn, ps, H, mscr)
+            earned = variant[V_GIFTS] == 1 and gift_earned(
+                state, tables, idx, cur, state.scratch[0:8], variant
+            )
+            s = _choose_meeple(
+                state, run, cur, t, opened, idx, earned, turn, ps, heuristic_scratch, search_scratch
+            )
             if s == BAD:
                 break
             if nlog > 0:
                 log[row, L_MEEPLE] = s
-            g = finish_turn(S, T, variant, cur, idx, s, earned, grng, mode, gscript)
+            g = finish_turn(state, tables, variant, cur, idx, s, earned, gift_rng, mode, gscript)
             if g == -2:
-                _fail(S, ERR_GIFT_DRAW, turn)
+                _fail(state, ERR_GIFT_DRAW, turn)
                 break
             if g >= 0:
-                if S.sc[S_GDRAWN] < glog.shape[0]:
-                    glog[S.sc[S_GDRAWN]] = g
-                S.sc[S_GDRAWN] += 1
+                if state.sc[S_GDRAWN] < glog.shape[0]:
+                    glog[state.sc[S_GDRAWN]] = g
+                state.sc[S_GDRAWN] += 1
                 if nlog > 0:
                     log[row, L_RECEIVED] = g
             turn += 1
-            S.sc[S_TURN] = turn
+            state.sc[S_TURN] = turn
             cur = (cur + 1) % npl
         for p in range(npl):
-            score[i, p] = S.score[p]
+            out_score[i, p] = state.score[p]
             for k in range(N_CAT):
-                brk[i, p, k] = S.brk[p, k]
+                out_brk[i, p, k] = state.brk[p, k]
             for k in range(GST_COLS):
-                gst[i, p, k] = S.gst[p, k]
+                out_gst[i, p, k] = state.gst[p, k]
             for k in range(N_GIFT):
-                held[i, p, k] = S.hand[p, k]
-        length[i] = S.sc[S_TURN]
+                out_held[i, p, k] = state.hand[p, k]
+        out_length[i] = state.sc[S_TURN]
 
 
 def _i32(a, ndim):
@@ -734,28 +776,41 @@ def _run(
     n_games,
     root_seed,
     npl,
-    pol_ids,
-    pol_params,
+    policy_ids,
+    policy_params,
     variant,
-    T,
+    tables,
     mode,
-    tscript,
-    gscript,
-    rscript,
-    log,
-    tlog,
-    glog,
-    mscr,
+    scripts,
+    search_scratch,
 ):
-    """``_play`` with every argument cast to its one compiled type and the state, scratch and
-    result arrays allocated; (score, brk, gst, held, length, final state) (see ``_play``)."""
+    """``_play`` with every argument cast to its one compiled type, the state, scratch and
+    result arrays allocated and the ``Run`` built (``scripts``: ``Scripts``); (score, brk, gst,
+    held, length, final state) (see ``_play``)."""
     npl = int(npl)
     n_games = int(n_games)
-    S = new_game_state.py_func()  # NumPy allocates: nothing to compile
-    H = None  # random play and replays: the heuristic is not compiled (see ``_play``)
-    if any(int(pol_ids[p]) != POLICY_RANDOM for p in range(npl)) or mscr is not None:
-        H = new_scratch.py_func()
-    out = (
+    state = new_game_state.py_func()  # NumPy allocates: nothing to compile
+    # random play and replays: None, the heuristic is not compiled (see ``_play``)
+    heuristic_scratch = None
+    if any(int(policy_ids[p]) != POLICY_RANDOM for p in range(npl)) or search_scratch is not None:
+        heuristic_scratch = new_scratch.py_func()
+    run = Run(
+        tables,
+        np.ascontiguousarray(variant, dtype=np.int64),
+        np.ascontiguousarray(policy_ids, dtype=np.int64),
+        np.ascontiguousarray(policy_params, dtype=np.float64),
+        np.int64(mode),
+        _i32(scripts.tscript, 1),
+        _i32(scripts.gscript, 1),
+        _i32(scripts.rscript, 2),
+        _i32(scripts.log, 2),
+        _i32(scripts.tlog, 1),
+        _i32(scripts.glog, 1),
+        np.zeros(4, dtype=np.uint64),
+        np.zeros(4, dtype=np.uint64),
+        np.zeros((npl, 4), dtype=np.uint64),
+    )
+    out = CarcassonneOutputs(
         np.zeros((n_games, npl), dtype=np.int32),
         np.zeros((n_games, npl, N_CAT), dtype=np.int32),
         np.zeros((n_games, npl, GST_COLS), dtype=np.int32),
@@ -763,47 +818,36 @@ def _run(
         np.zeros(n_games, dtype=np.int32),
     )
     _play(
-        S,
-        H,
+        state,
+        heuristic_scratch,
         np.int64(first_game_index),
         np.int64(n_games),
         np.uint64(root_seed),
         np.int64(npl),
-        np.ascontiguousarray(pol_ids, dtype=np.int64),
-        np.ascontiguousarray(pol_params, dtype=np.float64),
-        np.ascontiguousarray(variant, dtype=np.int64),
-        T,
-        np.int64(mode),
-        _i32(tscript, 1),
-        _i32(gscript, 1),
-        _i32(rscript, 2),
-        _i32(log, 2),
-        _i32(tlog, 1),
-        _i32(glog, 1),
-        np.zeros(4, dtype=np.uint64),
-        np.zeros(4, dtype=np.uint64),
-        np.zeros((npl, 4), dtype=np.uint64),
-        *out,
-        mscr,
+        run,
+        out,
+        search_scratch,
     )
-    return out + (S,)
+    return tuple(out) + (state,)
 
 
-def _no_script():
-    """Empty replay scripts and logs (play without a record): tscript, gscript, rscript, log,
-    tlog, glog."""
+def _no_script(log=None, tlog=None, glog=None):
+    """Empty replay scripts (play without a record) and the logs ``log``, ``tlog``, ``glog``
+    (empty when None: nothing logged), as ``Scripts``."""
     e1 = np.zeros(1, dtype=np.int32)
-    return (
+    return Scripts(
         e1,
         e1,
         np.zeros((1, LOG_COLS), dtype=np.int32),
-        np.zeros((0, LOG_COLS), dtype=np.int32),
-        np.zeros(0, dtype=np.int32),
-        np.zeros(0, dtype=np.int32),
+        np.zeros((0, LOG_COLS), dtype=np.int32) if log is None else log,
+        np.zeros(0, dtype=np.int32) if tlog is None else tlog,
+        np.zeros(0, dtype=np.int32) if glog is None else glog,
     )
 
 
-def play_batch(first_game_index, n_games, root_seed, npl, pol_ids, pol_params, variant, T):
+def play_batch(
+    first_game_index, n_games, root_seed, npl, policy_ids, policy_params, variant, tables
+):
     """Play games ``first_game_index .. + n_games - 1`` (no ``mcts`` seat: the search code is
     not compiled); (score, brk, gst, held, length) as ``_play`` returns them.
 
@@ -814,101 +858,109 @@ def play_batch(first_game_index, n_games, root_seed, npl, pol_ids, pol_params, v
         n_games,
         root_seed,
         npl,
-        pol_ids,
-        pol_params,
+        policy_ids,
+        policy_params,
         variant,
-        T,
+        tables,
         MODE_PLAY,
-        *_no_script(),
+        _no_script(),
         None,
     )
     return r[:5]
 
 
 def play_batch_mcts(
-    first_game_index, n_games, root_seed, npl, pol_ids, pol_params, variant, T, rollout_params
+    first_game_index,
+    n_games,
+    root_seed,
+    npl,
+    policy_ids,
+    policy_params,
+    variant,
+    tables,
+    rollout_params,
 ):
     """``play_batch`` for lineups with ``mcts`` seats; ``rollout_params`` float64[11]: the
     heuristic weights its heuristic rollouts use."""
-    mscr = _mcts_scratch(npl, pol_ids, pol_params, rollout_params)
+    search_scratch = _mcts_scratch(npl, policy_ids, policy_params, rollout_params)
     r = _run(
         first_game_index,
         n_games,
         root_seed,
         npl,
-        pol_ids,
-        pol_params,
+        policy_ids,
+        policy_params,
         variant,
-        T,
+        tables,
         MODE_PLAY,
-        *_no_script(),
-        mscr,
+        _no_script(),
+        search_scratch,
     )
     return r[:5]
 
 
-def record_game(game_index, root_seed, npl, pol_ids, pol_params, variant, T, rollout_params=None):
+def record_game(
+    game_index, root_seed, npl, policy_ids, policy_params, variant, tables, rollout_params=None
+):
     """Play one game and return its record arrays: (turn rows int32[turns, LOG_COLS], tiles
     drawn int32[k], gifts drawn int32[m], scores int32[npl], breakdown int32[npl, N_CAT]).
     ``rollout_params``: given when a seat plays ``mcts`` (see ``play_batch_mcts``)."""
-    mscr = None
+    search_scratch = None
     if rollout_params is not None:
-        mscr = _mcts_scratch(npl, pol_ids, pol_params, rollout_params)
+        search_scratch = _mcts_scratch(npl, policy_ids, policy_params, rollout_params)
     log = np.zeros((80, LOG_COLS), dtype=np.int32)
     tlog = np.zeros(256, dtype=np.int32)
     glog = np.zeros(256, dtype=np.int32)
-    e = _no_script()
-    S = _run(
+    state = _run(
         game_index,
         1,
         root_seed,
         npl,
-        pol_ids,
-        pol_params,
+        policy_ids,
+        policy_params,
         variant,
-        T,
+        tables,
         MODE_PLAY,
-        e[0],
-        e[1],
-        e[2],
-        log,
-        tlog,
-        glog,
-        mscr,
+        _no_script(log, tlog, glog),
+        search_scratch,
     )[5]
-    sc = S.sc
+    sc = state.sc
     return (
         log[: sc[S_TURN]].copy(),
         tlog[: sc[S_DRAWN]].copy(),
         glog[: sc[S_GDRAWN]].copy(),
-        S.score[:npl].copy(),
-        S.brk[:npl].copy(),
+        state.score[:npl].copy(),
+        state.brk[:npl].copy(),
     )
 
 
-def record_game_mcts(game_index, root_seed, npl, pol_ids, pol_params, variant, T, rollout_params):
+def record_game_mcts(
+    game_index, root_seed, npl, policy_ids, policy_params, variant, tables, rollout_params
+):
     """``record_game`` for lineups with ``mcts`` seats (see ``play_batch_mcts``)."""
-    return record_game(game_index, root_seed, npl, pol_ids, pol_params, variant, T, rollout_params)
+    return record_game(
+        game_index, root_seed, npl, policy_ids, policy_params, variant, tables, rollout_params
+    )
 
 
 @njit(cache=True)
-def deal_game(S, T, npl, variant, mode, drng, cur, tscript, tlog):
+def deal_game(state, tables, npl, variant, mode, deal_rng, cur, tscript, tlog):
     """``_play``'s setup of a game (``_setup``) and its first draw (``_draw_placeable``) into
-    ``S`` (a ``GameState``), for a caller that stops at the first decision (the kernel battery's
-    ``search_start``); ``drng`` uint64[4] the deal stream; returns the tile ``cur`` holds (-1:
+    ``state`` (a ``GameState``), for a caller that stops at the first decision (the kernel battery's
+    ``search_start``); ``deal_rng`` uint64[4] the deal stream; returns the tile ``cur`` holds (-1:
     none). Both steps are compiled without a CPython wrapper, hence this entry."""
-    _setup(S, T, npl, variant, mode, drng)
-    return _draw_placeable(S, T, cur, drng, mode, tscript, tlog)
+    _setup(state, tables, npl, variant, mode, deal_rng)
+    return _draw_placeable(state, tables, cur, deal_rng, mode, tscript, tlog)
 
 
-def replay_state(npl, variant, T, tscript, gscript, rscript):
+def replay_state(npl, variant, tables, tscript, gscript, rscript):
     """Replay a record in integer form (``MODE_REPLAY``) as far as it goes; (final
     ``GameState``, turn rows as replayed int32[80, LOG_COLS], tiles drawn int32[256], gift cards
     drawn int32[256]) (see ``_play``)."""
     log = np.zeros((80, LOG_COLS), dtype=np.int32)
     tlog = np.zeros(256, dtype=np.int32)
     glog = np.zeros(256, dtype=np.int32)
-    S = _run(
+    state = _run(
         0,
         1,
         0,
@@ -916,20 +968,15 @@ def replay_state(npl, variant, T, tscript, gscript, rscript):
         np.zeros(npl, dtype=np.int64),
         np.zeros((npl, 11), dtype=np.float64),
         variant,
-        T,
+        tables,
         MODE_REPLAY,
-        tscript,
-        gscript,
-        rscript,
-        log,
-        tlog,
-        glog,
+        Scripts(tscript, gscript, rscript, log, tlog, glog),
         None,
     )[5]
-    return S, log, tlog, glog
+    return state, log, tlog, glog
 
 
-def replay_game(npl, variant, T, tscript, gscript, rscript):
+def replay_game(npl, variant, tables, tscript, gscript, rscript):
     """Validate a record in integer form (``MODE_REPLAY``).
 
     Returns
@@ -940,19 +987,19 @@ def replay_game(npl, variant, T, tscript, gscript, rscript):
         int32[turns, LOG_COLS], tiles drawn, gift cards drawn, finished (0/1), gift cards held
         int32[npl, N_GIFT], tile info int32[placed, 3] (type, rotation, cell)).
     """
-    S, log, _tlog, _glog = replay_state(npl, variant, T, tscript, gscript, rscript)
-    sc = S.sc
+    state, log, _tlog, _glog = replay_state(npl, variant, tables, tscript, gscript, rscript)
+    sc = state.sc
     nopt = sc[S_NOPT] if sc[S_ERR] != ERR_NONE else 0
     return (
         sc[S_ERR],
         sc[S_ERR_TURN],
-        S.opt[:nopt].copy(),
-        S.score[:npl].copy(),
-        S.brk[:npl].copy(),
+        state.opt[:nopt].copy(),
+        state.score[:npl].copy(),
+        state.brk[:npl].copy(),
         log[: sc[S_TURN]].copy(),
         sc[S_DRAWN],
         sc[S_GDRAWN],
         sc[S_FINISHED],
-        S.hand[:npl].copy(),
-        S.tinfo[: sc[S_NPLACED]].copy(),
+        state.hand[:npl].copy(),
+        state.tinfo[: sc[S_NPLACED]].copy(),
     )

@@ -4,7 +4,7 @@ The ``random`` policy is a uniform draw at each decision (in the turn's decision
 ``kernels.carcassonne.play``); the ``heuristic`` values each placement by a virtual merge
 (``evaluate_placement``, ``best_placement``) and each gift card it holds (``_gift_gain``), in
 points-like units, with the weights ``params[H_*]`` (``layout``). Its scratch is
-``new_scratch()`` (``H``), passed as None when no seat plays it so its code is not compiled.
+``new_scratch()`` (``scratch``), passed as None when no seat plays it so its code is not compiled.
 """
 
 import numpy as np
@@ -79,8 +79,10 @@ from kernels.carcassonne.rules import (
 
 
 @njit(cache=True, **_INTERNAL)
-def _meeple_cost(S, player, params):
-    return params[H_MEEPLE] + params[H_SCARCITY] * (MAX_MEEPLES - supply(S, player)) / MAX_MEEPLES
+def _meeple_cost(state, player, params):
+    return (
+        params[H_MEEPLE] + params[H_SCARCITY] * (MAX_MEEPLES - supply(state, player)) / MAX_MEEPLES
+    )
 
 
 @njit(cache=True, inline="always")
@@ -149,9 +151,9 @@ def _util(kind, complete, opn, tiles, pen, adj, mee, cur, npl, params, pot, mcos
 
 
 @njit(cache=True, **_INTERNAL)
-def _root_util(S, r, kind, cur, params, pot, mcost, progress, extra_me, mee):
-    fint, fmee = S.fint, S.fmee
-    npl = S.sc[S_NPLAYERS]
+def _root_util(state, r, kind, cur, params, pot, mcost, progress, extra_me, mee):
+    fint, fmee = state.fint, state.fmee
+    npl = state.sc[S_NPLAYERS]
     for p in range(npl):
         mee[p] = fmee[r, p]
     mee[cur] += extra_me
@@ -159,7 +161,7 @@ def _root_util(S, r, kind, cur, params, pot, mcost, progress, extra_me, mee):
         kind,
         fint[r, F_OPEN] == 0 and kind <= KIND_ROAD,
         np.int64(fint[r, F_OPEN]),
-        feature_tiles(S, r),
+        feature_tiles(state, r),
         np.int64(fint[r, F_PEN]),
         np.int64(fint[r, F_ADJ]),
         mee,
@@ -185,7 +187,7 @@ def _add_root(roots, nr, s, r):
 
 
 @njit(cache=True, inline="always")
-def _neighbour_roots(S, T, t, rot, cell, roots, nr, conn, grp):
+def _neighbour_roots(state, tables, t, rot, cell, roots, nr, conn, grp):
     """The features on the board each segment of ``t``/``rot`` on ``cell`` would join (§1.2).
 
     Writes, per segment ``s`` of the new tile: ``roots[s, :nr[s]]`` (int64[8, 8], int64[8]) the
@@ -193,9 +195,9 @@ def _neighbour_roots(S, T, t, rot, cell, roots, nr, conn, grp):
     ``conn[s]`` (int64[8]) the number of city/road sides it joins, and ``grp[s] = s`` (each
     segment its own group, see ``_group_segments``).
     """
-    board, tinfo, parent = S.board, S.tinfo, S.parent
-    edge, side_seg, port_seg = T[TB_EDGE], T[TB_SIDE_SEG], T[TB_PORT_SEG]
-    for s in range(T[TB_NSEG][t]):
+    board, tinfo, parent = state.board, state.tinfo, state.parent
+    edge, side_seg, port_seg = tables[TB_EDGE], tables[TB_SIDE_SEG], tables[TB_PORT_SEG]
+    for s in range(tables[TB_NSEG][t]):
         nr[s] = 0
         conn[s] = 0
         grp[s] = s
@@ -240,20 +242,25 @@ def _group_segments(seg_kind, t, ns, roots, nr, grp):
 
 
 @njit(cache=True, inline="always")
-def _merged_feature(S, T, t, g, k, cur, params, pot, mcost, progress, H):
+def _merged_feature(state, tables, t, g, k, cur, params, pot, mcost, progress, scratch):
     """The feature group ``g`` (kind ``k``) of the new tile would form, merged virtually.
 
     Sums the new segments' and each distinct neighbouring root's open sides, pennants and
     adjacent city segments, unions their tile sets (the new tile included), and adds up the
-    roots' meeples into ``H[4]`` (int64[5]). Returns (open sides, pennants, adjacent cities,
+    roots' meeples into ``scratch[4]`` (int64[5]). Returns (open sides, pennants, adjacent cities,
     distinct tiles, the roots' worth to ``cur`` before the merge (points-like units), number of
     neighbouring roots).
     """
-    fint, fmee, lo, hi = S.fint, S.fmee, S.lo, S.hi
-    nseg, seg_nsides, seg_pen, seg_adj = T[TB_NSEG], T[TB_SEG_NSIDES], T[TB_SEG_PEN], T[TB_SEG_ADJ]
-    roots, nr, conn, grp, mee = H
-    npl = S.sc[S_NPLAYERS]
-    nplaced = S.sc[S_NPLACED]
+    fint, fmee, lo, hi = state.fint, state.fmee, state.lo, state.hi
+    nseg, seg_nsides, seg_pen, seg_adj = (
+        tables[TB_NSEG],
+        tables[TB_SEG_NSIDES],
+        tables[TB_SEG_PEN],
+        tables[TB_SEG_ADJ],
+    )
+    roots, nr, conn, grp, mee = scratch
+    npl = state.sc[S_NPLAYERS]
+    nplaced = state.sc[S_NPLACED]
     opn = _ZERO  # int64 from the start (see _ZERO)
     pen = _ZERO
     adj = _ZERO
@@ -295,7 +302,7 @@ def _merged_feature(S, T, t, g, k, cur, params, pot, mcost, progress, H):
             ml |= lo[r]
             mh |= hi[r]
             if fint[r, F_MTOT] > 0:
-                old += _root_util(S, r, k, cur, params, pot, mcost, progress, _ZERO, mee)
+                old += _root_util(state, r, k, cur, params, pot, mcost, progress, _ZERO, mee)
                 for p in range(npl):
                     mee[p] += fmee[r, p]
     return opn, pen, adj, popcount(ml) + popcount(mh), old, nroot_seen
@@ -321,12 +328,12 @@ def _earns_gift(variant, k, complete, mee, cur, npl):
 
 
 @njit(cache=True, inline="always")
-def _neighbour_monasteries(S, T, cell, cur, params, pot, mcost, progress, mee, total):
+def _neighbour_monasteries(state, tables, cell, cur, params, pot, mcost, progress, mee, total):
     """``total`` (float64, the placement's running value) plus what each occupied unfinished
     monastery around ``cell`` gains by one more neighbour (§3.3), in the order of ``_OFF8``."""
-    board, nb8, tinfo, fint, fmee = S.board, S.nb8, S.tinfo, S.fint, S.fmee
-    cl_seg = T[TB_CL_SEG]
-    npl = S.sc[S_NPLAYERS]
+    board, nb8, tinfo, fint, fmee = state.board, state.nb8, state.tinfo, state.fint, state.fmee
+    cl_seg = tables[TB_CL_SEG]
+    npl = state.sc[S_NPLAYERS]
     for k8 in range(8):
         c = cell + _OFF8[k8]
         j = board[c]
@@ -348,7 +355,7 @@ def _neighbour_monasteries(S, T, cell, cur, params, pot, mcost, progress, mee, t
 
 
 @njit(cache=True, **_INTERNAL)
-def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
+def evaluate_placement(state, tables, t, rot, cell, cur, params, variant, scratch):
     """Heuristic value of placing ``t``/``rot`` on ``cell`` for ``cur``; returns (value, best
     segment) (float64 in points-like units, int64; segment -1 = no meeple).
 
@@ -357,20 +364,20 @@ def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
     reach a common root (``_group_segments``), then per group the change in worth of the merged
     feature (``_merged_feature``), a gift card it would earn (§4.2) and the worth of a meeple
     on it (§3.2 step 2); the monastery on the new tile; neighbouring monasteries gaining a
-    neighbour (§3.3). ``H`` = (roots int64[8, 8], nroots int64[8], conn int64[8], grp int64[8],
-    mee int64[5]), scratch (``new_scratch``).
+    neighbour (§3.3). ``scratch`` (``new_scratch``) = (roots int64[8, 8], nroots int64[8], conn
+    int64[8], grp int64[8], mee int64[5]).
     """
-    nb8, sc = S.nb8, S.sc
-    seg_kind, cl_seg = T[TB_SEG_KIND], T[TB_CL_SEG]
-    roots, nr, conn, grp, mee = H
+    nb8, sc = state.nb8, state.sc
+    seg_kind, cl_seg = tables[TB_SEG_KIND], tables[TB_CL_SEG]
+    roots, nr, conn, grp, mee = scratch
     npl = sc[S_NPLAYERS]
     pot = params[H_POT] * sc[S_PILE_N] / 71.0
     progress = sc[S_NPLACED] / 72.0
-    mcost = _meeple_cost(S, cur, params)
-    have_meeple = supply(S, cur) > 0
+    mcost = _meeple_cost(state, cur, params)
+    have_meeple = supply(state, cur) > 0
     farm_ok = sc[S_NPLACED] >= params[H_FARM_TURN]
-    ns = T[TB_NSEG][t]
-    _neighbour_roots(S, T, t, rot, cell, roots, nr, conn, grp)
+    ns = tables[TB_NSEG][t]
+    _neighbour_roots(state, tables, t, rot, cell, roots, nr, conn, grp)
     _group_segments(seg_kind, t, ns, roots, nr, grp)
     total = 0.0
     best_extra = 0.0
@@ -381,7 +388,7 @@ def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
         if grp[g] != g or k == KIND_CLOISTER:
             continue
         opn, pen, adj, tiles, old, nroot_seen = _merged_feature(
-            S, T, t, g, k, cur, params, pot, mcost, progress, H
+            state, tables, t, g, k, cur, params, pot, mcost, progress, scratch
         )
         complete = k <= KIND_ROAD and opn == 0
         mtot = 0
@@ -416,22 +423,26 @@ def evaluate_placement(S, T, t, rot, cell, cur, params, variant, H):
         if extra > best_extra:
             best_extra = extra
             best_seg = cs
-    total = _neighbour_monasteries(S, T, cell, cur, params, pot, mcost, progress, mee, total)
+    total = _neighbour_monasteries(
+        state, tables, cell, cur, params, pot, mcost, progress, mee, total
+    )
     if gift_hit:
         total += params[H_GIFT]
     return total + best_extra, best_seg
 
 
 @njit(cache=True, **_INTERNAL)
-def best_placement(S, T, t, cur, params, variant, H, opts):
+def best_placement(state, tables, t, cur, params, variant, scratch, opts):
     """Heuristic best (cell, rotation, segment, value) for tile ``t``; value -1e18 if none."""
-    n = placements(S, T, t, _TRUE, opts)
+    n = placements(state, tables, t, _TRUE, opts)
     bv = -1e18
     bc = -1
     br = -1
     bs = -1
     for i in range(n):
-        v, s = evaluate_placement(S, T, t, opts[i, 1], opts[i, 0], cur, params, variant, H)
+        v, s = evaluate_placement(
+            state, tables, t, opts[i, 1], opts[i, 0], cur, params, variant, scratch
+        )
         if v > bv:
             bv = v
             bc = opts[i, 0]
@@ -441,15 +452,15 @@ def best_placement(S, T, t, cur, params, variant, H, opts):
 
 
 @njit(cache=True, inline="always")
-def _synod_gain(S, T, cur, params, pot, mcost, progress, mee, nodes):
+def _synod_gain(state, tables, cur, params, pot, mcost, progress, mee, nodes):
     """Synod (§4.4.1): the best gain of a meeple on an unfinished monastery (points-like units,
     the meeple's cost deducted) and its node; (-1e18, -1) when there is none. ``nodes``:
     int32[>= 72] scratch."""
-    tinfo, nb8, fmee = S.tinfo, S.nb8, S.fmee
-    npl = S.sc[S_NPLAYERS]
+    tinfo, nb8, fmee = state.tinfo, state.nb8, state.fmee
+    npl = state.sc[S_NPLAYERS]
     best = -1e18
     bn = -1
-    n = unfinished_monasteries(S, T, nodes)
+    n = unfinished_monasteries(state, tables, nodes)
     for i in range(n):
         nd = nodes[i]
         n8 = nb8[tinfo[nd // MAX_SEG, 2]]
@@ -466,20 +477,20 @@ def _synod_gain(S, T, cur, params, pot, mcost, progress, mee, nodes):
 
 
 @njit(cache=True, inline="always")
-def _sweeper_gain(S, T, cur, params, pot, mcost, progress, mee, nodes):
+def _sweeper_gain(state, tables, cur, params, pot, mcost, progress, mee, nodes):
     """Road Sweeper (§4.4.2): the best gain of scoring an occupied unfinished road now (its
     points as the heuristic values them, meeples returned, against its worth left on the board)
     and its root; (-1e18, -1) when there is none. ``nodes``: int32[>= 72 * 8] scratch."""
-    fint, fmee = S.fint, S.fmee
-    npl = S.sc[S_NPLAYERS]
+    fint, fmee = state.fint, state.fmee
+    npl = state.sc[S_NPLAYERS]
     best = -1e18
     bn = -1
-    n = unfinished_roads(S, T, nodes)
+    n = unfinished_roads(state, tables, nodes)
     for i in range(n):
         r = np.int64(nodes[i])
         if fint[r, F_MTOT] == 0:
             continue
-        tiles = feature_tiles(S, r)
+        tiles = feature_tiles(state, r)
         mx = 0
         for p in range(npl):
             mx = max(mx, fmee[r, p])
@@ -495,7 +506,7 @@ def _sweeper_gain(S, T, cur, params, pot, mcost, progress, mee, nodes):
             if p != cur:
                 now -= params[H_W_OPP] * params[H_MEEPLE] * fmee[r, p]
         v = now - _root_util(
-            S, r, np.int64(KIND_ROAD), cur, params, pot, mcost, progress, _ZERO, mee
+            state, r, np.int64(KIND_ROAD), cur, params, pot, mcost, progress, _ZERO, mee
         )
         if v > best:
             best = v
@@ -504,22 +515,22 @@ def _sweeper_gain(S, T, cur, params, pot, mcost, progress, mee, nodes):
 
 
 @njit(cache=True, inline="always")
-def _cash_out_gain(S, T, cur, params, variant, pot, mcost, progress, mee, nodes):
+def _cash_out_gain(state, tables, cur, params, variant, pot, mcost, progress, mee, nodes):
     """Cash Out (§4.4.3): the best gain of cashing out one of ``cur``'s meeples (its points,
     the meeple back, the feature's worth without it) and its node; (-1e18, -1) when ``cur``
     has no meeple out. ``nodes``: int32[>= 7] scratch."""
-    parent, tinfo = S.parent, S.tinfo
-    seg_kind = T[TB_SEG_KIND]
+    parent, tinfo = state.parent, state.tinfo
+    seg_kind = tables[TB_SEG_KIND]
     best = -1e18
     bn = -1
-    n = own_meeples(S, cur, nodes)
+    n = own_meeples(state, cur, nodes)
     for i in range(n):
         nd = np.int64(nodes[i])
         r = find(parent, nd)
         k = seg_kind[tinfo[nd // MAX_SEG, 0], nd % MAX_SEG]
-        before = _root_util(S, r, k, cur, params, pot, mcost, progress, _ZERO, mee)
-        after = _root_util(S, r, k, cur, params, pot, mcost, progress, _NONE, mee)
-        v = cash_out_points(S, T, nd, cur, variant) + mcost + after - before
+        before = _root_util(state, r, k, cur, params, pot, mcost, progress, _ZERO, mee)
+        after = _root_util(state, r, k, cur, params, pot, mcost, progress, _NONE, mee)
+        v = cash_out_points(state, tables, nd, cur, variant) + mcost + after - before
         if v > best:
             best = v
             bn = nd
@@ -527,32 +538,34 @@ def _cash_out_gain(S, T, cur, params, variant, pot, mcost, progress, mee, nodes)
 
 
 @njit(cache=True, **_INTERNAL)
-def _gift_gain(S, T, H, cur, g, t, params, variant, opts):
+def _gift_gain(state, tables, scratch, cur, g, t, params, variant, opts):
     """Heuristic gain of opening gift ``g`` now (before placing ``t``), in points-like units:
     (gain, target node or -1, segment -1); gain -1e18 when the gift has nothing worth doing.
     Synod, Road Sweeper and Cash Out value their best target (``_synod_gain``,
     ``_sweeper_gain``, ``_cash_out_gain``; §4.4.1-§4.4.3); Take 2 (§4.4.5) is worth
     ``params[H_HOLD] + 1`` when the best placement of ``t`` is below ``params[H_TAKE2]``;
     Change Position is never opened. ``opts``: int32[MAX_OPT, 4] scratch."""
-    sc = S.sc
+    sc = state.sc
     pot = params[H_POT] * sc[S_PILE_N] / 71.0
     progress = sc[S_NPLACED] / 72.0
-    mcost = _meeple_cost(S, cur, params)
-    mee = H[4]
+    mcost = _meeple_cost(state, cur, params)
+    mee = scratch[4]
     best = -1e18
     bn = -1
     bs = -1
     if g == GIFT_SYNOD:
-        if supply(S, cur) == 0:
+        if supply(state, cur) == 0:
             return best, bn, bs
-        best, bn = _synod_gain(S, T, cur, params, pot, mcost, progress, mee, opts[:, 3])
+        best, bn = _synod_gain(state, tables, cur, params, pot, mcost, progress, mee, opts[:, 3])
     elif g == GIFT_SWEEPER:
-        best, bn = _sweeper_gain(S, T, cur, params, pot, mcost, progress, mee, opts[:, 3])
+        best, bn = _sweeper_gain(state, tables, cur, params, pot, mcost, progress, mee, opts[:, 3])
     elif g == GIFT_CASHOUT:
-        best, bn = _cash_out_gain(S, T, cur, params, variant, pot, mcost, progress, mee, opts[:, 3])
+        best, bn = _cash_out_gain(
+            state, tables, cur, params, variant, pot, mcost, progress, mee, opts[:, 3]
+        )
     elif g == GIFT_TAKE2:
         if sc[S_PILE_N] > 0:
-            c, r, s, v = best_placement(S, T, t, cur, params, variant, H, opts)
+            c, r, s, v = best_placement(state, tables, t, cur, params, variant, scratch, opts)
             if v < params[H_TAKE2]:
                 best = params[H_HOLD] + 1.0
     return best, bn, bs

@@ -200,19 +200,19 @@ def new_game_state():
 
 
 @njit(cache=True, inline="always")
-def _reset(S):
-    board = S.board
-    pat = S.pat
-    nb8 = S.nb8
-    fpos = S.fpos
-    tinfo = S.tinfo
-    mnode = S.mnode
-    score = S.score
-    brk = S.brk
-    hand = S.hand
-    gst = S.gst
-    sc = S.sc
-    mflag = S.mflag
+def _reset(state):
+    board = state.board
+    pat = state.pat
+    nb8 = state.nb8
+    fpos = state.fpos
+    tinfo = state.tinfo
+    mnode = state.mnode
+    score = state.score
+    brk = state.brk
+    hand = state.hand
+    gst = state.gst
+    sc = state.sc
+    mflag = state.mflag
     mflag[:, :] = 0
     for i in range(sc[S_NPLACED]):
         c = tinfo[i, 2]
@@ -243,8 +243,15 @@ def find(parent, x):
 
 
 @njit(cache=True, inline="always")
-def _union(S, a, b):
-    parent, fsize, lo, hi, fint, fmee = S.parent, S.fsize, S.lo, S.hi, S.fint, S.fmee
+def _union(state, a, b):
+    parent, fsize, lo, hi, fint, fmee = (
+        state.parent,
+        state.fsize,
+        state.lo,
+        state.hi,
+        state.fint,
+        state.fmee,
+    )
     ra = find(parent, a)
     rb = find(parent, b)
     if ra == rb:
@@ -264,24 +271,31 @@ def _union(S, a, b):
 
 
 @njit(cache=True)
-def feature_tiles(S, r):
+def feature_tiles(state, r):
     """Number of distinct tiles of the feature with root ``r`` (popcount of its 128-bit tile set;
     a tile the feature passes through twice counts once, §1.2, §6 #16)."""
-    return popcount(S.lo[r]) + popcount(S.hi[r])
+    return popcount(state.lo[r]) + popcount(state.hi[r])
 
 
 @njit(cache=True, inline="always")
-def _new_nodes(S, T, t, idx, conn):
+def _new_nodes(state, tables, t, idx, conn):
     """Features of their own for the segments of tile type ``t`` placed as tile ``idx`` (§1.2):
     node ``idx * MAX_SEG + s`` is a root with the segment's open sides, pennants, adjacent
     cities, no meeples, and the tile set {idx}; ``conn[s] = 0``."""
-    parent, fsize, lo, hi, fint, fmee = S.parent, S.fsize, S.lo, S.hi, S.fint, S.fmee
+    parent, fsize, lo, hi, fint, fmee = (
+        state.parent,
+        state.fsize,
+        state.lo,
+        state.hi,
+        state.fint,
+        state.fmee,
+    )
     nseg, seg_kind, seg_nsides, seg_pen, seg_adj = (
-        T[TB_NSEG],
-        T[TB_SEG_KIND],
-        T[TB_SEG_NSIDES],
-        T[TB_SEG_PEN],
-        T[TB_SEG_ADJ],
+        tables[TB_NSEG],
+        tables[TB_SEG_KIND],
+        tables[TB_SEG_NSIDES],
+        tables[TB_SEG_PEN],
+        tables[TB_SEG_ADJ],
     )
     base = idx * MAX_SEG
     w = idx >> 6
@@ -309,12 +323,12 @@ def _new_nodes(S, T, t, idx, conn):
 
 
 @njit(cache=True, inline="always")
-def _majority_before(S, rb):
+def _majority_before(state, rb):
     """How feature ``rb`` stood for ``sc[S_CUR]`` before the merge (the "judged before
     placement" reading, §6 #2): 2 when another player held more meeples in it, 4 when another
     player only tied, else 0."""
-    fmee, sc = S.fmee, S.sc
-    if S.fint[rb, F_MTOT] == 0:
+    fmee, sc = state.fmee, state.sc
+    if state.fint[rb, F_MTOT] == 0:
         return 0
     cur = sc[S_CUR]
     mx = 0
@@ -329,12 +343,19 @@ def _majority_before(S, rb):
 
 
 @njit(cache=True, inline="always")
-def _update_frontier(S, T, t, rot, cell):
+def _update_frontier(state, tables, t, rot, cell):
     """After tile ``t``/``rot`` is put on ``cell``: the cell leaves the frontier, its empty
     neighbours join it with the new side's requirement in ``pat`` (2 bits per side, §1.1), and
     the 8-neighbour counts ``nb8`` around it grow (monasteries, §3.3)."""
-    board, pat, nb8, fpos, front, sc = S.board, S.pat, S.nb8, S.fpos, S.front, S.sc
-    edge = T[TB_EDGE]
+    board, pat, nb8, fpos, front, sc = (
+        state.board,
+        state.pat,
+        state.nb8,
+        state.fpos,
+        state.front,
+        state.sc,
+    )
+    edge = tables[TB_EDGE]
     k = fpos[cell]
     if k >= 0:
         last = sc[S_NFRONT] - 1
@@ -356,7 +377,7 @@ def _update_frontier(S, T, t, rot, cell):
 
 
 @njit(cache=True)
-def place_tile(S, T, t, rot, cell, conn):
+def place_tile(state, tables, t, rot, cell, conn):
     """Put tile type ``t`` with rotation ``rot`` (quarter turns clockwise) on ``cell`` (int,
     ``y * BOARD_W + x``); legality is checked by the caller. ``conn``: int64[>= MAX_SEG], output.
 
@@ -367,11 +388,11 @@ def place_tile(S, T, t, rot, cell, conn):
     ``sc[S_CUR]``'s count (for the "judged before placement" reading, §6 #2). Returns the new
     tile index.
     """
-    board, tinfo, parent, fint, sc = S.board, S.tinfo, S.parent, S.fint, S.sc
-    edge, side_seg, port_seg = T[TB_EDGE], T[TB_SIDE_SEG], T[TB_PORT_SEG]
+    board, tinfo, parent, fint, sc = state.board, state.tinfo, state.parent, state.fint, state.sc
+    edge, side_seg, port_seg = tables[TB_EDGE], tables[TB_SIDE_SEG], tables[TB_PORT_SEG]
     idx = sc[S_NPLACED]
     base = idx * MAX_SEG
-    _new_nodes(S, T, t, idx, conn)
+    _new_nodes(state, tables, t, idx, conn)
     for d in range(4):
         nc = cell + _OFF[d]
         j = board[nc]
@@ -384,8 +405,8 @@ def place_tile(S, T, t, rot, cell, conn):
         if e != EDGE_FIELD:
             s = side_seg[t, rot, d]
             nb = j * MAX_SEG + side_seg[tj, rj, od]
-            conn[s] |= _majority_before(S, find(parent, nb))
-            r = _union(S, base + s, nb)
+            conn[s] |= _majority_before(state, find(parent, nb))
+            r = _union(state, base + s, nb)
             fint[r, F_OPEN] -= 2
             conn[s] |= 1
         for q in range(2):
@@ -393,13 +414,13 @@ def place_tile(S, T, t, rot, cell, conn):
             fa = port_seg[t, rot, p]
             fb = port_seg[tj, rj, _PARTNER[p]]
             if fa >= 0 and fb >= 0:
-                _union(S, base + fa, j * MAX_SEG + fb)
+                _union(state, base + fa, j * MAX_SEG + fb)
     board[cell] = idx
     tinfo[idx, 0] = t
     tinfo[idx, 1] = rot
     tinfo[idx, 2] = cell
     sc[S_NPLACED] = idx + 1
-    _update_frontier(S, T, t, rot, cell)
+    _update_frontier(state, tables, t, rot, cell)
     return idx
 
 
@@ -409,7 +430,7 @@ def place_tile(S, T, t, rot, cell, conn):
 
 
 @njit(cache=True, **_INTERNAL)
-def _award(S, r, pts, cat, gift_kind):
+def _award(state, r, pts, cat, gift_kind):
     """Give ``pts`` to every player with the most meeples in feature ``r`` (ties score in full).
 
     Points a player gets only thanks to a meeple placed by Synod (or moved by Change Position)
@@ -418,15 +439,15 @@ def _award(S, r, pts, cat, gift_kind):
     Sweeper).
     """
     parent, fmee, mnode, score, brk, gst, mflag = (
-        S.parent,
-        S.fmee,
-        S.mnode,
-        S.score,
-        S.brk,
-        S.gst,
-        S.mflag,
+        state.parent,
+        state.fmee,
+        state.mnode,
+        state.score,
+        state.brk,
+        state.gst,
+        state.mflag,
     )
-    n = S.sc[S_NPLAYERS]
+    n = state.sc[S_NPLAYERS]
     mx = 0
     for p in range(n):
         if fmee[r, p] > mx:
@@ -466,10 +487,10 @@ def _second_max(fmee, r, p, n):
 
 
 @njit(cache=True, inline="always")
-def _return_meeples(S, r):
+def _return_meeples(state, r):
     """Every meeple in feature ``r`` goes back to its owner's supply (§3.2 step 3)."""
-    parent, fint, fmee, mnode = S.parent, S.fint, S.fmee, S.mnode
-    n = S.sc[S_NPLAYERS]
+    parent, fint, fmee, mnode = state.parent, state.fint, state.fmee, state.mnode
+    n = state.sc[S_NPLAYERS]
     if fint[r, F_MTOT] == 0:
         return
     for p in range(n):
@@ -479,19 +500,19 @@ def _return_meeples(S, r):
             m = mnode[p, k]
             if m >= 0 and find(parent, m) == r:
                 mnode[p, k] = -1
-                S.mflag[p, k] = 0
+                state.mflag[p, k] = 0
         fmee[r, p] = 0
     fint[r, F_MTOT] = 0
 
 
 @njit(cache=True, inline="always")
-def road_city_points(S, T, r, kind, complete, variant):
+def road_city_points(state, tables, r, kind, complete, variant):
     """Points of the road/city with root ``r`` (§3.3): completed during play (``complete``) or
     at game end; ``kind`` is ``KIND_ROAD`` or ``KIND_CITY``; ``variant[V_TINY_CITY]`` = 1 gives a
     completed 2-tile city ``pts[P_TINY_CITY]`` (§6 #17)."""
-    pts = T[TB_PTS]
-    tiles = feature_tiles(S, r)
-    pen = S.fint[r, F_PEN]
+    pts = tables[TB_PTS]
+    tiles = feature_tiles(state, r)
+    pen = state.fint[r, F_PEN]
     if kind == KIND_ROAD:
         return tiles * pts[P_ROAD]
     if complete:
@@ -502,10 +523,15 @@ def road_city_points(S, T, r, kind, complete, variant):
 
 
 @njit(cache=True, inline="always")
-def score_completed(S, T, idx, variant):
+def score_completed(state, tables, idx, variant):
     """Step 3 of §3.2 for the tile just placed: completed roads, cities, monasteries."""
-    board, nb8, tinfo, parent, fint = S.board, S.nb8, S.tinfo, S.parent, S.fint
-    nseg, seg_kind, cl_seg, pts = T[TB_NSEG], T[TB_SEG_KIND], T[TB_CL_SEG], T[TB_PTS]
+    board, nb8, tinfo, parent, fint = state.board, state.nb8, state.tinfo, state.parent, state.fint
+    nseg, seg_kind, cl_seg, pts = (
+        tables[TB_NSEG],
+        tables[TB_SEG_KIND],
+        tables[TB_CL_SEG],
+        tables[TB_PTS],
+    )
     t = tinfo[idx, 0]
     cell = tinfo[idx, 2]
     for s in range(nseg[t]):
@@ -516,13 +542,13 @@ def score_completed(S, T, idx, variant):
         if fint[r, F_OPEN] == 0 and fint[r, F_DONE] == 0:
             fint[r, F_DONE] = 1
             _award(
-                S,
+                state,
                 r,
-                road_city_points(S, T, r, k, _TRUE, variant),
+                road_city_points(state, tables, r, k, _TRUE, variant),
                 np.int64(CAT_ROAD if k == KIND_ROAD else CAT_CITY),
                 _NONE,
             )
-            _return_meeples(S, r)
+            _return_meeples(state, r)
     for k in range(9):
         c = cell + (_OFF8[k] if k < 8 else 0)
         j = board[c]
@@ -534,19 +560,19 @@ def score_completed(S, T, idx, variant):
         n = j * MAX_SEG + cs
         if fint[n, F_DONE] == 0:
             fint[n, F_DONE] = 1
-            _award(S, n, pts[P_MON_COMPLETE], _CAT_MONASTERY, _NONE)
-            _return_meeples(S, n)
+            _award(state, n, pts[P_MON_COMPLETE], _CAT_MONASTERY, _NONE)
+            _return_meeples(state, n)
 
 
 @njit(cache=True, inline="always")
-def _score_unfinished(S, T, variant):
+def _score_unfinished(state, tables, variant):
     """End of game, features (§3.3): every occupied incomplete road, city and monastery scores
     for its majority. Numbers the completed cities ``0 .. ncity - 1`` in ``fsize[root] = -1 -
     id`` (``fsize`` is no longer needed) for the farms; returns ``ncity`` (int64)."""
-    nb8, tinfo, parent, fsize, fint = S.nb8, S.tinfo, S.parent, S.fsize, S.fint
-    nseg, seg_kind, pts = T[TB_NSEG], T[TB_SEG_KIND], T[TB_PTS]
+    nb8, tinfo, parent, fsize, fint = state.nb8, state.tinfo, state.parent, state.fsize, state.fint
+    nseg, seg_kind, pts = tables[TB_NSEG], tables[TB_SEG_KIND], tables[TB_PTS]
     ncity = 0
-    for i in range(S.sc[S_NPLACED]):
+    for i in range(state.sc[S_NPLACED]):
         t = tinfo[i, 0]
         for s in range(nseg[t]):
             n = i * MAX_SEG + s
@@ -560,16 +586,16 @@ def _score_unfinished(S, T, variant):
                         ncity += 1
                 elif fint[n, F_MTOT] > 0:
                     _award(
-                        S,
+                        state,
                         n,
-                        road_city_points(S, T, n, k, _FALSE, variant),
+                        road_city_points(state, tables, n, k, _FALSE, variant),
                         np.int64(CAT_ROAD if k == KIND_ROAD else CAT_CITY),
                         _NONE,
                     )
             elif k == KIND_CLOISTER:
                 if fint[n, F_DONE] == 0 and fint[n, F_MTOT] > 0:
                     _award(
-                        S,
+                        state,
                         n,
                         pts[P_MON_END_BASE] + pts[P_MON_END_NEIGHBOUR] * nb8[tinfo[i, 2]],
                         _CAT_MONASTERY,
@@ -579,13 +605,13 @@ def _score_unfinished(S, T, variant):
 
 
 @njit(cache=True, inline="always")
-def _field_cities(S, T):
+def _field_cities(state, tables):
     """Farms (§3.3): for every occupied field root, the uint64 mask of the completed cities it
     touches (city ids of ``_score_unfinished``), written in ``lo[root]`` (the tile sets are no
     longer needed)."""
-    tinfo, parent, fsize, lo, fint = S.tinfo, S.parent, S.fsize, S.lo, S.fint
-    nseg, seg_kind, seg_adj = T[TB_NSEG], T[TB_SEG_KIND], T[TB_SEG_ADJ]
-    nplaced = S.sc[S_NPLACED]
+    tinfo, parent, fsize, lo, fint = state.tinfo, state.parent, state.fsize, state.lo, state.fint
+    nseg, seg_kind, seg_adj = tables[TB_NSEG], tables[TB_SEG_KIND], tables[TB_SEG_ADJ]
+    nplaced = state.sc[S_NPLACED]
     for i in range(nplaced):
         t = tinfo[i, 0]
         for s in range(nseg[t]):
@@ -610,16 +636,16 @@ def _field_cities(S, T):
 
 
 @njit(cache=True, inline="always")
-def _farms_v2(S, T):
+def _farms_v2(state, tables):
     """Farms ``v2`` (§3.3, §6): 3 per completed city a player's majority fields touch, each
     city at most once per player."""
-    tinfo, parent, lo, fint, fmee = S.tinfo, S.parent, S.lo, S.fint, S.fmee
-    nseg, seg_kind, pts = T[TB_NSEG], T[TB_SEG_KIND], T[TB_PTS]
-    npl = S.sc[S_NPLAYERS]
-    pm = S.fpm  # scratch (no allocation: rollouts run inside the NRT-free loop)
+    tinfo, parent, lo, fint, fmee = state.tinfo, state.parent, state.lo, state.fint, state.fmee
+    nseg, seg_kind, pts = tables[TB_NSEG], tables[TB_SEG_KIND], tables[TB_PTS]
+    npl = state.sc[S_NPLAYERS]
+    pm = state.fpm  # scratch (no allocation: rollouts run inside the NRT-free loop)
     for p in range(MAX_PLAYERS):
         pm[p] = 0
-    for i in range(S.sc[S_NPLACED]):
+    for i in range(state.sc[S_NPLACED]):
         t = tinfo[i, 0]
         for s in range(nseg[t]):
             n = i * MAX_SEG + s
@@ -632,22 +658,22 @@ def _farms_v2(S, T):
                         pm[p] |= lo[n]
     for p in range(npl):
         v = pts[P_FARM] * popcount(pm[p])
-        S.score[p] += v
-        S.brk[p, CAT_FARM] += v
+        state.score[p] += v
+        state.brk[p, CAT_FARM] += v
 
 
 @njit(cache=True, inline="always")
-def _farms_v1(S, T, ncity):
+def _farms_v1(state, tables, ncity):
     """Farms ``v1`` (§3.3, §6): per completed city, 4 to the majority of farmers summed over
     all fields touching it."""
-    tinfo, parent, lo, fint, fmee = S.tinfo, S.parent, S.lo, S.fint, S.fmee
-    nseg, seg_kind, pts = T[TB_NSEG], T[TB_SEG_KIND], T[TB_PTS]
-    npl = S.sc[S_NPLAYERS]
-    cnt = S.fcnt
+    tinfo, parent, lo, fint, fmee = state.tinfo, state.parent, state.lo, state.fint, state.fmee
+    nseg, seg_kind, pts = tables[TB_NSEG], tables[TB_SEG_KIND], tables[TB_PTS]
+    npl = state.sc[S_NPLAYERS]
+    cnt = state.fcnt
     for c in range(64):
         for p in range(MAX_PLAYERS):
             cnt[c, p] = 0
-    for i in range(S.sc[S_NPLACED]):
+    for i in range(state.sc[S_NPLACED]):
         t = tinfo[i, 0]
         for s in range(nseg[t]):
             n = i * MAX_SEG + s
@@ -664,12 +690,12 @@ def _farms_v1(S, T, ncity):
         if mx > 0:
             for p in range(npl):
                 if cnt[c, p] == mx:
-                    S.score[p] += pts[P_FARM_V1]
-                    S.brk[p, CAT_FARM] += pts[P_FARM_V1]
+                    state.score[p] += pts[P_FARM_V1]
+                    state.brk[p, CAT_FARM] += pts[P_FARM_V1]
 
 
 @njit(cache=True)
-def score_final(S, T, variant):
+def score_final(state, tables, variant):
     """End-of-game scoring (§3.3, §4.5): incomplete roads/cities/monasteries
     (``_score_unfinished``), farms, unopened gifts.
 
@@ -678,30 +704,30 @@ def score_final(S, T, variant):
     city-centric, 4 per city to the majority over all fields touching it (``_farms_v1``); none =
     no farm points.
     """
-    tinfo, parent, lo, fint = S.tinfo, S.parent, S.lo, S.fint
-    nseg, seg_kind, pts = T[TB_NSEG], T[TB_SEG_KIND], T[TB_PTS]
-    ncity = _score_unfinished(S, T, variant)
+    tinfo, parent, lo, fint = state.tinfo, state.parent, state.lo, state.fint
+    nseg, seg_kind, pts = tables[TB_NSEG], tables[TB_SEG_KIND], tables[TB_PTS]
+    ncity = _score_unfinished(state, tables, variant)
     farms = variant[V_FARMS]
     if farms != FARMS_NONE and ncity > 0:
-        _field_cities(S, T)
+        _field_cities(state, tables)
         if farms == FARMS_V3:
-            for i in range(S.sc[S_NPLACED]):
+            for i in range(state.sc[S_NPLACED]):
                 t = tinfo[i, 0]
                 for s in range(nseg[t]):
                     n = i * MAX_SEG + s
                     if seg_kind[t, s] == KIND_FIELD and parent[n] == n and fint[n, F_MTOT] > 0:
-                        _award(S, n, pts[P_FARM] * popcount(lo[n]), np.int64(CAT_FARM), _NONE)
+                        _award(state, n, pts[P_FARM] * popcount(lo[n]), np.int64(CAT_FARM), _NONE)
         elif farms == FARMS_V2:
-            _farms_v2(S, T)
+            _farms_v2(state, tables)
         else:
-            _farms_v1(S, T, ncity)
+            _farms_v1(state, tables, ncity)
     if variant[V_GIFTS] == 1:
-        for p in range(S.sc[S_NPLAYERS]):
+        for p in range(state.sc[S_NPLAYERS]):
             for g in range(N_GIFT):
-                v = pts[P_GIFT_UNOPENED] * S.hand[p, g]
-                S.score[p] += v
-                S.brk[p, CAT_GIFT] += v
-                S.gst[p, G_POINTS + g] += v
+                v = pts[P_GIFT_UNOPENED] * state.hand[p, g]
+                state.score[p] += v
+                state.brk[p, CAT_GIFT] += v
+                state.gst[p, G_POINTS + g] += v
 
 
 # --------------------------------------------------------------------------------------------
@@ -710,7 +736,7 @@ def score_final(S, T, variant):
 
 
 @njit(cache=True)
-def placements(S, T, t, distinct, out):
+def placements(state, tables, t, distinct, out):
     """Legal placements of tile type ``t``: rows (cell, rotation) into ``out`` (int32[n, >=2]);
     returns the count n. A placement is an empty cell next to a placed tile with every shared
     edge matching (``fit[t, pattern]``).
@@ -718,8 +744,8 @@ def placements(S, T, t, distinct, out):
     ``distinct``: skip rotations that give the same oriented tile as a smaller one (symmetric
     tiles), so a uniform choice is uniform over distinct placements (§3.2 step 1).
     """
-    pat, front, sc = S.pat, S.front, S.sc
-    fit, rot_ok = T[TB_FIT], T[TB_ROT_OK]
+    pat, front, sc = state.pat, state.front, state.sc
+    fit, rot_ok = tables[TB_FIT], tables[TB_ROT_OK]
     m_ok = rot_ok[t] if distinct else 15
     n = 0
     for i in range(sc[S_NFRONT]):
@@ -737,10 +763,10 @@ def placements(S, T, t, distinct, out):
 
 
 @njit(cache=True, inline="always")
-def placeable(S, T, t):
+def placeable(state, tables, t):
     """Whether tile type ``t`` has any legal placement (§3.2 step 1; else it is removed)."""
-    pat, front, sc = S.pat, S.front, S.sc
-    fit = T[TB_FIT]
+    pat, front, sc = state.pat, state.front, state.sc
+    fit = tables[TB_FIT]
     for i in range(sc[S_NFRONT]):
         if fit[t, pat[front[i]]]:
             return True
@@ -748,13 +774,13 @@ def placeable(S, T, t):
 
 
 @njit(cache=True, inline="always")
-def meeple_options(S, T, idx, player, out):
+def meeple_options(state, tables, idx, player, out):
     """Segments of tile ``idx`` a meeple of ``player`` may go on (§3.2 step 2): into ``out``
     (int64[>= 9]) after ``out[0] = -1`` (no meeple); returns the count. A segment qualifies when
     its feature holds no meeple (a monastery on the new tile always does); none when the
     player's supply is empty."""
-    tinfo, parent, fint, mnode = S.tinfo, S.parent, S.fint, S.mnode
-    nseg, seg_kind = T[TB_NSEG], T[TB_SEG_KIND]
+    tinfo, parent, fint, mnode = state.tinfo, state.parent, state.fint, state.mnode
+    nseg, seg_kind = tables[TB_NSEG], tables[TB_SEG_KIND]
     out[0] = -1
     n = 1
     have = False
@@ -773,8 +799,8 @@ def meeple_options(S, T, idx, player, out):
 
 
 @njit(cache=True, inline="always")
-def put_meeple(S, node, player):
-    parent, fint, fmee, mnode = S.parent, S.fint, S.fmee, S.mnode
+def put_meeple(state, node, player):
+    parent, fint, fmee, mnode = state.parent, state.fint, state.fmee, state.mnode
     for k in range(MAX_MEEPLES):
         if mnode[player, k] == -1:
             mnode[player, k] = node
@@ -786,11 +812,11 @@ def put_meeple(S, node, player):
 
 
 @njit(cache=True, inline="always")
-def supply(S, player):
+def supply(state, player):
     """Meeples of ``player`` in supply (§3.1: 7 per player)."""
     c = 0
     for k in range(MAX_MEEPLES):
-        if S.mnode[player, k] == -1:
+        if state.mnode[player, k] == -1:
             c += 1
     return c
 
@@ -801,7 +827,7 @@ def supply(S, player):
 
 
 @njit(cache=True, inline="always")
-def gift_earned(S, T, idx, player, conn, variant):
+def gift_earned(state, tables, idx, player, conn, variant):
     """§4.2: does the tile just placed extend a road/city that belongs to someone else?
 
     Default (§6 #1-#4): judged on the merged feature, before the meeple step; a gift when the
@@ -812,9 +838,9 @@ def gift_earned(S, T, idx, player, conn, variant):
     the merge (``conn`` bits 2/4 from ``place_tile``). (§6 #4, whether the step-2 meeple counts,
     cannot change the outcome: that meeple only goes on an unoccupied feature, which gives no gift.)
     """
-    tinfo, parent, fint, fmee = S.tinfo, S.parent, S.fint, S.fmee
-    nseg, seg_kind = T[TB_NSEG], T[TB_SEG_KIND]
-    npl = S.sc[S_NPLAYERS]
+    tinfo, parent, fint, fmee = state.tinfo, state.parent, state.fint, state.fmee
+    nseg, seg_kind = tables[TB_NSEG], tables[TB_SEG_KIND]
+    npl = state.sc[S_NPLAYERS]
     t = tinfo[idx, 0]
     for s in range(nseg[t]):
         if seg_kind[t, s] > KIND_ROAD or conn[s] == 0:
@@ -842,7 +868,7 @@ def gift_earned(S, T, idx, player, conn, variant):
 
 
 @njit(cache=True, inline="always")
-def _draw_gift_card(S, grng, mode, gscript, gpos):
+def _draw_gift_card(state, gift_rng, mode, gscript, gpos):
     """Top card of the gift deck (reshuffling the discards when empty); -1 = none left.
 
     Drawing a uniform card from the remaining multiset is the same as drawing the top card of a
@@ -851,7 +877,7 @@ def _draw_gift_card(S, grng, mode, gscript, gpos):
     ``gscript`` (validated: must be in the deck); past the end of ``gscript`` a deck of a single
     card type still gives that card (the draw has no choice, e.g. a one-card reshuffled pile).
     """
-    gdeck, gdisc = S.gdeck, S.gdisc
+    gdeck, gdisc = state.gdeck, state.gdisc
     tot = 0
     for g in range(N_GIFT):
         tot += gdeck[g]
@@ -877,7 +903,7 @@ def _draw_gift_card(S, grng, mode, gscript, gpos):
             return -2
         gdeck[g] -= 1
         return g
-    k = randint(grng, tot)
+    k = randint(gift_rng, tot)
     for g in range(N_GIFT):
         if k < gdeck[g]:
             gdeck[g] -= 1
@@ -887,11 +913,11 @@ def _draw_gift_card(S, grng, mode, gscript, gpos):
 
 
 @njit(cache=True, inline="always")
-def unfinished_monasteries(S, T, out):
+def unfinished_monasteries(state, tables, out):
     """Nodes of the monasteries on the board that are not complete (Synod targets, §4.4.1),
     into ``out`` (int array); returns the count."""
-    tinfo, nb8, sc = S.tinfo, S.nb8, S.sc
-    cl_seg = T[TB_CL_SEG]
+    tinfo, nb8, sc = state.tinfo, state.nb8, state.sc
+    cl_seg = tables[TB_CL_SEG]
     n = 0
     for i in range(sc[S_NPLACED]):
         cs = cl_seg[tinfo[i, 0]]
@@ -902,11 +928,11 @@ def unfinished_monasteries(S, T, out):
 
 
 @njit(cache=True, inline="always")
-def unfinished_roads(S, T, out):
+def unfinished_roads(state, tables, out):
     """Root nodes of the unfinished roads (Road Sweeper targets, §4.4.2), into ``out``; returns
     the count."""
-    tinfo, parent, fint, sc = S.tinfo, S.parent, S.fint, S.sc
-    nseg, seg_kind = T[TB_NSEG], T[TB_SEG_KIND]
+    tinfo, parent, fint, sc = state.tinfo, state.parent, state.fint, state.sc
+    nseg, seg_kind = tables[TB_NSEG], tables[TB_SEG_KIND]
     n = 0
     for i in range(sc[S_NPLACED]):
         t = tinfo[i, 0]
@@ -919,10 +945,10 @@ def unfinished_roads(S, T, out):
 
 
 @njit(cache=True, inline="always")
-def own_meeples(S, player, out):
+def own_meeples(state, player, out):
     """Distinct nodes holding a meeple of ``player`` (Cash Out / Change Position sources), into
     ``out``; returns the count."""
-    mnode = S.mnode
+    mnode = state.mnode
     n = 0
     for k in range(MAX_MEEPLES):
         m = mnode[player, k]
@@ -939,13 +965,13 @@ def own_meeples(S, player, out):
 
 
 @njit(cache=True, inline="always")
-def change_targets(S, T, node, variant, out):
+def change_targets(state, tables, node, variant, out):
     """Segments of the same tile a meeple on ``node`` may switch to (§4.4.4, §6 #8, #9), into
     ``out``; returns the count. Standing (road/city/monastery) -> any field segment; lying ->
     any road/city/monastery segment, occupied or not, except completed ones unless
     ``variant[V_CHANGE_COMPLETED] == 1``."""
-    tinfo, parent, nb8, fint = S.tinfo, S.parent, S.nb8, S.fint
-    nseg, seg_kind = T[TB_NSEG], T[TB_SEG_KIND]
+    tinfo, parent, nb8, fint = state.tinfo, state.parent, state.nb8, state.fint
+    nseg, seg_kind = tables[TB_NSEG], tables[TB_SEG_KIND]
     idx = node // MAX_SEG
     s0 = node % MAX_SEG
     t = tinfo[idx, 0]
@@ -967,8 +993,8 @@ def change_targets(S, T, node, variant, out):
 
 
 @njit(cache=True, inline="always")
-def move_meeple(S, player, frm, to):
-    parent, fint, fmee, mnode = S.parent, S.fint, S.fmee, S.mnode
+def move_meeple(state, player, frm, to):
+    parent, fint, fmee, mnode = state.parent, state.fint, state.fmee, state.mnode
     for k in range(MAX_MEEPLES):
         if mnode[player, k] == frm:
             r = find(parent, frm)
@@ -976,10 +1002,10 @@ def move_meeple(S, player, frm, to):
             fint[r, F_MTOT] -= 1
             if to < 0:
                 mnode[player, k] = -1
-                S.mflag[player, k] = 0
+                state.mflag[player, k] = 0
             else:
                 mnode[player, k] = to
-                S.mflag[player, k] = 2
+                state.mflag[player, k] = 2
                 r2 = find(parent, to)
                 fmee[r2, player] += 1
                 fint[r2, F_MTOT] += 1
@@ -987,48 +1013,48 @@ def move_meeple(S, player, frm, to):
 
 
 @njit(cache=True, inline="always")
-def cash_out_points(S, T, node, player, variant):
+def cash_out_points(state, tables, node, player, variant):
     """Cash Out (§4.4.3, §6 #7): 2 (``pts[P_CASH_OUT]``) per meeple in the feature of ``node``,
     counting all players' meeples (default) or the player's own only."""
-    r = find(S.parent, node)
+    r = find(state.parent, node)
     if variant[V_CASH_OUT] == 0:
-        return T[TB_PTS][P_CASH_OUT] * S.fint[r, F_MTOT]
-    return T[TB_PTS][P_CASH_OUT] * S.fmee[r, player]
+        return tables[TB_PTS][P_CASH_OUT] * state.fint[r, F_MTOT]
+    return tables[TB_PTS][P_CASH_OUT] * state.fmee[r, player]
 
 
 @njit(cache=True, inline="always")
-def road_sweep(S, T, root):
+def road_sweep(state, tables, root):
     """Road Sweeper (§4.4.2): score the unfinished road with root ``root`` as at game end (1 per
     tile) for the majority, then return all its meeples; the road stays open and empty."""
     _award(
-        S,
+        state,
         root,
-        feature_tiles(S, root) * T[TB_PTS][P_ROAD],
+        feature_tiles(state, root) * tables[TB_PTS][P_ROAD],
         np.int64(CAT_GIFT),
         np.int64(GIFT_SWEEPER),
     )
-    _return_meeples(S, root)
+    _return_meeples(state, root)
 
 
 # gift targets and Change Position moves: listed the same way by the play loop's decisions and
 # by the search steps (``_s_legal``, ``_s_open``), hence the ``_s_`` names
 @njit(cache=True, **_INTERNAL)
-def _s_targets(S, T, cur, g, out):
+def _s_targets(state, tables, cur, g, out):
     """Targets (nodes) of gift ``g`` (Synod, Road Sweeper, Cash Out) for ``cur`` into ``out``."""
     if g == GIFT_SYNOD:
-        return unfinished_monasteries(S, T, out) if supply(S, cur) > 0 else 0
+        return unfinished_monasteries(state, tables, out) if supply(state, cur) > 0 else 0
     if g == GIFT_SWEEPER:
-        return unfinished_roads(S, T, out)
-    return own_meeples(S, cur, out)
+        return unfinished_roads(state, tables, out)
+    return own_meeples(state, cur, out)
 
 
 @njit(cache=True, **_INTERNAL)
-def _s_changes(S, T, cur, variant, mo, conn, out):
+def _s_changes(state, tables, cur, variant, mo, conn, out):
     """Change Position moves of ``cur``: rows (from node, to segment) into ``out``."""
-    nm = own_meeples(S, cur, mo)
+    nm = own_meeples(state, cur, mo)
     no = 0
     for i in range(nm):
-        k = change_targets(S, T, mo[i], variant, conn)
+        k = change_targets(state, tables, mo[i], variant, conn)
         for q in range(k):
             out[no, 0] = mo[i]
             out[no, 1] = conn[q]
@@ -1037,20 +1063,20 @@ def _s_changes(S, T, cur, variant, mo, conn, out):
 
 
 @njit(cache=True, **_INTERNAL)
-def apply_gift_target(S, T, variant, g, target, cur):
+def apply_gift_target(state, tables, variant, g, target, cur):
     """Synod (a meeple from the supply onto monastery node ``target``), Road Sweeper (score the
     road with root ``target``) or Cash Out (score and take back the meeple on ``target``);
     §4.4.1-§4.4.3."""
     if g == GIFT_SYNOD:
-        S.mflag[cur, put_meeple(S, target, cur)] = 1
+        state.mflag[cur, put_meeple(state, target, cur)] = 1
     elif g == GIFT_SWEEPER:
-        road_sweep(S, T, target)
+        road_sweep(state, tables, target)
     else:
-        v = cash_out_points(S, T, target, cur, variant)
-        S.score[cur] += v
-        S.brk[cur, CAT_GIFT] += v
-        S.gst[cur, G_POINTS + GIFT_CASHOUT] += v
-        move_meeple(S, cur, target, _NONE)
+        v = cash_out_points(state, tables, target, cur, variant)
+        state.score[cur] += v
+        state.brk[cur, CAT_GIFT] += v
+        state.gst[cur, G_POINTS + GIFT_CASHOUT] += v
+        move_meeple(state, cur, target, _NONE)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1059,13 +1085,13 @@ def apply_gift_target(S, T, variant, g, target, cur):
 
 
 @njit(cache=True, inline="always")
-def _draw_tile(S, drng, mode, tscript, tlog):
+def _draw_tile(state, deal_rng, mode, tscript, tlog):
     """Next tile of the draw pile (§3.2 step 1); -1 when the pile is empty.
 
     Replay: -2 when the record's draw list ends first (an unfinished game), -3 when the recorded
     tile is not in the remaining pile.
     """
-    pile, avail, sc = S.pile, S.avail, S.sc
+    pile, avail, sc = state.pile, state.avail, state.sc
     if sc[S_PILE_N] == 0:
         return -1
     if mode == MODE_REPLAY:
@@ -1087,13 +1113,13 @@ def _draw_tile(S, drng, mode, tscript, tlog):
 
 
 @njit(cache=True, inline="always")
-def _return_tile(S, t, grng, mode):
+def _return_tile(state, t, gift_rng, mode):
     """Take 2: shuffle tile ``t`` back into the draw pile at a uniform position (§4.4.5, §6 #10)."""
-    pile, avail, sc = S.pile, S.avail, S.sc
+    pile, avail, sc = state.pile, state.avail, state.sc
     if mode == MODE_PLAY:
         pos = sc[S_PILE_POS]
         n = sc[S_PILE_N]
-        k = randint(grng, n + 1)
+        k = randint(gift_rng, n + 1)
         for i in range(pos + n, pos + k, -1):
             pile[i] = pile[i - 1]
         pile[pos + k] = t
@@ -1115,78 +1141,78 @@ def xy_cell(x, y):
 
 
 @njit(cache=True, inline="always")
-def _node_at(S, T, x, y, s):
+def _node_at(state, tables, x, y, s):
     """Node of segment ``s`` of the tile at (x, y); -1 when there is none."""
     c = xy_cell(x, y)
     if c < 0:
         return -1
-    j = S.board[c]
-    if j < 0 or s < 0 or s >= T[TB_NSEG][S.tinfo[j, 0]]:
+    j = state.board[c]
+    if j < 0 or s < 0 or s >= tables[TB_NSEG][state.tinfo[j, 0]]:
         return -1
     return j * MAX_SEG + s
 
 
 @njit(cache=True, **_INTERNAL)
-def _setup(S, T, npl, variant, mode, drng):
-    """Reset ``S``; meeples in supply, the start tile, the draw pile (shuffled with ``drng`` in
-    play mode) and the gift deck (§3.1, §4.1)."""
-    _reset(S)
-    pts, counts = T[TB_PTS], T[TB_COUNTS]
-    start_t = T[TB_START][0]
-    gift_counts = T[TB_GIFT_COUNTS]
-    S.sc[S_NPLAYERS] = npl
+def _setup(state, tables, npl, variant, mode, deal_rng):
+    """Reset ``state``; meeples in supply, the start tile, the draw pile (shuffled with
+    ``deal_rng`` in play mode) and the gift deck (§3.1, §4.1)."""
+    _reset(state)
+    pts, counts = tables[TB_PTS], tables[TB_COUNTS]
+    start_t = tables[TB_START][0]
+    gift_counts = tables[TB_GIFT_COUNTS]
+    state.sc[S_NPLAYERS] = npl
     nmee = min(pts[P_MEEPLES], MAX_MEEPLES)
     for p in range(npl):
         for k in range(nmee, MAX_MEEPLES):
-            S.mnode[p, k] = -2  # not in the game (fewer meeples than slots)
-    place_tile(S, T, start_t, _ZERO, np.int64(CENTER_CELL), S.scratch[0:8])
-    pile = S.pile
+            state.mnode[p, k] = -2  # not in the game (fewer meeples than slots)
+    place_tile(state, tables, start_t, _ZERO, np.int64(CENTER_CELL), state.scratch[0:8])
+    pile = state.pile
     n = 0
     for t in range(counts.shape[0]):
         c = counts[t] - (1 if t == start_t else 0)
-        S.avail[t] = c
+        state.avail[t] = c
         for _ in range(c):
             pile[n] = t
             n += 1
-    S.sc[S_PILE_N] = n
-    S.sc[S_PILE_POS] = 0
+    state.sc[S_PILE_N] = n
+    state.sc[S_PILE_POS] = 0
     if mode == MODE_PLAY:
         for i in range(n - 1, 0, -1):
-            j = randint(drng, i + 1)
+            j = randint(deal_rng, i + 1)
             tmp = pile[i]
             pile[i] = pile[j]
             pile[j] = tmp
     for g in range(N_GIFT):
-        S.gdeck[g] = gift_counts[g] if variant[V_GIFTS] == 1 else 0
-        S.gdisc[g] = 0
+        state.gdeck[g] = gift_counts[g] if variant[V_GIFTS] == 1 else 0
+        state.gdisc[g] = 0
 
 
 @njit(cache=True, **_INTERNAL)
-def _draw_placeable(S, T, cur, drng, mode, tscript, tlog):
+def _draw_placeable(state, tables, cur, deal_rng, mode, tscript, tlog):
     """Draw until a placeable tile (§3.2.1, §6 #14; the others are removed and counted in
     ``gst[cur, G_UNPLACEABLE]``); the codes of ``_draw_tile`` when there is none."""
-    t = _draw_tile(S, drng, mode, tscript, tlog)
-    while t >= 0 and not placeable(S, T, t):
-        S.gst[cur, G_UNPLACEABLE] += 1
-        t = _draw_tile(S, drng, mode, tscript, tlog)
+    t = _draw_tile(state, deal_rng, mode, tscript, tlog)
+    while t >= 0 and not placeable(state, tables, t):
+        state.gst[cur, G_UNPLACEABLE] += 1
+        t = _draw_tile(state, deal_rng, mode, tscript, tlog)
     return t
 
 
 @njit(cache=True, **_INTERNAL)
-def finish_turn(S, T, variant, cur, idx, s, earned, grng, mode, gscript):
+def finish_turn(state, tables, variant, cur, idx, s, earned, gift_rng, mode, gscript):
     """After the placement of tile ``idx``: the meeple on segment ``s`` (-1 none, §3.2.2), the
     gift card earned (§4.2; drawn after the meeple step), scoring (§3.2.3). Returns the gift
     card received (-1 none), -2 when a replay's gift list is wrong."""
     if s >= 0:
-        put_meeple(S, idx * MAX_SEG + s, cur)
+        put_meeple(state, idx * MAX_SEG + s, cur)
     g = -1
     if earned:
-        g = _draw_gift_card(S, grng, mode, gscript, S.sc[S_GDRAWN])
+        g = _draw_gift_card(state, gift_rng, mode, gscript, state.sc[S_GDRAWN])
         if g == -2:
             return g
         if g >= 0:
-            S.hand[cur, g] += 1
-            S.gst[cur, G_RECEIVED + g] += 1
-    score_completed(S, T, idx, variant)
-    S.gst[cur, G_TURNS] += 1
+            state.hand[cur, g] += 1
+            state.gst[cur, G_RECEIVED + g] += 1
+    score_completed(state, tables, idx, variant)
+    state.gst[cur, G_TURNS] += 1
     return g

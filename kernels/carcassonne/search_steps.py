@@ -10,11 +10,12 @@ The six steps (``_s_copy``, ``_s_determinize``, ``_s_legal``, ``_s_to_move``, ``
 ``_s_rollout``) are registered with ``search.register`` at import; ``mcts_move`` and
 ``flat_move`` choose a move by search, with the scratch of ``search_scratch``.
 
-``ctx`` = ``CarcassonneSearchContext`` (T, variant, H, rollout policy id, heuristic parameters float64[11], opt2
-int32[MAX_OPT, 4], lst int64[MAX_OPT], e0 int32[0], rollout moves int64[MAX_OPT], width, depth,
-vals float64[MAX_OPT]): ``width`` > 0 keeps only the placements the heuristic values highest
-(``evaluate_placement``), for every seat and in the rollouts too; ``depth`` > 0 stops a rollout
-after that many turns and scores the position as if the game ended (``score_final``).
+``ctx`` = ``CarcassonneSearchContext`` (tables, variant, heuristic_scratch, rollout policy id,
+heuristic parameters float64[11], opt2 int32[MAX_OPT, 4], lst int64[MAX_OPT], e0 int32[0],
+rollout moves int64[MAX_OPT], width, depth, vals float64[MAX_OPT]): ``width`` > 0 keeps only
+the placements the heuristic values highest (``evaluate_placement``), for every seat and in the
+rollouts too; ``depth`` > 0 stops a rollout after that many turns and scores the position as if
+the game ended (``score_final``).
 """
 
 from collections import namedtuple
@@ -174,13 +175,13 @@ def _s_copy(dst, src):
 
 
 @njit(cache=True)
-def _s_determinize(S, ctx, rng):
+def _s_determinize(state, ctx, rng):
     """Resample what the seat to move (``sc[S_CUR]``) cannot see: the order of the remaining
     tiles (rebuilt from the public counts ``avail``), the other seats' gift cards (each keeps
     its public count, dealt from the cards not in the seat's hand nor the face-up discards) and
     the gift deck, and the chance stream of later draws (``srng``). §3.1, §4.3, §6 #13."""
-    T, variant = ctx[0], ctx[1]
-    sc, pile, avail = S.sc, S.pile, S.avail
+    tables, variant = ctx[0], ctx[1]
+    sc, pile, avail = state.sc, state.pile, state.avail
     pos = sc[S_PILE_POS]
     k = pos
     for t in range(avail.shape[0]):
@@ -194,8 +195,8 @@ def _s_determinize(S, ctx, rng):
         pile[j] = tmp
     if variant[V_GIFTS] == 1:
         me = sc[S_CUR]
-        hand, gdeck, gdisc = S.hand, S.gdeck, S.gdisc
-        gift_counts = T[TB_GIFT_COUNTS]
+        hand, gdeck, gdisc = state.hand, state.gdeck, state.gdisc
+        gift_counts = tables[TB_GIFT_COUNTS]
         tot = 0
         for g in range(N_GIFT):
             gdeck[g] = gift_counts[g] - hand[me, g] - gdisc[g]
@@ -217,19 +218,19 @@ def _s_determinize(S, ctx, rng):
                 hand[p, g] += 1
                 tot -= 1
     for i in range(4):
-        S.srng[i] = next_u64(rng)
+        state.srng[i] = next_u64(rng)
 
 
 @njit(cache=True)
-def _s_begin_turn(S, T, variant, e0):
+def _s_begin_turn(state, tables, variant, e0):
     """Start the turn of ``sc[S_CUR]``: draw until placeable (§3.2.1, §6 #14); the game is over
     (``PH_OVER``) when the pile is empty."""
-    sc = S.sc
+    sc = state.sc
     cur = sc[S_CUR]
-    t = _draw_tile(S, S.srng, MODE_PLAY, e0, e0)
-    while t >= 0 and not placeable(S, T, t):
-        S.gst[cur, G_UNPLACEABLE] += 1
-        t = _draw_tile(S, S.srng, MODE_PLAY, e0, e0)
+    t = _draw_tile(state, state.srng, MODE_PLAY, e0, e0)
+    while t >= 0 and not placeable(state, tables, t):
+        state.gst[cur, G_UNPLACEABLE] += 1
+        t = _draw_tile(state, state.srng, MODE_PLAY, e0, e0)
     sc[S_PLAN_S] = -2
     sc[S_OPENED] = -1
     if t < 0:
@@ -239,21 +240,21 @@ def _s_begin_turn(S, T, variant, e0):
     sc[S_PHASE] = PH_PLACE
     if variant[V_GIFTS] == 1:
         for g in range(N_GIFT):
-            if S.hand[cur, g] > 0:
+            if state.hand[cur, g] > 0:
                 sc[S_PHASE] = PH_OPEN
 
 
 @njit(cache=True)
-def _s_legal(S, ctx, moves):
+def _s_legal(state, ctx, moves):
     """Legal move codes of the decision at hand (``layout``, "Move codes of the search"); 0 when
     the game is over."""
-    T, variant, opt2, lst = ctx[0], ctx[1], ctx[5], ctx[6]
-    sc = S.sc
+    tables, variant, opt2, lst = ctx[0], ctx[1], ctx[5], ctx[6]
+    sc = state.sc
     ph = sc[S_PHASE]
     cur = sc[S_CUR]
     if ph == PH_PLACE:
         t = sc[S_T]
-        n = placements(S, T, t, _TRUE, opt2)
+        n = placements(state, tables, t, _TRUE, opt2)
         width = ctx[9]
         if width <= 0 or n <= width:
             for i in range(n):
@@ -262,7 +263,7 @@ def _s_legal(S, ctx, moves):
         vals = ctx[11]
         for i in range(n):
             v, _s = evaluate_placement(
-                S, T, t, opt2[i, 1], opt2[i, 0], cur, ctx[4], variant, ctx[2]
+                state, tables, t, opt2[i, 1], opt2[i, 0], cur, ctx[4], variant, ctx[2]
             )
             vals[i] = v
         for k in range(width):
@@ -274,7 +275,7 @@ def _s_legal(S, ctx, moves):
             vals[b] = -np.inf
         return width
     if ph == PH_MEEPLE:
-        n = meeple_options(S, T, sc[S_IDX], cur, lst)
+        n = meeple_options(state, tables, sc[S_IDX], cur, lst)
         for i in range(n):
             moves[i] = BASE_MEEPLE + lst[i] + 1
         return n
@@ -282,17 +283,17 @@ def _s_legal(S, ctx, moves):
         moves[0] = BASE_OPEN + N_GIFT
         n = 1
         for g in range(N_GIFT):
-            if S.hand[cur, g] > 0:
+            if state.hand[cur, g] > 0:
                 moves[n] = BASE_OPEN + g
                 n += 1
         return n
     if ph == PH_TARGET:
-        n = _s_targets(S, T, cur, sc[S_OPENED], lst)
+        n = _s_targets(state, tables, cur, sc[S_OPENED], lst)
         for i in range(n):
             moves[i] = BASE_NODE + lst[i]
         return n
     if ph == PH_CHANGE:
-        n = _s_changes(S, T, cur, variant, lst, S.scratch[0:8], opt2)
+        n = _s_changes(state, tables, cur, variant, lst, state.scratch[0:8], opt2)
         for i in range(n):
             moves[i] = BASE_CHANGE + opt2[i, 0] * MAX_SEG + opt2[i, 1]
         return n
@@ -306,62 +307,62 @@ def _s_legal(S, ctx, moves):
 
 
 @njit(cache=True)
-def _s_to_move(S, ctx):
-    return S.sc[S_CUR]
+def _s_to_move(state, ctx):
+    return state.sc[S_CUR]
 
 
 @njit(cache=True)
-def _s_open(S, T, variant, g, lst, opt2, e0):
+def _s_open(state, tables, variant, g, lst, opt2, e0):
     """Open gift ``g`` (``N_GIFT`` = none) and move to the decision it asks for (§4.3, §4.4)."""
-    sc = S.sc
+    sc = state.sc
     cur = sc[S_CUR]
     sc[S_PHASE] = PH_PLACE
     if g == N_GIFT:
         return
     sc[S_OPENED] = g
-    S.hand[cur, g] -= 1
-    S.gdisc[g] += 1
-    S.gst[cur, G_OPENED + g] += 1
+    state.hand[cur, g] -= 1
+    state.gdisc[g] += 1
+    state.gst[cur, G_OPENED + g] += 1
     if g == GIFT_SYNOD or g == GIFT_SWEEPER or g == GIFT_CASHOUT:
-        if _s_targets(S, T, cur, g, lst) > 0:
+        if _s_targets(state, tables, cur, g, lst) > 0:
             sc[S_PHASE] = PH_TARGET
     elif g == GIFT_CHANGE:
-        if _s_changes(S, T, cur, variant, lst, S.scratch[0:8], opt2) > 0:
+        if _s_changes(state, tables, cur, variant, lst, state.scratch[0:8], opt2) > 0:
             sc[S_PHASE] = PH_CHANGE
     else:
-        t2 = _draw_tile(S, S.srng, MODE_PLAY, e0, e0)
-        while t2 >= 0 and not placeable(S, T, t2):
-            S.gst[cur, G_UNPLACEABLE] += 1
-            t2 = _draw_tile(S, S.srng, MODE_PLAY, e0, e0)
+        t2 = _draw_tile(state, state.srng, MODE_PLAY, e0, e0)
+        while t2 >= 0 and not placeable(state, tables, t2):
+            state.gst[cur, G_UNPLACEABLE] += 1
+            t2 = _draw_tile(state, state.srng, MODE_PLAY, e0, e0)
         if t2 >= 0:
             sc[S_T2] = t2
             sc[S_PHASE] = PH_KEEP
 
 
 @njit(cache=True)
-def _s_apply(S, ctx, move):
-    """Play move code ``move`` (legal in ``S``) and advance to the next decision."""
-    T, variant, opt2, lst, e0 = ctx[0], ctx[1], ctx[5], ctx[6], ctx[7]
-    sc = S.sc
+def _s_apply(state, ctx, move):
+    """Play move code ``move`` (legal in ``state``) and advance to the next decision."""
+    tables, variant, opt2, lst, e0 = ctx[0], ctx[1], ctx[5], ctx[6], ctx[7]
+    sc = state.sc
     ph = sc[S_PHASE]
     cur = sc[S_CUR]
     if ph == PH_PLACE:
-        idx = place_tile(S, T, sc[S_T], move % 4, move // 4, S.scratch[0:8])
+        idx = place_tile(state, tables, sc[S_T], move % 4, move // 4, state.scratch[0:8])
         sc[S_IDX] = idx
         sc[S_EARNED] = variant[V_GIFTS] == 1 and gift_earned(
-            S, T, idx, cur, S.scratch[0:8], variant
+            state, tables, idx, cur, state.scratch[0:8], variant
         )
         sc[S_PHASE] = PH_MEEPLE
     elif ph == PH_MEEPLE:
         g = finish_turn(
-            S,
-            T,
+            state,
+            tables,
             variant,
             cur,
             sc[S_IDX],
             move - BASE_MEEPLE - 1,
             sc[S_EARNED],
-            S.srng,
+            state.srng,
             MODE_PLAY,
             e0,
         )
@@ -369,42 +370,44 @@ def _s_apply(S, ctx, move):
             sc[S_GDRAWN] += 1
         sc[S_TURN] += 1
         sc[S_CUR] = (cur + 1) % sc[S_NPLAYERS]
-        _s_begin_turn(S, T, variant, e0)
+        _s_begin_turn(state, tables, variant, e0)
     elif ph == PH_OPEN:
-        _s_open(S, T, variant, move - BASE_OPEN, lst, opt2, e0)
+        _s_open(state, tables, variant, move - BASE_OPEN, lst, opt2, e0)
     elif ph == PH_TARGET:
-        apply_gift_target(S, T, variant, sc[S_OPENED], move - BASE_NODE, cur)
+        apply_gift_target(state, tables, variant, sc[S_OPENED], move - BASE_NODE, cur)
         sc[S_PHASE] = PH_PLACE
     elif ph == PH_CHANGE:
         m = move - BASE_CHANGE
         frm = m // MAX_SEG
-        move_meeple(S, cur, frm, (frm // MAX_SEG) * MAX_SEG + m % MAX_SEG)
+        move_meeple(state, cur, frm, (frm // MAX_SEG) * MAX_SEG + m % MAX_SEG)
         sc[S_PHASE] = PH_PLACE
     elif ph == PH_KEEP:
         keep = move - BASE_KEEP
         other = sc[S_T2] if keep == sc[S_T] else sc[S_T]
         sc[S_T] = keep
         if variant[V_TAKE2_OTHER] == 0:
-            _return_tile(S, other, S.srng, MODE_PLAY)
+            _return_tile(state, other, state.srng, MODE_PLAY)
         sc[S_PHASE] = PH_PLACE
 
 
 @njit(cache=True)
-def _s_heuristic_move(S, ctx, rng, moves):
+def _s_heuristic_move(state, ctx, rng, moves):
     """The ``heuristic`` policy's move code at the decision at hand (as in ``_play``)."""
-    T, variant, H, params, lst = ctx[0], ctx[1], ctx[2], ctx[4], ctx[6]
-    sc, opt = S.sc, S.opt
+    tables, variant, heuristic_scratch, params, lst = ctx[0], ctx[1], ctx[2], ctx[4], ctx[6]
+    sc, opt = state.sc, state.opt
     ph = sc[S_PHASE]
     cur = sc[S_CUR]
     t = sc[S_T]
     if ph == PH_PLACE:
         if sc[S_PLAN_S] == -2:
-            c, r, s, v = best_placement(S, T, t, cur, params, variant, H, opt)
+            c, r, s, v = best_placement(
+                state, tables, t, cur, params, variant, heuristic_scratch, opt
+            )
             sc[S_PLAN_S] = s
             return c * 4 + r
         return sc[S_PLAN_C] * 4 + sc[S_PLAN_R]
     if ph == PH_MEEPLE:
-        n = meeple_options(S, T, sc[S_IDX], cur, lst)
+        n = meeple_options(state, tables, sc[S_IDX], cur, lst)
         for i in range(n):
             if lst[i] == sc[S_PLAN_S]:
                 return BASE_MEEPLE + lst[i] + 1
@@ -413,48 +416,56 @@ def _s_heuristic_move(S, ctx, rng, moves):
         opened = N_GIFT
         bestg = -1e18
         for g in range(N_GIFT):
-            if S.hand[cur, g] > 0:
-                v, _a, _b = _gift_gain(S, T, H, cur, g, t, params, variant, opt)
+            if state.hand[cur, g] > 0:
+                v, _a, _b = _gift_gain(
+                    state, tables, heuristic_scratch, cur, g, t, params, variant, opt
+                )
                 if v > bestg:
                     bestg = v
                     if v > params[H_HOLD]:
                         opened = g
         return BASE_OPEN + opened
     if ph == PH_TARGET:
-        v, target, _b = _gift_gain(S, T, H, cur, sc[S_OPENED], t, params, variant, opt)
+        v, target, _b = _gift_gain(
+            state, tables, heuristic_scratch, cur, sc[S_OPENED], t, params, variant, opt
+        )
         if target < 0:
-            _s_targets(S, T, cur, sc[S_OPENED], lst)
+            _s_targets(state, tables, cur, sc[S_OPENED], lst)
             target = lst[0]
         return BASE_NODE + target
     if ph == PH_KEEP:
-        c1, r1, s1, v1 = best_placement(S, T, t, cur, params, variant, H, opt)
-        c2, r2, s2, v2 = best_placement(S, T, sc[S_T2], cur, params, variant, H, opt)
+        c1, r1, s1, v1 = best_placement(
+            state, tables, t, cur, params, variant, heuristic_scratch, opt
+        )
+        c2, r2, s2, v2 = best_placement(
+            state, tables, sc[S_T2], cur, params, variant, heuristic_scratch, opt
+        )
         if v2 > v1:
             sc[S_PLAN_C], sc[S_PLAN_R], sc[S_PLAN_S] = c2, r2, s2
             return BASE_KEEP + sc[S_T2]
         sc[S_PLAN_C], sc[S_PLAN_R], sc[S_PLAN_S] = c1, r1, s1
         return BASE_KEEP + t
-    n = _s_legal(S, ctx, moves)
+    n = _s_legal(state, ctx, moves)
     return moves[randint(rng, n)]
 
 
 @njit(cache=True)
-def _s_rollout(S, ctx, rng, scores):
+def _s_rollout(state, ctx, rng, scores):
     """Finish the game with the rollout policy (ctx[3]: ``POLICY_RANDOM`` uniform over the legal
     moves, ``POLICY_HEURISTIC`` the heuristic at ctx[4]); final points into ``scores``."""
-    T, variant, moves = ctx[0], ctx[1], ctx[8]
+    tables, variant, moves = ctx[0], ctx[1], ctx[8]
     heur = ctx[3] == POLICY_HEURISTIC
-    stop = S.sc[S_TURN] + ctx[10] if ctx[10] > 0 else MAX_TILES + 1
-    while S.sc[S_PHASE] != PH_OVER and S.sc[S_TURN] < stop:
+    stop = state.sc[S_TURN] + ctx[10] if ctx[10] > 0 else MAX_TILES + 1
+    while state.sc[S_PHASE] != PH_OVER and state.sc[S_TURN] < stop:
         if heur:
-            mv = _s_heuristic_move(S, ctx, rng, moves)
+            mv = _s_heuristic_move(state, ctx, rng, moves)
         else:
-            n = _s_legal(S, ctx, moves)
+            n = _s_legal(state, ctx, moves)
             mv = moves[randint(rng, n)]
-        _s_apply(S, ctx, mv)
-    score_final(S, T, variant)
+        _s_apply(state, ctx, mv)
+    score_final(state, tables, variant)
     for p in range(scores.shape[0]):
-        scores[p] = S.score[p]
+        scores[p] = state.score[p]
 
 
 search.register(
@@ -501,9 +512,9 @@ def search_scratch(npl, capacity, rollout_params):
 
 
 @njit(cache=True)
-def search_root(S, root, cur, phase, t, t2, opened, idx, earned):
+def search_root(state, root, cur, phase, t, t2, opened, idx, earned):
     """Copy ``S`` into ``root`` and mark the decision at hand (``sc[S_PHASE ..]``)."""
-    _s_copy(root, S)
+    _s_copy(root, state)
     rsc = root.sc
     rsc[S_CUR] = cur
     rsc[S_PHASE] = phase
@@ -516,82 +527,112 @@ def search_root(S, root, cur, phase, t, t2, opened, idx, earned):
 
 
 @njit(cache=True)
-def search_ctx(T, variant, H, params, scr):
+def search_ctx(tables, variant, heuristic_scratch, params, search_scratch):
     """The step functions' ``ctx`` (see the module docstring) for ``mcts`` parameters ``params``."""
     return CarcassonneSearchContext(
-        T,
+        tables,
         variant,
-        H,
+        heuristic_scratch,
         np.int64(params[M_ROLLOUT]),
-        scr[14],
-        scr[11],
-        scr[12],
-        scr[13],
-        scr[15],
+        search_scratch[14],
+        search_scratch[11],
+        search_scratch[12],
+        search_scratch[13],
+        search_scratch[15],
         np.int64(params[M_WIDTH]),
         np.int64(params[M_DEPTH]),
-        scr[16],
+        search_scratch[16],
     )
 
 
 @njit(cache=True)
-def mcts_move(S, T, H, variant, cur, phase, t, t2, opened, idx, earned, params, rng, scr):
+def mcts_move(
+    state,
+    tables,
+    heuristic_scratch,
+    variant,
+    cur,
+    phase,
+    t,
+    t2,
+    opened,
+    idx,
+    earned,
+    params,
+    rng,
+    search_scratch,
+):
     """Move code (``layout``) of seat ``cur`` at the decision ``phase`` of its turn
     (tile ``t``, Take 2's ``t2``, gift ``opened``, tile index ``idx`` placed and gift ``earned``
     where they apply) by ISMCTS (``kernels.search``) with the ``mcts`` parameters ``params``
-    (``M_*``); ``rng`` uint64[4] the seat's stream, ``scr`` from ``search_scratch``. The root
-    copies ``S``; what the seat cannot see is never read, only resampled in each iteration
-    (``_s_determinize``)."""
-    root = scr[0]
-    search_root(S, root, cur, phase, t, t2, opened, idx, earned)
+    (``M_*``); ``rng`` uint64[4] the seat's stream, ``search_scratch`` from the function
+    ``search_scratch``. The root copies ``state``; what the seat cannot see is never read, only
+    resampled in each iteration (``_s_determinize``)."""
+    root = search_scratch[0]
+    search_root(state, root, cur, phase, t, t2, opened, idx, earned)
     return search.search(
         root,
-        search_ctx(T, variant, H, params, scr),
+        search_ctx(tables, variant, heuristic_scratch, params, search_scratch),
         np.int64(params[M_ITER]),
         params[M_C],
         np.int64(params[M_REWARD]),
         params[M_SCALE],
         rng,
-        scr[1],
-        scr[2],
-        scr[3],
-        scr[4],
-        scr[5],
-        scr[6],
-        scr[7],
-        scr[8],
-        scr[9],
-        scr[10],
+        search_scratch[1],
+        search_scratch[2],
+        search_scratch[3],
+        search_scratch[4],
+        search_scratch[5],
+        search_scratch[6],
+        search_scratch[7],
+        search_scratch[8],
+        search_scratch[9],
+        search_scratch[10],
     )
 
 
 @njit(cache=True)
-def flat_move(S, T, H, variant, cur, phase, t, t2, opened, idx, earned, params, rng, scr):
+def flat_move(
+    state,
+    tables,
+    heuristic_scratch,
+    variant,
+    cur,
+    phase,
+    t,
+    t2,
+    opened,
+    idx,
+    earned,
+    params,
+    rng,
+    search_scratch,
+):
     """``mcts_move`` without the tree (``kernels.search.flat``: the same number of
     determinizations and rollouts, the root moves in turn; benchmarks only)."""
-    root = scr[0]
-    search_root(S, root, cur, phase, t, t2, opened, idx, earned)
+    root = search_scratch[0]
+    search_root(state, root, cur, phase, t, t2, opened, idx, earned)
     return search.flat(
         root,
-        search_ctx(T, variant, H, params, scr),
+        search_ctx(tables, variant, heuristic_scratch, params, search_scratch),
         np.int64(params[M_ITER]),
         np.int64(params[M_REWARD]),
         params[M_SCALE],
         rng,
-        scr[1],
-        scr[5],
-        scr[17],
-        scr[9],
-        scr[10],
+        search_scratch[1],
+        search_scratch[5],
+        search_scratch[17],
+        search_scratch[9],
+        search_scratch[10],
     )
 
 
-def _mcts_scratch(npl, pol_ids, pol_params, rollout_params):
+def _mcts_scratch(npl, policy_ids, policy_params, rollout_params):
     """``search_scratch`` sized for the ``mcts`` seats' iterations (at least 2 nodes)."""
     cap = 2
     for p in range(npl):
-        if pol_ids[p] == POLICY_MCTS:
-            cap = max(cap, int(pol_params[p, M_ITER]) + 1)
+        if policy_ids[p] == POLICY_MCTS:
+            cap = max(cap, int(policy_params[p, M_ITER]) + 1)
     return search_scratch(
         np.int64(npl), np.int64(cap), np.ascontiguousarray(rollout_params, dtype=np.float64)
     )
