@@ -152,3 +152,19 @@ def test_every_game_registers_its_own_search_context():
         "SacredHillSearchContext",
         "ThurnAndTaxisSearchContext",
     ]
+
+
+def test_no_public_kernel_name_lacks_its_python_wrapper():
+    """A kernel function compiled without a CPython wrapper (``no_cpython_wrapper``, for compile
+    time) crashes the interpreter when Python calls it, so none may be in a package's public
+    names (``__all__``)."""
+    import importlib
+
+    for game in ("carcassonne", "don_quixote", "el_grande", "sacred_hill", "thurn_and_taxis"):
+        package = importlib.import_module(f"kernels.{game}")
+        unwrapped = [
+            name
+            for name in package.__all__
+            if getattr(getattr(package, name), "targetoptions", {}).get("no_cpython_wrapper")
+        ]
+        assert unwrapped == [], (game, unwrapped)

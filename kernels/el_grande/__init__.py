@@ -278,7 +278,6 @@ from kernels.el_grande.policies import (
 )
 from kernels.el_grande.rules import (
     engine,
-    nominal_steps,
     score_place,
     setup,
     special_function,
@@ -523,7 +522,6 @@ __all__ = [
     "engine",
     "game_buffers",
     "make_buffers",
-    "nominal_steps",
     "play_batch",
     "play_batch_mcts",
     "play_mcts",

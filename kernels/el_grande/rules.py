@@ -212,7 +212,8 @@ from kernels.rng import (
 )
 
 #: options of the compiled helpers that only other kernels call: no CPython or C wrapper is
-#: generated for them (compile time; a call from Python raises TypeError)
+#: generated for them (compile time). Never call one from Python: with numba 0.68.1 such a
+#: call crashes the interpreter (segmentation fault), so none of them is a public name
 _INTERNAL = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
 
 
