@@ -39,6 +39,7 @@ _USAGE_ERRORS = (
     errors.UnknownVariantError,
     errors.ConfigError,
     errors.MissingFileError,
+    errors.OutputError,  # an output refused before the run (its subclass OutputWriteError: 1)
 )
 
 
@@ -51,6 +52,8 @@ def friendly_errors(fn):
             return fn(*args, **kwargs)
         except (click.ClickException, BrokenPipeError):
             raise
+        except errors.OutputWriteError as e:
+            raise click.ClickException(str(e)) from None
         except _USAGE_ERRORS as e:
             raise click.UsageError(str(e)) from None
         except errors.McsimError as e:
@@ -521,17 +524,15 @@ def simulate_cmd(
     single_file = _check_simulate_outputs(out, resume, record, record_out, games)
     if force and resume:
         raise click.UsageError("--force starts over and --resume continues: give one of them")
-    from mcsim.outputs import Outputs, clear_run_folder, stage_games_table
+    from mcsim.outputs import SIMULATE_FOLDER, Outputs, check_run_folder, stage_games_table
 
     outs = Outputs(force=force)  # every output checked before the first game
     if single_file:
         outs.file(out, "--out")
-    elif out is not None:
-        outs.folder(out, "--out", keep=True)
+    elif out is not None:  # --force replaces an earlier run only once this one has finished
+        check_run_folder(out, "--out", SIMULATE_FOLDER, resume, force)
     if record_out:
         outs.file(record_out, "--record-out")
-    if force and out is not None and not single_file:
-        clear_run_folder(out)
     options = game_options()
     result = mcsim.simulate(
         game,
@@ -550,6 +551,7 @@ def simulate_cmd(
         out_dir=None if (out is None or single_file) else out,
         resume=resume,
         keep_games=True if single_file else None,
+        force=force and not single_file,
     )
     from mcsim.runner import manifest_for, to_json
 

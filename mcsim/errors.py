@@ -38,8 +38,14 @@ class InputFileError(DataFileError):
 
 
 class OutputError(McsimError):
-    """An output that cannot be written (missing, read-only or full folder; an existing output
-    without ``--force``); the message names the user's path and flag."""
+    """An output refused before anything is played (missing, read-only or full folder; an
+    existing output without ``--force``; a resume with nothing to resume): a bad option, so
+    the CLI exits 2. The message names the user's flag and path."""
+
+
+class OutputWriteError(OutputError):
+    """An output that could not be written while or after the command ran (e.g. the disk filled
+    up): the CLI exits 1. The message names the user's flag and path."""
 
 
 class InvalidRecordError(McsimError):

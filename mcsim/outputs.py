@@ -27,7 +27,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from mcsim.errors import OutputError
+from mcsim.errors import OutputError, OutputWriteError
 
 #: bytes written by the probe (a full disk fails here, not after the games)
 PROBE_BYTES = 4096
@@ -118,20 +118,20 @@ class Outputs:
         self, path: str | os.PathLike, write: Callable[[str], object], flag: str = "output"
     ) -> None:
         """Call ``write(tmp)`` for a temporary file next to ``path``; ``commit`` moves it to
-        ``path``. A failure raises ``OutputError`` naming ``path``."""
+        ``path``. A failure raises ``OutputWriteError`` naming ``path``."""
         target = Path(path)
         folder = target.parent if str(target.parent) else Path(".")
         try:
             fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
             os.close(fd)
         except OSError as e:
-            raise OutputError(f"cannot write {flag} {path}: {e.strerror or e}") from None
+            raise OutputWriteError(f"cannot write {flag} {path}: {e.strerror or e}") from None
         self._staged.append((Path(tmp), target, flag))
         try:
             write(tmp)
             os.chmod(tmp, 0o666 & ~_UMASK)
         except OSError as e:
-            raise OutputError(f"cannot write {flag} {path}: {e.strerror or e}") from None
+            raise OutputWriteError(f"cannot write {flag} {path}: {e.strerror or e}") from None
 
     def stage_folder(self, path: str | os.PathLike, flag: str = "output") -> Path:
         """A new temporary folder next to ``path`` to write the folder's files into;
@@ -145,7 +145,7 @@ class Outputs:
             )
             os.chmod(tmp, 0o777 & ~_UMASK)
         except OSError as e:
-            raise OutputError(f"cannot write {flag} {path}: {e.strerror or e}") from None
+            raise OutputWriteError(f"cannot write {flag} {path}: {e.strerror or e}") from None
         self._staged.append((tmp, target, flag))
         return tmp
 
@@ -172,7 +172,7 @@ class Outputs:
         except OSError as e:
             self._staged = staged[k:]
             self.abort()
-            raise OutputError(f"cannot write {flag} {target}: {e.strerror or e}") from None
+            raise OutputWriteError(f"cannot write {flag} {target}: {e.strerror or e}") from None
 
     def abort(self) -> None:
         """Remove every staged (not yet committed) temporary file or folder."""
@@ -211,16 +211,111 @@ def stage_games_table(
         )
 
 
-def clear_run_folder(path: str | os.PathLike) -> None:
-    """Remove an earlier run's files from a dataset folder (``simulate --out DIR --force``):
-    ``part-*.parquet``, ``_aggregates/``, ``_manifest.json``, ``_summary.json``. Other files
-    stay (the run then refuses the non-empty folder)."""
+def write_staged(stage: Path, name: str, data: str | bytes, target: str | os.PathLike, flag: str):
+    """Write ``data`` (text as UTF-8) to ``stage/name``, a file of a staged folder that becomes
+    ``target`` (``Outputs.stage_folder``). Raises ``OutputWriteError`` naming ``flag`` and the
+    file's final path ``target/name`` (a full disk: ``cannot write --out DIR/report.html: No
+    space left on device``), never the temporary folder."""
+    try:
+        if isinstance(data, str):
+            (Path(stage) / name).write_text(data, encoding="utf-8")
+        else:
+            (Path(stage) / name).write_bytes(data)
+    except OSError as e:
+        raise OutputWriteError(
+            f"cannot write {flag} {Path(target) / name}: {e.strerror or e}"
+        ) from None
+
+
+class RunFolder:
+    """What a resumable output folder holds: ``marker`` (the file that says an earlier run is
+    there), ``names`` (fnmatch patterns of every file or folder such a run writes) and ``what``
+    (the run, for messages: "run", "tuning run", "batch"). Hidden temporary names
+    (``.*.tmp``, ``.mcsim-probe-*``) count as the run's own."""
+
+    def __init__(self, marker: str, names: tuple[str, ...], what: str):
+        self.marker = marker
+        self.names = names
+        self.what = what
+
+    def owns(self, name: str) -> bool:
+        """True when ``name`` (a folder entry) is one a run of this kind writes."""
+        import fnmatch
+
+        if name.startswith(".") and (name.endswith(".tmp") or name.startswith(".mcsim-probe-")):
+            return True
+        return any(fnmatch.fnmatchcase(name, pat) for pat in self.names)
+
+
+def check_run_folder(
+    path: str | os.PathLike, flag: str, kind: RunFolder, resume: bool, force: bool
+) -> bool:
+    """Check a resumable output folder (``simulate --out DIR``, ``tune --out``, ``batch
+    --out``) before anything is played.
+
+    Returns True when ``force`` is to replace an earlier run there: that run then stays as it
+    is until the new one has finished (write the new one into ``Outputs.stage_folder(path)`` and
+    ``commit``), so a rejected, failed or interrupted command loses nothing.
+
+    Raises
+    ------
+    OutputError
+        One line naming ``flag`` and ``path``: not a folder; ``resume`` without an earlier run
+        there (a missing folder included); an earlier run without ``resume`` or ``force``;
+        files that are not an earlier run's (never replaced, even with ``force``); a missing,
+        read-only or full folder (the probe).
+    """
     p = Path(path)
-    if not (p / "_manifest.json").exists():
-        return
-    for f in p.glob("part-*.parquet"):
-        f.unlink()
-    shutil.rmtree(p / "_aggregates", ignore_errors=True)
-    for name in ("_manifest.json", "_summary.json"):
-        if (p / name).exists():
-            (p / name).unlink()
+    if p.exists() and not p.is_dir():
+        raise OutputError(f"{flag} {path} exists and is not a folder")
+    if resume:
+        if not p.is_dir():
+            raise OutputError(f"{flag} {path}: cannot resume: the folder does not exist")
+        if not (p / kind.marker).exists():
+            raise OutputError(
+                f"{flag} {path}: cannot resume: it holds no {kind.what} (no {kind.marker})"
+            )
+        probe_folder(p, flag, path)
+        return False
+    if not p.is_dir():
+        parent = p.resolve().parent
+        if not parent.is_dir():
+            raise OutputError(f"{flag} {path}: folder {parent} does not exist")
+        probe_folder(parent, flag, path)
+        return False
+    entries = sorted(e.name for e in p.iterdir())
+    if entries:
+        others = [e for e in entries if not kind.owns(e)]
+        if not (p / kind.marker).exists() or others:
+            raise OutputError(
+                f"{flag} {path} is not empty and holds "
+                + (
+                    f"{others[0]!r}, not only an earlier {kind.what}"
+                    if others
+                    else f"no {kind.what}"
+                )
+                + "; choose another folder"
+            )
+        if not force:
+            raise OutputError(
+                f"{flag} {path} holds an earlier {kind.what}; use --resume to continue it "
+                f"or --force to replace it"
+            )
+    probe_folder(p, flag, path)
+    return bool(entries)
+
+
+#: ``simulate --out DIR``: the Parquet dataset of ``mcsim.runner``
+SIMULATE_FOLDER = RunFolder(
+    "_manifest.json",
+    ("part-*.parquet", "_aggregates", "_manifest.json", "_summary.json"),
+    "run",
+)
+#: ``tune --out DIR`` (``mcsim.tune``)
+TUNE_FOLDER = RunFolder(
+    "tune.json", ("tune.json", "evaluations.csv", "objective.png", "state.json"), "tuning run"
+)
+#: ``batch --out DIR`` (``mcsim.batch``)
+BATCH_FOLDER = RunFolder(
+    "plan.json", ("plan.json", "results.csv", "results.parquet", "experiments"), "batch"
+)

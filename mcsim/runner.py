@@ -244,20 +244,74 @@ def _agg_path(out_dir, first: int) -> Path:
 
 def _work(task):
     """Play one chunk (in a worker): returns ``(first, Aggregate, DataFrame or None)``."""
-    module_name, prep, first, n, seed, keep, out_dir = task
+    module_name, prep, first, n, seed, keep, out_dir, run_id = task
     module = importlib.import_module(module_name)
     cols = module.play_chunk(prep, first, n, seed)
     df = games_frame(cols, first, prep.config.players)
     partial = module.partial_summary(df, prep)
     agg = Aggregate.of_games(df, prep.config.players, partial)
     if out_dir is not None:
-        text = json.dumps(agg.to_json())
-        write_atomic(_agg_path(out_dir, first), lambda tmp: Path(tmp).write_text(text))
-        write_atomic(
-            Path(out_dir) / (_part_name(first) + ".parquet"),
-            lambda tmp: df.to_parquet(tmp, index=False),
-        )
+        _save_chunk(Path(out_dir), first, agg, df, run_id)
     return first, agg, (df if keep else None)
+
+
+def doc_digest(doc: dict) -> str:
+    """SHA-256 (hex) of a JSON object's canonical text (sorted keys, no spaces) without its
+    ``"digest"`` key: written into the object, it shows any later edit of a saved file
+    (a chunk aggregate, a batch cell summary) on ``--resume``."""
+    import hashlib
+
+    body = {k: v for k, v in doc.items() if k != "digest"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), default=json_default)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _save_chunk(out_dir: Path, first: int, agg: Aggregate, df: pd.DataFrame, run_id: str):
+    """Write a finished chunk: the part first, then its aggregate, which ties the part to the
+    run and the chunk (``"chunk": {"run", "first", "part_sha256"}``) and carries its own
+    ``doc_digest``; a chunk counts as finished only when both are there."""
+    sha = {}
+
+    def write_part(tmp):
+        df.to_parquet(tmp, index=False)
+        sha["part"] = content_hash(tmp)
+
+    write_atomic(out_dir / (_part_name(first) + ".parquet"), write_part)
+    doc = json.loads(json.dumps(agg.to_json(), default=json_default))
+    doc["chunk"] = {"run": run_id, "first": first, "part_sha256": sha["part"]}
+    doc["digest"] = doc_digest(doc)
+    text = json.dumps(doc)
+    write_atomic(_agg_path(out_dir, first), lambda tmp: Path(tmp).write_text(text))
+
+
+def run_id(manifest: dict) -> str:
+    """The id of a run (``doc_digest`` of its ``_manifest.json`` "run" block: game, games,
+    seed, seats, policies with every parameter, variant, options, chunking and the hashes of
+    its data files), written into every chunk aggregate of the run."""
+    return doc_digest(json.loads(json.dumps(manifest, default=json_default)))
+
+
+def _chunk_tie_damage(doc: dict, agg_file: Path, part: Path, first: int, run: str) -> str | None:
+    """Why a saved chunk is not this run's chunk ``first`` as written (None when it is): an
+    edited aggregate, one of another run or chunk, or a part that is not the one it describes
+    (copied from another run, edited, replaced)."""
+    if doc.get("digest") != doc_digest(doc):
+        return f"{agg_file}: chunk aggregate was edited or not written by this mcsim"
+    tie = doc.get("chunk")
+    if not isinstance(tie, dict) or tie.get("run") != run:
+        return f"{agg_file}: chunk aggregate belongs to another run"
+    if tie.get("first") != first:
+        return f"{agg_file}: chunk aggregate belongs to the chunk of game {tie.get('first')!r}"
+    try:
+        sha = content_hash(part)
+    except OSError as e:
+        return f"{part}: cannot read chunk part ({e.strerror or e})"
+    if sha != tie.get("part_sha256"):
+        return (
+            f"{part}: not the chunk part this run wrote (sha256 {sha[:12]}, "
+            f"{str(tie.get('part_sha256'))[:12]} written)"
+        )
+    return None
 
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -679,10 +733,11 @@ def _prepare_out_dir(out_dir: Path, manifest: dict, resume: bool) -> set[int]:
     return done
 
 
-def _load_chunk(out_dir: Path, first: int, n: int, players: int, keep: bool):
+def _load_chunk(out_dir: Path, first: int, n: int, players: int, keep: bool, run: str = ""):
     """The saved aggregate (and rows, with ``keep``) of a finished chunk of a resumed run, or
-    ``None`` with the reason when either file is damaged (the chunk is then played again: a
-    chunk depends only on the seed and its first game)."""
+    ``None`` with the reason when either file is damaged, edited, or not the one run ``run``
+    wrote for this chunk (the chunk is then played again: a chunk depends only on the seed and
+    its first game)."""
     part = out_dir / (_part_name(first) + ".parquet")
     try:
         doc = read_json_object(_agg_path(out_dir, first), "chunk aggregate")
@@ -714,6 +769,9 @@ def _load_chunk(out_dir: Path, first: int, n: int, players: int, keep: bool):
             df, ok = None, parquet_rows(part, "chunk part") == n
         if not ok:
             raise InputFileError(f"{part}: does not hold games {first}..{first + n - 1}")
+        damage = _chunk_tie_damage(doc, _agg_path(out_dir, first), part, first, run)
+        if damage:
+            return None, damage
     except McsimError as e:
         return None, str(e)
     return (agg, df), None
@@ -841,6 +899,7 @@ def simulate(
     out_dir: str | os.PathLike | None = None,
     resume: bool = False,
     keep_games: bool | None = None,
+    force: bool = False,
 ) -> SimulationResult:
     """Play ``games`` complete games and summarise them.
 
@@ -878,6 +937,11 @@ def simulate(
         end, ``_summary.json``; ``pandas.read_parquet(out_dir)`` reads it whole.
     resume : bool
         Continue an interrupted run in ``out_dir``, skipping its finished chunks.
+    force : bool
+        Replace an earlier run in ``out_dir`` (``--force``; not with ``resume``). The new run
+        is written into a folder next to it that takes its place only when the run has
+        finished: a rejected, failed or interrupted run leaves the earlier one as it was. A
+        folder holding anything but an earlier run's files is refused.
     keep_games : bool, optional
         Keep per-game rows in memory (``SimulationResult.games``); default: runs of at most
         2,000,000 games, and always for games whose summary needs all rows.
@@ -909,13 +973,40 @@ def simulate(
     plan = chunk_plan(module, games, chunk_size)
     done: set[int] = set()
     out_path = Path(out_dir) if out_dir is not None else None
+    manifest = _run_manifest(cfg, games, seed, plan, module)
+    replacing = None  # with force over an earlier run: the Outputs staging the new folder
     if out_path is not None:
-        done = _prepare_out_dir(out_path, _run_manifest(cfg, games, seed, plan, module), resume)
+        if force and resume:
+            raise ConfigError("--force starts over and --resume continues: give one of them")
+        from mcsim.outputs import SIMULATE_FOLDER, Outputs, check_run_folder
+
+        if force and check_run_folder(out_path, "--out", SIMULATE_FOLDER, False, True):
+            replacing = Outputs(force=True)
+            out_path = replacing.stage_folder(out_path, "--out")
+        done = _prepare_out_dir(out_path, manifest, resume)
+    try:
+        result = _simulate_chunks(
+            module, prep, plan, seed, games, record, progress, backend, workers, scheduler,
+            keep_games, out_path, done, run_id(manifest),
+        )  # fmt: skip
+        if replacing is not None:
+            replacing.commit()  # the earlier run is replaced by this one, now it is whole
+    finally:
+        if replacing is not None:
+            replacing.abort()
+    return result
+
+
+def _simulate_chunks(
+    module, prep, plan, seed, games, record, progress, backend, workers, scheduler,
+    keep_games, out_path, done, run_key,
+) -> SimulationResult:  # fmt: skip
+    """The play of ``simulate`` once everything is checked (``out_path`` prepared)."""
     t0 = time.perf_counter()
     with compile_notice(module.SPEC.long_name, progress and _stderr_is_terminal()):
         module.play_chunk(prep, 0, 0, seed)  # compile (or load the cache) before the workers
     compile_seconds = time.perf_counter() - t0
-    run = _ChunkRun(module, prep, seed, keep_games, out_path)
+    run = _ChunkRun(module, prep, seed, keep_games, out_path, run_key)
     tasks = (run.task(first, n) for first, n in plan if first not in done)
     results = _execute(tasks, backend, workers, scheduler)
     resumed = sum(n for first, n in plan if first in done) if done else 0
@@ -954,17 +1045,23 @@ class _ChunkRun:
     """The chunks of one ``simulate`` run: their worker tasks, and the merge of their results
     (played now, or loaded from a resumed ``out_dir``) in chunk order."""
 
-    def __init__(self, module, prep, seed: int, keep_games: bool, out_path: Path | None) -> None:
+    def __init__(
+        self, module, prep, seed: int, keep_games: bool, out_path: Path | None, run_id: str = ""
+    ) -> None:
         self.module = module
         self.prep = prep
         self.seed = seed
         self.keep_games = keep_games
         self.out_path = out_path
+        self.run_id = run_id  # written into (and checked in) every chunk aggregate
 
     def task(self, first: int, n: int) -> tuple:
         """The ``_work`` task of games ``first .. first + n - 1``."""
         out = None if self.out_path is None else str(self.out_path)
-        return (self.module.__name__, self.prep, first, n, self.seed, self.keep_games, out)
+        return (
+            self.module.__name__, self.prep, first, n, self.seed, self.keep_games, out,
+            self.run_id,
+        )  # fmt: skip
 
     def merge(self, plan, done: set[int], results, bar):
         """Merge every chunk of ``plan`` in order: finished ones (``done``) from the folder, the
@@ -992,7 +1089,7 @@ class _ChunkRun:
     def _load_or_replay(self, first: int, n: int):
         """A finished chunk from the folder, or ``(None, None)`` (with a note) when damaged."""
         loaded, damage = _load_chunk(
-            self.out_path, first, n, self.prep.config.players, self.keep_games
+            self.out_path, first, n, self.prep.config.players, self.keep_games, self.run_id
         )
         if loaded is None:
             self.prep.notices.append(

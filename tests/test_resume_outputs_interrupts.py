@@ -123,9 +123,10 @@ def no_play(monkeypatch):
 
 
 def test_outputs_read_only_out_fails_before_any_game_naming_the_users_path(run, read_only, no_play):
-    """--out / --record-out in a read-only folder: one line naming the user's path, no play."""
+    """--out / --record-out in a read-only folder: one line naming the user's path, no play,
+    exit 2 (an output refused before the run is a bad argument, docs/usage.md)."""
     r = run("simulate", "sacred-hill", "-n", 2000, "--out", read_only / "t.parquet", "-q")
-    one_error_line(r, 1, f"cannot write --out {read_only / 't.parquet'}: Permission denied")
+    one_error_line(r, 2, f"cannot write --out {read_only / 't.parquet'}: Permission denied")
     r = run(
         "simulate",
         "sacred-hill",
@@ -137,9 +138,9 @@ def test_outputs_read_only_out_fails_before_any_game_naming_the_users_path(run, 
         read_only / "r.json",
         "-q",
     )
-    one_error_line(r, 1, f"cannot write --record-out {read_only / 'r.json'}: Permission denied")
+    one_error_line(r, 2, f"cannot write --record-out {read_only / 'r.json'}: Permission denied")
     r = run("report", "sacred-hill", "-n", 200, "--out", read_only / "rep", "-q")
-    one_error_line(r, 1, f"cannot write --out {read_only / 'rep'}: Permission denied")
+    one_error_line(r, 2, f"cannot write --out {read_only / 'rep'}: Permission denied")
 
 
 def test_outputs_failed_record_write_leaves_no_table(run, tmp_path, read_only, monkeypatch):
@@ -186,23 +187,24 @@ def test_outputs_batch_plan_limits_fail_in_dry_run_naming_the_plan_key(run, tmp_
 
 def test_outputs_existing_out_needs_force(run, tmp_path):
     """an existing --out file, --record-out file or report folder is not overwritten
-    without --force; --force with --resume is refused (one starts over, one continues)."""
+    without --force (exit 2, as every bad argument); --force with --resume is refused (one
+    starts over, one continues)."""
     out = tmp_path / "t.csv"
     out.write_text("keep\n")
     r = run("simulate", "sacred-hill", "-n", 50, "--out", out, "-q")
-    one_error_line(r, 1, f"--out {out} exists; use --force to overwrite it")
+    one_error_line(r, 2, f"--out {out} exists; use --force to overwrite it")
     assert out.read_text() == "keep\n"
     r = run("simulate", "sacred-hill", "-n", 50, "--out", out, "-q", "--force")
     assert r.exit_code == 0 and out.read_text().startswith("game_index,")
     rec = tmp_path / "r.json"
     rec.write_text("keep")
     r = run("simulate", "sacred-hill", "-n", 50, "--record", 1, "--record-out", rec, "-q")
-    one_error_line(r, 1, f"--record-out {rec} exists; use --force to overwrite it")
+    one_error_line(r, 2, f"--record-out {rec} exists; use --force to overwrite it")
     rep = tmp_path / "rep"
     rep.mkdir()
     (rep / "notes.txt").write_text("mine")
     r = run("report", "sacred-hill", "-n", 50, "--out", rep, "-q")
-    one_error_line(r, 1, f"--out {rep} is not empty; use --force to replace its contents")
+    one_error_line(r, 2, f"--out {rep} is not empty; use --force to replace its contents")
     assert [p.name for p in rep.iterdir()] == ["notes.txt"]
     r = run("report", "sacred-hill", "-n", 50, "--out", rep, "-q", "--force")
     assert r.exit_code == 0, r.output
@@ -214,9 +216,7 @@ def test_outputs_existing_out_needs_force(run, tmp_path):
     d = tmp_path / "d"  # a dataset folder: refused, --resume continues, --force starts over
     assert run("simulate", "sacred-hill", "-n", 50, "-s", 1, "--out", d, "-q").exit_code == 0
     r = run("simulate", "sacred-hill", "-n", 50, "-s", 2, "--out", d, "-q")
-    one_error_line(
-        r, 2, "is not empty; use --resume to continue the run in it, --force to start over"
-    )
+    one_error_line(r, 2, f"--out {d} holds an earlier run; use --resume to continue it or --force")
     r = run("simulate", "sacred-hill", "-n", 50, "-s", 2, "--out", d, "-q", "--force")
     assert r.exit_code == 0, r.output
     assert json.loads((d / "_manifest.json").read_text())["run"]["seed"] == 2
