@@ -749,6 +749,7 @@ def read_record(record_file, index):
     "-o",
     type=click.Path(file_okay=False),
     default=None,
+    callback=output_path("dir"),
     help="Folder for tune.json (settings, versions, result), evaluations.csv (every "
     "candidate), objective.png and state.json (for --resume).",
 )
@@ -767,8 +768,8 @@ def read_record(record_file, index):
 @click.option(
     "--force",
     is_flag=True,
-    help="Start over in an --out DIR that holds an earlier tuning run (its tune.json, "
-    "evaluations.csv, objective.png and state.json are removed).",
+    help="Start over in an --out DIR that holds an earlier tuning run (replaced by the new "
+    "run once it has finished; kept as it is if the new run fails or is interrupted).",
 )
 @friendly_errors
 def tune_cmd(
@@ -816,11 +817,10 @@ def tune_cmd(
         raise click.UsageError("--resume needs --out DIR (the directory of the interrupted run)")
     if force and resume:
         raise click.UsageError("--force starts over and --resume continues: give one of them")
-    check_output_paths(((out, "--out"),))
-    if force and out is not None and not dry_run:
-        from mcsim.tune import clear_tune_folder
+    if out is not None:  # checked before any game (also by --dry-run), as batch --out
+        from mcsim.outputs import TUNE_FOLDER, check_run_folder
 
-        clear_tune_folder(out)
+        check_run_folder(out, "--out", TUNE_FOLDER, resume, force)
     echo = None if quiet else (lambda line: click.echo(f"tune: {line}", err=True))
     res = tune(
         game,
@@ -842,6 +842,7 @@ def tune_cmd(
         popsize=popsize,
         echo=echo,
         dry_run=dry_run,
+        force=force,
     )
     long_name = get_game(game).SPEC.long_name
     if dry_run:
@@ -1261,7 +1262,8 @@ def compare_cmd(game, arms, games, seed, policies, players, workers, as_json, qu
 @click.option(
     "--force",
     is_flag=True,
-    help="Replace the results of an earlier batch in a non-empty --out folder.",
+    help="Replace an earlier batch in --out DIR (once the new batch has finished; kept as it "
+    "is if the new batch fails or is interrupted).",
 )
 @friendly_errors
 def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_json, quiet, force):
@@ -1282,13 +1284,9 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_j
     if force and resume:
         raise click.UsageError("--force starts over and --resume continues: give one of them")
     if out is not None:  # checked before any game, also by --dry-run
-        from mcsim.outputs import Outputs
+        from mcsim.outputs import BATCH_FOLDER, check_run_folder
 
-        Outputs(force=force).folder(
-            out, "--out", keep=resume, hint="--resume to continue the batch in it, or "
-        )
-        if force and not dry_run:
-            batch.clear_batch_folder(out)
+        check_run_folder(out, "--out", BATCH_FOLDER, resume, force)
     if dry_run:
         for c in plan.cells:
             click.echo(f"{c.id}: {c.describe()}")
@@ -1306,6 +1304,7 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_j
         scheduler=scheduler,
         resume=resume,
         note=note,
+        force=force,
     )
     click.echo(batch.batch_json(res) if as_json else batch.format_table(res.table))
 

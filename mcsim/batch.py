@@ -78,12 +78,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mcsim.errors import McsimError, MissingFileError
+from mcsim.errors import ConfigError, McsimError, MissingFileError
 from mcsim.files import read_json, read_toml
 from mcsim.runner import (
     MAX_SEED,
     RunOptions,
     check_limits,
+    doc_digest,
     fingerprint_change,
     resolve_config,
     run_fingerprint,
@@ -512,6 +513,7 @@ def run_plan(
     scheduler: str | None = None,
     resume: bool = False,
     note: Callable[[str], None] | None = None,
+    force: bool = False,
 ) -> BatchResult:
     """Run every cell of a plan with ``mcsim.simulate`` and collect the tidy table.
 
@@ -539,6 +541,11 @@ def run_plan(
         Called with one line (without ``note: ``) for each cell whose earlier summary is damaged
         and is played again: ``resume: cell <id> played again (<reason>)``, as ``simulate
         --resume`` reports a damaged chunk.
+    force : bool
+        Replace an earlier batch in ``out`` (``--force``; not with ``resume``): the new batch is
+        written into a folder next to it that takes its place only when every cell has
+        finished, so a failed or interrupted batch (an unreachable Dask scheduler included)
+        leaves the earlier one as it was. A folder holding other files is refused.
 
     Returns
     -------
@@ -548,11 +555,43 @@ def run_plan(
     ------
     PlanError
         Invalid plan (nothing has run), or ``out`` cannot be created.
+    OutputError
+        ``resume`` without an earlier batch in ``out`` (a missing folder included), or
+        ``force`` on a folder holding other files than an earlier batch's.
+    ConfigError
+        ``resume`` finds a cell played with other inputs.
     """
     if not isinstance(plan, Plan):
         plan = load_plan(plan)
     if resume and out is None:
         raise PlanError("--resume needs --out DIR (the folder of the interrupted batch)")
+    replacing = None  # with force over an earlier batch: the Outputs staging the new folder
+    if out is not None and (resume or force):
+        from mcsim.outputs import BATCH_FOLDER, Outputs, check_run_folder
+
+        if resume and force:
+            raise ConfigError("--force starts over and --resume continues: give one of them")
+        if check_run_folder(out, "--out", BATCH_FOLDER, resume, force) and force:
+            replacing = Outputs(force=True)
+            stage = replacing.stage_folder(out, "--out")
+    try:
+        res = _run_cells(
+            plan, stage if replacing is not None else out, workers, progress, echo, backend,
+            scheduler, resume, note,
+        )  # fmt: skip
+        if replacing is not None:
+            replacing.commit()  # the earlier batch is replaced by this one, now it is whole
+    finally:
+        if replacing is not None:
+            replacing.abort()
+    return res
+
+
+def _run_cells(
+    plan, out, workers, progress, echo, backend, scheduler, resume, note
+) -> BatchResult:  # fmt: skip
+    """The cells of ``run_plan`` once everything is checked, written into ``out`` (the
+    staging folder when replacing an earlier batch)."""
     out_dir = _prepare_out(out) if out is not None else None
     if out_dir is not None:
         _write_json(
@@ -606,8 +645,10 @@ def run_plan(
         }
         summaries.append(summary)
         rows.extend(rows_for(cell, summary))
-        if out_dir is not None:
-            _write_json(out_dir / "experiments" / f"{cell.id}.json", summary)
+        if out_dir is not None:  # with its digest: an edit is found on --resume
+            doc = json.loads(to_json(summary))
+            doc["digest"] = doc_digest(doc)
+            _write_json(out_dir / "experiments" / f"{cell.id}.json", doc)
         if echo:
             gps = summary.get("games_per_second") or 0
             echo(
@@ -639,9 +680,9 @@ def _finished(
 ) -> dict | None:
     """The summary of ``cell`` written by an earlier batch into ``out_dir``; None when there
     is none (the cell is played). A damaged summary is reported to ``note`` (one line with the
-    reason) and also gives None.
+    reason) and also gives None, as does an edited one (its ``"digest"`` no longer matches).
 
-    Raises ``PlanError`` when the earlier cell was played with other inputs (game, seats,
+    Raises ``ConfigError`` when the earlier cell was played with other inputs (game, seats,
     policies and their full parameters, variant, games, seed, options, or the content of a data
     file: ``run_fingerprint``): resuming never reuses results of different inputs."""
     path = out_dir / "experiments" / f"{cell.id}.json"
@@ -657,6 +698,8 @@ def _finished(
             if isinstance(s, dict) and isinstance(s.get("seats"), list)
             else f"{path}: cell summary is not a summary object with 'seats'"
         )
+        if damage is None and s.get("digest") != doc_digest(s):
+            damage = f"{path}: cell summary was edited or not written by this mcsim"
     if damage is not None:
         if note is not None:
             note(f"resume: cell {cell.id} played again ({damage})")
@@ -679,23 +722,13 @@ def _finished(
         change = fingerprint_change(
             exp.get("fingerprint") if isinstance(exp, dict) else None, fingerprint
         )
-    if change:
-        raise PlanError(
+    if change:  # a refused resume: a bad option (exit 2), as in simulate and tune
+        raise ConfigError(
             f"cannot resume: cell {cell.id} in {out_dir} was played with other "
             f"inputs ({change}); use another --out folder"
         )
+    s.pop("digest")
     return s
-
-
-def clear_batch_folder(out) -> None:
-    """Remove an earlier batch's files from ``out`` (``mcsim batch --force``): ``results.csv``,
-    ``results.parquet``, ``plan.json`` and ``experiments/*.json``; other files stay."""
-    d = Path(out)
-    for name in ("results.csv", "results.parquet", "plan.json"):
-        if (d / name).is_file():
-            (d / name).unlink()
-    for f in (d / "experiments").glob("*.json") if (d / "experiments").is_dir() else ():
-        f.unlink()
 
 
 def _prepare_out(out) -> Path:

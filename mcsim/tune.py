@@ -64,7 +64,7 @@ from pathlib import Path
 import numpy as np
 
 from mcsim import stats
-from mcsim.errors import ConfigError, McsimError
+from mcsim.errors import ConfigError, InputFileError, McsimError
 from mcsim.games.base import ParamSpec, PolicyChoice, parse_policy, players_range
 from mcsim.runner import (
     MAX_GAMES,
@@ -574,6 +574,7 @@ def tune(
     echo: Callable[[str], None] | None = None,
     on_generation: Callable[[dict], None] | None = None,
     dry_run: bool = False,
+    force: bool = False,
 ) -> dict:
     """Tune ``policy``'s numeric parameters and validate the result on fresh deals.
 
@@ -615,6 +616,10 @@ def tune(
     dry_run : bool
         Check everything and return ``{"settings": ...}`` (search space, budget plan, seeds)
         without playing a game or writing a file.
+    force : bool
+        Replace an earlier tuning run in ``out_dir`` (``--force``; not with ``resume``): the
+        new run is written into a folder next to it that takes its place only when the run has
+        finished, so a rejected, failed or interrupted run leaves the earlier one as it was.
 
     Returns
     -------
@@ -646,6 +651,34 @@ def tune(
     if dry_run:
         return {"settings": settings}
     out = Path(out_dir) if out_dir is not None else None
+    replacing = None  # with force over an earlier run: the Outputs staging the new folder
+    if out is not None and force:
+        from mcsim.outputs import TUNE_FOLDER, Outputs, check_run_folder
+
+        if resume:
+            raise ConfigError("--force starts over and --resume continues: give one of them")
+        if check_run_folder(out, "--out", TUNE_FOLDER, False, True):
+            replacing = Outputs(force=True)
+            out = replacing.stage_folder(out, "--out")
+    try:
+        result = _tune_into(
+            setup, space, fixed, integer, lam, plan, budget, seed, settings, out, resume, echo,
+            on_generation, workers, backend, scheduler, t0,
+        )  # fmt: skip
+        if replacing is not None:
+            replacing.commit()  # the earlier run is replaced by this one, now it is whole
+    finally:
+        if replacing is not None:
+            replacing.abort()
+    return result
+
+
+def _tune_into(
+    setup, space, fixed, integer, lam, plan, budget, seed, settings, out, resume, echo,
+    on_generation, workers, backend, scheduler, t0,
+) -> dict:  # fmt: skip
+    """The tuning run of ``tune`` once everything is checked, writing into ``out``."""
+    start = setup.start
     state = _prepare_out(out, settings, resume) if out is not None else None
     if state is not None and echo is not None:
         echo(f"resuming after generation {state['generation']} of {plan['generations']}")
@@ -890,16 +923,6 @@ def validate(
 
 
 # ---------------------------------------------------------------- files
-def clear_tune_folder(out) -> None:
-    """Remove an earlier tuning run's files from ``out`` (``mcsim tune --force``): ``tune.json``,
-    ``evaluations.csv``, ``objective.png`` and ``state.json``; other files stay (so a folder
-    holding anything else is still refused as not empty)."""
-    d = Path(out)
-    for name in (SETTINGS_NAME, CSV_NAME, PNG_NAME, STATE_NAME):
-        if (d / name).is_file():
-            (d / name).unlink()
-
-
 def _read_state(path: Path) -> dict:
     """The saved state of an interrupted run (``state.json``), checked field by field.
 
@@ -925,8 +948,8 @@ def _read_state(path: Path) -> dict:
         )
     except (McsimError, KeyError, TypeError):
         ok = False
-    if not ok:
-        raise ConfigError(
+    if not ok:  # a damaged file's contents: exit 1, as a damaged run manifest
+        raise InputFileError(
             f"cannot resume: {path} is not a tuning state; remove it to start over"
         ) from None
     return st
@@ -952,10 +975,14 @@ def _prepare_out(out: Path, settings: dict, resume: bool) -> dict | None:
     if resume:
         if not sfile.exists():
             raise ConfigError(f"cannot resume: {out} holds no tuning run (no {SETTINGS_NAME})")
+        from mcsim.files import read_json_object
+
         try:
-            old = json.loads(sfile.read_text())["settings"]
-        except (ValueError, KeyError, TypeError):
-            raise ConfigError(
+            old = read_json_object(sfile, "tuning settings")["settings"]
+            if not isinstance(old, dict):
+                raise TypeError
+        except (McsimError, KeyError, TypeError):
+            raise InputFileError(
                 f"cannot resume: {sfile} is not a tuning run's {SETTINGS_NAME}"
             ) from None
         for k, v in settings.items():

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 import mcsim.tune as T
 from cli import mcsim_cli
 from kernels.rng import STREAM_DEAL, game_seed
-from mcsim.errors import ConfigError, UnknownPolicyError
+from mcsim.errors import ConfigError, InputFileError, UnknownPolicyError
 from mcsim.games import get_game
 from mcsim.runner import MAX_GAMES
 
@@ -260,7 +260,7 @@ def test_a_damaged_or_foreign_state_file_is_one_line_and_never_unpickled(tmp_pat
             **SMALL,
         )
     (tmp_path / "cut" / T.STATE_NAME).write_bytes(content)
-    with pytest.raises(ConfigError, match=r"is not a tuning state; remove it to start over"):
+    with pytest.raises(InputFileError, match=r"is not a tuning state; remove it to start over"):
         T.tune(
             "sacred-hill",
             "tactician",
@@ -414,7 +414,7 @@ def test_a_start_equal_to_the_field_is_not_played():
 
 
 def test_force_starts_over_in_a_folder_of_an_earlier_run(tmp_path):
-    """`tune --force` removes the earlier run's four files and tunes again (fresh-user test:
+    """`tune --force` replaces the earlier run's four files and tunes again (fresh-user test:
     there was no --force); with --resume it is a usage error."""
     args = [
         "tune",
@@ -435,7 +435,7 @@ def test_force_starts_over_in_a_folder_of_an_earlier_run(tmp_path):
     ]
     assert CliRunner().invoke(mcsim_cli, args).exit_code == 0
     again = CliRunner().invoke(mcsim_cli, args)
-    assert again.exit_code == 2 and "not empty" in again.output
+    assert again.exit_code == 2 and "holds an earlier tuning run; use --resume" in again.output
     forced = CliRunner().invoke(mcsim_cli, args + ["--force"])
     assert forced.exit_code == 0, forced.output
     assert sorted(p.name for p in (tmp_path / "t").iterdir()) == sorted(
