@@ -747,7 +747,7 @@ def read_record(record_file, index):
 @click.option(
     "--out",
     "-o",
-    type=click.Path(file_okay=False),
+    type=click.Path(),  # a file is refused by output_path, as for every --out
     default=None,
     callback=output_path("dir"),
     help="Folder for tune.json (settings, versions, result), evaluations.csv (every "
@@ -946,6 +946,7 @@ def replay_cmd(game, record_file, index, as_json):
     "-o",
     type=click.Path(dir_okay=False),
     required=True,
+    callback=output_path("file"),
     help="The HTML file to write (self-contained, opens offline).",
 )
 @click.option("--force", is_flag=True, help="Overwrite an existing --out file.")
@@ -1093,7 +1094,7 @@ def perft_cmd(game, depth, variants):
 )
 @click.option(
     "--ensemble-out",
-    type=click.Path(file_okay=False),
+    type=click.Path(),  # a file is refused by output_path, as for every --out
     default=None,
     callback=output_path("dir"),
     help="Directory to write the random tile sets to (reusable with --option tiles=FILE).",
@@ -1232,7 +1233,7 @@ def compare_cmd(game, arms, games, seed, policies, players, workers, as_json, qu
 @click.option(
     "--out",
     "-o",
-    type=click.Path(file_okay=False),
+    type=click.Path(),  # a file is refused by output_path, as for every --out
     default=None,
     callback=output_path("dir"),
     help="Folder for results.csv, results.parquet, plan.json and experiments/*.json "
@@ -1316,7 +1317,7 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_j
 @click.option(
     "--out",
     "-o",
-    type=click.Path(file_okay=False),
+    type=click.Path(),  # a file is refused by output_path, as for every --out
     required=True,
     callback=output_path("dir"),
     help="Folder for report.html, report.md, the PNG figures and summary.json.",

@@ -290,28 +290,33 @@ def _write_report_folder(out, ctx, module, seed, summary, figures, skipped, comp
     """Write ``report.md``, ``report.html``, ``summary.json``, the PNG figures and the example
     games into a staged folder moved into place as ``out`` at once (or not at all); returns
     the file names written."""
-    from mcsim.outputs import Outputs
+    from mcsim.errors import OutputWriteError
+    from mcsim.outputs import Outputs, write_staged
     from mcsim.show.examples import write_examples
 
     files = []
     with Outputs(force=True) as outs:  # the whole folder is moved into place at once, or none
         stage = outs.stage_folder(out, "--out")
         # example games drawn move by move (mcsim show), beside report.html
-        examples = write_examples(module, ctx.result.prepared, seed, stage, ctx.games)
+        try:
+            examples = write_examples(module, ctx.result.prepared, seed, stage, ctx.games)
+        except OSError as e:  # name the user's folder (and file), never the staging folder
+            where = Path(out) / Path(e.filename).name if e.filename else f"{out} (example games)"
+            raise OutputWriteError(f"cannot write --out {where}: {e.strerror or e}") from None
         summary["report"]["example_games"] = examples
         md = render_markdown(ctx, figures, skipped, comparison) + _examples_md(examples)
         page = render_html(ctx, figures, skipped, comparison)
         page = page.replace("</body></html>", _examples_html(examples) + "</body></html>")
         text = to_json(summary, indent=2)
         for f in figures:
-            (stage / f.file).write_bytes(f.png)
+            write_staged(stage, f.file, f.png, out, "--out")
             files.append(f.file)
         for name, content in (
             ("report.md", md),
             ("report.html", page),
             ("summary.json", text + "\n"),
         ):
-            (stage / name).write_text(content, encoding="utf-8")
+            write_staged(stage, name, content, out, "--out")
             files.append(name)
         files += sorted({e["file"] for e in examples})
         outs.commit()

@@ -36,7 +36,7 @@ import pandas as pd
 
 from mcsim import stats
 from mcsim.aggregate import Aggregate
-from mcsim.errors import ConfigError, InputFileError, McsimError
+from mcsim.errors import ConfigError, InputFileError, McsimError, OutputWriteError
 from mcsim.files import parquet_rows, read_json_object, read_parquet
 from mcsim.games import get_game
 from mcsim.games.base import PolicyChoice, Prepared, RunConfig, check_players, parse_policy
@@ -1151,11 +1151,11 @@ def write_atomic(path: str | os.PathLike, write) -> None:
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
-        raise McsimError(f"cannot write {path}: directory {directory} does not exist")
+        raise OutputWriteError(f"cannot write {path}: directory {directory} does not exist")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     except OSError as e:
-        raise McsimError(f"cannot write {path}: {e.strerror or e}") from None
+        raise OutputWriteError(f"cannot write {path}: {e.strerror or e}") from None
     os.close(fd)
     try:
         write(tmp)
@@ -1164,7 +1164,7 @@ def write_atomic(path: str | os.PathLike, write) -> None:
     except OSError as e:  # name the user's path, never the temporary file
         if os.path.exists(tmp):
             os.unlink(tmp)
-        raise McsimError(f"cannot write {path}: {e.strerror or e}") from None
+        raise OutputWriteError(f"cannot write {path}: {e.strerror or e}") from None
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
