@@ -83,9 +83,9 @@ def test_resume_batch_refuses_changed_cell_options(run, tmp_path, two_tile_sets)
     (out / "experiments" / "dq-001.json").unlink()  # interrupted during the second cell
     shutil.copy(b, t)
     r = run("batch", plan, "--out", out, "-q", "-w", 1, "--resume")
-    one_error_line(
+    one_error_line(  # a refused resume: exit 2, as in simulate and tune
         r,
-        1,
+        2,
         f"cannot resume: cell dq-000 in {out} was played with other inputs "
         f"(option tiles ({t}) has different content now",
     )
