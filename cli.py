@@ -89,17 +89,16 @@ def parse_variants(values) -> dict:
 
 
 def check_output_paths(pairs) -> None:
-    """Fail before any game is played when an output's directory is missing or is a file."""
+    """Fail before any game is played when an output's directory is missing or is a file (one
+    line naming the flag and the path, as ``mcsim.outputs`` words every output error)."""
     for p, name in pairs:
         if not p:
             continue
         parent = Path(p).resolve().parent
         if parent.exists() and not parent.is_dir():
-            raise click.BadParameter(
-                f"{Path(p).parent} is a file, not a directory", param_hint=name
-            )
+            raise errors.OutputError(f"{name} {p}: {Path(p).parent} is a file, not a directory")
         if not parent.is_dir():
-            raise click.BadParameter(f"directory {Path(p).parent} does not exist", param_hint=name)
+            raise errors.OutputError(f"{name} {p}: folder {parent} does not exist")
 
 
 def output_path(kind: str):

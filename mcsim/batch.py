@@ -78,7 +78,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mcsim.errors import ConfigError, McsimError, MissingFileError
+from mcsim.errors import ConfigError, McsimError, MissingFileError, OutputWriteError
 from mcsim.files import read_json, read_toml
 from mcsim.runner import (
     MAX_SEED,
@@ -581,6 +581,10 @@ def run_plan(
         )  # fmt: skip
         if replacing is not None:
             replacing.commit()  # the earlier batch is replaced by this one, now it is whole
+    except OutputWriteError as e:  # name the user's folder, not the one staged beside it
+        if replacing is None:
+            raise
+        raise replacing.in_target_names(e) from None
     finally:
         if replacing is not None:
             replacing.abort()

@@ -174,6 +174,14 @@ class Outputs:
             self.abort()
             raise OutputWriteError(f"cannot write {flag} {target}: {e.strerror or e}") from None
 
+    def in_target_names(self, e: OutputWriteError) -> OutputWriteError:
+        """``e`` with every staged folder's temporary path in its message replaced by its
+        target's (a write that failed inside ``stage_folder``'s folder names the user's path)."""
+        text = str(e)
+        for tmp, target, _ in self._staged:
+            text = text.replace(str(tmp), str(target))
+        return OutputWriteError(text)
+
     def abort(self) -> None:
         """Remove every staged (not yet committed) temporary file or folder."""
         staged, self._staged = self._staged, []

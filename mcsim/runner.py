@@ -991,6 +991,10 @@ def simulate(
         )  # fmt: skip
         if replacing is not None:
             replacing.commit()  # the earlier run is replaced by this one, now it is whole
+    except OutputWriteError as e:  # name the user's folder, not the one staged beside it
+        if replacing is None:
+            raise
+        raise replacing.in_target_names(e) from None
     finally:
         if replacing is not None:
             replacing.abort()

@@ -64,7 +64,7 @@ from pathlib import Path
 import numpy as np
 
 from mcsim import stats
-from mcsim.errors import ConfigError, InputFileError, McsimError
+from mcsim.errors import ConfigError, InputFileError, McsimError, OutputWriteError
 from mcsim.games.base import ParamSpec, PolicyChoice, parse_policy, players_range
 from mcsim.runner import (
     MAX_GAMES,
@@ -667,6 +667,10 @@ def tune(
         )  # fmt: skip
         if replacing is not None:
             replacing.commit()  # the earlier run is replaced by this one, now it is whole
+    except OutputWriteError as e:  # name the user's folder, not the one staged beside it
+        if replacing is None:
+            raise
+        raise replacing.in_target_names(e) from None
     finally:
         if replacing is not None:
             replacing.abort()

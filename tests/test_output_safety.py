@@ -445,3 +445,45 @@ def test_outputs_report_on_a_full_disk_names_the_file(run, tmp_path, monkeypatch
     r = run("report", "sacred-hill", "-n", 50, "-q", "--out", rep)
     one_error_line(r, 1, f"cannot write --out {rep / 'report.html'}: No space left on device")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_outputs_full_disk_in_a_force_run_names_the_users_folder_and_keeps_the_earlier_run(
+    run, tmp_path, monkeypatch
+):
+    """A chunk part that cannot be written (ENOSPC) during `simulate --out DIR --force`: one
+    line naming DIR's part (not the folder staged beside it), exit 1, and the earlier run is
+    left as it was."""
+    out = tmp_path / "runF"
+    args = ["simulate", "sacred-hill", "-n", 600, "--chunk-size", 200, "-w", 1, "-q", "--out", out]
+    assert run(*args).exit_code == 0
+    before = snapshot(out)
+    real = pd.DataFrame.to_parquet
+
+    def full(self, path, *a, **k):
+        if ".part-000000000200.parquet." in str(path):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, path, *a, **k)
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", full)
+    r = run(*args, "-s", 2, "--force")
+    one_error_line(
+        r, 1, f"cannot write {out / 'part-000000000200.parquet'}: No space left on device"
+    )
+    assert snapshot(out) == before
+    assert hidden(tmp_path) == []
+
+
+def test_outputs_missing_output_folder_is_one_shape_in_every_command(run, tmp_path, batch_plan):
+    """An --out under a folder that does not exist: the same line (flag, path, folder) from
+    simulate, show, tune, batch and report."""
+    missing = tmp_path / "nope"
+    for args, name in (
+        (["simulate", "sacred-hill", "-n", 10], "x"),
+        (["simulate", "sacred-hill", "-n", 10], "x.parquet"),
+        (["show", "sacred-hill", "--seed", 1, "--game-index", 0], "x.html"),
+        (TUNE, "x"),
+        (["batch", batch_plan], "x"),
+        (["report", "sacred-hill", "-n", 10], "x"),
+    ):
+        r = run(*args, "--out", missing / name)
+        one_error_line(r, 2, f"--out {missing / name}: folder {missing} does not exist")
