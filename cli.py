@@ -1281,6 +1281,8 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_j
     from mcsim import batch
 
     plan = batch.load_plan(plan_file)
+    if resume and out is None:  # a refused resume: exit 2, as in simulate and tune
+        raise click.UsageError("--resume needs --out DIR (the folder of the interrupted batch)")
     if force and resume:
         raise click.UsageError("--force starts over and --resume continues: give one of them")
     if out is not None:  # checked before any game, also by --dry-run

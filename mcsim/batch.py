@@ -543,8 +543,8 @@ def run_plan(
         --resume`` reports a damaged chunk.
     force : bool
         Replace an earlier batch in ``out`` (``--force``; not with ``resume``): the new batch is
-        written into a folder next to it that takes its place only when every cell has
-        finished, so a failed or interrupted batch (an unreachable Dask scheduler included)
+        written into a hidden folder inside it and takes the earlier batch's place only when
+        every cell has finished, so a failed or interrupted batch (an unreachable Dask scheduler included)
         leaves the earlier one as it was. A folder holding other files is refused.
 
     Returns
@@ -565,19 +565,18 @@ def run_plan(
         plan = load_plan(plan)
     if resume and out is None:
         raise PlanError("--resume needs --out DIR (the folder of the interrupted batch)")
-    replacing = None  # with force over an earlier batch: the Outputs staging the new folder
+    replacing = None  # with force over an earlier batch: its RunReplacement
     if out is not None and (resume or force):
-        from mcsim.outputs import BATCH_FOLDER, Outputs, check_run_folder
+        from mcsim.outputs import BATCH_FOLDER, RunReplacement, check_run_folder
 
         if resume and force:
             raise ConfigError("--force starts over and --resume continues: give one of them")
         if check_run_folder(out, "--out", BATCH_FOLDER, resume, force) and force:
-            replacing = Outputs(force=True)
-            stage = replacing.stage_folder(out, "--out")
+            replacing = RunReplacement(out, BATCH_FOLDER)
     try:
         res = _run_cells(
-            plan, stage if replacing is not None else out, workers, progress, echo, backend,
-            scheduler, resume, note,
+            plan, replacing.stage if replacing is not None else out, workers, progress, echo,
+            backend, scheduler, resume, note,
         )  # fmt: skip
         if replacing is not None:
             replacing.commit()  # the earlier batch is replaced by this one, now it is whole

@@ -174,14 +174,6 @@ class Outputs:
             self.abort()
             raise OutputWriteError(f"cannot write {flag} {target}: {e.strerror or e}") from None
 
-    def in_target_names(self, e: OutputWriteError) -> OutputWriteError:
-        """``e`` with every staged folder's temporary path in its message replaced by its
-        target's (a write that failed inside ``stage_folder``'s folder names the user's path)."""
-        text = str(e)
-        for tmp, target, _ in self._staged:
-            text = text.replace(str(tmp), str(target))
-        return OutputWriteError(text)
-
     def abort(self) -> None:
         """Remove every staged (not yet committed) temporary file or folder."""
         staged, self._staged = self._staged, []
@@ -262,8 +254,8 @@ def check_run_folder(
     --out``) before anything is played.
 
     Returns True when ``force`` is to replace an earlier run there: that run then stays as it
-    is until the new one has finished (write the new one into ``Outputs.stage_folder(path)`` and
-    ``commit``), so a rejected, failed or interrupted command loses nothing.
+    is until the new one has finished (write the new one into ``RunReplacement(path).stage``
+    and ``commit``), so a rejected, failed or interrupted command loses nothing.
 
     Raises
     ------
@@ -311,6 +303,61 @@ def check_run_folder(
             )
     probe_folder(p, flag, path)
     return bool(entries)
+
+
+class RunReplacement:
+    """``--force`` over an earlier run in the folder ``path`` (``check_run_folder`` returned
+    True): the new run is written into ``stage``, a hidden folder inside ``path`` (the same
+    disk, also when ``path`` is a link or the current folder; readers of the dataset skip
+    hidden names), while the earlier run stays in place, readable and resumable. ``commit``
+    then moves the earlier run's entries aside and the new ones in (renames in ``path``) and
+    removes the earlier ones; ``abort`` removes the new ones. Raises ``OutputWriteError``
+    naming ``flag`` and ``path``."""
+
+    def __init__(self, path: str | os.PathLike, kind: RunFolder, flag: str = "--out"):
+        self.path = Path(path)
+        self.kind = kind
+        self.flag = flag
+        try:
+            self.stage: Path | None = Path(
+                tempfile.mkdtemp(prefix=".mcsim-new-", suffix=".tmp", dir=self.path)
+            )
+            os.chmod(self.stage, 0o777 & ~_UMASK)
+        except OSError as e:
+            raise OutputWriteError(f"cannot write {flag} {path}: {e.strerror or e}") from None
+
+    def commit(self) -> None:
+        """Put the new run in place of the earlier one."""
+        if self.stage is None:
+            return
+        try:
+            old = Path(tempfile.mkdtemp(prefix=".mcsim-old-", suffix=".tmp", dir=self.path))
+            for e in sorted(self.path.iterdir()):
+                if not e.name.startswith(".") and self.kind.owns(e.name):
+                    os.replace(e, old / e.name)
+            for e in sorted(self.stage.iterdir()):
+                os.replace(e, self.path / e.name)
+        except OSError as e:
+            raise OutputWriteError(
+                f"cannot write {self.flag} {self.path}: {e.strerror or e} (the earlier "
+                f"{self.kind.what}'s files are in {old}, the new one's in {self.stage})"
+            ) from None
+        shutil.rmtree(old, ignore_errors=True)
+        os.rmdir(self.stage)
+        self.stage = None
+
+    def abort(self) -> None:
+        """Remove the new run's files (the earlier run is untouched)."""
+        if self.stage is not None:
+            shutil.rmtree(self.stage, ignore_errors=True)
+            self.stage = None
+
+    def in_target_names(self, e: OutputWriteError) -> OutputWriteError:
+        """``e`` with the staging folder's path in its message replaced by ``path`` (a write
+        that failed there names the user's folder)."""
+        if self.stage is None:
+            return e
+        return OutputWriteError(str(e).replace(str(self.stage), str(self.path)))
 
 
 #: ``simulate --out DIR``: the Parquet dataset of ``mcsim.runner``

@@ -939,9 +939,9 @@ def simulate(
         Continue an interrupted run in ``out_dir``, skipping its finished chunks.
     force : bool
         Replace an earlier run in ``out_dir`` (``--force``; not with ``resume``). The new run
-        is written into a folder next to it that takes its place only when the run has
-        finished: a rejected, failed or interrupted run leaves the earlier one as it was. A
-        folder holding anything but an earlier run's files is refused.
+        is written into a hidden folder inside it and takes the earlier run's place only when
+        the run has finished: a rejected, failed or interrupted run leaves the earlier one as
+        it was. A folder holding anything but an earlier run's files is refused.
     keep_games : bool, optional
         Keep per-game rows in memory (``SimulationResult.games``); default: runs of at most
         2,000,000 games, and always for games whose summary needs all rows.
@@ -974,15 +974,15 @@ def simulate(
     done: set[int] = set()
     out_path = Path(out_dir) if out_dir is not None else None
     manifest = _run_manifest(cfg, games, seed, plan, module)
-    replacing = None  # with force over an earlier run: the Outputs staging the new folder
+    replacing = None  # with force over an earlier run: its RunReplacement
     if out_path is not None:
         if force and resume:
             raise ConfigError("--force starts over and --resume continues: give one of them")
-        from mcsim.outputs import SIMULATE_FOLDER, Outputs, check_run_folder
+        from mcsim.outputs import SIMULATE_FOLDER, RunReplacement, check_run_folder
 
         if force and check_run_folder(out_path, "--out", SIMULATE_FOLDER, False, True):
-            replacing = Outputs(force=True)
-            out_path = replacing.stage_folder(out_path, "--out")
+            replacing = RunReplacement(out_path, SIMULATE_FOLDER)
+            out_path = replacing.stage
         done = _prepare_out_dir(out_path, manifest, resume)
     try:
         result = _simulate_chunks(

@@ -618,8 +618,8 @@ def tune(
         without playing a game or writing a file.
     force : bool
         Replace an earlier tuning run in ``out_dir`` (``--force``; not with ``resume``): the
-        new run is written into a folder next to it that takes its place only when the run has
-        finished, so a rejected, failed or interrupted run leaves the earlier one as it was.
+        new run is written into a hidden folder inside it and takes the earlier run's place
+        only when the run has finished, so a rejected, failed or interrupted run leaves the earlier one as it was.
 
     Returns
     -------
@@ -651,15 +651,15 @@ def tune(
     if dry_run:
         return {"settings": settings}
     out = Path(out_dir) if out_dir is not None else None
-    replacing = None  # with force over an earlier run: the Outputs staging the new folder
+    replacing = None  # with force over an earlier run: its RunReplacement
     if out is not None and force:
-        from mcsim.outputs import TUNE_FOLDER, Outputs, check_run_folder
+        from mcsim.outputs import TUNE_FOLDER, RunReplacement, check_run_folder
 
         if resume:
             raise ConfigError("--force starts over and --resume continues: give one of them")
         if check_run_folder(out, "--out", TUNE_FOLDER, False, True):
-            replacing = Outputs(force=True)
-            out = replacing.stage_folder(out, "--out")
+            replacing = RunReplacement(out, TUNE_FOLDER)
+            out = replacing.stage
     try:
         result = _tune_into(
             setup, space, fixed, integer, lam, plan, budget, seed, settings, out, resume, echo,

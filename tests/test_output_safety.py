@@ -124,7 +124,28 @@ def test_force_batch_with_an_unreachable_scheduler_keeps_the_earlier_cells(
     r = run("batch", batch_plan, "--out", out, "-q", "--force", "-w", 1)
     assert r.exit_code == 0, r.output
     assert sorted(snapshot(out)) == sorted(before)
-    assert hidden(tmp_path) == []
+    assert hidden(tmp_path) == [] and hidden(out) == []
+
+
+def test_force_replaces_a_run_in_a_linked_or_the_current_folder_in_place(
+    run, tmp_path, monkeypatch
+):
+    """--force writes the new run inside the folder and swaps the files there: a folder given
+    through a symlink stays a symlink to the same place, and `--out .` works from inside it."""
+    real = tmp_path / "disk" / "runs"
+    real.mkdir(parents=True)
+    link = tmp_path / "link"
+    link.symlink_to(real, target_is_directory=True)
+    args = ["simulate", "sacred-hill", "-n", 300, "-w", 1, "-q"]
+    assert run(*args, "--out", link).exit_code == 0
+    assert run(*args, "-s", 5, "--out", link, "--force").exit_code == 0
+    assert link.is_symlink() and link.resolve() == real.resolve()
+    assert json.loads((real / "_manifest.json").read_text())["run"]["seed"] == 5
+    monkeypatch.chdir(real)
+    assert run(*args, "-s", 6, "--out", ".", "--force").exit_code == 0
+    assert json.loads((real / "_manifest.json").read_text())["run"]["seed"] == 6
+    assert len(pd.read_parquet(real)) == 300
+    assert hidden(real) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["disk", "link"]
 
 
 def test_force_refuses_a_folder_with_other_files_than_an_earlier_run(run, tmp_path, batch_plan):
@@ -310,6 +331,8 @@ def test_outputs_refused_resume_exits_2_in_every_command(run, tmp_path, batch_pl
     assert run(*TUNE, "--out", tt).exit_code == 0
     r = run(*TUNE[:7], 400, *TUNE[8:], "--out", tt, "--resume")
     one_error_line(r, 2, f"cannot resume: {tt} holds a different run (budget 300 there, 400 now)")
+    for args in (["simulate", "sacred-hill", "-n", 50], TUNE, ["batch", batch_plan]):
+        one_error_line(run(*args, "-q", "--resume"), 2, "--resume needs --out DIR")
     bo = tmp_path / "bo"
     assert run("batch", batch_plan, "-q", "--out", bo).exit_code == 0
     batch_plan.write_text(PLAN.replace("games = 20", "games = 30"))
