@@ -544,8 +544,9 @@ def run_plan(
     force : bool
         Replace an earlier batch in ``out`` (``--force``; not with ``resume``): the new batch is
         written into a hidden folder inside it and takes the earlier batch's place only when
-        every cell has finished, so a failed or interrupted batch (an unreachable Dask scheduler included)
-        leaves the earlier one as it was. A folder holding other files is refused.
+        every cell has finished, so a failed or interrupted batch (an unreachable Dask
+        scheduler included) leaves the earlier one as it was. A folder holding other files is
+        refused.
 
     Returns
     -------

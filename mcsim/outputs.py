@@ -311,8 +311,8 @@ class RunReplacement:
     disk, also when ``path`` is a link or the current folder; readers of the dataset skip
     hidden names), while the earlier run stays in place, readable and resumable. ``commit``
     then moves the earlier run's entries aside and the new ones in (renames in ``path``) and
-    removes the earlier ones; ``abort`` removes the new ones. Raises ``OutputWriteError``
-    naming ``flag`` and ``path``."""
+    removes the earlier ones (and what a killed ``--force`` run left there); ``abort`` removes
+    the new ones. Raises ``OutputWriteError`` naming ``flag`` and ``path``."""
 
     def __init__(self, path: str | os.PathLike, kind: RunFolder, flag: str = "--out"):
         self.path = Path(path)
@@ -342,9 +342,10 @@ class RunReplacement:
                 f"cannot write {self.flag} {self.path}: {e.strerror or e} (the earlier "
                 f"{self.kind.what}'s files are in {old}, the new one's in {self.stage})"
             ) from None
-        shutil.rmtree(old, ignore_errors=True)
         os.rmdir(self.stage)
         self.stage = None
+        for left in (old, *self.path.glob(".mcsim-new-*.tmp"), *self.path.glob(".mcsim-old-*.tmp")):
+            shutil.rmtree(left, ignore_errors=True)  # (and those of a killed --force run)
 
     def abort(self) -> None:
         """Remove the new run's files (the earlier run is untouched)."""

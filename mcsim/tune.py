@@ -619,7 +619,8 @@ def tune(
     force : bool
         Replace an earlier tuning run in ``out_dir`` (``--force``; not with ``resume``): the
         new run is written into a hidden folder inside it and takes the earlier run's place
-        only when the run has finished, so a rejected, failed or interrupted run leaves the earlier one as it was.
+        only when the run has finished, so a rejected, failed or interrupted run leaves the
+        earlier one as it was.
 
     Returns
     -------
