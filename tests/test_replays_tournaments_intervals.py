@@ -1,0 +1,104 @@
+"""Replays of unfinished or mislabelled records, tournaments of three or more seats with
+non-transitive rankings, compare above the in-memory row limit, and how intervals print."""
+
+import json
+
+import pytest
+
+import mcsim.runner
+from mcsim.compare_variants import compare_variants
+
+SH_ARMS = ["transition=box", "transition=web2014"]
+
+
+# ---------------------------------------------------------------- compare above the row limit
+
+
+def test_compare_sacred_hill_above_row_limit_plays_and_reports(run):
+    """Above 2,000,000 games per arm ``simulate`` keeps no rows in memory; compare streams
+    the arms' rows instead (it used to fail after playing, on the missing rows)."""
+    res = run(
+        "compare",
+        "sacred-hill",
+        "--variant",
+        SH_ARMS[0],
+        "--variant",
+        SH_ARMS[1],
+        "-n",
+        2_000_001,
+        "-s",
+        3,
+        "-w",
+        1,
+        "-q",
+        "--json",
+    )
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["games"] == 2_000_001
+    paired = out["paired"][0]
+    assert paired["score"][0]["n"] == 2_000_001
+    # the same game in both arms has the same winner 1,709,849 times; seat 0 scores
+    # -274,026 points less in total with web2014 (mean -0.13701293149353425)
+    assert paired["same_winner"]["estimate"] == 1_709_849 / 2_000_001
+    assert paired["score"][0]["mean"] == pytest.approx(-274_026 / 2_000_001, rel=1e-12)
+
+
+def test_compare_sacred_hill_streamed_equals_in_memory(monkeypatch):
+    """The streamed path (rows read back chunk by chunk) gives the in-memory path's numbers:
+    exact counts and means, intervals to round-off."""
+    small = compare_variants("sacred-hill", SH_ARMS, games=3000, seed=4)
+    monkeypatch.setattr(mcsim.runner, "KEEP_GAMES_LIMIT", 1000)
+    big = compare_variants("sacred-hill", SH_ARMS, games=3000, seed=4)
+    a, b = small["paired"][0], big["paired"][0]
+    assert b["same_winner"] == a["same_winner"]
+    assert b["seat_balance_change"] == a["seat_balance_change"]
+    for key in ("mean_score", "score_spread", "winner_margin"):
+        assert b[key]["n"] == 3000
+        for k in ("mean", "low", "high", "sd"):
+            assert b[key][k] == pytest.approx(a[key][k], rel=1e-9, abs=1e-12)
+    for s in range(2):
+        for k in ("mean", "low", "high", "sd"):
+            assert b["score"][s][k] == pytest.approx(a["score"][s][k], rel=1e-9, abs=1e-12)
+            assert b["win_share"][s][k] == pytest.approx(a["win_share"][s][k], rel=1e-9, abs=1e-12)
+    assert big["arms"][1]["winner_margin"]["mean"] == pytest.approx(
+        small["arms"][1]["winner_margin"]["mean"], rel=1e-12
+    )
+
+
+def test_compare_don_quixote_solo_streamed_equals_in_memory(monkeypatch):
+    """A solo comparison takes the streamed path too above the limit (score only)."""
+    arms = ["last_tile_rotation=free", "last_tile_rotation=random"]
+    small = compare_variants("don-quixote", arms, games=300, seed=4, players=1)
+    monkeypatch.setattr(mcsim.runner, "KEEP_GAMES_LIMIT", 100)
+    big = compare_variants("don-quixote", arms, games=300, seed=4, players=1)
+    assert big["paired"][0]["score"]["mean"] == pytest.approx(
+        small["paired"][0]["score"]["mean"], rel=1e-12
+    )
+    assert big["arms"][0]["score"]["n"] == 300
+
+
+# ---------------------------------------------------------------- Carcassonne's header
+
+
+def test_carcassonne_header_without_gifts_names_no_gifts(run):
+    """With ``gifts=false`` the header neither says "with The Gifts" nor lists the readings of
+    The Gifts (they change nothing then, rules §4)."""
+    res = run("simulate", "carcassonne", "-n", 2, "-q")
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[0] == (
+        "Carcassonne (base game, farmers): 2 games, seed 0, 2 players, "
+        "variant gifts=false farms=v3 tiny_city=false"
+    )
+
+
+def test_carcassonne_header_with_gifts_lists_their_readings(run):
+    """With ``gifts=true`` the header says so and lists every reading of The Gifts."""
+    res = run("simulate", "carcassonne", "-n", 2, "-q", "--variant", "gifts=true")
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[0] == (
+        "Carcassonne (base game, farmers) with The Gifts: 2 games, seed 0, 2 players, "
+        "variant gifts=true farms=v3 tiny_city=false gift_shared_majority=no_gift "
+        "gift_on_completion=gift cash_out_counts=all change_to_completed=disallow "
+        "take2_other=shuffle gift_majority_judged=after_placement gift_deck=all"
+    )
