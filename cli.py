@@ -347,12 +347,14 @@ def games_cmd(as_json):
 
 def format_summary(summary: dict, module) -> str:
     """Readable text of a summary (the table printed by ``simulate``)."""
-    var = " ".join(f"{k}={v}" for k, v in summary["variant"].items()) or "-"
+    var = " ".join(f"{k}={v}" for k, v in module.SPEC.shown_variant(summary["variant"]).items())
+    var = var or "-"
     pw = max([22] + [len(s["policy"]) + 1 for s in summary["seats"]])
     solo = summary["players"] == 1  # one seat: score statistics only, no win rate
     wr_head = "" if solo else f"{'win rate [95% CI]':<28} "
     lines = [
-        f"{module.SPEC.long_name}: {summary['games']:,} games, seed {summary['seed']}, "
+        f"{module.SPEC.title(summary['variant'])}: {summary['games']:,} games, "
+        f"seed {summary['seed']}, "
         f"{summary['players']} players, variant {var}",
         f"{'seat':>4}  {'policy':<{pw}} {wr_head}{'mean score [95% CI]':<28}"
         f"{'sd':>7} {'min':>6} {'p50':>6} {'max':>6}",

@@ -96,6 +96,11 @@ class _Ctx:
         return list(self.summary["policies"])
 
     @property
+    def title(self) -> str:
+        """The game's name for this run's variant (``GameSpec.title``)."""
+        return self.spec.title(self.summary["variant"])
+
+    @property
     def n(self) -> int:
         return int(self.summary["games"])
 
@@ -110,7 +115,7 @@ class _Ctx:
         g = games_note or f"{self.n:,} games"
         pol = self.labels[0] if len(set(self.labels)) == 1 else " | ".join(self.labels)
         return (
-            f"{self.spec.long_name}, {self.players} player{'s' if self.players != 1 else ''} "
+            f"{self.title}, {self.players} player{'s' if self.players != 1 else ''} "
             f"({pol}); {g}; seed {self.seed}"
         )
 
@@ -616,10 +621,11 @@ def _cmp_table(rows: list[dict]) -> list[list[str]]:
 
 def _facts(ctx: _Ctx) -> list[tuple[str, str]]:
     s = ctx.summary
-    var = ", ".join(f"{k}={v}" for k, v in s["variant"].items()) or "(none)"
+    var = ", ".join(f"{k}={v}" for k, v in ctx.spec.shown_variant(s["variant"]).items())
+    var = var or "(none)"
     ln = s["length"]
     facts = [
-        ("game", f"{ctx.spec.long_name} ({ctx.spec.id}; rules: {ctx.spec.rules})"),
+        ("game", f"{ctx.title} ({ctx.spec.id}; rules: {ctx.spec.rules})"),
         ("games", f"{ctx.n:,}"),
         ("seed", str(ctx.seed)),
         ("players", str(ctx.players)),
@@ -711,7 +717,7 @@ def _md_table(head, rows) -> str:
 
 def render_markdown(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> str:
     """``report.md``: facts, headline table, comparison table, figures linked as PNG files."""
-    parts = [f"# Balance report: {ctx.spec.long_name}", ""]
+    parts = [f"# Balance report: {ctx.title}", ""]
     parts += [f"> **Note:** {n}\n" for n in _notes(ctx)]
     parts += [f"- **{k}**: {v}" for k, v in _facts(ctx)]
     parts += ["", "## Headline", ""] + [f"- {h}" for h in headline(ctx, comparison)]
@@ -729,7 +735,7 @@ def render_markdown(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> st
         parts += ["## Paired differences", "", _md_table(CMP_HEAD, _cmp_table(comparison)), ""]
     text = _game_text(ctx)
     if text:
-        parts += [f"## {ctx.spec.long_name} details", "", "```text", text, "```", ""]
+        parts += [f"## {ctx.title} details", "", "```text", text, "```", ""]
     parts += ["## Figures", ""]
     for f in figures:
         parts += [f"### {f.title}", "", f"![{f.title}]({f.file})", "", f.caption, ""]
@@ -775,7 +781,7 @@ def _html_table(head, rows, num_from: int = 2) -> str:
 
 def render_html(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> str:
     """``report.html``: self-contained (inline CSS, figures as base64 data URIs, no scripts)."""
-    title = f"Balance report: {ctx.spec.long_name}"
+    title = f"Balance report: {ctx.title}"
     facts = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in _facts(ctx))
     parts = [
         "<!DOCTYPE html>",
@@ -799,7 +805,7 @@ def render_html(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> str:
     text = _game_text(ctx)
     if text:
         parts += [
-            f"<h2>{html.escape(ctx.spec.long_name)} details</h2>",
+            f"<h2>{html.escape(ctx.title)} details</h2>",
             f"<pre>{html.escape(text)}</pre>",
         ]
     parts.append("<h2>Figures</h2>")
