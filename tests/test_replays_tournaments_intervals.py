@@ -102,3 +102,29 @@ def test_carcassonne_header_with_gifts_lists_their_readings(run):
         "gift_on_completion=gift cash_out_counts=all change_to_completed=disallow "
         "take2_other=shuffle gift_majority_judged=after_placement gift_deck=all"
     )
+
+
+# ---------------------------------------------------------------- Thurn and Taxis, unfinished
+
+
+def test_thurn_and_taxis_unfinished_replay_scores_as_they_stand(run, tmp_path):
+    """docs/rules/thurn_und_taxis.md §5: the houses not placed are subtracted at the game's
+    end only; an unfinished record's replay gives the scores as they stand (here 0 after four
+    turns) and the penalty apart (20 houses each), not -20 as "the score so far"."""
+    from tests.test_thurn_and_taxis_rules import HANDWRITTEN
+
+    path = tmp_path / "part.json"
+    path.write_text(json.dumps(HANDWRITTEN))
+    res = run("replay", "thurn-and-taxis", path, "--json")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["finished"] is False
+    assert out["scores"] == out["points"] == [0, 0, 0]
+    assert out["house_penalty"] == [20, 20, 20]
+    assert out["score_if_ended_now"] == [-20, -20, -20]
+    res = run("replay", "thurn-and-taxis", path)
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[1] == (
+        "seat 0:   0 points so far  (carriage -, tiles 0); houses left 20: penalty -20 at "
+        "the end, -20 if the game ended now"
+    )
