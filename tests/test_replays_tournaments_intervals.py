@@ -128,3 +128,71 @@ def test_thurn_and_taxis_unfinished_replay_scores_as_they_stand(run, tmp_path):
         "seat 0:   0 points so far  (carriage -, tiles 0); houses left 20: penalty -20 at "
         "the end, -20 if the game ended now"
     )
+
+
+# ---------------------------------------------------------------- El Grande records
+
+
+def _el_grande_record(variant=None):
+    import mcsim
+
+    return mcsim.simulate(
+        "el-grande", games=1, seed=2, players=3, variant=variant or {}, record=1
+    ).records[0]
+
+
+def test_el_grande_unfinished_replay_stops_and_says_where(monkeypatch):
+    """A record cut after 40 decisions: the kernel stops at the end of the turn the record
+    leaves (it played the whole game on with option 0 before), and the result names the
+    decision asked for next with its legal values."""
+    import kernels.el_grande as K
+    from mcsim.games import el_grande as G
+
+    rec = _el_grande_record()
+    full = len(rec["decisions"])
+    rec["decisions"] = rec["decisions"][:40]
+    calls = []
+    real = K.run_logged
+    monkeypatch.setattr(K, "run_logged", lambda *a: calls.append(real(*a)) or calls[-1])
+    out = G.replay(rec)
+    made = calls[0][1]  # decisions the kernel made
+    assert full == 217 and made == 41  # the 40 decisions and option 0 up to the turn's end
+    assert out["finished"] is False and out["plies"] == 40
+    nxt = out["next_decision"]
+    assert (nxt["index"], nxt["seat"], nxt["kind"]) == (40, 2, "place")
+    assert nxt["legal"] == ["stop", "AR", "CA", "NC", "GR", "CS"]
+    assert G.format_replay(out).splitlines()[0] == (
+        "not finished: the record ends after 40 decisions; decision 40 is seat 2's place "
+        "(stop, AR, CA, NC, GR, CS)"
+    )
+
+
+def test_el_grande_veto_off_record_relabelled_veto_on_is_refused(run, tmp_path):
+    """docs/rules/el_grande.md §10 A2: a veto=off record lists deck 2 without its two Vetoes;
+    relabelled veto=on it does not fit the variant and is refused before any decision."""
+    rec = _el_grande_record({"veto": "off"})
+    rec["variant"]["veto"] = "on"
+    path = tmp_path / "relabelled.json"
+    path.write_text(json.dumps(rec))
+    res = run("replay", "el-grande", path)
+    assert res.exit_code == 1
+    assert res.output == (
+        "Error: setup: deck 2 lists 9 cards, the deck of a veto=off game (its Vetoes are out "
+        "of the game, A2), but the record says veto=on: deck 2 must list all its 11 cards "
+        "(top first)\n"
+    )
+
+
+@pytest.mark.parametrize("deck", ["1", "3"])
+def test_el_grande_empty_deck_is_refused_up_front(deck, run, tmp_path):
+    """An empty (or short) deck list is refused when the setup is read, naming the deck, not
+    at the first card decision that it lacks."""
+    rec = _el_grande_record()
+    rec["setup"]["decks"][deck] = []
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps(rec))
+    res = run("replay", "el-grande", path)
+    assert res.exit_code == 1
+    assert res.output == (
+        f"Error: setup: deck {deck} must list all its 11 cards (top first), not 0 cards\n"
+    )
