@@ -159,9 +159,10 @@ class _MeanAcc:
     of the values when they came in one chunk, else ``stats.mean_interval_from_moments`` of
     the merged moments (the same keys)."""
 
-    def __init__(self) -> None:
+    def __init__(self, bounds: tuple[float | None, float | None] = (None, None)) -> None:
         self.first = None
         self.moments = None
+        self.bounds = bounds  # the quantity's range (``stats.clip_to_range``)
 
     def add(self, x) -> None:
         if self.first is None and self.moments is None:
@@ -175,8 +176,8 @@ class _MeanAcc:
 
     def result(self) -> dict:
         if self.moments is None:
-            return stats.mean_interval(self.first if self.first is not None else [])
-        return stats.mean_interval_from_moments(self.moments)
+            return stats.mean_interval(self.first if self.first is not None else [], self.bounds)
+        return stats.mean_interval_from_moments(self.moments, self.bounds)
 
 
 def _compare(game, games: int, seed: int, labels, results, module, chunks) -> dict:
@@ -203,8 +204,14 @@ def _compare(game, games: int, seed: int, labels, results, module, chunks) -> di
                 score[i].add(x)
                 diff[i].add(x - xs[0])
         return _solo(out, labels, results, module, score, diff)
-    acc = {
-        key: [[_MeanAcc() for _ in range(width)] for _ in range(n_arms)]
+    acc = {  # spread and margin (best - worst, best - second) are never negative
+        key: [
+            [
+                _MeanAcc((0, None) if key in ("spread", "margin") else (None, None))
+                for _ in range(width)
+            ]
+            for _ in range(n_arms)
+        ]
         for key, width in (
             ("spread", 1),
             ("margin", 1),
@@ -280,7 +287,7 @@ def _solo(out: dict, labels: list[str], results, module, score, diff) -> dict:
 
 
 def _ci(d: dict, fmt: str = "{:+.3f}") -> str:
-    return f"{fmt.format(d['mean'])} [{fmt.format(d['low'])}, {fmt.format(d['high'])}]"
+    return f"{fmt.format(d['mean'])} {stats.interval_text(d, fmt[2:-1])}"
 
 
 def format_comparison(res: dict, long_name: str = "") -> str:
@@ -305,7 +312,7 @@ def format_comparison(res: dict, long_name: str = "") -> str:
             lines.append(
                 f"  seat {s['seat']}: win rate {w['estimate']:.4f} [{w['low']:.4f}, "
                 f"{w['high']:.4f}]  mean score {sc['mean']:.2f} "
-                f"[{sc['low']:.2f}, {sc['high']:.2f}]"
+                f"{stats.interval_text(sc, '.2f')}"
             )
         lines.append(
             f"  score spread {_ci(a['score_spread'], '{:.2f}')}  winner margin "

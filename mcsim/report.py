@@ -552,12 +552,9 @@ def _fig_comparison(ctx: _Ctx, sink: list) -> Figure:
 
 # ---------------------------------------------------------------- text
 def _ci(d: dict, key="estimate", fmt="{:.4f}") -> str:
-    v, lo, hi = d.get(key), d.get("low"), d.get("high")
-
-    def f(x):
-        return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else fmt.format(x)
-
-    return f"{f(v)} [{f(lo)}, {f(hi)}]"
+    v = d.get(key)
+    est = "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt.format(v)
+    return f"{est} {stats.interval_text(d, fmt[2:-1])}"
 
 
 def headline_rows(ctx: _Ctx) -> list[list[str]]:
@@ -665,7 +662,7 @@ def headline(ctx: _Ctx, comparison: list[dict]) -> list[str]:
     if ctx.players == 1:
         sc = seats[0]["score"]
         return [
-            f"Mean score {sc['mean']:.3f} points [95% CI {sc['low']:.3f}, {sc['high']:.3f}], "
+            f"Mean score {sc['mean']:.3f} points, 95% CI {stats.interval_text(sc, '.3f')}, "
             f"sd {sc['sd']:.3f}, over {ctx.n:,} games."
         ]
     fair = 100.0 / ctx.players
@@ -673,7 +670,7 @@ def headline(ctx: _Ctx, comparison: list[dict]) -> list[str]:
         w = st["win_rate"]
         out.append(
             f"Seat {st['seat']} ({st['policy']}) wins {ch.pct(w['estimate']):.2f}% of games "
-            f"[95% CI {ch.pct(w['low']):.2f}, {ch.pct(w['high']):.2f}]; equal share "
+            f"95% CI {stats.interval_text(w, '.2f', 100)}; equal share "
             f"{fair:.2f}%."
         )
     for r in comparison:
@@ -686,9 +683,9 @@ def headline(ctx: _Ctx, comparison: list[dict]) -> list[str]:
         sc, w = r["score"], r["win_rate"]
         out.append(
             f"{r['group'][0].upper() + r['group'][1:]}, {r['label']}: "
-            f"{sc['mean']:+.3f} points [95% CI {sc['low']:+.3f}, {sc['high']:+.3f}], "
+            f"{sc['mean']:+.3f} points, 95% CI {stats.interval_text(sc, '+.3f')}, "
             f"{ch.pct(w['mean']):+.2f} percentage points of win rate "
-            f"[{ch.pct(w['low']):+.2f}, {ch.pct(w['high']):+.2f}]."
+            f"{stats.interval_text(w, '+.2f', 100)}."
         )
     return out
 

@@ -196,3 +196,72 @@ def test_el_grande_empty_deck_is_refused_up_front(deck, run, tmp_path):
     assert res.output == (
         f"Error: setup: deck {deck} must list all its 11 cards (top first), not 0 cards\n"
     )
+
+
+# ---------------------------------------------------------------- how intervals print
+
+
+def test_interval_text_one_convention_for_undefined_bounds():
+    """Every text output prints an interval through ``interval_text``: undefined bounds (NaN or
+    None) print "[undefined]", whatever the format."""
+    from mcsim.stats import interval_text, mean_interval
+
+    nan = float("nan")
+    assert interval_text({"low": nan, "high": nan}, "+.2f") == "[undefined]"
+    assert interval_text({"low": None, "high": None}) == "[undefined]"
+    assert interval_text(mean_interval([3.0])) == "[undefined]"
+    assert interval_text({"low": -0.5, "high": 0.25}, "+.2f") == "[-0.50, +0.25]"
+    assert interval_text({"low": 0.25, "high": 0.5}, ".1f", 100) == "[25.0, 50.0]"
+
+
+def test_mean_interval_of_a_count_stays_in_its_range():
+    """A count's t interval is clipped to the count's range (0 and up): 1 unplaceable tile in
+    10 games was 0.100 [-0.126, 0.326]."""
+    from mcsim.stats import mean_interval, mean_interval_from_moments, moments
+
+    x = [1] + [0] * 9
+    free = mean_interval(x)
+    assert round(free["low"], 3) == -0.126
+    count = mean_interval(x, (0, None))
+    assert count["low"] == 0.0 and count["high"] == free["high"]
+    assert mean_interval_from_moments(moments(x), (0, None))["low"] == 0.0
+    assert mean_interval([0.9, 1.0], (None, 1))["high"] == 1.0
+
+
+def test_carcassonne_unplaceable_tiles_interval_never_negative(run):
+    """Carcassonne, seed 1, 10 games: one tile removed in all; its interval starts at 0."""
+    res = run("simulate", "carcassonne", "-n", 10, "-s", 1, "-q")
+    assert res.exit_code == 0, res.output
+    line = [ln for ln in res.output.splitlines() if ln.startswith("unplaceable")][0]
+    assert line.startswith("unplaceable tiles per game: 0.100 [0.000, 0.326]; ")
+
+
+def test_compare_sacred_hill_one_game_prints_undefined_intervals(run):
+    """One game per arm: every mean interval is undefined and prints "[undefined]" (it printed
+    "[+nan, +nan]"); nothing prints "nan"."""
+    res = run(
+        "compare",
+        "sacred-hill",
+        "--variant",
+        SH_ARMS[0],
+        "--variant",
+        SH_ARMS[1],
+        "-n",
+        1,
+        "-w",
+        1,
+        "-q",
+    )
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert lines[2] == "  seat 0: win rate 1.0000 [0.2065, 1.0000]  mean score 3.00 [undefined]"
+    assert lines[-4] == "  seat 0: win share +0.0000 [undefined]  score +0.00 [undefined]"
+    assert "nan" not in res.output
+
+
+def test_report_interval_cells_print_undefined():
+    """The report's table cells use the same convention (they printed "[n/a, n/a]")."""
+    from mcsim.report import _ci
+
+    nan = float("nan")
+    assert _ci({"mean": 2.0, "low": nan, "high": nan}, "mean", "{:.3f}") == "2.000 [undefined]"
