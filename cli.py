@@ -577,7 +577,7 @@ def simulate_cmd(
 @mcsim_cli.command("tournament")
 @game_argument
 @run_options(
-    games_help="Games per lineup (every seat rotation of every pair of policies plays this many).",
+    games_help="Games per lineup (every seating of every pair of policies plays this many).",
     players_help="Seats per game (default: the game's default seat count, whatever "
     "the number of --policy values).",
     chunk_size=False,
@@ -600,10 +600,12 @@ def tournament_cmd(
 ):
     """Every policy against every other in every seat: win-rate matrix, Elo, seat effect.
 
-    Each pair of policies plays all seat rotations, N games per lineup, on the same deals
-    (common random numbers). Here --games/-n is the number of games per lineup, and each
-    --policy is one contestant (every contestant sits in every seat). Elo ratings and seat effects come from one maximum-likelihood fit,
-    so the seat advantage is separated from policy strength.
+    Each pair of policies plays every seating (with 3+ seats every arrangement of the two),
+    N games per lineup, on the same deals (common random numbers). Here --games/-n is the
+    number of games per lineup, and each --policy is one contestant (every contestant sits in
+    every seat). Elo ratings and seat effects come from one maximum-likelihood fit, so the seat
+    advantage is separated from policy strength; Nash averaging and alpha-Rank rank a field
+    that is not transitive (docs/usage.md).
 
     \b
     Example:

@@ -265,3 +265,122 @@ def test_report_interval_cells_print_undefined():
 
     nan = float("nan")
     assert _ci({"mean": 2.0, "low": nan, "high": nan}, "mean", "{:.3f}") == "2.000 [undefined]"
+
+
+# ---------------------------------------------------------------- tournaments of 3+ seats
+
+RPS_D = ["rock", "paper", "scissors", "dud"]
+#: rock-paper-scissors (each beats the next-but-one 60:40) plus a policy all three beat 80:20
+RPS_SHARE = [
+    [0.5, 0.4, 0.6, 0.8],
+    [0.6, 0.5, 0.4, 0.8],
+    [0.4, 0.6, 0.5, 0.8],
+    [0.2, 0.2, 0.2, 0.5],
+]
+
+
+def test_lineups_sacred_hill_two_seats_unchanged_and_three_seats_every_seating():
+    """2 seats: A-B and B-A per pair (as before). 3+ seats: every seating of each pair (it was
+    only the rotations of the alternating A-B-A... patterns), so with 4 seats A-A-B-B plays."""
+    from mcsim.tournament import lineups
+
+    assert lineups(["a", "b", "c"], 2) == [
+        ("a", "b"),
+        ("b", "a"),
+        ("a", "c"),
+        ("c", "a"),
+        ("b", "c"),
+        ("c", "b"),
+    ]
+    four = lineups(["a", "b"], 4)
+    assert ("a", "a", "b", "b") in four and ("a", "b", "b", "b") in four
+    assert len(four) == 14 and len(set(four)) == 14
+    assert len(lineups(["a", "b", "c"], 5)) == 3 * 30
+
+
+def test_lineups_latin_square_above_five_seats():
+    """Above 30 seatings per pair (6 seats: 62) the Latin square of rotations: for each count
+    k of A-seats the 6 rotations of A x k + B x (6 - k), each policy in each seat 15 times."""
+    from mcsim.tournament import lineups
+
+    plan = lineups(["a", "b"], 6)
+    assert len(plan) == 30 and len(set(plan)) == 30
+    assert [sum(lu[s] == "a" for lu in plan) for s in range(6)] == [15] * 6
+
+
+def test_meta_game_rock_paper_scissors_nash_and_alpha_rank():
+    """A rock-paper-scissors cycle with a policy that all three beat: Elo would put the three
+    level, above the dud, but cannot say the field is a cycle; Nash averaging gives the uniform
+    mixture over the cycle (rating 0 each, the dud -0.3) and alpha-Rank a third of the mass to
+    each of rock, paper and scissors, none to the dud."""
+    import numpy as np
+
+    from mcsim.tournament import alpha_rank, is_transitive, meta_payoff, nash_averaging
+
+    m = meta_payoff(np.array(RPS_SHARE))
+    assert m.ravel().tolist() == pytest.approx(
+        [0, -0.1, 0.1, 0.3, 0.1, 0, -0.1, 0.3, -0.1, 0.1, 0, 0.3, -0.3, -0.3, -0.3, 0], abs=1e-15
+    )
+    assert is_transitive(m) == (False, [0, 2, 1])  # rock beats scissors beats paper beats rock
+    mix, rating = nash_averaging(m)
+    assert mix.tolist() == pytest.approx([1 / 3, 1 / 3, 1 / 3, 0], abs=1e-12)
+    assert rating.tolist() == pytest.approx([0, 0, 0, -0.3], abs=1e-12)
+    assert alpha_rank(m).tolist() == pytest.approx([1 / 3, 1 / 3, 1 / 3, 0], abs=1e-12)
+
+
+def test_meta_game_uneven_cycle_nash_mixture():
+    """An uneven cycle (a beats b 90:10, b beats c 90:10, c beats a 60:40): Elo ranks a > b >
+    c, the Nash mixture is (4/9, 1/9, 4/9) (weights proportional to the margin of the match
+    the policy is not in) and every policy in it rates 0."""
+    import numpy as np
+
+    from mcsim.tournament import meta_payoff, nash_averaging
+
+    m = meta_payoff(np.array([[0.5, 0.9, 0.4], [0.1, 0.5, 0.9], [0.6, 0.1, 0.5]]))
+    mix, rating = nash_averaging(m)
+    assert mix.tolist() == pytest.approx([4 / 9, 1 / 9, 4 / 9], abs=1e-12)
+    assert rating.tolist() == pytest.approx([0, 0, 0], abs=1e-12)
+
+
+def test_meta_game_transitive_field_puts_all_weight_on_the_best():
+    """A transitive field: Nash and alpha-Rank both put everything on the strongest policy."""
+    import numpy as np
+
+    from mcsim.tournament import alpha_rank, is_transitive, meta_payoff, nash_averaging
+
+    m = meta_payoff(np.array([[0.5, 0.7, 0.8], [0.3, 0.5, 0.6], [0.2, 0.4, 0.5]]))
+    assert is_transitive(m) == (True, None)
+    mix, rating = nash_averaging(m)
+    assert mix.tolist() == pytest.approx([1, 0, 0], abs=1e-12)
+    assert rating.tolist() == pytest.approx([0, -0.2, -0.3], abs=1e-12)
+    assert alpha_rank(m).tolist() == pytest.approx([1, 0, 0], abs=1e-12)
+
+
+def test_tournament_text_ranks_a_cycle_by_the_meta_game():
+    """The text output says the field is not transitive and lists Nash and alpha-Rank."""
+    import numpy as np
+
+    from mcsim.tournament import _format_meta, meta_payoff, meta_rankings
+
+    t = {"policies": RPS_D, **meta_rankings(RPS_D, meta_payoff(np.array(RPS_SHARE)))}
+    lines = _format_meta(t)
+    assert lines[0] == (
+        "meta-game (win share - 1/2): NOT transitive (rock beats scissors beats paper beats "
+        "rock): Elo's single scale cannot rank a cycle; rank by Nash averaging or alpha-Rank:"
+    )
+    assert [ln.split()[0] for ln in lines[2:]] == ["rock", "paper", "scissors", "dud"]
+    assert lines[-1] == "  dud                0.0000      -0.3000           0.0000"
+
+
+def test_tournament_don_quixote_three_seats_plays_every_seating():
+    """Don Quixote, 3 seats, random vs greedy: the 6 seatings of the pair on common deals, and
+    the meta-game rankings beside Elo."""
+    from mcsim.tournament import lineups, tournament
+
+    t = tournament("don-quixote", ["random", "greedy"], players=3, games=20, seed=1)
+    assert [tuple(lu["policies"]) for lu in t["lineups"]] == lineups(["random", "greedy"], 3)
+    assert len(t["lineups"]) == 6
+    assert {e["policy"] for e in t["nash"]} == {"random", "greedy"}
+    assert sum(m["mass"] for m in t["alpha_rank"]["mass"]) == pytest.approx(1.0)
+    share = t["matrix"][0][1]["estimate"]
+    assert t["meta_game"]["payoff"][0][1] == pytest.approx(share - 0.5)
