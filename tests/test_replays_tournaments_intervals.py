@@ -384,3 +384,12 @@ def test_tournament_don_quixote_three_seats_plays_every_seating():
     assert sum(m["mass"] for m in t["alpha_rank"]["mass"]) == pytest.approx(1.0)
     share = t["matrix"][0][1]["estimate"]
     assert t["meta_game"]["payoff"][0][1] == pytest.approx(share - 0.5)
+
+
+def test_sacred_hill_mean_score_interval_stays_at_or_above_zero(run):
+    """Sacred Hill, seed 0, 3 games: a seat's score is a count (``SPEC.score_bounds``), so the
+    mean score's interval starts at 0 (it printed 2.333 [-2.838, 7.504])."""
+    res = run("simulate", "sacred-hill", "-n", 3, "-s", 0, "-q")
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert "2.333 [0.000, 7.504]" in lines[2] and "1.667 [0.000, 8.838]" in lines[3]

@@ -127,6 +127,9 @@ class GameSpec:
     #: on by ``switch=value``; a run's header lists them only when it is on (they change nothing
     #: otherwise)
     readings_of: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    #: the range of a seat's score (points; None = unbounded): a mean score's 95% interval is
+    #: clipped to it (``mcsim.stats.clip_to_range``, docs/outputs.md "Intervals")
+    score_bounds: tuple[float | None, float | None] = (None, None)
 
     def title(self, variant: dict) -> str:
         """The game's name for a run with the resolved ``variant`` (``titles``)."""

@@ -354,6 +354,7 @@ SPEC = GameSpec(
     summary_key="carcassonne",
     max_plies=72,
     description="72 land tiles, roads/cities/monasteries/fields, 7 meeples; The Gifts as a variant",
+    score_bounds=(0, None),  # points are only ever added
 )
 
 
