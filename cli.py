@@ -349,12 +349,14 @@ def games_cmd(as_json):
 
 def format_summary(summary: dict, module) -> str:
     """Readable text of a summary (the table printed by ``simulate``)."""
-    var = " ".join(f"{k}={v}" for k, v in summary["variant"].items()) or "-"
+    var = " ".join(f"{k}={v}" for k, v in module.SPEC.shown_variant(summary["variant"]).items())
+    var = var or "-"
     pw = max([22] + [len(s["policy"]) + 1 for s in summary["seats"]])
     solo = summary["players"] == 1  # one seat: score statistics only, no win rate
     wr_head = "" if solo else f"{'win rate [95% CI]':<28} "
     lines = [
-        f"{module.SPEC.long_name}: {summary['games']:,} games, seed {summary['seed']}, "
+        f"{module.SPEC.title(summary['variant'])}: {summary['games']:,} games, "
+        f"seed {summary['seed']}, "
         f"{summary['players']} players, variant {var}",
         f"{'seat':>4}  {'policy':<{pw}} {wr_head}{'mean score [95% CI]':<28}"
         f"{'sd':>7} {'min':>6} {'p50':>6} {'max':>6}",
@@ -576,7 +578,7 @@ def simulate_cmd(
 @mcsim_cli.command("tournament")
 @game_argument
 @run_options(
-    games_help="Games per lineup (every seat rotation of every pair of policies plays this many).",
+    games_help="Games per lineup (every seating of every pair of policies plays this many).",
     players_help="Seats per game (default: the game's default seat count, whatever "
     "the number of --policy values).",
     chunk_size=False,
@@ -599,10 +601,12 @@ def tournament_cmd(
 ):
     """Every policy against every other in every seat: win-rate matrix, Elo, seat effect.
 
-    Each pair of policies plays all seat rotations, N games per lineup, on the same deals
-    (common random numbers). Here --games/-n is the number of games per lineup, and each
-    --policy is one contestant (every contestant sits in every seat). Elo ratings and seat effects come from one maximum-likelihood fit,
-    so the seat advantage is separated from policy strength.
+    Each pair of policies plays every seating (with 3+ seats every arrangement of the two),
+    N games per lineup, on the same deals (common random numbers). Here --games/-n is the
+    number of games per lineup, and each --policy is one contestant (every contestant sits in
+    every seat). Elo ratings and seat effects come from one maximum-likelihood fit, so the seat
+    advantage is separated from policy strength; Nash averaging and alpha-Rank rank a field
+    that is not transitive (docs/usage.md).
 
     \b
     Example:

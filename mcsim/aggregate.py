@@ -112,9 +112,12 @@ class Aggregate:
         )
 
     # ------------------------------------------------------------ results
-    def seat_summaries(self, policy_labels: list[str]) -> list[dict]:
+    def seat_summaries(
+        self, policy_labels: list[str], score_bounds: tuple = (None, None)
+    ) -> list[dict]:
         """Per seat: win rate (Wilson 95%; None for a solo game) and score summary, as in
-        ``mcsim.stats``."""
+        ``mcsim.stats``; the mean score's interval clipped to the game's ``score_bounds``
+        (``GameSpec.score_bounds``)."""
         out = []
         for k in range(self.players):
             out.append(
@@ -124,7 +127,7 @@ class Aggregate:
                     "win_rate": (
                         stats.proportion(self.win_share[k], self.n) if self.players > 1 else None
                     ),
-                    "score": self._score(k),
+                    "score": stats.clip_to_range(self._score(k), score_bounds),
                 }
             )
         return out

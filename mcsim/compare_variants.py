@@ -20,10 +20,13 @@ as a point estimate, the per-seat win-share differences carry the intervals.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterable
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from mcsim import stats
 from mcsim.errors import ConfigError, UnknownVariantError
@@ -130,9 +133,58 @@ def compare_variants(
     if solo and announce is not None:
         announce(SOLO_NOTE.format(game=game))
     run = RunOptions(games=games, seed=seed, players=players, workers=workers, progress=progress)
-    results = [replace(run, variant=a).simulate(game, policies) for a in arms]
-    npl = results[0].summary["players"]
     labels = [",".join(f"{k}={v}" for k, v in a.items()) or "(defaults)" for a in arms]
+    from mcsim import runner
+
+    if games <= runner.KEEP_GAMES_LIMIT:
+        results = [replace(run, variant=a).simulate(game, policies) for a in arms]
+        return _compare(game, games, seed, labels, results, module, [[r.games for r in results]])
+    # Above KEEP_GAMES_LIMIT simulate keeps no rows in memory: each arm writes its rows to a
+    # temporary Parquet dataset (one part per chunk, the same chunks in every arm), read back
+    # here chunk by chunk, so memory stays flat (disk: the arms' tables until the end).
+    with tempfile.TemporaryDirectory(prefix="mcsim-compare-") as tmp:
+        dirs = [Path(tmp) / f"arm{i}" for i in range(len(arms))]
+        results = [
+            replace(run, variant=a).simulate(game, policies, out_dir=d) for a, d in zip(arms, dirs)
+        ]
+        npl = results[0].summary["players"]
+        columns = [f"{c}_{k}" for c in ("score", "win_share") for k in range(npl)]
+        parts = sorted(p.name for p in dirs[0].glob("part-*.parquet"))
+        chunks = ([pd.read_parquet(d / name, columns=columns) for d in dirs] for name in parts)
+        return _compare(game, games, seed, labels, results, module, chunks)
+
+
+class _MeanAcc:
+    """The mean with its 95% interval of values given chunk by chunk: ``stats.mean_interval``
+    of the values when they came in one chunk, else ``stats.mean_interval_from_moments`` of
+    the merged moments (the same keys)."""
+
+    def __init__(self, bounds: tuple[float | None, float | None] = (None, None)) -> None:
+        self.first = None
+        self.moments = None
+        self.bounds = bounds  # the quantity's range (``stats.clip_to_range``)
+
+    def add(self, x) -> None:
+        if self.first is None and self.moments is None:
+            self.first = np.asarray(x, dtype=np.float64)
+            return
+        if self.moments is None:
+            self.moments = stats.moments(self.first)
+            self.first = None
+        m = stats.moments(x)
+        self.moments = {k: self.moments[k] + m[k] for k in m}
+
+    def result(self) -> dict:
+        if self.moments is None:
+            return stats.mean_interval(self.first if self.first is not None else [], self.bounds)
+        return stats.mean_interval_from_moments(self.moments, self.bounds)
+
+
+def _compare(game, games: int, seed: int, labels, results, module, chunks) -> dict:
+    """The comparison from the arms' results and their per-game rows, given as ``chunks``: an
+    iterable of lists (one DataFrame per arm, the same games in each) holding ``score_<k>`` and
+    ``win_share_<k>``."""
+    npl = results[0].summary["players"]
     out = {
         "game": game,
         "games": games,
@@ -142,67 +194,100 @@ def compare_variants(
         "arms": [],
         "paired": [],
     }
-    if solo:
-        return _solo(out, labels, results, module)
-    per = [_per_game(r.games, npl) for r in results]
-    for label, r, p in zip(labels, results, per):
+    n_arms = len(results)
+    if npl == 1:
+        score = [_MeanAcc() for _ in range(n_arms)]
+        diff = [_MeanAcc() for _ in range(n_arms)]
+        for frames in chunks:
+            xs = [f["score_0"].to_numpy(dtype=np.float64) for f in frames]
+            for i, x in enumerate(xs):
+                score[i].add(x)
+                diff[i].add(x - xs[0])
+        return _solo(out, labels, results, module, score, diff)
+    acc = {  # spread and margin (best - worst, best - second) are never negative
+        key: [
+            [
+                _MeanAcc((0, None) if key in ("spread", "margin") else (None, None))
+                for _ in range(width)
+            ]
+            for _ in range(n_arms)
+        ]
+        for key, width in (
+            ("spread", 1),
+            ("margin", 1),
+            ("d_win", npl),
+            ("d_score", npl),
+            ("d_mean_score", 1),
+            ("d_spread", 1),
+            ("d_margin", 1),
+        )
+    }
+    win_sum = np.zeros((n_arms, npl))
+    same_winner = np.zeros(n_arms)
+    for frames in chunks:
+        per = [_per_game(f, npl) for f in frames]
+        ref = per[0]
+        for i, p in enumerate(per):
+            a = {k: v[i] for k, v in acc.items()}
+            a["spread"][0].add(p["spread"])
+            a["margin"][0].add(p["margin"])
+            win_sum[i] += p["win"].sum(axis=0)
+            for k in range(npl):
+                a["d_win"][k].add(p["win"][:, k] - ref["win"][:, k])
+                a["d_score"][k].add(p["score"][:, k] - ref["score"][:, k])
+            a["d_mean_score"][0].add(p["mean_score"] - ref["mean_score"])
+            a["d_spread"][0].add(p["spread"] - ref["spread"])
+            a["d_margin"][0].add(p["margin"] - ref["margin"])
+            same_winner[i] += float((p["win"].argmax(axis=1) == ref["win"].argmax(axis=1)).sum())
+    balance = 0.5 * np.abs(win_sum / games - 1.0 / npl).sum(axis=1)
+    for i, (label, r) in enumerate(zip(labels, results)):
         out["arms"].append(
             {
                 "label": label,
                 "variant": r.summary["variant"],
                 "seats": r.summary["seats"],
-                "score_spread": stats.mean_interval(p["spread"]),
-                "winner_margin": stats.mean_interval(p["margin"]),
-                "seat_balance": p["balance"],
+                "score_spread": acc["spread"][i][0].result(),
+                "winner_margin": acc["margin"][i][0].result(),
+                "seat_balance": float(balance[i]),
                 module.SPEC.summary_key: r.summary.get(module.SPEC.summary_key),
             }
         )
-    ref = per[0]
-    for label, p in zip(labels[1:], per[1:]):
+    for i in range(1, n_arms):
         out["paired"].append(
             {
-                "arm": label,
+                "arm": labels[i],
                 "reference": labels[0],
-                "win_share": [
-                    stats.paired_difference(p["win"][:, k], ref["win"][:, k]) for k in range(npl)
-                ],
-                "score": [
-                    stats.paired_difference(p["score"][:, k], ref["score"][:, k])
-                    for k in range(npl)
-                ],
-                "mean_score": stats.paired_difference(p["mean_score"], ref["mean_score"]),
-                "score_spread": stats.paired_difference(p["spread"], ref["spread"]),
-                "winner_margin": stats.paired_difference(p["margin"], ref["margin"]),
-                "seat_balance_change": p["balance"] - ref["balance"],
-                "same_winner": stats.proportion(
-                    float((p["win"].argmax(axis=1) == ref["win"].argmax(axis=1)).sum()), games
-                ),
+                "win_share": [x.result() for x in acc["d_win"][i]],
+                "score": [x.result() for x in acc["d_score"][i]],
+                "mean_score": acc["d_mean_score"][i][0].result(),
+                "score_spread": acc["d_spread"][i][0].result(),
+                "winner_margin": acc["d_margin"][i][0].result(),
+                "seat_balance_change": float(balance[i] - balance[0]),
+                "same_winner": stats.proportion(float(same_winner[i]), games),
             }
         )
     return out
 
 
-def _solo(out: dict, labels: list[str], results, module) -> dict:
-    """The comparison of a one-seat game: per arm the score, paired score differences."""
-    scores = [r.games["score_0"].to_numpy(dtype=np.float64) for r in results]
-    for label, r, x in zip(labels, results, scores):
+def _solo(out: dict, labels: list[str], results, module, score, diff) -> dict:
+    """The comparison of a one-seat game: per arm the score (``score``: one ``_MeanAcc`` per
+    arm), paired score differences (``diff``)."""
+    for i, (label, r) in enumerate(zip(labels, results)):
         out["arms"].append(
             {
                 "label": label,
                 "variant": r.summary["variant"],
-                "score": stats.mean_interval(x),
+                "score": score[i].result(),
                 module.SPEC.summary_key: r.summary.get(module.SPEC.summary_key),
             }
         )
-    for label, x in zip(labels[1:], scores[1:]):
-        out["paired"].append(
-            {"arm": label, "reference": labels[0], "score": stats.paired_difference(x, scores[0])}
-        )
+    for i in range(1, len(results)):
+        out["paired"].append({"arm": labels[i], "reference": labels[0], "score": diff[i].result()})
     return out
 
 
 def _ci(d: dict, fmt: str = "{:+.3f}") -> str:
-    return f"{fmt.format(d['mean'])} [{fmt.format(d['low'])}, {fmt.format(d['high'])}]"
+    return f"{fmt.format(d['mean'])} {stats.interval_text(d, fmt[2:-1])}"
 
 
 def format_comparison(res: dict, long_name: str = "") -> str:
@@ -227,7 +312,7 @@ def format_comparison(res: dict, long_name: str = "") -> str:
             lines.append(
                 f"  seat {s['seat']}: win rate {w['estimate']:.4f} [{w['low']:.4f}, "
                 f"{w['high']:.4f}]  mean score {sc['mean']:.2f} "
-                f"[{sc['low']:.2f}, {sc['high']:.2f}]"
+                f"{stats.interval_text(sc, '.2f')}"
             )
         lines.append(
             f"  score spread {_ci(a['score_spread'], '{:.2f}')}  winner margin "

@@ -294,16 +294,16 @@ def format_evaluation(ev: dict, long_name: str = "") -> str:
     for p in ev["policies"]:
         t = p["total"]
         row = (
-            f"{p['policy']:<24} {t['mean']:7.2f} [{t['low']:.2f}, {t['high']:.2f}]".ljust(49)
+            f"{p['policy']:<24} {t['mean']:7.2f} {stats.interval_text(t, '.2f')}".ljust(49)
             + (f"{t['sd']:>7.2f}" if t["sd"] == t["sd"] else "  undef")
             + f" {p['median']:>7g}"
         )
         for b in bands:
             q = p["bands"][b]
-            row += f"  {q['estimate']:.3f} [{q['low']:.3f}, {q['high']:.3f}]".ljust(24)
+            row += f"  {q['estimate']:.3f} {stats.interval_text(q, '.3f')}".ljust(24)
         d = p["diff_vs_first"]
         row += (
-            f"  {d['mean']:+7.2f} [{d['low']:+.2f}, {d['high']:+.2f}]".ljust(30)
+            f"  {d['mean']:+7.2f} {stats.interval_text(d, '+.2f')}".ljust(30)
             if d
             else "  " + "-".ljust(28)
         )
@@ -328,7 +328,7 @@ def format_evaluation(ev: dict, long_name: str = "") -> str:
         )
         for p in ev["policies"]:
             r = p["regret_vs_oracle"]
-            lines.append(f"  {p['policy']:<22} {r['mean']:7.2f} [{r['low']:.2f}, {r['high']:.2f}]")
+            lines.append(f"  {p['policy']:<22} {r['mean']:7.2f} {stats.interval_text(r, '.2f')}")
     return "\n".join(lines)
 
 
@@ -348,7 +348,7 @@ def format_ensemble(res: dict, long_name: str = "") -> str:
     for q in res["pairs"]:
         flips = (
             ", ".join(
-                f"{d['set']} ({d['difference']:+.2f} [{d['low']:+.2f}, {d['high']:+.2f}])"
+                f"{d['set']} ({d['difference']:+.2f} {stats.interval_text(d, '+.2f')})"
                 for d in q["per_set"]
                 if d["difference"] <= 0
             )

@@ -96,6 +96,11 @@ class _Ctx:
         return list(self.summary["policies"])
 
     @property
+    def title(self) -> str:
+        """The game's name for this run's variant (``GameSpec.title``)."""
+        return self.spec.title(self.summary["variant"])
+
+    @property
     def n(self) -> int:
         return int(self.summary["games"])
 
@@ -110,7 +115,7 @@ class _Ctx:
         g = games_note or f"{self.n:,} games"
         pol = self.labels[0] if len(set(self.labels)) == 1 else " | ".join(self.labels)
         return (
-            f"{self.spec.long_name}, {self.players} player{'s' if self.players != 1 else ''} "
+            f"{self.title}, {self.players} player{'s' if self.players != 1 else ''} "
             f"({pol}); {g}; seed {self.seed}"
         )
 
@@ -552,12 +557,9 @@ def _fig_comparison(ctx: _Ctx, sink: list) -> Figure:
 
 # ---------------------------------------------------------------- text
 def _ci(d: dict, key="estimate", fmt="{:.4f}") -> str:
-    v, lo, hi = d.get(key), d.get("low"), d.get("high")
-
-    def f(x):
-        return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else fmt.format(x)
-
-    return f"{f(v)} [{f(lo)}, {f(hi)}]"
+    v = d.get(key)
+    est = "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt.format(v)
+    return f"{est} {stats.interval_text(d, fmt[2:-1])}"
 
 
 def headline_rows(ctx: _Ctx) -> list[list[str]]:
@@ -621,10 +623,11 @@ def _cmp_table(rows: list[dict]) -> list[list[str]]:
 
 def _facts(ctx: _Ctx) -> list[tuple[str, str]]:
     s = ctx.summary
-    var = ", ".join(f"{k}={v}" for k, v in s["variant"].items()) or "(none)"
+    var = ", ".join(f"{k}={v}" for k, v in ctx.spec.shown_variant(s["variant"]).items())
+    var = var or "(none)"
     ln = s["length"]
     facts = [
-        ("game", f"{ctx.spec.long_name} ({ctx.spec.id}; rules: {ctx.spec.rules})"),
+        ("game", f"{ctx.title} ({ctx.spec.id}; rules: {ctx.spec.rules})"),
         ("games", f"{ctx.n:,}"),
         ("seed", str(ctx.seed)),
         ("players", str(ctx.players)),
@@ -664,7 +667,7 @@ def headline(ctx: _Ctx, comparison: list[dict]) -> list[str]:
     if ctx.players == 1:
         sc = seats[0]["score"]
         return [
-            f"Mean score {sc['mean']:.3f} points [95% CI {sc['low']:.3f}, {sc['high']:.3f}], "
+            f"Mean score {sc['mean']:.3f} points, 95% CI {stats.interval_text(sc, '.3f')}, "
             f"sd {sc['sd']:.3f}, over {ctx.n:,} games."
         ]
     fair = 100.0 / ctx.players
@@ -672,7 +675,7 @@ def headline(ctx: _Ctx, comparison: list[dict]) -> list[str]:
         w = st["win_rate"]
         out.append(
             f"Seat {st['seat']} ({st['policy']}) wins {ch.pct(w['estimate']):.2f}% of games "
-            f"[95% CI {ch.pct(w['low']):.2f}, {ch.pct(w['high']):.2f}]; equal share "
+            f"95% CI {stats.interval_text(w, '.2f', 100)}; equal share "
             f"{fair:.2f}%."
         )
     for r in comparison:
@@ -685,9 +688,9 @@ def headline(ctx: _Ctx, comparison: list[dict]) -> list[str]:
         sc, w = r["score"], r["win_rate"]
         out.append(
             f"{r['group'][0].upper() + r['group'][1:]}, {r['label']}: "
-            f"{sc['mean']:+.3f} points [95% CI {sc['low']:+.3f}, {sc['high']:+.3f}], "
+            f"{sc['mean']:+.3f} points, 95% CI {stats.interval_text(sc, '+.3f')}, "
             f"{ch.pct(w['mean']):+.2f} percentage points of win rate "
-            f"[{ch.pct(w['low']):+.2f}, {ch.pct(w['high']):+.2f}]."
+            f"{stats.interval_text(w, '+.2f', 100)}."
         )
     return out
 
@@ -716,7 +719,7 @@ def _md_table(head, rows) -> str:
 
 def render_markdown(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> str:
     """``report.md``: facts, headline table, comparison table, figures linked as PNG files."""
-    parts = [f"# Balance report: {ctx.spec.long_name}", ""]
+    parts = [f"# Balance report: {ctx.title}", ""]
     parts += [f"> **Note:** {n}\n" for n in _notes(ctx)]
     parts += [f"- **{k}**: {v}" for k, v in _facts(ctx)]
     parts += ["", "## Headline", ""] + [f"- {h}" for h in headline(ctx, comparison)]
@@ -734,7 +737,7 @@ def render_markdown(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> st
         parts += ["## Paired differences", "", _md_table(CMP_HEAD, _cmp_table(comparison)), ""]
     text = _game_text(ctx)
     if text:
-        parts += [f"## {ctx.spec.long_name} details", "", "```text", text, "```", ""]
+        parts += [f"## {ctx.title} details", "", "```text", text, "```", ""]
     parts += ["## Figures", ""]
     for f in figures:
         parts += [f"### {f.title}", "", f"![{f.title}]({f.file})", "", f.caption, ""]
@@ -780,7 +783,7 @@ def _html_table(head, rows, num_from: int = 2) -> str:
 
 def render_html(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> str:
     """``report.html``: self-contained (inline CSS, figures as base64 data URIs, no scripts)."""
-    title = f"Balance report: {ctx.spec.long_name}"
+    title = f"Balance report: {ctx.title}"
     facts = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in _facts(ctx))
     parts = [
         "<!DOCTYPE html>",
@@ -804,7 +807,7 @@ def render_html(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> str:
     text = _game_text(ctx)
     if text:
         parts += [
-            f"<h2>{html.escape(ctx.spec.long_name)} details</h2>",
+            f"<h2>{html.escape(ctx.title)} details</h2>",
             f"<pre>{html.escape(text)}</pre>",
         ]
     parts.append("<h2>Figures</h2>")

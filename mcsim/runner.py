@@ -576,7 +576,7 @@ def build_summary(
         "policies": labels,
     }
     summary.update(prep.info)
-    summary["seats"] = agg.seat_summaries(labels)
+    summary["seats"] = agg.seat_summaries(labels, module.SPEC.score_bounds)
     summary["length"] = agg.length_summary()
     played = agg.n if played is None else played
     play = elapsed - compile_seconds

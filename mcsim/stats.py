@@ -49,8 +49,48 @@ def t_quantile(n: int) -> float:
     return float(_st.t.ppf(0.975, n - 1)) if n > 1 else math.nan
 
 
-def mean_interval(values) -> dict:
-    """Mean with a Student-t 95% interval: ``{"mean", "low", "high", "sd", "n"}``."""
+#: how an interval whose bounds are undefined prints (a mean of fewer than 2 values, a
+#: proportion of none): ``interval_text``, the one convention of every text output
+UNDEFINED_INTERVAL = "[undefined]"
+
+
+def interval_text(d: dict, spec: str = ".3f", scale: float = 1.0) -> str:
+    """``"[low, high]"`` of an interval dict (keys ``low``, ``high``) with the format ``spec``
+    (e.g. ``".3f"``, ``"+7.2f"``), both bounds times ``scale`` (100 for percent);
+    ``UNDEFINED_INTERVAL`` when a bound is None or NaN. Every text output prints intervals
+    this way (docs/outputs.md, "Intervals").
+
+    >>> interval_text({"low": 0.25, "high": 1.5}, ".2f")
+    '[0.25, 1.50]'
+    >>> interval_text({"low": float("nan"), "high": float("nan")}, "+.2f")
+    '[undefined]'
+    """
+    lo, hi = d.get("low"), d.get("high")
+    if lo is None or hi is None or lo != lo or hi != hi:
+        return UNDEFINED_INTERVAL
+    return f"[{format(scale * lo, spec)}, {format(scale * hi, spec)}]"
+
+
+def clip_to_range(d: dict, bounds: tuple[float | None, float | None] = (None, None)) -> dict:
+    """``d`` (a dict with ``low``, ``high``) with its interval clipped to the quantity's range
+    ``bounds`` (``(low, high)``, None = unbounded; e.g. ``(0, None)`` for a count), so that no
+    interval leaves the values the quantity can take; NaN bounds stay NaN. Returns ``d``.
+
+    >>> clip_to_range({"mean": 0.1, "low": -0.126, "high": 0.326}, (0, None))["low"]
+    0.0
+    """
+    lo, hi = bounds
+    if lo is not None and d["low"] == d["low"]:
+        d["low"] = max(float(lo), d["low"])
+    if hi is not None and d["high"] == d["high"]:
+        d["high"] = min(float(hi), d["high"])
+    return d
+
+
+def mean_interval(values, bounds: tuple[float | None, float | None] = (None, None)) -> dict:
+    """Mean with a Student-t 95% interval: ``{"mean", "low", "high", "sd", "n"}``; the interval
+    is clipped to the quantity's range ``bounds`` (``clip_to_range``; e.g. ``(0, None)`` for a
+    count). Fewer than 2 values: NaN bounds (undefined)."""
     x = np.asarray(values, dtype=np.float64)
     n = x.size
     if n == 0:
@@ -58,7 +98,8 @@ def mean_interval(values) -> dict:
     m = float(x.mean())
     sd = float(x.std(ddof=1)) if n > 1 else math.nan  # undefined for one value
     half = t_quantile(n) * sd / math.sqrt(n) if n > 1 else math.nan
-    return {"mean": m, "low": m - half, "high": m + half, "sd": sd, "n": int(n)}
+    out = {"mean": m, "low": m - half, "high": m + half, "sd": sd, "n": int(n)}
+    return clip_to_range(out, bounds)
 
 
 def moments(values) -> dict:
@@ -67,15 +108,18 @@ def moments(values) -> dict:
     return {"n": int(x.size), "sum": float(x.sum()), "sumsq": float((x * x).sum())}
 
 
-def mean_interval_from_moments(m: dict) -> dict:
-    """``mean_interval`` computed from merged ``moments`` (same keys and meaning)."""
+def mean_interval_from_moments(
+    m: dict, bounds: tuple[float | None, float | None] = (None, None)
+) -> dict:
+    """``mean_interval`` computed from merged ``moments`` (same keys, meaning and ``bounds``)."""
     n = m["n"]
     if n == 0:
         return {"mean": math.nan, "low": math.nan, "high": math.nan, "sd": math.nan, "n": 0}
     mean = m["sum"] / n
     sd = math.sqrt(max((m["sumsq"] - n * mean * mean) / (n - 1), 0.0)) if n > 1 else math.nan
     half = t_quantile(n) * sd / math.sqrt(n) if n > 1 else math.nan
-    return {"mean": mean, "low": mean - half, "high": mean + half, "sd": sd, "n": int(n)}
+    out = {"mean": mean, "low": mean - half, "high": mean + half, "sd": sd, "n": int(n)}
+    return clip_to_range(out, bounds)
 
 
 def score_summary(values) -> dict:

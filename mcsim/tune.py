@@ -1135,19 +1135,19 @@ def format_tune(res: dict, long_name: str = "") -> str:
         f"tuning), {obj} per deal [95% CI]:",
     ]
     t, st, d = v["tuned"], v["start"], v["difference"]
-    lines.append(f"  tuned  {t['mean']:.4f} [{t['low']:.4f}, {t['high']:.4f}]")
+    lines.append(f"  tuned  {t['mean']:.4f} {stats.interval_text(t, '.4f')}")
     if st.get("exact"):
         lines.append(f"  start  {st['mean']:.4f} exactly (the starting policy in every seat)")
     else:
-        lines.append(f"  start  {st['mean']:.4f} [{st['low']:.4f}, {st['high']:.4f}]")
-    lines.append(f"  tuned - start {d['mean']:+.4f} [{d['low']:+.4f}, {d['high']:+.4f}]")
+        lines.append(f"  start  {st['mean']:.4f} {stats.interval_text(st, '.4f')}")
+    lines.append(f"  tuned - start {d['mean']:+.4f} {stats.interval_text(d, '+.4f')}")
     if len(v["tuned_score_by_seat"]) > 1:
         lines.append(
             "  tuned mean score by seat: "
             + " / ".join(f"{m['mean']:.2f}" for m in v["tuned_score_by_seat"])
             + "; win share by seat: "
             + " / ".join(
-                f"{w['estimate']:.3f} [{w['low']:.3f}, {w['high']:.3f}]"
+                f"{w['estimate']:.3f} {stats.interval_text(w, '.3f')}"
                 for w in v["tuned_win_share_by_seat"]
             )
         )

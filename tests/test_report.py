@@ -119,7 +119,7 @@ def test_html_and_markdown_contain_the_headline_numbers(rep):
     w0 = s["seats"][0]["win_rate"]
     heads.append(
         f"Seat 0 (tactician) wins {100 * w0['estimate']:.2f}% of games "
-        f"[95% CI {100 * w0['low']:.2f}, {100 * w0['high']:.2f}]; equal share 50.00%."
+        f"95% CI [{100 * w0['low']:.2f}, {100 * w0['high']:.2f}]; equal share 50.00%."
     )
     for h in heads:
         assert h in page, h

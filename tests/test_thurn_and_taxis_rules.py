@@ -590,7 +590,10 @@ def test_s4_handwritten_record_replays():
     """docs/rules/thurn_und_taxis.md §3-§4: a record typed by hand (unshuffled deck) replays:
     forced Postmasters, display refills from the deck, Postal Carrier extending both ends."""
     out = T.replay(HANDWRITTEN)
-    assert out["finished"] is False and out["turns"] == 4 and out["scores"] == [-20, -20, -20]
+    # unfinished: no points yet; the 20 houses not placed are a penalty of the game's end (§5)
+    assert out["finished"] is False and out["turns"] == 4 and out["scores"] == [0, 0, 0]
+    assert out["house_penalty"] == [20, 20, 20]
+    assert out["score_if_ended_now"] == [-20, -20, -20]
     g = T.Game(3, DECK)
     g.play(K.A_DRAW_DISPLAY + C["Carlsruhe"], K.A_DRAW_DISPLAY + C["Freiburg"])
     assert g.display() == c(
@@ -775,7 +778,9 @@ class TestHouseLeftOutCase:
         rec = _house_case_legal_before_182()
         rec["turns"][182]["close"]["houses"] = ["Augsburg", "Ulm"]
         out = T.replay(rec)
-        assert out["houses_left"] == [0, 7] and out["scores"] == [23, 6]
+        # unfinished: seat 1's 7 houses not placed are the game end's penalty, given apart
+        assert out["houses_left"] == [0, 7] and out["scores"] == [23, 13]
+        assert out["house_penalty"] == [0, 7] and out["score_if_ended_now"] == [23, 6]
         assert out["carriages"] == [5, 5] and out["tile_points"] == [18, 8]
         assert out["end_reason"] == "houses" and out["finished"] is False
         assert naive_score_record(rec)["scores"] == [23, 6]

@@ -533,7 +533,9 @@ def _decide_any(state, tables, variant, buffers, kind, p, nopt, aux):
     ``buffers`` = (policy_ids int64[5], policy_params float64[5, P], rng uint64[5, 4],
     log int32[L, 4], ctx int64[C_SIZE], opts int32[64], errbuf int32[64], events int32[E, 8],
     scratch int32[N_SCRATCH, STATE_SIZE] (rows ``R_*``), the heuristic (``policy_function``)).
-    Returns the chosen option value. Logs it in record/replay mode. In replay mode a log of
+    Returns the chosen option value. Logs it in record/replay mode. In replay mode the first
+    decision that the log lacks or that is not legal sets ``C_ERR`` (its options in
+    ``D_ERRBUF``) and ``C_STOPPED``: option 0 until the turn ends, where the engine returns. A log of
     ``4 + STATE_SIZE`` columns also receives the position before decision ``ptr`` in columns
     ``4 ..`` (``mcsim.games.el_grande.show``; the usual 4-column log is unaffected).
     """
@@ -565,6 +567,9 @@ def _decide_any(state, tables, variant, buffers, kind, p, nopt, aux):
                 for i in range(nopt):
                     if i + 2 < eb.shape[0]:
                         eb[i + 2] = opts[i]
+                # stop the game at the turn's end (the engine's stop points, as a stopped
+                # search run): the record has no decision for the rest
+                ctx[C_STOPPED] = 1
             found = 0
         idx = found
     elif mode == MODE_SEARCH:

@@ -120,6 +120,34 @@ class GameSpec:
     summary_key: str  # e.g. "sacred_hill"
     max_plies: int
     description: str = ""
+    #: ``(variant, value, name)``: the game's name in a run's header when that variant has that
+    #: value (Carcassonne without The Gifts is not "with The Gifts"); else ``long_name``
+    titles: tuple[tuple[str, str, str], ...] = ()
+    #: ``(switch, value, readings)``: variants that are readings of a part of the game switched
+    #: on by ``switch=value``; a run's header lists them only when it is on (they change nothing
+    #: otherwise)
+    readings_of: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    #: the range of a seat's score (points; None = unbounded): a mean score's 95% interval is
+    #: clipped to it (``mcsim.stats.clip_to_range``, docs/outputs.md "Intervals")
+    score_bounds: tuple[float | None, float | None] = (None, None)
+
+    def title(self, variant: dict) -> str:
+        """The game's name for a run with the resolved ``variant`` (``titles``)."""
+        for name, value, title in self.titles:
+            if variant.get(name) == value:
+                return title
+        return self.long_name
+
+    def shown_variant(self, variant: dict) -> dict:
+        """The resolved ``variant`` without the readings of a part that is off
+        (``readings_of``): what a run's header lists."""
+        hidden = {
+            r
+            for name, value, readings in self.readings_of
+            if variant.get(name) != value
+            for r in readings
+        }
+        return {k: v for k, v in variant.items() if k not in hidden}
 
     def policy(self, name: str) -> PolicySpec:
         for p in self.policies:

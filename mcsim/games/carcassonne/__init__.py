@@ -323,6 +323,8 @@ OPTIONS = {
 SPEC = GameSpec(
     id="carcassonne",
     long_name="Carcassonne (base game, farmers) with The Gifts",
+    titles=(("gifts", "false", "Carcassonne (base game, farmers)"),),
+    readings_of=(("gifts", "true", GIFT_READINGS),),
     rules=_src,
     min_players=2,
     max_players=5,
@@ -352,6 +354,7 @@ SPEC = GameSpec(
     summary_key="carcassonne",
     max_plies=72,
     description="72 land tiles, roads/cities/monasteries/fields, 7 meeples; The Gifts as a variant",
+    score_bounds=(0, None),  # points are only ever added
 )
 
 

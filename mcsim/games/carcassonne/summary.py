@@ -76,7 +76,9 @@ def finalize_summary(t: dict, prep: Prepared) -> dict:
     """
     from mcsim import stats
 
-    mi = stats.mean_interval_from_moments
+    def mi(m):  # every quantity here is a count or points, never negative: clipped at 0
+        return stats.mean_interval_from_moments(m, (0, None))
+
     n = t["unplaceable"]["n"]
     out: dict = {"tiles_per_seat": [mi(m) for m in t["tiles"]]}
     out["points_by_feature"] = {
@@ -113,8 +115,10 @@ def summarize(games, prep: Prepared) -> dict:
 def format_summary(block: dict, summary: dict | None = None) -> str:
     """Readable text of the ``"carcassonne"`` summary block (printed by ``mcsim simulate``)."""
 
+    from mcsim.stats import interval_text
+
     def ci(d, f="{:.2f}"):
-        return f"{f.format(d['mean'])} [{f.format(d['low'])}, {f.format(d['high'])}]"
+        return f"{f.format(d['mean'])} {interval_text(d, f[2:-1])}"
 
     lines = [
         "tiles placed per seat: " + ", ".join(f"{d['mean']:.2f}" for d in block["tiles_per_seat"])

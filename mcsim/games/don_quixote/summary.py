@@ -65,7 +65,7 @@ def format_summary(block: dict, summary: dict | None = None) -> str:
     cat = block["mean_per_category"]
     sc = block["mean_per_scoring"]
     bands = ", ".join(
-        f"P(>{k.split('_')[-1]}) {v['estimate']:.4f} [{v['low']:.4f}, {v['high']:.4f}]"
+        f"P(>{k.split('_')[-1]}) {v['estimate']:.4f} {stats.interval_text(v, '.4f')}"
         for k, v in block["bands"].items()
     )
     return "\n".join(

@@ -345,6 +345,7 @@ SPEC = GameSpec(
     summary_key="el_grande",
     max_plies=4000,
     description="majorities in nine Spanish regions; power-card bidding, 45 action cards, Castillo",
+    score_bounds=(0, None),  # points are only ever added
 )
 
 SOURCES = ("general", "special", "king", "grande", "castillo")

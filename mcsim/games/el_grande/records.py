@@ -342,8 +342,21 @@ def parse_setup(setup: Any, npl: int, veto_off: bool = False) -> np.ndarray:
     for d in range(4):
         lst = decks.get(str(d + 1))
         own = [cid for cid, c in zip(data["card_ids"], data["card_rows"]) if c["deck"] == d + 1]
-        if not isinstance(lst, list) or len(lst) > 11:
-            raise InvalidRecordError(f"setup: deck {d + 1} must list up to 11 card ids (top first)")
+        # every card of the deck in the game, checked here before any decision is replayed (a
+        # short list used to fail only at the first card it lacked); with veto=off deck 2
+        # holds its 9 other cards (A2), so a veto=off record relabelled veto=on is refused
+        size = sum(1 for c in own if not (veto_off and _is_veto(data, data["card_ids"].index(c))))
+        if not isinstance(lst, list) or len(lst) != size:
+            n = f"{len(lst)} cards" if isinstance(lst, list) else json.dumps(lst)[:40]
+            if d == 1 and not veto_off and isinstance(lst, list) and len(lst) == size - 2:
+                raise InvalidRecordError(
+                    f"setup: deck 2 lists {n}, the deck of a veto=off game (its Vetoes are out "
+                    f"of the game, A2), but the record says veto=on: deck 2 must list all its "
+                    f"{size} cards (top first)"
+                )
+            raise InvalidRecordError(
+                f"setup: deck {d + 1} must list all its {size} cards (top first), not {n}"
+            )
         idx = []
         for cid in lst:
             if cid not in own:
@@ -355,13 +368,7 @@ def parse_setup(setup: Any, npl: int, veto_off: bool = False) -> np.ndarray:
                     f"setup: card {cid!r} is a Veto, out of the game with veto=off (A2)"
                 )
             idx.append(cid)
-        # unrevealed cards: fill in file order (with veto=off the Vetoes last, never revealed)
-        idx += [
-            c
-            for c in own
-            if c not in idx and not (veto_off and _is_veto(data, data["card_ids"].index(c)))
-        ]
-        idx += [c for c in own if c not in idx]
+        idx += [c for c in own if c not in idx]  # veto=off: the Vetoes last, never revealed
         fixed[K.F_DECKS + 11 * d : K.F_DECKS + 11 * d + 11] = [
             data["card_ids"].index(c) for c in idx
         ]
@@ -377,7 +384,9 @@ def replay(record: dict) -> ReplayResult:
         ``{"finished": True, "players", "points": [...], "winner": seat or None (shared),
         "points_by_source": {source: [...]}, "scorings": [...], "plies"}``. A record that
         stops before the game ends gives ``"finished": False``, the points after the last
-        scoring completed within it, ``"winner": None`` and ``"points_by_source": None``.
+        scoring completed within it, ``"winner": None``, ``"points_by_source": None`` and
+        ``"next_decision"``: where it stops (``{"index", "seat", "kind", "legal"}``, the
+        decision the game asks for next and its legal values); the game is not played on.
 
     Raises
     ------
@@ -424,8 +433,10 @@ def replay(record: dict) -> ReplayResult:
     )
     if err >= 0 and err == len(decisions):
         # the record stops before the game ends: unfinished, with the points of the scorings
-        # completed before its end (the kernel played on from there with stand-in choices)
+        # completed before its end (the kernel stopped there, at the end of that turn) and the
+        # decision that comes next
         events = [e for e in _events(ev, nev, npl) if e["after_decision"] <= err]
+        kind, seat = int(eb[0]), int(eb[1])
         return replay_result(
             record,
             {
@@ -436,6 +447,12 @@ def replay(record: dict) -> ReplayResult:
                 "points_by_source": None,
                 "scorings": events,
                 "plies": int(err),
+                "next_decision": {
+                    "index": int(err),
+                    "seat": seat,
+                    "kind": KIND_NAMES[kind],
+                    "legal": [format_value(kind, int(v)) for v in eb[2 : 2 + min(int(ne), 62)]],
+                },
             },
         )
     if err >= 0:
@@ -471,13 +488,19 @@ def replay(record: dict) -> ReplayResult:
     return replay_result(record, result)
 
 
+def _unfinished_line(result: dict) -> str:
+    """Where an unfinished record stops: its length and the decision asked for next."""
+    line = f"not finished: the record ends after {result['plies']} decisions"
+    nxt = result.get("next_decision")
+    if nxt is None:
+        return line
+    legal = ", ".join(nxt["legal"][:12]) + (", ..." if len(nxt["legal"]) > 12 else "")
+    return f"{line}; decision {nxt['index']} is seat {nxt['seat']}'s {nxt['kind']} ({legal})"
+
+
 def format_replay(result: dict) -> str:
     """Readable replay report: scores after each scoring, final points by source, winner."""
-    lines = (
-        []
-        if result["finished"]
-        else [f"not finished: the record ends after {result['plies']} decisions"]
-    )
+    lines = [] if result["finished"] else [_unfinished_line(result)]
     for e in result["scorings"]:
         lines.append(
             f"after decision {e['after_decision']:4d}  {e['event']:<45s} "

@@ -214,6 +214,8 @@ def summarize(games, prep: Prepared) -> dict:
 
 def format_summary(block: dict, summary: dict | None = None) -> str:
     """Readable tables of the ``"el_grande"`` block: action cards, power cards, point sources."""
+    from mcsim.stats import interval_text
+
     lines = [
         "action cards (taker minus mean of the others; 95% CI)",
         f"{'card':5s} {'taken/game':>10s}  {'score diff':>26s}  {'win-share diff':>28s}  text",
@@ -222,8 +224,8 @@ def format_summary(block: dict, summary: dict | None = None) -> str:
         if e["taken"]:
             sd, wd = e["score_diff"], e["win_diff"]
             lines.append(
-                f"{cid:5s} {e['taken_per_game']:10.3f}  {sd['mean']:+7.2f} [{sd['low']:+7.2f}, {sd['high']:+7.2f}]"
-                f"  {wd['mean']:+7.3f} [{wd['low']:+7.3f}, {wd['high']:+7.3f}]  {e['text'][:50]}"
+                f"{cid:5s} {e['taken_per_game']:10.3f}  {sd['mean']:+7.2f} {interval_text(sd, '+7.2f')}"
+                f"  {wd['mean']:+7.3f} {interval_text(wd, '+7.3f')}  {e['text'][:50]}"
             )
         else:
             lines.append(f"{cid:5s} {0.0:10.3f}  (never taken)")
@@ -232,18 +234,18 @@ def format_summary(block: dict, summary: dict | None = None) -> str:
         lines.append(f"win rate by the power card played in round {pc['first_round']}")
         for v, w in pc["win_rate_by_first_value"].items():
             lines.append(
-                f"  {int(v):2d}: {w['estimate']:.4f} [{w['low']:.4f}, {w['high']:.4f}]  n={w['n']}"
+                f"  {int(v):2d}: {w['estimate']:.4f} {interval_text(w, '.4f')}  n={w['n']}"
             )
     lines.append("points by source (mean per seat-game, share of all points)")
     for name, d in block["points_by_source"].items():
         lines.append(
-            f"  {name:9s} {d['mean']:7.2f} [{d['low']:7.2f}, {d['high']:7.2f}]  {100 * d['share']:5.1f}%"
+            f"  {name:9s} {d['mean']:7.2f} {interval_text(d, '7.2f')}  {100 * d['share']:5.1f}%"
         )
     ci, v = block.get("court_intake"), block.get("vetoes")
     if ci:
         tk = ci["taken"]
         lines.append(
-            f"court intake per seat-game: {tk['mean']:.2f} [{tk['low']:.2f}, {tk['high']:.2f}] taken of "
+            f"court intake per seat-game: {tk['mean']:.2f} {interval_text(tk, '.2f')} taken of "
             f"{ci['allowed']:.2f} allowed ({100 * ci['share']:.1f}%)"
         )
     if v:

@@ -182,6 +182,7 @@ SPEC = GameSpec(
     summary_key="sacred_hill",
     max_plies=K.MAX_PLIES,
     description="2 players; who gets fewer kingdoms (then more territory) on 45 hills",
+    score_bounds=(0, None),  # a seat's score is a count, never negative
 )
 
 

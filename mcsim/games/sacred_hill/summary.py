@@ -104,7 +104,7 @@ def format_summary(block: dict, summary: dict | None = None) -> str:
             who = ["player starting game 2j", "the other"]
         lines.append(
             f"match win rate ({how}): {who[0]} {a['estimate']:.4f} "
-            f"[{a['low']:.4f}, {a['high']:.4f}], {who[1]} {b['estimate']:.4f}; "
+            f"{stats.interval_text(a, '.4f')}, {who[1]} {b['estimate']:.4f}; "
             f"drawn {block['match_draw_rate']:.2%}"
         )
     return "\n".join(lines)

@@ -757,16 +757,23 @@ def _replay_turn(g: Game, t_index: int, turn, data: dict) -> None:
 def _replay_outcome(record: dict, g: Game, turns: list, players: int) -> dict:
     """The result of the replayed game; a finished one must match the record's ``scores``,
     ``winner`` and ``end_reason``."""
+    houses_left = [g.get(K.S_HOUSES_LEFT, p) for p in range(players)]
+    final = g.scores()  # carriage + bonus tiles - houses not placed (§5)
+    # unfinished: the score as it stands (carriage + bonus tiles); the houses not placed yet are
+    # a penalty of the game's end (§5), given apart ("house_penalty", "score_if_ended_now")
+    scores = final if g.over else [f + h for f, h in zip(final, houses_left)]
     result = {
         "finished": g.over,
         "turns": len(turns),
-        "scores": g.scores(),
-        "points": g.scores(),
+        "scores": scores,
+        "points": scores,
         "winner": g.winner() if g.over else None,
         "end_reason": END_REASONS.get(g.get(K.S_END_REASON)),
         "carriages": [g.get(K.S_CARRIAGE, p) for p in range(players)],
-        "houses_left": [g.get(K.S_HOUSES_LEFT, p) for p in range(players)],
+        "houses_left": houses_left,
         "tile_points": [g.get(K.S_TILE_PTS, p) for p in range(players)],
+        "house_penalty": houses_left,
+        "score_if_ended_now": final,
     }
     if g.over:
         for key in ("scores", "winner", "end_reason"):
@@ -784,8 +791,12 @@ def replay(record: dict) -> ReplayResult:
     -------
     dict
         ``{"finished", "turns", "scores", "points" (= scores), "winner", "end_reason",
-        "carriages", "houses_left", "tile_points"}`` (scores also for unfinished records: the
-        score so far; winner None until finished).
+        "carriages", "houses_left", "tile_points", "house_penalty", "score_if_ended_now"}``
+        (points per seat). Finished: ``scores`` are the final scores, the house penalty
+        (houses not placed, §5) included. Unfinished: ``scores`` are the scores as they stand
+        (carriage + bonus tiles), without the penalty that only the game's end applies;
+        ``house_penalty`` is that penalty (points, one per house not placed) and
+        ``score_if_ended_now`` the score minus it. ``winner`` is None until finished.
 
     Raises
     ------
@@ -809,9 +820,17 @@ def format_replay(result: dict) -> str:
         + (f" ({result['end_reason']})" if result["end_reason"] else "")
     ]
     for p, s in enumerate(result["scores"]):
+        if result["finished"]:
+            lines.append(
+                f"seat {p}: {s:3d} points  (carriage {result['carriages'][p] or '-'}, "
+                f"tiles {result['tile_points'][p]}, houses left {result['houses_left'][p]})"
+            )
+            continue
         lines.append(
-            f"seat {p}: {s:3d} points  (carriage {result['carriages'][p] or '-'}, "
-            f"tiles {result['tile_points'][p]}, houses left {result['houses_left'][p]})"
+            f"seat {p}: {s:3d} points so far  (carriage {result['carriages'][p] or '-'}, "
+            f"tiles {result['tile_points'][p]}); houses left {result['houses_left'][p]}: "
+            f"penalty -{result['house_penalty'][p]} at the end, "
+            f"{result['score_if_ended_now'][p]} if the game ended now"
         )
     if result["winner"] is not None:
         lines.append(f"winner: seat {result['winner']} (tie-break: game-end tile, then clockwise)")

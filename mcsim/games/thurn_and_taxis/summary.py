@@ -191,15 +191,16 @@ def summarize(games: pd.DataFrame, prep: Prepared) -> dict:
 
 def format_summary(block: dict, summary: dict | None = None) -> str:
     """Readable text of the ``thurn_and_taxis`` summary block (printed by ``mcsim simulate``)."""
+    from mcsim.stats import interval_text
 
     def pct(d):
-        return f"{100 * d['estimate']:.1f}% [{100 * d['low']:.1f}, {100 * d['high']:.1f}]"
+        return f"{100 * d['estimate']:.1f}% {interval_text(d, '.1f', 100)}"
 
     end = block["end"]
     lines = [
         f"end: 7-carriage {pct(end['carriage7'])}, last house {pct(end['houses'])}, "
         f"turn cap {pct(end['turn_cap'])}; rounds {end['rounds']['mean']:.2f} "
-        f"[{end['rounds']['low']:.2f}, {end['rounds']['high']:.2f}] "
+        f"{interval_text(end['rounds'], '.2f')} "
         f"(5/50/95%: {end['rounds_quantiles']['5']:.0f}/{end['rounds_quantiles']['50']:.0f}/"
         f"{end['rounds_quantiles']['95']:.0f})"
     ]
