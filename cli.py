@@ -988,7 +988,12 @@ def replay_cmd(game, record_file, index, as_json):
     default=None,
     help="Play game --game-index of `simulate --seed S` instead of reading a record.",
 )
-@click.option("--game-index", type=WHOLE, default=None, help="With --seed: the game to show.")
+@click.option(
+    "--game-index",
+    type=WholeNumber(Whole(None, 2**64)),  # the range is checked by show.record_of_seed
+    default=None,
+    help="With --seed: the game to show.",
+)
 @click.option(
     "--policy",
     "-p",

@@ -25,7 +25,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from mcsim import stats
+from mcsim import stats, values
 from mcsim.errors import ConfigError, UnknownVariantError
 
 
@@ -124,7 +124,8 @@ def compare_variants(
     for i in range(len(resolved)):
         for j in range(i):
             if resolved[i] == resolved[j]:
-                raise ConfigError(f"--variant arms {j + 1} and {i + 1} are the same rules")
+                where = "--variant arms" if values.on_cli() else "arms"
+                raise ConfigError(f"{where} {j + 1} and {i + 1} are the same rules")
     from mcsim.runner import RunOptions, resolve_config
 
     # every arm is checked as simulate checks it (variant combinations, options) before any game

@@ -120,7 +120,7 @@ def _evaluate(game, policies, run):
 
     policies = [policies] if isinstance(policies, str) else list(policies)
     if not policies:
-        raise ConfigError("evaluate needs at least one --policy")
+        raise ConfigError(f"evaluate needs at least one policy ({values.label('policies')})")
     module = get_game(game)
     players = module.SPEC.min_players if run.players is None else run.players
     run = replace(run, players=players)

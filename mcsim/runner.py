@@ -726,7 +726,7 @@ SEED = Whole(0, MAX_SEED, "a whole number in [0, 2**64)")
 #: games per chunk: at most a run's largest game count
 CHUNK_SIZE = Whole(1, MAX_GAMES, None, f"{MAX_GAMES:,} (10**12)")
 #: worker processes
-WORKERS = Whole(1)
+WORKERS = Whole(1, rule="at least 1")
 
 
 def check_limits(games, seed, games_name: str | None = None, seed_name: str | None = None) -> None:

@@ -702,7 +702,7 @@ def _check_seed_and_popsize(seed, popsize) -> None:
     or at least 2."""
     SEED.check(seed, label("seed"))
     if popsize is not None:
-        Whole(2, 10**6, "at least 2", "1,000,000").check(popsize, label("popsize"))
+        Whole(2, rule="at least 2").check(popsize, label("popsize"))
 
 
 def _settings(setup, space, fixed, integer, budget, seed, lam, plan) -> dict:

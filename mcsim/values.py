@@ -52,6 +52,7 @@ _FLAGS = {
     "policies": "--policy",
     "variant": "--variant",
     "k": "--tileset-ensemble",
+    "params": "--param",
 }
 
 
@@ -173,10 +174,16 @@ class Whole:
         if self.low is not None and v < self.low:
             raise BadValueError(f"{name} must be {rule}, not {v}", name)
         if v > self.high:
-            if self.rule and self.low is not None and self.high_text is None:
-                raise BadValueError(f"{name} must be {rule}, not {v}", name)
-            high = self.high_text or f"{self.high:,}"
-            raise BadValueError(f"{name} must be at most {high}, not {v:,}", name)
+            if self.high == INT64_MAX and self.high_text is None:
+                high = f"{INT64_MAX:,} (2**63 - 1)"
+            elif self.rule and self.high_text is None:  # the rule states both ends
+                shown = value.strip() if isinstance(value, str) else v
+                raise BadValueError(f"{name} must be {rule}, not {shown}", name)
+            else:
+                high = self.high_text or f"{self.high:,}"
+            # a huge 1e99 is shown as written (its digits are not read beyond 1e40)
+            shown = value.strip() if isinstance(value, str) and v >= 10**_MAX_EXPONENT else f"{v:,}"
+            raise BadValueError(f"{name} must be at most {high}, not {shown}", name)
         return v
 
     def _rule(self) -> str:

@@ -83,7 +83,7 @@ def test_a_python_option_of_the_wrong_type_is_a_bad_value_error(game, options, m
         (dict(games="10"), "games= must be an int, not '10' (str)"),
         (dict(games=True), "games= must be an int, not True (bool)"),
         (dict(games=2, seed=-1), "seed= must be a whole number in [0, 2**64), not -1"),
-        (dict(games=2, workers=0), "workers= must be a positive whole number, not 0"),
+        (dict(games=2, workers=0), "workers= must be at least 1, not 0"),
         (
             dict(games=2, chunk_size=10**22),
             "chunk_size= must be at most 1,000,000,000,000 (10**12), not "
@@ -243,7 +243,7 @@ def test_whole_number_rule(text, value):
             "Error: --games must be at most 1,000,000,000,000 (10**12), not 10,000,000,000,000",
         ),
         (["-n", 10, "--seed", "1e30"], "Error: --seed must be a whole number in [0, 2**64)"),
-        (["-n", 10, "-w", "0"], "Error: --workers must be a positive whole number, not 0"),
+        (["-n", 10, "-w", "0"], "Error: --workers must be at least 1, not 0"),
         # 1e6 is read as 1,000,000 (the refusal comes from comparing it with --record)
         (
             ["-n", "1e6", "--record", "2_000_000", "--record-out", "r.json"],
@@ -272,7 +272,7 @@ def test_options_and_parameters_follow_the_whole_number_rule():
     )
     with pytest.raises(errors.BadValueError) as e:
         resolve_config("thurn-and-taxis", options={"max_turns": "1e6"})
-    assert str(e.value) == "option max_turns must be a whole number in 1..100,000, not 1000000"
+    assert str(e.value) == "option max_turns must be a whole number in 1..100,000, not 1e6"
     _, cfg = resolve_config("sacred-hill", policies=["mcts:iterations=1e6"])
     assert cfg.policies[0].params == {"iterations": 1e6}
 

@@ -75,7 +75,7 @@ def record_of_seed(
 
     check_limits(1, seed)  # the seed range of simulate
     name = label("game_index")
-    game_index = Whole(0).check(game_index, name)
+    game_index = Whole(0, 2**64).check(game_index, name)  # then the game-count limit below
     if game_index >= MAX_GAMES:
         raise BadValueError(f"{name} must be below {MAX_GAMES:,} (10**12), not {game_index}", name)
     module, cfg = resolve_config(game, players, policies, variant, options)

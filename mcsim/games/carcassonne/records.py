@@ -24,6 +24,7 @@ from mcsim.games.carcassonne import (
     segment_names,
     tables_for_variant,
 )
+from mcsim.values import label
 
 RECORD_FORMAT = 1
 
@@ -414,7 +415,7 @@ def perft(depth: int, variant: dict | None = None, players: int = SPEC.default_p
         A negative depth or ``gifts=true``.
     """
     if depth < 0:
-        raise ConfigError(f"--depth must be 0 or more, not {depth}")
+        raise ConfigError(f"{label('depth')} must be 0 or more, not {depth}")
     check_players(SPEC, players)
     v = SPEC.resolve_variant(variant)
     if v["gifts"] != "false":

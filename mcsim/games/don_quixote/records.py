@@ -23,6 +23,7 @@ from mcsim.games.don_quixote import (
     load_tileset,
     new_outputs,
 )
+from mcsim.values import label
 
 # ---------------------------------------------------------------- records and replay
 RECORD_FORMAT = "mcsim-don-quixote-record/1"
@@ -459,7 +460,7 @@ def perft(depth: int, variant: dict | None = None) -> int:
         A depth outside 0..22.
     """
     if not 0 <= depth <= K.N_PLACE:
-        raise ConfigError(f"--depth must be 0..{K.N_PLACE} for don-quixote, not {depth}")
+        raise ConfigError(f"{label('depth')} must be 0..{K.N_PLACE} for don-quixote, not {depth}")
     v = SPEC.resolve_variant(variant)
     ts = load_tileset()
     names = [t.id for t in ts.instances]

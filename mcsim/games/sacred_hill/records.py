@@ -11,6 +11,7 @@ from kernels.rng import STREAM_POLICY
 from mcsim.errors import ConfigError, IllegalMoveError, InvalidRecordError
 from mcsim.games.base import Prepared, ReplayResult, replay_result
 from mcsim.games.sacred_hill import SPEC, play_games, transition_code, zone_table
+from mcsim.values import label
 
 
 # ---------------------------------------------------------------- names
@@ -282,6 +283,6 @@ def perft(depth: int, variant: dict | None = None) -> int:
     9632
     """
     if depth < 0:
-        raise ConfigError(f"--depth must be 0 or more, not {depth}")
+        raise ConfigError(f"{label('depth')} must be 0 or more, not {depth}")
     v = SPEC.resolve_variant(variant)
     return int(K.perft(np.zeros(K.S_SIZE, np.uint64), depth, transition_code(v), zone_table(v)))

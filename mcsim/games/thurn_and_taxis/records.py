@@ -26,6 +26,7 @@ from mcsim.games.thurn_and_taxis import (
     load_carriages,
     variant_vector,
 )
+from mcsim.values import label
 
 
 class Game:
@@ -834,7 +835,7 @@ def perft(depth: int, variant: dict | None = None, players: int = SPEC.default_p
         A negative depth.
     """
     if depth < 0:
-        raise ConfigError(f"--depth must be 0 or more, not {depth}")
+        raise ConfigError(f"{label('depth')} must be 0 or more, not {depth}")
     g = Game(players, [c for c in range(K.N_CITIES) for _ in range(3)], variant)
     buf = np.empty(K.MAX_ACTIONS, dtype=np.int64)
 
