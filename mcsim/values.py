@@ -2,8 +2,9 @@
 plan entries and the keywords of the Python API all go through these functions.
 
 Whole numbers (``docs/usage.md``, "Options, errors, Python"): ASCII digits with optional ``_``
-between digits (``1_000_000``), an optional sign, or an exact integer in ``1e6`` form
-(``2.5e3`` is 2500; ``1.5`` and ``1e-3`` are not whole). Full-width or other non-ASCII digits,
+between digits (``1_000_000``) and an optional sign, also written with a decimal point or in
+``1e6`` form when the value is exactly whole (``2.5e3`` is 2500, ``10.0`` is 10; ``1.5`` and
+``1e-3`` are not whole), so a count reads the same as a whole-valued policy parameter. Full-width or other non-ASCII digits,
 ``0x10``, ``10**6`` and spaces inside are refused. Every whole number is at most
 ``INT64_MAX`` (2**63 - 1, the kernels' integer) unless its own limit says otherwise (seeds are
 below 2**64). From Python, a whole number is an ``int`` (or numpy integer); ``True``, floats and
@@ -95,6 +96,8 @@ def parse_whole(text: str) -> int | None:
 
     >>> parse_whole("1_000"), parse_whole("1e6"), parse_whole("2.5e3"), parse_whole("1.5")
     (1000, 1000000, 2500, None)
+    >>> parse_whole("10.0"), parse_whole("1.0e-1"), parse_whole("10.5e-1")
+    (10, None, None)
     >>> parse_whole("\\uff11\\uff12"), parse_whole("10**6"), parse_whole("1e-3")
     (None, None, None)
     """
@@ -104,8 +107,6 @@ def parse_whole(text: str) -> int | None:
     sign, whole, frac, exp = m.groups()
     whole, frac = whole.replace("_", ""), (frac or "").replace("_", "")
     e = int(exp.replace("_", "")) if exp else 0
-    if frac and not exp:
-        return None  # 12.0 is written as a decimal, not as a whole number
     if e > _MAX_EXPONENT:
         return (-1 if sign == "-" else 1) * 10 ** (_MAX_EXPONENT + 1)  # out of every range
     digits = whole + frac
