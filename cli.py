@@ -1097,6 +1097,10 @@ def show_cmd(game, record_file, index, seed, game_index, policies, variants, pla
     help="Number of plies.",
 )
 @click.option("--variant", "variants", multiple=True, metavar="NAME=VALUE", help="A rule reading.")
+@game_option_flag(
+    "A game-specific option: the components counted on, e.g. tiles=FILE for Don Quixote "
+    "(`mcsim games` lists each game's options)."
+)
 @friendly_errors
 def perft_cmd(game, depth, variants):
     """Count the move sequences of length D from the start (a move-generation check).
@@ -1108,9 +1112,9 @@ def perft_cmd(game, depth, variants):
     from mcsim.runner import resolve_config
 
     variant = parse_variants(variants)
-    # the variant check of every other command (combinations included: gift_deck needs gifts)
-    module, _ = resolve_config(game, None, None, variant)
-    click.echo(module.perft(depth, variant))
+    # the variant and option checks of every other command (gift_deck needs gifts=true, ...)
+    module, cfg = resolve_config(game, None, None, variant, game_options())
+    click.echo(module.perft(depth, variant, cfg.options))
 
 
 @mcsim_cli.command("evaluate")

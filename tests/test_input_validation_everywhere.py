@@ -367,9 +367,33 @@ def test_non_finite_numbers_are_refused_as_written(run, tmp_path):
 
 # ---------------------------------------------------------------- the same game options everywhere
 def test_every_command_that_plays_takes_game_options(run):
-    for command in ("simulate", "tournament", "compare", "evaluate", "tune", "report", "show"):
+    commands = ("simulate", "tournament", "compare", "evaluate", "tune", "report", "show", "perft")
+    for command in commands:
         r = run(command, "--help")
         assert r.exit_code == 0 and "--option KEY=VALUE" in r.output, command
+
+
+def test_perft_counts_on_the_game_options(run, tmp_path):
+    import shutil
+
+    from mcsim.games.carcassonne import DATA_DIR
+
+    # a one-turn cap ends the game before the fourth decision: no sequence of 4
+    assert run("perft", "thurn-and-taxis", "-d", 4).output == "75\n"
+    assert run("perft", "thurn-and-taxis", "-d", 4, "--option", "max_turns=1").output == "0\n"
+    # the first tile of the table moved last: the pile starts with another tile
+    shutil.copytree(DATA_DIR, tmp_path / "mine")
+    doc = json.loads((tmp_path / "mine" / "tiles.json").read_text())
+    doc["tiles"] = doc["tiles"][1:] + doc["tiles"][:1]
+    (tmp_path / "mine" / "tiles.json").write_text(json.dumps(doc))
+    r = run("perft", "carcassonne", "-d", 2, "--option", f"data_dir={tmp_path / 'mine'}")
+    assert (r.exit_code, r.output) == (0, "384\n")
+    assert run("perft", "carcassonne", "-d", 2).output == "790\n"
+    one_error_line(
+        run("perft", "sacred-hill", "-d", 1, "--option", "tiles=x.json"),
+        2,
+        "Error: unknown option 'tiles' for sacred-hill (its options: none)",
+    )
 
 
 def test_compare_takes_game_options(run, tmp_path):

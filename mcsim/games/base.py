@@ -465,8 +465,10 @@ class GameModule(Protocol):
         the game's own engine (kernel or ``replay`` loop), the board from its data."""
         ...
 
-    def perft(self, depth: int, variant: dict | None = None) -> int:
-        """The number of move sequences of ``depth`` plies from the start (default players)."""
+    def perft(self, depth: int, variant: dict | None = None, options: dict | None = None) -> int:
+        """The number of move sequences of ``depth`` plies from the start (default players), on
+        the components of ``options`` (the game options as ``check_config`` returns them, e.g.
+        Don Quixote's ``tiles``; default: the shipped data)."""
         ...
 
     def ensemble_options(

@@ -276,8 +276,9 @@ def format_replay(result: dict) -> str:
     return "\n".join(lines)
 
 
-def perft(depth: int, variant: dict | None = None) -> int:
-    """Number of move sequences of length ``depth`` from the empty board.
+def perft(depth: int, variant: dict | None = None, options: dict | None = None) -> int:
+    """Number of move sequences of length ``depth`` from the empty board (Sacred Hill has no
+    game options: ``options`` is always empty).
 
     >>> perft(3)
     9632
