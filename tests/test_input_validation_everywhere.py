@@ -244,7 +244,7 @@ def test_whole_number_rule(text, value):
             "Error: --games must be at most 1,000,000,000,000 (10**12), not 10,000,000,000,000",
         ),
         (["-n", 10, "--seed", "1e30"], "Error: --seed must be a whole number in [0, 2**64)"),
-        (["-n", 10, "-w", "0"], "Error: --workers must be at least 1, not 0"),
+        (["-n", 10, "-w", "-1e3"], "Error: --workers must be at least 1, not -1000"),
         # 1e6 is read as 1,000,000 (the refusal comes from comparing it with --record)
         (
             ["-n", "1e6", "--record", "2_000_000", "--record-out", "r.json"],

@@ -70,9 +70,10 @@ class ParamSpec:
 
     def show(self, v: float) -> str:
         """``v`` as messages print it: a whole number of an ``integer`` parameter without
-        ``.0`` (``0``, ``1000000``), anything else as Python prints a float."""
+        ``.0`` (``0``, ``1000000``), anything else (and ``9e+99``) as Python prints a float."""
         v = float(v)
-        return str(int(v)) if self.integer and v.is_integer() else str(v)
+        exact = v.is_integer() and abs(v) <= 2**53  # beyond, the digits are not the value's
+        return str(int(v)) if self.integer and exact else str(v)
 
 
 @dataclass(frozen=True)
