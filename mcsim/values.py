@@ -91,6 +91,11 @@ def _type_name(value) -> str:
     return type(value).__name__
 
 
+def _written(text: str, limit: int = 40) -> str:
+    """``text`` as a message quotes it: at most ``limit`` characters (a one-line message)."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+
+
 def parse_whole(text: str) -> int | None:
     """The whole number written in ``text`` (the rule above), or None when it is not one.
 
@@ -106,10 +111,14 @@ def parse_whole(text: str) -> int | None:
         return None
     sign, whole, frac, exp = m.groups()
     whole, frac = whole.replace("_", ""), (frac or "").replace("_", "")
-    e = int(exp.replace("_", "")) if exp else 0
-    if e > _MAX_EXPONENT:
-        return (-1 if sign == "-" else 1) * 10 ** (_MAX_EXPONENT + 1)  # out of every range
-    digits = whole + frac
+    exp = (exp or "0").replace("_", "").lstrip("0") or "0"
+    digits = (whole + frac).lstrip("0")
+    if not digits:
+        return 0  # 0, 0.0, 0e99
+    # beyond 10**40 (a long exponent or thousands of digits) nothing is read: out of every range
+    if len(exp) > 3 or len(digits) - len(frac) + int(exp) > _MAX_EXPONENT:
+        return (-1 if sign == "-" else 1) * 10 ** (_MAX_EXPONENT + 1)
+    e = int(exp)
     shift = e - len(frac)
     if shift < 0:
         if digits[shift:].strip("0"):
@@ -162,14 +171,14 @@ class Whole:
             v = parse_whole(value)
             if v is None:
                 raise BadValueError(
-                    f"{name}: {value!r} is not a valid integer ({WHOLE_RULE})", name
+                    f"{name}: {_written(repr(value))} is not a valid integer ({WHOLE_RULE})", name
                 )
         elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
             v = int(value)
         else:
             kinds = "an int or a string of digits" if text else "an int"
             raise BadValueError(
-                f"{name} must be {kinds}, not {value!r} ({_type_name(value)})", name
+                f"{name} must be {kinds}, not {_written(repr(value))} ({_type_name(value)})", name
             )
         rule = self.rule or self._rule()
         if self.low is not None and v < self.low:
@@ -178,12 +187,13 @@ class Whole:
             if self.high == INT64_MAX and self.high_text is None:
                 high = f"{INT64_MAX:,} (2**63 - 1)"
             elif self.rule and self.high_text is None:  # the rule states both ends
-                shown = value.strip() if isinstance(value, str) else v
+                shown = _written(value.strip()) if isinstance(value, str) else v
                 raise BadValueError(f"{name} must be {rule}, not {shown}", name)
             else:
                 high = self.high_text or f"{self.high:,}"
             # a huge 1e99 is shown as written (its digits are not read beyond 1e40)
-            shown = value.strip() if isinstance(value, str) and v >= 10**_MAX_EXPONENT else f"{v:,}"
+            huge = isinstance(value, str) and v >= 10**_MAX_EXPONENT
+            shown = _written(value.strip()) if huge else f"{v:,}"
             raise BadValueError(f"{name} must be at most {high}, not {shown}", name)
         return v
 
@@ -205,17 +215,21 @@ def real_number(value, name: str) -> float:
         if v is None:
             t = value.strip()
             if is_number_text(t):
-                raise BadValueError(f"{name}={t} must be a finite number", name)
-            raise BadValueError(f"{name}={t!r} is not a number", name)
+                raise BadValueError(f"{name}={_written(t)} must be a finite number", name)
+            raise BadValueError(f"{name}={_written(repr(t))} is not a number", name)
         return v
     if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
         value, (bool, np.bool_)
     ):
-        v = float(value)
+        try:
+            v = float(value)
+        except OverflowError:  # an int beyond the float range
+            v = math.inf
         if not math.isfinite(v):
-            raise BadValueError(f"{name}={value!r} must be a finite number", name)
+            raise BadValueError(f"{name}={_written(repr(value))} must be a finite number", name)
         return v
-    raise BadValueError(f"{name} must be a number, not {value!r} ({_type_name(value)})", name)
+    shown = _written(repr(value))
+    raise BadValueError(f"{name} must be a number, not {shown} ({_type_name(value)})", name)
 
 
 def path_value(value, name: str, what: str = "file path") -> str:
@@ -225,7 +239,9 @@ def path_value(value, name: str, what: str = "file path") -> str:
         value = os.fspath(value)
     if not isinstance(value, str):
         raise BadValueError(
-            f"{name} must be a {what} (a string), not {value!r} ({_type_name(value)})", name
+            f"{name} must be a {what} (a string), not {_written(repr(value))} "
+            f"({_type_name(value)})",
+            name,
         )
     if not value.strip():
         raise BadValueError(f"{name} is empty; give a {what}", name)

@@ -244,6 +244,13 @@ def test_whole_number_rule(text, value):
             "Error: --games must be at most 1,000,000,000,000 (10**12), not 10,000,000,000,000",
         ),
         (["-n", 10, "--seed", "1e30"], "Error: --seed must be a whole number in [0, 2**64)"),
+        # thousands of digits: not read (no int of 5,000 digits), quoted short, one line
+        (
+            ["-n", "1" * 5000],
+            "Error: --games must be at most 1,000,000,000,000 (10**12), not "
+            + "1" * 40
+            + "... (5,000 characters)",
+        ),
         (["-n", 10, "-w", "-1e3"], "Error: --workers must be at least 1, not -1000"),
         # 1e6 is read as 1,000,000 (the refusal comes from comparing it with --record)
         (
