@@ -36,7 +36,7 @@ import pandas as pd
 
 from mcsim import stats
 from mcsim.aggregate import Aggregate
-from mcsim.errors import ConfigError, InputFileError, McsimError
+from mcsim.errors import BadValueError, ConfigError, InputFileError, McsimError
 from mcsim.files import parquet_rows, read_json_object, read_parquet
 from mcsim.games import get_game
 from mcsim.games.base import PolicyChoice, Prepared, RunConfig, check_players, parse_policy
@@ -164,6 +164,12 @@ def resolve_config(
         )
     for c in choices:
         spec.policy(c.name).vector(c.params)  # validates names and parameters
+    if options is not None and not isinstance(options, dict):
+        name = label("options")
+        raise BadValueError(
+            f"{name} must be a dict of option: value, not {options!r:.60} ({type(options).__name__})",
+            name,
+        )
     for key in options or {}:
         if key not in module.OPTIONS:
             listed = ", ".join(module.OPTIONS) or "none"

@@ -54,6 +54,7 @@ _FLAGS = {
     "variant": "--variant",
     "k": "--tileset-ensemble",
     "params": "--param",
+    "options": "--option",
 }
 
 

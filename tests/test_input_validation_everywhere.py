@@ -66,6 +66,11 @@ def test_a_plan_option_of_the_wrong_type_is_one_line(run, tmp_path, game, option
             "option data_dir must be a folder path (a string), not [1] (list)",
         ),
         ("thurn-and-taxis", {"map": ""}, "option map is empty; give a file path"),
+        (
+            "sacred-hill",
+            ["tiles"],
+            "options= must be a dict of option: value, not ['tiles'] (list)",
+        ),
     ],
 )
 def test_a_python_option_of_the_wrong_type_is_a_bad_value_error(game, options, message):
