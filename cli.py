@@ -15,6 +15,7 @@ def _abort_during_startup(signum, frame):  # Ctrl-C while the modules below load
 if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
     signal.signal(signal.SIGINT, _abort_during_startup)
 
+import contextlib  # noqa: E402
 import functools  # noqa: E402
 import json  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -24,7 +25,8 @@ import click  # noqa: E402
 import mcsim  # noqa: E402
 from mcsim import errors  # noqa: E402
 from mcsim.games import REGISTRY, all_games, get_game  # noqa: E402
-from mcsim.runner import quiet_collector  # noqa: E402
+from mcsim.runner import CHUNK_SIZE, GAMES, MAX_GAMES, SEED, WORKERS, quiet_collector  # noqa: E402
+from mcsim.values import Whole, reset_naming, speaking_cli  # noqa: E402
 
 if signal.getsignal(signal.SIGINT) is _abort_during_startup:
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -82,6 +84,31 @@ def _interrupted(e: BaseException) -> bool:
         seen.add(id(e))
         e = e.__cause__ or e.__context__
     return False
+
+
+class WholeNumber(click.ParamType):
+    """A whole-number flag read by the one rule of ``mcsim.values`` (ASCII digits, ``_``
+    separators, ``1e6`` form; no full-width digits) within ``limit``; a refusal is one line
+    naming the flag (exit 2)."""
+
+    name = "integer"
+
+    def __init__(self, limit: Whole | None = None):
+        self.limit = limit or Whole()
+
+    def convert(self, value, param, ctx):
+        flags = [o for o in (param.opts if param is not None else []) if o.startswith("--")]
+        flag = max(flags, key=len) if flags else "value"
+        try:
+            return self.limit.check(value, flag, text=True)
+        except errors.BadValueError as e:
+            raise click.UsageError(str(e), ctx) from None
+
+
+#: a whole-number flag without limits of its own (the command checks its range), and a count
+#: from 0
+WHOLE = WholeNumber()
+COUNT = WholeNumber(Whole(0, MAX_GAMES))
 
 
 def parse_variants(values) -> dict:
@@ -143,6 +170,20 @@ def parse_key_values(values, hint: str) -> dict:
     return out
 
 
+def game_option_flag(help_text: str):
+    """The ``--option KEY=VALUE`` flag (repeatable) of a command that plays games; the values
+    are read by ``game_options()``."""
+    return click.option(
+        "--option",
+        "game_option_values",
+        multiple=True,
+        metavar="KEY=VALUE",
+        expose_value=False,
+        callback=_store_game_options,
+        help=help_text,
+    )
+
+
 def game_options() -> dict:
     """The game options of the running command: its ``--option KEY=VALUE`` values."""
     ctx = click.get_current_context(silent=True)
@@ -172,12 +213,17 @@ def run_options(
     for deco in reversed(
         [
             click.option(
-                "--games", "-n", type=int, default=10_000, show_default=True, help=games_help
+                "--games",
+                "-n",
+                type=WholeNumber(GAMES),
+                default=10_000,
+                show_default=True,
+                help=games_help,
             ),
             click.option(
                 "--seed",
                 "-s",
-                type=int,
+                type=WholeNumber(SEED),
                 default=0,
                 show_default=True,
                 help="Root seed; game i depends only on (seed, i).",
@@ -197,17 +243,24 @@ def run_options(
                 metavar="NAME=VALUE",
                 help="A rule reading, e.g. transition=web2014 (see `mcsim games`).",
             ),
-            click.option("--players", type=int, default=None, help=players_help),
+            click.option("--players", type=WHOLE, default=None, help=players_help),
             click.option(
                 "--workers",
                 "-w",
-                type=int,
+                type=WholeNumber(WORKERS),
                 default=None,
                 help="Worker processes (default: all cores). Results do not depend on it.",
             ),
         ]
         + (
-            [click.option("--chunk-size", type=int, default=None, help="Games per work chunk.")]
+            [
+                click.option(
+                    "--chunk-size",
+                    type=WholeNumber(CHUNK_SIZE),
+                    default=None,
+                    help="Games per work chunk.",
+                )
+            ]
             if chunk_size
             else []
         )
@@ -286,6 +339,9 @@ class OneLineErrorGroup(click.Group):
 def mcsim_cli():
     """Monte Carlo analyzer for Sacred Hill, Don Quixote, El Grande, Carcassonne and Thurn and Taxis."""
     quiet_collector()  # a cold compile spends 15-20% less CPU
+    # messages of mcsim name the flags (--games), not the Python keywords (games=)
+    token = speaking_cli()
+    click.get_current_context().call_on_close(lambda: reset_naming(token))
 
 
 @mcsim_cli.command("games")
@@ -475,7 +531,7 @@ def _check_simulate_outputs(out, resume, record, record_out, games) -> bool:
 @click.option(
     "--record",
     "record",
-    type=int,
+    type=COUNT,
     default=0,
     show_default=True,
     help="Also write the records of the first K games.",
@@ -632,6 +688,26 @@ def tournament_cmd(
     click.echo(to_json(t) if as_json else format_tournament(t))
 
 
+@contextlib.contextmanager
+def record_file_errors(record_file):
+    """Inside: an error about the record read from ``record_file`` (malformed, of another game,
+    an illegal move) names the file, its path as given: ``game.json: not a sacred-hill record
+    ...``, as the file readers' own errors do. With ``record_file`` None (a played game) the
+    errors pass unchanged."""
+    try:
+        yield
+    except errors.InvalidRecordError as e:
+        if record_file is None or str(e).startswith(f"{record_file}:"):
+            raise
+        raise errors.InvalidRecordError(f"{record_file}: {e}") from None
+    except errors.IllegalMoveError as e:
+        if record_file is None:
+            raise
+        named = errors.IllegalMoveError(e.ply, e.move, e.legal)
+        named.args = (f"{record_file}: {e}",)
+        raise named from None
+
+
 def read_record(record_file, index):
     """The record in ``record_file`` (bounded JSON reader): the object itself, or entry
     ``index`` of a list (as ``simulate --record K`` writes); one-line errors otherwise."""
@@ -679,14 +755,14 @@ def read_record(record_file, index):
 )
 @click.option(
     "--players",
-    type=int,
+    type=WHOLE,
     default=None,
     help="Seats (default: 1 + the --against count when above one, else the game's default).",
 )
 @click.option(
     "--budget",
     "-n",
-    type=int,
+    type=WholeNumber(GAMES),
     default=None,
     help="Total games, validation included (default per game: sacred-hill, don-quixote "
     "and thurn-and-taxis 1,000,000, el-grande and carcassonne 100,000: minutes "
@@ -695,7 +771,7 @@ def read_record(record_file, index):
 @click.option(
     "--seed",
     "-s",
-    type=int,
+    type=WholeNumber(SEED),
     default=0,
     show_default=True,
     help="Root seed; tuning plays its game indices 0.., validation 2**40..",
@@ -718,14 +794,14 @@ def read_record(record_file, index):
 )
 @click.option(
     "--deals",
-    type=int,
+    type=WHOLE,
     default=None,
     help="Deals per candidate and generation (default: from the budget, at most 40 "
     "generations of at least 16 deals).",
 )
 @click.option(
     "--popsize",
-    type=int,
+    type=WHOLE,
     default=None,
     help="CMA-ES population (default 4 + floor(3 ln d) for d parameters).",
 )
@@ -742,7 +818,7 @@ def read_record(record_file, index):
 @click.option(
     "--workers",
     "-w",
-    type=int,
+    type=WholeNumber(WORKERS),
     default=None,
     help="Worker processes (default: all cores). Results do not depend on it.",
 )
@@ -861,7 +937,7 @@ def tune_cmd(
     "--index",
     "-i",
     "index",
-    type=click.IntRange(min=0),
+    type=WholeNumber(Whole(0)),
     default=None,
     help="Which record of a list (as `simulate --record K` writes), from 0.",
 )
@@ -883,12 +959,12 @@ def replay_cmd(game, record_file, index, as_json):
     module = get_game(game)
     record = read_record(record_file, index)
     try:
-        with compiling(module):
+        with compiling(module), record_file_errors(record_file):
             result = module.replay(record)
     except (TypeError, AttributeError, KeyError, IndexError) as e:
         # a record is user data: a field of the wrong type is a malformed record, not a crash
         raise errors.InvalidRecordError(
-            f"malformed {game} record ({type(e).__name__}: {e})"
+            f"{record_file}: malformed {game} record ({type(e).__name__}: {e})"
         ) from None
     from mcsim.runner import to_json
 
@@ -907,18 +983,23 @@ def replay_cmd(game, record_file, index, as_json):
     "--index",
     "-i",
     "index",
-    type=click.IntRange(min=0),
+    type=WholeNumber(Whole(0)),
     default=None,
     help="Which record of a list (as `simulate --record K` writes), from 0.",
 )
 @click.option(
     "--seed",
     "-s",
-    type=int,
+    type=WholeNumber(SEED),
     default=None,
     help="Play game --game-index of `simulate --seed S` instead of reading a record.",
 )
-@click.option("--game-index", type=int, default=None, help="With --seed: the game to show.")
+@click.option(
+    "--game-index",
+    type=WholeNumber(Whole(None, 2**64)),  # the range is checked by show.record_of_seed
+    default=None,
+    help="With --seed: the game to show.",
+)
 @click.option(
     "--policy",
     "-p",
@@ -934,7 +1015,7 @@ def replay_cmd(game, record_file, index, as_json):
     metavar="NAME=VALUE",
     help="With --seed: a rule reading, as for simulate.",
 )
-@click.option("--players", type=int, default=None, help="With --seed: number of seats.")
+@click.option("--players", type=WHOLE, default=None, help="With --seed: number of seats.")
 @click.option(
     "--option",
     "game_option_values",
@@ -1005,7 +1086,7 @@ def show_cmd(game, record_file, index, seed, game_index, policies, variants, pla
                 players,
                 game_options(),
             )
-    with compiling(get_game(game)):
+    with compiling(get_game(game)), record_file_errors(record_file):
         html = show.show_html(game, record)
     with outs:
         outs.stage_file(out, lambda tmp: Path(tmp).write_text(html, encoding="utf-8"), "--out")
@@ -1015,8 +1096,18 @@ def show_cmd(game, record_file, index, seed, game_index, policies, variants, pla
 
 @mcsim_cli.command("perft")
 @game_argument
-@click.option("--depth", "-d", type=click.IntRange(0, 12), required=True, help="Number of plies.")
+@click.option(
+    "--depth",
+    "-d",
+    type=WholeNumber(Whole(0, 12, "a whole number in 0..12")),
+    required=True,
+    help="Number of plies.",
+)
 @click.option("--variant", "variants", multiple=True, metavar="NAME=VALUE", help="A rule reading.")
+@game_option_flag(
+    "A game-specific option: the components counted on, e.g. tiles=FILE for Don Quixote "
+    "(`mcsim games` lists each game's options)."
+)
 @friendly_errors
 def perft_cmd(game, depth, variants):
     """Count the move sequences of length D from the start (a move-generation check).
@@ -1025,8 +1116,12 @@ def perft_cmd(game, depth, variants):
     Example:
         mcsim perft sacred-hill --depth 3      # 9632
     """
-    module = get_game(game)
-    click.echo(module.perft(depth, parse_variants(variants)))
+    from mcsim.runner import resolve_config
+
+    variant = parse_variants(variants)
+    # the variant and option checks of every other command (gift_deck needs gifts=true, ...)
+    module, cfg = resolve_config(game, None, None, variant, game_options())
+    click.echo(module.perft(depth, variant, cfg.options))
 
 
 @mcsim_cli.command("evaluate")
@@ -1043,7 +1138,7 @@ def perft_cmd(game, depth, variants):
 @click.option(
     "--games",
     "-n",
-    type=int,
+    type=WholeNumber(GAMES),
     default=10_000,
     show_default=True,
     help="Deals per policy (the same deals for every policy).",
@@ -1051,7 +1146,7 @@ def perft_cmd(game, depth, variants):
 @click.option(
     "--seed",
     "-s",
-    type=int,
+    type=WholeNumber(SEED),
     default=0,
     show_default=True,
     help="Root seed; deal i depends only on (seed, i).",
@@ -1059,14 +1154,14 @@ def perft_cmd(game, depth, variants):
 @click.option("--variant", "variants", multiple=True, metavar="NAME=VALUE", help="A rule reading.")
 @click.option(
     "--players",
-    type=int,
+    type=WHOLE,
     default=None,
     help="Seats, all playing the evaluated policy (default: the game's minimum).",
 )
 @click.option(
     "--workers",
     "-w",
-    type=int,
+    type=WholeNumber(WORKERS),
     default=None,
     help="Worker processes (default: all cores). Results do not depend on it.",
 )
@@ -1083,15 +1178,14 @@ def perft_cmd(game, depth, variants):
 @click.option(
     "--tileset-ensemble",
     "ensemble",
-    type=int,
-    default=0,
-    show_default=True,
-    help="Also evaluate on K random tile sets (rules §6.3) and report how robust "
-    "the policy order is.",
+    type=WHOLE,
+    default=None,
+    help="Also evaluate on K >= 1 random tile sets (rules §6.3) and report how robust "
+    "the policy order is (games with tile sets: don-quixote).",
 )
 @click.option(
     "--ensemble-seed",
-    type=int,
+    type=WholeNumber(SEED),
     default=None,
     help="Seed of the random tile sets (default: --seed).",
 )
@@ -1127,9 +1221,20 @@ def evaluate_cmd(
         mcsim evaluate don-quixote -p heuristic -p rollout:k=8 -p oracle -n 200 --json
         mcsim evaluate don-quixote -p greedy -p heuristic -n 2000 --tileset-ensemble 10
     """
-    from mcsim.evaluate import evaluate, evaluate_ensemble, format_ensemble, format_evaluation
+    from mcsim.evaluate import (
+        check_ensemble,
+        evaluate,
+        evaluate_ensemble,
+        format_ensemble,
+        format_evaluation,
+    )
     from mcsim.runner import to_json
 
+    for flag, value in (("--ensemble-out", ensemble_out), ("--ensemble-seed", ensemble_seed)):
+        if value is not None and ensemble is None:  # it would be accepted and do nothing
+            raise click.UsageError(f"{flag} goes with --tileset-ensemble K")
+    if ensemble is not None:  # a game without tile sets, K < 1: refused before any output
+        check_ensemble(game, ensemble)
     if ensemble_out:
         from mcsim.outputs import Outputs
 
@@ -1145,7 +1250,7 @@ def evaluate_cmd(
         progress=not quiet,
     )
     long_name = get_game(game).SPEC.long_name
-    if ensemble:
+    if ensemble is not None:
         res = evaluate_ensemble(
             game, policies, ensemble, ensemble_seed=ensemble_seed, out_dir=ensemble_out, **kw
         )
@@ -1174,7 +1279,7 @@ def evaluate_cmd(
 @click.option(
     "--games",
     "-n",
-    type=int,
+    type=WholeNumber(GAMES),
     default=10_000,
     show_default=True,
     help="Games per arm (the same deals in every arm).",
@@ -1182,7 +1287,7 @@ def evaluate_cmd(
 @click.option(
     "--seed",
     "-s",
-    type=int,
+    type=WholeNumber(SEED),
     default=0,
     show_default=True,
     help="Root seed; game i of every arm depends only on (seed, i).",
@@ -1195,14 +1300,15 @@ def evaluate_cmd(
     metavar="NAME[:k=v,...]",
     help="Policy per seat (one value = all seats; default random).",
 )
-@click.option("--players", type=int, default=None, help="Number of seats.")
+@click.option("--players", type=WHOLE, default=None, help="Number of seats.")
 @click.option(
     "--workers",
     "-w",
-    type=int,
+    type=WholeNumber(WORKERS),
     default=None,
     help="Worker processes (default: all cores). Results do not depend on it.",
 )
+@game_option_flag("A game-specific option, the same in every arm (`mcsim games` lists them).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
 @friendly_errors
@@ -1227,6 +1333,7 @@ def compare_cmd(game, arms, games, seed, policies, players, workers, as_json, qu
         workers=workers,
         progress=not quiet,
         announce=announce,
+        options=game_options(),
     )
     click.echo(to_json(res) if as_json else format_comparison(res, get_game(game).SPEC.long_name))
 
@@ -1245,7 +1352,7 @@ def compare_cmd(game, arms, games, seed, policies, players, workers, as_json, qu
 @click.option(
     "--workers",
     "-w",
-    type=int,
+    type=WholeNumber(WORKERS),
     default=None,
     help="Worker processes per cell (default: all cores). Results do not depend on it.",
 )

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mcsim import stats
+from mcsim import stats, values
 from mcsim.errors import ConfigError, UnknownVariantError
 
 
@@ -78,6 +78,7 @@ def compare_variants(
     workers: int | None = None,
     progress: bool = False,
     announce=None,
+    options: dict | None = None,
 ) -> dict:
     """Play every arm on the same deals and report paired differences against the first arm.
 
@@ -90,8 +91,9 @@ def compare_variants(
         Settings not given take the game's defaults.
     games, seed : int
         Games per arm and the common root seed.
-    policies, players, workers :
-        As in ``mcsim.simulate`` (the same for every arm).
+    policies, players, workers, options :
+        As in ``mcsim.simulate`` (the same for every arm; ``options`` are the game options,
+        e.g. ``{"tiles": "my_tiles.json"}`` for Don Quixote).
     announce : callable, optional
         Called with one line before any game is played when the game has one seat
         (``SOLO_NOTE``): a solo comparison has score differences only; its arms and paired
@@ -125,14 +127,23 @@ def compare_variants(
     for i in range(len(resolved)):
         for j in range(i):
             if resolved[i] == resolved[j]:
-                raise ConfigError(f"--variant arms {j + 1} and {i + 1} are the same rules")
+                where = "--variant arms" if values.on_cli() else "arms"
+                raise ConfigError(f"{where} {j + 1} and {i + 1} are the same rules")
     from mcsim.runner import RunOptions, resolve_config
 
-    _, cfg = resolve_config(game, players, policies, arms[0])
+    # every arm is checked as simulate checks it (variant combinations, options) before any game
+    cfg = [resolve_config(game, players, policies, a, options)[1] for a in arms][0]
     solo = cfg.players == 1
     if solo and announce is not None:
         announce(SOLO_NOTE.format(game=game))
-    run = RunOptions(games=games, seed=seed, players=players, workers=workers, progress=progress)
+    run = RunOptions(
+        games=games,
+        seed=seed,
+        players=players,
+        workers=workers,
+        progress=progress,
+        options=options,
+    )
     labels = [",".join(f"{k}={v}" for k, v in a.items()) or "(defaults)" for a in arms]
     from mcsim import runner
 

@@ -24,6 +24,28 @@ class ConfigError(McsimError):
     """An impossible option combination (player count, game count, workers, ...)."""
 
 
+class BadValueError(ConfigError):
+    """A value of the wrong type or outside its range: a keyword of the Python API, a flag, a
+    game option or a plan entry (``mcsim.values``). The message starts with ``name``, the input
+    as the caller wrote it: ``games=`` from Python, ``--games`` on the command line.
+
+    Attributes
+    ----------
+    name : str or None
+        The input's name as it starts the message.
+    """
+
+    def __init__(self, message: str, name: str | None = None):
+        super().__init__(message)
+        self.name = name
+
+
+class BadParameterError(UnknownPolicyError, BadValueError):
+    """A policy parameter the policy has, given a value that is not a finite number, not whole
+    (for a count) or outside its documented range. Callers catching ``UnknownPolicyError`` (any
+    bad ``--policy``) or ``ConfigError`` (any bad value) catch it too."""
+
+
 class DataFileError(McsimError):
     """A malformed component data file (tiles, maps, cards); names the entry and the rule."""
 

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from mcsim import stats
+from mcsim import stats, values
 from mcsim.errors import ConfigError
 from mcsim.games import get_game
 from mcsim.games.base import parse_policy
@@ -120,7 +120,7 @@ def _evaluate(game, policies, run):
 
     policies = [policies] if isinstance(policies, str) else list(policies)
     if not policies:
-        raise ConfigError("evaluate needs at least one --policy")
+        raise ConfigError(f"evaluate needs at least one policy ({values.label('policies')})")
     module = get_game(game)
     players = module.SPEC.min_players if run.players is None else run.players
     run = replace(run, players=players)
@@ -161,6 +161,16 @@ def _evaluate(game, policies, run):
     return head, scores
 
 
+def check_ensemble(game: str, k) -> int:
+    """``k`` as the size of a component ensemble of ``game`` (an int >= 1); raises
+    ``BadValueError`` for another ``k`` and ``ConfigError`` for a game without alternative
+    component sets (``ensemble_options``). Nothing is played or written."""
+    module = get_game(game)
+    with tempfile.TemporaryDirectory(prefix="mcsim-ensemble-") as tmp:
+        module.ensemble_options(0, 0, tmp)  # raises ConfigError for a game without an ensemble
+    return values.Whole(1).check(k, values.label("k"))
+
+
 def evaluate_ensemble(
     game: str,
     policies: Iterable[str],
@@ -198,12 +208,10 @@ def evaluate_ensemble(
         ``k < 1`` or the game has no ensemble.
     """
     module = get_game(game)
-    if k < 1:
-        raise ConfigError(f"--tileset-ensemble must be at least 1, not {k}")
+    k = check_ensemble(game, k)
     policies = list(policies)
     sets, set_scores = [], []
     with tempfile.TemporaryDirectory(prefix="mcsim-ensemble-") as tmp:
-        module.ensemble_options(0, 0, tmp)  # raises ConfigError for a game without an ensemble
         run = RunOptions(
             games=games,
             seed=seed,

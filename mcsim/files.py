@@ -7,8 +7,9 @@ Each reader
 
 - refuses a file larger than its cap before reading it whole (``/dev/zero`` stops after the cap),
 - decodes text as strict UTF-8,
-- refuses nesting deeper than ``MAX_NESTING`` (no ``RecursionError``), ``NaN``/``Infinity`` and
-  integers of more than 4300 digits,
+- refuses nesting deeper than ``MAX_NESTING`` (no ``RecursionError``), ``NaN``/``Infinity``,
+  floats that are not finite (``1e400``; TOML's ``inf``/``nan``) and integers of more than
+  4300 digits,
 - turns every failure into one ``McsimError`` whose message starts with the file's path:
   ``MissingFileError`` (the file does not exist: the CLI exits 2) or ``InputFileError``
   (anything else: exit 1).
@@ -19,6 +20,7 @@ CSV: mcsim writes CSV tables but reads none.
 from __future__ import annotations
 
 import json
+import math
 import os
 import stat
 import tomllib
@@ -105,6 +107,16 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _finite_float(text: str) -> float:
+    """A JSON or TOML float, refused when not finite (``1e400`` overflows to inf, TOML's
+    ``inf``/``nan``), as ``mcsim.values`` refuses them everywhere: the message gives the value
+    as written."""
+    v = float(text)
+    if not math.isfinite(v):
+        raise ValueError(f"{text} must be a finite number")
+    return v
+
+
 def read_json(path: str | os.PathLike, what: str = "JSON file", limit: int = MAX_TEXT_BYTES) -> Any:
     """The parsed JSON document in ``path``.
 
@@ -137,7 +149,7 @@ def read_json(path: str | os.PathLike, what: str = "JSON file", limit: int = MAX
     p = Path(path)
     text = read_text(p, what, limit)
     try:
-        doc = json.loads(text, parse_constant=_no_constant)
+        doc = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
     except json.JSONDecodeError as e:
         raise InputFileError(
             f"{p}: {what} is not valid JSON ({e.msg} at line {e.lineno} column {e.colno})"
@@ -184,7 +196,7 @@ def read_toml(
     p = Path(path)
     text = read_text(p, what, limit)
     try:
-        doc = tomllib.loads(text)
+        doc = tomllib.loads(text, parse_float=_finite_float)
     except tomllib.TOMLDecodeError as e:
         raise InputFileError(
             f"{p}: {what} is not valid TOML ({' '.join(str(e).split())})"

@@ -36,10 +36,11 @@ import pandas as pd
 
 from mcsim import stats
 from mcsim.aggregate import Aggregate
-from mcsim.errors import ConfigError, InputFileError, McsimError, OutputWriteError
+from mcsim.errors import BadValueError, ConfigError, InputFileError, McsimError, OutputWriteError
 from mcsim.files import parquet_rows, read_json_object, read_parquet
 from mcsim.games import get_game
 from mcsim.games.base import PolicyChoice, Prepared, RunConfig, check_players, parse_policy
+from mcsim.values import Whole, label, on_cli
 
 MAX_SEED = 2**64 - 1
 MAX_GAMES = 10**12
@@ -153,7 +154,7 @@ def resolve_config(
     ]
     if players is None:
         players = len(choices) if len(choices) > 1 else spec.default_players
-    check_players(spec, players)
+    check_players(spec, Whole().check(players, label("players")))
     if len(choices) == 1:
         choices = choices * players
     if len(choices) != players:
@@ -163,6 +164,12 @@ def resolve_config(
         )
     for c in choices:
         spec.policy(c.name).vector(c.params)  # validates names and parameters
+    if options is not None and not isinstance(options, dict):
+        name = label("options")
+        raise BadValueError(
+            f"{name} must be a dict of option: value, not {options!r:.60} ({type(options).__name__})",
+            name,
+        )
     for key in options or {}:
         if key not in module.OPTIONS:
             listed = ", ".join(module.OPTIONS) or "none"
@@ -777,20 +784,23 @@ def _load_chunk(out_dir: Path, first: int, n: int, players: int, keep: bool, run
     return (agg, df), None
 
 
-def check_limits(games, seed, games_name: str = "--games", seed_name: str = "--seed") -> None:
+#: the limits of a run's game count and seed (``mcsim.values``; the command line's flags use them too)
+GAMES = Whole(1, MAX_GAMES, "a positive whole number", f"{MAX_GAMES:,} (10**12)")
+SEED = Whole(0, MAX_SEED, "a whole number in [0, 2**64)")
+#: games per chunk: at most a run's largest game count
+CHUNK_SIZE = Whole(1, MAX_GAMES, None, f"{MAX_GAMES:,} (10**12)")
+#: worker processes
+WORKERS = Whole(1, rule="at least 1")
+
+
+def check_limits(games, seed, games_name: str | None = None, seed_name: str | None = None) -> None:
     """The limits ``simulate`` enforces on a run's game count and seed, for every caller
     (``simulate`` itself, and each cell of a batch plan before anything is played, named by
-    its plan key). Raises ``ConfigError`` naming ``games_name`` / ``seed_name``."""
-    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games <= 0:
-        raise ConfigError(f"{games_name} must be a positive whole number, not {games}")
-    if games > MAX_GAMES:
-        raise ConfigError(f"{games_name} must be at most {MAX_GAMES:,} (10**12), not {games:,}")
-    if (
-        isinstance(seed, bool)
-        or not isinstance(seed, (int, np.integer))
-        or not (0 <= seed <= MAX_SEED)
-    ):
-        raise ConfigError(f"{seed_name} must be a whole number in [0, 2**64), not {seed}")
+    its plan key). Both must be ints (``GAMES``, ``SEED``). Raises ``BadValueError`` naming
+    ``games_name`` / ``seed_name`` (default: ``games=`` / ``seed=`` from Python, the flags
+    on the command line; ``mcsim.values.label``)."""
+    GAMES.check(games, games_name or label("games"))
+    SEED.check(seed, seed_name or label("seed"))
 
 
 #: seconds of warm-up after which the CLI says that it is compiling
@@ -869,16 +879,16 @@ def resolve_execution(workers, backend, scheduler, resume, out_dir) -> tuple[int
     ``--out``."""
     if workers is None:
         workers = default_workers()
-    if workers < 1:
-        raise ConfigError(f"--workers must be at least 1, not {workers}")
+    workers = WORKERS.check(workers, label("workers"))
     if backend is None:
         backend = "local" if workers > 1 else "serial"
     if backend not in BACKENDS:
         raise ConfigError(f"unknown backend {backend!r}; choose from: {', '.join(BACKENDS)}")
     if scheduler and backend != "dask":
-        raise ConfigError("--scheduler goes with --backend dask")
+        raise ConfigError(f"{label('scheduler')} goes with {label('backend', 'dask')}")
     if resume and out_dir is None:
-        raise ConfigError("--resume needs --out DIR (the directory of the interrupted run)")
+        needs = "--resume needs --out DIR" if on_cli() else "resume=True needs out_dir="
+        raise ConfigError(f"{needs} (the directory of the interrupted run)")
     return workers, backend
 
 
@@ -961,10 +971,9 @@ def simulate(
     (200, ['game_index', 'score_0', 'score_1'])
     """
     check_limits(games, seed)
-    if chunk_size is not None and chunk_size < 1:
-        raise ConfigError(f"--chunk-size must be at least 1, not {chunk_size}")
-    if record < 0:
-        raise ConfigError(f"--record must be 0 or more, not {record}")
+    if chunk_size is not None:
+        chunk_size = CHUNK_SIZE.check(chunk_size, label("chunk_size"))
+    record = Whole(0, MAX_GAMES).check(record, label("record"))
     workers, backend = resolve_execution(workers, backend, scheduler, resume, out_dir)
     module, cfg = resolve_config(game, players, policies, variant, options)
     if keep_games is None:

@@ -54,6 +54,7 @@ from mcsim import stats
 from mcsim.errors import ConfigError
 from mcsim.games.base import parse_policy
 from mcsim.runner import RunOptions, resolve_config
+from mcsim.values import on_cli
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
 #: pseudo-wins added to every seat of every lineup before the rating fit (see ``tournament``)
@@ -299,7 +300,8 @@ def tournament(
     """
     labels = [parse_policy(p).label() for p in policies]
     if len(labels) < 2 or len(set(labels)) != len(labels):
-        raise ConfigError("a tournament needs at least two different --policy values")
+        what = "--policy values" if on_cli() else "policies (policies=)"
+        raise ConfigError(f"a tournament needs at least two different {what}")
     module, cfg = resolve_config(game, players, [labels[0]], variant, options)
     players = cfg.players
     if players < 2:  # refused before any game

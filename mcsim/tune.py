@@ -64,11 +64,12 @@ from pathlib import Path
 import numpy as np
 
 from mcsim import stats
-from mcsim.errors import ConfigError, InputFileError, McsimError, OutputWriteError
+from mcsim.errors import BadValueError, ConfigError, InputFileError, McsimError, OutputWriteError
 from mcsim.games.base import ParamSpec, PolicyChoice, parse_policy, players_range
 from mcsim.runner import (
+    GAMES,
     MAX_GAMES,
-    MAX_SEED,
+    SEED,
     Executor,
     chunk_plan,
     resolve_config,
@@ -76,6 +77,7 @@ from mcsim.runner import (
     versions,
     write_atomic,
 )
+from mcsim.values import Whole, is_number_text, label, real_number
 
 OBJECTIVES = ("win_share", "score", "margin")
 #: first game index of the validation deals (tuning uses indices below MAX_GAMES < 2**40)
@@ -168,11 +170,13 @@ def _parse_param_option(text: str) -> tuple[str, tuple[float, float] | None]:
     if not eq:
         return name, None
     lo, colon, hi = rng.partition(":")
-    try:
-        box = (float(lo), float(hi))
-    except ValueError:
+    try:  # the one number rule (``mcsim.values``): 1e400 is refused as written, not as inf
+        box = (real_number(lo, "LOW"), real_number(hi, "HIGH"))
+    except BadValueError as e:
+        if is_number_text(lo) and is_number_text(hi):  # numbers, but not finite ones
+            raise ConfigError(f"--param {text!r}: {e}") from None
         raise ConfigError(f"--param {text!r}: the range must be LOW:HIGH (two numbers)") from None
-    if not colon or not all(math.isfinite(x) for x in box) or box[0] >= box[1]:
+    if not colon or box[0] >= box[1]:
         raise ConfigError(f"--param {text!r}: the range must be LOW:HIGH with LOW < HIGH")
     return name, box
 
@@ -379,18 +383,15 @@ def plan_budget(
     per_eval = popsize * seatings  # games per deal of one generation
     per_val = seatings * (1 if start_exact else 2)
     minimum = 2 * per_eval + 2 * per_val
-    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget <= 0:
-        raise ConfigError(f"--budget must be a positive whole number of games, not {budget}")
-    if budget > MAX_GAMES:
-        raise ConfigError(f"--budget must be at most {MAX_GAMES:,} games, not {budget:,}")
+    budget = GAMES.check(budget, label("budget"))
     if budget < minimum:
         raise ConfigError(
             f"--budget {budget:,} is too small: one generation ({popsize} "
             f"candidates x {seatings} seatings x 2 deals) plus 2 validation deals "
             f"need at least {minimum:,} games"
         )
-    if deals is not None and (isinstance(deals, bool) or deals < 1):
-        raise ConfigError(f"--deals must be at least 1, not {deals}")
+    if deals is not None:
+        deals = Whole(1, MAX_GAMES, "at least 1", f"{MAX_GAMES:,}").check(deals, label("deals"))
     val = max(2, int(budget * VALIDATION_SHARE) // per_val)
     units = (budget - val * per_val) // per_eval  # deals per candidate over the whole run
     if deals is None:
@@ -737,14 +738,9 @@ def _tune_into(
 def _check_seed_and_popsize(seed, popsize) -> None:
     """``ConfigError`` unless ``seed`` is a whole number in [0, 2**64) and ``popsize`` is None
     or at least 2."""
-    if (
-        isinstance(seed, bool)
-        or not isinstance(seed, (int, np.integer))
-        or not 0 <= seed <= MAX_SEED
-    ):
-        raise ConfigError(f"--seed must be a whole number in [0, 2**64), not {seed}")
-    if popsize is not None and (isinstance(popsize, bool) or popsize < 2):
-        raise ConfigError(f"--popsize must be at least 2, not {popsize}")
+    SEED.check(seed, label("seed"))
+    if popsize is not None:
+        Whole(2, rule="at least 2").check(popsize, label("popsize"))
 
 
 def _settings(setup, space, fixed, integer, budget, seed, lam, plan) -> dict:

@@ -133,8 +133,9 @@ def test_replay_errors_share_their_wording(game, tmp_path):
         f.write_text(json.dumps(doc))
         res = CliRunner().invoke(mcsim_cli, ["replay", s.id, str(f)])
         lines = [ln for ln in res.output.splitlines() if ln.strip()]
-        assert res.exit_code == 1 and len(lines) == 1 and lines[0].startswith("Error: "), res.output
-        return lines[0][len("Error: ") :]
+        # the message names the record file as given, then says what is wrong with it
+        assert res.exit_code == 1 and len(lines) == 1 and lines[0].startswith(f"Error: {f}: ")
+        return lines[0][len(f"Error: {f}: ") :]
 
     not_this = (
         f'not an? {re.escape(s.id)} record \\(expected {{"game": "{re.escape(s.id)}", ...}}\\)'

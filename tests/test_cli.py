@@ -213,7 +213,7 @@ def test_replay_checks_recorded_points(run, tmp_path):
     r = json.loads(rec.read_text())
     r["points"] = r["points"][::-1]
     rec.write_text(json.dumps(r))
-    one_error_line(run("replay", "sacred-hill", rec), 1, "Error: record says points")
+    one_error_line(run("replay", "sacred-hill", rec), 1, f"Error: {rec}: record says points")
 
 
 def _one_record(run, tmp_path, game, *args):
@@ -235,7 +235,7 @@ def test_replay_el_grande_checks_recorded_points(run, tmp_path):
     rec, r = _one_record(run, tmp_path, "el-grande")
     r["points"] = [p + 1 for p in r["points"]]
     rec.write_text(json.dumps(r))
-    one_error_line(run("replay", "el-grande", rec), 1, "Error: record says points")
+    one_error_line(run("replay", "el-grande", rec), 1, f"Error: {rec}: record says points")
 
 
 @pytest.mark.parametrize(

@@ -428,7 +428,7 @@ def test_replay_checks_recorded_total_and_scorings(tmp_path):
     res = CliRunner().invoke(mcsim_cli, ["replay", "don-quixote", str(f)])
     assert res.exit_code == 1
     assert res.output.strip() == (
-        f"Error: player 0: record says total {total - 1}, replay gives {total}"
+        f"Error: {f}: player 0: record says total {total - 1}, replay gives {total}"
     )
 
 

@@ -444,7 +444,7 @@ def test_replay_malformed_decision_values_are_one_line_errors(tmp_path, kind, va
     with pytest.raises(InvalidRecordError, match="decision 0: " + message):
         G.replay(rec)
     res = _cli_replay(tmp_path, rec)
-    assert res.output.startswith("Error: decision 0: "), res.output
+    assert res.output.startswith(f"Error: {tmp_path / 'bad.json'}: decision 0: "), res.output
 
 
 def test_replay_in_range_values_stay_illegal_moves_with_legal_options():

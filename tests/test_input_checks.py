@@ -85,8 +85,8 @@ def test_total_tiles_message_names_the_field(tmp_path):
     f = _tt_file(tmp_path, "bonus_tiles.json", lambda d: d.update(total_tiles=31))
     with pytest.raises(DataFileError) as e:
         TT.load_bonus_tiles(TT.load_map()["regions"], f)
-    assert str(e.value) == (
-        "bonus_tiles.json: 'total_tiles' is 31, but the stacks hold 30 tiles (§2.2)"
+    assert str(e.value) == (  # the path as given, not only its basename
+        f"{f}: 'total_tiles' is 31, but the stacks hold 30 tiles (§2.2)"
     )
 
 

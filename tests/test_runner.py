@@ -120,7 +120,7 @@ def test_resume_refuses_another_run(tmp_path, kwargs, msg):
 def test_resume_needs_a_run(tmp_path):
     with pytest.raises(ConfigError, match="no _manifest.json"):
         mcsim.simulate("sacred-hill", games=20, out_dir=tmp_path, resume=True)
-    with pytest.raises(ConfigError, match="--resume needs --out"):
+    with pytest.raises(ConfigError, match=r"resume=True needs out_dir="):
         mcsim.simulate("sacred-hill", games=20, resume=True)
 
 
@@ -180,7 +180,7 @@ def test_dask_local_cluster_identical_to_local():
     "kwargs,msg",
     [
         (dict(backend="spark"), "unknown backend"),
-        (dict(scheduler="tcp://x:1"), "--scheduler goes with --backend dask"),
+        (dict(scheduler="tcp://x:1"), "scheduler= goes with backend=.dask."),
     ],
 )
 def test_backend_errors(kwargs, msg):

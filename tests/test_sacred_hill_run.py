@@ -167,10 +167,10 @@ def test_heuristics_beat_random():
 @pytest.mark.parametrize(
     "kwargs,err,msg",
     [
-        (dict(games=0), ConfigError, "--games"),
-        (dict(games=-3), ConfigError, "--games"),
-        (dict(seed=-1), ConfigError, "--seed"),
-        (dict(workers=0), ConfigError, "--workers"),
+        (dict(games=0), ConfigError, "^games= "),
+        (dict(games=-3), ConfigError, "^games= "),
+        (dict(seed=-1), ConfigError, "^seed= "),
+        (dict(workers=0), ConfigError, "^workers= "),
         (dict(policies=["random", "random", "random"]), ConfigError, "2 players"),
         (dict(players=3), ConfigError, "sacred-hill is for 2 players, not 3"),
         (dict(policies=["greedy:w_nope=1"]), UnknownPolicyError, "no parameter 'w_nope'"),

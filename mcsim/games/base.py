@@ -14,14 +14,21 @@ Policies are an integer id plus a float64 parameter vector; ``PolicySpec`` names
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from mcsim.errors import ConfigError, InvalidRecordError, UnknownPolicyError, UnknownVariantError
+from mcsim.errors import (
+    BadParameterError,
+    BadValueError,
+    ConfigError,
+    InvalidRecordError,
+    UnknownPolicyError,
+    UnknownVariantError,
+)
+from mcsim.values import Whole, path_value, real_number
 
 if TYPE_CHECKING:  # the drawers' result type; ``mcsim.show`` imports the games, not the reverse
     from mcsim.show.base import Show
@@ -63,9 +70,10 @@ class ParamSpec:
 
     def show(self, v: float) -> str:
         """``v`` as messages print it: a whole number of an ``integer`` parameter without
-        ``.0`` (``0``, ``1000000``), anything else as Python prints a float."""
+        ``.0`` (``0``, ``1000000``), anything else (and ``9e+99``) as Python prints a float."""
         v = float(v)
-        return str(int(v)) if self.integer and v.is_integer() else str(v)
+        exact = v.is_integer() and abs(v) <= 2**53  # beyond, the digits are not the value's
+        return str(int(v)) if self.integer and exact else str(v)
 
 
 @dataclass(frozen=True)
@@ -82,20 +90,17 @@ class PolicySpec:
         overrides = dict(overrides or {})
         out = np.empty(len(self.params), dtype=np.float64)
         for k, p in enumerate(self.params):
-            v = overrides.pop(p.name, p.default)
-            if not math.isfinite(v):
-                raise UnknownPolicyError(
-                    f"policy {self.name!r}: parameter {p.name}={v} must be a finite number"
-                )
+            where = f"policy {self.name!r}: parameter {p.name}"
+            try:
+                v = real_number(overrides.pop(p.name, p.default), where)
+            except BadValueError as e:
+                raise BadParameterError(str(e), where) from None
             if not (p.low <= v <= p.high):
-                raise UnknownPolicyError(
-                    f"policy {self.name!r}: parameter {p.name}={p.show(v)} is outside "
-                    f"[{p.show(p.low)}, {p.show(p.high)}]"
+                raise BadParameterError(
+                    f"{where}={p.show(v)} is outside [{p.show(p.low)}, {p.show(p.high)}]", where
                 )
             if p.integer and v != int(v):
-                raise UnknownPolicyError(
-                    f"policy {self.name!r}: parameter {p.name}={v} must be a whole number"
-                )
+                raise BadParameterError(f"{where}={v} must be a whole number", where)
             out[k] = v
         if overrides:
             known = ", ".join(p.name for p in self.params) or "(none)"
@@ -199,7 +204,8 @@ class PolicyChoice:
 
 
 def parse_policy(text: str) -> PolicyChoice:
-    """Parse ``name`` or ``name:param=value,param=value`` (values are numbers).
+    """Parse ``name`` or ``name:param=value,param=value`` (values are finite numbers in ASCII
+    float syntax, ``mcsim.values.real_number``; ``BadParameterError`` otherwise).
 
     >>> parse_policy("greedy:eps=0.1")
     PolicyChoice(name='greedy', params={'eps': 0.1})
@@ -217,11 +223,9 @@ def parse_policy(text: str) -> PolicyChoice:
             if key in params:
                 raise UnknownPolicyError(f"policy {name!r}: parameter {key!r} given twice")
             try:
-                params[key] = float(val)
-            except ValueError:
-                raise UnknownPolicyError(
-                    f"policy parameter {key}={val!r} is not a number"
-                ) from None
+                params[key] = real_number(val, f"policy {name.strip()!r}: parameter {key}")
+            except BadValueError as e:
+                raise BadParameterError(str(e), e.name) from None
     return PolicyChoice(name.strip(), params)
 
 
@@ -277,6 +281,31 @@ def players_range(spec: GameSpec) -> str:
 def check_players(spec: GameSpec, players: int) -> None:
     if not (spec.min_players <= players <= spec.max_players):
         raise ConfigError(f"{spec.id} is for {players_range(spec)} players, not {players}")
+
+
+def check_options(config: RunConfig, kinds: dict[str, str | Whole]) -> RunConfig:
+    """The game options of ``config`` checked and normalised by kind, the same way for every
+    game (a game's ``check_config`` calls this with its own ``kinds``): an option given as None
+    is dropped; ``"file"`` and ``"dir"`` take a non-empty ``str`` or ``os.PathLike`` (returned as
+    ``str``); a ``Whole`` takes an int or a string in the whole-number rule of
+    ``mcsim.values`` within its limits (returned as ``int``). Keys not in ``kinds`` are left
+    alone (``resolve_config`` has refused unknown keys already).
+
+    Raises
+    ------
+    BadValueError
+        Naming the option: ``option tiles must be a file path (a string), not 5 (int)``.
+    """
+    opts = {k: v for k, v in dict(config.options or {}).items() if v is not None}
+    for key, kind in kinds.items():
+        if key not in opts:
+            continue
+        name = f"option {key}"
+        if isinstance(kind, Whole):
+            opts[key] = kind.check(opts[key], name, text=True)
+        else:
+            opts[key] = path_value(opts[key], name, "folder path" if kind == "dir" else "file path")
+    return RunConfig(config.game, config.players, config.policies, config.variant, opts)
 
 
 def check_recorded_points(record: dict, result: dict) -> None:
@@ -465,8 +494,10 @@ class GameModule(Protocol):
         the game's own engine (kernel or ``replay`` loop), the board from its data."""
         ...
 
-    def perft(self, depth: int, variant: dict | None = None) -> int:
-        """The number of move sequences of ``depth`` plies from the start (default players)."""
+    def perft(self, depth: int, variant: dict | None = None, options: dict | None = None) -> int:
+        """The number of move sequences of ``depth`` plies from the start (default players), on
+        the components of ``options`` (the game options as ``check_config`` returns them, e.g.
+        Don Quixote's ``tiles``; default: the shipped data)."""
         ...
 
     def ensemble_options(

@@ -24,9 +24,10 @@ only the game-independent parts: ``base`` (frames and SVG helpers), ``page`` (th
 
 from __future__ import annotations
 
-from mcsim.errors import ConfigError, InvalidRecordError
+from mcsim.errors import BadValueError, InvalidRecordError
 from mcsim.games import get_game
 from mcsim.show.base import Frame, Show  # noqa: F401  (re-exported)
+from mcsim.values import Whole, label
 
 
 def build_show(game: str, record: dict) -> Show:
@@ -73,10 +74,10 @@ def record_of_seed(
     from mcsim.runner import MAX_GAMES, check_limits, resolve_config
 
     check_limits(1, seed)  # the seed range of simulate
-    if isinstance(game_index, bool) or not isinstance(game_index, int) or game_index < 0:
-        raise ConfigError(f"--game-index must be 0 or more, not {game_index}")
+    name = label("game_index")
+    game_index = Whole(0, 2**64).check(game_index, name)  # then the game-count limit below
     if game_index >= MAX_GAMES:
-        raise ConfigError(f"--game-index must be below {MAX_GAMES:,} (10**12), not {game_index}")
+        raise BadValueError(f"{name} must be below {MAX_GAMES:,} (10**12), not {game_index}", name)
     module, cfg = resolve_config(game, players, policies, variant, options)
     prep = module.prepare(cfg)
     return module.record_games(prep, int(seed), [int(game_index)])[0]

@@ -98,6 +98,7 @@ from mcsim.games.base import (
     Prepared,
     RunConfig,
     VariantSpec,
+    check_options,
     no_ensemble,
     policy_arrays,
 )
@@ -364,7 +365,7 @@ SPEC = GameSpec(
 
 
 def _fail(path: Path, entry: str, rule: str):
-    raise DataFileError(f"{path.name}: {entry}: {rule}")
+    raise DataFileError(f"{path}: {entry}: {rule}")  # the path as given, not its basename
 
 
 def _read_json(path: Path):
@@ -720,7 +721,8 @@ def tables_for_variant(T: tuple, variant: dict) -> tuple:
 
 
 def check_config(config: RunConfig) -> RunConfig:
-    """Refuse gift readings that need ``gifts=true`` (``gift_readings_error``).
+    """Refuse gift readings that need ``gifts=true`` (``gift_readings_error``); ``data_dir``
+    must be a folder path (``check_options``).
 
     Raises
     ------
@@ -729,7 +731,7 @@ def check_config(config: RunConfig) -> RunConfig:
     msg = gift_readings_error(config.variant)
     if msg:
         raise ConfigError(msg)
-    return config
+    return check_options(config, {"data_dir": "dir"})
 
 
 def prepare(config: RunConfig) -> Prepared:

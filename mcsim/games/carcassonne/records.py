@@ -16,6 +16,7 @@ from mcsim.games.carcassonne import (
     CATEGORIES,
     GIFT_IDS,
     SPEC,
+    build_tables,
     default_tables,
     gift_readings_error,
     is_int,
@@ -24,6 +25,7 @@ from mcsim.games.carcassonne import (
     segment_names,
     tables_for_variant,
 )
+from mcsim.values import label
 
 RECORD_FORMAT = 1
 
@@ -374,11 +376,12 @@ def format_replay(result: dict) -> str:
     return "\n".join(lines)
 
 
-def perft_pile() -> list[str]:
+def perft_pile(data_dir: str | None = None) -> list[str]:
     """The fixed draw pile ``perft`` uses: the unshuffled one, tile letters in table order (§2)
-    with their counts, the start tile D taken out once: ``A A B B B B C D D D E ...``."""
-    data = load_data()
-    T = default_tables()
+    with their counts, the start tile D taken out once: ``A A B B B B C D D D E ...`` (of the
+    data in ``data_dir``, default the shipped data)."""
+    data = load_data(data_dir)
+    T = build_tables(data) if data_dir else default_tables()
     letters = [t["letter"] for t in data["tiles"]]
     start = int(T[K.TB_START][0])
     return [
@@ -388,8 +391,14 @@ def perft_pile() -> list[str]:
     ]
 
 
-def perft(depth: int, variant: dict | None = None, players: int = SPEC.default_players) -> int:
-    """Number of turn sequences of length ``depth`` from the start, on the unshuffled pile.
+def perft(
+    depth: int,
+    variant: dict | None = None,
+    options: dict | None = None,
+    players: int = SPEC.default_players,
+) -> int:
+    """Number of turn sequences of length ``depth`` from the start, on the unshuffled pile (of
+    the data in ``options["data_dir"]``, default the shipped data).
 
     Node = the board after some turns, start tile D at (0, 0); the chance events are fixed by
     ``perft_pile`` (draws in table order; a tile with no legal placement is set aside and the
@@ -414,17 +423,18 @@ def perft(depth: int, variant: dict | None = None, players: int = SPEC.default_p
         A negative depth or ``gifts=true``.
     """
     if depth < 0:
-        raise ConfigError(f"--depth must be 0 or more, not {depth}")
+        raise ConfigError(f"{label('depth')} must be 0 or more, not {depth}")
     check_players(SPEC, players)
     v = SPEC.resolve_variant(variant)
     if v["gifts"] != "false":
         raise ConfigError("carcassonne perft counts base-game turns; use --variant gifts=false")
-    pos = Position(players, v)
+    data_dir = (options or {}).get("data_dir")
+    pos = Position(players, v, data_dir=data_dir)
     T = pos.T
     letters = pos.letters
     nmee = min(int(T[K.TB_PTS][K.P_MEEPLES]), K.MAX_MEEPLES)
     pos.S.mnode[:players, nmee:] = -2  # meeple slots not in the game, as in the kernel
-    pile = [letters.index(x) for x in perft_pile()]
+    pile = [letters.index(x) for x in perft_pile(data_dir)]
     codes = pos.variant
     conn = np.zeros(8, dtype=np.int64)
     mopts = np.zeros(16, dtype=np.int64)
@@ -477,11 +487,18 @@ class Position:
     scores what the tile completed (§3.2 step 3). ``finish()`` runs the final scoring.
     """
 
-    def __init__(self, players: int = 2, variant: dict | None = None, start: bool = True):
-        data = load_data()
+    def __init__(
+        self,
+        players: int = 2,
+        variant: dict | None = None,
+        start: bool = True,
+        data_dir: str | None = None,
+    ):
+        data = load_data(data_dir)
         self.letters = [t["letter"] for t in data["tiles"]]
         self.segs = [segment_names(t) for t in data["tiles"]]
-        self.T = tables_for_variant(default_tables(), SPEC.resolve_variant(variant))
+        tables = build_tables(data) if data_dir else default_tables()
+        self.T = tables_for_variant(tables, SPEC.resolve_variant(variant))
         self.variant = SPEC.variant_codes(SPEC.resolve_variant(variant))
         self.players = players
         self.S = K.new_game_state()

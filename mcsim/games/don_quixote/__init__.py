@@ -67,6 +67,7 @@ from mcsim.games.base import (
     Prepared,
     RunConfig,
     VariantSpec,
+    check_options,
     policy_arrays,
 )
 
@@ -337,7 +338,7 @@ def load_tileset(path: str | Path | None = None, strict: bool = True) -> TileSet
     ('placeholder-2.3-v0', 'reconstructed', 22, [6, 4])
     """
     p = Path(path) if path is not None else default_tiles_path()
-    where = p.name
+    where = str(p)  # the path as given (a basename alone is ambiguous)
     doc = read_json(p, "tile file")
     if not isinstance(doc, dict) or not isinstance(doc.get("tiles"), list):
         raise DataFileError(f"{where}: top level must be an object with a 'tiles' list")
@@ -830,8 +831,9 @@ CHUNK_MULTIPLE = 1
 
 
 def check_config(config: RunConfig) -> RunConfig:
-    """Nothing beyond ``resolve_config``'s checks (the tile file is checked by ``prepare``)."""
-    return config
+    """``tiles`` must be a file path (``check_options``); the file itself is checked by
+    ``prepare``. Raises ``BadValueError``."""
+    return check_options(config, {"tiles": "file"})
 
 
 # ---------------------------------------------------------------- the other roles

@@ -23,6 +23,7 @@ from mcsim.games.don_quixote import (
     load_tileset,
     new_outputs,
 )
+from mcsim.values import label
 
 # ---------------------------------------------------------------- records and replay
 RECORD_FORMAT = "mcsim-don-quixote-record/1"
@@ -433,8 +434,9 @@ def perft_deal(ts: TileSet | None = None) -> dict:
     }
 
 
-def perft(depth: int, variant: dict | None = None) -> int:
-    """Number of placement sequences of length ``depth`` (0-22) from the unshuffled deal.
+def perft(depth: int, variant: dict | None = None, options: dict | None = None) -> int:
+    """Number of placement sequences of length ``depth`` (0-22) from the unshuffled deal of the
+    tile set ``options["tiles"]`` (default: the shipped set).
 
     Node = a player's estate after some placements; the chance events (castle cells, the cell of
     every position card, the tiles turned face up each round) are fixed by ``perft_deal``. A
@@ -459,9 +461,9 @@ def perft(depth: int, variant: dict | None = None) -> int:
         A depth outside 0..22.
     """
     if not 0 <= depth <= K.N_PLACE:
-        raise ConfigError(f"--depth must be 0..{K.N_PLACE} for don-quixote, not {depth}")
+        raise ConfigError(f"{label('depth')} must be 0..{K.N_PLACE} for don-quixote, not {depth}")
     v = SPEC.resolve_variant(variant)
-    ts = load_tileset()
+    ts = load_tileset((options or {}).get("tiles"))
     names = [t.id for t in ts.instances]
     n_land = ts.n_land
     by_id = _instances_by_id(names, n_land)

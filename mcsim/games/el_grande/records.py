@@ -521,7 +521,7 @@ def format_replay(result: dict) -> str:
     return "\n".join(lines)
 
 
-def perft(depth: int, variant: dict | None = None) -> int:
+def perft(depth: int, variant: dict | None = None, options: dict | None = None) -> int:
     """Not available: El Grande's start is a random deal and its decisions are logged, not
     enumerated, by the kernel. Raises ``ConfigError``."""
     raise ConfigError("el-grande has no perft (its start position is a random deal)")

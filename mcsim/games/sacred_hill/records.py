@@ -11,6 +11,7 @@ from kernels.rng import STREAM_POLICY
 from mcsim.errors import ConfigError, IllegalMoveError, InvalidRecordError
 from mcsim.games.base import Prepared, ReplayResult, replay_result
 from mcsim.games.sacred_hill import SPEC, play_games, transition_code, zone_table
+from mcsim.values import label
 
 
 # ---------------------------------------------------------------- names
@@ -275,13 +276,14 @@ def format_replay(result: dict) -> str:
     return "\n".join(lines)
 
 
-def perft(depth: int, variant: dict | None = None) -> int:
-    """Number of move sequences of length ``depth`` from the empty board.
+def perft(depth: int, variant: dict | None = None, options: dict | None = None) -> int:
+    """Number of move sequences of length ``depth`` from the empty board (Sacred Hill has no
+    game options: ``options`` is always empty).
 
     >>> perft(3)
     9632
     """
     if depth < 0:
-        raise ConfigError(f"--depth must be 0 or more, not {depth}")
+        raise ConfigError(f"{label('depth')} must be 0 or more, not {depth}")
     v = SPEC.resolve_variant(variant)
     return int(K.perft(np.zeros(K.S_SIZE, np.uint64), depth, transition_code(v), zone_table(v)))

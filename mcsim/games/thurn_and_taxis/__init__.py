@@ -72,7 +72,7 @@ import numpy as np
 
 from kernels import thurn_and_taxis as K
 from kernels.rng import next_u64, seed_state
-from mcsim.errors import ConfigError, DataFileError
+from mcsim.errors import DataFileError
 from mcsim.files import read_json
 from mcsim.games.base import (
     GameSpec,
@@ -81,9 +81,11 @@ from mcsim.games.base import (
     Prepared,
     RunConfig,
     VariantSpec,
+    check_options,
     no_ensemble,
     policy_arrays,
 )
+from mcsim.values import Whole
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "thurn_and_taxis"
 RULES = "docs/rules/thurn_und_taxis.md"
@@ -282,7 +284,7 @@ def load_map(path: Path | None = None) -> dict:
     """
     path = Path(path) if path else DATA_DIR / "map.json"
     d = _read_json(path)
-    w = path.name
+    w = str(path)  # the path as given (a basename alone is ambiguous)
     regions = _need(d, "regions", list, w)
     if len(regions) != K.N_REGIONS or len(set(regions)) != K.N_REGIONS:
         raise DataFileError(f"{w}: 'regions' must list {K.N_REGIONS} distinct names")
@@ -382,7 +384,7 @@ def load_carriages(path: Path | None = None) -> dict[int, int]:
     """
     path = Path(path) if path else DATA_DIR / "carriages.json"
     d = _read_json(path)
-    w = path.name
+    w = str(path)  # the path as given (a basename alone is ambiguous)
     rows = _need(d, "carriages", list, w)
     vp: dict[int, int] = {}
     for k, r in enumerate(rows):
@@ -423,7 +425,7 @@ def load_bonus_tiles(regions: list[str], path: Path | None = None) -> list[dict]
     """
     path = Path(path) if path else DATA_DIR / "bonus_tiles.json"
     d = _read_json(path)
-    w = path.name
+    w = str(path)  # the path as given (a basename alone is ambiguous)
     stacks = _need(d, "stacks", list, w)
     by_id = {}
     for k, s in enumerate(stacks):
@@ -541,22 +543,23 @@ def variant_vector(spec_codes: np.ndarray, max_turns: int = DEFAULT_MAX_TURNS) -
 
 
 def check_config(config: RunConfig) -> RunConfig:
-    """Drop options given as None and check ``max_turns`` (an integer in
-    ``1..MAX_TURNS_LIMIT``); returns the config with ``max_turns`` an int when given.
+    """Check the options by kind (``check_options``: the data files are paths, ``max_turns`` a
+    whole number in ``1..MAX_TURNS_LIMIT``); returns the config with ``max_turns`` an int when
+    given and options given as None dropped.
 
     Raises
     ------
-    ConfigError
+    BadValueError
     """
-    opts = {k: v for k, v in dict(config.options or {}).items() if v is not None}
-    if "max_turns" in opts:
-        try:
-            opts["max_turns"] = int(opts["max_turns"])
-        except (TypeError, ValueError):
-            raise ConfigError(f"option max_turns={opts['max_turns']!r} is not an integer") from None
-        if not 1 <= opts["max_turns"] <= MAX_TURNS_LIMIT:
-            raise ConfigError(f"option max_turns must be in 1..{MAX_TURNS_LIMIT:,}")
-    return RunConfig(config.game, config.players, config.policies, config.variant, opts)
+    return check_options(
+        config,
+        {
+            "carriages": "file",
+            "bonus_tiles": "file",
+            "map": "file",
+            "max_turns": Whole(1, MAX_TURNS_LIMIT, f"a whole number in 1..{MAX_TURNS_LIMIT:,}"),
+        },
+    )
 
 
 def prepare(config: RunConfig) -> Prepared:

@@ -24,8 +24,10 @@ from mcsim.games.thurn_and_taxis import (
     entry_kernel,
     load_bonus_tiles,
     load_carriages,
+    load_data,
     variant_vector,
 )
+from mcsim.values import label
 
 
 class Game:
@@ -837,8 +839,15 @@ def format_replay(result: dict) -> str:
     return "\n".join(lines)
 
 
-def perft(depth: int, variant: dict | None = None, players: int = SPEC.default_players) -> int:
-    """Number of decision sequences of length ``depth`` from the start of a fixed deal.
+def perft(
+    depth: int,
+    variant: dict | None = None,
+    options: dict | None = None,
+    players: int = SPEC.default_players,
+) -> int:
+    """Number of decision sequences of length ``depth`` from the start of a fixed deal, with the
+    data files and turn cap of ``options`` (as ``check_config`` returns them; default: the
+    shipped data).
 
     The deal is the unshuffled deck (each city 3 times in §1.1 order; display = 3 Carlsruhe,
     3 Freiburg), so the chance events are fixed and the count checks the move generator
@@ -853,8 +862,17 @@ def perft(depth: int, variant: dict | None = None, players: int = SPEC.default_p
         A negative depth.
     """
     if depth < 0:
-        raise ConfigError(f"--depth must be 0 or more, not {depth}")
-    g = Game(players, [c for c in range(K.N_CITIES) for _ in range(3)], variant)
+        raise ConfigError(f"{label('depth')} must be 0 or more, not {depth}")
+    opts = options or {}
+    g = Game(
+        players,
+        [c for c in range(K.N_CITIES) for _ in range(3)],
+        variant,
+        data=load_data(opts)
+        if any(k in opts for k in ("carriages", "bonus_tiles", "map"))
+        else None,
+        max_turns=int(opts.get("max_turns", DEFAULT_MAX_TURNS)),
+    )
     buf = np.empty(K.MAX_ACTIONS, dtype=np.int64)
 
     def count(st: np.ndarray, d: int) -> int:
