@@ -177,7 +177,7 @@ def test_el_grande_veto_off_record_relabelled_veto_on_is_refused(run, tmp_path):
     res = run("replay", "el-grande", path)
     assert res.exit_code == 1
     assert res.output == (
-        "Error: setup: deck 2 lists 9 cards, the deck of a veto=off game (its Vetoes are out "
+        f"Error: {path}: setup: deck 2 lists 9 cards, the deck of a veto=off game (its Vetoes are out "
         "of the game, A2), but the record says veto=on: deck 2 must list all its 11 cards "
         "(top first)\n"
     )
@@ -194,7 +194,7 @@ def test_el_grande_empty_deck_is_refused_up_front(deck, run, tmp_path):
     res = run("replay", "el-grande", path)
     assert res.exit_code == 1
     assert res.output == (
-        f"Error: setup: deck {deck} must list all its 11 cards (top first), not 0 cards\n"
+        f"Error: {path}: setup: deck {deck} must list all its 11 cards (top first), not 0 cards\n"
     )
 
 
