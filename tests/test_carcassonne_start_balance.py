@@ -266,3 +266,13 @@ def test_s3_5_cli_lists_records_replays_and_shows_the_variant(tmp_path, records4
     base = records4[1][0]
     plain = G.show_frames(base, G.replay(base).fields)
     assert show.frames[0].svg.count("<circle") == plain.frames[0].svg.count("<circle") + 1
+
+
+def test_s3_5_perft_refuses_the_tournament_start():
+    """docs/rules/carcassonne.md §3.5: ``perft`` counts turns from the plain start; the
+    tournament start (seat 0's start-tile meeple first) is a one-line error."""
+    with pytest.raises(ConfigError) as e:
+        G.perft(1, {"start_balance": "tournament"}, players=4)
+    assert str(e.value) == (
+        "carcassonne perft counts turns from the plain start; use --variant start_balance=none"
+    )

@@ -453,7 +453,7 @@ def perft(depth: int, variant: dict | None = None, players: int = SPEC.default_p
     Raises
     ------
     ConfigError
-        A negative depth or ``gifts=true``.
+        A negative depth, ``gifts=true`` or ``start_balance=tournament``.
     """
     if depth < 0:
         raise ConfigError(f"--depth must be 0 or more, not {depth}")
@@ -461,6 +461,10 @@ def perft(depth: int, variant: dict | None = None, players: int = SPEC.default_p
     v = SPEC.resolve_variant(variant)
     if v["gifts"] != "false":
         raise ConfigError("carcassonne perft counts base-game turns; use --variant gifts=false")
+    if v["start_balance"] != "none":  # its start holds seat 0's start-tile meeple (§3.5)
+        raise ConfigError(
+            "carcassonne perft counts turns from the plain start; use --variant start_balance=none"
+        )
     pos = Position(players, v)
     T = pos.T
     letters = pos.letters
