@@ -59,12 +59,22 @@ def _needs(game_id: str) -> dict[str, dict[str, str]]:
     return {}
 
 
+def _variant_players(game_id: str) -> dict[str, int]:
+    """Player counts a variant needs instead of the default: Carcassonne's
+    ``start_balance=tournament`` is refused with 2 players (docs/rules/carcassonne.md §3.5), so
+    it plays 4, the player count whose seat deficit it balances."""
+    if game_id == "carcassonne":
+        return {"start_balance": 4}
+    return {}
+
+
 def configs(game_id: str) -> list[tuple[str, str, int, dict[str, str]]]:
     """The fixed runs of one game: ``(config, policy, players, variant)`` tuples."""
     from mcsim.games import get_game
 
     spec = get_game(game_id).SPEC
     needs = _needs(game_id)
+    var_players = _variant_players(game_id)
     out = []
     players = sorted({spec.min_players, spec.default_players, spec.max_players})
     for pol in spec.policies:
@@ -77,14 +87,8 @@ def configs(game_id: str) -> list[tuple[str, str, int, dict[str, str]]]:
                 if val != v.default:
                     var = {**needs.get(v.name, {}), v.name: val}
                     name = ",".join(f"{k}={x}" for k, x in var.items())
-                    out.append(
-                        (
-                            f"{pol.name}/{spec.default_players}p/{name}",
-                            light,
-                            spec.default_players,
-                            var,
-                        )
-                    )
+                    pc = var_players.get(v.name, spec.default_players)
+                    out.append((f"{pol.name}/{pc}p/{name}", light, pc, var))
     return out
 
 

@@ -87,6 +87,10 @@ V_CASH_OUT = VARIANT.field("V_CASH_OUT", 1, "Cash Out counts 0 all meeples, 1 ow
 V_CHANGE_COMPLETED = VARIANT.field("V_CHANGE_COMPLETED", 1, "1 = may change to completed")
 V_TAKE2_OTHER = VARIANT.field("V_TAKE2_OTHER", 1, "Take 2's other tile: 0 shuffled back")
 V_GIFT_JUDGED = VARIANT.field("V_GIFT_JUDGED", 1, "1 = majority judged before the merge")
+V_GIFT_DECK = VARIANT.field("V_GIFT_DECK", 1, "unused here: the gift deck is in TB_GIFT_COUNTS")
+V_START_BALANCE = VARIANT.field(
+    "V_START_BALANCE", 1, "1 = tournament start balance (3-4 players: start meeple, seat 1 draws)"
+)
 VARIANT.verify(globals())
 FARMS_V3, FARMS_V2, FARMS_V1, FARMS_NONE = 0, 1, 2, 3
 
@@ -187,7 +191,7 @@ S_DRAWN = SC.field("S_DRAWN", 1, "tiles drawn (position in ``tlog``)")
 S_GDRAWN = SC.field("S_GDRAWN", 1, "gift cards drawn (position in ``glog``)")
 S_ERR = SC.field("S_ERR", 1, "replay: error kind ERR_* (0 none)")
 S_ERR_TURN = SC.field("S_ERR_TURN", 1, "replay: turn of the error")
-S_ERR_KIND = SC.field("S_ERR_KIND", 1, "unused")
+S_START_SEG = SC.field("S_START_SEG", 1, "start_balance: seat 0's start-tile meeple segment")
 S_NOPT = SC.field("S_NOPT", 1, "replay: legal options left in ``opt`` at the error")
 S_FINISHED = SC.field("S_FINISHED", 1, "1 = the game ended (the pile is empty)")
 # search state (``kernels.search``): where the seat to move ``S_CUR`` stands within its turn
@@ -272,7 +276,8 @@ GameState = namedtuple("GameState", [name for name, _, _, _ in STATE_ARRAYS])
     ERR_GIFT_DRAW,
     ERR_LENGTH,
     ERR_TILE,
-) = range(9)
+    ERR_START,
+) = range(10)
 #: a step's return value when a replay stopped at an illegal record (``_fail`` was called)
 BAD = -1000
 

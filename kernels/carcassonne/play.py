@@ -35,6 +35,7 @@ from kernels.carcassonne.layout import (
     ERR_NONE,
     ERR_OPEN,
     ERR_PLACE,
+    ERR_START,
     ERR_TILE,
     G_OPENED,
     GIFT_CHANGE,
@@ -78,13 +79,21 @@ from kernels.carcassonne.layout import (
     S_GDRAWN,
     S_NOPT,
     S_NPLACED,
+    S_START_SEG,
     S_TURN,
     TB_CL_SEG,
     TB_FIT,
+    TB_START,
     V_GIFTS,
+    V_START_BALANCE,
     V_TAKE2_OTHER,
 )
-from kernels.carcassonne.policies import _gift_gain, best_placement, new_scratch
+from kernels.carcassonne.policies import (
+    _gift_gain,
+    best_placement,
+    new_scratch,
+    start_meeple_choice,
+)
 from kernels.carcassonne.rules import (
     _draw_placeable,
     _node_at,
@@ -102,6 +111,7 @@ from kernels.carcassonne.rules import (
     new_game_state,
     place_tile,
     placements,
+    put_meeple,
     score_final,
     xy_cell,
 )
@@ -117,8 +127,9 @@ def _fail(state, kind, turn):
 
 
 #: what the steps of a game share (built by ``_run``, one argument of ``_play``): tables,
-#: variant codes, the seats' policy ids and parameters, the mode, the replay scripts, the logs
-#: written, and the deal / gift / per-seat policy random streams (``_play`` seeds them per game).
+#: variant codes, the seats' policy ids and parameters, the mode, the replay scripts (``rstart``:
+#: the start-tile meeple's segment of ``start_balance``), the logs written, and the deal / gift /
+#: per-seat policy random streams (``_play`` seeds them per game).
 Run = namedtuple(
     "Run",
     [
@@ -130,6 +141,7 @@ Run = namedtuple(
         "tscript",
         "gscript",
         "rscript",
+        "rstart",
         "log",
         "tlog",
         "glog",
@@ -145,7 +157,7 @@ Run = namedtuple(
 CarcassonneOutputs = namedtuple("CarcassonneOutputs", ["score", "brk", "gst", "held", "length"])
 
 #: a game's replay scripts (``MODE_REPLAY``) and the logs written (see ``_play``)
-Scripts = namedtuple("Scripts", ["tscript", "gscript", "rscript", "log", "tlog", "glog"])
+Scripts = namedtuple("Scripts", ["tscript", "gscript", "rscript", "log", "tlog", "glog", "rstart"])
 
 
 # The decisions of a turn (``_choose_*``, ``_gift_*`` below, one call site each in ``_play``)
@@ -560,6 +572,60 @@ def _choose_meeple(
     return s
 
 
+@njit(cache=True, **_INTERNAL)
+def _choose_start_meeple(state, run, heuristic_scratch, search_scratch):
+    """``start_balance=tournament`` with 3 or 4 players (docs/rules/carcassonne.md §6 #21): the
+    segment of the start tile (tile 0) on which seat 0 puts a meeple before seat 1 draws the
+    first tile. The choice is seat 0's, among the segments a normal meeple step offers on that
+    tile (§3.2 step 2) except "none": the rule has the meeple placed. ``BAD`` when a replay's
+    segment is not one of them (the options are left in ``opt``)."""
+    mopts = state.scratch[8:24]
+    cur = _ZERO
+    nm = meeple_options(state, run.tables, _ZERO, cur, mopts)
+    pid = run.policy_ids[cur]
+    if run.mode == MODE_REPLAY:
+        s = run.rstart
+        for i in range(1, nm):
+            if mopts[i] == s:
+                return s
+        for i in range(1, nm):
+            state.opt[i - 1, 0] = mopts[i]
+        state.sc[S_NOPT] = nm - 1
+        _fail(state, ERR_START, _ZERO)
+        return BAD
+    if pid == POLICY_RANDOM:
+        return mopts[1 + randint(run.rngs[cur], nm - 1)]
+    if pid == POLICY_MCTS:
+        s = mopts[1]
+        if search_scratch is not None:
+            s = (
+                mcts_move(
+                    state,
+                    run.tables,
+                    heuristic_scratch,
+                    run.variant,
+                    cur,
+                    np.int64(PH_MEEPLE),
+                    np.int64(run.tables[TB_START][0]),
+                    np.int64(-1),
+                    np.int64(-1),
+                    _ZERO,
+                    np.int64(0),
+                    run.policy_params[cur],
+                    run.rngs[cur],
+                    search_scratch,
+                )
+                - BASE_MEEPLE
+                - 1
+            )
+        return s
+    if heuristic_scratch is not None:  # the heuristic
+        return start_meeple_choice(
+            state, run.tables, cur, run.policy_params[cur], heuristic_scratch, mopts, nm
+        )
+    return mopts[1]
+
+
 # Numba's reference counting (atomic NRT_incref/NRT_decref on every array passed to the
 # helpers; the state alone holds 28 arrays) was about 40% of the time of random play; the refcount
 # pruning pass cannot remove them across the branches (numba/numba#2345, #2350). The games
@@ -618,6 +684,8 @@ def _play(
             Replay only: tile types in draw order, gift cards in draw order.
         rscript : int32[n_turns, LOG_COLS]
             Replay only: the turn rows (``layout``, "Turn log").
+        rstart : int64
+            Replay only: the segment of seat 0's start-tile meeple (``start_balance``).
         log : int32[>= 72, LOG_COLS]; tlog, glog : int32[256]
             Written in both modes when non-empty (one game): turn rows, tiles drawn, gift
             cards drawn.
@@ -649,6 +717,11 @@ def _play(
         (``ERR_*``), ``sc[S_ERR_TURN]`` and leaves the legal options in ``opt`` rows
         ``0 .. sc[S_NOPT]-1`` and stops.
 
+    With ``start_balance=tournament`` and 3-4 players (variant ``V_START_BALANCE``,
+    docs/rules/carcassonne.md §6 #21) seat 0 puts a meeple on the start tile after the setup
+    (``_choose_start_meeple``; its segment in ``sc[S_START_SEG]``, -1 otherwise) and seat 1
+    takes the first turn; with 5 players the variant's removed tile is in ``tables`` already.
+
     Notes
     -----
     jit-compiled; the caller validates inputs.
@@ -669,6 +742,15 @@ def _play(
         _setup(state, tables, npl, variant, mode, deal_rng)
         cur = _ZERO  # int64, not a literal: a literal would compile every callee twice
         turn = _ZERO
+        state.sc[S_START_SEG] = -1
+        if variant[V_START_BALANCE] == 1 and npl >= 3 and npl <= 4:
+            # tournament start balance (§6 #21): seat 0's meeple on the start tile, seat 1 draws
+            s0 = _choose_start_meeple(state, run, heuristic_scratch, search_scratch)
+            if s0 == BAD:
+                break
+            put_meeple(state, s0, cur)
+            state.sc[S_START_SEG] = s0
+            cur = np.int64(1)
         while True:
             t = _draw_placeable(state, tables, cur, deal_rng, mode, tscript, tlog)
             if t == -3:
@@ -803,6 +885,7 @@ def _run(
         _i32(scripts.tscript, 1),
         _i32(scripts.gscript, 1),
         _i32(scripts.rscript, 2),
+        np.int64(scripts.rstart),
         _i32(scripts.log, 2),
         _i32(scripts.tlog, 1),
         _i32(scripts.glog, 1),
@@ -842,6 +925,7 @@ def _no_script(log=None, tlog=None, glog=None):
         np.zeros((0, LOG_COLS), dtype=np.int32) if log is None else log,
         np.zeros(0, dtype=np.int32) if tlog is None else tlog,
         np.zeros(0, dtype=np.int32) if glog is None else glog,
+        -1,
     )
 
 
@@ -903,8 +987,10 @@ def record_game(
     game_index, root_seed, npl, policy_ids, policy_params, variant, tables, rollout_params=None
 ):
     """Play one game and return its record arrays: (turn rows int32[turns, LOG_COLS], tiles
-    drawn int32[k], gifts drawn int32[m], scores int32[npl], breakdown int32[npl, N_CAT]).
-    ``rollout_params``: given when a seat plays ``mcts`` (see ``play_batch_mcts``)."""
+    drawn int32[k], gifts drawn int32[m], scores int32[npl], breakdown int32[npl, N_CAT], the
+    segment of seat 0's start-tile meeple (int, ``start_balance=tournament`` with 3-4 players;
+    -1 otherwise)). ``rollout_params``: given when a seat plays ``mcts`` (see
+    ``play_batch_mcts``)."""
     search_scratch = None
     if rollout_params is not None:
         search_scratch = _mcts_scratch(npl, policy_ids, policy_params, rollout_params)
@@ -931,6 +1017,7 @@ def record_game(
         glog[: sc[S_GDRAWN]].copy(),
         state.score[:npl].copy(),
         state.brk[:npl].copy(),
+        int(sc[S_START_SEG]),
     )
 
 
@@ -953,10 +1040,11 @@ def deal_game(state, tables, npl, variant, mode, deal_rng, cur, tscript, tlog):
     return _draw_placeable(state, tables, cur, deal_rng, mode, tscript, tlog)
 
 
-def replay_state(npl, variant, tables, tscript, gscript, rscript):
+def replay_state(npl, variant, tables, tscript, gscript, rscript, rstart=-1):
     """Replay a record in integer form (``MODE_REPLAY``) as far as it goes; (final
     ``GameState``, turn rows as replayed int32[80, LOG_COLS], tiles drawn int32[256], gift cards
-    drawn int32[256]) (see ``_play``)."""
+    drawn int32[256]) (see ``_play``). ``rstart``: the segment of seat 0's start-tile meeple
+    (read with ``start_balance=tournament`` and 3-4 players only)."""
     log = np.zeros((80, LOG_COLS), dtype=np.int32)
     tlog = np.zeros(256, dtype=np.int32)
     glog = np.zeros(256, dtype=np.int32)
@@ -970,14 +1058,14 @@ def replay_state(npl, variant, tables, tscript, gscript, rscript):
         variant,
         tables,
         MODE_REPLAY,
-        Scripts(tscript, gscript, rscript, log, tlog, glog),
+        Scripts(tscript, gscript, rscript, log, tlog, glog, rstart),
         None,
     )[5]
     return state, log, tlog, glog
 
 
-def replay_game(npl, variant, tables, tscript, gscript, rscript):
-    """Validate a record in integer form (``MODE_REPLAY``).
+def replay_game(npl, variant, tables, tscript, gscript, rscript, rstart=-1):
+    """Validate a record in integer form (``MODE_REPLAY``); ``rstart`` as in ``replay_state``.
 
     Returns
     -------
@@ -987,7 +1075,7 @@ def replay_game(npl, variant, tables, tscript, gscript, rscript):
         int32[turns, LOG_COLS], tiles drawn, gift cards drawn, finished (0/1), gift cards held
         int32[npl, N_GIFT], tile info int32[placed, 3] (type, rotation, cell)).
     """
-    state, log, _tlog, _glog = replay_state(npl, variant, tables, tscript, gscript, rscript)
+    state, log, _tlog, _glog = replay_state(npl, variant, tables, tscript, gscript, rscript, rstart)
     sc = state.sc
     nopt = sc[S_NOPT] if sc[S_ERR] != ERR_NONE else 0
     return (

@@ -451,6 +451,41 @@ def best_placement(state, tables, t, cur, params, variant, scratch, opts):
     return bc, br, bs, bv
 
 
+@njit(cache=True, **_INTERNAL)
+def start_meeple_choice(state, tables, cur, params, scratch, mopts, nm):
+    """The heuristic's segment for the start-tile meeple of ``start_balance=tournament``
+    (docs/rules/carcassonne.md §6 #21): among ``mopts[1:nm]`` (``meeple_options`` of tile 0;
+    ``mopts[0]`` is "none", not offered: the meeple is placed) the one whose feature gains most
+    from one more meeple of ``cur`` (``_root_util``, the meeple's cost deducted, as in
+    ``evaluate_placement``); a field only from ``farm_turn`` on (the first option when only
+    fields are left).
+    ``scratch``: ``new_scratch()``."""
+    sc = state.sc
+    t = state.tinfo[0, 0]
+    pot = params[H_POT] * sc[S_PILE_N] / 71.0
+    progress = sc[S_NPLACED] / 72.0
+    mcost = _meeple_cost(state, cur, params)
+    farm_ok = sc[S_NPLACED] >= params[H_FARM_TURN]
+    mee = scratch[4]
+    best = -1e18
+    bs = mopts[1]
+    for i in range(1, nm):
+        s = mopts[i]
+        k = tables[TB_SEG_KIND][t, s]
+        if k == KIND_FIELD and not farm_ok:
+            continue
+        r = find(state.parent, np.int64(s))
+        extra = (
+            _root_util(state, r, k, cur, params, pot, mcost, progress, np.int64(1), mee)
+            - _root_util(state, r, k, cur, params, pot, mcost, progress, _ZERO, mee)
+            - mcost
+        )
+        if extra > best:
+            best = extra
+            bs = s
+    return bs
+
+
 @njit(cache=True, inline="always")
 def _synod_gain(state, tables, cur, params, pot, mcost, progress, mee, nodes):
     """Synod (§4.4.1): the best gain of a meeple on an unfinished monastery (points-like units,

@@ -276,9 +276,12 @@ def _s_legal(state, ctx, moves):
         return width
     if ph == PH_MEEPLE:
         n = meeple_options(state, tables, sc[S_IDX], cur, lst)
-        for i in range(n):
-            moves[i] = BASE_MEEPLE + lst[i] + 1
-        return n
+        # tile 0: the start-tile meeple of start_balance (§6 #21) is placed, "none" (lst[0]) is
+        # not offered
+        lo = 1 if sc[S_IDX] == 0 else 0
+        for i in range(lo, n):
+            moves[i - lo] = BASE_MEEPLE + lst[i] + 1
+        return n - lo
     if ph == PH_OPEN:
         moves[0] = BASE_OPEN + N_GIFT
         n = 1
@@ -411,6 +414,8 @@ def _s_heuristic_move(state, ctx, rng, moves):
         for i in range(n):
             if lst[i] == sc[S_PLAN_S]:
                 return BASE_MEEPLE + lst[i] + 1
+        if sc[S_IDX] == 0:  # the start-tile meeple (§6 #21) is placed: the first segment
+            return BASE_MEEPLE + lst[1] + 1
         return BASE_MEEPLE
     if ph == PH_OPEN:
         opened = N_GIFT

@@ -36,6 +36,12 @@ gift_deck              all | synod |           all        analysis only (not a r
                                                           ``mcsim compare carcassonne --variant
                                                           gifts=true --variant gifts=true,
                                                           gift_deck=synod`` measures a Synod's worth
+start_balance          none | tournament       none       §6 #21: tournament seat balance; 3-4
+                                                          players: seat 0 puts a meeple on the
+                                                          start tile (its choice of segment), seat
+                                                          1 draws the first tile; 5 players: one
+                                                          V tile (curved road) is removed; refused
+                                                          with 2 players
 =====================  ======================  =========  =========================================
 
 Fixed readings: the gift check comes before the meeple step (§6 #4; it cannot matter, the new
@@ -191,7 +197,43 @@ VARIANTS = (
         "as the whole deck), to measure what each card is worth",
         f"{_src} §4.1",
     ),
+    VariantSpec(
+        "start_balance",
+        ("none", "tournament"),
+        "none",
+        "tournament seat balance: 3-4 players, seat 0 puts a meeple on the start tile and "
+        "seat 1 draws first; 5 players, one V tile (curved road) is removed",
+        f"{_src} §6 #21",
+    ),
 )
+
+#: the tile ``start_balance=tournament`` removes in 5-player games (§6 #21: "one curved road
+#: tile"; V is the base game's plain curve, FFRR, 9 copies)
+START_BALANCE_REMOVED = "V"
+
+
+def start_meeple_in_play(variant: dict, players: int) -> bool:
+    """True when seat 0 puts a meeple on the start tile and seat 1 takes the first turn:
+    ``start_balance=tournament`` with 3 or 4 players (§6 #21).
+
+    >>> start_meeple_in_play({"start_balance": "tournament"}, 4), start_meeple_in_play({}, 4)
+    (True, False)
+    """
+    return variant.get("start_balance", "none") == "tournament" and 3 <= players <= 4
+
+
+def start_balance_error(variant: dict, players: int) -> str | None:
+    """One-line error when ``start_balance=tournament`` is asked for with 2 players (the
+    tournament rule has no 2-player form, §6 #21: it would change nothing), else None.
+
+    >>> start_balance_error({"start_balance": "tournament"}, 2)
+    'variant start_balance=tournament needs 3-5 players (no 2-player form, §6 #21)'
+    >>> start_balance_error({"start_balance": "tournament"}, 4)
+    """
+    if variant.get("start_balance", "none") == "tournament" and players < 3:
+        return "variant start_balance=tournament needs 3-5 players (no 2-player form, §6 #21)"
+    return None
+
 
 #: readings of The Gifts (§4, §6 #1-#12): with ``gifts=false`` they could change nothing
 GIFT_READINGS = (
@@ -700,19 +742,43 @@ def default_tables() -> tuple:
     return build_tables(load_data())
 
 
-def tables_for_variant(T: tuple, variant: dict) -> tuple:
-    """``T`` with the gift deck of ``variant["gift_deck"]`` (all cards, or one type only).
+def tables_for_variant(
+    T: tuple, variant: dict, players: int = 2, letters: list[str] | None = None
+) -> tuple:
+    """``T`` with the gift deck of ``variant["gift_deck"]`` (all cards, or one type only) and,
+    with ``start_balance=tournament`` and 5 ``players``, one ``START_BALANCE_REMOVED`` tile
+    fewer (§6 #21); ``letters``: the tile letters in table order (default: the bundled data).
 
     >>> T = tables_for_variant(default_tables(), {"gift_deck": "synod"})
     >>> T[K.TB_GIFT_COUNTS].tolist()
     [25, 0, 0, 0, 0]
+    >>> T5 = tables_for_variant(default_tables(), {"start_balance": "tournament"}, players=5)
+    >>> int(T5[K.TB_COUNTS].sum()), int(default_tables()[K.TB_COUNTS].sum())
+    (71, 72)
+
+    Raises
+    ------
+    ConfigError
+        The tile data has no ``START_BALANCE_REMOVED`` tile to remove.
     """
     deck = variant.get("gift_deck", "all")
-    if deck == "all":
-        return T
-    counts = np.zeros_like(T[K.TB_GIFT_COUNTS])
-    counts[GIFT_IDS.index(deck)] = int(T[K.TB_GIFT_COUNTS].sum())
-    return T[: K.TB_GIFT_COUNTS] + (counts,)
+    if deck != "all":
+        counts = np.zeros_like(T[K.TB_GIFT_COUNTS])
+        counts[GIFT_IDS.index(deck)] = int(T[K.TB_GIFT_COUNTS].sum())
+        T = T[: K.TB_GIFT_COUNTS] + (counts,)
+    if variant.get("start_balance", "none") == "tournament" and players == 5:
+        letters = letters if letters is not None else [t["letter"] for t in load_data()["tiles"]]
+        v = letters.index(START_BALANCE_REMOVED) if START_BALANCE_REMOVED in letters else -1
+        start = int(T[K.TB_START][0])
+        if v < 0 or int(T[K.TB_COUNTS][v]) - (v == start) < 1:
+            raise ConfigError(
+                f"variant start_balance=tournament with 5 players removes a "
+                f"{START_BALANCE_REMOVED} tile, but the tile data has none to draw"
+            )
+        tile_counts = T[K.TB_COUNTS].copy()
+        tile_counts[v] -= 1
+        T = T[: K.TB_COUNTS] + (tile_counts,) + T[K.TB_COUNTS + 1 :]
+    return T
 
 
 # --------------------------------------------------------------------------------------------
@@ -721,14 +787,15 @@ def tables_for_variant(T: tuple, variant: dict) -> tuple:
 
 
 def check_config(config: RunConfig) -> RunConfig:
-    """Refuse gift readings that need ``gifts=true`` (``gift_readings_error``); ``data_dir``
-    must be a folder path (``check_options``).
+    """Refuse gift readings that need ``gifts=true`` (``gift_readings_error``) and
+    ``start_balance=tournament`` with 2 players (``start_balance_error``); ``data_dir`` must be
+    a folder path (``check_options``).
 
     Raises
     ------
     ConfigError
     """
-    msg = gift_readings_error(config.variant)
+    msg = gift_readings_error(config.variant) or start_balance_error(config.variant, config.players)
     if msg:
         raise ConfigError(msg)
     return check_options(config, {"data_dir": "dir"})
@@ -743,7 +810,12 @@ def prepare(config: RunConfig) -> Prepared:
     variant = config.variant
     data_dir = config.options.get("data_dir")
     data = load_data(str(data_dir) if data_dir else None)
-    tables = tables_for_variant(build_tables(data) if data_dir else default_tables(), variant)
+    tables = tables_for_variant(
+        build_tables(data) if data_dir else default_tables(),
+        variant,
+        config.players,
+        [t["letter"] for t in data["tiles"]],
+    )
     ids, params = policy_arrays(SPEC, config.policies)
     if params.shape[1] < len(HEURISTIC_PARAMS):
         params = np.pad(params, ((0, 0), (0, len(HEURISTIC_PARAMS) - params.shape[1])))

@@ -23,6 +23,8 @@ from mcsim.games.carcassonne import (
     kernel_for_lineup,
     load_data,
     segment_names,
+    start_balance_error,
+    start_meeple_in_play,
     tables_for_variant,
 )
 from mcsim.values import label
@@ -41,6 +43,8 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
         {"game": "carcassonne", "format": 1, "players": 2,
          "variant": {"gifts": "false", ...}, "seed": S, "game_index": i, "policies": [...],
          "start": {"tile": "D", "x": 0, "y": 0, "rotation": 0},
+         "start_meeple": "road0",           # only with start_balance=tournament and 3-4
+                                            # players: seat 0's meeple on the start tile
          "tiles": ["V", "U", ...],          # every tile drawn, in order (unplaceable and
                                             # Take 2 draws included; the start tile excluded)
          "gift_cards": ["cash_out", ...],   # gift cards drawn, in order (gifts=true), the
@@ -60,12 +64,13 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
 
     Coordinates: start tile at (0, 0), x east, y south; rotation = quarter turns clockwise.
     A turn's ``tile`` is the tile placed (with Take 2: the one kept). A turn's ``player`` may be
-    left out; when given it must be the seat to move (turn k: seat k mod players).
+    left out; when given it must be the seat to move (turn k: seat k mod players; seat
+    (k + 1) mod players when the record has a ``start_meeple``, docs/rules/carcassonne.md §6 #21).
     """
     T = prep.tables["T"]
     out = []
     for i in game_indices:
-        log, tl, gl, score, brk = kernel_for_lineup(prep, K.record_game, K.record_game_mcts)(
+        log, tl, gl, score, brk, s0 = kernel_for_lineup(prep, K.record_game, K.record_game_mcts)(
             int(i),
             np.uint64(root_seed & 0xFFFF_FFFF_FFFF_FFFF),
             prep.config.players,
@@ -75,7 +80,7 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
             T,
         )
         rec = _record_from_arrays(
-            prep.tables, prep.config.players, prep.config.variant, log, tl, gl
+            prep.tables, prep.config.players, prep.config.variant, log, tl, gl, s0
         )
         rec.update(
             {
@@ -92,7 +97,7 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
     return out
 
 
-def _record_from_arrays(tables, players, variant, log, tl, gl) -> dict:
+def _record_from_arrays(tables, players, variant, log, tl, gl, start_seg=-1) -> dict:
     letters, segs = tables["letters"], tables["segments"]
     board = {(0, 0): letters.index(load_data()["start_tile"])}
     turns = []
@@ -126,16 +131,23 @@ def _record_from_arrays(tables, players, variant, log, tl, gl) -> dict:
             turn["gift"] = gift
         board[(row[K.L_X], row[K.L_Y])] = t
         turns.append(turn)
-    return {
+    rec = {
         "game": SPEC.id,
         "format": RECORD_FORMAT,
         "players": int(players),
         "variant": dict(variant),
         "start": {"tile": load_data()["start_tile"], "x": 0, "y": 0, "rotation": 0},
-        "tiles": [letters[t] for t in tl],
-        "gift_cards": [GIFT_IDS[g] for g in gl],
-        "turns": turns,
     }
+    if start_meeple_in_play(variant, players):
+        rec["start_meeple"] = segs[board[(0, 0)]][start_seg]
+    rec.update(
+        {
+            "tiles": [letters[t] for t in tl],
+            "gift_cards": [GIFT_IDS[g] for g in gl],
+            "turns": turns,
+        }
+    )
+    return rec
 
 
 def _bad(msg: str):
@@ -168,6 +180,8 @@ def record_to_arrays(record: dict):
         _bad(str(e))
     if gift_readings_error(variant):
         _bad(gift_readings_error(variant))
+    if start_balance_error(variant, players):
+        _bad(start_balance_error(variant, players))
     data = load_data()
     letters = [t["letter"] for t in data["tiles"]]
     segs = [segment_names(t) for t in data["tiles"]]
@@ -191,22 +205,35 @@ def record_to_arrays(record: dict):
         _bad('"turns" must be a list of turn objects')
     if len(turns) > K.MAX_TILES:
         _bad(f'"turns" has {len(turns)} entries; at most {K.MAX_TILES - 1} tiles can be placed')
+    first = 1 if start_meeple_in_play(variant, players) else 0
+    if first and "start_meeple" not in record:
+        _bad(
+            f'"start_meeple" is missing: with start_balance=tournament and {players} players '
+            f"seat 0 puts a meeple on the start tile (§6 #21)"
+        )
+    if not first and "start_meeple" in record:
+        _bad(
+            f'"start_meeple" is given but the record\'s variant start_balance='
+            f"{variant['start_balance']} with {players} players has no start-tile meeple (§6 #21)"
+        )
     board = {(0, 0): letters.index(data["start_tile"])}
     rows = np.full((len(turns), K.LOG_COLS), -1, dtype=np.int32)
     for k, turn in enumerate(turns):
         where = f"turn {k}"
         if not isinstance(turn, dict):
             _bad(f"{where}: must be an object")
-        if turn.get("player", k % players) != k % players or isinstance(turn.get("player"), bool):
-            # seat 0 starts and seats alternate (§6 #20): turn k is seat k mod players
-            raise IllegalMoveError(k, f"player {turn.get('player')}", [f"player {k % players}"])
+        seat = (k + first) % players
+        if turn.get("player", seat) != seat or isinstance(turn.get("player"), bool):
+            # seat 0 starts and seats alternate (§6 #20): turn k is seat k mod players; with the
+            # tournament start balance seat 1 takes the first turn (§6 #21)
+            raise IllegalMoveError(k, f"player {turn.get('player')}", [f"player {seat}"])
         if turn.get("tile") not in letters:
             _bad(f'{where}: "tile" must be a tile letter')
         t = letters.index(turn["tile"])
         place = turn.get("place")
         if not isinstance(place, list) or len(place) != 3 or not all(is_int(v) for v in place):
             _bad(f'{where}: "place" must be [x, y, rotation] (integers)')
-        rows[k, K.L_PLAYER] = k % players
+        rows[k, K.L_PLAYER] = seat
         rows[k, K.L_TILE] = t
         rows[k, K.L_X], rows[k, K.L_Y], rows[k, K.L_ROT] = [max(-9999, min(9999, v)) for v in place]
         m = turn.get("meeple")
@@ -245,6 +272,17 @@ def record_to_arrays(record: dict):
     return players, variant, tscript, gscript, rows
 
 
+def record_start_meeple(record: dict) -> int:
+    """Segment index on the start tile of a record's ``start_meeple`` (-1 when it has none; -3
+    when it names no segment of that tile: the kernel's replay reports it as illegal). Call
+    after ``record_to_arrays`` (which checks that the key matches the variant)."""
+    if "start_meeple" not in record:
+        return -1
+    data = load_data()
+    start = next(t for t in data["tiles"] if t["letter"] == data["start_tile"])
+    return _seg_index(segment_names(start), record["start_meeple"])
+
+
 def _place_name(letters, t, x, y, r) -> str:
     return f"place {letters[t]} {x},{y} {r}"
 
@@ -272,10 +310,10 @@ def replay(record: dict) -> ReplayResult:
     data = load_data()
     letters = [t["letter"] for t in data["tiles"]]
     segs = [segment_names(t) for t in data["tiles"]]
-    T = tables_for_variant(default_tables(), variant)
+    T = tables_for_variant(default_tables(), variant, players)
     codes = SPEC.variant_codes(variant)
     (err, err_turn, opts, score, brk, log, ndrawn, ngdrawn, finished, held, tinfo) = K.replay_game(
-        players, codes, T, tscript, gscript, rows
+        players, codes, T, tscript, gscript, rows, record_start_meeple(record)
     )
     err = int(err)
     turn = int(err_turn)
@@ -289,6 +327,10 @@ def replay(record: dict) -> ReplayResult:
         )
     if err == K.ERR_LENGTH:
         _bad(f"the draw pile is exhausted after {turn} turns but the record has {len(rows)}")
+    if err == K.ERR_START:  # before turn 0: seat 0's start-tile meeple (§6 #21)
+        start = segs[int(T[K.TB_START][0])]
+        legal = [f"start_meeple {start[int(o[0])]}" for o in opts]
+        raise IllegalMoveError(0, f"start_meeple {record['start_meeple']}", legal)
     if err != K.ERR_NONE:
         row = rows[turn]
         t = int(row[K.L_TILE])
@@ -420,7 +462,7 @@ def perft(
     Raises
     ------
     ConfigError
-        A negative depth or ``gifts=true``.
+        A negative depth, ``gifts=true`` or ``start_balance=tournament``.
     """
     if depth < 0:
         raise ConfigError(f"{label('depth')} must be 0 or more, not {depth}")
@@ -428,6 +470,10 @@ def perft(
     v = SPEC.resolve_variant(variant)
     if v["gifts"] != "false":
         raise ConfigError("carcassonne perft counts base-game turns; use --variant gifts=false")
+    if v["start_balance"] != "none":  # its start holds seat 0's start-tile meeple (§3.5)
+        raise ConfigError(
+            "carcassonne perft counts turns from the plain start; use --variant start_balance=none"
+        )
     data_dir = (options or {}).get("data_dir")
     pos = Position(players, v, data_dir=data_dir)
     T = pos.T
@@ -498,7 +544,7 @@ class Position:
         self.letters = [t["letter"] for t in data["tiles"]]
         self.segs = [segment_names(t) for t in data["tiles"]]
         tables = build_tables(data) if data_dir else default_tables()
-        self.T = tables_for_variant(tables, SPEC.resolve_variant(variant))
+        self.T = tables_for_variant(tables, SPEC.resolve_variant(variant), players, self.letters)
         self.variant = SPEC.variant_codes(SPEC.resolve_variant(variant))
         self.players = players
         self.S = K.new_game_state()

@@ -15,7 +15,7 @@ import numpy as np
 
 import kernels.carcassonne as K
 from mcsim.games import carcassonne as G
-from mcsim.games.carcassonne.records import record_to_arrays
+from mcsim.games.carcassonne.records import record_start_meeple, record_to_arrays
 from mcsim.show.base import (
     HIGHLIGHT,
     SEAT_DARK,
@@ -205,9 +205,12 @@ def _meeple(px: float, py: float, lying: bool, seat: int) -> str:
     return poly(pts, fill=f, stroke=d, sw=1.5) + circle(px, py - 9, 3.5, fill=f, stroke=d, sw=1.2)
 
 
-def state_after_turns(players, codes, T, tscript, gscript, rows):
-    """The kernel's game state after replaying the record turns ``rows`` (from the start)."""
-    return K.replay_state(players, codes, T, tscript, gscript, np.ascontiguousarray(rows))[0]
+def state_after_turns(players, codes, T, tscript, gscript, rows, start_seg=-1):
+    """The kernel's game state after replaying the record turns ``rows`` (from the start;
+    ``start_seg``: the record's start-tile meeple, ``record_start_meeple``)."""
+    return K.replay_state(
+        players, codes, T, tscript, gscript, np.ascontiguousarray(rows), start_seg
+    )[0]
 
 
 def _move_text(turn: dict) -> str:
@@ -361,13 +364,15 @@ def frames(record: dict, result: dict) -> Show:
     players, variant, tscript, gscript, rows = record_to_arrays(record)
     data = G.load_data()
     letters = [t["letter"] for t in data["tiles"]]
-    T = G.tables_for_variant(G.default_tables(), variant)
+    T = G.tables_for_variant(G.default_tables(), variant, players)
     codes = G.SPEC.variant_codes(variant)
     gifts_on = variant.get("gifts") == "true"
     seats = _seat_names(record, players)
     turns = record["turns"]
+    start_seg = record_start_meeple(record)
+    first = 1 if G.start_meeple_in_play(variant, players) else 0  # §6 #21: seat 1 draws first
     states = [
-        state_after_turns(players, codes, T, tscript, gscript, rows[:k])
+        state_after_turns(players, codes, T, tscript, gscript, rows[:k], start_seg)
         for k in range(len(turns) + 1)
     ]
     x0, y0, w, h = _board_extent(states[-1])
@@ -383,13 +388,18 @@ def frames(record: dict, result: dict) -> Show:
             px, py = PAD + (x - x0) * C, PAD + (y - y0) * C
             svg.append(rect(px - 1.5, py - 1.5, C + 3, C + 3, stroke=HIGHLIGHT, sw=3.5))
             move = _move_text(turn)
-            actor = seats[(k - 1) % players].split(" (")[0]
+            actor = seats[(k - 1 + first) % players].split(" (")[0]
             notes += _gift_notes(turn)
+        elif first:
+            notes.append(
+                f'<div class="note">{esc(seats[0].split(" (")[0])} put a meeple on the start '
+                f"tile ({esc(record['start_meeple'])}): tournament start balance (§6 #21)</div>"
+            )
         notes += _seat_tables(S, players, seats, gifts_on)
         fin = bool(S.sc[K.S_FINISHED])
-        to_move = "" if fin or k == len(turns) else seats[k % players]
+        to_move = "" if fin or k == len(turns) else seats[(k + first) % players]
         if k == len(turns) and not fin:
-            to_move = f"{seats[k % players]} (the record stops here)"
+            to_move = f"{seats[(k + first) % players]} (the record stops here)"
         if fin and k == len(turns):
             notes.insert(0, _final_scoring_note(gifts_on))
         out.append(
