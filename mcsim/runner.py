@@ -14,6 +14,7 @@ file per chunk when ``out_dir`` is given, so memory stays flat for any game coun
 from __future__ import annotations
 
 import collections
+import contextlib
 import gc
 import importlib
 import itertools
@@ -326,13 +327,16 @@ class Executor:
     caller stops early (Ctrl-C, an error, or closing the generator), pending tasks are
     cancelled and the workers are killed at once (local processes) or the Dask futures
     cancelled and the cluster closed; a second Ctrl-C during that cleanup is ignored, and the
-    executor is closed. Workers die with their parent (``_worker_init``). With
-    ``backend="serial"`` (or ``backend="local"`` and one worker) the tasks run in this process,
-    and Ctrl-C takes effect when the running kernel call returns.
+    executor is closed. Workers die with their parent (``_worker_init``). A Ctrl-C while the
+    local workers start is raised once they are up (``_sigint_deferred``) and takes the same
+    path. With ``backend="serial"`` (or, for a library caller, ``backend="local"`` and one
+    worker) the tasks run in this process, and Ctrl-C takes effect when the running kernel call
+    returns; the ``mcsim`` program plays one worker's tasks in a worker process (``as_program``).
 
     ``pool_size`` (local backend) caps the processes started (default ``workers``): a single
-    chunk still runs in one worker process, so that Ctrl-C can always stop it. Raises
-    ``ConfigError`` when Dask is missing or its scheduler cannot be reached.
+    chunk still runs in one worker process, so that Ctrl-C can always stop it. Local processes
+    and a LocalCluster never outnumber this machine's cores. Raises ``ConfigError`` when Dask
+    is missing or its scheduler cannot be reached.
     """
 
     def __init__(
@@ -380,14 +384,16 @@ class Executor:
                 yield fn(t)
             return
         it = iter(tasks)
-        if self._submit is None:
-            with _sigint_deferred():
-                self._start()
         window = max(2, 2 * self.workers)
         pending: collections.deque = collections.deque()
         finished = False
+        # Dask's start-up blocks SIGINT itself (``_dask_client``); local workers are forked by
+        # the first submissions.
+        defer = _sigint_deferred if self.backend == "local" else contextlib.nullcontext
         try:
-            with _sigint_deferred():  # the first submissions start (fork) the worker processes
+            with defer():
+                if self._submit is None:
+                    self._start()
                 for t in it:
                     pending.append(self._submit(fn, t))
                     if len(pending) >= window:
@@ -402,7 +408,8 @@ class Executor:
             if not finished:
                 stop = self._stop
                 self._submit = self._close = self._stop = None
-                _quiet_cleanup(pending, stop)
+                if stop is not None:  # (None: the start itself failed)
+                    _quiet_cleanup(pending, stop)
 
     def close(self) -> None:
         """Let the workers finish and stop them (nothing to do in process or when closed)."""
