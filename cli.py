@@ -298,6 +298,22 @@ def _ignore_further_ctrl_c():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _exit_aborted():
+    """Exit 1 after Ctrl-C. The program ends at once (``os._exit``, after flushing its output):
+    the interrupt path has already killed the workers and removed their unfinished files, and
+    Python's own exit would join the killed process pool's manager thread, which could wait for
+    more than 30 s or print an ``OSError: [Errno 9] Bad file descriptor`` traceback from
+    ``concurrent.futures``. In-process callers (``CliRunner``, notebooks) get ``SystemExit(1)``."""
+    if not _PROGRAM["running"]:
+        sys.exit(1)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(1)
+
+
 class OneLineErrorGroup(click.Group):
     """A click group whose errors are exactly one line on stderr (``Error: ...``) and a
     non-zero exit: 2 for bad options, 1 for bad files and data, 1 after Ctrl-C."""
@@ -324,13 +340,13 @@ class OneLineErrorGroup(click.Group):
         except (click.Abort, KeyboardInterrupt):
             _ignore_further_ctrl_c()
             click.echo("Aborted!", err=True)
-            sys.exit(1)
+            _exit_aborted()
         except SystemError as e:
             if not _interrupted(e):
                 raise
             _ignore_further_ctrl_c()
             click.echo("Aborted!", err=True)
-            sys.exit(1)
+            _exit_aborted()
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
@@ -1048,7 +1064,7 @@ def show_cmd(game, record_file, index, seed, game_index, policies, variants, pla
     """
     from mcsim import show
     from mcsim.outputs import Outputs
-    from mcsim.runner import compiling
+    from mcsim.runner import call_killable, compiling
 
     check_output_paths(((out, "--out"),))
     if Path(out).suffix.lower() not in (".html", ".htm"):
@@ -1077,7 +1093,8 @@ def show_cmd(game, record_file, index, seed, game_index, policies, variants, pla
         if index is not None:
             raise click.UsageError("--index goes with a RECORD.json file")
         with compiling(get_game(game)):
-            record = show.record_of_seed(
+            record = call_killable(  # a long MCTS game: Ctrl-C stops it at once
+                show.record_of_seed,
                 game,
                 seed,
                 game_index,
@@ -1116,12 +1133,14 @@ def perft_cmd(game, depth, variants):
     Example:
         mcsim perft sacred-hill --depth 3      # 9632
     """
-    from mcsim.runner import resolve_config
+    from mcsim.runner import call_killable, compiling, resolve_config
 
     variant = parse_variants(variants)
     # the variant and option checks of every other command (gift_deck needs gifts=true, ...)
     module, cfg = resolve_config(game, None, None, variant, game_options())
-    click.echo(module.perft(depth, variant, cfg.options))
+    with compiling(module):
+        count = call_killable(module.perft, depth, variant, cfg.options)  # deep counts: minutes
+    click.echo(count)
 
 
 @mcsim_cli.command("evaluate")
@@ -1506,6 +1525,9 @@ def report_cmd(
 def main():
     """Console-script entry point."""
     _PROGRAM["running"] = True
+    from mcsim.runner import as_program
+
+    as_program()
     mcsim_cli(prog_name="mcsim")
 
 

@@ -41,6 +41,17 @@ def _size(n: int) -> str:
     return f"{n // 2**20} MiB" if n >= 2**20 else f"{n:,} bytes"
 
 
+def _kind(mode: int) -> str:
+    """What a non-regular file is, for messages."""
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    return "a special file"
+
+
 def _open_error(p: Path, what: str, e: OSError) -> Exception:
     if isinstance(e, FileNotFoundError):
         return MissingFileError(f"{p}: {what} does not exist")
@@ -57,15 +68,24 @@ def read_bytes(path: str | os.PathLike, what: str = "file", limit: int = MAX_TEX
     MissingFileError
         ``path`` does not exist.
     InputFileError
-        ``path`` is a directory, unreadable, or larger than ``limit`` bytes (a device such as
-        ``/dev/zero`` is read up to the limit, never further).
+        ``path`` is a directory, unreadable, larger than ``limit`` bytes (a device such as
+        ``/dev/zero`` is read up to the limit, never further), or neither a regular file nor a
+        character device (a named pipe, a socket: refused at once, never waited on).
     """
     p = Path(path)
     try:
-        with open(p, "rb") as fh:
+        # Opened without blocking: ``open`` of a FIFO (or a socket's or a device's special file)
+        # waits for a writer, forever. Only a regular file or a character device (``/dev/zero``,
+        # ``/dev/stdin``: read up to the cap below) is read; anything else is refused at once.
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        with open(fd, "rb") as fh:
             st = os.fstat(fh.fileno())
             if stat.S_ISDIR(st.st_mode):
                 raise IsADirectoryError(21, "Is a directory", str(p))
+            if not (stat.S_ISREG(st.st_mode) or stat.S_ISCHR(st.st_mode)):
+                raise InputFileError(f"{p}: {what} is not a regular file ({_kind(st.st_mode)})")
+            if stat.S_ISCHR(st.st_mode):
+                os.set_blocking(fd, True)  # a terminal or pipe-like device: read as usual
             if stat.S_ISREG(st.st_mode) and st.st_size > limit:
                 raise InputFileError(
                     f"{p}: {what} is larger than {_size(limit)} ({st.st_size:,} bytes)"
@@ -260,7 +280,7 @@ def _check_file(p: Path, what: str, limit: int) -> None:
     if stat.S_ISDIR(st.st_mode):
         raise InputFileError(f"{p}: is a directory, not a {what}")
     if not stat.S_ISREG(st.st_mode):
-        raise InputFileError(f"{p}: {what} is not a regular file")
+        raise InputFileError(f"{p}: {what} is not a regular file ({_kind(st.st_mode)})")
     if st.st_size > limit:
         raise InputFileError(f"{p}: {what} is larger than {_size(limit)} ({st.st_size:,} bytes)")
 

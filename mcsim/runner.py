@@ -14,6 +14,7 @@ file per chunk when ``out_dir`` is given, so memory stays flat for any game coun
 from __future__ import annotations
 
 import collections
+import contextlib
 import gc
 import importlib
 import itertools
@@ -184,6 +185,26 @@ def resolve_config(
     return module, module.check_config(config)
 
 
+#: ``{"on": True}`` when this process is the ``mcsim`` program (set by ``cli.main`` through
+#: ``as_program``), not a library caller (a notebook, a test harness): a one-worker run then
+#: plays in a worker process, where Ctrl-C can stop it (see ``Executor``), and the compile
+#: notice is printed whether or not stderr is a terminal (see ``compile_notice``).
+_AS_PROGRAM = {"on": False}
+_NOTES_SAID: set[str] = set()
+
+
+def as_program(on: bool = True) -> None:
+    """Behave as the ``mcsim`` program (see ``_AS_PROGRAM``); called by ``cli.main``."""
+    _AS_PROGRAM["on"] = bool(on)
+
+
+def _note_once(text: str) -> None:
+    """Print ``note: text`` on stderr, once per process (a tournament runs many simulations)."""
+    if text not in _NOTES_SAID:
+        _NOTES_SAID.add(text)
+        print(f"note: {text}", file=sys.stderr, flush=True)
+
+
 def default_workers() -> int:
     try:
         return len(os.sched_getaffinity(0))
@@ -349,6 +370,12 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
     for p in procs:
         p.join(timeout=5)
+    # Let the pool's manager thread see the dead workers and end now (bounded): left running,
+    # it races Python's exit-time wake-up of the pool (``OSError: [Errno 9] Bad file
+    # descriptor``, "Exception ignored") or keeps the exit waiting.
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(timeout=5)
 
 
 class Executor:
@@ -361,13 +388,16 @@ class Executor:
     caller stops early (Ctrl-C, an error, or closing the generator), pending tasks are
     cancelled and the workers are killed at once (local processes) or the Dask futures
     cancelled and the cluster closed; a second Ctrl-C during that cleanup is ignored, and the
-    executor is closed. Workers die with their parent (``_worker_init``). With
-    ``backend="serial"`` (or ``backend="local"`` and one worker) the tasks run in this process,
-    and Ctrl-C takes effect when the running kernel call returns.
+    executor is closed. Workers die with their parent (``_worker_init``). A Ctrl-C while the
+    local workers start is raised once they are up (``_sigint_deferred``) and takes the same
+    path. With ``backend="serial"`` (or, for a library caller, ``backend="local"`` and one
+    worker) the tasks run in this process, and Ctrl-C takes effect when the running kernel call
+    returns; the ``mcsim`` program plays one worker's tasks in a worker process (``as_program``).
 
     ``pool_size`` (local backend) caps the processes started (default ``workers``): a single
-    chunk still runs in one worker process, so that Ctrl-C can always stop it. Raises
-    ``ConfigError`` when Dask is missing or its scheduler cannot be reached.
+    chunk still runs in one worker process, so that Ctrl-C can always stop it. Local processes
+    and a LocalCluster never outnumber this machine's cores. Raises ``ConfigError`` when Dask
+    is missing or its scheduler cannot be reached.
     """
 
     def __init__(
@@ -377,7 +407,16 @@ class Executor:
         self.workers = workers
         self.scheduler = scheduler
         self.pool_size = workers if pool_size is None else pool_size
-        self.in_process = backend == "serial" or (backend == "local" and workers <= 1)
+        if backend == "local" or (backend == "dask" and not scheduler):
+            # this machine's processes: never more than its cores (more only compete for them)
+            self.workers = min(self.workers, default_workers())
+            self.pool_size = min(self.pool_size, self.workers)
+        # In this process only when asked (``serial``), or for a library caller's one worker:
+        # a kernel call cannot be interrupted, so the program plays even one worker's games in
+        # a worker process, which Ctrl-C kills at once.
+        self.in_process = backend == "serial" or (
+            backend == "local" and workers <= 1 and not _AS_PROGRAM["on"]
+        )
         self._submit = None
         self._close = None
         self._stop = None
@@ -406,16 +445,20 @@ class Executor:
                 yield fn(t)
             return
         it = iter(tasks)
-        if self._submit is None:
-            self._start()
         window = max(2, 2 * self.workers)
         pending: collections.deque = collections.deque()
         finished = False
+        # Dask's start-up blocks SIGINT itself (``_dask_client``); local workers are forked by
+        # the first submissions.
+        defer = _sigint_deferred if self.backend == "local" else contextlib.nullcontext
         try:
-            for t in it:
-                pending.append(self._submit(fn, t))
-                if len(pending) >= window:
-                    break
+            with defer():
+                if self._submit is None:
+                    self._start()
+                for t in it:
+                    pending.append(self._submit(fn, t))
+                    if len(pending) >= window:
+                        break
             while pending:
                 yield pending.popleft().result()
                 for t in it:
@@ -426,7 +469,8 @@ class Executor:
             if not finished:
                 stop = self._stop
                 self._submit = self._close = self._stop = None
-                _quiet_cleanup(pending, stop)
+                if stop is not None:  # (None: the start itself failed)
+                    _quiet_cleanup(pending, stop)
 
     def close(self) -> None:
         """Let the workers finish and stop them (nothing to do in process or when closed)."""
@@ -454,6 +498,40 @@ def _execute(tasks, backend: str, workers: int, scheduler: str | None):
         yield from ex.imap(_work, itertools.chain(head, it))
     finally:
         ex.close()
+
+
+class _sigint_deferred:
+    """Context manager: a Ctrl-C inside the block raises ``KeyboardInterrupt`` when the block
+    ends, not in the middle of it.
+
+    Starting worker processes is where this matters: a ``KeyboardInterrupt`` raised inside
+    ``os.fork`` lands in an at-fork hook (the ``logging`` module's), where Python prints
+    "Exception ignored" with a traceback and drops it, so the run went on and printed its
+    summary; and a forked worker that took the signal before ``_worker_init`` ignores it
+    printed its own traceback. Workers forked inside the block inherit the deferring handler,
+    so a Ctrl-C there is harmless to them, and ``_worker_init`` then ignores SIGINT. The
+    deferred interrupt takes the one interrupt path of the caller (``Executor.imap``'s
+    cleanup). Outside the main thread (where signals are not handled) it does nothing."""
+
+    def __enter__(self):
+        import threading
+
+        self.got = []
+        self.old = None
+        if threading.current_thread() is threading.main_thread():
+            self.old = signal.signal(signal.SIGINT, lambda signum, frame: self.got.append(signum))
+        return self
+
+    def __exit__(self, *exc):
+        if self.old is None:
+            return False
+        signal.signal(signal.SIGINT, self.old)
+        if self.got and exc[0] is None:
+            if callable(self.old):
+                self.old(signal.SIGINT, None)  # raises KeyboardInterrupt (the default handler)
+            elif self.old == signal.SIG_DFL:
+                raise KeyboardInterrupt
+        return False
 
 
 def _quiet_cleanup(pending, close) -> None:
@@ -866,22 +944,35 @@ def quiet_collector() -> None:
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
 
 
+def _notice_wanted() -> bool:
+    """The compile notice is printed at a terminal and by the ``mcsim`` program whatever its
+    stderr is (a log, a pipe: a 15-50 s silent wait looks like a hang); a library caller whose
+    stderr is not a terminal (a test harness capturing output) gets none."""
+    return _AS_PROGRAM["on"] or _stderr_is_terminal()
+
+
 def compiling(module) -> compile_notice:
-    """The compile notice of ``replay`` and ``show`` (stderr at a terminal only): the game's
-    kernels may compile on their first call there too."""
-    return compile_notice(module.SPEC.long_name, _stderr_is_terminal())
+    """The compile notice of ``replay``, ``show`` and ``perft`` (see ``_notice_wanted``): the
+    game's kernels may compile on their first call there too."""
+    return compile_notice(module.SPEC.long_name, _notice_wanted())
 
 
 def resolve_execution(workers, backend, scheduler, resume, out_dir) -> tuple[int, str]:
     """The worker count and backend of a run (``simulate``, ``tune``): workers default to all
-    cores, the backend to ``local`` (``serial`` for one worker). Raises ``ConfigError`` for fewer
-    than one worker, an unknown backend, ``--scheduler`` without dask, or ``--resume`` without
-    ``--out``."""
+    cores, the backend to ``local`` (``serial`` for one worker, except in the ``mcsim``
+    program, see ``as_program``). Raises ``ConfigError`` for fewer than one worker, more than
+    one with ``serial`` (which plays in this process), an unknown backend, ``--scheduler``
+    without dask, or ``--resume`` without ``--out``."""
     if workers is None:
         workers = default_workers()
+    elif backend == "serial" and WORKERS.check(workers, label("workers")) > 1:
+        raise ConfigError(
+            f"{label('workers', workers)} goes with {label('backend')}{' ' if on_cli() else ''}"
+            f"local or dask; {label('backend', 'serial')} plays every game in this one process"
+        )
     workers = WORKERS.check(workers, label("workers"))
     if backend is None:
-        backend = "local" if workers > 1 else "serial"
+        backend = "local" if workers > 1 or _AS_PROGRAM["on"] else "serial"
     if backend not in BACKENDS:
         raise ConfigError(f"unknown backend {backend!r}; choose from: {', '.join(BACKENDS)}")
     if scheduler and backend != "dask":
@@ -890,6 +981,44 @@ def resolve_execution(workers, backend, scheduler, resume, out_dir) -> tuple[int
         needs = "--resume needs --out DIR" if on_cli() else "resume=True needs out_dir="
         raise ConfigError(f"{needs} (the directory of the interrupted run)")
     return workers, backend
+
+
+def _usable_workers(asked, workers, backend, scheduler, chunks: int, say: bool) -> int:
+    """The workers a run can use: at most this machine's cores (local processes, a
+    LocalCluster) and the chunks it has to play; with ``say``, a ``note:`` on stderr when that
+    is fewer than ``asked`` (``--workers``). Results do not depend on it."""
+    used = min(workers, max(1, chunks))
+    cores = default_workers()
+    if backend == "local" or (backend == "dask" and not scheduler):
+        used = min(used, cores)
+    if say and asked is not None and used < asked:
+        why = []
+        if asked > cores and backend != "serial" and not (backend == "dask" and scheduler):
+            why.append(f"this machine has {cores} core{'s' if cores != 1 else ''}")
+        if asked > chunks:
+            why.append(f"the run has {chunks} chunk{'s' if chunks != 1 else ''} to play")
+        _note_once(
+            f"--workers {asked}: using {used} worker process{'es' if used != 1 else ''} "
+            f"({' and '.join(why)}); results do not depend on it"
+        )
+    return used
+
+
+def call_killable(fn, *args):
+    """``fn(*args)``, in a worker process when this process is the ``mcsim`` program (see
+    ``as_program``): a long kernel call (an MCTS game, a record) cannot be interrupted, while a
+    worker process is killed at once by Ctrl-C (``Executor``'s interrupt path). ``fn`` and its
+    arguments and result must pickle (``fn`` a module-level function). A library caller gets
+    the call in its own process. Raises what ``fn`` raises."""
+    if not _AS_PROGRAM["on"]:
+        return fn(*args)
+    with Executor("local", 1, pool_size=1) as ex:
+        return next(ex.imap(_call, [(fn, args)]))
+
+
+def _call(job):
+    fn, args = job
+    return fn(*args)
 
 
 def simulate(
@@ -974,6 +1103,7 @@ def simulate(
     if chunk_size is not None:
         chunk_size = CHUNK_SIZE.check(chunk_size, label("chunk_size"))
     record = Whole(0, MAX_GAMES).check(record, label("record"))
+    asked = workers
     workers, backend = resolve_execution(workers, backend, scheduler, resume, out_dir)
     module, cfg = resolve_config(game, players, policies, variant, options)
     if keep_games is None:
@@ -993,6 +1123,7 @@ def simulate(
             replacing = RunReplacement(out_path, SIMULATE_FOLDER)
             out_path = replacing.stage
         done = _prepare_out_dir(out_path, manifest, resume)
+    workers = _usable_workers(asked, workers, backend, scheduler, len(plan) - len(done), progress)
     try:
         result = _simulate_chunks(
             module, prep, plan, seed, games, record, progress, backend, workers, scheduler,
@@ -1016,7 +1147,7 @@ def _simulate_chunks(
 ) -> SimulationResult:  # fmt: skip
     """The play of ``simulate`` once everything is checked (``out_path`` prepared)."""
     t0 = time.perf_counter()
-    with compile_notice(module.SPEC.long_name, progress and _stderr_is_terminal()):
+    with compile_notice(module.SPEC.long_name, progress and _notice_wanted()):
         module.play_chunk(prep, 0, 0, seed)  # compile (or load the cache) before the workers
     compile_seconds = time.perf_counter() - t0
     run = _ChunkRun(module, prep, seed, keep_games, out_path, run_key)
@@ -1050,7 +1181,7 @@ def _simulate_chunks(
         write_atomic(out_path / SUMMARY_NAME, lambda tmp: Path(tmp).write_text(text + "\n"))
     records = []
     if record:
-        records = module.record_games(prep, seed, list(range(min(record, games))))
+        records = call_killable(module.record_games, prep, seed, list(range(min(record, games))))
     return SimulationResult(games_df, summary, prep, records, total)
 
 
