@@ -75,6 +75,9 @@ def compare_variants(
     workers: int | None = None,
     progress: bool = False,
     announce=None,
+    precision: float | None = None,
+    max_games: int | None = None,
+    echo=None,
 ) -> dict:
     """Play every arm on the same deals and report paired differences against the first arm.
 
@@ -93,6 +96,12 @@ def compare_variants(
         Called with one line before any game is played when the game has one seat
         (``SOLO_NOTE``): a solo comparison has score differences only; its arms and paired
         entries then hold no win-rate, spread, margin, balance or same-winner keys.
+    precision, max_games, echo :
+        With ``precision`` (``mcsim.precision``), every arm plays the same games chunk by
+        chunk until every paired difference from the first arm in seat win share (one seat:
+        in score, points) has a 95% interval within ±precision, at most ``max_games`` per arm;
+        ``games`` is where it stopped and ``precision`` holds the stop. ``echo`` receives the
+        calibration line.
 
     Returns
     -------
@@ -127,10 +136,32 @@ def compare_variants(
 
     _, cfg = resolve_config(game, players, policies, arms[0])
     solo = cfg.players == 1
+    stop = None
+    if precision is not None:
+        from mcsim import precision as prec
+
+        max_games = prec.DEFAULT_MAX_GAMES if max_games is None else max_games
+        prec.check_precision(precision, max_games, win_rates=not solo)
     if solo and announce is not None:
         announce(SOLO_NOTE.format(game=game))
     run = RunOptions(games=games, seed=seed, players=players, workers=workers, progress=progress)
-    results = [replace(run, variant=a).simulate(game, policies) for a in arms]
+    if precision is None:
+        results = [replace(run, variant=a).simulate(game, policies) for a in arms]
+    else:
+        study = prec.play_study(
+            game,
+            [prec.Run(list(policies or ["random"]), a) for a in arms],
+            [prec.Group("paired differences", list(range(len(arms))), prec.paired_arms)],
+            precision=precision,
+            max_games=max_games,
+            seed=seed,
+            players=players,
+            workers=workers,
+            progress=progress,
+            echo=echo,
+        )
+        results, stop = study.results, study.groups[0]
+        games = stop["games"]
     npl = results[0].summary["players"]
     labels = [",".join(f"{k}={v}" for k, v in a.items()) or "(defaults)" for a in arms]
     out = {
@@ -141,6 +172,7 @@ def compare_variants(
         "policies": results[0].summary["policies"],
         "arms": [],
         "paired": [],
+        **({} if stop is None else {"precision": stop}),
     }
     if solo:
         return _solo(out, labels, results, module)
