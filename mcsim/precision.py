@@ -568,3 +568,19 @@ def pair_shares(lineups: list[tuple[str, ...]]) -> Statistic:
         return out
 
     return stat
+
+
+def stop_point(chunks: list[list[pd.DataFrame]], statistic: Statistic, precision: float) -> dict:
+    """Feed chunks (each a list of per-run game tables, in game-index order) through the stop
+    rule of ``play_study`` (the same ``_State``); returns the stop as ``play_study`` reports it
+    (``games``, ``cap_reached``, ``intervals``, ...), the cap being all the chunks. For checks of
+    the rule on synthetic streams with a known answer (``tests/test_precision.py``)."""
+    state = _State([Group("check", list(range(len(chunks[0]))), statistic)], [chunks], precision)
+    frames: list[list[pd.DataFrame]] = [[] for _ in chunks[0]]
+    for chunk in chunks:
+        for j, df in enumerate(chunk):
+            frames[j].append(df)
+        state.chunk_done(0, [pd.concat(f, ignore_index=True) for f in frames])
+        if state.stopped[0]:
+            break
+    return state.report(0, sum(len(c[0]) for c in chunks))
