@@ -456,6 +456,14 @@ def check_precision_flags(precision, max_games, games_flag: str = "--games") -> 
     check_precision(precision, 1 if max_games is None else max_games, win_rates=False)
 
 
+def _given() -> set[str]:
+    """The parameters of the running command given on its command line."""
+    ctx = click.get_current_context()
+    return {
+        k for k in ctx.params if (src := ctx.get_parameter_source(k)) and src.name == "COMMANDLINE"
+    }
+
+
 def _precision_echo(quiet: bool):
     return None if quiet else (lambda line: click.echo(line, err=True))
 
@@ -1572,6 +1580,26 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_j
     "(the comparison then mixes policy and seat effect).",
 )
 @click.option("--force", is_flag=True, help="Replace an existing, non-empty --out folder.")
+@click.option(
+    "--ladder",
+    "with_ladder",
+    is_flag=True,
+    help="Also play a skill ladder (see `mcsim ladder`) and add its section: rungs, skill "
+    "curve, convergence verdicts and figures.",
+)
+@click.option(
+    "--ladder-rungs",
+    default=None,
+    metavar="'A B ...'",
+    help="With --ladder: the rungs, weakest first (default: the game's).",
+)
+@click.option(
+    "--ladder-games",
+    type=int,
+    default=500,
+    show_default=True,
+    help="With --ladder: games per ladder run.",
+)
 @friendly_errors
 def report_cmd(
     game,
@@ -1589,6 +1617,9 @@ def report_cmd(
     out,
     no_rotate,
     force,
+    with_ladder,
+    ladder_rungs,
+    ladder_games,
 ):
     """Write a balance report: report.html (self-contained), report.md and PNG figures.
 
@@ -1597,8 +1628,19 @@ def report_cmd(
         mcsim report sacred-hill --games 100000 --seed 1 --out sh-report
         mcsim report sacred-hill -n 20000 -p tactician -p random --out sh-vs
         mcsim report thurn-and-taxis -n 20000 --players 4 -p route --out tt-report
+        mcsim report sacred-hill -n 2000 -p mcts --ladder --ladder-games 200 --out sh-ladder
     """
     from mcsim import report
+
+    if not with_ladder and (ladder_rungs is not None or "ladder_games" in _given()):
+        raise click.UsageError("--ladder-rungs and --ladder-games go with --ladder")
+    rungs = None
+    if ladder_rungs is not None:
+        rungs = ladder_rungs.split()
+        if not rungs:
+            raise click.BadParameter(
+                "is empty; give at least two policies", param_hint="--ladder-rungs"
+            )
 
     options = game_options()
     echo = None if quiet else (lambda line: click.echo(line, err=True))
@@ -1619,6 +1661,9 @@ def report_cmd(
         backend=backend,
         scheduler=scheduler,
         force=force,
+        ladder=with_ladder,
+        ladder_rungs=rungs,
+        ladder_games=ladder_games,
     )
     if not quiet:
         for line in rep.result.prepared.notices:

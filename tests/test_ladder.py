@@ -191,3 +191,53 @@ def test_ladder_figures_have_intervals_per_rung(sh_ladder):
     assert np.isfinite(
         [r["statistics"]["win rate seat 0"]["low"] for r in sh_ladder["rungs"]]
     ).all()
+
+
+def test_sacred_hill_report_ladder_section_names_the_players_and_their_rung(run, tmp_path):
+    out = tmp_path / "rep"
+    r = run(
+        "report", "sacred-hill", "-n", 60, "-p", "mcts:iterations=20", "--ladder",
+        "--ladder-rungs", "random mcts:iterations=20", "--ladder-games", 40, "-s", 7,
+        "--out", out, "-q", "-w", 1,
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    md = (out / "report.md").read_text()
+    assert (
+        "- **skill ladder**: the report's players (mcts:iterations=20 in every seat) are rung 1 "
+        "of 2 (random, mcts:iterations=20); its seat win rates were stable between it and "
+        "random (40 games per run)" in md
+    )
+    assert "### convergence (mcts:iterations=20 minus random, paired on common deals)" in md
+    assert "| game length (plies) | -0.7 [-1.38, -0.01983] | 40 | still moving" in md
+    assert (out / "ladder_skill_curve.png").exists()
+    page = (out / "report.html").read_text()
+    assert "<h2>Skill ladder</h2>" in page and 'id="fig-ladder_skill_curve"' in page
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["report"]["ladder"]["report_rung"] == 1
+
+
+def test_sacred_hill_report_details_are_tables_not_preformatted_text(run, tmp_path):
+    out = tmp_path / "rep"
+    r = run("report", "sacred-hill", "-n", 100, "-s", 1, "--out", out, "-q", "-w", 1)
+    assert r.exit_code == 0, r.output
+    page = (out / "report.html").read_text()
+    assert "<pre>" not in page
+    assert "<h2>Sacred Hill details</h2><h3>figures</h3>" in page.replace("\n", "")
+    md = (out / "report.md").read_text()
+    assert "| match_draw_rate |" in md and "```text" not in md
+
+
+def test_bad_report_ladder_options_are_one_line_errors(run, tmp_path):
+    one_error_line(
+        run("report", "sacred-hill", "--ladder-games", 5, "--out", tmp_path / "a"),
+        2,
+        "--ladder-rungs and --ladder-games go with --ladder",
+    )
+    one_error_line(
+        run(
+            "report", "sacred-hill", "--ladder", "--ladder-rungs", "random", "--out", tmp_path / "b"
+        ),
+        2,
+        "a ladder needs at least two rungs",
+    )
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
