@@ -1445,8 +1445,10 @@ def ladder_cmd(
         )
     if resume and out is None:
         raise click.UsageError("--resume needs --out DIR (the folder of the interrupted ladder)")
-    if out is not None:
-        check_output_paths(((str(Path(out) / "x"), "--out"),) if Path(out).is_dir() else ())
+    if out is not None:  # writable, and empty unless --resume: before any game
+        from mcsim.outputs import Outputs
+
+        Outputs().folder(out, "--out", keep=True)  # (ladder() refuses a non-empty one)
     if games <= 0 and precision is None:
         raise click.BadParameter(
             f"must be a positive whole number, not {games}", param_hint="--games"
