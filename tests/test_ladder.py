@@ -241,3 +241,14 @@ def test_bad_report_ladder_options_are_one_line_errors(run, tmp_path):
         "a ladder needs at least two rungs",
     )
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_sacred_hill_ladder_of_a_rule_variant_plays_that_variant():
+    lad = L.ladder(
+        "sacred-hill", ["random", "greedy"], games=30, seed=2, variant={"zone": "chebyshev8"}
+    )
+    s = mcsim.simulate(
+        "sacred-hill", games=30, seed=2, policies=["greedy"], variant={"zone": "chebyshev8"}
+    )
+    assert lad["variant"] == {"transition": "box", "zone": "chebyshev8"}
+    pd.testing.assert_frame_equal(lad["results"][1].games, s.games)
