@@ -305,8 +305,9 @@ def play_study(
             if not order:
                 try:
                     held = next(results)
-                except StopIteration:
-                    break
+                except StopIteration:  # no task left to play, saved chunks may be in order
+                    if not order:
+                        break
                 continue
             g, i, k = order.popleft()
             first, n = plans[g][k]

@@ -132,6 +132,16 @@ def test_sacred_hill_ladder_cli_out_folder_and_resume(run, tmp_path):
                 x["summary"].pop(k)
     assert again == first
     one_error_line(run(*args, "--out", out, "-q"), 2, "is not empty; use --resume")
+    # interrupted after the last game, before the ladder's own files: every chunk is saved
+    (out / "ladder.json").unlink()
+    r = run(*args, "--out", out, "--resume", "-q", "--json")
+    assert r.exit_code == 0, r.output
+    again = json.loads(r.output)
+    again.pop("elapsed_seconds")
+    for x in again["rungs"]:
+        for k in ("elapsed_seconds", "games_per_second", "compile_seconds"):
+            x["summary"].pop(k)
+    assert again == first
 
 
 def test_sacred_hill_ladder_precision_same_on_one_and_two_workers():
