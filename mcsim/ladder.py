@@ -142,6 +142,10 @@ def ladder(
     if max_games is None:
         max_games = DEFAULT_MAX_GAMES if precision is not None else games
     check_precision(precision, max_games, win_rates=not solo)
+    from mcsim.runner import check_limits, resolve_execution
+
+    check_limits(max_games, seed, "--games" if precision is None else "--max-games")
+    resolve_execution(workers, backend, scheduler, resume, out_dir)  # before the folder exists
     base = None if out_dir is None else Path(out_dir)
     if base is not None:
         if base.exists() and not base.is_dir():

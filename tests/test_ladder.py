@@ -180,6 +180,10 @@ def test_don_quixote_solo_ladder_curve_is_the_paired_point_gain():
         (["--precision", 0.05, "--max-games", -1], 2, "--max-games must be a positive"),
         (["--precision", 0.05, "--max-games", 10**13], 2, "--max-games must be at most"),
         (["--resume"], 2, "--resume needs --out DIR"),
+        (["-n", 0], 2, "must be a positive whole number, not 0"),
+        (["-s", -1], 2, "--seed must be a whole number in [0, 2**64)"),
+        (["-w", 0], 2, "--workers must be at least 1"),
+        (["--players", 3], 2, "sacred-hill is for 2 players, not 3"),
     ],
 )
 def test_sacred_hill_bad_ladder_input_is_one_line_before_any_game(
