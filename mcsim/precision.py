@@ -188,9 +188,11 @@ class Group:
 
 @dataclass
 class Study:
-    """What ``play_study`` returns: a ``SimulationResult`` per run (its ``games`` kept), and per
-    group its stop: ``games`` played, ``cap_reached``, the final ``intervals`` and the
-    ``estimate`` of the calibration (None without a precision)."""
+    """What ``play_study`` returns: a ``SimulationResult`` per run (its ``games`` kept; its
+    summary with a ``precision`` block), per group its stop (``name``, ``target``,
+    ``max_games``, ``games`` played, ``cap_reached``, ``widest_half_width``, the final
+    ``intervals``), and the ``calibration`` (per group the estimated games and CPU seconds per
+    game; None without a precision)."""
 
     results: list[SimulationResult]
     groups: list[dict]
