@@ -144,10 +144,15 @@ def test_sacred_hill_ladder_cli_out_folder_and_resume(run, tmp_path):
     assert again == first
 
 
-def test_sacred_hill_ladder_precision_same_on_one_and_two_workers():
+@pytest.mark.parametrize("backend", ["local", "dask"])
+def test_sacred_hill_ladder_precision_same_on_one_and_two_workers(backend):
+    if backend == "dask":
+        pytest.importorskip("distributed")
     kw = dict(precision=0.12, max_games=400, seed=3)
     a = L.to_json_dict(L.ladder("sacred-hill", ["random", "greedy"], workers=1, **kw))
-    b = L.to_json_dict(L.ladder("sacred-hill", ["random", "greedy"], workers=2, **kw))
+    b = L.to_json_dict(
+        L.ladder("sacred-hill", ["random", "greedy"], workers=2, backend=backend, **kw)
+    )
     for d in (a, b):
         d.pop("elapsed_seconds"), d.pop("calibration")
         for x in d["rungs"]:
