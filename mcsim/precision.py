@@ -11,8 +11,8 @@ chunks in game-index order, never at which worker finished first, so the same se
 and cap give the same games and the same result for any worker count and backend. Chunks a
 worker played past a group's stop are dropped.
 
-Before playing, a short calibration plays the first ``CALIBRATION_GAMES`` games of every run in
-this process, estimates each group's games from its interval there (half-widths shrink as
+Before playing, a short calibration plays the first ``CALIBRATION_GAMES`` games of every run
+(one task per run, on the study's workers), estimates each group's games from its interval there (half-widths shrink as
 1/sqrt(n)), prints the estimate and its CPU time, and sizes the chunks (about 16 chunks over
 the estimate, as ``runner.chunk_plan`` does for a run of that size). The estimate depends only
 on those games, so the chunking is deterministic too. Without ``precision`` every group plays
@@ -55,14 +55,13 @@ from mcsim.runner import (
     check_limits,
     chunk_plan,
     compile_notice,
-    games_frame,
     resolve_config,
     resolve_execution,
     to_json,
     write_atomic,
 )
 
-#: games of every run played first, in this process, to estimate the games and CPU time needed
+#: games of every run played first, to estimate the games and CPU time needed
 CALIBRATION_GAMES = 16
 #: a group never stops on its interval before this many games (a t interval of a handful of
 #: games can be narrow by chance)
@@ -246,10 +245,15 @@ def play_study(
     of_run = {i: g for g, grp in enumerate(groups) for i in grp.runs}
     plans: list[ChunkPlan] = []
     calibration = None
+    ex = Executor(backend, workers, scheduler, pool_size=workers)
     if precision is None:
         plans = [chunk_plan(module, max_games, chunk_size)] * len(groups)
     else:
-        calibration = _calibrate(module, preps, groups, precision, max_games, seed)
+        try:
+            calibration = _calibrate(ex, module, preps, groups, precision, max_games, seed)
+        except BaseException:
+            ex.close()
+            raise
         for est in calibration["groups"]:
             plans.append(
                 chunk_plan(module, max_games, chunk_size)
@@ -265,7 +269,11 @@ def play_study(
             continue
         manifest = _run_manifest(cfg, max_games, seed, plans[of_run[i]], module)
         manifest["precision"] = precision
-        done.append(_prepare_out_dir(Path(r.out_dir), manifest, resume))
+        try:
+            done.append(_prepare_out_dir(Path(r.out_dir), manifest, resume))
+        except BaseException:
+            ex.close()
+            raise
     state = _State(groups, plans, precision)
     frames: list[list[pd.DataFrame]] = [[] for _ in runs]
     aggs = [Aggregate.empty(p.config.players) for p in preps]
@@ -298,7 +306,6 @@ def play_study(
                         yield task(i, k)
             k += 1
 
-    ex = Executor(backend, workers, scheduler, pool_size=workers)
     results = ex.imap(_work, schedule())
     held = None
     try:
@@ -444,19 +451,24 @@ def _drop_parts_after(out_dir: Path, games: int) -> None:
             _agg_path(out_dir, int(digits)).unlink(missing_ok=True)
 
 
-def _calibrate(module, preps, groups, precision: float, max_games: int, seed: int) -> dict:
-    """Play games ``0 .. CALIBRATION_GAMES-1`` of every run here; per group the estimated games
-    (half-widths scale as 1/sqrt(n), at least ``MIN_GAMES``, at most ``max_games``) and CPU
-    seconds per game of its runs together."""
+def _timed_work(task):
+    """``_work`` of one calibration chunk (in a worker), with the CPU seconds it took."""
+    t = time.process_time()
+    got = _work(task)
+    return time.process_time() - t, got
+
+
+def _calibrate(ex, module, preps, groups, precision: float, max_games: int, seed: int) -> dict:
+    """Play games ``0 .. CALIBRATION_GAMES-1`` of every run (on the executor ``ex``, one task
+    per run); per group the estimated games (half-widths scale as 1/sqrt(n), at least
+    ``MIN_GAMES``, at most ``max_games``) and CPU seconds per game of its runs together."""
     n = min(CALIBRATION_GAMES, max_games)
+    tasks = [(module.__name__, p, 0, n, seed, True, None) for p in preps]
+    played = list(ex.imap(_timed_work, tasks))
     out = []
     for grp in groups:
-        frames = []
-        t = time.process_time()
-        for i in grp.runs:
-            cols = module.play_chunk(preps[i], 0, n, seed)
-            frames.append(games_frame(cols, 0, preps[i].config.players))
-        cpu = (time.process_time() - t) / n
+        frames = [played[i][1][2] for i in grp.runs]
+        cpu = sum(played[i][0] for i in grp.runs) / n
         widest = max(half_width(iv) for iv in grp.statistic(frames).values())
         need = n * (widest / precision) ** 2 if math.isfinite(widest) else max_games
         games = int(min(max_games, max(MIN_GAMES, math.ceil(need))))
