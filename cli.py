@@ -486,6 +486,64 @@ def scale_options(fn):
     return fn
 
 
+def precision_options(fn):
+    """``--precision H`` and ``--max-games N`` of the commands that can size a study by
+    precision (``mcsim.precision``)."""
+    for d in reversed(
+        [
+            click.option(
+                "--precision",
+                type=float,
+                default=None,
+                metavar="H",
+                help="Play chunk by chunk until the 95%% interval of the headline statistic is "
+                "at most ±H (win rates and shares; points for a one-seat game); prints the "
+                "estimated games and CPU time first. Instead of --games.",
+            ),
+            click.option(
+                "--max-games",
+                type=int,
+                default=None,
+                metavar="N",
+                help="With --precision: at most N games per run (default 100,000); said when "
+                "it binds.",
+            ),
+        ]
+    ):
+        fn = d(fn)
+    return fn
+
+
+def check_precision_flags(precision, max_games, games_flag: str = "--games") -> None:
+    """Refuse ``--max-games`` without ``--precision``, ``--precision`` with an explicit
+    ``--games``, and a bad precision or cap, before any game (exit 2)."""
+    from mcsim.precision import check_precision
+
+    ctx = click.get_current_context()
+    if precision is None:
+        if max_games is not None:
+            raise click.UsageError("--max-games goes with --precision H")
+        return
+    src = ctx.get_parameter_source("games")
+    if src is not None and src.name == "COMMANDLINE":
+        raise click.UsageError(
+            f"give {games_flag} N (a fixed count) or --precision H (a target), not both"
+        )
+    check_precision(precision, 1 if max_games is None else max_games, win_rates=False)
+
+
+def _given() -> set[str]:
+    """The parameters of the running command given on its command line."""
+    ctx = click.get_current_context()
+    return {
+        k for k in ctx.params if (src := ctx.get_parameter_source(k)) and src.name == "COMMANDLINE"
+    }
+
+
+def _precision_echo(quiet: bool):
+    return None if quiet else (lambda line: click.echo(line, err=True))
+
+
 def _check_simulate_outputs(out, resume, record, record_out, games) -> bool:
     """Check ``simulate``'s output flags together before anything runs (click errors, exit 2);
     returns True when ``--out`` is one table file (``.parquet``/``.csv``), False for a run
@@ -564,6 +622,7 @@ def _check_simulate_outputs(out, resume, record, record_out, games) -> bool:
     is_flag=True,
     help="Overwrite an existing --out file or --record-out file (or an earlier run's --out DIR).",
 )
+@precision_options
 @friendly_errors
 def simulate_cmd(
     game,
@@ -583,6 +642,8 @@ def simulate_cmd(
     record,
     record_out,
     force,
+    precision,
+    max_games,
 ):
     """Play N complete games and print the summary (win rate and score per seat, ...).
 
@@ -593,7 +654,9 @@ def simulate_cmd(
         mcsim simulate sacred-hill -n 10000 --out games.parquet --record 5 --record-out rec.json
         mcsim simulate sacred-hill -n 100000000 --out run/      # Ctrl-C, then add --resume
         mcsim simulate sacred-hill -n 1000000 --backend dask --scheduler tcp://host:8786
+        mcsim simulate sacred-hill -p mcts --precision 0.02 --max-games 5000
     """
+    check_precision_flags(precision, max_games)
     single_file = _check_simulate_outputs(out, resume, record, record_out, games)
     if force and resume:
         raise click.UsageError("--force starts over and --resume continues: give one of them")
@@ -607,7 +670,24 @@ def simulate_cmd(
     if record_out:
         outs.file(record_out, "--record-out")
     options = game_options()
-    result = mcsim.simulate(
+    run = mcsim.simulate
+    if precision is not None:
+        from mcsim.precision import DEFAULT_MAX_GAMES, simulate_to_precision
+
+        games = DEFAULT_MAX_GAMES if max_games is None else max_games
+        if record and record > games:
+            raise click.BadParameter(
+                f"{record} records asked of a run of at most {games} games", param_hint="--record"
+            )
+
+        def run(game, games, keep_games, record, **kw):
+            r = simulate_to_precision(game, precision, games, echo=_precision_echo(quiet), **kw)
+            if record:
+                module = get_game(game)
+                r.records = module.record_games(r.prepared, kw["seed"], list(range(record)))
+            return r
+
+    result = run(
         game,
         games=games,
         seed=seed,
@@ -645,6 +725,10 @@ def simulate_cmd(
         click.echo(to_json(result.summary))
     else:
         click.echo(format_summary(result.summary, get_game(game)))
+        if precision is not None:
+            from mcsim.precision import precision_line
+
+            click.echo(precision_line(result.summary["precision"]))
 
 
 @mcsim_cli.command("tournament")
@@ -657,6 +741,7 @@ def simulate_cmd(
     policy_help="A contestant (repeat; at least two). Every contestant sits in every seat.",
 )
 @scale_options
+@precision_options
 @friendly_errors
 def tournament_cmd(
     game,
@@ -670,6 +755,8 @@ def tournament_cmd(
     quiet,
     backend,
     scheduler,
+    precision,
+    max_games,
 ):
     """Every policy against every other in every seat: win-rate matrix, Elo, seat effect.
 
@@ -683,9 +770,12 @@ def tournament_cmd(
     \b
     Example:
         mcsim tournament sacred-hill -p random -p greedy -p tactician --games 20000
+        mcsim tournament sacred-hill -p tactician -p mcts --precision 0.03
     """
     from mcsim.runner import to_json
     from mcsim.tournament import format_tournament, tournament
+
+    check_precision_flags(precision, max_games)
 
     options = game_options()
     t = tournament(
@@ -700,8 +790,15 @@ def tournament_cmd(
         backend=backend,
         scheduler=scheduler,
         progress=not quiet,
+        precision=precision,
+        max_games=max_games,
+        echo=_precision_echo(quiet),
     )
     click.echo(to_json(t) if as_json else format_tournament(t))
+    if precision is not None and not as_json:
+        from mcsim.precision import precision_line
+
+        click.echo(precision_line(t["precision"]))
 
 
 @contextlib.contextmanager
@@ -1330,16 +1427,22 @@ def evaluate_cmd(
 @game_option_flag("A game-specific option, the same in every arm (`mcsim games` lists them).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
+@precision_options
 @friendly_errors
-def compare_cmd(game, arms, games, seed, policies, players, workers, as_json, quiet):
+def compare_cmd(
+    game, arms, games, seed, policies, players, workers, as_json, quiet, precision, max_games
+):
     """Compare rule variants on the same deals: paired differences with 95% CIs.
 
     \b
     Example:
         mcsim compare carcassonne --variant gifts=false --variant gifts=true --games 20000
+        mcsim compare sacred-hill --variant zone=knight12 --variant zone=chebyshev8 --precision 0.02
     """
     from mcsim.compare_variants import compare_variants, format_comparison
     from mcsim.runner import to_json
+
+    check_precision_flags(precision, max_games)
 
     announce = None if quiet else (lambda line: click.echo(f"note: {line}", err=True))
     res = compare_variants(
@@ -1353,8 +1456,160 @@ def compare_cmd(game, arms, games, seed, policies, players, workers, as_json, qu
         progress=not quiet,
         announce=announce,
         options=game_options(),
+        precision=precision,
+        max_games=max_games,
+        echo=_precision_echo(quiet),
     )
     click.echo(to_json(res) if as_json else format_comparison(res, get_game(game).SPEC.long_name))
+    if precision is not None and not as_json:
+        from mcsim.precision import precision_line
+
+        click.echo(precision_line(res["precision"]))
+
+
+@mcsim_cli.command("ladder")
+@game_argument
+@click.option(
+    "--policy",
+    "-p",
+    "policies",
+    multiple=True,
+    metavar="NAME[:k=v,...]",
+    help="A rung, weakest first (repeat). Default: random, the game's best heuristic, mcts at "
+    "a quarter, one and four times its default iterations.",
+)
+@click.option(
+    "--rungs",
+    default=None,
+    metavar="'A B ...'",
+    help="The rungs as one space-separated list of policies, weakest first (instead of -p).",
+)
+@click.option(
+    "--games",
+    "-n",
+    type=int,
+    default=1000,
+    show_default=True,
+    help="Games per run (every rung's self-play and every curve seating) without --precision.",
+)
+@click.option(
+    "--seed",
+    "-s",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Root seed; game i of every run is the same deal (seed, i).",
+)
+@click.option("--variant", "variants", multiple=True, metavar="NAME=VALUE", help="A rule reading.")
+@click.option("--players", type=int, default=None, help="Number of seats (default: the game's).")
+@click.option(
+    "--option",
+    "game_option_values",
+    multiple=True,
+    metavar="KEY=VALUE",
+    expose_value=False,
+    callback=_store_game_options,
+    help="A game-specific option (`mcsim games` lists each game's options).",
+)
+@click.option(
+    "--workers",
+    "-w",
+    type=int,
+    default=None,
+    help="Worker processes (default: all cores). Results do not depend on it.",
+)
+@scale_options
+@precision_options
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(file_okay=False),
+    default=None,
+    callback=output_path("dir"),
+    help="Folder for every run's per-game Parquet dataset, ladder.json and one PNG per "
+    "statistic against the rung (resumable).",
+)
+@click.option(
+    "--resume", is_flag=True, help="Continue an interrupted ladder in --out DIR (same result)."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the ladder as one JSON object.")
+@click.option("--quiet", "-q", is_flag=True, help="No calibration line or progress on stderr.")
+@friendly_errors
+def ladder_cmd(
+    game,
+    policies,
+    rungs,
+    games,
+    seed,
+    variants,
+    players,
+    workers,
+    backend,
+    scheduler,
+    precision,
+    max_games,
+    out,
+    resume,
+    as_json,
+    quiet,
+):
+    """Every headline statistic along a ladder of skill: self-play per rung, the skill curve
+    (each rung against the one below) and, per statistic, whether it is stable between the
+    top two rungs.
+
+    \b
+    Examples:
+        mcsim ladder sacred-hill --precision 0.03 --out sh-ladder
+        mcsim ladder sacred-hill -p mcts:iterations=250 -p mcts -p mcts:iterations=4000 -n 200
+        mcsim ladder don-quixote --precision 1.0 --max-games 2000
+        mcsim ladder thurn-and-taxis --players 4 --precision 0.03 --backend dask
+    """
+    from mcsim.ladder import format_ladder, ladder, to_json_dict, write_ladder_folder
+    from mcsim.runner import to_json
+
+    check_precision_flags(precision, max_games)
+    if rungs is not None and policies:
+        raise click.UsageError("give the rungs with -p or with --rungs, not both")
+    rung_list = rungs.split() if rungs is not None else (list(policies) or None)
+    if rungs is not None and not rung_list:
+        raise click.BadParameter(
+            "is empty; give at least two policies, e.g. --rungs 'random mcts'",
+            param_hint="--rungs",
+        )
+    if resume and out is None:
+        raise click.UsageError("--resume needs --out DIR (the folder of the interrupted ladder)")
+    if out is not None:  # writable, and empty unless --resume: before any game
+        from mcsim.outputs import Outputs
+
+        Outputs().folder(out, "--out", keep=True)  # (ladder() refuses a non-empty one)
+    if games <= 0 and precision is None:
+        raise click.BadParameter(
+            f"must be a positive whole number, not {games}", param_hint="--games"
+        )
+    lad = ladder(
+        game,
+        rung_list,
+        games=games,
+        precision=precision,
+        max_games=max_games,
+        seed=seed,
+        players=players,
+        variant=parse_variants(variants),
+        options=game_options(),
+        workers=workers,
+        backend=backend,
+        scheduler=scheduler,
+        out_dir=out,
+        resume=resume,
+        progress=not quiet,
+        echo=_precision_echo(quiet),
+    )
+    if out is not None:
+        write_ladder_folder(lad, out)
+    if not quiet:
+        for line in lad["notices"]:
+            click.echo(f"note: {line}", err=True)
+    click.echo(to_json(to_json_dict(lad)) if as_json else format_ladder(lad))
 
 
 @mcsim_cli.command("batch")
@@ -1460,6 +1715,26 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_j
     "(the comparison then mixes policy and seat effect).",
 )
 @click.option("--force", is_flag=True, help="Replace an existing, non-empty --out folder.")
+@click.option(
+    "--ladder",
+    "with_ladder",
+    is_flag=True,
+    help="Also play a skill ladder (see `mcsim ladder`) and add its section: rungs, skill "
+    "curve, convergence verdicts and figures.",
+)
+@click.option(
+    "--ladder-rungs",
+    default=None,
+    metavar="'A B ...'",
+    help="With --ladder: the rungs, weakest first (default: the game's).",
+)
+@click.option(
+    "--ladder-games",
+    type=int,
+    default=500,
+    show_default=True,
+    help="With --ladder: games per ladder run.",
+)
 @friendly_errors
 def report_cmd(
     game,
@@ -1477,6 +1752,9 @@ def report_cmd(
     out,
     no_rotate,
     force,
+    with_ladder,
+    ladder_rungs,
+    ladder_games,
 ):
     """Write a balance report: report.html (self-contained), report.md and PNG figures.
 
@@ -1485,8 +1763,19 @@ def report_cmd(
         mcsim report sacred-hill --games 100000 --seed 1 --out sh-report
         mcsim report sacred-hill -n 20000 -p tactician -p random --out sh-vs
         mcsim report thurn-and-taxis -n 20000 --players 4 -p route --out tt-report
+        mcsim report sacred-hill -n 2000 -p mcts --ladder --ladder-games 200 --out sh-ladder
     """
     from mcsim import report
+
+    if not with_ladder and (ladder_rungs is not None or "ladder_games" in _given()):
+        raise click.UsageError("--ladder-rungs and --ladder-games go with --ladder")
+    rungs = None
+    if ladder_rungs is not None:
+        rungs = ladder_rungs.split()
+        if not rungs:
+            raise click.BadParameter(
+                "is empty; give at least two policies", param_hint="--ladder-rungs"
+            )
 
     options = game_options()
     echo = None if quiet else (lambda line: click.echo(line, err=True))
@@ -1507,6 +1796,9 @@ def report_cmd(
         backend=backend,
         scheduler=scheduler,
         force=force,
+        ladder=with_ladder,
+        ladder_rungs=rungs,
+        ladder_games=ladder_games,
     )
     if not quiet:
         for line in rep.result.prepared.notices:

@@ -79,6 +79,9 @@ def compare_variants(
     progress: bool = False,
     announce=None,
     options: dict | None = None,
+    precision: float | None = None,
+    max_games: int | None = None,
+    echo=None,
 ) -> dict:
     """Play every arm on the same deals and report paired differences against the first arm.
 
@@ -98,6 +101,12 @@ def compare_variants(
         Called with one line before any game is played when the game has one seat
         (``SOLO_NOTE``): a solo comparison has score differences only; its arms and paired
         entries then hold no win-rate, spread, margin, balance or same-winner keys.
+    precision, max_games, echo :
+        With ``precision`` (``mcsim.precision``), every arm plays the same games chunk by
+        chunk until every paired difference from the first arm in seat win share (one seat:
+        in score, points) has a 95% interval within ±precision, at most ``max_games`` per arm;
+        ``games`` is where it stopped and ``precision`` holds the stop. ``echo`` receives the
+        calibration line.
 
     Returns
     -------
@@ -134,6 +143,12 @@ def compare_variants(
     # every arm is checked as simulate checks it (variant combinations, options) before any game
     cfg = [resolve_config(game, players, policies, a, options)[1] for a in arms][0]
     solo = cfg.players == 1
+    stop = None
+    if precision is not None:
+        from mcsim import precision as prec
+
+        max_games = prec.DEFAULT_MAX_GAMES if max_games is None else max_games
+        prec.check_precision(precision, max_games, win_rates=not solo)
     if solo and announce is not None:
         announce(SOLO_NOTE.format(game=game))
     run = RunOptions(
@@ -147,6 +162,25 @@ def compare_variants(
     labels = [",".join(f"{k}={v}" for k, v in a.items()) or "(defaults)" for a in arms]
     from mcsim import runner
 
+    if precision is not None:
+        study = prec.play_study(
+            game,
+            [prec.Run(list(policies or ["random"]), a) for a in arms],
+            [prec.Group("paired differences", list(range(len(arms))), prec.paired_arms)],
+            precision=precision,
+            max_games=max_games,
+            seed=seed,
+            players=players,
+            options=options,
+            workers=workers,
+            progress=progress,
+            echo=echo,
+        )
+        results, stop = study.results, study.groups[0]
+        games = stop["games"]
+        return _compare(
+            game, games, seed, labels, results, module, [[r.games for r in results]], stop
+        )
     if games <= runner.KEEP_GAMES_LIMIT:
         results = [replace(run, variant=a).simulate(game, policies) for a in arms]
         return _compare(game, games, seed, labels, results, module, [[r.games for r in results]])
@@ -191,7 +225,7 @@ class _MeanAcc:
         return stats.mean_interval_from_moments(self.moments, self.bounds)
 
 
-def _compare(game, games: int, seed: int, labels, results, module, chunks) -> dict:
+def _compare(game, games: int, seed: int, labels, results, module, chunks, stop=None) -> dict:
     """The comparison from the arms' results and their per-game rows, given as ``chunks``: an
     iterable of lists (one DataFrame per arm, the same games in each) holding ``score_<k>`` and
     ``win_share_<k>``."""
@@ -204,6 +238,7 @@ def _compare(game, games: int, seed: int, labels, results, module, chunks) -> di
         "policies": results[0].summary["policies"],
         "arms": [],
         "paired": [],
+        **({} if stop is None else {"precision": stop}),
     }
     n_arms = len(results)
     if npl == 1:

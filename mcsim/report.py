@@ -74,6 +74,7 @@ class _Ctx:
     module: Any
     result: SimulationResult
     rotations: list[tuple[list[str], SimulationResult]]  # (labels per seat, result), first = main
+    ladder: dict | None = None  # {"ladder": mcsim.ladder.ladder(...), "figures", "rung", "verdict"}
 
     @property
     def spec(self):
@@ -166,6 +167,9 @@ def build_report(
     backend: str | None = None,
     scheduler: str | None = None,
     force: bool = False,
+    ladder: bool = False,
+    ladder_rungs: list[str] | None = None,
+    ladder_games: int = 500,
 ) -> ReportResult:
     """Play a run and write its balance report into the folder ``out``.
 
@@ -184,6 +188,12 @@ def build_report(
         Progress bars on stderr.
     echo : callable, optional
         Called with one line per step (runs, files written).
+    ladder, ladder_rungs, ladder_games :
+        Also play a skill ladder (``mcsim.ladder.ladder``: ``ladder_rungs``, default the
+        game's, ``ladder_games`` games per run, same seed, variant, players and options) and
+        add its section: rungs, skill curve, convergence verdicts and their figures; the
+        report's facts then say which rung the report's players are and whether the seat win
+        rates were stable between that rung and the next (the top rung: the one below).
     force : bool
         Replace a non-empty ``out`` (``--force``); without it such a folder is refused before
         anything is played. The report is written to a temporary folder next to ``out`` and
@@ -209,6 +219,13 @@ def build_report(
     Outputs(force=force).folder(out, "--out")  # before any game
     module = get_game(game)
     say = echo or (lambda s: None)
+    if ladder:
+        from mcsim import ladder as lad_mod
+
+        rungs = ladder_rungs if ladder_rungs is not None else lad_mod.default_rungs(game)
+        lad_mod.check_rungs(game, rungs, players, variant, options)  # before any game
+        if ladder_games <= 0:
+            raise ConfigError(f"--ladder-games must be a positive whole number, not {ladder_games}")
     run = RunOptions(
         games=games,
         seed=seed,
@@ -227,6 +244,22 @@ def build_report(
     ctx = _Ctx(
         module, main, [([c.label() for c in main.prepared.config.policies], main)] + rotations
     )
+    if ladder:
+        say(f"report: ladder of {len(rungs)} rungs, {ladder_games:,} games per run")
+        lad = lad_mod.ladder(
+            game,
+            rungs,
+            games=ladder_games,
+            seed=seed,
+            players=players,
+            variant=variant,
+            options=options,
+            workers=workers,
+            backend=backend,
+            scheduler=scheduler,
+            progress=progress,
+        )
+        ctx.ladder = _ladder_context(ctx, lad)
     comparison: list[dict] = []
     figures, skipped = _draw_figures(ctx, module, comparison)
     summary = dict(main.summary)
@@ -237,6 +270,14 @@ def build_report(
         "notes": _notes(ctx),
         "comparison": comparison,
     }
+    if ctx.ladder is not None:
+        from mcsim.ladder import to_json_dict
+
+        summary["report"]["ladder"] = {
+            **to_json_dict(ctx.ladder["ladder"]),
+            "report_rung": ctx.ladder["rung"],
+            "report_rung_verdict": ctx.ladder["verdict"],
+        }
     files = _write_report_folder(out, ctx, module, seed, summary, figures, skipped, comparison)
     say(f"report: wrote {out / 'report.html'} ({len(figures)} figures)")
     return ReportResult(out, main, figures, skipped, comparison, files)
@@ -313,7 +354,7 @@ def _write_report_folder(out, ctx, module, seed, summary, figures, skipped, comp
         page = render_html(ctx, figures, skipped, comparison)
         page = page.replace("</body></html>", _examples_html(examples) + "</body></html>")
         text = to_json(summary, indent=2)
-        for f in figures:
+        for f in figures + (ctx.ladder["figures"] if ctx.ladder is not None else []):
             write_staged(stage, f.file, f.png, out, "--out")
             files.append(f.file)
         for name, content in (
@@ -654,6 +695,8 @@ def _facts(ctx: _Ctx) -> list[tuple[str, str]]:
     for k in ("tileset",):
         if isinstance(s.get(k), dict):
             facts.append((k, ", ".join(f"{a}={b}" for a, b in s[k].items())))
+    if ctx.ladder is not None:
+        facts.append(("skill ladder", ctx.ladder["header"]))
     import mcsim
 
     facts.append(("mcsim", mcsim.__version__))
@@ -700,14 +743,68 @@ def _notes(ctx: _Ctx) -> list[str]:
     return [str(n) for n in ctx.result.prepared.notices]
 
 
-def _game_text(ctx: _Ctx) -> str | None:
-    block = ctx.summary.get(ctx.spec.summary_key)
-    if block is None:
-        return None
-    try:
-        return ctx.module.format_summary(block)
-    except Exception:  # noqa: BLE001 - a game's formatter must not break the report
-        return None
+def _is_interval(v) -> bool:
+    return isinstance(v, dict) and "low" in v and "high" in v and ("estimate" in v or "mean" in v)
+
+
+def _leaf(v) -> bool:
+    return not isinstance(v, (dict, list)) or _is_interval(v)
+
+
+def _cell(v) -> str:
+    """One value of the game's details as a table cell (intervals as ``x [low, high]``)."""
+    if _is_interval(v):
+        return _ci(v, "estimate" if "estimate" in v else "mean", "{:.4g}")
+    if isinstance(v, bool) or v is None:
+        return str(v)
+    if isinstance(v, float):
+        return "n/a" if math.isnan(v) else f"{v:.4g}"
+    if isinstance(v, list):
+        return " / ".join(_cell(x) for x in v)
+    return str(v)
+
+
+def _flat(v, prefix: str = "") -> list[tuple[str, object]]:
+    if _leaf(v) or (isinstance(v, list) and all(_leaf(x) for x in v)):
+        return [(prefix, v)]
+    items = v.items() if isinstance(v, dict) else enumerate(v)
+    out = []
+    for k, x in items:
+        out += _flat(x, f"{prefix}.{k}" if prefix else str(k))
+    return out
+
+
+def details_tables(block: dict) -> list[tuple[str, list[str], list[list[str]]]]:
+    """The game's own summary block as tables ``(title, head, rows)`` (strings): its plain
+    figures and per-seat lists in one table, each table of figures (a dict of values) as a
+    two-column table, each dict of such tables as one table with a row per key, anything
+    deeper as one row per nested name."""
+    if not isinstance(block, dict):
+        return []
+    plain = [
+        [k, _cell(v)]
+        for k, v in block.items()
+        if _leaf(v) or (isinstance(v, list) and all(_leaf(x) for x in v))
+    ]
+    tables = (
+        [("figures", ["figure", "value (per seat: seat 0 / seat 1 / ...)"], plain)] if plain else []
+    )
+    for k, v in block.items():
+        if _leaf(v) or (isinstance(v, list) and all(_leaf(x) for x in v)):
+            continue
+        if isinstance(v, dict) and all(_leaf(x) for x in v.values()):
+            tables.append((k, ["name", "value"], [[a, _cell(b)] for a, b in v.items()]))
+        elif (
+            isinstance(v, dict)
+            and v
+            and all(isinstance(x, dict) and all(_leaf(y) for y in x.values()) for x in v.values())
+        ):
+            cols = list(dict.fromkeys(c for x in v.values() for c in x))
+            rows = [[a] + [_cell(x.get(c, "")) for c in cols] for a, x in v.items()]
+            tables.append((k, [""] + cols, rows))
+        else:
+            tables.append((k, ["name", "value"], [[a, _cell(b)] for a, b in _flat(v)]))
+    return tables
 
 
 def _md_table(head, rows) -> str:
@@ -735,9 +832,13 @@ def render_markdown(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> st
     ]
     if comparison:
         parts += ["## Paired differences", "", _md_table(CMP_HEAD, _cmp_table(comparison)), ""]
-    text = _game_text(ctx)
-    if text:
-        parts += [f"## {ctx.title} details", "", "```text", text, "```", ""]
+    tables = details_tables(ctx.summary.get(ctx.spec.summary_key))
+    if tables:
+        parts += [f"## {ctx.title} details", ""]
+        for title, head, rows in tables:
+            parts += [f"### {title}", "", _md_table(head, rows), ""]
+    if ctx.ladder is not None:
+        parts += ladder_markdown(ctx.ladder)
     parts += ["## Figures", ""]
     for f in figures:
         parts += [f"### {f.title}", "", f"![{f.title}]({f.file})", "", f.caption, ""]
@@ -804,12 +905,13 @@ def render_html(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> str:
     ]
     if comparison:
         parts += ["<h2>Paired differences</h2>", _html_table(CMP_HEAD, _cmp_table(comparison))]
-    text = _game_text(ctx)
-    if text:
-        parts += [
-            f"<h2>{html.escape(ctx.title)} details</h2>",
-            f"<pre>{html.escape(text)}</pre>",
-        ]
+    tables = details_tables(ctx.summary.get(ctx.spec.summary_key))
+    if tables:
+        parts.append(f"<h2>{html.escape(ctx.title)} details</h2>")
+        for title, head, rows in tables:
+            parts += [f"<h3>{html.escape(title)}</h3>", _html_table(head, rows, num_from=1)]
+    if ctx.ladder is not None:
+        parts += ladder_html(ctx.ladder)
     parts.append("<h2>Figures</h2>")
     for f in figures:
         data = base64.b64encode(f.png).decode("ascii")
@@ -825,6 +927,104 @@ def render_html(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> str:
         parts.append("</ul>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
+
+
+def _ladder_context(ctx: _Ctx, lad: dict) -> dict:
+    """The ladder section's data: the ladder, its figures, the report's rung (the index of
+    the rung whose policy fills every seat of the report, else None) and that rung's seat win
+    rate verdict against the next rung (the top rung: against the one below)."""
+    from mcsim.ladder import convergence, ladder_figures
+
+    labels = [r["policy"] for r in lad["rungs"]]
+    pols = set(ctx.labels)
+    rung = labels.index(ctx.labels[0]) if len(pols) == 1 and ctx.labels[0] in labels else None
+    verdict = None
+    who = " | ".join(ctx.labels) if len(pols) > 1 else f"{ctx.labels[0]} in every seat"
+    if rung is None:
+        header = (
+            f"the report's players ({who}) are not a rung of the ladder "
+            f"({', '.join(labels)}); top two rungs: {_stable_words(lad['verdicts'])}"
+        )
+    else:
+        other = rung + 1 if rung + 1 < len(labels) else rung - 1
+        lo, hi = sorted((rung, other))
+        res = lad["results"]
+        vs = convergence(lad["game"], res[lo].games, res[hi].games, lad["players"])
+        key = "win rate" if lad["players"] > 1 else "mean score"
+        rows = [v for v in vs if v["statistic"].startswith(key)]
+        verdict = {"against": labels[other], "verdicts": rows}
+        stable = all(v["stable"] for v in rows)
+        header = (
+            f"the report's players ({who}) are rung {rung} of {len(labels)} "
+            f"({', '.join(labels)}); its seat {'win rates' if key == 'win rate' else 'score'} "
+            f"{'were stable' if stable else 'still moved'} between it and {labels[other]} "
+            f"({lad['rungs'][rung]['games']:,} games per run)"
+        )
+    return {"ladder": lad, "figures": ladder_figures(lad), "rung": rung, "verdict": verdict,
+            "header": header}  # fmt: skip
+
+
+def _stable_words(verdicts: list[dict]) -> str:
+    moving = [v["statistic"] for v in verdicts if not v["stable"]]
+    return "every statistic stable" if not moving else "still moving: " + ", ".join(moving)
+
+
+def _ladder_tables(lad: dict) -> list[tuple[str, list[str], list[list[str]]]]:
+    names = list(lad["rungs"][0]["statistics"])
+    rungs = (
+        "rungs (self-play on common deals)",
+        ["rung", "policy", "games"] + names,
+        [
+            [str(r), x["policy"], f"{x['games']:,}"]
+            + [_ci(x["statistics"][n], fmt="{:.4g}") for n in names]
+            for r, x in enumerate(lad["rungs"])
+        ],
+    )
+    curve = (
+        "skill curve (each rung against the rung below, seat-rotated on common deals)",
+        ["rung", "against", "statistic", "estimate [95% CI]", "equal", "games"],
+        [
+            [c["rung"], c["against"], c["statistic"], _ci(c, fmt="{:.4g}"),
+             "" if c["equal"] is None else f"{c['equal']:.3f}", f"{c['games']:,}"]
+            for c in lad["curve"]
+        ],
+    )  # fmt: skip
+    a, b = lad["top_rungs"]
+    verdicts = (
+        f"convergence ({b} minus {a}, paired on common deals)",
+        ["statistic", "difference [95% CI]", "games", "verdict"],
+        [
+            [v["statistic"], _ci(v, "difference", "{:+.4g}"), f"{v['games']:,}", v["verdict"]]
+            for v in lad["verdicts"]
+        ],
+    )
+    return [rungs, curve, verdicts]
+
+
+def ladder_markdown(lctx: dict) -> list[str]:
+    """The ladder section of ``report.md``."""
+    parts = ["## Skill ladder", "", lctx["header"] + ".", ""]
+    for title, head, rows in _ladder_tables(lctx["ladder"]):
+        parts += [f"### {title}", "", _md_table(head, rows), ""]
+    for f in lctx["figures"]:
+        parts += [f"### {f.title}", "", f"![{f.title}]({f.file})", "", f.caption, ""]
+    return parts
+
+
+def ladder_html(lctx: dict) -> list[str]:
+    """The ladder section of ``report.html`` (figures embedded)."""
+    parts = ["<h2>Skill ladder</h2>", f"<p>{html.escape(lctx['header'])}.</p>"]
+    for title, head, rows in _ladder_tables(lctx["ladder"]):
+        parts += [f"<h3>{html.escape(title)}</h3>", _html_table(head, rows, num_from=2)]
+    for f in lctx["figures"]:
+        data = base64.b64encode(f.png).decode("ascii")
+        parts.append(
+            f'<figure id="fig-{f.slug}" data-file="{html.escape(f.file)}">'
+            f'<img src="data:image/png;base64,{data}" alt="{html.escape(f.title)}">'
+            f"<figcaption><b>{html.escape(f.title)}.</b> {html.escape(f.caption)}</figcaption>"
+            "</figure>"
+        )
+    return parts
 
 
 def report_json(rep: ReportResult) -> str:

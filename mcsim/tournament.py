@@ -281,6 +281,9 @@ def tournament(
     backend: str | None = None,
     scheduler: str | None = None,
     progress: bool = False,
+    precision: float | None = None,
+    max_games: int | None = None,
+    echo=None,
 ) -> dict:
     """Play a seat-rotated tournament and return its result as a JSON-ready dict.
 
@@ -290,6 +293,11 @@ def tournament(
     rating, low, high, mean score), ``seat_effect`` (per seat: Elo offset from seat 0 with 95%
     interval, and the raw win rate over all lineups), ``meta_game``, ``nash`` and
     ``alpha_rank`` (``meta_rankings``), ``games_per_second`` (compile time excluded).
+
+    With ``precision`` (``mcsim.precision``): every lineup plays the same games chunk by
+    chunk until every pair's win share (per deal, over the pair's lineups) has a 95% interval
+    within ±precision, at most ``max_games`` per lineup; ``games_per_lineup`` is where it
+    stopped and ``precision`` holds the stop. ``echo`` receives the calibration line.
 
     Raises
     ------
@@ -327,7 +335,32 @@ def tournament(
         scheduler=scheduler,
         progress=progress,
     )
-    for lineup in plan:
+    stop = None
+    if precision is not None:
+        from mcsim import precision as prec
+
+        max_games = prec.DEFAULT_MAX_GAMES if max_games is None else max_games
+        prec.check_precision(precision, max_games)
+        study = prec.play_study(
+            game,
+            [prec.Run(list(lineup), variant) for lineup in plan],
+            [prec.Group("every pair", list(range(len(plan))), prec.pair_shares(plan))],
+            precision=precision,
+            max_games=max_games,
+            seed=seed,
+            players=players,
+            options=options,
+            workers=workers,
+            backend=backend,
+            scheduler=scheduler,
+            progress=progress,
+            echo=echo,
+        )
+        results = study.results
+        stop = study.groups[0]
+        games = stop["games"]
+        elapsed = study.elapsed_seconds
+    for lineup in plan if precision is None else ():
         r = run.simulate(game, list(lineup), keep_games=False)
         results.append(r)
         elapsed += r.summary["elapsed_seconds"] - r.summary.get("compile_seconds", 0.0)
@@ -371,6 +404,7 @@ def tournament(
         "seat_effect": _seat_rows(h, h_se, seat_wins, total_games),
         **meta_rankings(labels, payoff),
         "games_per_second": total_games / elapsed if elapsed > 0 else None,
+        **({} if stop is None else {"precision": stop}),
     }
 
 

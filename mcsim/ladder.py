@@ -1,0 +1,493 @@
+"""Skill ladders: does a balance statistic still move when the players get better?
+
+Rungs, weakest first (default: ``random``, the game's best heuristic, then ``mcts`` at B/4, B
+and 4B iterations, B the default ``iterations`` of the game's ``mcts`` policy spec). Every rung
+plays **self-play** (every seat the rung's policy) on the same deals: game *i* of every rung is
+game *i* of the seed (common random numbers). The **skill curve** plays each rung against the
+rung below, the new rung in each seat in turn and the lower rung in the others, on the same
+deals; its point is the new rung's win share per deal averaged over those seatings, with the
+Wilson 95% interval of those shares over the deals (a one-seat game: the paired point gain of
+the new rung over the lower one on the same deals, Student-t 95%). The **convergence verdict** of each headline statistic is the
+difference between the top two rungs' self-play, paired on their common deals, with its 95%
+interval: "stable between the top two rungs at this precision" when the interval holds 0,
+otherwise "still moving: the conclusion depends on the players".
+
+The games are played by ``mcsim.precision.play_study``: a fixed number of games per run, or
+(``precision``) chunk by chunk until every rung's seat win rates (one seat: mean score) and
+every curve point are within ±precision; each rung and each curve point stops on its own.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mcsim import stats
+from mcsim.errors import ConfigError
+from mcsim.games import get_game
+from mcsim.games.base import parse_policy
+from mcsim.precision import Group, Run, check_precision, play_study, rotation_share, seat_win_rates
+
+STABLE = "stable between the top two rungs at this precision"
+MOVING = "still moving: the conclusion depends on the players"
+
+#: per game, per-game columns beyond the common ones that are the game's headline figures:
+#: {label: (columns summed per game, scale)} (the figures ``simulate`` prints in the game's
+#: own block, see each game's ``format_summary``)
+GAME_FIGURES: dict[str, dict[str, tuple[tuple[str, ...], float]]] = {
+    "sacred-hill": {
+        "decided by kingdoms (share)": (("decided_by_kingdoms",), 1.0),
+        "captures per game": (("captures_0", "captures_1"), 1.0),
+    },
+    "carcassonne": {"unplaceable tiles per game": (("unplaceable",), 1.0)},
+    "thurn-and-taxis": {"rounds per game": (("rounds",), 1.0)},
+    "el-grande": {"vetoed action cards per game": (("vetoes_all",), 1.0)},
+}
+
+
+def default_rungs(game: str) -> list[str]:
+    """The default rungs of ``game``, weakest first: ``random``, the best heuristic (the last
+    listed policy that is not ``random``, ``mcts`` or the hindsight ``oracle``), then ``mcts``
+    at a quarter, one and four times its default ``iterations`` (read from the policy spec)."""
+    spec = get_game(game).SPEC
+    names = [p.name for p in spec.policies]
+    heur = [n for n in names if n not in ("random", "mcts", "oracle")]
+    rungs = ["random"] + heur[-1:]
+    if "mcts" in names:
+        b = int(next(q.default for q in spec.policy("mcts").params if q.name == "iterations"))
+        rungs += [f"mcts:iterations={max(1, b // 4)}", "mcts", f"mcts:iterations={4 * b}"]
+    return rungs
+
+
+def check_rungs(game: str, rungs, players=None, variant=None, options=None) -> list[str]:
+    """The rung labels (``name:k=v`` as ``PolicyChoice.label``), checked before any game:
+    at least two, all different, each a policy of the game with valid parameters. Raises
+    ``ConfigError`` / ``UnknownPolicyError``."""
+    from mcsim.runner import resolve_config
+
+    rungs = [str(r).strip() for r in rungs]
+    if not rungs or any(not r for r in rungs):
+        raise ConfigError("the rung list is empty; give at least two policies (-p A -p B)")
+    if len(rungs) < 2:
+        raise ConfigError(f"a ladder needs at least two rungs, not only {rungs[0]!r}")
+    labels = [parse_policy(r).label() for r in rungs]
+    for i, lab in enumerate(labels):
+        if lab in labels[:i]:
+            raise ConfigError(f"rung {lab!r} is given twice")
+    for r in rungs:
+        resolve_config(game, players, [r], variant, options)
+    return labels
+
+
+def _slug(label: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", label).replace(":", "_")
+
+
+def ladder(
+    game: str,
+    rungs=None,
+    *,
+    games: int = 1000,
+    precision: float | None = None,
+    max_games: int | None = None,
+    seed: int = 0,
+    players: int | None = None,
+    variant: dict | None = None,
+    options: dict | None = None,
+    workers: int | None = 1,
+    backend: str | None = None,
+    scheduler: str | None = None,
+    out_dir: str | Path | None = None,
+    resume: bool = False,
+    progress: bool = False,
+    echo=None,
+) -> dict:
+    """Play a skill ladder and return it as a JSON-ready dict.
+
+    Parameters
+    ----------
+    rungs : list of str, optional
+        Policy strings, weakest first (default ``default_rungs(game)``).
+    games : int
+        Games per run without ``precision``.
+    precision, max_games :
+        With ``precision`` (half-width of the 95% intervals; points for a one-seat game), play
+        until every rung's and every curve point's interval is within it, at most
+        ``max_games`` (default ``mcsim.precision.DEFAULT_MAX_GAMES``) games per run.
+    out_dir : path, optional
+        Per run a ``simulate --out DIR`` dataset (``rung-<r>-<policy>/``, ``curve-<r>-seat<s>/``);
+        ``resume`` continues an interrupted ladder there.
+
+    Returns ``{"game", "seed", "players", "variant", "rungs": [...], "curve": [...],
+    "verdicts": [...], "precision", ...}``; each rung holds its summary (as ``simulate``),
+    seat effect, game figures and stop; each curve point its statistic with a 95% interval and
+    stop; each verdict the top-two difference with its interval and sentence. The ``results``
+    key holds the ``SimulationResult`` of every self-play rung (not JSON; dropped by
+    ``to_json_dict``).
+
+    Raises ``ConfigError``, ``UnknownPolicyError``, ``UnknownVariantError`` before any game.
+    """
+    from mcsim.precision import DEFAULT_MAX_GAMES
+    from mcsim.runner import resolve_config
+
+    if rungs is None:
+        rungs = default_rungs(game)
+    labels = check_rungs(game, rungs, players, variant, options)
+    module, cfg = resolve_config(game, players, [labels[0]], variant, options)
+    npl = cfg.players
+    solo = npl == 1
+    if max_games is None:
+        max_games = DEFAULT_MAX_GAMES if precision is not None else games
+    check_precision(precision, max_games, win_rates=not solo)
+    from mcsim.runner import check_limits, resolve_execution
+
+    check_limits(max_games, seed, "--games" if precision is None else "--max-games")
+    resolve_execution(workers, backend, scheduler, resume, out_dir)  # before the folder exists
+    base = None if out_dir is None else Path(out_dir)
+    if base is not None:
+        if base.exists() and not base.is_dir():
+            raise ConfigError(f"{base} is a file, not a directory")
+        if not resume and base.exists() and any(base.iterdir()):
+            raise ConfigError(
+                f"{base} is not empty; use --resume to continue the ladder in it, "
+                "or choose another directory"
+            )
+        if resume and not base.is_dir():
+            raise ConfigError(f"cannot resume: {base} holds no ladder")
+        if not base.parent.is_dir():
+            raise ConfigError(f"cannot write {base}: directory {base.parent} does not exist")
+        base.mkdir(exist_ok=True)
+
+    def sub(name):
+        return None if base is None else base / name
+
+    runs = [Run([lab], variant, sub(f"rung-{r}-{_slug(lab)}")) for r, lab in enumerate(labels)]
+    groups: list[Group] = []
+    curve_runs: list[list[int]] = []
+    if solo:
+        groups.append(Group("every rung", list(range(len(labels))), _solo_stat(len(labels))))
+    else:
+        for r, lab in enumerate(labels):
+            groups.append(Group(f"rung {lab}", [r], seat_win_rates))
+        for r in range(1, len(labels)):
+            ids = []
+            for s in range(npl):
+                lineup = [labels[r - 1]] * npl
+                lineup[s] = labels[r]
+                ids.append(len(runs))
+                runs.append(Run(lineup, variant, sub(f"curve-{r}-seat{s}")))
+            curve_runs.append(ids)
+            groups.append(
+                Group(f"{labels[r]} vs {labels[r - 1]}", ids, rotation_share(list(range(npl))))
+            )
+    study = play_study(
+        game,
+        runs,
+        groups,
+        precision=precision,
+        max_games=max_games,
+        seed=seed,
+        players=npl,
+        options=options,
+        workers=workers,
+        backend=backend,
+        scheduler=scheduler,
+        resume=resume,
+        progress=progress,
+        echo=echo,
+    )
+    res = study.results
+    rung_rows = []
+    for r, lab in enumerate(labels):
+        rr = res[r]
+        rung_rows.append(
+            {
+                "policy": lab,
+                "games": rr.summary["games"],
+                "summary": rr.summary,
+                "statistics": rung_statistics(game, rr.games, npl),
+                "stop": rr.summary["precision"],
+            }
+        )
+    curve = []
+    for r in range(1, len(labels)):
+        if solo:
+            a = res[r].games["score_0"].to_numpy(float)
+            b = res[r - 1].games["score_0"].to_numpy(float)
+            n = min(len(a), len(b))
+            iv = stats.paired_difference(a[:n], b[:n])
+            stat, stop, g = "paired point gain", study.groups[0], n
+        else:
+            ids = curve_runs[r - 1]
+            frames = [res[i].games for i in ids]
+            share = np.mean([f[f"win_share_{s}"].to_numpy(float) for s, f in enumerate(frames)], 0)
+            p = stats.proportion(float(share.sum()), len(share))  # as the stop rule's
+            iv = {"mean": p["estimate"], "low": p["low"], "high": p["high"]}
+            stat, stop, g = "win share", study.groups[len(labels) + r - 1], len(frames[0])
+        curve.append(
+            {
+                "rung": labels[r],
+                "against": labels[r - 1],
+                "statistic": stat,
+                "equal": None if solo else 1.0 / npl,
+                "estimate": iv["mean"],
+                "low": iv["low"],
+                "high": iv["high"],
+                "games": g,
+                "stop": stop,
+            }
+        )
+    verdicts = convergence(game, res[len(labels) - 2].games, res[len(labels) - 1].games, npl)
+    return {
+        "game": module.SPEC.id,
+        "long_name": module.SPEC.long_name,
+        "seed": seed,
+        "players": npl,
+        "variant": dict(cfg.variant),
+        "options": dict(options or {}),
+        "rungs": rung_rows,
+        "curve": curve,
+        "verdicts": verdicts,
+        "top_rungs": labels[-2:],
+        "precision": precision,
+        "max_games": max_games,
+        "calibration": study.calibration,
+        "elapsed_seconds": study.elapsed_seconds,
+        "notices": sorted(set(study.notices)),
+        "results": res[: len(labels)],
+    }
+
+
+def _solo_stat(k: int):
+    """A one-seat ladder's stop statistic: every rung's mean score and every adjacent pair's
+    paired point gain (t 95%, points)."""
+
+    def stat(frames):
+        n = min(len(f) for f in frames)
+        x = [f["score_0"].to_numpy(float)[:n] for f in frames]
+        out = {f"score rung {r}": _iv(stats.mean_interval(x[r])) for r in range(k)}
+        for r in range(1, k):
+            out[f"gain rung {r}"] = _iv(stats.paired_difference(x[r], x[r - 1]))
+        return out
+
+    return stat
+
+
+def _iv(m: dict) -> dict:
+    return {"estimate": m["mean"], "low": m["low"], "high": m["high"]}
+
+
+def per_game_statistics(game: str, df: pd.DataFrame, players: int) -> dict[str, np.ndarray]:
+    """The headline statistics of a ladder as per-game values (float64[n] each), in order:
+    each seat's win share and score (one seat: score only), the seat effect (seat 0's win share
+    minus the last seat's), the game length (plies) and the game's own figures
+    (``GAME_FIGURES``)."""
+    out: dict[str, np.ndarray] = {}
+    if players > 1:
+        for s in range(players):
+            out[f"win rate seat {s}"] = df[f"win_share_{s}"].to_numpy(float)
+    for s in range(players):
+        out[f"mean score seat {s}"] = df[f"score_{s}"].to_numpy(float)
+    if players > 1:
+        out[f"seat effect (seat 0 - seat {players - 1} win rate)"] = df["win_share_0"].to_numpy(
+            float
+        ) - df[f"win_share_{players - 1}"].to_numpy(float)
+    out["game length (plies)"] = df["length_plies"].to_numpy(float)
+    for label, (cols, scale) in GAME_FIGURES.get(game, {}).items():
+        if all(c in df.columns for c in cols):
+            out[label] = scale * sum(df[c].to_numpy(float) for c in cols)
+    return out
+
+
+def rung_statistics(game: str, df: pd.DataFrame, players: int) -> dict[str, dict]:
+    """Every headline statistic of one rung: ``{name: {"estimate", "low", "high"}}`` (win
+    rates: Wilson 95%; the others: Student-t 95%)."""
+    out = {}
+    for name, x in per_game_statistics(game, df, players).items():
+        if name.startswith("win rate"):
+            out[name] = stats.proportion(float(x.sum()), len(x))
+        else:
+            out[name] = _iv(stats.mean_interval(x))
+    return out
+
+
+def convergence(game: str, lower: pd.DataFrame, top: pd.DataFrame, players: int) -> list[dict]:
+    """Per headline statistic: top rung minus the rung below, paired on their common deals
+    (the first ``min(len)`` game indices), with a t 95% interval and the verdict sentence."""
+    n = min(len(lower), len(top))
+    a = per_game_statistics(game, top.iloc[:n], players)
+    b = per_game_statistics(game, lower.iloc[:n], players)
+    out = []
+    for name in a:
+        d = stats.paired_difference(a[name], b[name])
+        holds0 = d["low"] <= 0 <= d["high"] if d["low"] == d["low"] else True
+        if d["sd"] == 0 or (d["sd"] != d["sd"] and d["mean"] == 0):
+            holds0 = d["mean"] == 0
+        out.append(
+            {
+                "statistic": name,
+                "difference": d["mean"],
+                "low": d["low"],
+                "high": d["high"],
+                "games": n,
+                "stable": bool(holds0),
+                "verdict": STABLE if holds0 else MOVING,
+            }
+        )
+    return out
+
+
+def to_json_dict(lad: dict) -> dict:
+    """The ladder without its in-memory results (JSON-ready)."""
+    return {k: v for k, v in lad.items() if k != "results"}
+
+
+def _fmt_iv(e, lo, hi, fmt="{:.3f}") -> str:
+    if lo != lo:
+        return f"{fmt.format(e)} [undefined]"
+    return f"{fmt.format(e)} [{fmt.format(lo)}, {fmt.format(hi)}]"
+
+
+def format_ladder(lad: dict) -> str:
+    """Readable text of a ladder: rungs, skill curve, verdicts."""
+    module = get_game(lad["game"])
+    var = " ".join(f"{k}={v}" for k, v in lad["variant"].items()) or "-"
+    lines = [
+        f"{lad['long_name']} skill ladder: seed {lad['seed']}, {lad['players']} players, "
+        f"variant {var}"
+        + (
+            f", precision ±{lad['precision']:g} (cap {lad['max_games']:,} games)"
+            if lad["precision"]
+            else ""
+        )
+    ]
+    solo = lad["players"] == 1
+    for r, rung in enumerate(lad["rungs"]):
+        st = rung["statistics"]
+        lines.append("")
+        lines.append(f"rung {r}: {rung['policy']} self-play, {rung['games']:,} games")
+        for name, iv in st.items():
+            fmt = "{:.4f}" if name.startswith(("win rate", "seat effect", "decided")) else "{:.3f}"
+            lines.append(f"  {name:<44} {_fmt_iv(iv['estimate'], iv['low'], iv['high'], fmt)}")
+        block = rung["summary"].get(module.SPEC.summary_key)
+        if block is not None:
+            text = module.format_summary(block, rung["summary"])
+            lines += ["  " + t for t in text.splitlines()]
+        if rung["stop"].get("cap_reached"):
+            lines.append(f"  --max-games {lad['max_games']:,} reached before ±{lad['precision']:g}")
+    lines += ["", "skill curve (each rung against the rung below, seat-rotated on common deals):"]
+    for c in lad["curve"]:
+        eq = "" if solo else f" (equal: {c['equal']:.3f})"
+        fmt = "{:+.2f}" if solo else "{:.3f}"
+        cap = "  [--max-games reached]" if c["stop"].get("cap_reached") else ""
+        lines.append(
+            f"  {c['rung']:<24} vs {c['against']:<24} {c['statistic']} "
+            f"{_fmt_iv(c['estimate'], c['low'], c['high'], fmt)}{eq}, {c['games']:,} games{cap}"
+        )
+    a, b = lad["top_rungs"]
+    lines += ["", f"convergence ({b} minus {a}, paired on common deals):"]
+    for v in lad["verdicts"]:
+        lines.append(
+            f"  {v['statistic']:<44} {_fmt_iv(v['difference'], v['low'], v['high'], '{:+.4f}')}: "
+            f"{v['verdict']}"
+        )
+    lines.append(f"{lad['elapsed_seconds']:.1f} s")
+    return "\n".join(lines)
+
+
+def write_ladder_folder(lad: dict, out_dir: str | Path) -> list[str]:
+    """Write ``ladder.json`` and one PNG per statistic against the rung (with 95% intervals)
+    plus ``skill_curve.png`` into ``out_dir`` (the run datasets are already there); each file
+    atomically. Returns the file names written."""
+    from mcsim.runner import to_json, write_atomic
+
+    out = Path(out_dir)
+    names = []
+    text = to_json(to_json_dict(lad), indent=1)
+    write_atomic(out / "ladder.json", lambda tmp: Path(tmp).write_text(text + "\n"))
+    names.append("ladder.json")
+    for fig in ladder_figures(lad):
+        write_atomic(out / fig.file, lambda tmp, b=fig.png: Path(tmp).write_bytes(b))
+        names.append(fig.file)
+    return names
+
+
+class _Ctx:
+    def __init__(self, lad):
+        self.lad = lad
+
+    def footer(self, games_note=None):
+        lad = self.lad
+        n = ", ".join(f"{r['games']:,}" for r in lad["rungs"])
+        return (
+            f"{lad['long_name']}, {lad['players']} players, seed {lad['seed']}; games per rung {n}"
+        )
+
+
+def figure_slug(name: str) -> str:
+    """File stem of a statistic's figure: lower case, words joined by ``_``."""
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+def ladder_figures(lad: dict) -> list:
+    """``mcsim.charts.Figure`` per headline statistic against the rung (95% intervals) and one
+    of the skill curve."""
+    from mcsim import charts
+
+    ctx = _Ctx(lad)
+    labels = [r["policy"] for r in lad["rungs"]]
+    x = np.arange(len(labels))
+    figs = []
+    for name in lad["rungs"][0]["statistics"]:
+        ivs = [r["statistics"].get(name) for r in lad["rungs"]]
+        if any(iv is None for iv in ivs):
+            continue
+        m = np.array([iv["estimate"] for iv in ivs], float)
+        lo = np.array([iv["low"] for iv in ivs], float)
+        hi = np.array([iv["high"] for iv in ivs], float)
+        fig, (ax,) = charts.figure(8.0, 4.2)
+        ax.errorbar(x, m, yerr=charts.err(m, lo, hi), fmt="o-", capsize=4, color=charts.COLORS[0])
+        ax.set_xticks(x, labels, rotation=15, fontsize=8)
+        ax.set_xlabel("rung (self-play, weakest first)")
+        ax.set_ylabel(name)
+        verdict = next((v for v in lad["verdicts"] if v["statistic"] == name), None)
+        cap = f" Top two rungs: {verdict['verdict']}." if verdict else ""
+        figs.append(
+            charts.done(
+                fig,
+                ctx,
+                "ladder_" + figure_slug(name),
+                f"{name} by rung",
+                f"{name} in self-play at each rung with its 95% interval.{cap}",
+            )
+        )
+    if lad["curve"]:
+        c = lad["curve"]
+        m = np.array([p["estimate"] for p in c], float)
+        lo = np.array([p["low"] for p in c], float)
+        hi = np.array([p["high"] for p in c], float)
+        xs = np.arange(1, len(labels))
+        fig, (ax,) = charts.figure(8.0, 4.2)
+        ax.errorbar(xs, m, yerr=charts.err(m, lo, hi), fmt="o-", capsize=4, color=charts.COLORS[1])
+        if c[0]["equal"] is not None:
+            ax.axhline(c[0]["equal"], color="grey", ls="--", lw=1, label="equal share")
+            ax.legend(fontsize=8)
+        else:
+            ax.axhline(0.0, color="grey", ls="--", lw=1)
+        ax.set_xticks(xs, [f"{p['rung']}\nvs {p['against']}" for p in c], fontsize=7)
+        ax.set_xlabel("rung against the rung below")
+        ax.set_ylabel(c[0]["statistic"] + (" (points)" if c[0]["equal"] is None else ""))
+        figs.append(
+            charts.done(
+                fig,
+                ctx,
+                "ladder_skill_curve",
+                "skill curve",
+                "Each rung against the rung below, seat-rotated on common deals, with its 95% "
+                "interval; a curve still rising says the top rung is not yet strong.",
+            )
+        )
+    return figs

@@ -1,0 +1,151 @@
+"""``--precision H``: studies that stop on the width of their 95% intervals (mcsim/precision.py).
+
+The stop looks only at whole chunks in game-index order, so a seed, precision and cap give the
+same games and result on one worker, two workers and Dask; bad targets and caps are one-line
+errors before any game; and the stopping rule keeps its intervals' coverage (docs/usage.md,
+"Studies sized by precision").
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import mcsim
+from mcsim import precision as P
+from tests.conftest import one_error_line
+from tests.test_runner import strip_timing
+
+
+def _sh(**kw):
+    return P.simulate_to_precision("sacred-hill", 0.05, 3000, seed=5, **kw)
+
+
+def test_precision_stop_sacred_hill_same_on_one_two_workers_and_dask():
+    a = _sh(workers=1)
+    b = _sh(workers=2)
+    assert a.summary["games"] == 384  # 6 chunks of 64 (calibration estimate 306 -> chunks of 64)
+    assert a.summary["precision"]["games"] == 384 and not a.summary["precision"]["cap_reached"]
+    pd.testing.assert_frame_equal(a.games, b.games)
+    assert strip_timing(a.summary) == strip_timing(b.summary)
+    pytest.importorskip("distributed")
+    c = _sh(workers=2, backend="dask")
+    pd.testing.assert_frame_equal(a.games, c.games)
+    assert strip_timing(a.summary) == strip_timing(c.summary)
+
+
+def test_precision_run_plays_the_first_games_of_the_seed():
+    """The stopped run is exactly ``simulate`` of that many games (game i = (seed, i))."""
+    a = _sh(workers=2)
+    s = mcsim.simulate("sacred-hill", games=384, seed=5)
+    pd.testing.assert_frame_equal(a.games, s.games)
+    assert a.summary["seats"] == s.summary["seats"]
+
+
+def test_precision_cap_binds_and_is_reported():
+    r = P.simulate_to_precision("sacred-hill", 0.01, 200, seed=5)
+    pr = r.summary["precision"]
+    assert (pr["games"], pr["cap_reached"], pr["max_games"]) == (200, True, 200)
+    assert P.precision_line(pr).startswith("precision: --max-games 200 reached before ±0.01")
+
+
+def test_study_without_precision_is_simulate():
+    st = P.play_study(
+        "sacred-hill",
+        [P.Run(["tactician", "random"])],
+        [P.Group("g", [0], P.seat_win_rates)],
+        precision=None,
+        max_games=1000,
+        seed=2,
+        workers=2,
+    )
+    s = mcsim.simulate("sacred-hill", games=1000, seed=2, policies=["tactician", "random"])
+    pd.testing.assert_frame_equal(st.results[0].games, s.games)
+    assert strip_timing(st.results[0].summary) == {
+        **strip_timing(s.summary),
+        "precision": st.results[0].summary["precision"],
+    }
+
+
+def test_simulate_cli_precision_prints_calibration_and_stop(run):
+    r = run("simulate", "sacred-hill", "--precision", 0.05, "--max-games", 3000, "-s", 5, "-w", 1)
+    assert r.exit_code == 0, r.output
+    assert "calibration (16 games per run): about 306 games for ±0.05" in r.output
+    assert "Sacred Hill: 384 games, seed 5" in r.output
+    assert "precision: stopped at 384 games, every 95% interval within ±0.05" in r.output
+
+
+def test_tournament_precision_same_on_one_and_two_workers():
+    from mcsim.tournament import tournament
+
+    kw = dict(games=1, seed=3, precision=0.08, max_games=2000)
+    a = tournament("sacred-hill", ["random", "greedy"], workers=1, **kw)
+    b = tournament("sacred-hill", ["random", "greedy"], workers=2, **kw)
+    a.pop("games_per_second"), b.pop("games_per_second")
+    assert a == b
+    assert a["games_per_lineup"] == a["precision"]["games"] == 128
+    iv = a["precision"]["intervals"]["greedy vs random"]
+    assert iv["high"] - iv["low"] <= 0.16
+
+
+def test_compare_precision_same_on_one_and_two_workers():
+    from mcsim.compare_variants import compare_variants
+
+    kw = dict(seed=3, precision=0.06, max_games=3000)
+    arms = ["zone=knight12", "zone=chebyshev8"]
+    a = compare_variants("sacred-hill", arms, workers=1, **kw)
+    b = compare_variants("sacred-hill", arms, workers=2, **kw)
+    assert a == b
+    assert a["games"] == a["precision"]["games"] == 576
+
+
+def _bernoulli_chunks(rng, p, chunk=64, n_chunks=100):
+    out = []
+    for _ in range(n_chunks):
+        w = (rng.random(chunk) < p).astype(float)
+        out.append([pd.DataFrame({"win_share_0": w, "win_share_1": 1 - w})])
+    return out
+
+
+@pytest.mark.parametrize("p,covered,mean_games", [(0.5, 196, 384.0), (0.9, 195, 167.04)])
+def test_stopping_rule_keeps_coverage_on_a_known_answer(p, covered, mean_games):
+    """200 stopped runs of a Bernoulli(p) stream (chunks of 64, target ±0.05) through the same
+    stop rule: the Wilson interval at the stop still holds p in about 95% of runs (the rule
+    stops on the width, which depends on the estimate only through p(1-p))."""
+    rng = np.random.default_rng(12345)
+    hits, games = 0, []
+    for _ in range(200):
+        r = P.stop_point(_bernoulli_chunks(rng, p), P.seat_win_rates, 0.05)
+        iv = r["intervals"]["win rate seat 0"]
+        hits += iv["low"] <= p <= iv["high"]
+        games.append(r["games"])
+    assert (hits, float(np.mean(games))) == (covered, mean_games)
+
+
+@pytest.mark.parametrize(
+    "args,text",
+    [
+        (["--precision", 0], "--precision must be a positive half-width"),
+        (["--precision", -0.1], "--precision must be a positive half-width"),
+        (["--precision", "nan"], "--precision must be a positive half-width"),
+        (["--precision", 0.6], "--precision 0.6 is no precision for a win rate"),
+        (["--precision", 0.05, "--max-games", -5], "--max-games must be a positive whole number"),
+        (["--precision", 0.05, "--max-games", 0], "--max-games must be a positive whole number"),
+        (["--precision", 0.05, "--max-games", 10**13], "--max-games must be at most"),
+        (["--max-games", 100], "--max-games goes with --precision H"),
+        (["--precision", 0.05, "-n", 100], "give --games N (a fixed count) or --precision H"),
+    ],
+)
+@pytest.mark.parametrize("command", ["simulate", "tournament", "compare"])
+def test_bad_precision_or_cap_is_one_line_before_any_game(run, monkeypatch, command, args, text):
+    from mcsim.games import sacred_hill
+
+    def no_games(*a, **k):
+        raise AssertionError("a game was played")
+
+    monkeypatch.setattr(sacred_hill, "play_chunk", no_games)
+    extra = {
+        "simulate": [],
+        "tournament": ["-p", "random", "-p", "greedy"],
+        "compare": ["--variant", "zone=knight12", "--variant", "zone=chebyshev8"],
+    }[command]
+    one_error_line(run(command, "sacred-hill", *extra, *args), 2, text)
