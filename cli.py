@@ -26,7 +26,7 @@ import mcsim  # noqa: E402
 from mcsim import errors  # noqa: E402
 from mcsim.games import REGISTRY, all_games, get_game  # noqa: E402
 from mcsim.runner import CHUNK_SIZE, GAMES, MAX_GAMES, SEED, WORKERS, quiet_collector  # noqa: E402
-from mcsim.values import Whole, reset_naming, speaking_cli  # noqa: E402
+from mcsim.values import Whole, real_number, reset_naming, speaking_cli  # noqa: E402
 
 if signal.getsignal(signal.SIGINT) is _abort_during_startup:
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -84,6 +84,21 @@ def _interrupted(e: BaseException) -> bool:
         seen.add(id(e))
         e = e.__cause__ or e.__context__
     return False
+
+
+class RealNumber(click.ParamType):
+    """A real-number flag read by the one rule of ``mcsim.values`` (finite, ASCII); a refusal
+    is one line naming the flag (exit 2)."""
+
+    name = "number"
+
+    def convert(self, value, param, ctx):
+        flags = [o for o in (param.opts if param is not None else []) if o.startswith("--")]
+        flag = max(flags, key=len) if flags else "value"
+        try:
+            return real_number(value, flag)
+        except errors.BadValueError as e:
+            raise click.UsageError(str(e), ctx) from None
 
 
 class WholeNumber(click.ParamType):
@@ -493,7 +508,7 @@ def precision_options(fn):
         [
             click.option(
                 "--precision",
-                type=float,
+                type=RealNumber(),
                 default=None,
                 metavar="H",
                 help="Play chunk by chunk until the 95%% interval of the headline statistic is "
@@ -502,7 +517,7 @@ def precision_options(fn):
             ),
             click.option(
                 "--max-games",
-                type=int,
+                type=WholeNumber(GAMES),
                 default=None,
                 metavar="N",
                 help="With --precision: at most N games per run (default 100,000); said when "
@@ -1487,7 +1502,7 @@ def compare_cmd(
 @click.option(
     "--games",
     "-n",
-    type=int,
+    type=WholeNumber(GAMES),
     default=1000,
     show_default=True,
     help="Games per run (every rung's self-play and every curve seating) without --precision.",
@@ -1495,13 +1510,13 @@ def compare_cmd(
 @click.option(
     "--seed",
     "-s",
-    type=int,
+    type=WholeNumber(SEED),
     default=0,
     show_default=True,
     help="Root seed; game i of every run is the same deal (seed, i).",
 )
 @click.option("--variant", "variants", multiple=True, metavar="NAME=VALUE", help="A rule reading.")
-@click.option("--players", type=int, default=None, help="Number of seats (default: the game's).")
+@click.option("--players", type=WHOLE, default=None, help="Number of seats (default: the game's).")
 @click.option(
     "--option",
     "game_option_values",
@@ -1514,7 +1529,7 @@ def compare_cmd(
 @click.option(
     "--workers",
     "-w",
-    type=int,
+    type=WholeNumber(WORKERS),
     default=None,
     help="Worker processes (default: all cores). Results do not depend on it.",
 )
@@ -1730,7 +1745,7 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_j
 )
 @click.option(
     "--ladder-games",
-    type=int,
+    type=WholeNumber(GAMES),
     default=500,
     show_default=True,
     help="With --ladder: games per ladder run.",
