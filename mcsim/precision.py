@@ -539,6 +539,7 @@ def simulate_to_precision(
     resume: bool = False,
     progress: bool = False,
     echo=None,
+    force: bool = False,
 ) -> SimulationResult:
     """``simulate`` sized by precision: games in chunks until every seat's win rate (one seat:
     the mean score, points) has a 95% interval within ±``precision``, at most ``max_games``
@@ -548,6 +549,33 @@ def simulate_to_precision(
     _, cfg = resolve_config(game, players, policies, variant, options)
     max_games = DEFAULT_MAX_GAMES if max_games is None else max_games
     check_precision(precision, max_games, win_rates=cfg.players > 1)
+    replacing = None  # with force over an earlier run in out_dir: as simulate does it
+    if out_dir is not None and force:
+        if resume:
+            raise ConfigError("--force starts over and --resume continues: give one of them")
+        from mcsim.outputs import SIMULATE_FOLDER, RunReplacement, check_run_folder
+
+        if check_run_folder(out_dir, "--out", SIMULATE_FOLDER, False, True):
+            replacing = RunReplacement(out_dir, SIMULATE_FOLDER)
+    try:
+        result = _simulate_study(
+            game, precision, max_games, seed, policies, variant, cfg, options, workers,
+            chunk_size, backend, scheduler, replacing.stage if replacing else out_dir, resume,
+            progress, echo,
+        )  # fmt: skip
+        if replacing is not None:
+            replacing.commit()  # the earlier run is replaced only now that this one is whole
+    finally:
+        if replacing is not None:
+            replacing.abort()
+    return result
+
+
+def _simulate_study(
+    game, precision, max_games, seed, policies, variant, cfg, options, workers, chunk_size,
+    backend, scheduler, out_dir, resume, progress, echo,
+) -> SimulationResult:  # fmt: skip
+    """The play of ``simulate_to_precision`` once everything is checked."""
     study = play_study(
         game,
         [Run(list(policies or ["random"]), variant, out_dir)],

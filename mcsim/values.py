@@ -211,13 +211,14 @@ class Whole:
 def real_number(value, name: str) -> float:
     """``value`` as a finite float: an int or float (not bool), or a string in ASCII float
     syntax. Raises ``BadValueError`` naming ``name`` and the value as written."""
+    eq = " " if name.startswith("--") else "="  # a flag and its value, or name=value
     if isinstance(value, str):
         v = parse_real(value)
         if v is None:
             t = value.strip()
             if is_number_text(t):
-                raise BadValueError(f"{name}={_written(t)} must be a finite number", name)
-            raise BadValueError(f"{name}={_written(repr(t))} is not a number", name)
+                raise BadValueError(f"{name}{eq}{_written(t)} must be a finite number", name)
+            raise BadValueError(f"{name}{eq}{_written(repr(t))} is not a number", name)
         return v
     if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
         value, (bool, np.bool_)
@@ -227,7 +228,7 @@ def real_number(value, name: str) -> float:
         except OverflowError:  # an int beyond the float range
             v = math.inf
         if not math.isfinite(v):
-            raise BadValueError(f"{name}={_written(repr(value))} must be a finite number", name)
+            raise BadValueError(f"{name}{eq}{_written(repr(value))} must be a finite number", name)
         return v
     shown = _written(repr(value))
     raise BadValueError(f"{name} must be a number, not {shown} ({_type_name(value)})", name)

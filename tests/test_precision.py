@@ -126,7 +126,7 @@ def test_stopping_rule_keeps_coverage_on_a_known_answer(p, covered, mean_games):
     [
         (["--precision", 0], "--precision must be a positive half-width"),
         (["--precision", -0.1], "--precision must be a positive half-width"),
-        (["--precision", "nan"], "--precision must be a positive half-width"),
+        (["--precision", "nan"], "--precision nan must be a finite number"),
         (["--precision", 0.6], "--precision 0.6 is no precision for a win rate"),
         (["--precision", 0.05, "--max-games", -5], "--max-games must be a positive whole number"),
         (["--precision", 0.05, "--max-games", 0], "--max-games must be a positive whole number"),
