@@ -216,7 +216,7 @@ def test_hindsight_reads_the_hand():
 def test_hindsight_deterministic_across_workers_and_records_replay():
     """2 players, the same per-game table for 1 and 2 workers; records replay to the totals
     and scorings."""
-    pol = ["hindsight:k=2,iters=10", "hindsight:k=3,iters=5,endgame=0"]
+    pol = ["hindsight:k=2,iters=10", "hindsight:k=3,iters=0,beam=2,endgame=0"]
     a = mcsim.simulate("don-quixote", games=4, seed=5, policies=pol, players=2, workers=1, record=2)
     b = mcsim.simulate(
         "don-quixote", games=4, seed=5, policies=pol, players=2, workers=2, chunk_size=1

@@ -506,10 +506,11 @@ def choose_hindsight(params, state, tables, cells, seq, pos, hand, nh, rotmask, 
     start = np.zeros((K, N_PLACE, 2), dtype=np.int64)
     fut_seed = np.empty(K, dtype=np.uint64)
     for k in range(K):
-        hindsight_beam(
-            state, tables, fut_cells[k], fut_seq[k], pos, hand_mask, fut_lrot[k], B, bufs,
-            start[k],
-        )  # fmt: skip
+        if iters > 0:
+            hindsight_beam(
+                state, tables, fut_cells[k], fut_seq[k], pos, hand_mask, fut_lrot[k], B, bufs,
+                start[k],
+            )  # fmt: skip
         fut_seed[k] = next_u64(rng)
     plan = np.zeros((N_PLACE, 2), dtype=np.int64)
     cur = np.zeros((N_PLACE, 2), dtype=np.int64)
@@ -531,7 +532,14 @@ def choose_hindsight(params, state, tables, cells, seq, pos, hand, nh, rotmask, 
             place(state, tables, cell, t, o, log)
             gain = score_round(state, rnd) if at_end else 0
             acc = 0.0
-            if pos < N_PLACE - 1:
+            if pos < N_PLACE - 1 and iters <= 0:
+                # no annealing: each candidate's own full-knowledge beam to the end
+                for k in range(K):
+                    acc += hindsight_beam(
+                        state, tables, fut_cells[k], fut_seq[k], pos + 1, hand_mask & ~(1 << t),
+                        fut_lrot[k], B, bufs, plan,
+                    )  # fmt: skip
+            elif pos < N_PLACE - 1:
                 for k in range(K):
                     plan[:, :] = start[k]
                     for j in range(pos + 1, rend + 1):

@@ -177,7 +177,8 @@ HINDSIGHT_PARAMS = (
     ParamSpec(
         "iters",
         100.0,
-        "simulated-annealing steps per candidate and sampled future (0 = the start plan)",
+        "simulated-annealing steps per candidate and sampled future (0: no annealing, "
+        "each candidate's own beam search of width beam to the end of the game instead)",
         0.0,
         1e5,
         integer=True,
@@ -304,9 +305,10 @@ SPEC = GameSpec(
         PolicySpec(
             "hindsight",
             K.POL_HINDSIGHT,
-            "hindsight optimisation: each candidate is valued by a full-knowledge beam "
-            "search on k sampled futures (unseen cells and tiles; the same futures for "
-            "every candidate); round 3 by the exact expectimax solver (endgame=1)",
+            "hindsight optimisation: each candidate is valued by a full-knowledge search "
+            "(beam start plan + iters annealing steps) on k sampled futures (unseen cells "
+            "and tiles; the same futures for every candidate); round 3 by the exact "
+            "expectimax over the cell order (endgame=1)",
             HINDSIGHT_PARAMS,
         ),
     ),
