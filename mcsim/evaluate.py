@@ -12,6 +12,10 @@ Generic over games; a game module may add (all optional):
 ``ORACLE_POLICY``   name of a full-knowledge reference policy; when it is evaluated, every
                     policy also gets its regret (oracle minus policy, paired), against the
                     oracle entry with the highest mean if several are given (``"oracle"``).
+``EVALUATE_INFORMATION_GROUP`` name of an ``EVALUATE_GROUPS`` entry: when an oracle is
+                    evaluated, the value of information (oracle minus the best playable
+                    policy, paired) is also split by that group's columns (Don Quixote: per
+                    scoring, so a designer sees in which round the luck lies).
 ``ensemble_options(k, seed, out_dir)`` -> list of ``(label, options)``: alternative component
                     sets (Don Quixote: random tile sets) for ``evaluate_ensemble``.
 
@@ -57,6 +61,9 @@ def _policy_block(result, module, players: int) -> tuple[dict, np.ndarray]:
     out["seconds"] = result.summary.get("elapsed_seconds")
     # wall time per game of this policy's run (all workers; compile excluded only if cached)
     out["seconds_per_game"] = (out["seconds"] / x.size) if out["seconds"] and x.size else None
+    info = getattr(module, "EVALUATE_INFORMATION_GROUP", None)
+    if info:
+        out["_columns"] = {c: _game_scores(g, players, c) for c in module.EVALUATE_GROUPS[info]}
     return out, x
 
 
@@ -93,7 +100,11 @@ def evaluate(
         {"p_over_T": {estimate, low, high}}, <EVALUATE_GROUPS means>, "diff_vs_first":
         {mean, low, high, sd, n} | None, "regret_vs_oracle": {...} (if an oracle was
         evaluated), "games_per_second", "seconds", "seconds_per_game" (wall time of the
-        policy's run over its games, compile included when the cache is cold)}]}``. Means have
+        policy's run over its games, compile included when the cache is cold)}],
+        "value_of_information": {"best_playable": label, "total": {...}, "per_column":
+        {column: {...}}} (if an oracle and a playable policy were evaluated and the game has
+        an ``EVALUATE_INFORMATION_GROUP``: oracle minus the playable policy of highest mean,
+        paired, in total and per column)}``. Means have
         t 95% intervals, proportions Wilson 95% intervals, differences paired t 95% intervals
         (points).
 
@@ -155,6 +166,19 @@ def _evaluate(game, policies, run):
         head["oracle"] = blocks[best]["policy"]
         for b, x in zip(blocks, scores):
             b["regret_vs_oracle"] = stats.paired_difference(scores[best], x)
+        playable = [i for i in range(len(blocks)) if i not in ref]
+        if playable and "_columns" in blocks[best]:
+            top = max(playable, key=lambda i: blocks[i]["total"]["mean"])
+            head["value_of_information"] = {
+                "best_playable": blocks[top]["policy"],
+                "total": stats.paired_difference(scores[best], scores[top]),
+                "per_column": {
+                    c: stats.paired_difference(v, blocks[top]["_columns"][c])
+                    for c, v in blocks[best]["_columns"].items()
+                },
+            }
+    for b in blocks:
+        b.pop("_columns", None)
     head["reference"] = blocks[0]["policy"]
     head["measures"] = SELF_PLAY if players > 1 else "solo"
     head["policies"] = blocks
@@ -337,6 +361,17 @@ def format_evaluation(ev: dict, long_name: str = "") -> str:
         for p in ev["policies"]:
             r = p["regret_vs_oracle"]
             lines.append(f"  {p['policy']:<22} {r['mean']:7.2f} {stats.interval_text(r, '.2f')}")
+    voi = ev.get("value_of_information")
+    if voi:
+        t = voi["total"]
+        lines.append(
+            f"value of information ({ev['oracle']} minus {voi['best_playable']}, the best "
+            f"playable policy, paired): {t['mean']:.2f} {stats.interval_text(t, '.2f')}; by "
+            + ", ".join(
+                f"{c} {d['mean']:.2f} {stats.interval_text(d, '.2f')}"
+                for c, d in voi["per_column"].items()
+            )
+        )
     return "\n".join(lines)
 
 

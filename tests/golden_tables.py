@@ -30,7 +30,7 @@ import pandas as pd
 
 GOLDEN_DIR = Path(__file__).parent / "data" / "golden"
 SEED = 20261130
-SEARCH_POLICIES = {"mcts", "rollout", "oracle"}
+SEARCH_POLICIES = {"mcts", "rollout", "oracle", "hindsight"}
 # The policy string played in the non-default configurations of a slow search policy.
 LIGHT_SEARCH = {
     ("el-grande", "mcts"): "mcts:iterations=5",

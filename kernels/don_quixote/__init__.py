@@ -13,6 +13,9 @@ module            holds
                   and its argument bundles ``PlacementScratch`` / ``SeatOutputs``
 ``search_steps``  rollout and oracle planners, the ``kernels.search`` steps (registered on
                   import), ``choose_mcts`` and its scratch
+``hindsight``     the exact round-3 solver ``r3_choose`` / ``r3_value`` and the hindsight
+                  policy ``choose_hindsight`` (full-knowledge beam ``hindsight_beam`` on
+                  sampled futures)
 ``play``          the entry kernels ``play_batch_simple`` / ``play_batch`` /
                   ``play_batch_search`` (records included), the game loop, ``entry_for``
 ================  ===========================================================================
@@ -31,7 +34,8 @@ the benchmarks and the shared tests use; anything else is imported from its modu
 jit-compiled; the caller (``mcsim.games.don_quixote``) validates all input.
 """
 
-from kernels.don_quixote import layout, play, policies, rules, search_steps
+from kernels.don_quixote import hindsight, layout, play, policies, rules, search_steps
+from kernels.don_quixote.hindsight import choose_hindsight, r3_choose, r3_value
 from kernels.don_quixote.layout import (
     BB_NEAR,
     BOUNDARY,
@@ -41,8 +45,13 @@ from kernels.don_quixote.layout import (
     COL_NAMES,
     HALF_MASK,
     HEUR_DEFAULT,
+    HS_BEAM,
+    HS_ENDGAME,
+    HS_ITERS,
+    HS_K,
     LOGN,
     M_C,
+    M_ENDGAME,
     M_ITER,
     M_ROLLOUT,
     MAX_SEARCH_LAND,
@@ -61,6 +70,7 @@ from kernels.don_quixote.layout import (
     P_RS,
     POL_GREEDY,
     POL_HEURISTIC,
+    POL_HINDSIGHT,
     POL_MCTS,
     POL_ORACLE,
     POL_RANDOM,
@@ -110,6 +120,7 @@ __all__ = [
     "rules",
     "policies",
     "search_steps",
+    "hindsight",
     "play",
     # layout
     "BB_NEAR",
@@ -120,8 +131,13 @@ __all__ = [
     "COL_NAMES",
     "HALF_MASK",
     "HEUR_DEFAULT",
+    "HS_BEAM",
+    "HS_ENDGAME",
+    "HS_ITERS",
+    "HS_K",
     "LOGN",
     "M_C",
+    "M_ENDGAME",
     "M_ITER",
     "M_ROLLOUT",
     "MAX_SEARCH_LAND",
@@ -140,6 +156,7 @@ __all__ = [
     "P_RS",
     "POL_GREEDY",
     "POL_HEURISTIC",
+    "POL_HINDSIGHT",
     "POL_MCTS",
     "POL_ORACLE",
     "POL_RANDOM",
@@ -182,6 +199,10 @@ __all__ = [
     "choose_mcts",
     "search_root",
     "search_scratch",
+    # hindsight
+    "choose_hindsight",
+    "r3_choose",
+    "r3_value",
     # play
     "entry_for",
     "play_batch",

@@ -188,9 +188,15 @@ CTX_TABLES, CTX_LAST_RAND, CTX_LOG = 0, 1, 4
 
 # ---------------------------------------------------------------- policies
 POL_RANDOM, POL_GREEDY, POL_HEURISTIC, POL_ROLLOUT, POL_ORACLE, POL_MCTS = 0, 1, 2, 3, 4, 5
+POL_HINDSIGHT = 6
 #: ``mcts`` parameter positions: iterations per placement, UCB1 constant, rollout policy id
-#: (0 random, 1 greedy, 2 heuristic at ``HEUR_DEFAULT``)
-M_ITER, M_C, M_ROLLOUT = range(3)
+#: (0 random, 1 greedy, 2 heuristic at ``HEUR_DEFAULT``), endgame (0 the search, 1 the exact
+#: round-3 solver ``kernels.don_quixote.hindsight.r3_choose``)
+M_ITER, M_C, M_ROLLOUT, M_ENDGAME = range(4)
+#: ``hindsight`` parameter positions: sampled futures per placement, beam width of the
+#: full-knowledge start plan, annealing steps per candidate and sample, endgame (0 sampled
+#: futures in round 3 too, 1 the exact solver)
+HS_K, HS_BEAM, HS_ITERS, HS_ENDGAME, HS_HORIZON = range(5)
 #: ``rollout`` parameter positions: completions per candidate, base policy id (as M_ROLLOUT)
 R_COMPLETIONS, R_BASE = range(2)
 #: ``oracle`` parameter positions: beam width, annealing steps

@@ -1,7 +1,7 @@
 """Don Quixote entry kernels: play a batch of games (with records), the game loop.
 
 Entry points: ``play_batch_simple`` (random / greedy / heuristic), ``play_batch`` (also
-rollout and oracle), ``play_batch_search`` (also mcts), chosen by ``entry_for``: each compiles
+rollout, hindsight and oracle), ``play_batch_search`` (also mcts), chosen by ``entry_for``: each compiles
 only what its lineups need; all three also write the deal and moves of the first games
 (records).
 """
@@ -9,17 +9,20 @@ only what its lineups need; all three also write the deal and moves of the first
 import numpy as np
 from numba import njit
 
+from kernels.don_quixote.hindsight import choose_hindsight, r3_choose
 from kernels.don_quixote.layout import (
     HAND_SLOTS,
     HEUR_DEFAULT,
     LAST_ROT_RANDOM,
     LOGN,
+    M_ENDGAME,
     N_HEUR,
     N_NODES,
     N_PLACE,
     O_BEAM,
     O_ITERS,
     POL_HEURISTIC,
+    POL_HINDSIGHT,
     POL_MCTS,
     POL_ORACLE,
     POL_ROLLOUT,
@@ -43,7 +46,7 @@ from kernels.rng import STREAM_POLICY, new_state
 # ---------------------------------------------------------------- playing games
 # Three entry kernels with the same arguments share one game loop (``_play_games``), and each
 # compiles only the policies its lineups need, so that a first run compiles in seconds:
-# ``play_batch_simple`` random / greedy / heuristic, ``play_batch`` also rollout and oracle,
+# ``play_batch_simple`` random / greedy / heuristic, ``play_batch`` also rollout, hindsight, oracle,
 # ``play_batch_search`` also mcts (``kernels.search``). ``entry_for`` picks one. What
 # a run leaves out is an argument that is None (``plan``, ``search_scratch``): Numba prunes
 # the branch that uses it before typing, so that code is never compiled. Records are written
@@ -118,13 +121,15 @@ def _play_planned(
     """One player's 22 placements by rollout, oracle or mcts; returns the total.
 
     The oracle plans the whole game first (``oracle_full`` into ``plan`` int64[22, 2]); the
-    rollout and mcts policies choose at each placement from what the player has seen. Other
+    rollout, hindsight and mcts policies choose at each placement from what the player has
+    seen (mcts with ``endgame=1`` plays round 3 by the exact solver ``r3_choose``). Other
     arguments as in ``_play_simple``, and ``last_rand``: variant ``last_tile_rotation=random``
     (rollouts sample the orientation), ``plan`` and ``search_scratch`` as in ``_play_games``.
     """
     hand, placement, _ = scratch
     out_breakdown, breakdown_row, out_moves = outputs
     plan[:, :] = 0
+    r3_out = np.zeros(1)
     if policy_id == POL_ORACLE:
         oracle_full(
             state,
@@ -148,6 +153,10 @@ def _play_planned(
             while hand[i] != plan[pos, 0]:
                 i += 1
             o = plan[pos, 1]
+        elif policy_id == POL_HINDSIGHT:
+            i, o = choose_hindsight(
+                params, state, tables, cells, seq, pos, hand, nh, rotmask, last_rand, rng
+            )
         elif policy_id == POL_ROLLOUT:
             i, o = _choose_rollout(
                 params,
@@ -166,6 +175,8 @@ def _play_planned(
         elif search_scratch is None:
             # an entry without search (Numba keeps one of these two branches)
             raise ValueError("an mcts seat needs play_batch_search")
+        elif rnd == 3 and params[M_ENDGAME] >= 1:
+            i, o = r3_choose(state, tables, cells, seq, pos, hand, nh, rotmask, last_rand, r3_out)
         else:
             i, o = choose_mcts(
                 params,
@@ -351,7 +362,7 @@ def play_batch(
     out_breakdown,
     out_record,
 ):
-    """``play_batch_simple`` that also plays rollout and oracle seats (not mcts: ValueError)."""
+    """``play_batch_simple`` that also plays rollout, hindsight and oracle seats (not mcts: ValueError)."""
     _play_games(
         first_game_index,
         n_games,

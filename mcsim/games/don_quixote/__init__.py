@@ -34,11 +34,15 @@ policy; its total is a lower bound on the best achievable one), ``mcts`` (iterat
 rollout: information-set MCTS, ``kernels/search.py``; each iteration samples the cells of the
 later placements, the order of the unrevealed tiles and, under ``last_tile_rotation=random``,
 the set-aside tile's orientation anew from what the player has seen; the reward is the
-player's own total, players do not interact, §3.1.5).
+player's own total, players do not interact, §3.1.5; ``endgame=1`` plays round 3 by the exact
+solver), ``hindsight`` (k, beam, iters, endgame, horizon: hindsight optimisation, each
+candidate valued by a full-knowledge beam + annealing on k sampled futures, the same for every
+candidate; round 3 by the exact expectimax over the cell order, ``kernels/don_quixote/
+hindsight.py``).
 
 Game-specific extras: ``--option tiles=FILE`` (``RunConfig.options["tiles"]``), records and replay
 (format in ``replay``), ``mcsim evaluate`` hooks (``EVALUATE_BANDS``, ``EVALUATE_GROUPS``,
-``ORACLE_POLICY``, ``ensemble_options`` for ``--tileset-ensemble``), the random tile-set
+``ORACLE_POLICY``, ``EVALUATE_INFORMATION_GROUP``, ``ensemble_options`` for ``--tileset-ensemble``), the random tile-set
 generator ``random_tileset_doc`` (rules §6.3).
 
 ``mcsim perft don-quixote --depth D`` (``perft``): placement sequences from the unshuffled deal
@@ -142,6 +146,61 @@ MCTS_PARAMS = (
         2.0,
         integer=True,
     ),
+    ParamSpec(
+        "endgame",
+        0.0,
+        "round 3: 0 the search, 1 the exact round-3 solver (expectimax over the cell order)",
+        0.0,
+        1.0,
+        integer=True,
+    ),
+)
+
+#: ``hindsight`` parameters (kernel order ``kernels.don_quixote.HS_*``); defaults and the
+#: strength/time table in benchmarks/RESULTS.md ("Don Quixote hindsight")
+HINDSIGHT_PARAMS = (
+    ParamSpec(
+        "k",
+        8.0,
+        "sampled futures per placement (the same for every candidate)",
+        1.0,
+        4096.0,
+        integer=True,
+    ),
+    ParamSpec(
+        "beam",
+        1.0,
+        "beam width of the full-knowledge start plan of each sampled future",
+        1.0,
+        64.0,
+        integer=True,
+    ),
+    ParamSpec(
+        "iters",
+        100.0,
+        "simulated-annealing steps per candidate and sampled future (0: no annealing, "
+        "each candidate's own beam search of width beam to the end of the game instead)",
+        0.0,
+        1e5,
+        integer=True,
+    ),
+    ParamSpec(
+        "endgame",
+        1.0,
+        "round 3: 0 sampled futures as in rounds 1-2, 1 the exact round-3 solver",
+        0.0,
+        1.0,
+        integer=True,
+    ),
+    ParamSpec(
+        "horizon",
+        0.0,
+        "what each sampled future is solved to: 0 the end of the game, 1 the end of the "
+        "current round (then the default heuristic of the estate)",
+        0.0,
+        1.0,
+        integer=True,
+    ),
 )
 
 #: game-specific options (``--option KEY=VALUE``)
@@ -243,6 +302,15 @@ SPEC = GameSpec(
             "information-set Monte Carlo tree search (kernels/search.py): each "
             "iteration samples the unseen cells and tiles anew; reward = own total",
             MCTS_PARAMS,
+        ),
+        PolicySpec(
+            "hindsight",
+            K.POL_HINDSIGHT,
+            "hindsight optimisation: each candidate is valued by a full-knowledge search "
+            "(beam start plan + iters annealing steps) on k sampled futures (unseen cells "
+            "and tiles; the same futures for every candidate); round 3 by the exact "
+            "expectimax over the cell order (endgame=1)",
+            HINDSIGHT_PARAMS,
         ),
     ),
     summary_key="don_quixote",
@@ -726,6 +794,8 @@ BANDS = (70, 85, 100)  # rulebook solo bands (§3.6): very good, very rare, incr
 EVALUATE_BANDS = BANDS
 EVALUATE_GROUPS = {"mean_per_category": CATEGORY_COLUMNS, "mean_per_scoring": SCORING_COLUMNS}
 ORACLE_POLICY = "oracle"
+#: the value of information (oracle minus the best playable policy) is split per scoring
+EVALUATE_INFORMATION_GROUP = "mean_per_scoring"
 #: ensemble generator facts (§6.3): 8 knights, shields include {3,3,2,2,1,1}, sum 14-17
 ENSEMBLE_KNIGHTS = 8
 ENSEMBLE_SHIELD_SUM = (14, 17)
