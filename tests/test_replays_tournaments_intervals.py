@@ -88,7 +88,7 @@ def test_carcassonne_header_without_gifts_names_no_gifts(run):
     assert res.exit_code == 0, res.output
     assert res.output.splitlines()[0] == (
         "Carcassonne (base game, farmers): 2 games, seed 0, 2 players, "
-        "variant gifts=false farms=v3 tiny_city=false"
+        "variant gifts=false farms=v3 tiny_city=false start_balance=none"
     )
 
 
@@ -100,7 +100,8 @@ def test_carcassonne_header_with_gifts_lists_their_readings(run):
         "Carcassonne (base game, farmers) with The Gifts: 2 games, seed 0, 2 players, "
         "variant gifts=true farms=v3 tiny_city=false gift_shared_majority=no_gift "
         "gift_on_completion=gift cash_out_counts=all change_to_completed=disallow "
-        "take2_other=shuffle gift_majority_judged=after_placement gift_deck=all"
+        "take2_other=shuffle gift_majority_judged=after_placement gift_deck=all "
+        "start_balance=none"
     )
 
 

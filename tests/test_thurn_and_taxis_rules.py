@@ -798,7 +798,7 @@ class TestHouseLeftOutCase:
         res = CliRunner().invoke(cli.mcsim_cli, ["replay", "thurn-and-taxis", str(f)])
         assert res.exit_code == 1
         assert res.output == (
-            "Error: illegal move 'close each [Augsburg]' at ply 182; legal moves: close each "
+            f"Error: {f}: illegal move 'close each [Augsburg]' at ply 182; legal moves: close each "
             "[Ulm, Augsburg], close region Wuerttemberg [Ulm], close region Baiern [Augsburg]\n"
         )
 
