@@ -50,11 +50,13 @@ GAME_FIGURES: dict[str, dict[str, tuple[tuple[str, ...], float]]] = {
 
 def default_rungs(game: str) -> list[str]:
     """The default rungs of ``game``, weakest first: ``random``, the best heuristic (the last
-    listed policy that is not ``random``, ``mcts`` or the hindsight ``oracle``), then ``mcts``
-    at a quarter, one and four times its default ``iterations`` (read from the policy spec)."""
+    policy listed before ``mcts`` that is not ``random`` or the hindsight ``oracle``; the
+    searches are listed from ``mcts`` on), then ``mcts`` at a quarter, one and four times its
+    default ``iterations`` (read from the policy spec)."""
     spec = get_game(game).SPEC
     names = [p.name for p in spec.policies]
-    heur = [n for n in names if n not in ("random", "mcts", "oracle")]
+    before = names[: names.index("mcts")] if "mcts" in names else names
+    heur = [n for n in before if n not in ("random", "oracle")]
     rungs = ["random"] + heur[-1:]
     if "mcts" in names:
         b = int(next(q.default for q in spec.policy("mcts").params if q.name == "iterations"))
