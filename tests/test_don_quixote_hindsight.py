@@ -311,4 +311,4 @@ def test_games_lists_the_hindsight_parameters_and_defaults():
         ("horizon", 0.0),
     ]
     mc = DQ.SPEC.policy("mcts")
-    assert [(p.name, p.default) for p in mc.params][-1] == ("endgame", 0.0)
+    assert [(p.name, p.default) for p in mc.params][K.M_ENDGAME] == ("endgame", 0.0)

@@ -191,14 +191,16 @@ POL_RANDOM, POL_GREEDY, POL_HEURISTIC, POL_ROLLOUT, POL_ORACLE, POL_MCTS = 0, 1,
 POL_HINDSIGHT = 6
 #: ``mcts`` parameter positions: iterations per placement, UCB1 constant, rollout policy id
 #: (0 random, 1 greedy, 2 heuristic at ``HEUR_DEFAULT``), endgame (0 the search, 1 the exact
-#: round-3 solver ``kernels.don_quixote.hindsight.r3_choose``)
-M_ITER, M_C, M_ROLLOUT, M_ENDGAME = range(4)
+#: round-3 solver ``kernels.don_quixote.hindsight.r3_choose``), then from ``M_WEIGHTS`` the
+#: ``N_HEUR`` heuristic weights of the rollout policy 2 (order ``HEUR_DEFAULT``)
+M_ITER, M_C, M_ROLLOUT, M_ENDGAME, M_WEIGHTS = range(5)
 #: ``hindsight`` parameter positions: sampled futures per placement, beam width of the
 #: full-knowledge start plan, annealing steps per candidate and sample, endgame (0 sampled
 #: futures in round 3 too, 1 the exact solver)
 HS_K, HS_BEAM, HS_ITERS, HS_ENDGAME, HS_HORIZON = range(5)
-#: ``rollout`` parameter positions: completions per candidate, base policy id (as M_ROLLOUT)
-R_COMPLETIONS, R_BASE = range(2)
+#: ``rollout`` parameter positions: completions per candidate, base policy id (as M_ROLLOUT),
+#: then from ``R_WEIGHTS`` the ``N_HEUR`` heuristic weights of base 2 (order ``HEUR_DEFAULT``)
+R_COMPLETIONS, R_BASE, R_WEIGHTS = range(3)
 #: ``oracle`` parameter positions: beam width, annealing steps
 O_BEAM, O_ITERS = range(2)
 #: points per reward unit of the search (the reward is the seat's own total, §3.1.5: players

@@ -30,13 +30,16 @@ from kernels.don_quixote.layout import (
     M_C,
     M_ITER,
     M_ROLLOUT,
+    M_WEIGHTS,
     N_CAT,
     N_CELLS,
+    N_HEUR,
     N_NODES,
     N_PLACE,
     POL_MCTS,
     R_BASE,
     R_COMPLETIONS,
+    R_WEIGHTS,
     ROT_BOTH,
     ROUND_END,
     ROUND_SIZES,
@@ -124,7 +127,9 @@ def _choose_rollout(
     rollout_moves = np.empty((N_PLACE, 2), dtype=np.int64)
     rollout_rng = np.empty(4, dtype=np.uint64)
     outputs = SeatOutputs(np.zeros((0, 3, N_CAT), dtype=np.int64), np.int64(0), rollout_moves)
-    weights = HEUR_DEFAULT.copy()
+    weights = np.empty(N_HEUR, dtype=np.float64)
+    for k in range(N_HEUR):
+        weights[k] = params[R_WEIGHTS + k]
     best_i = 0
     best_o = 0
     best_v = -1.0e300
@@ -613,6 +618,8 @@ def choose_mcts(
         rollout_moves,
     ) = scratch
     search_root(state, tables, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand, root)
+    for k in range(N_HEUR):
+        weights[k] = params[M_WEIGHTS + k]
     ctx = DonQuixoteSearchContext(
         tables,
         last_rand,

@@ -122,6 +122,16 @@ HEURISTIC_PARAMS = (
     ),
 )
 
+
+def _base_weight_params(user: str) -> tuple[ParamSpec, ...]:
+    """The heuristic weights of ``user``'s base policy 2 as parameters ``h_<weight>`` (defaults
+    and meaning as the ``heuristic`` policy's, kernel order ``HEUR_DEFAULT``)."""
+    return tuple(
+        ParamSpec(f"h_{q.name}", q.default, f"{user} heuristic's {q.help}")
+        for q in HEURISTIC_PARAMS
+    )
+
+
 #: upper bounds of the oracle's parameters (one game within seconds, Ctrl-C answered)
 ORACLE_MAX_BEAM = 512.0
 ORACLE_MAX_ITERS = 1e6
@@ -141,7 +151,7 @@ MCTS_PARAMS = (
     ParamSpec(
         "rollout",
         1.0,
-        "rollout policy: 0 random, 1 greedy, 2 heuristic (default weights)",
+        "rollout policy: 0 random, 1 greedy, 2 heuristic (weights h_*)",
         0.0,
         2.0,
         integer=True,
@@ -154,6 +164,8 @@ MCTS_PARAMS = (
         1.0,
         integer=True,
     ),
+    # after the others: the kernel reads them from M_WEIGHTS
+    *_base_weight_params("rollout=2"),
 )
 
 #: ``hindsight`` parameters (kernel order ``kernels.don_quixote.HS_*``); defaults and the
@@ -260,11 +272,13 @@ SPEC = GameSpec(
                 ParamSpec(
                     "base",
                     1.0,
-                    "base policy id: 0 random, 1 greedy, 2 heuristic",
+                    "base policy id: 0 random, 1 greedy, 2 heuristic (weights h_*)",
                     0.0,
                     2.0,
                     integer=True,
                 ),
+                # after the others: the kernel reads them from R_WEIGHTS
+                *_base_weight_params("base=2"),
             ),
         ),
         PolicySpec(
