@@ -464,12 +464,11 @@ def format_summary(summary: dict, module) -> str:
             f"{sc['min']:>6g} {sc['p50']:>6g} {sc['max']:>6g}"
         )
     ln = summary["length"]
-    gps = summary.get("games_per_second") or 0
-    # slow runs (search policies) read better as seconds per game than as "0 games/s"
-    rate = f"{gps:,.0f} games/s" if gps >= 10 or gps == 0 else f"{1 / gps:,.2f} s/game"
+    from mcsim.runner import timing_text
+
     lines.append(
         f"length: mean {ln['mean']:.2f} plies (min {ln['min']}, max {ln['max']}); "
-        f"{summary['elapsed_seconds']:.2f} s, {rate}"
+        + timing_text(summary)
     )
     block = summary.get(module.SPEC.summary_key)
     if block is not None:

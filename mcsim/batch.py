@@ -654,11 +654,9 @@ def _run_cells(
             doc["digest"] = doc_digest(doc)
             _write_json(out_dir / "experiments" / f"{cell.id}.json", doc)
         if echo:
-            gps = summary.get("games_per_second") or 0
-            echo(
-                f"[{k}/{n}] {cell.id}: done in {summary['elapsed_seconds']:.2f} s "
-                f"({gps:,.0f} games/s)"
-            )
+            from mcsim.runner import timing_text
+
+            echo(f"[{k}/{n}] {cell.id}: done in {timing_text(summary)}")
     table = tidy_table(rows)
     if out_dir is not None:
         from mcsim.outputs import Outputs

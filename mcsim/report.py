@@ -486,8 +486,9 @@ def comparison_rows(ctx: _Ctx) -> list[dict]:
     """The paired differences of the policy comparison (see the module docstring).
 
     Each row: ``group`` ("policy effect (seat-balanced)", "as seated", "seat effect"),
-    ``label``, ``score`` and ``win_rate`` (``stats.mean_interval`` of the per-game differences;
-    points and share of games).
+    ``label``, ``score`` and ``win_rate`` (``stats.mean_interval`` of the per-game differences,
+    clipped to the range of a difference: ``stats.difference_bounds``; points and share of
+    games).
     """
     k = ctx.players
     if k < 2:
@@ -501,8 +502,9 @@ def comparison_rows(ctx: _Ctx) -> list[dict]:
         return {
             "group": group,
             "label": label,
-            "score": stats.mean_interval(d_score),
-            "win_rate": stats.mean_interval(d_win),
+            # each interval clipped to the range of a difference (a win rate's: [-1, 1])
+            "score": stats.mean_interval(d_score, stats.difference_bounds(ctx.spec.score_bounds)),
+            "win_rate": stats.mean_interval(d_win, stats.difference_bounds((0.0, 1.0))),
         }
 
     def pmean(a, lab, p):
@@ -953,11 +955,14 @@ def _ladder_context(ctx: _Ctx, lad: dict) -> dict:
         key = "win rate" if lad["players"] > 1 else "mean score"
         rows = [v for v in vs if v["statistic"].startswith(key)]
         verdict = {"against": labels[other], "verdicts": rows}
-        stable = all(v["stable"] for v in rows)
+        if any(v["stable"] is None for v in rows):  # an interval that tells nothing
+            moved = "could not be told apart (not enough games)"
+        else:
+            moved = "were stable" if all(v["stable"] for v in rows) else "still moved"
         header = (
             f"the report's players ({who}) are rung {rung} of {len(labels)} "
             f"({', '.join(labels)}); its seat {'win rates' if key == 'win rate' else 'score'} "
-            f"{'were stable' if stable else 'still moved'} between it and {labels[other]} "
+            f"{moved} between it and {labels[other]} "
             f"({lad['rungs'][rung]['games']:,} games per run)"
         )
     return {"ladder": lad, "figures": ladder_figures(lad), "rung": rung, "verdict": verdict,
@@ -965,8 +970,14 @@ def _ladder_context(ctx: _Ctx, lad: dict) -> dict:
 
 
 def _stable_words(verdicts: list[dict]) -> str:
-    moving = [v["statistic"] for v in verdicts if not v["stable"]]
-    return "every statistic stable" if not moving else "still moving: " + ", ".join(moving)
+    moving = [v["statistic"] for v in verdicts if v["stable"] is False]
+    unknown = [v["statistic"] for v in verdicts if v["stable"] is None]
+    words = [] if moving or unknown else ["every statistic stable"]
+    if moving:
+        words.append("still moving: " + ", ".join(moving))
+    if unknown:
+        words.append("not enough games: " + ", ".join(unknown))
+    return "; ".join(words)
 
 
 def _ladder_tables(lad: dict) -> list[tuple[str, list[str], list[list[str]]]]:
