@@ -30,6 +30,7 @@ import pandas as pd
 
 from mcsim import stats, values
 from mcsim.errors import ConfigError, UnknownVariantError
+from mcsim.text import counted
 
 
 def parse_arm(text: str) -> dict[str, str]:
@@ -339,7 +340,7 @@ def _ci(d: dict, fmt: str = "{:+.3f}") -> str:
 def format_comparison(res: dict, long_name: str = "") -> str:
     """Readable text of ``compare_variants``."""
     lines = [
-        f"{long_name or res['game']}: {res['games']:,} games per arm on the same deals, seed "
+        f"{long_name or res['game']}: {counted(res['games'], 'game')} per arm on the same deals, seed "
         f"{res['seed']}, {res['players']} players, policies {', '.join(res['policies'])}"
     ]
     if res["players"] == 1:  # solo: score differences only

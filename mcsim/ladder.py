@@ -31,6 +31,7 @@ from mcsim.errors import ConfigError
 from mcsim.games import get_game
 from mcsim.games.base import parse_policy
 from mcsim.precision import Group, Run, check_precision, play_study, rotation_share, seat_win_rates
+from mcsim.text import counted
 
 STABLE = "stable between the top two rungs at this precision"
 MOVING = "still moving: the conclusion depends on the players"
@@ -388,7 +389,7 @@ def format_ladder(lad: dict) -> str:
         f"{lad['long_name']} skill ladder: seed {lad['seed']}, {lad['players']} players, "
         f"variant {var}"
         + (
-            f", precision ±{lad['precision']:g} (cap {lad['max_games']:,} games)"
+            f", precision ±{lad['precision']:g} (cap {counted(lad['max_games'], 'game')})"
             if lad["precision"]
             else ""
         )
@@ -397,7 +398,7 @@ def format_ladder(lad: dict) -> str:
     for r, rung in enumerate(lad["rungs"]):
         st = rung["statistics"]
         lines.append("")
-        lines.append(f"rung {r}: {rung['policy']} self-play, {rung['games']:,} games")
+        lines.append(f"rung {r}: {rung['policy']} self-play, {counted(rung['games'], 'game')}")
         for name, iv in st.items():
             fmt = "{:.4f}" if name.startswith(("win rate", "seat effect", "decided")) else "{:.3f}"
             lines.append(f"  {name:<44} {_fmt_iv(iv['estimate'], iv['low'], iv['high'], fmt)}")
@@ -414,7 +415,7 @@ def format_ladder(lad: dict) -> str:
         cap = "  [--max-games reached]" if c["stop"].get("cap_reached") else ""
         lines.append(
             f"  {c['rung']:<24} vs {c['against']:<24} {c['statistic']} "
-            f"{_fmt_iv(c['estimate'], c['low'], c['high'], fmt)}{eq}, {c['games']:,} games{cap}"
+            f"{_fmt_iv(c['estimate'], c['low'], c['high'], fmt)}{eq}, {counted(c['games'], 'game')}{cap}"
         )
     a, b = lad["top_rungs"]
     lines += ["", f"convergence ({b} minus {a}, paired on common deals):"]

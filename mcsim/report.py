@@ -55,6 +55,7 @@ from mcsim.charts import COLORS, Figure, MissingData
 from mcsim.errors import ConfigError
 from mcsim.games import get_game
 from mcsim.runner import RunOptions, SimulationResult, to_json
+from mcsim.text import counted
 
 
 @dataclass
@@ -113,7 +114,7 @@ class _Ctx:
         return f"seat {k} ({self.labels[k]})"
 
     def footer(self, games_note: str | None = None) -> str:
-        g = games_note or f"{self.n:,} games"
+        g = games_note or counted(self.n, "game")
         pol = self.labels[0] if len(set(self.labels)) == 1 else " | ".join(self.labels)
         return (
             f"{self.title}, {self.players} player{'s' if self.players != 1 else ''} "
@@ -239,13 +240,13 @@ def build_report(
         progress=progress,
     )
     main = run.simulate(game, policies, keep_games=True)
-    say(f"report: played {games:,} games of {game} (seed {seed})")
+    say(f"report: played {counted(games, 'game')} of {game} (seed {seed})")
     rotations = _seat_rotations(game, main, run, say) if rotate else []
     ctx = _Ctx(
         module, main, [([c.label() for c in main.prepared.config.policies], main)] + rotations
     )
     if ladder:
-        say(f"report: ladder of {len(rungs)} rungs, {ladder_games:,} games per run")
+        say(f"report: ladder of {len(rungs)} rungs, {counted(ladder_games, 'game')} per run")
         lad = lad_mod.ladder(
             game,
             rungs,
@@ -584,7 +585,7 @@ def _fig_comparison(ctx: _Ctx, sink: list) -> Figure:
     else:
         title = "Policy comparison: paired differences"
         note = (
-            f"{ctx.n:,} games per seating x {n_rot} seatings (cyclic rotations, same deals)"
+            f"{counted(ctx.n, 'game')} per seating x {n_rot} seatings (cyclic rotations, same deals)"
             if n_rot > 1
             else None
         )
@@ -683,7 +684,7 @@ def _facts(ctx: _Ctx) -> list[tuple[str, str]]:
             (
                 "seatings played",
                 "; ".join(" | ".join(lab) for lab, _ in ctx.rotations)
-                + f" ({ctx.n:,} games each, same seed)",
+                + f" ({counted(ctx.n, 'game')} each, same seed)",
             )
         )
     if ctx.players == 2:
@@ -713,7 +714,7 @@ def headline(ctx: _Ctx, comparison: list[dict]) -> list[str]:
         sc = seats[0]["score"]
         return [
             f"Mean score {sc['mean']:.3f} points, 95% CI {stats.interval_text(sc, '.3f')}, "
-            f"sd {sc['sd']:.3f}, over {ctx.n:,} games."
+            f"sd {sc['sd']:.3f}, over {counted(ctx.n, 'game')}."
         ]
     fair = 100.0 / ctx.players
     for st in seats:
@@ -963,7 +964,7 @@ def _ladder_context(ctx: _Ctx, lad: dict) -> dict:
             f"the report's players ({who}) are rung {rung} of {len(labels)} "
             f"({', '.join(labels)}); its seat {'win rates' if key == 'win rate' else 'score'} "
             f"{moved} between it and {labels[other]} "
-            f"({lad['rungs'][rung]['games']:,} games per run)"
+            f"({counted(lad['rungs'][rung]['games'], 'game')} per run)"
         )
     return {"ladder": lad, "figures": ladder_figures(lad), "rung": rung, "verdict": verdict,
             "header": header}  # fmt: skip

@@ -27,6 +27,12 @@ def features(ctx) -> ch.Figure:
             else 99
         ),
     )
+    from mcsim.games.carcassonne import point_categories
+
+    shown = point_categories(ctx.summary.get("variant") or {})  # no "gift" without The Gifts
+    feats = [
+        f for f in feats if f in shown or f not in ("road", "city", "monastery", "farm", "gift")
+    ]
     if not feats:
         raise ch.MissingData("the game has no points_<feature>_<seat> columns yet")
     k = ctx.players
