@@ -254,7 +254,14 @@ def _compare(game, games: int, seed: int, labels, results, module, chunks, stop=
     acc = {  # spread and margin (best - worst, best - second) are never negative
         key: [
             [
-                _MeanAcc((0, None) if key in ("spread", "margin") else (None, None))
+                _MeanAcc(
+                    (0, None)
+                    if key in ("spread", "margin")
+                    # a difference of win shares lies in [-1, 1]
+                    else stats.difference_bounds((0.0, 1.0))
+                    if key == "d_win"
+                    else (None, None)
+                )
                 for _ in range(width)
             ]
             for _ in range(n_arms)

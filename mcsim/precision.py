@@ -151,11 +151,12 @@ def paired_arms(frames: list[pd.DataFrame]) -> dict[str, dict]:
     ref = frames[0]
     k = len(ref.filter(like="win_share_").columns)
     col = "score" if k == 1 else "win_share"
+    bounds = (None, None) if k == 1 else (0.0, 1.0)  # a win-share difference stays in [-1, 1]
     out = {}
     for a, f in enumerate(frames[1:], start=1):
         for s in range(k):
             out[f"arm {a + 1} - arm 1, {col.replace('_', ' ')} seat {s}"] = stats.paired_difference(
-                f[f"{col}_{s}"].to_numpy(float)[:n], ref[f"{col}_{s}"].to_numpy(float)[:n]
+                f[f"{col}_{s}"].to_numpy(float)[:n], ref[f"{col}_{s}"].to_numpy(float)[:n], bounds
             )
     return out
 

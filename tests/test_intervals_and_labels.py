@@ -55,6 +55,19 @@ def test_report_seat_effect_in_win_rate_stays_within_100_percentage_points(run, 
     assert "-33.33 percentage points of win rate [-100.00, +100.00]" in md
 
 
+def test_compare_win_share_difference_stays_within_minus_one_and_one(run):
+    """Sacred Hill's zone readings, 3 games, seed 1: the t interval of the paired win-share
+    difference of seat 0 is [-2.10, +0.77]; a difference of win shares lies in [-1, 1]."""
+    res = run(
+        "compare", "sacred-hill", "--variant", "zone=knight12", "--variant", "zone=chebyshev8",
+        "-n", 3, "-s", 1, "-w", 1, "-q", "--json",
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    d0, d1 = json.loads(res.output)["paired"][0]["win_share"]
+    assert (d0["low"], d1["high"]) == (-1.0, 1.0)
+    assert (round(d0["high"], 4), round(d1["low"], 4)) == (0.7676, -0.7676)
+
+
 # ---------------------------------------------------------------- labels
 
 
