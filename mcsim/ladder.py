@@ -9,8 +9,8 @@ deals; its point is the new rung's win share per deal averaged over those seatin
 Wilson 95% interval of those shares over the deals (a one-seat game: the paired point gain of
 the new rung over the lower one on the same deals, Student-t 95%). The **convergence verdict** of each headline statistic is the
 difference between the top two rungs' self-play, paired on their common deals, with its 95%
-interval: "stable between the top two rungs at this precision" when the interval holds 0,
-"still moving: the conclusion depends on the players" when it does not, and "not enough games"
+interval: "stable between the top two rungs at this precision" (without ``precision``: "at
+this number of games") when the interval holds 0, "still moving: the conclusion depends on the players" when it does not, and "not enough games"
 when it is undefined or covers every difference the statistic can take.
 
 The games are played by ``mcsim.precision.play_study``: a fixed number of games per run, or
@@ -34,6 +34,8 @@ from mcsim.precision import Group, Run, check_precision, play_study, rotation_sh
 from mcsim.text import counted
 
 STABLE = "stable between the top two rungs at this precision"
+#: the stable verdict of a ladder of a fixed number of games (no ``precision``)
+STABLE_AT_GAMES = "stable between the top two rungs at this number of games"
 MOVING = "still moving: the conclusion depends on the players"
 #: the verdict when the difference's interval is undefined or covers every difference the
 #: statistic can take (``stats.tells_nothing``): neither stable nor moving can be read from it
@@ -247,7 +249,9 @@ def ladder(
                 "stop": stop,
             }
         )
-    verdicts = convergence(game, res[len(labels) - 2].games, res[len(labels) - 1].games, npl)
+    verdicts = convergence(
+        game, res[len(labels) - 2].games, res[len(labels) - 1].games, npl, precision
+    )
     return {
         "game": module.SPEC.id,
         "long_name": module.SPEC.long_name,
@@ -337,12 +341,16 @@ def rung_statistics(game: str, df: pd.DataFrame, players: int) -> dict[str, dict
     return out
 
 
-def convergence(game: str, lower: pd.DataFrame, top: pd.DataFrame, players: int) -> list[dict]:
+def convergence(
+    game: str, lower: pd.DataFrame, top: pd.DataFrame, players: int, precision=None
+) -> list[dict]:
     """Per headline statistic: top rung minus the rung below, paired on their common deals
     (the first ``min(len)`` game indices), with a t 95% interval clipped to the range of a
     difference of the statistic (``statistic_bounds``, ``stats.paired_difference``) and the
     verdict: ``stable`` True (the interval holds 0), False (it does not) or None when the
-    interval is undefined or covers every possible difference (``UNDECIDED``)."""
+    interval is undefined or covers every possible difference (``UNDECIDED``). The stable
+    verdict is ``STABLE`` for a ladder sized by ``precision``, else ``STABLE_AT_GAMES``."""
+    stable = STABLE if precision else STABLE_AT_GAMES
     n = min(len(lower), len(top))
     a = per_game_statistics(game, top.iloc[:n], players)
     b = per_game_statistics(game, lower.iloc[:n], players)
@@ -364,7 +372,7 @@ def convergence(game: str, lower: pd.DataFrame, top: pd.DataFrame, players: int)
                 "high": d["high"],
                 "games": n,
                 "stable": holds0,
-                "verdict": UNDECIDED if holds0 is None else STABLE if holds0 else MOVING,
+                "verdict": UNDECIDED if holds0 is None else stable if holds0 else MOVING,
             }
         )
     return out

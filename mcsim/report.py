@@ -952,7 +952,9 @@ def _ladder_context(ctx: _Ctx, lad: dict) -> dict:
         other = rung + 1 if rung + 1 < len(labels) else rung - 1
         lo, hi = sorted((rung, other))
         res = lad["results"]
-        vs = convergence(lad["game"], res[lo].games, res[hi].games, lad["players"])
+        vs = convergence(
+            lad["game"], res[lo].games, res[hi].games, lad["players"], lad["precision"]
+        )
         key = "win rate" if lad["players"] > 1 else "mean score"
         rows = [v for v in vs if v["statistic"].startswith(key)]
         verdict = {"against": labels[other], "verdicts": rows}

@@ -40,6 +40,8 @@ def test_ladder_of_three_games_keeps_intervals_in_range_and_reads_no_verdict_fro
     se = v["seat effect (seat 0 - seat 1 win rate)"]
     assert (se["low"], se["high"], se["verdict"]) == (-2.0, 2.0, L.UNDECIDED)
     assert v["game length (plies)"]["verdict"] == L.MOVING
+    # -n 3 without --precision: stable "at this number of games", not "at this precision"
+    assert v["mean score seat 0"]["verdict"] == L.STABLE_AT_GAMES
     text = L.format_ladder(lad)
     assert (
         "  win rate seat 0                              +0.0000 [-1.0000, +1.0000]: not enough "
