@@ -26,6 +26,7 @@ import mcsim  # noqa: E402
 from mcsim import errors  # noqa: E402
 from mcsim.games import REGISTRY, all_games, get_game  # noqa: E402
 from mcsim.runner import CHUNK_SIZE, GAMES, MAX_GAMES, SEED, WORKERS, quiet_collector  # noqa: E402
+from mcsim.text import counted  # noqa: E402
 from mcsim.values import Whole, real_number, reset_naming, speaking_cli  # noqa: E402
 
 if signal.getsignal(signal.SIGINT) is _abort_during_startup:
@@ -442,7 +443,7 @@ def format_summary(summary: dict, module) -> str:
     solo = summary["players"] == 1  # one seat: score statistics only, no win rate
     wr_head = "" if solo else f"{'win rate [95% CI]':<28} "
     lines = [
-        f"{module.SPEC.title(summary['variant'])}: {summary['games']:,} games, "
+        f"{module.SPEC.title(summary['variant'])}: {counted(summary['games'], 'game')}, "
         f"seed {summary['seed']}, "
         f"{summary['players']} players, variant {var}",
         f"{'seat':>4}  {'policy':<{pw}} {wr_head}{'mean score [95% CI]':<28}"
@@ -464,12 +465,11 @@ def format_summary(summary: dict, module) -> str:
             f"{sc['min']:>6g} {sc['p50']:>6g} {sc['max']:>6g}"
         )
     ln = summary["length"]
-    gps = summary.get("games_per_second") or 0
-    # slow runs (search policies) read better as seconds per game than as "0 games/s"
-    rate = f"{gps:,.0f} games/s" if gps >= 10 or gps == 0 else f"{1 / gps:,.2f} s/game"
+    from mcsim.runner import timing_text
+
     lines.append(
         f"length: mean {ln['mean']:.2f} plies (min {ln['min']}, max {ln['max']}); "
-        f"{summary['elapsed_seconds']:.2f} s, {rate}"
+        + timing_text(summary)
     )
     block = summary.get(module.SPEC.summary_key)
     if block is not None:
@@ -511,7 +511,7 @@ def precision_options(fn):
                 type=RealNumber(),
                 default=None,
                 metavar="H",
-                help="Play chunk by chunk until the 95%% interval of the headline statistic is "
+                help="Play chunk by chunk until the 95% interval of the headline statistic is "
                 "at most ±H (win rates and shares; points for a one-seat game); prints the "
                 "estimated games and CPU time first. Instead of --games.",
             ),
@@ -751,7 +751,8 @@ def simulate_cmd(
 @run_options(
     games_help="Games per lineup (every seating of every pair of policies plays this many).",
     players_help="Seats per game (default: the game's default seat count, whatever "
-    "the number of --policy values).",
+    "the number of --policy values; a game that is solo by default, Don Quixote: one seat "
+    "per --policy value, at most the game's maximum).",
     chunk_size=False,
     policy_help="A contestant (repeat; at least two). Every contestant sits in every seat.",
 )

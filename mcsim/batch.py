@@ -91,6 +91,7 @@ from mcsim.runner import (
     to_json,
     write_atomic,
 )
+from mcsim.text import counted
 
 #: keys an ``[[experiment]]`` table may have
 EXPERIMENT_KEYS = (
@@ -170,7 +171,7 @@ class Cell:
         var = _fmt_variant(self.variant)
         return (
             f"{self.game}, {self.resolved_players} players, {'|'.join(self.policy_labels)}, "
-            f"{var}, {self.games:,} games, seed {self.seed}"
+            f"{var}, {counted(self.games, 'game')}, seed {self.seed}"
         )
 
     def as_dict(self) -> dict:
@@ -654,11 +655,9 @@ def _run_cells(
             doc["digest"] = doc_digest(doc)
             _write_json(out_dir / "experiments" / f"{cell.id}.json", doc)
         if echo:
-            gps = summary.get("games_per_second") or 0
-            echo(
-                f"[{k}/{n}] {cell.id}: done in {summary['elapsed_seconds']:.2f} s "
-                f"({gps:,.0f} games/s)"
-            )
+            from mcsim.runner import timing_text
+
+            echo(f"[{k}/{n}] {cell.id}: done in {timing_text(summary)}")
     table = tidy_table(rows)
     if out_dir is not None:
         from mcsim.outputs import Outputs
@@ -672,7 +671,9 @@ def _run_cells(
             )
             outs.commit()
     if echo:
-        echo(f"batch: {n} cells, {plan.total_games:,} games in {time.perf_counter() - t_all:.1f} s")
+        echo(
+            f"batch: {n} cells, {counted(plan.total_games, 'game')} in {time.perf_counter() - t_all:.1f} s"
+        )
     return BatchResult(plan, table, summaries)
 
 

@@ -30,6 +30,7 @@ import pandas as pd
 
 from mcsim import stats, values
 from mcsim.errors import ConfigError, UnknownVariantError
+from mcsim.text import counted
 
 
 def parse_arm(text: str) -> dict[str, str]:
@@ -253,7 +254,14 @@ def _compare(game, games: int, seed: int, labels, results, module, chunks, stop=
     acc = {  # spread and margin (best - worst, best - second) are never negative
         key: [
             [
-                _MeanAcc((0, None) if key in ("spread", "margin") else (None, None))
+                _MeanAcc(
+                    (0, None)
+                    if key in ("spread", "margin")
+                    # a difference of win shares lies in [-1, 1]
+                    else stats.difference_bounds((0.0, 1.0))
+                    if key == "d_win"
+                    else (None, None)
+                )
                 for _ in range(width)
             ]
             for _ in range(n_arms)
@@ -339,7 +347,7 @@ def _ci(d: dict, fmt: str = "{:+.3f}") -> str:
 def format_comparison(res: dict, long_name: str = "") -> str:
     """Readable text of ``compare_variants``."""
     lines = [
-        f"{long_name or res['game']}: {res['games']:,} games per arm on the same deals, seed "
+        f"{long_name or res['game']}: {counted(res['games'], 'game')} per arm on the same deals, seed "
         f"{res['seed']}, {res['players']} players, policies {', '.join(res['policies'])}"
     ]
     if res["players"] == 1:  # solo: score differences only

@@ -38,6 +38,7 @@ from mcsim.errors import ConfigError
 from mcsim.games import get_game
 from mcsim.games.base import parse_policy
 from mcsim.runner import RunOptions
+from mcsim.text import counted
 
 
 def _game_scores(games, players: int, column: str = "score") -> np.ndarray:
@@ -308,7 +309,7 @@ def format_evaluation(ev: dict, long_name: str = "") -> str:
     ts = ev.get("tileset")
     lines = [
         f"{long_name or ev['game']}: {len(ev['policies'])} policies on the same "
-        f"{ev['games']:,} deals (seed {ev['seed']}, {ev['players']} player(s))"
+        f"{counted(ev['games'], 'deal')} (seed {ev['seed']}, {ev['players']} player(s))"
         + (f", tile set {ts['id']} ({ts['provenance']})" if ts else "")
     ]
     if ev["players"] > 1:
@@ -318,7 +319,7 @@ def format_evaluation(ev: dict, long_name: str = "") -> str:
             f"head-to-head strength use `mcsim tournament`"
         )
     bands = list(ev["policies"][0]["bands"])
-    head = f"{'policy':<24} {'mean [95% CI]':<24}{'sd':>7}{'p50':>8}"
+    head = f"{'policy':<24} {'mean [95% CI]':<24}{'sd':>10}{'p50':>8}"
     for b in bands:
         head += f"  {'P(>' + b.split('_')[-1] + ') [95% CI]':<22}"
     head += f"  {'diff vs ' + ev['reference'] + ' [95% CI]':<28}{'games/s':>10}{'s/game':>9}"
@@ -327,7 +328,8 @@ def format_evaluation(ev: dict, long_name: str = "") -> str:
         t = p["total"]
         row = (
             f"{p['policy']:<24} {t['mean']:7.2f} {stats.interval_text(t, '.2f')}".ljust(49)
-            + (f"{t['sd']:>7.2f}" if t["sd"] == t["sd"] else "  undef")
+            # an sd of one deal is undefined, worded as every text output words it
+            + (f"{t['sd']:>10.2f}" if t["sd"] == t["sd"] else f"{'undefined':>10}")
             + f" {p['median']:>7g}"
         )
         for b in bands:

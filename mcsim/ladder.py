@@ -9,8 +9,9 @@ deals; its point is the new rung's win share per deal averaged over those seatin
 Wilson 95% interval of those shares over the deals (a one-seat game: the paired point gain of
 the new rung over the lower one on the same deals, Student-t 95%). The **convergence verdict** of each headline statistic is the
 difference between the top two rungs' self-play, paired on their common deals, with its 95%
-interval: "stable between the top two rungs at this precision" when the interval holds 0,
-otherwise "still moving: the conclusion depends on the players".
+interval: "stable between the top two rungs at this precision" (without ``precision``: "at
+this number of games") when the interval holds 0, "still moving: the conclusion depends on the players" when it does not, and "not enough games"
+when it is undefined or covers every difference the statistic can take.
 
 The games are played by ``mcsim.precision.play_study``: a fixed number of games per run, or
 (``precision``) chunk by chunk until every rung's seat win rates (one seat: mean score) and
@@ -30,9 +31,15 @@ from mcsim.errors import ConfigError
 from mcsim.games import get_game
 from mcsim.games.base import parse_policy
 from mcsim.precision import Group, Run, check_precision, play_study, rotation_share, seat_win_rates
+from mcsim.text import counted
 
 STABLE = "stable between the top two rungs at this precision"
+#: the stable verdict of a ladder of a fixed number of games (no ``precision``)
+STABLE_AT_GAMES = "stable between the top two rungs at this number of games"
 MOVING = "still moving: the conclusion depends on the players"
+#: the verdict when the difference's interval is undefined or covers every difference the
+#: statistic can take (``stats.tells_nothing``): neither stable nor moving can be read from it
+UNDECIDED = "not enough games: the interval covers every possible difference"
 
 #: per game, per-game columns beyond the common ones that are the game's headline figures:
 #: {label: (columns summed per game, scale)} (the figures ``simulate`` prints in the game's
@@ -242,7 +249,9 @@ def ladder(
                 "stop": stop,
             }
         )
-    verdicts = convergence(game, res[len(labels) - 2].games, res[len(labels) - 1].games, npl)
+    verdicts = convergence(
+        game, res[len(labels) - 2].games, res[len(labels) - 1].games, npl, precision
+    )
     return {
         "game": module.SPEC.id,
         "long_name": module.SPEC.long_name,
@@ -304,30 +313,57 @@ def per_game_statistics(game: str, df: pd.DataFrame, players: int) -> dict[str, 
     return out
 
 
+def statistic_bounds(game: str, name: str) -> tuple[float | None, float | None]:
+    """The range of one game's value of the headline statistic ``name``
+    (``per_game_statistics``): win rates and shares ``(0, 1)``, the seat effect ``(-1, 1)``, a
+    mean score the game's ``GameSpec.score_bounds``, game length and the game's counts
+    ``(0, None)`` (docs/outputs.md, "Intervals")."""
+    if name.startswith("win rate") or name.endswith("(share)"):
+        return (0.0, 1.0)
+    if name.startswith("seat effect"):
+        return (-1.0, 1.0)
+    if name.startswith("mean score"):
+        return get_game(game).SPEC.score_bounds
+    return (0.0, None)
+
+
 def rung_statistics(game: str, df: pd.DataFrame, players: int) -> dict[str, dict]:
     """Every headline statistic of one rung: ``{name: {"estimate", "low", "high"}}`` (win
-    rates: Wilson 95%; the others: Student-t 95%)."""
+    rates and shares: Wilson 95%; the others: Student-t 95% clipped to the statistic's range,
+    ``statistic_bounds``)."""
     out = {}
     for name, x in per_game_statistics(game, df, players).items():
-        if name.startswith("win rate"):
+        bounds = statistic_bounds(game, name)
+        if bounds == (0.0, 1.0):
             out[name] = stats.proportion(float(x.sum()), len(x))
         else:
-            out[name] = _iv(stats.mean_interval(x))
+            out[name] = _iv(stats.mean_interval(x, bounds))
     return out
 
 
-def convergence(game: str, lower: pd.DataFrame, top: pd.DataFrame, players: int) -> list[dict]:
+def convergence(
+    game: str, lower: pd.DataFrame, top: pd.DataFrame, players: int, precision=None
+) -> list[dict]:
     """Per headline statistic: top rung minus the rung below, paired on their common deals
-    (the first ``min(len)`` game indices), with a t 95% interval and the verdict sentence."""
+    (the first ``min(len)`` game indices), with a t 95% interval clipped to the range of a
+    difference of the statistic (``statistic_bounds``, ``stats.paired_difference``) and the
+    verdict: ``stable`` True (the interval holds 0), False (it does not) or None when the
+    interval is undefined or covers every possible difference (``UNDECIDED``). The stable
+    verdict is ``STABLE`` for a ladder sized by ``precision``, else ``STABLE_AT_GAMES``."""
+    stable = STABLE if precision else STABLE_AT_GAMES
     n = min(len(lower), len(top))
     a = per_game_statistics(game, top.iloc[:n], players)
     b = per_game_statistics(game, lower.iloc[:n], players)
     out = []
     for name in a:
-        d = stats.paired_difference(a[name], b[name])
-        holds0 = d["low"] <= 0 <= d["high"] if d["low"] == d["low"] else True
-        if d["sd"] == 0 or (d["sd"] != d["sd"] and d["mean"] == 0):
+        bounds = stats.difference_bounds(statistic_bounds(game, name))
+        d = stats.paired_difference(a[name], b[name], statistic_bounds(game, name))
+        if d["sd"] == 0:
             holds0 = d["mean"] == 0
+        elif stats.tells_nothing(d, bounds):
+            holds0 = None
+        else:
+            holds0 = bool(d["low"] <= 0 <= d["high"])
         out.append(
             {
                 "statistic": name,
@@ -335,8 +371,8 @@ def convergence(game: str, lower: pd.DataFrame, top: pd.DataFrame, players: int)
                 "low": d["low"],
                 "high": d["high"],
                 "games": n,
-                "stable": bool(holds0),
-                "verdict": STABLE if holds0 else MOVING,
+                "stable": holds0,
+                "verdict": UNDECIDED if holds0 is None else stable if holds0 else MOVING,
             }
         )
     return out
@@ -361,7 +397,7 @@ def format_ladder(lad: dict) -> str:
         f"{lad['long_name']} skill ladder: seed {lad['seed']}, {lad['players']} players, "
         f"variant {var}"
         + (
-            f", precision ±{lad['precision']:g} (cap {lad['max_games']:,} games)"
+            f", precision ±{lad['precision']:g} (cap {counted(lad['max_games'], 'game')})"
             if lad["precision"]
             else ""
         )
@@ -370,7 +406,7 @@ def format_ladder(lad: dict) -> str:
     for r, rung in enumerate(lad["rungs"]):
         st = rung["statistics"]
         lines.append("")
-        lines.append(f"rung {r}: {rung['policy']} self-play, {rung['games']:,} games")
+        lines.append(f"rung {r}: {rung['policy']} self-play, {counted(rung['games'], 'game')}")
         for name, iv in st.items():
             fmt = "{:.4f}" if name.startswith(("win rate", "seat effect", "decided")) else "{:.3f}"
             lines.append(f"  {name:<44} {_fmt_iv(iv['estimate'], iv['low'], iv['high'], fmt)}")
@@ -387,7 +423,7 @@ def format_ladder(lad: dict) -> str:
         cap = "  [--max-games reached]" if c["stop"].get("cap_reached") else ""
         lines.append(
             f"  {c['rung']:<24} vs {c['against']:<24} {c['statistic']} "
-            f"{_fmt_iv(c['estimate'], c['low'], c['high'], fmt)}{eq}, {c['games']:,} games{cap}"
+            f"{_fmt_iv(c['estimate'], c['low'], c['high'], fmt)}{eq}, {counted(c['games'], 'game')}{cap}"
         )
     a, b = lad["top_rungs"]
     lines += ["", f"convergence ({b} minus {a}, paired on common deals):"]

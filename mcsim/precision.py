@@ -61,6 +61,7 @@ from mcsim.runner import (
     to_json,
     write_atomic,
 )
+from mcsim.text import counted
 
 #: games of every run played first, to estimate the games and CPU time needed
 CALIBRATION_GAMES = 16
@@ -150,11 +151,12 @@ def paired_arms(frames: list[pd.DataFrame]) -> dict[str, dict]:
     ref = frames[0]
     k = len(ref.filter(like="win_share_").columns)
     col = "score" if k == 1 else "win_share"
+    bounds = (None, None) if k == 1 else (0.0, 1.0)  # a win-share difference stays in [-1, 1]
     out = {}
     for a, f in enumerate(frames[1:], start=1):
         for s in range(k):
             out[f"arm {a + 1} - arm 1, {col.replace('_', ' ')} seat {s}"] = stats.paired_difference(
-                f[f"{col}_{s}"].to_numpy(float)[:n], ref[f"{col}_{s}"].to_numpy(float)[:n]
+                f[f"{col}_{s}"].to_numpy(float)[:n], ref[f"{col}_{s}"].to_numpy(float)[:n], bounds
             )
     return out
 
@@ -492,7 +494,7 @@ def calibration_line(cal: dict, precision: float, max_games: int, workers: int) 
         f"; {capped} of {len(cal['groups'])} capped by --max-games {max_games:,}" if capped else ""
     )
     return (
-        f"calibration ({cal['games_per_run']} games per run): about {games:,} games for ±{precision:g} "
+        f"calibration ({counted(cal['games_per_run'], 'game')} per run): about {counted(games, 'game')} for ±{precision:g} "
         f"({len(cal['groups'])} group{'s' if len(cal['groups']) != 1 else ''}{cap}), "
         f"about {_duration(cpu)} of CPU ({_duration(cpu / max(1, workers))} on {workers} worker"
         f"{'s' if workers != 1 else ''})"
@@ -514,10 +516,10 @@ def precision_line(report: dict) -> str:
     if report["cap_reached"]:
         return (
             f"precision: --max-games {report['max_games']:,} reached before ±{report['target']:g} "
-            f"(widest 95% interval ±{report['widest_half_width']:.4f} after {report['games']:,} games)"
+            f"(widest 95% interval ±{report['widest_half_width']:.4f} after {counted(report['games'], 'game')})"
         )
     return (
-        f"precision: stopped at {report['games']:,} games, every 95% interval within "
+        f"precision: stopped at {counted(report['games'], 'game')}, every 95% interval within "
         f"±{report['target']:g} (widest ±{report['widest_half_width']:.4f}; cap {report['max_games']:,})"
     )
 

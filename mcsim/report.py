@@ -55,6 +55,7 @@ from mcsim.charts import COLORS, Figure, MissingData
 from mcsim.errors import ConfigError
 from mcsim.games import get_game
 from mcsim.runner import RunOptions, SimulationResult, to_json
+from mcsim.text import counted
 
 
 @dataclass
@@ -113,7 +114,7 @@ class _Ctx:
         return f"seat {k} ({self.labels[k]})"
 
     def footer(self, games_note: str | None = None) -> str:
-        g = games_note or f"{self.n:,} games"
+        g = games_note or counted(self.n, "game")
         pol = self.labels[0] if len(set(self.labels)) == 1 else " | ".join(self.labels)
         return (
             f"{self.title}, {self.players} player{'s' if self.players != 1 else ''} "
@@ -239,13 +240,13 @@ def build_report(
         progress=progress,
     )
     main = run.simulate(game, policies, keep_games=True)
-    say(f"report: played {games:,} games of {game} (seed {seed})")
+    say(f"report: played {counted(games, 'game')} of {game} (seed {seed})")
     rotations = _seat_rotations(game, main, run, say) if rotate else []
     ctx = _Ctx(
         module, main, [([c.label() for c in main.prepared.config.policies], main)] + rotations
     )
     if ladder:
-        say(f"report: ladder of {len(rungs)} rungs, {ladder_games:,} games per run")
+        say(f"report: ladder of {len(rungs)} rungs, {counted(ladder_games, 'game')} per run")
         lad = lad_mod.ladder(
             game,
             rungs,
@@ -486,8 +487,9 @@ def comparison_rows(ctx: _Ctx) -> list[dict]:
     """The paired differences of the policy comparison (see the module docstring).
 
     Each row: ``group`` ("policy effect (seat-balanced)", "as seated", "seat effect"),
-    ``label``, ``score`` and ``win_rate`` (``stats.mean_interval`` of the per-game differences;
-    points and share of games).
+    ``label``, ``score`` and ``win_rate`` (``stats.mean_interval`` of the per-game differences,
+    clipped to the range of a difference: ``stats.difference_bounds``; points and share of
+    games).
     """
     k = ctx.players
     if k < 2:
@@ -501,8 +503,9 @@ def comparison_rows(ctx: _Ctx) -> list[dict]:
         return {
             "group": group,
             "label": label,
-            "score": stats.mean_interval(d_score),
-            "win_rate": stats.mean_interval(d_win),
+            # each interval clipped to the range of a difference (a win rate's: [-1, 1])
+            "score": stats.mean_interval(d_score, stats.difference_bounds(ctx.spec.score_bounds)),
+            "win_rate": stats.mean_interval(d_win, stats.difference_bounds((0.0, 1.0))),
         }
 
     def pmean(a, lab, p):
@@ -582,7 +585,7 @@ def _fig_comparison(ctx: _Ctx, sink: list) -> Figure:
     else:
         title = "Policy comparison: paired differences"
         note = (
-            f"{ctx.n:,} games per seating x {n_rot} seatings (cyclic rotations, same deals)"
+            f"{counted(ctx.n, 'game')} per seating x {n_rot} seatings (cyclic rotations, same deals)"
             if n_rot > 1
             else None
         )
@@ -681,7 +684,7 @@ def _facts(ctx: _Ctx) -> list[tuple[str, str]]:
             (
                 "seatings played",
                 "; ".join(" | ".join(lab) for lab, _ in ctx.rotations)
-                + f" ({ctx.n:,} games each, same seed)",
+                + f" ({counted(ctx.n, 'game')} each, same seed)",
             )
         )
     if ctx.players == 2:
@@ -711,7 +714,7 @@ def headline(ctx: _Ctx, comparison: list[dict]) -> list[str]:
         sc = seats[0]["score"]
         return [
             f"Mean score {sc['mean']:.3f} points, 95% CI {stats.interval_text(sc, '.3f')}, "
-            f"sd {sc['sd']:.3f}, over {ctx.n:,} games."
+            f"sd {sc['sd']:.3f}, over {counted(ctx.n, 'game')}."
         ]
     fair = 100.0 / ctx.players
     for st in seats:
@@ -949,24 +952,35 @@ def _ladder_context(ctx: _Ctx, lad: dict) -> dict:
         other = rung + 1 if rung + 1 < len(labels) else rung - 1
         lo, hi = sorted((rung, other))
         res = lad["results"]
-        vs = convergence(lad["game"], res[lo].games, res[hi].games, lad["players"])
+        vs = convergence(
+            lad["game"], res[lo].games, res[hi].games, lad["players"], lad["precision"]
+        )
         key = "win rate" if lad["players"] > 1 else "mean score"
         rows = [v for v in vs if v["statistic"].startswith(key)]
         verdict = {"against": labels[other], "verdicts": rows}
-        stable = all(v["stable"] for v in rows)
+        if any(v["stable"] is None for v in rows):  # an interval that tells nothing
+            moved = "could not be told apart (not enough games)"
+        else:
+            moved = "were stable" if all(v["stable"] for v in rows) else "still moved"
         header = (
             f"the report's players ({who}) are rung {rung} of {len(labels)} "
             f"({', '.join(labels)}); its seat {'win rates' if key == 'win rate' else 'score'} "
-            f"{'were stable' if stable else 'still moved'} between it and {labels[other]} "
-            f"({lad['rungs'][rung]['games']:,} games per run)"
+            f"{moved} between it and {labels[other]} "
+            f"({counted(lad['rungs'][rung]['games'], 'game')} per run)"
         )
     return {"ladder": lad, "figures": ladder_figures(lad), "rung": rung, "verdict": verdict,
             "header": header}  # fmt: skip
 
 
 def _stable_words(verdicts: list[dict]) -> str:
-    moving = [v["statistic"] for v in verdicts if not v["stable"]]
-    return "every statistic stable" if not moving else "still moving: " + ", ".join(moving)
+    moving = [v["statistic"] for v in verdicts if v["stable"] is False]
+    unknown = [v["statistic"] for v in verdicts if v["stable"] is None]
+    words = [] if moving or unknown else ["every statistic stable"]
+    if moving:
+        words.append("still moving: " + ", ".join(moving))
+    if unknown:
+        words.append("not enough games: " + ", ".join(unknown))
+    return "; ".join(words)
 
 
 def _ladder_tables(lad: dict) -> list[tuple[str, list[str], list[list[str]]]]:

@@ -672,6 +672,25 @@ def build_summary(
     return summary
 
 
+def timing_text(summary: dict) -> str:
+    """The time and throughput of a run as one phrase, each figure labelled so that they agree:
+    ``"7.97 s (4.48 s of it compiling or loading kernels), 286,282 games/s after that"``: the wall
+    seconds (``elapsed_seconds``, compile included), the compile part (``compile_seconds``,
+    shown when it is at least 0.005 s) and the rate over the play time alone
+    (``games_per_second``); a rate under 10 games/s reads as seconds per game. Every text
+    output of a run's timing uses it (docs/outputs.md, "JSON summary")."""
+    gps = summary.get("games_per_second") or 0
+    comp = float(summary.get("compile_seconds") or 0.0)
+    # slow runs (search policies) read better as seconds per game than as "0 games/s"
+    rate = f"{gps:,.0f} games/s" if gps >= 10 or gps == 0 else f"{1 / gps:,.2f} s/game"
+    if comp < 0.005:  # nothing compiled: the seconds and the rate measure the same time
+        return f"{summary['elapsed_seconds']:.2f} s, {rate}"
+    return (
+        f"{summary['elapsed_seconds']:.2f} s ({comp:.2f} s of it compiling or loading kernels), "
+        f"{rate} after that"
+    )
+
+
 def _run_manifest(cfg: RunConfig, games: int, seed: int, plan, module=None) -> dict:
     m = {
         "game": cfg.game,

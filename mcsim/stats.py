@@ -137,9 +137,41 @@ def score_summary(values) -> dict:
     }
 
 
-def paired_difference(a, b) -> dict:
-    """Mean of ``a - b`` over paired games with a t 95% interval (common random numbers)."""
-    return mean_interval(np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64))
+def difference_bounds(
+    bounds: tuple[float | None, float | None] = (None, None),
+) -> tuple[float | None, float | None]:
+    """The range of a difference ``a - b`` of two values that each lie in ``bounds``
+    (``(low, high)``, None = unbounded): ``(low - high, high - low)`` when both ends are
+    finite (a difference of win rates, range ``(0, 1)``, lies in ``(-1, 1)``), else unbounded.
+
+    >>> difference_bounds((0, 1)), difference_bounds((0, None))
+    ((-1.0, 1.0), (None, None))
+    """
+    lo, hi = bounds
+    if lo is None or hi is None:
+        return (None, None)
+    w = float(hi) - float(lo)
+    return (-w, w)
+
+
+def paired_difference(a, b, bounds: tuple[float | None, float | None] = (None, None)) -> dict:
+    """Mean of ``a - b`` over paired games with a t 95% interval (common random numbers), as
+    ``mean_interval``; the interval is clipped to the range of a difference of two values in
+    ``bounds``, the range of ``a`` and ``b`` (``difference_bounds``: a win-rate difference
+    stays in [-1, 1])."""
+    x = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    return mean_interval(x, difference_bounds(bounds))
+
+
+def tells_nothing(d: dict, bounds: tuple[float | None, float | None] = (None, None)) -> bool:
+    """True when the interval of ``d`` (keys ``low``, ``high``) is undefined (NaN or None
+    bounds) or covers the whole of the quantity's range ``bounds`` (both ends finite): then
+    every value is possible and no verdict may be read from it ("not enough games")."""
+    lo, hi = d.get("low"), d.get("high")
+    if lo is None or hi is None or lo != lo or hi != hi:
+        return True
+    b_lo, b_hi = bounds
+    return b_lo is not None and b_hi is not None and lo <= b_lo and hi >= b_hi
 
 
 def ranks_and_shares(scores: np.ndarray, win_share: np.ndarray | None = None):

@@ -52,8 +52,10 @@ import numpy as np
 
 from mcsim import stats
 from mcsim.errors import ConfigError
+from mcsim.games import get_game
 from mcsim.games.base import parse_policy
 from mcsim.runner import RunOptions, resolve_config
+from mcsim.text import counted
 from mcsim.values import on_cli
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
@@ -294,6 +296,10 @@ def tournament(
     interval, and the raw win rate over all lineups), ``meta_game``, ``nash`` and
     ``alpha_rank`` (``meta_rankings``), ``games_per_second`` (compile time excluded).
 
+    ``players`` (seats per game) None: the game's default seat count, except for a game that
+    is solo by default (Don Quixote), where it is one seat per policy (at most the game's
+    maximum), as ``simulate`` infers the seats from the policies.
+
     With ``precision`` (``mcsim.precision``): every lineup plays the same games chunk by
     chunk until every pair's win share (per deal, over the pair's lineups) has a 95% interval
     within ±precision, at most ``max_games`` per lineup; ``games_per_lineup`` is where it
@@ -310,6 +316,10 @@ def tournament(
     if len(labels) < 2 or len(set(labels)) != len(labels):
         what = "--policy values" if on_cli() else "policies (policies=)"
         raise ConfigError(f"a tournament needs at least two different {what}")
+    if players is None:
+        spec = get_game(game).SPEC
+        if spec.default_players == 1:  # solo by default: one seat per contestant, as simulate
+            players = min(len(labels), spec.max_players)
     module, cfg = resolve_config(game, players, [labels[0]], variant, options)
     players = cfg.players
     if players < 2:  # refused before any game
@@ -497,8 +507,8 @@ def format_tournament(t: dict) -> str:
     labels = t["policies"]
     width = max(12, max(len(p) for p in labels) + 2)
     lines = [
-        f"{t['game']} tournament: {len(t['lineups'])} lineups x {t['games_per_lineup']:,} "
-        f"games, seed {t['seed']}, {t['players']} players",
+        f"{t['game']} tournament: {len(t['lineups'])} lineups x "
+        f"{counted(t['games_per_lineup'], 'game')}, seed {t['seed']}, {t['players']} players",
         "",
         "win rate of row against column [95% CI]:",
         " " * width + "".join(f"{p:>26}" for p in labels),

@@ -77,6 +77,7 @@ from mcsim.runner import (
     versions,
     write_atomic,
 )
+from mcsim.text import counted
 from mcsim.values import Whole, is_number_text, label, real_number
 
 OBJECTIVES = ("win_share", "score", "margin")
@@ -388,7 +389,7 @@ def plan_budget(
         raise ConfigError(
             f"--budget {budget:,} is too small: one generation ({popsize} "
             f"candidates x {seatings} seatings x 2 deals) plus 2 validation deals "
-            f"need at least {minimum:,} games"
+            f"need at least {counted(minimum, 'game')}"
         )
     if deals is not None:
         deals = Whole(1, MAX_GAMES, "at least 1", f"{MAX_GAMES:,}").check(deals, label("deals"))
@@ -1085,7 +1086,7 @@ def format_plan(settings: dict, long_name: str = "") -> str:
     lines = [
         f"{long_name or s['game']}: tune {s['start_policy']} ({s['players']} player(s), "
         f"field {', '.join(s['against']) or '-'}, objective {s['objective']}), "
-        f"budget {s['budget']:,} games, seed {s['seed']}",
+        f"budget {counted(s['budget'], 'game')}, seed {s['seed']}",
         f"  {'parameter':<20}{'low':>10}{'high':>10}{'start':>10}  {'type':<9}documented range",
     ]
     for p in s["search_space"]:
@@ -1118,7 +1119,7 @@ def format_tune(res: dict, long_name: str = "") -> str:
     field = ", ".join(s["against"]) or "-"
     lines = [
         f"{long_name or s['game']}: tuning from {s['start_policy']} ({s['players']} player(s), field "
-        f"{field}, objective {obj}) with {res['games_played']:,} of {s['budget']:,} games, "
+        f"{field}, objective {obj}) with {res['games_played']:,} of {counted(s['budget'], 'game')}, "
         f"seed {s['seed']}",
         f"  {s['generations']} generation(s) x {s['popsize']} candidates x {s['seatings']} "
         f"seating(s) x {s['deals']} deals; {len(s['search_space'])} parameters: "

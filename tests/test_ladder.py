@@ -88,7 +88,7 @@ def test_sacred_hill_verdicts_pair_the_top_two_rungs(sh_ladder):
     ]
     for x in v.values():
         inside = x["low"] <= 0 <= x["high"]
-        assert x["verdict"] == (L.STABLE if inside else L.MOVING)
+        assert x["verdict"] == (L.STABLE_AT_GAMES if inside else L.MOVING)  # no precision
     assert [x["stable"] for x in v.values()] == [True, True, True, True, True, False, True, True]
 
 

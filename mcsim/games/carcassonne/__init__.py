@@ -115,6 +115,15 @@ EDGE_CODE = {"C": K.EDGE_CITY, "R": K.EDGE_ROAD, "F": K.EDGE_FIELD}
 KIND_NAMES = ("city", "road", "field", "cloister")
 GIFT_IDS = ("synod", "road_sweeper", "cash_out", "change_position", "take_2")
 CATEGORIES = ("road", "city", "monastery", "farm", "gift")
+
+
+def point_categories(variant: dict) -> tuple[str, ...]:
+    """The point categories a run with the resolved ``variant`` can score (``CATEGORIES``),
+    without ``gift`` when The Gifts are off (``gifts=false``, the default): what the summary,
+    its text and the report's figure list (the per-game ``points_gift_<k>`` columns stay, 0)."""
+    return CATEGORIES if variant.get("gifts") == "true" else CATEGORIES[:-1]
+
+
 SCORING_KEYS = (
     "road_per_tile",
     "city_complete_per_tile",
@@ -365,8 +374,13 @@ OPTIONS = {
 
 SPEC = GameSpec(
     id="carcassonne",
-    long_name="Carcassonne (base game, farmers) with The Gifts",
-    titles=(("gifts", "false", "Carcassonne (base game, farmers)"),),
+    # the name without a variant (the games list, --help, compile notices) claims The Gifts
+    # only as the variant it is (off by default); a run's header names what it played
+    long_name="Carcassonne (base game, farmers; The Gifts with gifts=true)",
+    titles=(
+        ("gifts", "false", "Carcassonne (base game, farmers)"),
+        ("gifts", "true", "Carcassonne (base game, farmers) with The Gifts"),
+    ),
     readings_of=(("gifts", "true", GIFT_READINGS),),
     rules=_src,
     min_players=2,

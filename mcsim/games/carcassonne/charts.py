@@ -27,6 +27,10 @@ def features(ctx) -> ch.Figure:
             else 99
         ),
     )
+    from mcsim.games.carcassonne import CATEGORIES, point_categories
+
+    shown = point_categories(ctx.summary.get("variant") or {})  # no "gift" without The Gifts
+    feats = [f for f in feats if f in shown or f not in CATEGORIES]
     if not feats:
         raise ch.MissingData("the game has no points_<feature>_<seat> columns yet")
     k = ctx.players
@@ -34,7 +38,10 @@ def features(ctx) -> ch.Figure:
     x = np.arange(len(feats))
     fig, (ax,) = ch.figure()
     for s in range(k):
-        mi = [stats.mean_interval(g[f"points_{f}_{s}"].to_numpy(np.float64)) for f in feats]
+        # points are never negative: the intervals start at 0 (docs/outputs.md, "Intervals")
+        mi = [
+            stats.mean_interval(g[f"points_{f}_{s}"].to_numpy(np.float64), (0, None)) for f in feats
+        ]
         m = [r["mean"] for r in mi]
         ax.bar(
             x + (s - (k - 1) / 2) * w,

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from mcsim.games.base import Prepared
-from mcsim.games.carcassonne import CATEGORIES, GIFT_IDS
+from mcsim.games.carcassonne import CATEGORIES, GIFT_IDS, point_categories
 
 
 def _mean(x) -> dict:
@@ -69,7 +69,8 @@ def finalize_summary(t: dict, prep: Prepared) -> dict:
     """The ``"carcassonne"`` block of the summary.
 
     Keys: ``tiles_per_seat`` (mean tiles placed by each seat), ``points_by_feature`` (per
-    category: mean per game over all seats and per seat), ``unplaceable_per_game``,
+    category of ``point_categories``, so ``gift`` only with The Gifts: mean per game over all
+    seats and per seat), ``unplaceable_per_game``,
     ``winner_margin`` and ``score_spread`` (points, mean with 95% interval); with gifts:
     ``gifts`` per card type (received / opened / held at the end per game, points per game and
     per opened card) and ``gift_cards_per_seat``. Means carry Student-t 95% intervals.
@@ -81,9 +82,11 @@ def finalize_summary(t: dict, prep: Prepared) -> dict:
 
     n = t["unplaceable"]["n"]
     out: dict = {"tiles_per_seat": [mi(m) for m in t["tiles"]]}
+    shown = point_categories(prep.config.variant)  # no "gift" without The Gifts
     out["points_by_feature"] = {
         name: {"per_game": mi(f["per_game"]), "by_seat": [x / n for x in f["by_seat"]]}
         for name, f in t["features"].items()
+        if name in shown
     }
     out["unplaceable_per_game"] = mi(t["unplaceable"])
     out["games_with_unplaceable"] = stats.proportion(float(t["with_unplaceable"]), n)

@@ -24,8 +24,9 @@ def officials(ctx) -> ch.Figure:
     ch.need(g, [f"used_{n}_{s}" for n in names for s in range(ctx.players)])
     fig, axes = ch.figure(11, 4.8, ncols=2)
     mi = [
-        stats.mean_interval(
-            np.concatenate([g[f"used_{n}_{s}"].to_numpy(np.float64) for s in range(ctx.players)])
+        stats.mean_interval(  # a count of uses: its interval starts at 0
+            np.concatenate([g[f"used_{n}_{s}"].to_numpy(np.float64) for s in range(ctx.players)]),
+            (0, None),
         )
         for n in names
     ]

@@ -774,6 +774,11 @@ def _replay_outcome(record: dict, g: Game, turns: list, players: int) -> dict:
         "carriages": [g.get(K.S_CARRIAGE, p) for p in range(players)],
         "houses_left": houses_left,
         "tile_points": [g.get(K.S_TILE_PTS, p) for p in range(players)],
+        # what the carriage is worth (§5: its points, not its length): the score as it stands
+        # (carriage + bonus tiles) minus the bonus tiles
+        "carriage_points": [
+            f + h - g.get(K.S_TILE_PTS, p) for p, (f, h) in enumerate(zip(final, houses_left))
+        ],
         "house_penalty": houses_left,
         "score_if_ended_now": final,
     }
@@ -793,8 +798,9 @@ def replay(record: dict) -> ReplayResult:
     -------
     dict
         ``{"finished", "turns", "scores", "points" (= scores), "winner", "end_reason",
-        "carriages", "houses_left", "tile_points", "house_penalty", "score_if_ended_now"}``
-        (points per seat). Finished: ``scores`` are the final scores, the house penalty
+        "carriages", "houses_left", "tile_points", "carriage_points", "house_penalty",
+        "score_if_ended_now"}`` (per seat; ``carriages`` the carriage's length, the others
+        points). Finished: ``scores`` are the final scores, the house penalty
         (houses not placed, §5) included. Unfinished: ``scores`` are the scores as they stand
         (carriage + bonus tiles), without the penalty that only the game's end applies;
         ``house_penalty`` is that penalty (points, one per house not placed) and
@@ -822,14 +828,17 @@ def format_replay(result: dict) -> str:
         + (f" ({result['end_reason']})" if result["end_reason"] else "")
     ]
     for p, s in enumerate(result["scores"]):
+        # the carriage's length with what it is worth, so that the parts add up to the points
+        n = result["carriages"][p]
+        car = f"carriage {n} ({result['carriage_points'][p]} points)" if n else "carriage -"
         if result["finished"]:
             lines.append(
-                f"seat {p}: {s:3d} points  (carriage {result['carriages'][p] or '-'}, "
+                f"seat {p}: {s:3d} points  ({car}, "
                 f"tiles {result['tile_points'][p]}, houses left {result['houses_left'][p]})"
             )
             continue
         lines.append(
-            f"seat {p}: {s:3d} points so far  (carriage {result['carriages'][p] or '-'}, "
+            f"seat {p}: {s:3d} points so far  ({car}, "
             f"tiles {result['tile_points'][p]}); houses left {result['houses_left'][p]}: "
             f"penalty -{result['house_penalty'][p]} at the end, "
             f"{result['score_if_ended_now'][p]} if the game ended now"
