@@ -93,6 +93,14 @@ def test_api_out_dir_on_an_earlier_run_or_a_file_names_the_keywords(tmp_path):
         "force=True to replace it"
     )
     assert snapshot(out) == before
+    from mcsim.precision import simulate_to_precision
+
+    with pytest.raises(OutputError) as e:  # sized by precision: the same check
+        simulate_to_precision("sacred-hill", 0.1, max_games=100, out_dir=out)
+    assert str(e.value).startswith(f"out_dir={str(out)!r} holds an earlier run; use resume=True")
+    with pytest.raises(BadValueError):
+        simulate_to_precision("sacred-hill", 0.1, max_games=100, out_dir="")
+    assert snapshot(out) == before
     with pytest.raises(ConfigError) as e:
         mcsim.simulate("sacred-hill", games=10, out_dir=out, resume=True, force=True)
     assert str(e.value) == "force=True starts over and resume=True continues: give one of them"
