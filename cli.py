@@ -477,6 +477,22 @@ def format_summary(summary: dict, module) -> str:
     return "\n".join(lines)
 
 
+def _nonempty_scheduler(ctx, param, value):
+    """Refuse an empty ``--scheduler`` as an empty ``--out`` is refused (it is no address; a
+    LocalCluster is what leaving the flag out gives)."""
+    if value is not None and not value.strip():
+        raise click.BadParameter("is empty; give a scheduler address such as tcp://host:8786")
+    return value
+
+
+def print_notices(notices, quiet: bool) -> None:
+    """``note: ...`` lines on stderr; with ``--quiet`` only those saying that a resumed run
+    played saved games again (a foreign, edited or damaged file in the folder: never hidden)."""
+    for line in notices:
+        if not quiet or str(line).startswith("resume:"):
+            click.echo(f"note: {line}", err=True)
+
+
 def scale_options(fn):
     """Backend options shared by the commands that play many games."""
     for deco in reversed(
@@ -492,6 +508,7 @@ def scale_options(fn):
                 "--scheduler",
                 default=None,
                 metavar="ADDRESS",
+                callback=_nonempty_scheduler,
                 help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (default with "
                 "--backend dask: a LocalCluster on this machine).",
             ),
@@ -733,9 +750,7 @@ def simulate_cmd(
                 record_out, lambda tmp: Path(tmp).write_text(text + "\n"), "--record-out"
             )
         outs.commit()
-    if not quiet:
-        for line in result.prepared.notices:
-            click.echo(f"note: {line}", err=True)
+    print_notices(result.prepared.notices, quiet)
     if as_json:
         click.echo(to_json(result.summary))
     else:
@@ -1392,9 +1407,7 @@ def evaluate_cmd(
         res = evaluate(game, policies, **kw)
         notices = res.get("notices", [])
         text = format_evaluation(res, long_name)
-    if not quiet:
-        for line in notices:
-            click.echo(f"note: {line}", err=True)
+    print_notices(notices, quiet)
     click.echo(to_json(res) if as_json else text)
 
 
@@ -1539,7 +1552,7 @@ def compare_cmd(
 @click.option(
     "--out",
     "-o",
-    type=click.Path(file_okay=False),
+    type=click.Path(),  # a file is refused by output_path, as for every --out
     default=None,
     callback=output_path("dir"),
     help="Folder for every run's per-game Parquet dataset, ladder.json and one PNG per "
@@ -1547,6 +1560,11 @@ def compare_cmd(
 )
 @click.option(
     "--resume", is_flag=True, help="Continue an interrupted ladder in --out DIR (same result)."
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace an earlier ladder in --out DIR, once the new one has finished.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the ladder as one JSON object.")
 @click.option("--quiet", "-q", is_flag=True, help="No calibration line or progress on stderr.")
@@ -1566,6 +1584,7 @@ def ladder_cmd(
     max_games,
     out,
     resume,
+    force,
     as_json,
     quiet,
 ):
@@ -1594,10 +1613,12 @@ def ladder_cmd(
         )
     if resume and out is None:
         raise click.UsageError("--resume needs --out DIR (the folder of the interrupted ladder)")
-    if out is not None:  # writable, and empty unless --resume: before any game
-        from mcsim.outputs import Outputs
+    if force and resume:
+        raise click.UsageError("--force starts over and --resume continues: give one of them")
+    if out is not None:  # as every command's --out DIR, before any game
+        from mcsim.outputs import LADDER_FOLDER, check_run_folder
 
-        Outputs().folder(out, "--out", keep=True)  # (ladder() refuses a non-empty one)
+        check_run_folder(out, "--out", LADDER_FOLDER, resume, force)
     if games <= 0 and precision is None:
         raise click.BadParameter(
             f"must be a positive whole number, not {games}", param_hint="--games"
@@ -1617,14 +1638,13 @@ def ladder_cmd(
         scheduler=scheduler,
         out_dir=out,
         resume=resume,
+        force=force,
         progress=not quiet,
         echo=_precision_echo(quiet),
     )
     if out is not None:
         write_ladder_folder(lad, out)
-    if not quiet:
-        for line in lad["notices"]:
-            click.echo(f"note: {line}", err=True)
+    print_notices(lad["notices"], quiet)
     click.echo(to_json(to_json_dict(lad)) if as_json else format_ladder(lad))
 
 
@@ -1696,7 +1716,8 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_j
         click.echo(f"{len(plan.cells)} cells, {plan.total_games:,} games")
         return
     echo = None if quiet else (lambda line: click.echo(line, err=True))
-    note = None if quiet else (lambda line: click.echo(f"note: {line}", err=True))
+    # a cell summary played again on --resume is never hidden, also with --quiet
+    note = lambda line: click.echo(f"note: {line}", err=True)  # noqa: E731
     res = batch.run_plan(
         plan,
         out=out,
@@ -1816,9 +1837,7 @@ def report_cmd(
         ladder_rungs=rungs,
         ladder_games=ladder_games,
     )
-    if not quiet:
-        for line in rep.result.prepared.notices:
-            click.echo(f"note: {line}", err=True)
+    print_notices(rep.result.prepared.notices, quiet)
     if as_json:
         click.echo(report.report_json(rep))
     else:

@@ -573,7 +573,7 @@ def run_plan(
 
         if resume and force:
             raise ConfigError("--force starts over and --resume continues: give one of them")
-        if check_run_folder(out, "--out", BATCH_FOLDER, resume, force) and force:
+        if check_run_folder(out, "--out", BATCH_FOLDER, resume, force, keyword="out") and force:
             replacing = RunReplacement(out, BATCH_FOLDER)
     try:
         res = _run_cells(

@@ -111,6 +111,7 @@ def ladder(
     scheduler: str | None = None,
     out_dir: str | Path | None = None,
     resume: bool = False,
+    force: bool = False,
     progress: bool = False,
     echo=None,
 ) -> dict:
@@ -128,7 +129,9 @@ def ladder(
         ``max_games`` (default ``mcsim.precision.DEFAULT_MAX_GAMES``) games per run.
     out_dir : path, optional
         Per run a ``simulate --out DIR`` dataset (``rung-<r>-<policy>/``, ``curve-<r>-seat<s>/``);
-        ``resume`` continues an interrupted ladder there.
+        ``resume`` continues an interrupted ladder there; ``force`` replaces an earlier
+        ladder there, once the new one's runs are whole (a folder holding other files is
+        refused, as ``simulate``'s; ``mcsim.outputs.check_run_folder``).
 
     Returns ``{"game", "seed", "players", "variant", "rungs": [...], "curve": [...],
     "verdicts": [...], "precision", ...}``; each rung holds its summary (as ``simulate``),
@@ -137,7 +140,8 @@ def ladder(
     key holds the ``SimulationResult`` of every self-play rung (not JSON; dropped by
     ``to_json_dict``).
 
-    Raises ``ConfigError``, ``UnknownPolicyError``, ``UnknownVariantError`` before any game.
+    Raises ``ConfigError``, ``UnknownPolicyError``, ``UnknownVariantError``, ``OutputError``
+    (``out_dir``) before any game.
     """
     from mcsim.precision import DEFAULT_MAX_GAMES
     from mcsim.runner import resolve_config
@@ -156,18 +160,20 @@ def ladder(
     check_limits(max_games, seed, "--games" if precision is None else "--max-games")
     resolve_execution(workers, backend, scheduler, resume, out_dir)  # before the folder exists
     base = None if out_dir is None else Path(out_dir)
-    if base is not None:
-        if base.exists() and not base.is_dir():
-            raise ConfigError(f"{base} is a file, not a directory")
-        if not resume and base.exists() and any(base.iterdir()):
+    replacing = None  # with force over an earlier ladder: its RunReplacement
+    if base is not None:  # the one check of every command's output folder
+        from mcsim.outputs import LADDER_FOLDER, RunReplacement, check_run_folder
+        from mcsim.values import on_cli
+
+        if force and resume:
             raise ConfigError(
-                f"{base} is not empty; use --resume to continue the ladder in it, "
-                "or choose another directory"
+                "--force starts over and --resume continues: give one of them"
+                if on_cli()
+                else "force=True starts over and resume=True continues: give one of them"
             )
-        if resume and not base.is_dir():
-            raise ConfigError(f"cannot resume: {base} holds no ladder")
-        if not base.parent.is_dir():
-            raise ConfigError(f"cannot write {base}: directory {base.parent} does not exist")
+        if check_run_folder(out_dir, "--out", LADDER_FOLDER, resume, force) and force:
+            replacing = RunReplacement(base, LADDER_FOLDER)
+            base = replacing.stage
         base.mkdir(exist_ok=True)
 
     def sub(name):
@@ -192,22 +198,28 @@ def ladder(
             groups.append(
                 Group(f"{labels[r]} vs {labels[r - 1]}", ids, rotation_share(list(range(npl))))
             )
-    study = play_study(
-        game,
-        runs,
-        groups,
-        precision=precision,
-        max_games=max_games,
-        seed=seed,
-        players=npl,
-        options=options,
-        workers=workers,
-        backend=backend,
-        scheduler=scheduler,
-        resume=resume,
-        progress=progress,
-        echo=echo,
-    )
+    try:
+        study = play_study(
+            game,
+            runs,
+            groups,
+            precision=precision,
+            max_games=max_games,
+            seed=seed,
+            players=npl,
+            options=options,
+            workers=workers,
+            backend=backend,
+            scheduler=scheduler,
+            resume=resume,
+            progress=progress,
+            echo=echo,
+        )
+        if replacing is not None:  # the earlier ladder's runs give way only now
+            replacing.commit()
+    finally:
+        if replacing is not None:
+            replacing.abort()
     res = study.results
     rung_rows = []
     for r, lab in enumerate(labels):

@@ -228,15 +228,21 @@ def write_staged(stage: Path, name: str, data: str | bytes, target: str | os.Pat
 
 
 class RunFolder:
-    """What a resumable output folder holds: ``marker`` (the file that says an earlier run is
-    there), ``names`` (fnmatch patterns of every file or folder such a run writes) and ``what``
-    (the run, for messages: "run", "tuning run", "batch"). Hidden temporary names
-    (``.*.tmp``, ``.mcsim-probe-*``) count as the run's own."""
+    """What a command's output folder holds: ``marker`` (a glob pattern, relative to the
+    folder, of the file that says an earlier run is there), ``names`` (fnmatch patterns of
+    every file or folder such a run writes), ``what`` (the run, for messages: "run", "tuning
+    run", "batch", "report") and ``resumable`` (whether the command has ``--resume``). Hidden
+    temporary names (``.*.tmp``, ``.mcsim-probe-*``) count as the run's own."""
 
-    def __init__(self, marker: str, names: tuple[str, ...], what: str):
+    def __init__(self, marker: str, names: tuple[str, ...], what: str, resumable: bool = True):
         self.marker = marker
         self.names = names
         self.what = what
+        self.resumable = resumable
+
+    def holds_run(self, folder: Path) -> bool:
+        """True when ``folder`` holds the marker of an earlier run."""
+        return next(iter(Path(folder).glob(self.marker)), None) is not None
 
     def owns(self, name: str) -> bool:
         """True when ``name`` (a folder entry) is one a run of this kind writes."""
@@ -248,10 +254,19 @@ class RunFolder:
 
 
 def check_run_folder(
-    path: str | os.PathLike, flag: str, kind: RunFolder, resume: bool, force: bool
+    path: str | os.PathLike,
+    flag: str,
+    kind: RunFolder,
+    resume: bool,
+    force: bool,
+    keyword: str = "out_dir",
 ) -> bool:
-    """Check a resumable output folder (``simulate --out DIR``, ``tune --out``, ``batch
-    --out``) before anything is played.
+    """Check a command's output folder (``simulate``, ``tune``, ``batch``, ``ladder``,
+    ``report --out DIR``) before anything is played.
+
+    ``flag`` names the folder on the command line, ``keyword`` the Python keyword that gives
+    it (``out_dir``): messages name whichever is in use (``mcsim.values.label``), as they name
+    ``--resume`` / ``resume=True`` and ``--force`` / ``force=True``.
 
     Returns True when ``force`` is to replace an earlier run there: that run then stays as it
     is until the new one has finished (write the new one into ``RunReplacement(path).stage``
@@ -259,36 +274,48 @@ def check_run_folder(
 
     Raises
     ------
+    BadValueError
+        An empty ``path`` (it would be the current folder).
     OutputError
-        One line naming ``flag`` and ``path``: not a folder; ``resume`` without an earlier run
-        there (a missing folder included); an earlier run without ``resume`` or ``force``;
-        files that are not an earlier run's (never replaced, even with ``force``); a missing,
-        read-only or full folder (the probe).
+        One line naming the flag (or keyword) and ``path``: not a folder; ``resume`` without
+        an earlier run there (a missing folder included); an earlier run without ``resume`` or
+        ``force``; files that are not an earlier run's (never replaced, even with ``force``); a
+        missing, read-only or full folder (the probe).
     """
+    from mcsim.errors import BadValueError
+    from mcsim.values import label, on_cli
+
+    cli = on_cli()
+    where = f"{flag} {path}" if cli else label(keyword, os.fspath(path))
+    if not os.fspath(path).strip():
+        raise BadValueError(
+            f"{flag if cli else label(keyword)} is empty; give a folder name "
+            "(the current folder is never an output folder)"
+        )
+    use_resume = "--resume" if cli else "resume=True"
+    use_force = "--force" if cli else "force=True"
     p = Path(path)
     if p.exists() and not p.is_dir():
-        raise OutputError(f"{flag} {path} exists and is not a folder")
+        raise OutputError(f"{where} exists and is not a folder")
     if resume:
         if not p.is_dir():
-            raise OutputError(f"{flag} {path}: cannot resume: the folder does not exist")
-        if not (p / kind.marker).exists():
-            raise OutputError(
-                f"{flag} {path}: cannot resume: it holds no {kind.what} (no {kind.marker})"
-            )
+            raise OutputError(f"{where}: cannot resume: the folder does not exist")
+        if not kind.holds_run(p):
+            raise OutputError(f"{where}: cannot resume: it holds no {kind.what} (no {kind.marker})")
         probe_folder(p, flag, path)
         return False
     if not p.is_dir():
         parent = p.resolve().parent
         if not parent.is_dir():
-            raise OutputError(f"{flag} {path}: folder {parent} does not exist")
+            raise OutputError(f"{where}: folder {parent} does not exist")
         probe_folder(parent, flag, path)
         return False
     entries = sorted(e.name for e in p.iterdir())
     if entries:
         others = [e for e in entries if not kind.owns(e)]
-        if not (p / kind.marker).exists() or others:
+        if not kind.holds_run(p) or others:
             raise OutputError(
-                f"{flag} {path} is not empty and holds "
+                f"{where} is not empty and holds "
                 + (
                     f"{others[0]!r}, not only an earlier {kind.what}"
                     if others
@@ -298,8 +325,9 @@ def check_run_folder(
             )
         if not force:
             raise OutputError(
-                f"{flag} {path} holds an earlier {kind.what}; use --resume to continue it "
-                f"or --force to replace it"
+                f"{where} holds an earlier {kind.what}; use "
+                + (f"{use_resume} to continue it or " if kind.resumable else "")
+                + f"{use_force} to replace it"
             )
     probe_folder(p, flag, path)
     return bool(entries)
@@ -374,4 +402,18 @@ TUNE_FOLDER = RunFolder(
 #: ``batch --out DIR`` (``mcsim.batch``)
 BATCH_FOLDER = RunFolder(
     "plan.json", ("plan.json", "results.csv", "results.parquet", "experiments"), "batch"
+)
+#: ``report --out DIR`` (``mcsim.report``: ``<slug>.png`` figures, ``show_*.html`` example games)
+REPORT_FOLDER = RunFolder(
+    "report.md",
+    ("report.md", "report.html", "summary.json", "*.png", "show_*_game*.html"),
+    "report",
+    resumable=False,
+)
+#: ``ladder --out DIR`` (``mcsim.ladder``): one ``simulate`` dataset per run, ``ladder.json``
+#: and the PNG figures at the end; an interrupted ladder is known by its first rung's manifest
+LADDER_FOLDER = RunFolder(
+    "rung-0-*/_manifest.json",
+    ("rung-*", "curve-*", "ladder.json", "*.png"),
+    "ladder",
 )

@@ -552,12 +552,12 @@ def simulate_to_precision(
     max_games = DEFAULT_MAX_GAMES if max_games is None else max_games
     check_precision(precision, max_games, win_rates=cfg.players > 1)
     replacing = None  # with force over an earlier run in out_dir: as simulate does it
-    if out_dir is not None and force:
-        if resume:
+    if out_dir is not None:  # the one check of every output folder, as simulate's
+        if resume and force:
             raise ConfigError("--force starts over and --resume continues: give one of them")
         from mcsim.outputs import SIMULATE_FOLDER, RunReplacement, check_run_folder
 
-        if check_run_folder(out_dir, "--out", SIMULATE_FOLDER, False, True):
+        if check_run_folder(out_dir, "--out", SIMULATE_FOLDER, resume, force) and force:
             replacing = RunReplacement(out_dir, SIMULATE_FOLDER)
     try:
         result = _simulate_study(

@@ -196,9 +196,11 @@ def build_report(
         report's facts then say which rung the report's players are and whether the seat win
         rates were stable between that rung and the next (the top rung: the one below).
     force : bool
-        Replace a non-empty ``out`` (``--force``); without it such a folder is refused before
-        anything is played. The report is written to a temporary folder next to ``out`` and
-        moved into place at the end, so a failed run leaves nothing.
+        Replace an earlier report in ``out`` (``--force``); without it such a folder is
+        refused before anything is played, and a folder holding any file a report does not
+        write is refused even with it. The report is written to a temporary folder next to
+        ``out`` and moved into place at the end, so a failed run leaves nothing and the
+        earlier report stays as it was until the new one is whole.
 
     Returns
     -------
@@ -207,17 +209,16 @@ def build_report(
     Raises
     ------
     UnknownGameError, UnknownPolicyError, UnknownVariantError, ConfigError, DataFileError
-        As ``mcsim.simulate``; ``ConfigError`` also when ``out`` cannot be a folder. Nothing is
-        written when the run fails.
+        As ``mcsim.simulate``; ``OutputError`` when
+        ``out`` cannot be the report's folder (``mcsim.outputs.check_run_folder``),
+        ``BadValueError`` when it is empty. Nothing is written when the run fails.
     """
-    from mcsim.outputs import Outputs
+    from mcsim.outputs import REPORT_FOLDER, check_run_folder
 
+    # before any game; --force replaces only an earlier report's files (the folder is swapped
+    # for the new one when it is whole), never a folder holding anything else
+    check_run_folder(out, "--out", REPORT_FOLDER, False, force, keyword="out")
     out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {out} exists and is not a folder")
-    if not out.resolve().parent.is_dir():
-        raise ConfigError(f"--out {out}: folder {out.resolve().parent} does not exist")
-    Outputs(force=force).folder(out, "--out")  # before any game
     module = get_game(game)
     say = echo or (lambda s: None)
     if ladder:

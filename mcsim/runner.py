@@ -981,7 +981,8 @@ def resolve_execution(workers, backend, scheduler, resume, out_dir) -> tuple[int
     cores, the backend to ``local`` (``serial`` for one worker, except in the ``mcsim``
     program, see ``as_program``). Raises ``ConfigError`` for fewer than one worker, more than
     one with ``serial`` (which plays in this process), an unknown backend, ``--scheduler``
-    without dask, or ``--resume`` without ``--out``."""
+    without dask, or ``--resume`` without ``--out``; ``BadValueError`` for an empty
+    ``scheduler``."""
     if workers is None:
         workers = default_workers()
     elif backend == "serial" and WORKERS.check(workers, label("workers")) > 1:
@@ -994,6 +995,10 @@ def resolve_execution(workers, backend, scheduler, resume, out_dir) -> tuple[int
         backend = "local" if workers > 1 or _AS_PROGRAM["on"] else "serial"
     if backend not in BACKENDS:
         raise ConfigError(f"unknown backend {backend!r}; choose from: {', '.join(BACKENDS)}")
+    if isinstance(scheduler, str) and not scheduler.strip():  # no address (not "a LocalCluster")
+        raise BadValueError(
+            f"{label('scheduler')} is empty; give a scheduler address such as tcp://host:8786"
+        )
     if scheduler and backend != "dask":
         raise ConfigError(f"{label('scheduler')} goes with {label('backend', 'dask')}")
     if resume and out_dir is None:
@@ -1135,10 +1140,16 @@ def simulate(
     replacing = None  # with force over an earlier run: its RunReplacement
     if out_path is not None:
         if force and resume:
-            raise ConfigError("--force starts over and --resume continues: give one of them")
+            raise ConfigError(
+                "--force starts over and --resume continues: give one of them"
+                if on_cli()
+                else "force=True starts over and resume=True continues: give one of them"
+            )
         from mcsim.outputs import SIMULATE_FOLDER, RunReplacement, check_run_folder
 
-        if force and check_run_folder(out_path, "--out", SIMULATE_FOLDER, False, True):
+        # the one check of every output folder (an empty name, a file, another run, files
+        # that are not a run's), in the caller's words: --out / out_dir=
+        if check_run_folder(out_dir, "--out", SIMULATE_FOLDER, resume, force) and force:
             replacing = RunReplacement(out_path, SIMULATE_FOLDER)
             out_path = replacing.stage
         done = _prepare_out_dir(out_path, manifest, resume)

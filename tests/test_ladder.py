@@ -131,7 +131,9 @@ def test_sacred_hill_ladder_cli_out_folder_and_resume(run, tmp_path):
             for k in ("elapsed_seconds", "games_per_second", "compile_seconds"):
                 x["summary"].pop(k)
     assert again == first
-    one_error_line(run(*args, "--out", out, "-q"), 2, "is not empty; use --resume")
+    one_error_line(
+        run(*args, "--out", out, "-q"), 2, f"--out {out} holds an earlier ladder; use --resume"
+    )
     # interrupted after the last game, before the ladder's own files: every chunk is saved
     (out / "ladder.json").unlink()
     r = run(*args, "--out", out, "--resume", "-q", "--json")

@@ -406,7 +406,12 @@ def test_outputs_existing_output_without_force_exits_2_for_files_and_folders(
     rep.mkdir()
     (rep / "notes.txt").write_text("mine")
     r = run("report", "sacred-hill", "-n", 50, "-q", "--out", rep)
-    one_error_line(r, 2, f"--out {rep} is not empty; use --force to replace its contents")
+    one_error_line(
+        r,
+        2,
+        f"--out {rep} is not empty and holds 'notes.txt', not only an earlier report; "
+        "choose another folder",
+    )
 
 
 def test_outputs_tune_out_not_a_folder_read_only_or_unrelated_as_the_other_commands(

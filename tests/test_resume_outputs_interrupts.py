@@ -203,12 +203,22 @@ def test_outputs_existing_out_needs_force(run, tmp_path):
     rep = tmp_path / "rep"
     rep.mkdir()
     (rep / "notes.txt").write_text("mine")
+    refused = (
+        f"--out {rep} is not empty and holds 'notes.txt', not only an earlier report; "
+        "choose another folder"
+    )
     r = run("report", "sacred-hill", "-n", 50, "--out", rep, "-q")
-    one_error_line(r, 2, f"--out {rep} is not empty; use --force to replace its contents")
+    one_error_line(r, 2, refused)
     assert [p.name for p in rep.iterdir()] == ["notes.txt"]
     r = run("report", "sacred-hill", "-n", 50, "--out", rep, "-q", "--force")
+    one_error_line(r, 2, refused)  # --force replaces only an earlier report's files
+    assert [p.name for p in rep.iterdir()] == ["notes.txt"]
+    (rep / "notes.txt").unlink()
+    assert run("report", "sacred-hill", "-n", 50, "--out", rep, "-q").exit_code == 0
+    r = run("report", "sacred-hill", "-n", 50, "--out", rep, "-q")
+    one_error_line(r, 2, f"--out {rep} holds an earlier report; use --force to replace it")
+    r = run("report", "sacred-hill", "-n", 50, "--out", rep, "-q", "--force")
     assert r.exit_code == 0, r.output
-    assert "notes.txt" not in {p.name for p in rep.iterdir()}
     assert (rep / "report.html").exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
     r = run("simulate", "sacred-hill", "-n", 50, "--out", tmp_path / "d", "--resume", "--force")

@@ -14,7 +14,7 @@ import pytest
 import mcsim
 from mcsim import runner
 from mcsim.aggregate import Aggregate, _median
-from mcsim.errors import ConfigError
+from mcsim.errors import ConfigError, OutputError
 from mcsim.games import get_game
 
 
@@ -104,21 +104,21 @@ def test_dataset_out_and_resume(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "kwargs,msg",
+    "kwargs,error,msg",
     [
-        (dict(seed=5, resume=True), "different run \\(seed 4 there, 5 now\\)"),
-        (dict(seed=4), "not empty; use --resume"),
+        (dict(seed=5, resume=True), ConfigError, "different run \\(seed 4 there, 5 now\\)"),
+        (dict(seed=4), OutputError, "holds an earlier run; use resume=True to continue it or"),
     ],
 )
-def test_resume_refuses_another_run(tmp_path, kwargs, msg):
+def test_resume_refuses_another_run(tmp_path, kwargs, error, msg):
     out = tmp_path / "run"
     mcsim.simulate("sacred-hill", games=200, seed=4, out_dir=out)
-    with pytest.raises(ConfigError, match=msg):
+    with pytest.raises(error, match=msg):
         mcsim.simulate("sacred-hill", games=200, out_dir=out, **kwargs)
 
 
 def test_resume_needs_a_run(tmp_path):
-    with pytest.raises(ConfigError, match="no _manifest.json"):
+    with pytest.raises(OutputError, match="cannot resume: it holds no run \\(no _manifest.json"):
         mcsim.simulate("sacred-hill", games=20, out_dir=tmp_path, resume=True)
     with pytest.raises(ConfigError, match=r"resume=True needs out_dir="):
         mcsim.simulate("sacred-hill", games=20, resume=True)
