@@ -209,13 +209,13 @@ def build_report(
         As ``mcsim.simulate``; ``ConfigError`` also when ``out`` cannot be a folder. Nothing is
         written when the run fails.
     """
-    from mcsim.outputs import Outputs
+    from mcsim.outputs import Outputs, given_parent
 
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out} exists and is not a folder")
     if not out.resolve().parent.is_dir():
-        raise ConfigError(f"--out {out}: folder {out.resolve().parent} does not exist")
+        raise ConfigError(f"--out {out}: folder {given_parent(out)} does not exist")
     Outputs(force=force).folder(out, "--out")  # before any game
     module = get_game(game)
     say = echo or (lambda s: None)

@@ -149,8 +149,25 @@ def resolve_config(
     spec = module.SPEC
     if isinstance(policies, (str, PolicyChoice)):
         policies = [policies]  # one policy for all seats (a string is not a list of letters)
+    try:
+        policies = list(policies) if policies is not None else None
+    except TypeError:  # not a list (policies=5)
+        name = label("policies")
+        raise BadValueError(
+            f"{name} must be a policy string or a list of them, not {policies!r:.60} "
+            f"({type(policies).__name__})",
+            name,
+        ) from None
+    for p in policies or ():
+        if not isinstance(p, (str, PolicyChoice)):  # a type mistake, not an unknown name
+            name = label("policies")
+            raise BadValueError(
+                f"{name} must be policy strings such as 'greedy:eps=0.1', not {p!r:.60} "
+                f"({type(p).__name__})",
+                name,
+            )
     choices = [
-        p if isinstance(p, PolicyChoice) else parse_policy(str(p))
+        p if isinstance(p, PolicyChoice) else parse_policy(p)
         for p in (list(policies) if policies else ["random"])
     ]
     if players is None:
@@ -164,7 +181,7 @@ def resolve_config(
             f"for all seats or one per seat"
         )
     for c in choices:
-        spec.policy(c.name).vector(c.params)  # validates names and parameters
+        spec.policy(c.name).vector(c.params, c.written)  # validates names and parameters
     if options is not None and not isinstance(options, dict):
         name = label("options")
         raise BadValueError(
@@ -175,6 +192,13 @@ def resolve_config(
         if key not in module.OPTIONS:
             listed = ", ".join(module.OPTIONS) or "none"
             raise ConfigError(f"unknown option {key!r} for {spec.id} (its options: {listed})")
+    if variant is not None and not isinstance(variant, dict):  # a type mistake (a string)
+        name = label("variant")
+        raise BadValueError(
+            f"{name} must be a dict of variant: value (e.g. {{'zone': 'chebyshev8'}}), "
+            f"not {variant!r:.60} ({type(variant).__name__})",
+            name,
+        )
     config = RunConfig(
         game=spec.id,
         players=players,
@@ -868,7 +892,9 @@ SEED = Whole(0, MAX_SEED, "a whole number in [0, 2**64)")
 #: games per chunk: at most a run's largest game count
 CHUNK_SIZE = Whole(1, MAX_GAMES, None, f"{MAX_GAMES:,} (10**12)")
 #: worker processes
-WORKERS = Whole(1, rule="at least 1")
+WORKERS = Whole(1)
+#: a game's index in a run (``show --game-index``): below the largest game count
+GAME_INDEX = Whole(0, MAX_GAMES - 1, None, f"{MAX_GAMES:,} (10**12)", below=True)
 
 
 def check_limits(games, seed, games_name: str | None = None, seed_name: str | None = None) -> None:

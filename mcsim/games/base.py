@@ -85,22 +85,32 @@ class PolicySpec:
     help: str
     params: tuple[ParamSpec, ...] = ()
 
-    def vector(self, overrides: dict[str, float] | None = None) -> np.ndarray:
-        """The float64 parameter vector in ``params`` order, defaults overridden by name."""
+    def vector(
+        self, overrides: dict[str, float] | None = None, written: dict[str, str] | None = None
+    ) -> np.ndarray:
+        """The float64 parameter vector in ``params`` order, defaults overridden by name;
+        ``written`` (``PolicyChoice.written``) is how each override was typed, as refusals
+        quote it. Raises ``BadParameterError`` (bad value), ``UnknownPolicyError`` (no such
+        parameter)."""
         overrides = dict(overrides or {})
         out = np.empty(len(self.params), dtype=np.float64)
         for k, p in enumerate(self.params):
             where = f"policy {self.name!r}: parameter {p.name}"
+            raw = overrides.pop(p.name, p.default)
             try:
-                v = real_number(overrides.pop(p.name, p.default), where)
+                v = real_number(raw, where)
             except BadValueError as e:
                 raise BadParameterError(str(e), where) from None
+            # a value typed as text is shown as written (1e30, not 1e+30; 2, not 2.0)
+            shown = (written or {}).get(p.name) or (
+                raw.strip() if isinstance(raw, str) else p.show(v)
+            )
             if not (p.low <= v <= p.high):
                 raise BadParameterError(
-                    f"{where}={p.show(v)} is outside [{p.show(p.low)}, {p.show(p.high)}]", where
+                    f"{where}={shown} is outside [{p.show(p.low)}, {p.show(p.high)}]", where
                 )
             if p.integer and v != int(v):
-                raise BadParameterError(f"{where}={v} must be a whole number", where)
+                raise BadParameterError(f"{where} must be a whole number, not {shown}", where)
             out[k] = v
         if overrides:
             known = ", ".join(p.name for p in self.params) or "(none)"
@@ -196,6 +206,8 @@ class PolicyChoice:
 
     name: str
     params: dict[str, float] = field(default_factory=dict)
+    #: each parameter as the user typed it (``1e30``, ``2``): how messages quote it
+    written: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def label(self) -> str:
         if not self.params:
@@ -212,6 +224,7 @@ def parse_policy(text: str) -> PolicyChoice:
     """
     name, colon, rest = text.strip().partition(":")
     params: dict[str, float] = {}
+    written: dict[str, str] = {}
     if colon and not rest.strip():
         raise UnknownPolicyError(f"policy {text!r}: no parameters after ':'")
     if rest:
@@ -226,7 +239,8 @@ def parse_policy(text: str) -> PolicyChoice:
                 params[key] = real_number(val, f"policy {name.strip()!r}: parameter {key}")
             except BadValueError as e:
                 raise BadParameterError(str(e), e.name) from None
-    return PolicyChoice(name.strip(), params)
+            written[key] = val.strip()
+    return PolicyChoice(name.strip(), params, written)
 
 
 @dataclass
@@ -266,7 +280,7 @@ def policy_arrays(spec: GameSpec, policies: list[PolicyChoice]) -> tuple[np.ndar
     ids = np.array([s.id for s in specs], dtype=np.int64)
     params = np.zeros((len(specs), width), dtype=np.float64)
     for k, (s, p) in enumerate(zip(specs, policies)):
-        vec = s.vector(p.params)
+        vec = s.vector(p.params, p.written)
         params[k, : len(vec)] = vec
     return ids, params
 
