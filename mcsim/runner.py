@@ -921,17 +921,27 @@ def _stderr_is_terminal() -> bool:
 
 
 class compile_notice:
-    """Context manager: when the block (the kernels' warm-up) is still running after
-    ``COMPILE_NOTICE_AFTER`` seconds, say on stderr that the kernels are being compiled and that
-    this happens once (Numba caches the machine code, ``cache=True``). Silent when ``enabled``
-    is false (``--quiet``) or the cache loads quickly."""
+    """Context manager: when Numba compiles a kernel during the block (the kernels' warm-up)
+    and the block is still running ``COMPILE_NOTICE_AFTER`` seconds after it began, say on
+    stderr that the kernels are being compiled and that this happens once (Numba caches the
+    machine code, ``cache=True``). Silent when ``enabled`` is false (``--quiet``), when the
+    cache loads quickly, and when the block is slow without compiling (a long ``show`` game
+    on a warm cache): only Numba's ``numba:compile`` events, which a cache load does not
+    raise, count as compiling."""
 
     def __init__(self, what: str, enabled: bool = True):
         import threading
 
-        self.timer = threading.Timer(COMPILE_NOTICE_AFTER, self._say, args=(what,))
+        self.what = what
+        self.after = COMPILE_NOTICE_AFTER
+        self.timer = threading.Timer(self.after, self._due)
         self.timer.daemon = True
         self.enabled = enabled
+        self.lock = threading.Lock()
+        self.compiled = False  # a numba:compile event started during the block
+        self.said = False
+        self.t0 = 0.0
+        self.listener = None
 
     @staticmethod
     def _say(what: str) -> None:
@@ -942,13 +952,49 @@ class compile_notice:
             flush=True,
         )
 
+    def _say_once(self) -> None:
+        with self.lock:
+            if self.said:
+                return
+            self.said = True
+        self._say(self.what)
+
+    def _due(self) -> None:
+        """The timer: the block has run ``after`` seconds; a notice if it compiled."""
+        if self.compiled:
+            self._say_once()
+
+    def _compile_started(self) -> None:
+        self.compiled = True
+        if time.perf_counter() - self.t0 >= self.after:
+            self._say_once()
+
     def __enter__(self):
         if self.enabled:
+            from numba.core import event
+
+            notice = self
+
+            class _Compiles(event.Listener):
+                def on_start(self, ev):
+                    notice._compile_started()
+
+                def on_end(self, ev):
+                    pass
+
+            self.listener = _Compiles()
+            event.register("numba:compile", self.listener)
+            self.t0 = time.perf_counter()
             self.timer.start()
         return self
 
     def __exit__(self, *exc):
         self.timer.cancel()
+        if self.listener is not None:
+            from numba.core import event
+
+            event.unregister("numba:compile", self.listener)
+            self.listener = None
         return False
 
 

@@ -133,7 +133,9 @@ def test_an_out_of_range_policy_parameter_is_a_bad_parameter_error():
     # callers that catch a bad --policy, or any bad value, still catch it
     assert isinstance(e.value, errors.UnknownPolicyError)
     assert isinstance(e.value, errors.BadValueError)
-    with pytest.raises(errors.BadParameterError, match="parameter k must be a whole number, not 1.5"):
+    with pytest.raises(
+        errors.BadParameterError, match="parameter k must be a whole number, not 1.5"
+    ):
         mcsim.simulate("don-quixote", games=2, policies=["rollout:k=1.5"])
     # a parameter the policy does not have is still an unknown-policy error, not a bad value
     with pytest.raises(errors.UnknownPolicyError) as e:
