@@ -920,6 +920,11 @@ def _stderr_is_terminal() -> bool:
         return False
 
 
+#: the compile notices whose blocks run now, innermost last: ``call_killable`` gives the
+#: innermost to its worker process, where the kernels then compile
+_ACTIVE_NOTICES: list = []
+
+
 class compile_notice:
     """Context manager: when Numba compiles a kernel during the block (the kernels' warm-up)
     and the block is still running ``COMPILE_NOTICE_AFTER`` seconds after it began, say on
@@ -986,10 +991,13 @@ class compile_notice:
             event.register("numba:compile", self.listener)
             self.t0 = time.perf_counter()
             self.timer.start()
+            _ACTIVE_NOTICES.append(self)
         return self
 
     def __exit__(self, *exc):
         self.timer.cancel()
+        if self in _ACTIVE_NOTICES:
+            _ACTIVE_NOTICES.remove(self)
         if self.listener is not None:
             from numba.core import event
 
@@ -1084,13 +1092,20 @@ def call_killable(fn, *args):
     the call in its own process. Raises what ``fn`` raises."""
     if not _AS_PROGRAM["on"]:
         return fn(*args)
+    # the compile notice of the block around this call watches the worker's compiles there
+    notice = _ACTIVE_NOTICES[-1].what if _ACTIVE_NOTICES else None
     with Executor("local", 1, pool_size=1) as ex:
-        return next(ex.imap(_call, [(fn, args)]))
+        return next(ex.imap(_call, [(fn, args, notice)]))
 
 
 def _call(job):
-    fn, args = job
-    return fn(*args)
+    fn, args, notice = job
+    if notice is None:
+        return fn(*args)
+    for inherited in _ACTIVE_NOTICES:  # copies of the parent's (a forked worker): silent here
+        inherited.said = True
+    with compile_notice(notice, True):
+        return fn(*args)
 
 
 def simulate(
