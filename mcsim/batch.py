@@ -439,7 +439,9 @@ def _resolve_option(v, base_dir: Path):
     # a TOML float is read by the whole-number rule of every option (docs/usage.md: 1e3 is
     # 1000, 1.5 is not whole), as the same value typed on the command line would be
     if isinstance(v, float):
-        return repr(v)
+        from mcsim.values import PlanFloat
+
+        return PlanFloat(repr(v))
     if isinstance(v, str) and v and not Path(v).is_absolute() and (base_dir / v).exists():
         return str(base_dir / v)
     return v

@@ -239,9 +239,17 @@ def real_number(value, name: str) -> float:
     raise BadValueError(f"{name} must be a number, not {shown} ({_type_name(value)})", name)
 
 
+class PlanFloat(str):
+    """A float of a batch plan (TOML ``1e3``) carried as its text (``repr``), so that a
+    whole-number option reads it by the rule of the command line (``1e3`` is 1000, ``1.5`` is
+    not whole) while a path option still refuses it as a float (``path_value``)."""
+
+
 def path_value(value, name: str, what: str = "file path") -> str:
     """``value`` as a file or folder path (``what``): a non-empty ``str`` or ``os.PathLike``
     (not bytes, a number, a bool or a list). Raises ``BadValueError`` naming ``name``."""
+    if isinstance(value, PlanFloat):
+        raise BadValueError(f"{name} must be a {what} (a string), not {value} (float)", name)
     if isinstance(value, os.PathLike):
         value = os.fspath(value)
     if not isinstance(value, str):

@@ -232,3 +232,9 @@ def test_a_real_compile_prints_the_compile_notice_once(monkeypatch, capsys):
         time.sleep(0.1)
     err = capsys.readouterr().err
     assert err.count("El Grande: compiling the game's kernels; this happens once") == 1
+
+
+def test_plan_float_for_a_path_option_is_still_a_type_mistake(run, tmp_path):
+    plan = _plan(tmp_path, 'game = "don-quixote"\ngames = 2\noptions = { tiles = 5.0 }')
+    r = run("batch", plan, "--out", tmp_path / "b", "--dry-run")
+    one_error_line(r, 1, "option tiles must be a file path (a string), not 5.0 (float)")
