@@ -167,7 +167,7 @@ def resolve_config(
                 name,
             )
     choices = [
-        p if isinstance(p, PolicyChoice) else parse_policy(p)
+        p if isinstance(p, PolicyChoice) else parse_policy(p, spec)
         for p in (list(policies) if policies else ["random"])
     ]
     if players is None:

@@ -266,7 +266,8 @@ def test_whole_number_rule(text, value):
         ),
         (
             ["-p", "mcts:iterations=\uff11\uff10", "-n", 2],
-            "Error: policy 'mcts': parameter iterations='\uff11\uff10' is not a number",
+            "Error: policy 'mcts': parameter iterations: '\uff11\uff10' is not a valid integer "
+            "(ASCII digits, optionally with _ separators or in 1e6 form)",  # as every count
         ),
     ],
 )

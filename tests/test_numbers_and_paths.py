@@ -238,3 +238,20 @@ def test_plan_float_for_a_path_option_is_still_a_type_mistake(run, tmp_path):
     plan = _plan(tmp_path, 'game = "don-quixote"\ngames = 2\noptions = { tiles = 5.0 }')
     r = run("batch", plan, "--out", tmp_path / "b", "--dry-run")
     one_error_line(r, 1, "option tiles must be a file path (a string), not 5.0 (float)")
+
+
+def test_full_width_digits_get_one_wording_for_flags_options_and_count_parameters(run):
+    rule = "is not a valid integer (ASCII digits, optionally with _ separators or in 1e6 form)"
+    for args, name in (
+        (["simulate", "sacred-hill", "-n", "\uff11\uff10"], "--games"),
+        (
+            ["simulate", "thurn-and-taxis", "-n", 2, "--option", "max_turns=\uff11\uff10"],
+            "option max_turns",
+        ),
+        (
+            ["simulate", "sacred-hill", "-n", 2, "-p", "mcts:iterations=\uff11\uff10"],
+            "policy 'mcts': parameter iterations",
+        ),
+    ):
+        r = run(*args)
+        one_error_line(r, 2, f"Error: {name}: '\uff11\uff10' {rule}")

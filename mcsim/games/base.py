@@ -28,7 +28,7 @@ from mcsim.errors import (
     UnknownPolicyError,
     UnknownVariantError,
 )
-from mcsim.values import Whole, path_value, real_number
+from mcsim.values import WHOLE_RULE, Whole, is_number_text, path_value, real_number
 
 if TYPE_CHECKING:  # the drawers' result type; ``mcsim.show`` imports the games, not the reverse
     from mcsim.show.base import Show
@@ -215,9 +215,11 @@ class PolicyChoice:
         return self.name + ":" + ",".join(f"{k}={v:g}" for k, v in sorted(self.params.items()))
 
 
-def parse_policy(text: str) -> PolicyChoice:
+def parse_policy(text: str, spec: GameSpec | None = None) -> PolicyChoice:
     """Parse ``name`` or ``name:param=value,param=value`` (values are finite numbers in ASCII
-    float syntax, ``mcsim.values.real_number``; ``BadParameterError`` otherwise).
+    float syntax, ``mcsim.values.real_number``; ``BadParameterError`` otherwise). With the
+    game's ``spec``, a count parameter that is not a number at all (``iterations=１０``) is
+    refused in the words of every whole-number flag and option.
 
     >>> parse_policy("greedy:eps=0.1")
     PolicyChoice(name='greedy', params={'eps': 0.1})
@@ -235,12 +237,26 @@ def parse_policy(text: str) -> PolicyChoice:
                 raise UnknownPolicyError(f"policy parameter {item!r} must be written name=value")
             if key in params:
                 raise UnknownPolicyError(f"policy {name!r}: parameter {key!r} given twice")
+            where = f"policy {name.strip()!r}: parameter {key}"
             try:
-                params[key] = real_number(val, f"policy {name.strip()!r}: parameter {key}")
+                params[key] = real_number(val, where)
             except BadValueError as e:
+                if spec is not None and not is_number_text(val) and _is_count(spec, name, key):
+                    shown = repr(val.strip())
+                    raise BadParameterError(
+                        f"{where}: {shown} is not a valid integer ({WHOLE_RULE})", where
+                    ) from None
                 raise BadParameterError(str(e), e.name) from None
             written[key] = val.strip()
     return PolicyChoice(name.strip(), params, written)
+
+
+def _is_count(spec: GameSpec, policy: str, param: str) -> bool:
+    """True when ``policy`` of ``spec`` has a whole-number parameter ``param``."""
+    for pol in spec.policies:
+        if pol.name == policy.strip():
+            return any(p.name == param and p.integer for p in pol.params)
+    return False
 
 
 @dataclass
