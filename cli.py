@@ -25,7 +25,15 @@ import click  # noqa: E402
 import mcsim  # noqa: E402
 from mcsim import errors  # noqa: E402
 from mcsim.games import REGISTRY, all_games, get_game  # noqa: E402
-from mcsim.runner import CHUNK_SIZE, GAMES, MAX_GAMES, SEED, WORKERS, quiet_collector  # noqa: E402
+from mcsim.runner import (  # noqa: E402
+    CHUNK_SIZE,
+    GAME_INDEX,
+    GAMES,
+    MAX_GAMES,
+    SEED,
+    WORKERS,
+    quiet_collector,
+)
 from mcsim.text import counted  # noqa: E402
 from mcsim.values import Whole, real_number, reset_naming, speaking_cli  # noqa: E402
 
@@ -141,7 +149,9 @@ def check_output_paths(pairs) -> None:
         if parent.exists() and not parent.is_dir():
             raise errors.OutputError(f"{name} {p}: {Path(p).parent} is a file, not a directory")
         if not parent.is_dir():
-            raise errors.OutputError(f"{name} {p}: folder {parent} does not exist")
+            from mcsim.outputs import given_parent
+
+            raise errors.OutputError(f"{name} {p}: folder {given_parent(p)} does not exist")
 
 
 def output_path(kind: str):
@@ -1140,7 +1150,7 @@ def replay_cmd(game, record_file, index, as_json):
 )
 @click.option(
     "--game-index",
-    type=WholeNumber(Whole(None, 2**64)),  # the range is checked by show.record_of_seed
+    type=WholeNumber(GAME_INDEX),
     default=None,
     help="With --seed: the game to show.",
 )

@@ -67,6 +67,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import os
 import re
 import sys
 import time
@@ -226,14 +227,15 @@ def load_plan(path: str | Path) -> Plan:
         data file the game rejects. The message is one line starting with the plan path and the
         experiment (``plan.toml: experiment 'x' (#2): ...``).
     """
+    given = os.fspath(path)  # messages name the plan as given (./sub/plan.toml)
     path = Path(path)
     try:
-        doc = read_toml(path, "plan")
+        doc = read_toml(given, "plan")
     except MissingFileError as e:
         raise PlanFileMissing(str(e)) from None
     except McsimError as e:
         raise PlanError(str(e)) from None
-    return parse_plan(doc, str(path), base_dir=path.resolve().parent)
+    return parse_plan(doc, given, base_dir=path.resolve().parent)
 
 
 def parse_plan(doc: dict, source: str = "<plan>", base_dir: Path | None = None) -> Plan:
@@ -368,6 +370,7 @@ def _int_axis(
     vals = v if isinstance(v, list) else [v]
     if not vals:
         raise PlanError(f"{label}: '{key}' is an empty list")
+    vals = [_plan_whole(x) for x in vals]
     for x in vals:
         if isinstance(x, bool) or not isinstance(x, int):
             raise PlanError(f"{label}: '{key}' must be a whole number or a list of them, not {x!r}")
@@ -377,6 +380,15 @@ def _int_axis(
     if len(set(vals)) != len(vals):
         raise PlanError(f"{label}: '{key}' lists a value twice")
     return list(vals)
+
+
+def _plan_whole(x):
+    """A plan's TOML float that is exactly whole (``1e3``, ``10.0``) as the int it is, as the
+    command line reads ``-n 1e3`` (docs/usage.md); anything else unchanged (refused by the
+    caller)."""
+    if isinstance(x, float) and math.isfinite(x) and x.is_integer():
+        return int(x)
+    return x
 
 
 def _policy_axis(v, label: str) -> list[list[str]]:
@@ -425,6 +437,12 @@ def _variant_axis(v, label: str) -> list[dict[str, str]]:
 
 
 def _resolve_option(v, base_dir: Path):
+    # a TOML float is read by the whole-number rule of every option (docs/usage.md: 1e3 is
+    # 1000, 1.5 is not whole), as the same value typed on the command line would be
+    if isinstance(v, float):
+        from mcsim.values import PlanFloat
+
+        return PlanFloat(repr(v))
     if isinstance(v, str) and v and not Path(v).is_absolute() and (base_dir / v).exists():
         return str(base_dir / v)
     return v
@@ -741,7 +759,9 @@ def _prepare_out(out) -> Path:
     if d.exists() and not d.is_dir():
         raise PlanError(f"--out {d} exists and is not a folder")
     if not d.resolve().parent.is_dir():
-        raise PlanError(f"--out {d}: folder {d.resolve().parent} does not exist")
+        from mcsim.outputs import given_parent
+
+        raise PlanError(f"--out {out}: folder {given_parent(out)} does not exist")
     (d / "experiments").mkdir(parents=True, exist_ok=True)
     return d
 

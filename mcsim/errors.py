@@ -59,6 +59,12 @@ class InputFileError(DataFileError):
     JSON/TOML/Parquet, nested too deeply (``mcsim.files``); the message starts with its path."""
 
 
+class NotAFileError(MissingFileError, InputFileError):
+    """A named input path that is not a regular file (a folder, a named pipe, a socket): a bad
+    argument like a missing file, so the CLI exits 2 (``MissingFileError``); also an
+    ``InputFileError`` (the file cannot be read)."""
+
+
 class OutputError(McsimError):
     """An output refused before anything is played (missing, read-only or full folder; an
     existing output without ``--force``; a resume with nothing to resume): a bad option, so

@@ -11,8 +11,9 @@ Each reader
   floats that are not finite (``1e400``; TOML's ``inf``/``nan``) and integers of more than
   4300 digits,
 - turns every failure into one ``McsimError`` whose message starts with the file's path:
-  ``MissingFileError`` (the file does not exist: the CLI exits 2) or ``InputFileError``
-  (anything else: exit 1).
+  ``MissingFileError`` (the file does not exist, or ``NotAFileError``: it is a folder, a named
+  pipe or a socket; a bad argument, the CLI exits 2) or ``InputFileError`` (anything else:
+  exit 1).
 
 CSV: mcsim writes CSV tables but reads none.
 """
@@ -27,7 +28,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from mcsim.errors import InputFileError, MissingFileError
+from mcsim.errors import InputFileError, MissingFileError, NotAFileError
 
 #: largest JSON or TOML input (records, tile/data files, plans, manifests, aggregates), bytes
 MAX_TEXT_BYTES = 16 * 2**20
@@ -52,12 +53,12 @@ def _kind(mode: int) -> str:
     return "a special file"
 
 
-def _open_error(p: Path, what: str, e: OSError) -> Exception:
+def _open_error(shown: str, what: str, e: OSError) -> Exception:
     if isinstance(e, FileNotFoundError):
-        return MissingFileError(f"{p}: {what} does not exist")
+        return MissingFileError(f"{shown}: {what} does not exist")
     if isinstance(e, IsADirectoryError):
-        return InputFileError(f"{p}: is a directory, not a {what}")
-    return InputFileError(f"{p}: cannot read {what} ({e.strerror or e})")
+        return NotAFileError(f"{shown}: is a directory, not a {what}")
+    return InputFileError(f"{shown}: cannot read {what} ({e.strerror or e})")
 
 
 def read_bytes(path: str | os.PathLike, what: str = "file", limit: int = MAX_TEXT_BYTES) -> bytes:
@@ -66,13 +67,15 @@ def read_bytes(path: str | os.PathLike, what: str = "file", limit: int = MAX_TEX
     Raises
     ------
     MissingFileError
-        ``path`` does not exist.
+        ``path`` does not exist; its subclass ``NotAFileError``: ``path`` is a directory or
+        neither a regular file nor a character device (a named pipe, a socket: refused at
+        once, never waited on).
     InputFileError
-        ``path`` is a directory, unreadable, larger than ``limit`` bytes (a device such as
-        ``/dev/zero`` is read up to the limit, never further), or neither a regular file nor a
-        character device (a named pipe, a socket: refused at once, never waited on).
+        ``path`` is unreadable or larger than ``limit`` bytes (a device such as ``/dev/zero``
+        is read up to the limit, never further).
     """
     p = Path(path)
+    shown = os.fspath(path)  # messages name the path as given (./sub/x.json, not sub/x.json)
     try:
         # Opened without blocking: ``open`` of a FIFO (or a socket's or a device's special file)
         # waits for a writer, forever. Only a regular file or a character device (``/dev/zero``,
@@ -83,18 +86,18 @@ def read_bytes(path: str | os.PathLike, what: str = "file", limit: int = MAX_TEX
             if stat.S_ISDIR(st.st_mode):
                 raise IsADirectoryError(21, "Is a directory", str(p))
             if not (stat.S_ISREG(st.st_mode) or stat.S_ISCHR(st.st_mode)):
-                raise InputFileError(f"{p}: {what} is not a regular file ({_kind(st.st_mode)})")
+                raise NotAFileError(f"{shown}: {what} is not a regular file ({_kind(st.st_mode)})")
             if stat.S_ISCHR(st.st_mode):
                 os.set_blocking(fd, True)  # a terminal or pipe-like device: read as usual
             if stat.S_ISREG(st.st_mode) and st.st_size > limit:
                 raise InputFileError(
-                    f"{p}: {what} is larger than {_size(limit)} ({st.st_size:,} bytes)"
+                    f"{shown}: {what} is larger than {_size(limit)} ({st.st_size:,} bytes)"
                 )
             data = fh.read(limit + 1)
     except OSError as e:
-        raise _open_error(p, what, e) from None
+        raise _open_error(shown, what, e) from None
     if len(data) > limit:
-        raise InputFileError(f"{p}: {what} is larger than {_size(limit)}")
+        raise InputFileError(f"{shown}: {what} is larger than {_size(limit)}")
     return data
 
 
@@ -105,10 +108,12 @@ def read_text(path: str | os.PathLike, what: str = "file", limit: int = MAX_TEXT
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise InputFileError(f"{Path(path)}: {what} is not UTF-8 text (byte {e.start})") from None
+        raise InputFileError(
+            f"{os.fspath(path)}: {what} is not UTF-8 text (byte {e.start})"
+        ) from None
 
 
-def _check_nesting(doc: Any, p: Path, what: str) -> None:
+def _check_nesting(doc: Any, shown: str, what: str) -> None:
     stack = [(doc, 1)]
     while stack:
         node, depth = stack.pop()
@@ -119,7 +124,7 @@ def _check_nesting(doc: Any, p: Path, what: str) -> None:
         else:
             continue
         if depth > MAX_NESTING:
-            raise InputFileError(f"{p}: {what} is nested deeper than {MAX_NESTING} levels")
+            raise InputFileError(f"{shown}: {what} is nested deeper than {MAX_NESTING} levels")
         stack.extend((c, depth + 1) for c in children)
 
 
@@ -167,20 +172,23 @@ def read_json(path: str | os.PathLike, what: str = "JSON file", limit: int = MAX
     mcsim.errors.InputFileError: ...r.json: record is nested deeper than 64 levels
     """
     p = Path(path)
+    shown = os.fspath(path)  # messages name the path as given (./sub/x.json, not sub/x.json)
     text = read_text(p, what, limit)
     try:
         doc = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
     except json.JSONDecodeError as e:
         raise InputFileError(
-            f"{p}: {what} is not valid JSON ({e.msg} at line {e.lineno} column {e.colno})"
+            f"{shown}: {what} is not valid JSON ({e.msg} at line {e.lineno} column {e.colno})"
         ) from None
     except RecursionError:
-        raise InputFileError(f"{p}: {what} is nested deeper than {MAX_NESTING} levels") from None
+        raise InputFileError(
+            f"{shown}: {what} is nested deeper than {MAX_NESTING} levels"
+        ) from None
     except ValueError as e:  # NaN/Infinity, integers over 4300 digits
         raise InputFileError(
-            f"{p}: {what} is not valid JSON ({' '.join(str(e).split())})"
+            f"{shown}: {what} is not valid JSON ({' '.join(str(e).split())})"
         ) from None
-    _check_nesting(doc, p, what)
+    _check_nesting(doc, shown, what)
     return doc
 
 
@@ -190,7 +198,9 @@ def read_json_object(
     """``read_json`` for a file whose top level must be an object (else ``InputFileError``)."""
     doc = read_json(path, what, limit)
     if not isinstance(doc, dict):
-        raise InputFileError(f"{Path(path)}: {what} must be a JSON object, not {_json_type(doc)}")
+        raise InputFileError(
+            f"{os.fspath(path)}: {what} must be a JSON object, not {_json_type(doc)}"
+        )
     return doc
 
 
@@ -214,20 +224,23 @@ def read_toml(
     MissingFileError, InputFileError
     """
     p = Path(path)
+    shown = os.fspath(path)  # messages name the path as given (./sub/x.json, not sub/x.json)
     text = read_text(p, what, limit)
     try:
         doc = tomllib.loads(text, parse_float=_finite_float)
     except tomllib.TOMLDecodeError as e:
         raise InputFileError(
-            f"{p}: {what} is not valid TOML ({' '.join(str(e).split())})"
+            f"{shown}: {what} is not valid TOML ({' '.join(str(e).split())})"
         ) from None
     except RecursionError:
-        raise InputFileError(f"{p}: {what} is nested deeper than {MAX_NESTING} levels") from None
+        raise InputFileError(
+            f"{shown}: {what} is nested deeper than {MAX_NESTING} levels"
+        ) from None
     except ValueError as e:  # integers over 4300 digits
         raise InputFileError(
-            f"{p}: {what} is not valid TOML ({' '.join(str(e).split())})"
+            f"{shown}: {what} is not valid TOML ({' '.join(str(e).split())})"
         ) from None
-    _check_nesting(doc, p, what)
+    _check_nesting(doc, shown, what)
     return doc
 
 
@@ -246,15 +259,16 @@ def read_parquet(
     import pandas as pd
 
     p = Path(path)
-    _check_file(p, what, limit)
+    shown = os.fspath(path)  # messages name the path as given (./sub/x.json, not sub/x.json)
+    _check_file(p, what, limit, shown)
     try:
         return pd.read_parquet(p)
     except OSError as e:
         if isinstance(e, (FileNotFoundError, IsADirectoryError, PermissionError)):
-            raise _open_error(p, what, e) from None
-        raise InputFileError(f"{p}: {what} is not readable Parquet ({_one_line(e)})") from None
+            raise _open_error(shown, what, e) from None
+        raise InputFileError(f"{shown}: {what} is not readable Parquet ({_one_line(e)})") from None
     except Exception as e:  # noqa: BLE001 - pyarrow raises many types for damaged bytes
-        raise InputFileError(f"{p}: {what} is not readable Parquet ({_one_line(e)})") from None
+        raise InputFileError(f"{shown}: {what} is not readable Parquet ({_one_line(e)})") from None
 
 
 def parquet_rows(
@@ -265,24 +279,27 @@ def parquet_rows(
     import pyarrow.parquet as pq
 
     p = Path(path)
-    _check_file(p, what, limit)
+    shown = os.fspath(path)  # messages name the path as given (./sub/x.json, not sub/x.json)
+    _check_file(p, what, limit, shown)
     try:
         return int(pq.read_metadata(p).num_rows)
     except Exception as e:  # noqa: BLE001 - pyarrow raises many types for damaged bytes
-        raise InputFileError(f"{p}: {what} is not readable Parquet ({_one_line(e)})") from None
+        raise InputFileError(f"{shown}: {what} is not readable Parquet ({_one_line(e)})") from None
 
 
-def _check_file(p: Path, what: str, limit: int) -> None:
+def _check_file(p: Path, what: str, limit: int, shown: str) -> None:
     try:
         st = p.stat()
     except OSError as e:
-        raise _open_error(p, what, e) from None
+        raise _open_error(shown, what, e) from None
     if stat.S_ISDIR(st.st_mode):
-        raise InputFileError(f"{p}: is a directory, not a {what}")
+        raise InputFileError(f"{shown}: is a directory, not a {what}")
     if not stat.S_ISREG(st.st_mode):
-        raise InputFileError(f"{p}: {what} is not a regular file ({_kind(st.st_mode)})")
+        raise InputFileError(f"{shown}: {what} is not a regular file ({_kind(st.st_mode)})")
     if st.st_size > limit:
-        raise InputFileError(f"{p}: {what} is larger than {_size(limit)} ({st.st_size:,} bytes)")
+        raise InputFileError(
+            f"{shown}: {what} is larger than {_size(limit)} ({st.st_size:,} bytes)"
+        )
 
 
 def _one_line(e: BaseException) -> str:

@@ -36,6 +36,13 @@ _UMASK = os.umask(0)
 os.umask(_UMASK)
 
 
+def given_parent(path: str | os.PathLike) -> str:
+    """The folder of ``path`` as the user wrote it (``nodir/deeper`` for
+    ``nodir/deeper/x.parquet``, ``.`` for a bare name), as messages name it: never the
+    absolute path the user did not type."""
+    return os.path.dirname(os.fspath(path).rstrip(os.sep)) or "."
+
+
 def probe_folder(folder: str | os.PathLike, flag: str, user_path: str | os.PathLike) -> None:
     """Create, write (``PROBE_BYTES``) and remove a file in ``folder``.
 
@@ -110,7 +117,7 @@ class Outputs:
         else:
             parent = p.resolve().parent
             if not parent.is_dir():
-                raise OutputError(f"{flag} {path}: folder {parent} does not exist")
+                raise OutputError(f"{flag} {path}: folder {given_parent(path)} does not exist")
             probe_folder(parent, flag, path)
 
     # ------------------------------------------------------------ writing
@@ -307,7 +314,7 @@ def check_run_folder(
     if not p.is_dir():
         parent = p.resolve().parent
         if not parent.is_dir():
-            raise OutputError(f"{where}: folder {parent} does not exist")
+            raise OutputError(f"{where}: folder {given_parent(path)} does not exist")
         probe_folder(parent, flag, path)
         return False
     entries = sorted(e.name for e in p.iterdir())

@@ -234,7 +234,7 @@ def play_study(
     check_limits(max_games, seed, "--max-games")
     check_precision(precision, max_games, win_rates=False)  # the callers check win-rate targets
     if chunk_size is not None and chunk_size < 1:
-        raise ConfigError(f"--chunk-size must be at least 1, not {chunk_size}")
+        raise ConfigError(f"--chunk-size must be a positive whole number, not {chunk_size}")
     out_any = next((r.out_dir for r in runs if r.out_dir is not None), None)
     workers, backend = resolve_execution(workers, backend, scheduler, resume, out_any)
     resolved = [resolve_config(game, players, r.policies, r.variant, options) for r in runs]

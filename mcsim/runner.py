@@ -149,8 +149,25 @@ def resolve_config(
     spec = module.SPEC
     if isinstance(policies, (str, PolicyChoice)):
         policies = [policies]  # one policy for all seats (a string is not a list of letters)
+    try:
+        policies = list(policies) if policies is not None else None
+    except TypeError:  # not a list (policies=5)
+        name = label("policies")
+        raise BadValueError(
+            f"{name} must be a policy string or a list of them, not {policies!r:.60} "
+            f"({type(policies).__name__})",
+            name,
+        ) from None
+    for p in policies or ():
+        if not isinstance(p, (str, PolicyChoice)):  # a type mistake, not an unknown name
+            name = label("policies")
+            raise BadValueError(
+                f"{name} must be policy strings such as 'greedy:eps=0.1', not {p!r:.60} "
+                f"({type(p).__name__})",
+                name,
+            )
     choices = [
-        p if isinstance(p, PolicyChoice) else parse_policy(str(p))
+        p if isinstance(p, PolicyChoice) else parse_policy(p, spec)
         for p in (list(policies) if policies else ["random"])
     ]
     if players is None:
@@ -164,7 +181,7 @@ def resolve_config(
             f"for all seats or one per seat"
         )
     for c in choices:
-        spec.policy(c.name).vector(c.params)  # validates names and parameters
+        spec.policy(c.name).vector(c.params, c.written)  # validates names and parameters
     if options is not None and not isinstance(options, dict):
         name = label("options")
         raise BadValueError(
@@ -175,6 +192,13 @@ def resolve_config(
         if key not in module.OPTIONS:
             listed = ", ".join(module.OPTIONS) or "none"
             raise ConfigError(f"unknown option {key!r} for {spec.id} (its options: {listed})")
+    if variant is not None and not isinstance(variant, dict):  # a type mistake (a string)
+        name = label("variant")
+        raise BadValueError(
+            f"{name} must be a dict of variant: value (e.g. {{'zone': 'chebyshev8'}}), "
+            f"not {variant!r:.60} ({type(variant).__name__})",
+            name,
+        )
     config = RunConfig(
         game=spec.id,
         players=players,
@@ -887,7 +911,9 @@ SEED = Whole(0, MAX_SEED, "a whole number in [0, 2**64)")
 #: games per chunk: at most a run's largest game count
 CHUNK_SIZE = Whole(1, MAX_GAMES, None, f"{MAX_GAMES:,} (10**12)")
 #: worker processes
-WORKERS = Whole(1, rule="at least 1")
+WORKERS = Whole(1)
+#: a game's index in a run (``show --game-index``): below the largest game count
+GAME_INDEX = Whole(0, MAX_GAMES - 1, None, f"{MAX_GAMES:,} (10**12)", below=True)
 
 
 def check_limits(games, seed, games_name: str | None = None, seed_name: str | None = None) -> None:
@@ -913,18 +939,33 @@ def _stderr_is_terminal() -> bool:
         return False
 
 
+#: the compile notices whose blocks run now, innermost last: ``call_killable`` gives the
+#: innermost to its worker process, where the kernels then compile
+_ACTIVE_NOTICES: list = []
+
+
 class compile_notice:
-    """Context manager: when the block (the kernels' warm-up) is still running after
-    ``COMPILE_NOTICE_AFTER`` seconds, say on stderr that the kernels are being compiled and that
-    this happens once (Numba caches the machine code, ``cache=True``). Silent when ``enabled``
-    is false (``--quiet``) or the cache loads quickly."""
+    """Context manager: when Numba compiles a kernel during the block (the kernels' warm-up)
+    and the block is still running ``COMPILE_NOTICE_AFTER`` seconds after it began, say on
+    stderr that the kernels are being compiled and that this happens once (Numba caches the
+    machine code, ``cache=True``). Silent when ``enabled`` is false (``--quiet``), when the
+    cache loads quickly, and when the block is slow without compiling (a long ``show`` game
+    on a warm cache): only Numba's ``numba:compile`` events, which a cache load does not
+    raise, count as compiling."""
 
     def __init__(self, what: str, enabled: bool = True):
         import threading
 
-        self.timer = threading.Timer(COMPILE_NOTICE_AFTER, self._say, args=(what,))
+        self.what = what
+        self.after = COMPILE_NOTICE_AFTER
+        self.timer = threading.Timer(self.after, self._due)
         self.timer.daemon = True
         self.enabled = enabled
+        self.lock = threading.Lock()
+        self.compiled = False  # a numba:compile event started during the block
+        self.said = False
+        self.t0 = 0.0
+        self.listener = None
 
     @staticmethod
     def _say(what: str) -> None:
@@ -935,13 +976,52 @@ class compile_notice:
             flush=True,
         )
 
+    def _say_once(self) -> None:
+        with self.lock:
+            if self.said:
+                return
+            self.said = True
+        self._say(self.what)
+
+    def _due(self) -> None:
+        """The timer: the block has run ``after`` seconds; a notice if it compiled."""
+        if self.compiled:
+            self._say_once()
+
+    def _compile_started(self) -> None:
+        self.compiled = True
+        if time.perf_counter() - self.t0 >= self.after:
+            self._say_once()
+
     def __enter__(self):
         if self.enabled:
+            from numba.core import event
+
+            notice = self
+
+            class _Compiles(event.Listener):
+                def on_start(self, ev):
+                    notice._compile_started()
+
+                def on_end(self, ev):
+                    pass
+
+            self.listener = _Compiles()
+            event.register("numba:compile", self.listener)
+            self.t0 = time.perf_counter()
             self.timer.start()
+            _ACTIVE_NOTICES.append(self)
         return self
 
     def __exit__(self, *exc):
         self.timer.cancel()
+        if self in _ACTIVE_NOTICES:
+            _ACTIVE_NOTICES.remove(self)
+        if self.listener is not None:
+            from numba.core import event
+
+            event.unregister("numba:compile", self.listener)
+            self.listener = None
         return False
 
 
@@ -1036,13 +1116,20 @@ def call_killable(fn, *args):
     the call in its own process. Raises what ``fn`` raises."""
     if not _AS_PROGRAM["on"]:
         return fn(*args)
+    # the compile notice of the block around this call watches the worker's compiles there
+    notice = _ACTIVE_NOTICES[-1].what if _ACTIVE_NOTICES else None
     with Executor("local", 1, pool_size=1) as ex:
-        return next(ex.imap(_call, [(fn, args)]))
+        return next(ex.imap(_call, [(fn, args, notice)]))
 
 
 def _call(job):
-    fn, args = job
-    return fn(*args)
+    fn, args, notice = job
+    if notice is None:
+        return fn(*args)
+    for inherited in _ACTIVE_NOTICES:  # copies of the parent's (a forked worker): silent here
+        inherited.said = True
+    with compile_notice(notice, True):
+        return fn(*args)
 
 
 def simulate(

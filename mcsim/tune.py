@@ -392,7 +392,7 @@ def plan_budget(
             f"need at least {counted(minimum, 'game')}"
         )
     if deals is not None:
-        deals = Whole(1, MAX_GAMES, "at least 1", f"{MAX_GAMES:,}").check(deals, label("deals"))
+        deals = Whole(1, MAX_GAMES, None, f"{MAX_GAMES:,}").check(deals, label("deals"))
     val = max(2, int(budget * VALIDATION_SHARE) // per_val)
     units = (budget - val * per_val) // per_eval  # deals per candidate over the whole run
     if deals is None:

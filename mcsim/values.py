@@ -161,6 +161,8 @@ class Whole:
     high: int = INT64_MAX
     rule: str | None = None
     high_text: str | None = None
+    #: the messages say "below ``high_text``" (the first value refused) instead of "at most"
+    below: bool = False
 
     def check(self, value, name: str, *, text: bool = False) -> int:
         """``value`` as an int within the limits; ``name`` starts every message.
@@ -170,6 +172,10 @@ class Whole:
         """
         if isinstance(value, str) and text:
             v = parse_whole(value)
+            if v is None and parse_real(value) is not None:  # a number, but not whole
+                raise BadValueError(
+                    f"{name} must be a whole number, not {_written(value.strip())}", name
+                )
             if v is None:
                 raise BadValueError(
                     f"{name}: {_written(repr(value))} is not a valid integer ({WHOLE_RULE})", name
@@ -182,20 +188,19 @@ class Whole:
                 f"{name} must be {kinds}, not {_written(repr(value))} ({_type_name(value)})", name
             )
         rule = self.rule or self._rule()
+        # a value typed as text is shown as written (1e13, not 10,000,000,000,000)
+        written = _written(value.strip()) if isinstance(value, str) else None
         if self.low is not None and v < self.low:
-            raise BadValueError(f"{name} must be {rule}, not {v}", name)
+            raise BadValueError(f"{name} must be {rule}, not {written or v}", name)
         if v > self.high:
             if self.high == INT64_MAX and self.high_text is None:
                 high = f"{INT64_MAX:,} (2**63 - 1)"
             elif self.rule and self.high_text is None:  # the rule states both ends
-                shown = _written(value.strip()) if isinstance(value, str) else v
-                raise BadValueError(f"{name} must be {rule}, not {shown}", name)
+                raise BadValueError(f"{name} must be {rule}, not {written or v}", name)
             else:
                 high = self.high_text or f"{self.high:,}"
-            # a huge 1e99 is shown as written (its digits are not read beyond 1e40)
-            huge = isinstance(value, str) and v >= 10**_MAX_EXPONENT
-            shown = _written(value.strip()) if huge else f"{v:,}"
-            raise BadValueError(f"{name} must be at most {high}, not {shown}", name)
+            word = "below" if self.below else "at most"
+            raise BadValueError(f"{name} must be {word} {high}, not {written or f'{v:,}'}", name)
         return v
 
     def _rule(self) -> str:
@@ -234,9 +239,17 @@ def real_number(value, name: str) -> float:
     raise BadValueError(f"{name} must be a number, not {shown} ({_type_name(value)})", name)
 
 
+class PlanFloat(str):
+    """A float of a batch plan (TOML ``1e3``) carried as its text (``repr``), so that a
+    whole-number option reads it by the rule of the command line (``1e3`` is 1000, ``1.5`` is
+    not whole) while a path option still refuses it as a float (``path_value``)."""
+
+
 def path_value(value, name: str, what: str = "file path") -> str:
     """``value`` as a file or folder path (``what``): a non-empty ``str`` or ``os.PathLike``
     (not bytes, a number, a bool or a list). Raises ``BadValueError`` naming ``name``."""
+    if isinstance(value, PlanFloat):
+        raise BadValueError(f"{name} must be a {what} (a string), not {value} (float)", name)
     if isinstance(value, os.PathLike):
         value = os.fspath(value)
     if not isinstance(value, str):

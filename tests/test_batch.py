@@ -137,7 +137,7 @@ BAD = [
     (
         "bad policy param",
         '[[experiment]]\nname="a"\ngame="sacred-hill"\ngames=10\npolicies=["greedy:eps=2"]',
-        "parameter eps=2.0 is outside",
+        "parameter eps=2 is outside",
     ),
     (
         "policy not a string",

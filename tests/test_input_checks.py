@@ -93,13 +93,13 @@ def test_total_tiles_message_names_the_field(tmp_path):
 @pytest.mark.parametrize(
     "policy,text",
     [
-        ("rollout:k=1.5", "parameter k=1.5 must be a whole number"),
-        ("rollout:base=1.5", "parameter base=1.5 must be a whole number"),
-        ("oracle:beam=2.5", "parameter beam=2.5 must be a whole number"),
+        ("rollout:k=1.5", "parameter k must be a whole number, not 1.5"),
+        ("rollout:base=1.5", "parameter base must be a whole number, not 1.5"),
+        ("oracle:beam=2.5", "parameter beam must be a whole number, not 2.5"),
         # whole-number parameters print as integers in range errors (were "0.0 ... [1.0, 1000000.0]")
         ("mcts:iterations=0", "policy 'mcts': parameter iterations=0 is outside [1, 1000000]"),
         ("mcts:iterations=0.5", "policy 'mcts': parameter iterations=0.5 is outside [1, 1000000]"),
-        ("mcts:c=200", "policy 'mcts': parameter c=200.0 is outside [0.0, 100.0]"),  # not integer
+        ("mcts:c=200", "policy 'mcts': parameter c=200 is outside [0.0, 100.0]"),  # not integer
     ],
 )
 def test_integer_policy_parameters(policy, text):

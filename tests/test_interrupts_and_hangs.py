@@ -130,13 +130,13 @@ def fifo(tmp_path):
 )
 def test_fifo_input_file_is_refused_at_once(fifo, args, what):
     """A named pipe as any input file blocked forever at ``open`` (no writer); now one line,
-    exit 1, at once."""
+    exit 2 (a bad argument, as a folder or a missing file), at once."""
     args = [str(a).format(f=fifo, d=fifo.parent) for a in args]
     try:
         r, took = _mcsim(*args, timeout=60)
     except subprocess.TimeoutExpired:
         pytest.fail("mcsim blocked on the named pipe")
-    assert r.returncode == 1, r.stderr
+    assert r.returncode == 2, r.stderr
     assert r.stderr == f"Error: {fifo}: {what} is not a regular file (a named pipe)\n"
     assert took < 30
 

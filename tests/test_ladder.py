@@ -189,7 +189,7 @@ def test_don_quixote_solo_ladder_curve_is_the_paired_point_gain():
         (["--resume"], 2, "--resume needs --out DIR"),
         (["-n", 0], 2, "must be a positive whole number, not 0"),
         (["-s", -1], 2, "--seed must be a whole number in [0, 2**64)"),
-        (["-w", 0], 2, "--workers must be at least 1"),
+        (["-w", 0], 2, "--workers must be a positive whole number"),
         (["--players", 3], 2, "sacred-hill is for 2 players, not 3"),
     ],
 )

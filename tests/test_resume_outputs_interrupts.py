@@ -402,7 +402,7 @@ def test_ctrl_c_oracle_parameters_keep_one_game_within_seconds(run, no_play):
     r = run("evaluate", "don-quixote", "-p", "oracle:beam=4096,iters=1e9", "-n", 1)
     one_error_line(r, 2, "policy 'oracle': parameter beam=4096 is outside [1, 512]")
     r = run("evaluate", "don-quixote", "-p", "greedy", "-p", "oracle:iters=1e9", "-n", 1)
-    one_error_line(r, 2, "policy 'oracle': parameter iters=1000000000 is outside [0, 1000000]")
+    one_error_line(r, 2, "policy 'oracle': parameter iters=1e9 is outside [0, 1000000]")
 
 
 # ---------------------------------------------------------------- one-seat games

@@ -70,9 +70,9 @@ def test_search_space_boxes():
             ["-p", "tactician", "--budget", "10000000", "--deals", "1"],
             "generations; at most 10,000",
         ),
-        (["-p", "tactician", "--deals", "0"], "--deals must be at least 1"),
+        (["-p", "tactician", "--deals", "0"], "--deals must be a positive whole number"),
         (["-p", "tactician", "--popsize", "1"], "--popsize must be at least 2"),
-        (["-p", "tactician", "--workers", "0"], "--workers must be at least 1"),
+        (["-p", "tactician", "--workers", "0"], "--workers must be a positive whole number"),
         (["-p", "tactician:w_nope=1"], "has no parameter 'w_nope'"),
         (["-p", "random"], "no numeric parameter left to tune"),
         (

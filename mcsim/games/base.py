@@ -28,7 +28,7 @@ from mcsim.errors import (
     UnknownPolicyError,
     UnknownVariantError,
 )
-from mcsim.values import Whole, path_value, real_number
+from mcsim.values import WHOLE_RULE, Whole, is_number_text, path_value, real_number
 
 if TYPE_CHECKING:  # the drawers' result type; ``mcsim.show`` imports the games, not the reverse
     from mcsim.show.base import Show
@@ -85,22 +85,32 @@ class PolicySpec:
     help: str
     params: tuple[ParamSpec, ...] = ()
 
-    def vector(self, overrides: dict[str, float] | None = None) -> np.ndarray:
-        """The float64 parameter vector in ``params`` order, defaults overridden by name."""
+    def vector(
+        self, overrides: dict[str, float] | None = None, written: dict[str, str] | None = None
+    ) -> np.ndarray:
+        """The float64 parameter vector in ``params`` order, defaults overridden by name;
+        ``written`` (``PolicyChoice.written``) is how each override was typed, as refusals
+        quote it. Raises ``BadParameterError`` (bad value), ``UnknownPolicyError`` (no such
+        parameter)."""
         overrides = dict(overrides or {})
         out = np.empty(len(self.params), dtype=np.float64)
         for k, p in enumerate(self.params):
             where = f"policy {self.name!r}: parameter {p.name}"
+            raw = overrides.pop(p.name, p.default)
             try:
-                v = real_number(overrides.pop(p.name, p.default), where)
+                v = real_number(raw, where)
             except BadValueError as e:
                 raise BadParameterError(str(e), where) from None
+            # a value typed as text is shown as written (1e30, not 1e+30; 2, not 2.0)
+            shown = (written or {}).get(p.name) or (
+                raw.strip() if isinstance(raw, str) else p.show(v)
+            )
             if not (p.low <= v <= p.high):
                 raise BadParameterError(
-                    f"{where}={p.show(v)} is outside [{p.show(p.low)}, {p.show(p.high)}]", where
+                    f"{where}={shown} is outside [{p.show(p.low)}, {p.show(p.high)}]", where
                 )
             if p.integer and v != int(v):
-                raise BadParameterError(f"{where}={v} must be a whole number", where)
+                raise BadParameterError(f"{where} must be a whole number, not {shown}", where)
             out[k] = v
         if overrides:
             known = ", ".join(p.name for p in self.params) or "(none)"
@@ -196,6 +206,8 @@ class PolicyChoice:
 
     name: str
     params: dict[str, float] = field(default_factory=dict)
+    #: each parameter as the user typed it (``1e30``, ``2``): how messages quote it
+    written: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def label(self) -> str:
         if not self.params:
@@ -203,15 +215,18 @@ class PolicyChoice:
         return self.name + ":" + ",".join(f"{k}={v:g}" for k, v in sorted(self.params.items()))
 
 
-def parse_policy(text: str) -> PolicyChoice:
+def parse_policy(text: str, spec: GameSpec | None = None) -> PolicyChoice:
     """Parse ``name`` or ``name:param=value,param=value`` (values are finite numbers in ASCII
-    float syntax, ``mcsim.values.real_number``; ``BadParameterError`` otherwise).
+    float syntax, ``mcsim.values.real_number``; ``BadParameterError`` otherwise). With the
+    game's ``spec``, a count parameter that is not a number at all (``iterations=１０``) is
+    refused in the words of every whole-number flag and option.
 
     >>> parse_policy("greedy:eps=0.1")
     PolicyChoice(name='greedy', params={'eps': 0.1})
     """
     name, colon, rest = text.strip().partition(":")
     params: dict[str, float] = {}
+    written: dict[str, str] = {}
     if colon and not rest.strip():
         raise UnknownPolicyError(f"policy {text!r}: no parameters after ':'")
     if rest:
@@ -222,11 +237,26 @@ def parse_policy(text: str) -> PolicyChoice:
                 raise UnknownPolicyError(f"policy parameter {item!r} must be written name=value")
             if key in params:
                 raise UnknownPolicyError(f"policy {name!r}: parameter {key!r} given twice")
+            where = f"policy {name.strip()!r}: parameter {key}"
             try:
-                params[key] = real_number(val, f"policy {name.strip()!r}: parameter {key}")
+                params[key] = real_number(val, where)
             except BadValueError as e:
+                if spec is not None and not is_number_text(val) and _is_count(spec, name, key):
+                    shown = repr(val.strip())
+                    raise BadParameterError(
+                        f"{where}: {shown} is not a valid integer ({WHOLE_RULE})", where
+                    ) from None
                 raise BadParameterError(str(e), e.name) from None
-    return PolicyChoice(name.strip(), params)
+            written[key] = val.strip()
+    return PolicyChoice(name.strip(), params, written)
+
+
+def _is_count(spec: GameSpec, policy: str, param: str) -> bool:
+    """True when ``policy`` of ``spec`` has a whole-number parameter ``param``."""
+    for pol in spec.policies:
+        if pol.name == policy.strip():
+            return any(p.name == param and p.integer for p in pol.params)
+    return False
 
 
 @dataclass
@@ -266,7 +296,7 @@ def policy_arrays(spec: GameSpec, policies: list[PolicyChoice]) -> tuple[np.ndar
     ids = np.array([s.id for s in specs], dtype=np.int64)
     params = np.zeros((len(specs), width), dtype=np.float64)
     for k, (s, p) in enumerate(zip(specs, policies)):
-        vec = s.vector(p.params)
+        vec = s.vector(p.params, p.written)
         params[k, : len(vec)] = vec
     return ids, params
 

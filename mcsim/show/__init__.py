@@ -24,10 +24,10 @@ only the game-independent parts: ``base`` (frames and SVG helpers), ``page`` (th
 
 from __future__ import annotations
 
-from mcsim.errors import BadValueError, InvalidRecordError
+from mcsim.errors import InvalidRecordError
 from mcsim.games import get_game
 from mcsim.show.base import Frame, Show  # noqa: F401  (re-exported)
-from mcsim.values import Whole, label
+from mcsim.values import label
 
 
 def build_show(game: str, record: dict) -> Show:
@@ -71,13 +71,10 @@ def record_of_seed(
 
     Raises ``ConfigError`` (and the other config errors of ``simulate``) for bad settings.
     """
-    from mcsim.runner import MAX_GAMES, check_limits, resolve_config
+    from mcsim.runner import GAME_INDEX, check_limits, resolve_config
 
     check_limits(1, seed)  # the seed range of simulate
-    name = label("game_index")
-    game_index = Whole(0, 2**64).check(game_index, name)  # then the game-count limit below
-    if game_index >= MAX_GAMES:
-        raise BadValueError(f"{name} must be below {MAX_GAMES:,} (10**12), not {game_index}", name)
+    game_index = GAME_INDEX.check(game_index, label("game_index"))
     module, cfg = resolve_config(game, players, policies, variant, options)
     prep = module.prepare(cfg)
     return module.record_games(prep, int(seed), [int(game_index)])[0]

@@ -95,7 +95,7 @@ import numpy as np
 
 import kernels.carcassonne as K
 from kernels.rng import STREAM_DEAL, new_state
-from mcsim.errors import ConfigError, DataFileError
+from mcsim.errors import ConfigError, DataFileError, MissingFileError
 from mcsim.files import read_json
 from mcsim.games.base import (
     GameSpec,
@@ -610,9 +610,13 @@ def load_data(data_dir: str | None = None) -> dict:
     Raises
     ------
     DataFileError
-        A malformed file (one line naming the entry and the rule).
+        A malformed file (one line naming the entry and the rule); its subclass
+        ``MissingFileError``: ``data_dir`` is not an existing folder, or a file is missing.
     """
     base = Path(data_dir) if data_dir else DATA_DIR
+    if data_dir and not base.is_dir():  # name the folder, not a file inside it
+        problem = "is not a folder" if base.exists() else "data folder does not exist"
+        raise MissingFileError(f"{data_dir}: {problem} (data_dir is a folder of data files)")
     tdoc = _read_json(base / "tiles.json")
     tiles = validate_tiles(tdoc, base / "tiles.json")
     gifts = validate_gifts(_read_json(base / "gifts.json"), base / "gifts.json")

@@ -53,6 +53,7 @@ for depths 1-3, every depth up to 22 in well under a second (memoised).
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from importlib import resources
@@ -420,8 +421,9 @@ def load_tileset(path: str | Path | None = None, strict: bool = True) -> TileSet
     ('placeholder-2.3-v0', 'reconstructed', 22, [6, 4])
     """
     p = Path(path) if path is not None else default_tiles_path()
-    where = str(p)  # the path as given (a basename alone is ambiguous)
-    doc = read_json(p, "tile file")
+    # the path as given (./sub/t.json; a basename alone is ambiguous)
+    where = os.fspath(path) if path is not None else str(p)
+    doc = read_json(where, "tile file")
     if not isinstance(doc, dict) or not isinstance(doc.get("tiles"), list):
         raise DataFileError(f"{where}: top level must be an object with a 'tiles' list")
     tsid = doc.get("tileset")
