@@ -436,8 +436,9 @@ def test_solo_compare_game_reports_score_differences_only(run):
 
 
 def test_solo_tournament_refuses_a_solo_game_before_playing(run, no_play):
-    """tournament on a one-seat game: one line pointing to evaluate, nothing played."""
-    r = run("tournament", "don-quixote", "-p", "random", "-p", "greedy", "-n", 100)
+    """tournament on a one-seat game (one seat asked for: without --players a solo game gets one
+    seat per -p): one line pointing to evaluate, nothing played."""
+    r = run("tournament", "don-quixote", "-p", "random", "-p", "greedy", "-n", 100, "--players", 1)
     one_error_line(
         r,
         2,

@@ -163,7 +163,12 @@ def test_ctrl_c_leaves_only_whole_files(tmp_path):
     assert 1 <= len(parts) < 80
     for n in parts:
         assert len(pd.read_parquet(out / n)) == 50_000
-        assert (out / "_aggregates" / n.replace(".parquet", ".json")).exists()
+    # a chunk's part is written before its aggregate (which names the part's SHA-256), so an
+    # aggregate means a whole chunk; a part whose worker was killed before its aggregate was
+    # written (at most one per worker) is not counted as finished and is played again
+    aggs = [n for n in os.listdir(out / "_aggregates") if n.endswith(".json")]
+    assert aggs and all((out / n.replace(".json", ".parquet")).exists() for n in aggs)
+    assert len(parts) - len(aggs) <= 2
 
 
 def test_dask_local_cluster_identical_to_local():
