@@ -226,7 +226,9 @@ def test_sigint_while_workers_start_is_raised_when_the_start_ends():
 def test_ctrl_c_while_many_workers_start_aborts_cleanly():
     """Ctrl-C while ``--workers 1000`` starts its workers printed a ``KeyboardInterrupt``
     traceback and let the run finish and print its summary; now "Aborted!", exit 1, at once."""
-    p = _start("simulate", "sacred-hill", "-n", 100, "-w", 1000)
+    # enough games that the run is still playing when the signal comes (100 games, as the
+    # user ran them, can finish on an idle machine before the test sees a worker)
+    p = _start("simulate", "sacred-hill", "-n", 20_000_000, "-w", 1000)
     assert _wait_for(lambda: _descendants(p.pid), 120), "no worker ever started"
     code, out, err, took = _ctrl_c(p)
     _clean_abort(code, out, err)
