@@ -39,7 +39,13 @@ STABLE_AT_GAMES = "stable between the top two rungs at this number of games"
 MOVING = "still moving: the conclusion depends on the players"
 #: the verdict when the difference's interval is undefined or covers every difference the
 #: statistic can take (``stats.tells_nothing``): neither stable nor moving can be read from it
-UNDECIDED = "not enough games: the interval covers every possible difference"
+UNDECIDED = (
+    "not enough games: fewer than 32 common games, or an interval that covers every possible "
+    "difference"
+)
+#: fewer common games than this give no verdict (the smallest stop of ``--precision``): a t
+#: interval of a handful of games says nothing either way, even when it holds 0
+MIN_VERDICT_GAMES = 32
 
 #: per game, per-game columns beyond the common ones that are the game's headline figures:
 #: {label: (columns summed per game, scale)} (the figures ``simulate`` prints in the game's
@@ -370,7 +376,9 @@ def convergence(
     for name in a:
         bounds = stats.difference_bounds(statistic_bounds(game, name))
         d = stats.paired_difference(a[name], b[name], statistic_bounds(game, name))
-        if d["sd"] == 0:
+        if n < MIN_VERDICT_GAMES:
+            holds0 = None
+        elif d["sd"] == 0:
             holds0 = d["mean"] == 0
         elif stats.tells_nothing(d, bounds):
             holds0 = None

@@ -39,13 +39,14 @@ def test_ladder_of_three_games_keeps_intervals_in_range_and_reads_no_verdict_fro
     assert v["win rate seat 0"]["verdict"] == L.UNDECIDED
     se = v["seat effect (seat 0 - seat 1 win rate)"]
     assert (se["low"], se["high"], se["verdict"]) == (-2.0, 2.0, L.UNDECIDED)
-    assert v["game length (plies)"]["verdict"] == L.MOVING
-    # -n 3 without --precision: stable "at this number of games", not "at this precision"
-    assert v["mean score seat 0"]["verdict"] == L.STABLE_AT_GAMES
+    # fewer than L.MIN_VERDICT_GAMES common games: no statistic gets a verdict, not even one
+    # whose interval holds 0 (a mean score of 3 games: [-7.9, +7.3] read as "stable" before)
+    assert {x["verdict"] for x in lad["verdicts"]} == {L.UNDECIDED}
+    assert all(x["stable"] is None for x in lad["verdicts"])
     text = L.format_ladder(lad)
     assert (
         "  win rate seat 0                              +0.0000 [-1.0000, +1.0000]: not enough "
-        "games: the interval covers every possible difference"
+        "games: fewer than 32 common games, or an interval that covers every possible difference"
     ) in text
 
 
