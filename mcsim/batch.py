@@ -690,7 +690,7 @@ def _run_cells(
             outs.commit()
     if echo:
         echo(
-            f"batch: {n} cells, {counted(plan.total_games, 'game')} in {time.perf_counter() - t_all:.1f} s"
+            f"batch: {counted(n, 'cell')}, {counted(plan.total_games, 'game')} in {time.perf_counter() - t_all:.1f} s"
         )
     return BatchResult(plan, table, summaries)
 

@@ -308,8 +308,8 @@ def format_evaluation(ev: dict, long_name: str = "") -> str:
     """Readable table of an ``evaluate`` result."""
     ts = ev.get("tileset")
     lines = [
-        f"{long_name or ev['game']}: {len(ev['policies'])} policies on the same "
-        f"{counted(ev['games'], 'deal')} (seed {ev['seed']}, {ev['players']} player(s))"
+        f"{long_name or ev['game']}: {counted(len(ev['policies']), 'policy', 'policies')} on the "
+        f"same {counted(ev['games'], 'deal')} (seed {ev['seed']}, {counted(ev['players'], 'player')})"
         + (f", tile set {ts['id']} ({ts['provenance']})" if ts else "")
     ]
     if ev["players"] > 1:

@@ -1084,7 +1084,7 @@ def format_plan(settings: dict, long_name: str = "") -> str:
     """Readable text of a dry run: the search space, the budget plan and the seeds."""
     s = settings
     lines = [
-        f"{long_name or s['game']}: tune {s['start_policy']} ({s['players']} player(s), "
+        f"{long_name or s['game']}: tune {s['start_policy']} ({counted(s['players'], 'player')}, "
         f"field {', '.join(s['against']) or '-'}, objective {s['objective']}), "
         f"budget {counted(s['budget'], 'game')}, seed {s['seed']}",
         f"  {'parameter':<20}{'low':>10}{'high':>10}{'start':>10}  {'type':<9}documented range",
@@ -1118,7 +1118,7 @@ def format_tune(res: dict, long_name: str = "") -> str:
     obj = s["objective"]
     field = ", ".join(s["against"]) or "-"
     lines = [
-        f"{long_name or s['game']}: tuning from {s['start_policy']} ({s['players']} player(s), field "
+        f"{long_name or s['game']}: tuning from {s['start_policy']} ({counted(s['players'], 'player')}, field "
         f"{field}, objective {obj}) with {res['games_played']:,} of {counted(s['budget'], 'game')}, "
         f"seed {s['seed']}",
         f"  {s['generations']} generation(s) x {s['popsize']} candidates x {s['seatings']} "

@@ -35,7 +35,9 @@ from mcsim.errors import BadValueError
 INT64_MAX = 2**63 - 1
 
 _DIGITS = r"[0-9](?:_?[0-9])*"
-_WHOLE_RE = re.compile(rf"([+-]?)({_DIGITS})(?:\.({_DIGITS}))?(?:[eE]\+?({_DIGITS}))?", re.ASCII)
+_WHOLE_RE = re.compile(
+    rf"([+-]?)({_DIGITS})(?:\.({_DIGITS}))?(?:[eE](?:\+|-(?=[0_]+$))?({_DIGITS}))?", re.ASCII
+)
 _REAL_RE = re.compile(
     rf"[+-]?(?:{_DIGITS}(?:\.(?:{_DIGITS})?)?|\.{_DIGITS})(?:[eE][+-]?{_DIGITS})?", re.ASCII
 )

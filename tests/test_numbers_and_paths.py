@@ -255,3 +255,28 @@ def test_full_width_digits_get_one_wording_for_flags_options_and_count_parameter
     ):
         r = run(*args)
         one_error_line(r, 2, f"Error: {name}: '\uff11\uff10' {rule}")
+
+
+def test_an_exponent_of_zero_may_carry_a_minus_sign():
+    """``1e-0`` is 1 (a whole number in the ``1e6`` form); ``1e-1`` is not whole."""
+    from mcsim.values import parse_whole
+
+    assert (parse_whole("1e-0"), parse_whole("2e-00"), parse_whole("1e-1")) == (1, 2, None)
+
+
+def test_a_parameter_without_a_value_names_its_policy():
+    """``-p greedy:eps`` names the policy as every other policy error does."""
+    from mcsim.errors import UnknownPolicyError
+    from mcsim.games.base import parse_policy
+
+    with pytest.raises(UnknownPolicyError) as e:
+        parse_policy("greedy:eps")
+    assert str(e.value) == "policy 'greedy': parameter 'eps' must be written name=value"
+
+
+def test_evaluate_counts_one_policy_and_players_in_words():
+    """The evaluate header says "1 policy" and "2 players", never "policies" or "player(s)"."""
+    from mcsim.evaluate import evaluate, format_evaluation
+
+    head = format_evaluation(evaluate("sacred-hill", ["random"], games=2, seed=0)).splitlines()[0]
+    assert "1 policy on the same 2 deals" in head and "2 players)" in head, head

@@ -234,7 +234,9 @@ def parse_policy(text: str, spec: GameSpec | None = None) -> PolicyChoice:
             key, eq, val = item.partition("=")
             key = key.strip()
             if not eq or not key:
-                raise UnknownPolicyError(f"policy parameter {item!r} must be written name=value")
+                raise UnknownPolicyError(
+                    f"policy {name.strip()!r}: parameter {item!r} must be written name=value"
+                )
             if key in params:
                 raise UnknownPolicyError(f"policy {name!r}: parameter {key!r} given twice")
             where = f"policy {name.strip()!r}: parameter {key}"

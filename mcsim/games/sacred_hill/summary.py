@@ -8,6 +8,7 @@ import numpy as np
 
 from mcsim import stats
 from mcsim.games.base import Prepared
+from mcsim.text import counted
 
 
 def match_points(games) -> np.ndarray:
@@ -100,7 +101,7 @@ def format_summary(block: dict, summary: dict | None = None) -> str:
             )
             who = summary["policies"]
         else:
-            how = f"{block['matches']:,} matches: games 2j and 2j+1, each player starting once"
+            how = f"{counted(block['matches'], 'match', 'matches')}: games 2j and 2j+1, each player starting once"
             who = ["player starting game 2j", "the other"]
         lines.append(
             f"match win rate ({how}): {who[0]} {a['estimate']:.4f} "
