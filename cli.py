@@ -960,15 +960,7 @@ def read_record(record_file, index):
     help="CMA-ES population (default 4 + floor(3 ln d) for d parameters).",
 )
 @click.option("--variant", "variants", multiple=True, metavar="NAME=VALUE", help="A rule reading.")
-@click.option(
-    "--option",
-    "game_option_values",
-    multiple=True,
-    metavar="KEY=VALUE",
-    expose_value=False,
-    callback=_store_game_options,
-    help="A game-specific option (`mcsim games` lists each game's options).",
-)
+@game_option_flag("A game-specific option (`mcsim games` lists each game's options).")
 @click.option(
     "--workers",
     "-w",
@@ -1170,15 +1162,7 @@ def replay_cmd(game, record_file, index, as_json):
     help="With --seed: a rule reading, as for simulate.",
 )
 @click.option("--players", type=WHOLE, default=None, help="With --seed: number of seats.")
-@click.option(
-    "--option",
-    "game_option_values",
-    multiple=True,
-    metavar="KEY=VALUE",
-    expose_value=False,
-    callback=_store_game_options,
-    help="With --seed: a game-specific option, as for simulate.",
-)
+@game_option_flag("With --seed: a game-specific option, as for simulate.")
 @click.option(
     "--out",
     "-o",
@@ -1322,15 +1306,9 @@ def perft_cmd(game, depth, variants):
     default=None,
     help="Worker processes (default: all cores). Results do not depend on it.",
 )
-@click.option(
-    "--option",
-    "game_option_values",
-    multiple=True,
-    metavar="KEY=VALUE",
-    expose_value=False,
-    callback=_store_game_options,
-    help="A game-specific option, e.g. tiles=FILE for Don Quixote (`mcsim games` lists each "
-    "game's options).",
+@game_option_flag(
+    "A game-specific option, e.g. tiles=FILE for Don Quixote (`mcsim games` lists each "
+    "game's options)."
 )
 @click.option(
     "--tileset-ensemble",
@@ -1541,15 +1519,7 @@ def compare_cmd(
 )
 @click.option("--variant", "variants", multiple=True, metavar="NAME=VALUE", help="A rule reading.")
 @click.option("--players", type=WHOLE, default=None, help="Number of seats (default: the game's).")
-@click.option(
-    "--option",
-    "game_option_values",
-    multiple=True,
-    metavar="KEY=VALUE",
-    expose_value=False,
-    callback=_store_game_options,
-    help="A game-specific option (`mcsim games` lists each game's options).",
-)
+@game_option_flag("A game-specific option (`mcsim games` lists each game's options).")
 @click.option(
     "--workers",
     "-w",
