@@ -180,6 +180,7 @@ def resolve_config(
             f"{len(choices)} policies given for {players} seats; give one policy "
             f"for all seats or one per seat"
         )
+    choices = [spec.with_restrictions(c) for c in choices]  # forbid= names to masks
     for c in choices:
         spec.policy(c.name).vector(c.params, c.written)  # validates names and parameters
     if options is not None and not isinstance(options, dict):

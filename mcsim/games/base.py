@@ -76,6 +76,49 @@ class ParamSpec:
         return str(int(v)) if self.integer and exact else str(v)
 
 
+#: the policy parameter that takes restricted play's option names (``heuristic:forbid=a+b``)
+FORBID_KEY = "forbid"
+#: the prefix of the integer mask parameters that hold a seat's forbidden options (bit
+#: ``RestrictionSpec.bit`` of parameter ``RestrictionSpec.param``); set from ``forbid=``
+FORBID_MASK_PREFIX = "forbid_mask"
+#: bits per mask parameter: a float64 holds every integer below 2**53 exactly
+FORBID_MASK_BITS = 52
+
+
+def forbid_mask_param(name: str = FORBID_MASK_PREFIX) -> ParamSpec:
+    """The ``ParamSpec`` of a forbidden-options mask (every policy of a game with restrictions
+    declares one per mask its ``GameSpec.restrictions`` use): an integer in [0, 2**52), 0 = no
+    restriction. Users set it with ``forbid=NAME+NAME``, not by number."""
+    return ParamSpec(
+        name,
+        0.0,
+        "forbidden options as a bit mask (set it with forbid=NAME+NAME; mcsim games lists them)",
+        0.0,
+        float(2**FORBID_MASK_BITS - 1),
+        integer=True,
+    )
+
+
+@dataclass(frozen=True)
+class RestrictionSpec:
+    """One option a seat can be forbidden: restricted play (Jaffe, Miller, Andersen, Liu,
+    Karlin and Popović, AIIDE 2012). ``-p "policy:forbid=name+name"`` forbids it for that seat:
+    the seat's policy never chooses it while another legal choice exists, and takes it when the
+    rules leave nothing else (a forced move, counted in the ``forbid_forced_<seat>`` column).
+
+    ``name`` is what users type (lowercase, no ``+`` or ``,``); ``param``/``bit`` locate it in
+    the kernel's mask parameters (``forbid_mask``, ``forbid_mask2``, ...); ``group`` heads it in
+    tables ("action card", "official"); ``source`` cites the rule (``docs/rules/<game>.md §N``).
+    """
+
+    name: str
+    help: str
+    group: str
+    bit: int
+    param: str = FORBID_MASK_PREFIX
+    source: str = ""
+
+
 @dataclass(frozen=True)
 class PolicySpec:
     """A policy: its kernel id, its numeric parameters and a one-line description."""
@@ -145,6 +188,66 @@ class GameSpec:
     #: the range of a seat's score (points; None = unbounded): a mean score's 95% interval is
     #: clipped to it (``mcsim.stats.clip_to_range``, docs/outputs.md "Intervals")
     score_bounds: tuple[float | None, float | None] = (None, None)
+    #: the options restricted play can forbid a seat (``RestrictionSpec``), in table order
+    restrictions: tuple[RestrictionSpec, ...] = ()
+    #: groups of ``restrictions`` that cover a whole decision (every power card): forbidding
+    #: all of one leaves the seat no choice at all, so ``forbid=`` refuses it
+    exhaustive_groups: tuple[str, ...] = ()
+
+    def restriction(self, name: str) -> RestrictionSpec:
+        """The restriction called ``name``; ``UnknownPolicyError`` naming the valid ones."""
+        for r in self.restrictions:
+            if r.name == name:
+                return r
+        if not self.restrictions:
+            raise UnknownPolicyError(f"{self.id} has no options that forbid= can restrict")
+        valid = ", ".join(r.name for r in self.restrictions)
+        raise UnknownPolicyError(
+            f"forbid={name!r}: {self.id} has no such option; choose from: {valid}"
+        )
+
+    def forbid_params(self, names: tuple[str, ...]) -> dict[str, float]:
+        """``{mask parameter: value}`` forbidding ``names`` (restriction names).
+
+        Raises ``UnknownPolicyError`` (an unknown name, a name given twice, every option of
+        an ``exhaustive_groups`` group or every option of the game forbidden)."""
+        masks: dict[str, int] = {}
+        seen: set[str] = set()
+        for name in names:
+            r = self.restriction(name)
+            if name in seen:
+                raise UnknownPolicyError(f"forbid={'+'.join(names)}: {name!r} given twice")
+            seen.add(name)
+            masks[r.param] = masks.get(r.param, 0) | (1 << r.bit)
+        for group in self.exhaustive_groups:
+            members = {r.name for r in self.restrictions if r.group == group}
+            if members and members <= seen:
+                raise UnknownPolicyError(
+                    f"forbid={'+'.join(names)} forbids every {group}: the seat would have no "
+                    f"choice left; forbid some of them"
+                )
+        if self.restrictions and seen == {r.name for r in self.restrictions}:
+            raise UnknownPolicyError(
+                f"forbid={'+'.join(names)} forbids every option restricted play knows; "
+                "forbid some of them"
+            )
+        return {k: float(v) for k, v in masks.items()}
+
+    def with_restrictions(self, choice: "PolicyChoice") -> "PolicyChoice":
+        """``choice`` with its ``forbid`` names turned into mask parameters (validated);
+        unchanged when it forbids nothing. ``resolve_config`` calls it for every seat."""
+        if not choice.forbid:
+            return choice
+        masks = self.forbid_params(choice.forbid)
+        pol = self.policy(choice.name)
+        declared = {p.name for p in pol.params}
+        missing = sorted(set(masks) - declared)
+        if missing:
+            raise UnknownPolicyError(
+                f"policy {choice.name!r} of {self.id} cannot be restricted (no {missing[0]})"
+            )
+        params = {k: v for k, v in choice.params.items() if not k.startswith(FORBID_MASK_PREFIX)}
+        return PolicyChoice(choice.name, {**params, **masks}, dict(choice.written), choice.forbid)
 
     def title(self, variant: dict) -> str:
         """The game's name for a run with the resolved ``variant`` (``titles``)."""
@@ -208,11 +311,21 @@ class PolicyChoice:
     params: dict[str, float] = field(default_factory=dict)
     #: each parameter as the user typed it (``1e30``, ``2``): how messages quote it
     written: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    #: restricted play: the names of the options this seat may not choose (``forbid=a+b``),
+    #: turned into the ``forbid_mask*`` parameters by ``GameSpec.with_restrictions``
+    forbid: tuple[str, ...] = ()
 
     def label(self) -> str:
-        if not self.params:
-            return self.name
-        return self.name + ":" + ",".join(f"{k}={v:g}" for k, v in sorted(self.params.items()))
+        """``name`` or ``name:k=v,...,forbid=a+b`` (parameters sorted; the mask parameters
+        are shown as the ``forbid=`` names they came from). ``parse_policy`` reads it back."""
+        items = [
+            f"{k}={v:g}"
+            for k, v in sorted(self.params.items())
+            if not (self.forbid and k.startswith(FORBID_MASK_PREFIX))
+        ]
+        if self.forbid:
+            items.append(f"{FORBID_KEY}={'+'.join(self.forbid)}")
+        return self.name + (":" + ",".join(items) if items else "")
 
 
 def parse_policy(text: str, spec: GameSpec | None = None) -> PolicyChoice:
@@ -227,6 +340,7 @@ def parse_policy(text: str, spec: GameSpec | None = None) -> PolicyChoice:
     name, colon, rest = text.strip().partition(":")
     params: dict[str, float] = {}
     written: dict[str, str] = {}
+    forbid: tuple[str, ...] = ()
     if colon and not rest.strip():
         raise UnknownPolicyError(f"policy {text!r}: no parameters after ':'")
     if rest:
@@ -237,8 +351,16 @@ def parse_policy(text: str, spec: GameSpec | None = None) -> PolicyChoice:
                 raise UnknownPolicyError(
                     f"policy {name.strip()!r}: parameter {item!r} must be written name=value"
                 )
-            if key in params:
+            if key in params or (key == FORBID_KEY and forbid):
                 raise UnknownPolicyError(f"policy {name!r}: parameter {key!r} given twice")
+            if key == FORBID_KEY:  # option names, checked against the game by resolve_config
+                forbid = tuple(n.strip().lower() for n in val.split("+"))
+                if not all(forbid):
+                    raise UnknownPolicyError(
+                        f"policy {name.strip()!r}: forbid={val.strip()!r} must be option names "
+                        "joined by + (mcsim games lists them)"
+                    )
+                continue
             where = f"policy {name.strip()!r}: parameter {key}"
             try:
                 params[key] = real_number(val, where)
@@ -250,7 +372,7 @@ def parse_policy(text: str, spec: GameSpec | None = None) -> PolicyChoice:
                     ) from None
                 raise BadParameterError(str(e), e.name) from None
             written[key] = val.strip()
-    return PolicyChoice(name.strip(), params, written)
+    return PolicyChoice(name.strip(), params, written, forbid)
 
 
 def _is_count(spec: GameSpec, policy: str, param: str) -> bool:
@@ -555,3 +677,12 @@ def no_ensemble(spec: GameSpec) -> Callable[..., list[tuple[str, dict]]]:
         raise ConfigError(f"{spec.id} has no component ensemble")
 
     return ensemble_options
+
+
+def restricted_seats(config: RunConfig) -> list[int]:
+    """The seats of ``config`` whose policy forbids options (restricted play). A game's
+    ``play_chunk`` adds the columns ``forbid_avoided_<seat>`` (decisions where a forbidden
+    option was legal and the seat chose another) and ``forbid_forced_<seat>`` (decisions where
+    only forbidden options were legal, so the rules made the seat take one), int64 per game, for
+    every seat, only when this list is not empty: an unrestricted run's table is unchanged."""
+    return [k for k, c in enumerate(config.policies) if c.forbid]
