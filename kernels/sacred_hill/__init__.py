@@ -8,7 +8,8 @@ module             holds
 ``layout``         board geometry (bitboard masks), the state array's slots (``S_*``), move,
                    kind, phase, policy and parameter codes; no Numba
 ``rules``          kingdoms, sieges and captures, legal moves, apply, final score, perft
-``policies``       random, ``greedy`` and ``tactician`` (1-ply evaluation of the §6 hints)
+``policies``       random, ``greedy`` and ``tactician`` (1-ply evaluation of the §6 hints),
+                   restricted play's forbidden moves (``forbidden_moves``, ``restrict``)
 ``search_steps``   the six steps of ``kernels.search`` (registered on import) and ``mcts``
 ``play``           the compiled entry points: ``play_batch``, ``play_batch_search``
 =================  ===========================================================================
@@ -26,6 +27,7 @@ The names below are the kernel's public interface (what ``mcsim.games.sacred_hil
 
 from kernels.sacred_hill import layout, play, policies, rules, search_steps
 from kernels.sacred_hill.layout import (
+    BB_EDGE,
     BB_KNIGHT,
     BB_ORTH,
     BB_VALID,
@@ -34,6 +36,11 @@ from kernels.sacred_hill.layout import (
     CELL_NAMES,
     CELLS,
     COL_NAMES,
+    FORBID_BATTLE_NEXT_TO_ENEMY,
+    FORBID_BUILD_INTO_SIEGE,
+    FORBID_FILL_SAFE_CONNECTION,
+    FORBID_MANOEUVRE_NEXT_TO_ENEMY,
+    FORBID_MANOEUVRE_ON_EDGE,
     KIND_BUILD_ADJACENT,
     KIND_BUILD_ANYWHERE,
     KIND_CAPTURE,
@@ -44,11 +51,14 @@ from kernels.sacred_hill.layout import (
     MAX_PLIES,
     MOVE_PASS,
     N_COLS,
+    N_FORBID,
     N_HEURISTIC_PARAMS,
     N_HILLS,
     N_MCTS_PARAMS,
+    N_POLICY_COLS,
     N_ROWS,
     P_EPS,
+    P_FORBID,
     P_MCTS_BASE,
     P_MCTS_C,
     P_MCTS_ITER,
@@ -63,6 +73,8 @@ from kernels.sacred_hill.layout import (
     POLICY_RANDOM,
     POLICY_TACTICIAN,
     S_CAPTURES,
+    S_FORBID_AVOIDED,
+    S_FORBID_FORCED,
     S_FORTS,
     S_KNIGHT,
     S_MANOEUVRE_FORTS,
@@ -83,7 +95,7 @@ from kernels.sacred_hill.play import (
     play_batch_search,
     play_game,
 )
-from kernels.sacred_hill.policies import choose_move
+from kernels.sacred_hill.policies import choose_move, forbidden_moves, restrict
 from kernels.sacred_hill.rules import (
     apply_move,
     besieged_by,
@@ -101,6 +113,19 @@ from kernels.sacred_hill.rules import (
 from kernels.sacred_hill.search_steps import choose_move_search, search_capacity, search_scratch
 
 __all__ = [
+    "BB_EDGE",
+    "FORBID_BATTLE_NEXT_TO_ENEMY",
+    "FORBID_BUILD_INTO_SIEGE",
+    "FORBID_FILL_SAFE_CONNECTION",
+    "FORBID_MANOEUVRE_NEXT_TO_ENEMY",
+    "FORBID_MANOEUVRE_ON_EDGE",
+    "N_FORBID",
+    "N_POLICY_COLS",
+    "P_FORBID",
+    "S_FORBID_AVOIDED",
+    "S_FORBID_FORCED",
+    "forbidden_moves",
+    "restrict",
     "layout",
     "play",
     "policies",

@@ -79,6 +79,11 @@ def _build_masks():
 
 #: All 45 hills.
 BB_VALID, BB_ORTH, BB_KNIGHT, BB_ZONE_KNIGHT12, BB_ZONE_CHEBYSHEV8 = _build_masks()
+#: The 20 hills with fewer than 4 neighbours (§1: 12 edge hills with 3, 8 next to a removed
+#: corner with 2), where a lone fort needs only 3 or 2 besiegers (§2).
+BB_EDGE = np.uint64(
+    sum(1 << i for i in range(64) if int(BB_ORTH[i]) and bin(int(BB_ORTH[i])).count("1") < 4)
+)
 #: Cell indices of the 45 hills in bit order, and their names ("B1", ...).
 CELLS = np.array([i for i in range(64) if (int(BB_VALID) >> i) & 1], dtype=np.int64)
 CELL_NAMES = {int(i): f"{COL_NAMES[i % 8]}{i // 8 + 1}" for i in CELLS}
@@ -95,6 +100,12 @@ S_PLIES = STATE.field("S_PLIES", 1, "plies played")
 S_CAPTURES = STATE.field("S_CAPTURES", 2, "captures made by the seat, + seat")
 S_PASSES = STATE.field("S_PASSES", 1, "passes played (both seats)")
 S_MANOEUVRE_FORTS = STATE.field("S_MANOEUVRE_FORTS", 2, "forts built as Manoeuvres, + seat")
+S_FORBID_AVOIDED = STATE.field(
+    "S_FORBID_AVOIDED", 2, "restricted play: decisions that avoided a forbidden option, + seat"
+)
+S_FORBID_FORCED = STATE.field(
+    "S_FORBID_FORCED", 2, "restricted play: decisions where every legal move was forbidden, + seat"
+)
 S_SIZE = STATE.size
 STATE.verify(globals())
 __doc__ += STATE.table()
@@ -138,6 +149,24 @@ N_HEURISTIC_PARAMS = 9
 P_MCTS_ITER, P_MCTS_C, P_MCTS_REWARD, P_MCTS_ROLLOUT, P_MCTS_ROLLOUT_EPS = range(5)
 P_MCTS_BASE = 5
 N_MCTS_PARAMS = P_MCTS_BASE + N_HEURISTIC_PARAMS
+#: the column of the policy parameter matrix that holds a seat's restricted-play mask (the
+#: ``forbid_mask`` parameter, which each policy declares last: ``prepare`` copies it here so the
+#: kernel finds it at one place whatever the policy); width of that matrix
+P_FORBID = N_MCTS_PARAMS
+N_POLICY_COLS = P_FORBID + 1
+#: restricted play (docs/rules/sacred_hill.md §10): bit ``FORBID_*`` of a seat's
+#: mask forbids that option. Manoeuvres (§3.1) next to an enemy fort / on an edge hill; Battle
+#: builds (§3.3.2-3) next to an enemy fort / on a hill the seat besieges itself (a "safe
+#: connection", §2, §6.5); any build on a hill the opponent besieges (captured next turn, §3.3.1)
+(
+    FORBID_MANOEUVRE_NEXT_TO_ENEMY,
+    FORBID_MANOEUVRE_ON_EDGE,
+    FORBID_BATTLE_NEXT_TO_ENEMY,
+    FORBID_FILL_SAFE_CONNECTION,
+    FORBID_BUILD_INTO_SIEGE,
+) = range(5)
+N_FORBID = 5
+
 #: points per reward unit for ``reward = margin`` (search.REWARD_MARGIN)
 MARGIN_SCALE = 10.0
 

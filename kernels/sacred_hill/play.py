@@ -9,17 +9,23 @@ from numba import njit
 from kernels.bitboard import popcount
 from kernels.rng import game_seed, seed_state
 from kernels.sacred_hill.layout import (
+    _ONE,
+    _ZERO,
     KIND_TERMINAL,
     MAX_PLIES,
+    N_POLICY_COLS,
+    P_FORBID,
     POLICY_MCTS,
     S_CAPTURES,
+    S_FORBID_AVOIDED,
+    S_FORBID_FORCED,
     S_FORTS,
     S_MANOEUVRE_FORTS,
     S_PASSES,
     S_SIZE,
     S_TO_MOVE,
 )
-from kernels.sacred_hill.policies import choose_move
+from kernels.sacred_hill.policies import choose_move, restrict
 from kernels.sacred_hill.rules import apply_move, count_kingdoms, legal_moves, new_game, score_final
 from kernels.sacred_hill.search_steps import choose_move_search, search_capacity, search_scratch
 
@@ -41,6 +47,8 @@ SacredHillOutputs = namedtuple(
         "passes",
         "decided_by",
         "record",
+        "forbid_avoided",
+        "forbid_forced",
     ],
 )
 
@@ -70,7 +78,10 @@ def play_game(
     length 0) receives the moves; ``rngs`` (uint64[2, 4]) receives the seats' policy streams;
     ``scratch`` is the ``mcts`` scratch (``search_scratch``) or None when no seat searches: then
     Numba prunes the search branch before typing it, so the search code is not compiled.
-    Returns the number of plies."""
+    A seat whose restricted-play mask (``policy_params[seat, P_FORBID]``, bits ``FORBID_*``) is
+    not 0 chooses among its permitted legal moves (``policies.restrict``; all of them when
+    every one is forbidden), counted in ``state[S_FORBID_AVOIDED + seat]`` and
+    ``state[S_FORBID_FORCED + seat]``. Returns the number of plies."""
     new_game(state)
     _seed(rngs[0], root_seed, game_index, stream_base)
     _seed(rngs[1], root_seed, game_index, stream_base + 1)
@@ -81,6 +92,13 @@ def play_game(
             break
         p = np.int64(state[S_TO_MOVE])
         rng = rngs[p]
+        mask = np.uint64(policy_params[p, P_FORBID])
+        if mask != _ZERO:  # restricted play: unrestricted seats never get here
+            moves, status = restrict(state, moves, kind, mask)
+            if status == 1:
+                state[S_FORBID_AVOIDED + p] += _ONE
+            elif status == 2:
+                state[S_FORBID_FORCED + p] += _ONE
         if scratch is None:
             mv = choose_move(state, moves, kind, policy_ids[p], policy_params[p], rng, zone)
         else:
@@ -115,7 +133,9 @@ def play_batch(
         RNG stream of seat 0's policy (seat 1 uses ``stream_base + 1``); ``STREAM_POLICY`` for a
         normal run, another value for independent mirror games.
     policy_ids : int64[2]
-    policy_params : float64[2, n_params]
+    policy_params : float64[2, N_POLICY_COLS]
+        the seats' parameters; column ``P_FORBID`` holds the seat's restricted-play mask
+        (an integer, bits ``FORBID_*``; 0 = unrestricted)
     rules : SacredHillRules
         ``transition`` (int: ``TRANSITION_BOX`` or ``TRANSITION_WEB2014``, §3.2) and ``zone``
         (uint64[64]: ``BB_ZONE_KNIGHT12`` or ``BB_ZONE_CHEBYSHEV8``, §2, §7 A2).
@@ -125,13 +145,18 @@ def play_batch(
         Manoeuvres, per seat (seat 0 moves first); ``plies``, ``passes``: int16[n];
         ``decided_by``: int8[n], 1 kingdoms, 0 territory, -1 draw; ``record``:
         int16[n_rec, MAX_PLIES], moves of the first ``n_rec`` games (cell index,
-        ``MOVE_PASS``; -1 after the end).
+        ``MOVE_PASS``; -1 after the end); ``forbid_avoided``, ``forbid_forced``: int16[n, 2],
+        restricted play's decisions per seat that avoided a forbidden option / where every
+        legal move was forbidden (0 for an unrestricted seat).
 
     Notes
     -----
     jit-compiled; the caller validates the inputs. An ``mcts`` seat needs
-    ``play_batch_search`` (ValueError here).
+    ``play_batch_search`` (ValueError here), and so does a parameter matrix narrower than
+    ``N_POLICY_COLS``.
     """
+    if policy_params.shape[1] < N_POLICY_COLS:
+        raise ValueError("policy_params needs N_POLICY_COLS columns (the forbid mask)")
     for p in range(policy_ids.shape[0]):
         if policy_ids[p] == POLICY_MCTS:
             raise ValueError("an mcts seat needs play_batch_search")
@@ -173,6 +198,8 @@ def play_batch_search(
     (about half of the kernel's compile time); the Python side picks it when a policy id is
     ``POLICY_MCTS``. Other seats play exactly as in ``play_batch``.
     """
+    if policy_params.shape[1] < N_POLICY_COLS:
+        raise ValueError("policy_params needs N_POLICY_COLS columns (the forbid mask)")
     state = np.zeros(S_SIZE, dtype=np.uint64)
     points = np.zeros(2, dtype=np.int64)
     empty_record = np.empty(0, dtype=np.int16)
@@ -230,6 +257,8 @@ def _play_games(
         out_passes,
         out_decided_by,
         out_record,
+        out_forbid_avoided,
+        out_forbid_forced,
     ) = outputs
     for g in range(n_games):
         record = out_record[g] if g < out_record.shape[0] else empty_record
@@ -255,3 +284,5 @@ def _play_games(
             out_territory[g, s] = popcount(state[S_FORTS + s])
             out_captures[g, s] = state[S_CAPTURES + s]
             out_manoeuvre_forts[g, s] = state[S_MANOEUVRE_FORTS + s]
+            out_forbid_avoided[g, s] = state[S_FORBID_AVOIDED + s]
+            out_forbid_forced[g, s] = state[S_FORBID_FORCED + s]

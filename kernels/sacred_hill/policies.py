@@ -1,5 +1,6 @@
 """Sacred Hill policies: uniform random, and the 1-ply ``greedy`` / ``tactician`` evaluation of
-the rulebook's strategy hints (``docs/rules/sacred_hill.md`` §6)."""
+the rulebook's strategy hints (``docs/rules/sacred_hill.md`` §6), and restricted play's
+classification of the legal moves (``forbidden_moves``, ``restrict``)."""
 
 import numpy as np
 from numba import njit
@@ -9,9 +10,17 @@ from kernels.rng import randint, random_float
 from kernels.sacred_hill.layout import (
     _ONE,
     _ZERO,
+    BB_EDGE,
     BB_KNIGHT,
     BB_ORTH,
     BB_VALID,
+    FORBID_BATTLE_NEXT_TO_ENEMY,
+    FORBID_BUILD_INTO_SIEGE,
+    FORBID_FILL_SAFE_CONNECTION,
+    FORBID_MANOEUVRE_NEXT_TO_ENEMY,
+    FORBID_MANOEUVRE_ON_EDGE,
+    KIND_BUILD_ADJACENT,
+    KIND_BUILD_ANYWHERE,
     KIND_CAPTURE,
     KIND_MANOEUVRE,
     KIND_PASS,
@@ -31,7 +40,61 @@ from kernels.sacred_hill.layout import (
     S_TO_MOVE,
     S_ZONE,
 )
-from kernels.sacred_hill.rules import _distinct_kingdoms_touching, orth_neighbours
+from kernels.sacred_hill.rules import _distinct_kingdoms_touching, besieged_by, orth_neighbours
+
+
+@njit(cache=True, inline="always")
+def _has(mask, bit):
+    return ((mask >> np.uint64(bit)) & _ONE) != _ZERO
+
+
+@njit(cache=True)
+def forbidden_moves(state, moves, kind, mask):
+    """The moves of the legal bitboard ``moves`` (of ``kind``, for the player to move) that the
+    restricted-play ``mask`` (uint64, bits ``FORBID_*``) forbids, as a bitboard.
+
+    docs/rules/sacred_hill.md §10: a Manoeuvre (§3.1) on a hill orthogonally
+    adjacent to an enemy fort, a Manoeuvre on one of the 20 edge hills (fewer than 4
+    neighbours, §1), a Battle build (§3.3.2-3) next to an enemy fort, a Battle build on an empty
+    hill every existing neighbour of which is the player's own fort (a safe connection, §2,
+    §6.5), a build of either phase on an empty hill the opponent besieges (§2; the fort is
+    captured next turn, §3.3.1). Captures and passes are never options (the rules impose them,
+    §3.3.1, §3.4): 0 for them.
+    """
+    if kind != KIND_MANOEUVRE and kind != KIND_BUILD_ADJACENT and kind != KIND_BUILD_ANYWHERE:
+        return _ZERO
+    p = np.int64(state[S_TO_MOVE])
+    own = state[S_FORTS + p]
+    opp = state[S_FORTS + 1 - p]
+    bad = _ZERO
+    if kind == KIND_MANOEUVRE:
+        if _has(mask, FORBID_MANOEUVRE_NEXT_TO_ENEMY):
+            bad |= orth_neighbours(opp)
+        if _has(mask, FORBID_MANOEUVRE_ON_EDGE):
+            bad |= BB_EDGE
+    else:
+        if _has(mask, FORBID_BATTLE_NEXT_TO_ENEMY):
+            bad |= orth_neighbours(opp)
+        if _has(mask, FORBID_FILL_SAFE_CONNECTION):
+            bad |= besieged_by(own)
+    if _has(mask, FORBID_BUILD_INTO_SIEGE):
+        bad |= besieged_by(opp)
+    return moves & bad
+
+
+@njit(cache=True, inline="always")
+def restrict(state, moves, kind, mask):
+    """Restricted play's choice set: ``(moves, status)`` with ``moves`` the legal bitboard
+    without its forbidden moves (``forbidden_moves``) when some legal move is permitted
+    (``status`` 1, the decision avoided a forbidden option), ``moves`` unchanged when none is
+    forbidden (``status`` 0) or when all are (``status`` 2, forced: the rules win). Call it only
+    when ``mask != 0``: an unrestricted seat's moves are never touched."""
+    bad = forbidden_moves(state, moves, kind, mask)
+    if bad == _ZERO:
+        return moves, 0
+    if bad == moves:
+        return moves, 2
+    return moves & ~bad, 1
 
 
 @njit(cache=True)

@@ -2,8 +2,9 @@
 
 The state is the ``uint64[S_SIZE]`` array; the context is a ``SacredHillSearchContext``
 (transition rule, zone masks uint64[64], rollout policy id, rollout weights
-float64[N_HEURISTIC_PARAMS], int64[2] points scratch). Perfect information: nothing to
-determinize.
+float64[N_HEURISTIC_PARAMS], int64[2] points scratch, and restricted play's searching seat and
+its mask: that seat's moves are filtered by the mask in the tree (``legal``) and in the
+rollouts, the other seat's never). Perfect information: nothing to determinize.
 """
 
 from collections import namedtuple
@@ -23,6 +24,7 @@ from kernels.sacred_hill.layout import (
     MOVE_PASS,
     N_HEURISTIC_PARAMS,
     P_EPS,
+    P_FORBID,
     P_MCTS_BASE,
     P_MCTS_C,
     P_MCTS_ITER,
@@ -34,12 +36,23 @@ from kernels.sacred_hill.layout import (
     S_SIZE,
     S_TO_MOVE,
 )
-from kernels.sacred_hill.policies import choose_move
+from kernels.sacred_hill.policies import choose_move, restrict
 from kernels.sacred_hill.rules import apply_move, legal_moves, score_final
 
-#: the search context of Sacred Hill (``kernels.search.register``)
+#: the search context of Sacred Hill (``kernels.search.register``); ``forbid_seat`` (int64) and
+#: ``forbid_mask`` (uint64, restricted play's ``FORBID_*`` bits) default to no restriction
 SacredHillSearchContext = namedtuple(
-    "SacredHillSearchContext", ["transition", "zone", "rollout_policy", "rollout_weights", "points"]
+    "SacredHillSearchContext",
+    [
+        "transition",
+        "zone",
+        "rollout_policy",
+        "rollout_weights",
+        "points",
+        "forbid_seat",
+        "forbid_mask",
+    ],
+    defaults=(np.int64(-1), np.uint64(0)),
 )
 
 
@@ -61,6 +74,8 @@ def _search_legal(state, ctx, moves):
     m, kind = legal_moves(state)
     if kind == KIND_TERMINAL:
         return 0
+    if ctx.forbid_mask != _ZERO and np.int64(state[S_TO_MOVE]) == ctx.forbid_seat:
+        m = restrict(state, m, kind, ctx.forbid_mask)[0]
     if kind == KIND_PASS:
         moves[0] = MOVE_PASS
         return 1
@@ -85,11 +100,13 @@ def _search_apply(state, ctx, move):
 
 @njit(cache=True)
 def _search_rollout(state, ctx, rng, scores):
-    transition, zone, rollout_policy, rollout_weights, points = ctx
+    transition, zone, rollout_policy, rollout_weights, points, forbid_seat, forbid_mask = ctx
     while state[S_PLIES] < MAX_PLIES:
         moves, kind = legal_moves(state)
         if kind == KIND_TERMINAL:
             break
+        if forbid_mask != _ZERO and np.int64(state[S_TO_MOVE]) == forbid_seat:
+            moves = restrict(state, moves, kind, forbid_mask)[0]
         mv = choose_move(state, moves, kind, rollout_policy, rollout_weights, rng, zone)
         apply_move(state, mv, kind, transition, zone)
     score_final(state, points)
@@ -142,7 +159,11 @@ def search_capacity(policy_ids, policy_params):
 @njit(cache=True)
 def choose_move_search(state, moves, kind, policy_id, params, rng, zone, transition, scratch):
     """``choose_move`` for every policy including ``POLICY_MCTS`` (UCT by ``kernels.search``
-    with the parameters ``P_MCTS_*``; ``scratch`` from ``search_scratch``). Allocates nothing."""
+    with the parameters ``P_MCTS_*``; ``scratch`` from ``search_scratch``). Allocates nothing.
+
+    ``moves`` are the seat's choices (restricted already by the caller); an ``mcts`` seat's
+    restricted-play mask ``params[P_FORBID]`` filters its own moves inside the search too (tree
+    and rollouts, ``SacredHillSearchContext``)."""
     if policy_id != POLICY_MCTS:
         return choose_move(state, moves, kind, policy_id, params, rng, zone)
     if kind == KIND_PASS:
@@ -167,7 +188,13 @@ def choose_move_search(state, moves, kind, policy_id, params, rng, zone, transit
         rollout_weights[k] = params[P_MCTS_BASE + k]
     rollout_weights[P_EPS] = params[P_MCTS_ROLLOUT_EPS]
     ctx = SacredHillSearchContext(
-        transition, zone, np.int64(params[P_MCTS_ROLLOUT]), rollout_weights, points
+        transition,
+        zone,
+        np.int64(params[P_MCTS_ROLLOUT]),
+        rollout_weights,
+        points,
+        np.int64(state[S_TO_MOVE]),
+        np.uint64(params[P_FORBID]),
     )
     return search.search(
         state,

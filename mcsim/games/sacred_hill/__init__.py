@@ -26,6 +26,11 @@ share one parameter vector (see ``HEURISTIC_PARAMS``) and break ties uniformly a
 ``rollout`` (random, greedy or tactician at its default weights, with ``rollout_eps``); see
 ``MCTS_PARAMS`` and benchmarks/RESULTS.md ("Search") for how the defaults were chosen.
 
+Restricted play (§10): every policy takes ``forbid=NAME+NAME`` (``RESTRICTIONS``: Manoeuvres
+next to an enemy fort or on an edge hill, Battle builds next to an enemy fort or into one's own
+safe connection, builds into the opponent's siege); the per-game table then has
+``forbid_avoided_<k>`` and ``forbid_forced_<k>``.
+
 Seats: seat 0 moves first. Points are the rulebook's (§3.5): the winner scores 2 + the kingdom
 (or territory) difference, the loser 0.
 
@@ -46,10 +51,13 @@ from mcsim.games.base import (
     ParamSpec,
     PolicySpec,
     Prepared,
+    RestrictionSpec,
     RunConfig,
     VariantSpec,
+    forbid_mask_param,
     no_ensemble,
     policy_arrays,
+    restricted_seats,
 )
 
 DEFAULT_TRANSITION = "box"
@@ -121,6 +129,7 @@ MCTS_PARAMS = (
         0.0,
         1.0,
     ),
+    forbid_mask_param(),  # restricted play, last so the positions above never move
 )
 _ROLLOUT_POLICIES = ("random", "greedy", "tactician")
 
@@ -131,7 +140,49 @@ def _params(defaults):
         out.append(
             _P(name, d, help_, lo if lo is not None else -np.inf, hi if hi is not None else np.inf)
         )
-    return tuple(out)
+    return tuple(out) + (forbid_mask_param(),)  # restricted play, last (kernel order above)
+
+
+_RULES = "docs/rules/sacred_hill.md"
+#: restricted play's options (docs/rules/sacred_hill.md §10), kernel bits
+#: ``K.FORBID_*``. Captures and passes are not among them: the rules impose both (§3.3.1, §3.4).
+RESTRICTIONS = (
+    RestrictionSpec(
+        "manoeuvre-next-to-enemy",
+        "a Manoeuvre on a hill orthogonally adjacent to an enemy fort",
+        "manoeuvre",
+        K.FORBID_MANOEUVRE_NEXT_TO_ENEMY,
+        source=f"{_RULES} §10, §3.1",
+    ),
+    RestrictionSpec(
+        "manoeuvre-on-edge",
+        "a Manoeuvre on one of the 20 edge hills (2 or 3 neighbours, fewer besiegers)",
+        "manoeuvre",
+        K.FORBID_MANOEUVRE_ON_EDGE,
+        source=f"{_RULES} §10, §1, §3.1",
+    ),
+    RestrictionSpec(
+        "battle-next-to-enemy",
+        "a Battle build on a hill orthogonally adjacent to an enemy fort",
+        "battle",
+        K.FORBID_BATTLE_NEXT_TO_ENEMY,
+        source=f"{_RULES} §10, §3.3.2-3",
+    ),
+    RestrictionSpec(
+        "fill-safe-connection",
+        "a Battle build on an empty hill all of whose neighbours are own forts",
+        "battle",
+        K.FORBID_FILL_SAFE_CONNECTION,
+        source=f"{_RULES} §10, §2, §6.5",
+    ),
+    RestrictionSpec(
+        "build-into-siege",
+        "a build on an empty hill the opponent besieges (captured next turn)",
+        "sacrifice",
+        K.FORBID_BUILD_INTO_SIEGE,
+        source=f"{_RULES} §10, §2, §3.3.1",
+    ),
+)
 
 
 SPEC = GameSpec(
@@ -158,7 +209,7 @@ SPEC = GameSpec(
         ),
     ),
     policies=(
-        PolicySpec("random", K.POLICY_RANDOM, "uniform over legal moves"),
+        PolicySpec("random", K.POLICY_RANDOM, "uniform over legal moves", (forbid_mask_param(),)),
         PolicySpec(
             "greedy",
             K.POLICY_GREEDY,
@@ -183,6 +234,9 @@ SPEC = GameSpec(
     max_plies=K.MAX_PLIES,
     description="2 players; who gets fewer kingdoms (then more territory) on 45 hills",
     score_bounds=(0, None),  # a seat's score is a count, never negative
+    restrictions=RESTRICTIONS,
+    # no group covers a whole decision: every option forbids some hills of a build, never all
+    exhaustive_groups=(),
 )
 
 
@@ -202,10 +256,21 @@ def check_config(config: RunConfig) -> RunConfig:
     return config
 
 
+def forbid_masks(config: RunConfig) -> np.ndarray:
+    """Each seat's restricted-play mask (float64[2], integers: bits ``K.FORBID_*``), read from
+    its policy's ``forbid_mask`` parameter (0 when the seat forbids nothing)."""
+    return np.array([float(c.params.get("forbid_mask", 0.0)) for c in config.policies])
+
+
 def prepare(config: RunConfig) -> Prepared:
-    """Resolve policies and variants into kernel arrays (``config`` from ``resolve_config``)."""
+    """Resolve policies and variants into kernel arrays (``config`` from ``resolve_config``).
+
+    The parameter matrix has ``K.N_POLICY_COLS`` columns: each policy's own vector, the
+    ``mcts`` rollout weights from ``K.P_MCTS_BASE`` and the restricted-play mask in column
+    ``K.P_FORBID`` (``forbid_masks``)."""
     ids, params = policy_arrays(SPEC, config.policies)
     params = _with_rollout_weights(ids, params)
+    params[:, K.P_FORBID] = forbid_masks(config)
     labels = [p.label() for p in config.policies]
     return Prepared(
         config=config,
@@ -221,14 +286,14 @@ def prepare(config: RunConfig) -> Prepared:
 
 
 def _with_rollout_weights(ids: np.ndarray, params: np.ndarray) -> np.ndarray:
-    """Widen the parameter matrix to ``K.N_MCTS_PARAMS`` columns and put each ``mcts`` seat's
+    """Widen the parameter matrix to ``K.N_POLICY_COLS`` columns and put each ``mcts`` seat's
     rollout policy weights (that policy's defaults) from column ``K.P_MCTS_BASE`` on."""
-    out = np.zeros((params.shape[0], max(params.shape[1], K.N_MCTS_PARAMS)), np.float64)
+    out = np.zeros((params.shape[0], K.N_POLICY_COLS), np.float64)
     out[:, : params.shape[1]] = params
     for k, pid in enumerate(ids):
         if pid == K.POLICY_MCTS:
             base = SPEC.policy(_ROLLOUT_POLICIES[int(out[k, K.P_MCTS_ROLLOUT])])
-            w = base.vector() if base.params else np.zeros(K.N_HEURISTIC_PARAMS)
+            w = base.vector()[: K.N_HEURISTIC_PARAMS] if base.id != K.POLICY_RANDOM else 0.0
             out[k, K.P_MCTS_BASE : K.P_MCTS_BASE + K.N_HEURISTIC_PARAMS] = w
     return out
 
@@ -247,6 +312,8 @@ def play_games(
         passes=np.zeros(n, np.int16),
         decided_by=np.zeros(n, np.int8),
         record=np.full((n_record, K.MAX_PLIES), -1, np.int16),
+        forbid_avoided=np.zeros((n, 2), np.int16),
+        forbid_forced=np.zeros((n, 2), np.int16),
     )
     # the search code is compiled only for a lineup with an mcts seat (compile time)
     kernel = K.play_batch_search if (ids == K.POLICY_MCTS).any() else K.play_batch
@@ -272,7 +339,10 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
         ``score`` int16[n, 2] points (§3.5); ``length`` int16[n] plies; ``kingdoms``,
         ``territory``, ``captures``, ``manoeuvre_forts`` int16[n, 2]; ``passes`` int16[n];
         ``decided_by_kingdoms`` bool[n]; with different policies also ``match_points``
-        int16[n, 2] (§3.6, see the module docstring).
+        int16[n, 2] (§3.6, see the module docstring); when a seat is restricted
+        (``restricted_seats``) also ``forbid_avoided`` and ``forbid_forced`` int64[n, 2], the
+        main game's decisions of each seat that avoided a forbidden option / where every legal
+        move was forbidden (docs/rules/sacred_hill.md §10).
     """
     o = play_games(
         prep,
@@ -293,6 +363,10 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
         "passes": o["passes"],
         "decided_by_kingdoms": o["decided_by"] == 1,
     }
+    # a mask set by number (forbid_mask=5) restricts too; forbid= names are the usual way
+    if restricted_seats(prep.config) or prep.policy_params[:, K.P_FORBID].any():
+        cols["forbid_avoided"] = o["forbid_avoided"].astype(np.int64)
+        cols["forbid_forced"] = o["forbid_forced"].astype(np.int64)
     if prep.tables["mirror"]:
         m = play_games(
             prep,
@@ -331,6 +405,8 @@ def search_start(prep: Prepared, seed: int, game_index: int) -> tuple:
         np.int64(K.POLICY_RANDOM),
         np.zeros(K.N_HEURISTIC_PARAMS, np.float64),
         np.zeros(2, np.int64),
+        np.int64(-1),
+        np.uint64(0),
     )
     return state, ctx
 
