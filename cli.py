@@ -390,7 +390,8 @@ def mcsim_cli():
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @friendly_errors
 def games_cmd(as_json):
-    """List the games, their variants (with defaults) and their policies (with parameters).
+    """List the games, their variants (with defaults), their policies (with parameters) and
+    the options restricted play can forbid (``forbid=``, ``mcsim value``).
 
     \b
     Example:
@@ -424,6 +425,10 @@ def games_cmd(as_json):
                     for p in s.policies
                 ],
                 "options": dict(module.OPTIONS),
+                "restrictions": [
+                    {"name": x.name, "group": x.group, "help": x.help, "source": x.source}
+                    for x in s.restrictions
+                ],
             }
         )
     if as_json:
@@ -442,6 +447,13 @@ def games_cmd(as_json):
             click.echo(f"  policy   {p['name']}: {p['help']}")
             if p["params"]:
                 click.echo("           " + ", ".join(f"{k}={v:g}" for k, v in p["params"].items()))
+        if r["restrictions"]:
+            click.echo(
+                "  restricted play (-p POLICY:forbid=A+B, simulate --restrict SEAT=A+B, "
+                "mcsim value):"
+            )
+        for x in r["restrictions"]:
+            click.echo(f"  forbid   {x['name']}  ({x['group']}): {x['help']}")
         click.echo()
 
 
@@ -625,6 +637,55 @@ def _check_simulate_outputs(out, resume, record, record_out, games) -> bool:
     return single_file
 
 
+def restricted_lineup(game: str, policies, players, restricts) -> tuple[str, ...]:
+    """The seats' policies with ``--restrict SEAT=A+B`` applied: ``forbid=A+B`` added to seat
+    SEAT's policy (one ``-p`` value, or none, is first spread over the seats). A seat out of
+    range, a seat given twice, a malformed value or a seat whose ``-p`` already has
+    ``forbid=`` is a ``click.UsageError`` (exit 2) before any game; the option names are
+    checked by ``resolve_config`` (``GameSpec.forbid_params``)."""
+    from mcsim.games.base import PolicyChoice, parse_policy
+    from mcsim.values import parse_whole
+
+    spec = get_game(game).SPEC
+    n = players if players is not None else (len(policies) if len(policies) > 1 else None)
+    n = spec.default_players if n is None else n
+    if len(policies) > 1 and len(policies) != n:
+        return tuple(policies)  # resolve_config says how many policies the seats need
+    lineup = list(policies) * n if len(policies) == 1 else list(policies) or ["random"] * n
+    done: set[int] = set()
+    for r in restricts:
+        seat_text, eq, names = r.partition("=")
+        seat = parse_whole(seat_text.strip())
+        if not eq or seat is None or not names.strip():
+            raise click.BadParameter(
+                f"{r!r} must be written SEAT=OPTION[+OPTION...], e.g. 0=castillo",
+                param_hint="--restrict",
+            )
+        if not 0 <= seat < n:
+            raise click.BadParameter(
+                f"{r!r}: seat {seat} is out of range (the game has seats 0..{n - 1})",
+                param_hint="--restrict",
+            )
+        if seat in done:
+            raise click.BadParameter(f"seat {seat} is given twice", param_hint="--restrict")
+        done.add(seat)
+        choice = parse_policy(lineup[seat], spec)
+        if choice.forbid:
+            raise click.BadParameter(
+                f"{r!r}: seat {seat}'s policy {lineup[seat]!r} already has forbid=; give the "
+                "options one way",
+                param_hint="--restrict",
+            )
+        forbid = tuple(x.strip().lower() for x in names.split("+"))
+        if not all(forbid):
+            raise click.BadParameter(
+                f"{r!r}: an empty option name; join option names with +",
+                param_hint="--restrict",
+            )
+        lineup[seat] = PolicyChoice(choice.name, choice.params, choice.written, forbid).label()
+    return tuple(lineup)
+
+
 @mcsim_cli.command("simulate")
 @game_argument
 @run_options
@@ -665,6 +726,14 @@ def _check_simulate_outputs(out, resume, record, record_out, games) -> bool:
     help="Overwrite an existing --out file or --record-out file (or an earlier run's --out DIR).",
 )
 @precision_options
+@click.option(
+    "--restrict",
+    "restricts",
+    multiple=True,
+    metavar="SEAT=A+B",
+    help="Restricted play: seat SEAT (0 = first) may not choose options A and B (adds "
+    "forbid=A+B to that seat's policy; repeatable; `mcsim games` lists the options).",
+)
 @friendly_errors
 def simulate_cmd(
     game,
@@ -686,6 +755,7 @@ def simulate_cmd(
     force,
     precision,
     max_games,
+    restricts,
 ):
     """Play N complete games and print the summary (win rate and score per seat, ...).
 
@@ -697,8 +767,11 @@ def simulate_cmd(
         mcsim simulate sacred-hill -n 100000000 --out run/      # Ctrl-C, then add --resume
         mcsim simulate sacred-hill -n 1000000 --backend dask --scheduler tcp://host:8786
         mcsim simulate sacred-hill -p mcts --precision 0.02 --max-games 5000
+        mcsim simulate el-grande -n 1000 -p heuristic --restrict 0=castillo
     """
     check_precision_flags(precision, max_games)
+    if restricts:
+        policies = restricted_lineup(game, policies, players, restricts)
     single_file = _check_simulate_outputs(out, resume, record, record_out, games)
     if force and resume:
         raise click.UsageError("--force starts over and --resume continues: give one of them")
@@ -1628,6 +1701,144 @@ def ladder_cmd(
     click.echo(to_json(to_json_dict(lad)) if as_json else format_ladder(lad))
 
 
+@mcsim_cli.command("value")
+@game_argument
+@click.option(
+    "--policy",
+    "-p",
+    "policies",
+    multiple=True,
+    metavar="NAME[:k=v,...]",
+    help="The policy of every seat, restricted seat by seat (default: the game's best "
+    "heuristic, the heuristic rung of `mcsim ladder`); no forbid= (value sets it).",
+)
+@click.option(
+    "--options",
+    "restrict_options",
+    multiple=True,
+    metavar="A,B+C",
+    help="The options to value, separated by , or repeated; A+B is one row forbidding both "
+    "(default: every option `mcsim games` lists for the game).",
+)
+@click.option(
+    "--games",
+    "-n",
+    type=WholeNumber(GAMES),
+    default=1000,
+    show_default=True,
+    help="Deals without --precision: every lineup plays games 0..N-1 of the seed.",
+)
+@click.option(
+    "--seed",
+    "-s",
+    type=WholeNumber(SEED),
+    default=0,
+    show_default=True,
+    help="Root seed; game i of every lineup is the same deal (seed, i).",
+)
+@click.option("--variant", "variants", multiple=True, metavar="NAME=VALUE", help="A rule reading.")
+@click.option("--players", type=WHOLE, default=None, help="Number of seats (default: the game's).")
+@game_option_flag("A game-specific option (`mcsim games` lists each game's options).")
+@click.option(
+    "--workers",
+    "-w",
+    type=WholeNumber(WORKERS),
+    default=None,
+    help="Worker processes (default: all cores). Results do not depend on it.",
+)
+@scale_options
+@precision_options
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(),  # a file is refused by output_path, as for every --out
+    default=None,
+    callback=output_path("dir"),
+    help="Folder for every lineup's per-game Parquet dataset, value.json, value.parquet, "
+    "value.csv, seats.parquet and the forest plot (resumable).",
+)
+@click.option(
+    "--resume", is_flag=True, help="Continue an interrupted run in --out DIR (same result)."
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace an earlier run in --out DIR, once the new one has finished.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
+@click.option("--quiet", "-q", is_flag=True, help="No calibration line or progress on stderr.")
+@friendly_errors
+def value_cmd(
+    game,
+    policies,
+    restrict_options,
+    games,
+    seed,
+    variants,
+    players,
+    workers,
+    backend,
+    scheduler,
+    precision,
+    max_games,
+    out,
+    resume,
+    force,
+    as_json,
+    quiet,
+):
+    """What each option (card, official, gift...) is worth, by restricted play: each seat in
+    turn may not choose it, on common deals, against unrestricted opponents; the value is the
+    restricted seat's win share minus the equal share (Don Quixote: points), with a 95%
+    interval.
+
+    \b
+    Examples:
+        mcsim value sacred-hill -n 2000
+        mcsim value el-grande --precision 0.03 --out eg-value
+        mcsim value thurn-and-taxis -p mcts --options postmaster,administrator -n 500
+        mcsim value carcassonne --variant gifts=true --precision 0.03 --backend dask
+    """
+    from mcsim.runner import to_json
+    from mcsim.value import format_value, restricted_play
+
+    check_precision_flags(precision, max_games)
+    if len(policies) > 1:
+        raise click.UsageError(
+            "give one policy (-p): value plays it in every seat and restricts each seat in turn"
+        )
+    if resume and out is None:
+        raise click.UsageError("--resume needs --out DIR (the folder of the interrupted run)")
+    if force and resume:
+        raise click.UsageError("--force starts over and --resume continues: give one of them")
+    if out is not None:  # as every command's --out DIR, before any game
+        from mcsim.outputs import VALUE_FOLDER, check_run_folder
+
+        check_run_folder(out, "--out", VALUE_FOLDER, resume, force)
+    res = restricted_play(
+        game,
+        list(restrict_options) or None,
+        policies[0] if policies else None,
+        games=games,
+        seed=seed,
+        players=players,
+        variant=parse_variants(variants),
+        game_options=game_options(),
+        precision=precision,
+        max_games=max_games,
+        workers=workers,
+        backend=backend,
+        scheduler=scheduler,
+        out_dir=out,
+        resume=resume,
+        force=force,
+        progress=not quiet,
+        echo=_precision_echo(quiet),
+    )
+    print_notices(res.meta["notices"], quiet)
+    click.echo(to_json(res.to_json_dict()) if as_json else format_value(res))
+
+
 @mcsim_cli.command("batch")
 @click.argument("plan_file", metavar="PLAN.toml", type=click.Path(exists=True, dir_okay=False))
 @click.option(
@@ -1752,6 +1963,15 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_j
     show_default=True,
     help="With --ladder: games per ladder run.",
 )
+@click.option(
+    "--value",
+    "value_dir",
+    type=click.Path(),
+    default=None,
+    metavar="DIR",
+    help="Put the restricted-play table and forest plot of a finished `mcsim value --out DIR` "
+    "run (same game, players and variant) first in the report.",
+)
 @friendly_errors
 def report_cmd(
     game,
@@ -1772,6 +1992,7 @@ def report_cmd(
     with_ladder,
     ladder_rungs,
     ladder_games,
+    value_dir,
 ):
     """Write a balance report: report.html (self-contained), report.md and PNG figures.
 
@@ -1781,6 +2002,8 @@ def report_cmd(
         mcsim report sacred-hill -n 20000 -p tactician -p random --out sh-vs
         mcsim report thurn-and-taxis -n 20000 --players 4 -p route --out tt-report
         mcsim report sacred-hill -n 2000 -p mcts --ladder --ladder-games 200 --out sh-ladder
+        mcsim value sacred-hill -n 2000 --out sh-value     # then:
+        mcsim report sacred-hill -n 20000 --value sh-value --out sh-report
     """
     from mcsim import report
 
@@ -1816,6 +2039,7 @@ def report_cmd(
         ladder=with_ladder,
         ladder_rungs=rungs,
         ladder_games=ladder_games,
+        value=value_dir,
     )
     print_notices(rep.result.prepared.notices, quiet)
     if as_json:

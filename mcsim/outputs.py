@@ -424,3 +424,11 @@ LADDER_FOLDER = RunFolder(
     ("rung-*", "curve-*", "ladder.json", "*.png"),
     "ladder",
 )
+#: ``value --out DIR`` (``mcsim.value``): one ``simulate`` dataset per lineup (``option-*``,
+#: ``baseline``), then ``value.json``, the value tables and the figure at the end; an
+#: interrupted run is known by its first option's first lineup's manifest
+VALUE_FOLDER = RunFolder(
+    "option-0-*-seat0/_manifest.json",
+    ("option-*", "baseline", "value.json", "value.parquet", "value.csv", "seats.parquet", "*.png"),
+    "restricted-play run",
+)

@@ -76,6 +76,7 @@ class _Ctx:
     result: SimulationResult
     rotations: list[tuple[list[str], SimulationResult]]  # (labels per seat, result), first = main
     ladder: dict | None = None  # {"ladder": mcsim.ladder.ladder(...), "figures", "rung", "verdict"}
+    value: dict | None = None  # {"value": value.json of `mcsim value --out DIR`, "figure"}
 
     @property
     def spec(self):
@@ -171,6 +172,7 @@ def build_report(
     ladder: bool = False,
     ladder_rungs: list[str] | None = None,
     ladder_games: int = 500,
+    value: str | Path | None = None,
 ) -> ReportResult:
     """Play a run and write its balance report into the folder ``out``.
 
@@ -195,6 +197,11 @@ def build_report(
         add its section: rungs, skill curve, convergence verdicts and their figures; the
         report's facts then say which rung the report's players are and whether the seat win
         rates were stable between that rung and the next (the top rung: the one below).
+    value : path, optional
+        The folder of a finished ``mcsim value --out DIR`` run of the same game, players and
+        variant (``mcsim.value``): its restricted-play table and forest plot become the first
+        section of the report (read before any game; a folder of another game, player count or
+        variant is refused).
     force : bool
         Replace an earlier report in ``out`` (``--force``); without it such a folder is
         refused before anything is played, and a folder holding any file a report does not
@@ -221,6 +228,9 @@ def build_report(
     out = Path(out)
     module = get_game(game)
     say = echo or (lambda s: None)
+    value_data = (
+        None if value is None else _read_value(game, value, policies, variant, players, options)
+    )
     if ladder:
         from mcsim import ladder as lad_mod
 
@@ -262,6 +272,10 @@ def build_report(
             progress=progress,
         )
         ctx.ladder = _ladder_context(ctx, lad)
+    if value_data is not None:
+        from mcsim.value import value_figure
+
+        ctx.value = {"value": value_data, "figure": value_figure(value_data)}
     comparison: list[dict] = []
     figures, skipped = _draw_figures(ctx, module, comparison)
     summary = dict(main.summary)
@@ -280,6 +294,8 @@ def build_report(
             "report_rung": ctx.ladder["rung"],
             "report_rung_verdict": ctx.ladder["verdict"],
         }
+    if ctx.value is not None:
+        summary["report"]["restricted_play"] = ctx.value["value"]
     files = _write_report_folder(out, ctx, module, seed, summary, figures, skipped, comparison)
     say(f"report: wrote {out / 'report.html'} ({len(figures)} figures)")
     return ReportResult(out, main, figures, skipped, comparison, files)
@@ -356,7 +372,10 @@ def _write_report_folder(out, ctx, module, seed, summary, figures, skipped, comp
         page = render_html(ctx, figures, skipped, comparison)
         page = page.replace("</body></html>", _examples_html(examples) + "</body></html>")
         text = to_json(summary, indent=2)
-        for f in figures + (ctx.ladder["figures"] if ctx.ladder is not None else []):
+        extra = (ctx.ladder["figures"] if ctx.ladder is not None else []) + (
+            [ctx.value["figure"]] if ctx.value is not None else []
+        )
+        for f in figures + extra:
             write_staged(stage, f.file, f.png, out, "--out")
             files.append(f.file)
         for name, content in (
@@ -823,6 +842,8 @@ def render_markdown(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> st
     parts = [f"# Balance report: {ctx.title}", ""]
     parts += [f"> **Note:** {n}\n" for n in _notes(ctx)]
     parts += [f"- **{k}**: {v}" for k, v in _facts(ctx)]
+    if ctx.value is not None:
+        parts += [""] + value_markdown(ctx.value)
     parts += ["", "## Headline", ""] + [f"- {h}" for h in headline(ctx, comparison)]
     parts += [
         "",
@@ -840,7 +861,7 @@ def render_markdown(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> st
     if tables:
         parts += [f"## {ctx.title} details", ""]
         for title, head, rows in tables:
-            parts += [f"### {title}", "", _md_table(head, rows), ""]
+            parts += [f"### {_details_title(title)}", "", _md_table(head, rows), ""]
     if ctx.ladder is not None:
         parts += ladder_markdown(ctx.ladder)
     parts += ["## Figures", ""]
@@ -898,7 +919,10 @@ def render_html(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> str:
         f"<h1>{html.escape(title)}</h1>",
     ]
     parts += [f'<p class="warn"><b>Note:</b> {html.escape(n)}</p>' for n in _notes(ctx)]
-    parts += [f'<dl class="facts">{facts}</dl>', "<h2>Headline</h2><ul>"]
+    parts.append(f'<dl class="facts">{facts}</dl>')
+    if ctx.value is not None:
+        parts += value_html(ctx.value)
+    parts.append("<h2>Headline</h2><ul>")
     parts += [f"<li>{html.escape(h)}</li>" for h in headline(ctx, comparison)]
     parts += [
         "</ul>",
@@ -913,7 +937,10 @@ def render_html(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> str:
     if tables:
         parts.append(f"<h2>{html.escape(ctx.title)} details</h2>")
         for title, head, rows in tables:
-            parts += [f"<h3>{html.escape(title)}</h3>", _html_table(head, rows, num_from=1)]
+            parts += [
+                f"<h3>{html.escape(_details_title(title))}</h3>",
+                _html_table(head, rows, num_from=1),
+            ]
     if ctx.ladder is not None:
         parts += ladder_html(ctx.ladder)
     parts.append("<h2>Figures</h2>")
@@ -931,6 +958,130 @@ def render_html(ctx: _Ctx, figures: list[Figure], skipped, comparison) -> str:
         parts.append("</ul>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
+
+
+#: tables of a game's summary block that compare the players who took an option with those who
+#: did not (El Grande's action cards, Thurn and Taxis's officials, Carcassonne's gifts): an
+#: association that mixes the option's worth with who takes it and when, so the report labels
+#: them (``OBSERVATIONAL``); restricted play (``mcsim value``, ``report --value``) measures
+#: the worth itself
+OBSERVATIONAL_TABLES = ("action_cards", "officials", "gifts")
+OBSERVATIONAL = "observational (who took it, not what it is worth)"
+
+
+def _details_title(key: str) -> str:
+    """A details table's title: its summary key, labelled ``OBSERVATIONAL`` when it is one of
+    ``OBSERVATIONAL_TABLES``."""
+    return f"{key}: {OBSERVATIONAL}" if key in OBSERVATIONAL_TABLES else key
+
+
+def _read_value(game, folder, policies, variant, players, options) -> dict:
+    """The ``value.json`` of ``folder`` (``mcsim.value.read_value_folder``), refused with a
+    ``ConfigError`` when its game, player count or variant is not the report's (resolved as
+    the report's run is, before any game)."""
+    from mcsim.runner import resolve_config
+    from mcsim.value import read_value_folder
+
+    d = read_value_folder(folder)
+    _, cfg = resolve_config(game, players, policies, variant, options)
+    if d["game"] != cfg.game:
+        raise ConfigError(f"--value {folder} is a restricted-play run of {d['game']}, not {game}")
+    if d["players"] != cfg.players:
+        raise ConfigError(
+            f"--value {folder} was played with {counted(d['players'], 'player')}, the report "
+            f"with {cfg.players}; give the same --players"
+        )
+    if dict(d["variant"]) != dict(cfg.variant):
+        theirs = " ".join(f"{k}={v}" for k, v in d["variant"].items())
+        raise ConfigError(
+            f"--value {folder} was played with variant {theirs}; give the report the same --variant"
+        )
+    return d
+
+
+VALUE_HEAD = [
+    "group",
+    "option",
+    "value [95% CI]",
+    "points [95% CI]",
+    "significant",
+    "never came up",
+    "forced per game",
+    "deals",
+]
+
+
+def _value_rows(d: dict) -> list[list[str]]:
+    from mcsim.value import fmt_interval, fmt_number, fmt_share
+
+    solo = d["statistic"] == "points"
+    out = []
+    for r in d["rows"]:
+        out.append(
+            [
+                r["group"],
+                r["option"],
+                fmt_interval(r["value"], r["low"], r["high"], "+.2f" if solo else "+.4f"),
+                fmt_interval(r["points_diff"], r["points_low"], r["points_high"], "+.2f"),
+                "yes" if r["significant"] else "no",
+                fmt_share(r["never_came_up"]),
+                fmt_number(r["forced_per_game"], ".3f"),
+                f"{r['deals']:,}",
+            ]
+        )
+    return out
+
+
+def _value_intro(d: dict) -> str:
+    solo = d["statistic"] == "points"
+    what = (
+        "the restricted game's points minus the unrestricted game's on the same deal"
+        if solo
+        else f"the restricted seat's win share minus 1/{d['players']} (the unrestricted share)"
+    )
+    deals = sorted({r["deals"] for r in d["rows"]})
+    n = counted(deals[0], "deal") if len(deals) == 1 else f"{deals[0]:,}-{deals[-1]:,} deals"
+    return (
+        f"Each option forbidden to one seat in turn (policy {d['policy']}, the other seats "
+        f"unrestricted) on {n} common to every lineup (seed {d['seed']}); value = {what}, with "
+        "the Student-t 95% interval of the per-deal paired differences. Significant: the "
+        "interval excludes 0. Never came up: share of restricted games in which the option was "
+        "never among the seat's legal choices; forced: decisions per game where the rules left "
+        f"only forbidden options. {counted(d['games_played'], 'game')}, "
+        f"{d['cpu_seconds']:.1f} s of CPU (`mcsim value`)."
+    )
+
+
+def value_markdown(vctx: dict) -> list[str]:
+    """The restricted-play section of ``report.md`` (first after the facts)."""
+    d, f = vctx["value"], vctx["figure"]
+    return [
+        "## Restricted play: what each option is worth",
+        "",
+        _value_intro(d),
+        "",
+        _md_table(VALUE_HEAD, _value_rows(d)),
+        "",
+        f"![{f.title}]({f.file})",
+        "",
+        f.caption,
+        "",
+    ]
+
+
+def value_html(vctx: dict) -> list[str]:
+    """The restricted-play section of ``report.html`` (first after the facts; figure embedded)."""
+    d, f = vctx["value"], vctx["figure"]
+    data = base64.b64encode(f.png).decode("ascii")
+    return [
+        "<h2>Restricted play: what each option is worth</h2>",
+        f"<p>{html.escape(_value_intro(d))}</p>",
+        _html_table(VALUE_HEAD, _value_rows(d), num_from=2),
+        f'<figure id="fig-{f.slug}" data-file="{html.escape(f.file)}">'
+        f'<img src="data:image/png;base64,{data}" alt="{html.escape(f.title)}">'
+        f"<figcaption><b>{html.escape(f.title)}.</b> {html.escape(f.caption)}</figcaption>"
+        "</figure>",
+    ]
 
 
 def _ladder_context(ctx: _Ctx, lad: dict) -> dict:

@@ -139,7 +139,7 @@ def gift_cards(ctx) -> ch.Figure:
         fig,
         ctx,
         "",
-        "Carcassonne: The Gifts",
+        "Carcassonne: The Gifts, observational (who took it, not what it is worth)",
         "Left: gift cards per game by type; right: points per game credited to each "
         "card type (as the game counts them, cards held at the end included), "
         "labelled with the points per opened card (n/a: never opened). Means with "

@@ -40,7 +40,7 @@ def action_cards(ctx) -> ch.Figure:
         fig,
         ctx,
         "",
-        "El Grande: action-card values",
+        "El Grande: action-card values, observational (who took it, not what it is worth)",
         "For each action card, the final score of the player who took it minus the "
         "mean of the other players, over every time it was taken (mean with Student-t "
         "95% interval). An association, not a causal value: strong players take "

@@ -81,7 +81,7 @@ def officials(ctx) -> ch.Figure:
         fig,
         ctx,
         "",
-        "Thurn and Taxis: officials",
+        "Thurn and Taxis: officials, observational (who took it, not what it is worth)",
         "Left: mean uses per player and game (Student-t 95% intervals). Right: win rate "
         "of the players by how often they used each official (bins differ by "
         "official; dashed line: equal share). An association, not a causal value.",
