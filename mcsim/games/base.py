@@ -233,7 +233,7 @@ class GameSpec:
             )
         return {k: float(v) for k, v in masks.items()}
 
-    def with_restrictions(self, choice: "PolicyChoice") -> "PolicyChoice":
+    def with_restrictions(self, choice: PolicyChoice) -> PolicyChoice:
         """``choice`` with its ``forbid`` names turned into mask parameters (validated);
         unchanged when it forbids nothing. ``resolve_config`` calls it for every seat."""
         if not choice.forbid:
