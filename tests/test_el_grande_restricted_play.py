@@ -19,21 +19,21 @@ A round starts at the first ``power`` decision after another kind (§3: the bids
 """
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from numba import njit
 
 import kernels.el_grande as K
 import mcsim
-from kernels import search
 from kernels.rng import new_state
 from mcsim.errors import UnknownPolicyError
 from mcsim.games import el_grande as G
 from mcsim.games.el_grande import summary
 from mcsim.runner import resolve_config
 from tests.conftest import one_error_line
+from tests.test_kernel_battery import STEPS
 
 SLUG_TO_CARD = {name: cid for cid, name, _ in G.CARD_TYPES}
 PLACEMENT_KINDS = ("place", "place_any", "move_to")
@@ -157,7 +157,7 @@ def test_s11_options_declared_as_the_summary_groups_the_cards():
     assert all(r.source.startswith("docs/rules/el_grande.md §") for r in spec.restrictions)
     for pol in spec.policies:
         assert [p.name for p in pol.params[-2:]] == ["forbid_mask", "forbid_mask2"]
-    text = open(G.RULES, encoding="utf-8").read()
+    text = (Path(__file__).parents[1] / G.RULES).read_text(encoding="utf-8")
     section = text[text.index("## 11. Restricted play") :]
     for n in ("`1a` .. `1i`", "`king`", "`castillo`", "`power-1` .. `power-13`"):
         assert n in section
@@ -323,15 +323,8 @@ def test_s11_restriction_changes_play():
 
 
 # ------------------------------------------------------------------------- inside the search
-@njit
-def _legal(state, ctx, moves):
-    return search.game_legal(state, ctx, moves)
-
-
-@njit
-def _rollout(state, ctx, rng, scores):
-    search.game_determinize(state, ctx, rng)
-    search.game_rollout(state, ctx, rng, scores)
+# the kernel battery's compiled step wrappers: one compile for both files in a worker
+_legal, _determinize, _rollout = STEPS["legal"], STEPS["determinize"], STEPS["rollout"]
 
 
 def test_s11_search_filters_its_own_seat_in_tree_and_rollouts():
@@ -355,6 +348,7 @@ def test_s11_search_filters_its_own_seat_in_tree_and_rollouts():
         thirteen = early = others = 0
         for _ in range(12):
             work = root.copy()
+            _determinize(work, ctx, rng)
             _rollout(work, ctx, rng, np.zeros(4))
             row = ctx.row
             for r in range(1, 10):
