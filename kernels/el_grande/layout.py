@@ -54,6 +54,12 @@ O_VCUT = STATE.field("O_VCUT", 1, "steps of that action still allowed before the
 O_ITAKE = STATE.field("O_ITAKE", MAXP, "caballeros taken at court intakes (§3 step 4a) per seat")
 O_IMAX = STATE.field("O_IMAX", MAXP, "caballeros that could have been taken at those intakes")
 O_VCOUNT = STATE.field("O_VCOUNT", 2, "Vetoes used: whole action cancelled, partial")
+O_FAVOID = STATE.field(
+    "O_FAVOID", MAXP, "restricted play: decisions with a forbidden option and a permitted one"
+)
+O_FFORCED = STATE.field(
+    "O_FFORCED", MAXP, "restricted play: decisions whose every option was forbidden"
+)
 STATE_SIZE = STATE.size
 
 # point sources (the 5 slots of each seat in O_SRC)
@@ -83,6 +89,9 @@ T_COURT0 = TABLES.field("T_COURT0", 1, "caballeros in court at setup")
 T_PROV0 = TABLES.field("T_PROV0", 1, "caballeros in the province at setup")
 T_DECKSTART = TABLES.field("T_DECKSTART", 5, "first card index of each deck")
 T_DECKLEN = TABLES.field("T_DECKLEN", 5, "cards per deck")
+T_CTYPE = TABLES.field(
+    "T_CTYPE", 45, "restricted play: the mask bit (``FB_*``) of each card's type"
+)
 T_SIZE = TABLES.size
 KING_CARD = 44
 
@@ -126,6 +135,15 @@ OP_COURT = 27
 OP_SECRET_SCORE = 28
 OP_KING = 29
 N_OPS = 30
+
+# ---- restricted play: a seat's forbidden options (``ctx[C_FMASK + seat]``, int64) ----------
+# bit ``tables[T_CTYPE + card]`` (0..32): the card's type (``mcsim.games.el_grande``'s
+# ``CARD_TYPES`` order) in ``K_CARD``; bit ``FB_CASTILLO``: the Castillo as a destination in
+# ``K_PLACE``, ``K_PLACE_ANY`` and ``K_MOVE_DST``; bit ``FB_POWER + v``: power value v in
+# ``K_POWER``. ``mcsim.games.el_grande.forbid_words`` builds it from ``forbid_mask`` (card types,
+# the Castillo) and ``forbid_mask2`` (bit v: power value v) as ``forbid_mask | forbid_mask2 << FB_POWER``
+FB_CASTILLO = 33
+FB_POWER = 40
 
 # ---- decision kinds ----------------------------------------------------------------------
 K_POWER = 0  # power card value
@@ -219,6 +237,9 @@ C_CKPTR = CTX.field("C_CKPTR", 1, "decisions made before that round start (state
 C_QAUX = CTX.field("C_QAUX", 1, "``aux`` of the decision the run stopped at")
 C_QPTR = CTX.field("C_QPTR", 1, "index of the decision the run stopped at")
 C_NSEARCH = CTX.field("C_NSEARCH", 1, "searches made (``play.play_mcts``, benchmarks)")
+C_FMASK = CTX.field(
+    "C_FMASK", MAXP, "restricted play: each seat's forbidden options (FB_*), 0 none"
+)
 C_SIZE = CTX.size
 MODE_PLAY = 0
 MODE_RECORD = 1
@@ -254,7 +275,9 @@ STEP_GAMES = 5
 GBUF = StateLayout("game", "tuple: the game buffers")
 G_SEEDS = GBUF.field("G_SEEDS", 1, "uint64[2, 4]: [0, 0] root seed; row 1 the game's deal stream")
 G_FIXED = GBUF.field("G_FIXED", 1, "int32[FIXED_SIZE]: setup override / setup used (``setup``)")
-G_RESULTS = GBUF.field("G_RESULTS", 10, "the ten result arrays of ``play_batch``, one row per game")
+G_RESULTS = GBUF.field(
+    "G_RESULTS", 11, "the eleven result arrays of ``play_batch``, one row per game"
+)
 G_SPECIAL = GBUF.field("G_SPECIAL", 1, "``special_action`` compiled on its own (a cfunc)")
 N_RESULTS = G_SPECIAL - G_RESULTS
 

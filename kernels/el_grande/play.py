@@ -18,6 +18,7 @@ from kernels.el_grande.layout import (
     C_ERR,
     C_EVCAP,
     C_EVPTR,
+    C_FMASK,
     C_LOGCAP,
     C_LOGFRESH,
     C_MODE,
@@ -86,7 +87,7 @@ def _gc_paused(fn):
 
 def game_buffers(n_games, npl, root_seed, fixed):
     """Game buffers ``game`` (NumPy; see ``G_*``) for ``n_games`` games of ``npl`` players: the
-    root seed (uint64), ``fixed`` int32[FIXED_SIZE] (``setup``) and the ten result arrays of
+    root seed (uint64), ``fixed`` int32[FIXED_SIZE] (``setup``) and the eleven result arrays of
     ``play_batch`` (initial values)."""
     seeds = np.zeros((2, 4), dtype=np.uint64)
     seeds[0, 0] = np.uint64(root_seed)
@@ -103,12 +104,28 @@ def game_buffers(n_games, npl, root_seed, fixed):
         np.zeros((n_games, npl), dtype=np.int32),
         np.zeros((n_games, npl, 2), dtype=np.int32),
         np.zeros((n_games, 2), dtype=np.int32),
+        np.zeros((n_games, npl, 2), dtype=np.int32),
         special_function(),
     )
 
 
+def _forbid_words(forbid, npl):
+    """The seats' forbidden-option words (int64[npl], ``FB_*``; None: no seat restricted)."""
+    if forbid is None:
+        return np.zeros(npl, np.int64)
+    return np.ascontiguousarray(forbid, dtype=np.int64)[:npl]
+
+
 def play_batch(
-    first_game_index, n_games, root_seed, npl, policy_ids, policy_params, variant, tables
+    first_game_index,
+    n_games,
+    root_seed,
+    npl,
+    policy_ids,
+    policy_params,
+    variant,
+    tables,
+    forbid=None,
 ):
     """Play ``n_games`` games; game i depends only on (root_seed, first_game_index + i).
 
@@ -125,6 +142,8 @@ def play_batch(
         Variant codes (``V_*``).
     tables : int32[T_SIZE]
         Component tables (``T_*``).
+    forbid : int64[npl] or None
+        Restricted play: each seat's forbidden options (``FB_*`` bits; 0 or None: none).
 
     Returns
     -------
@@ -148,6 +167,9 @@ def play_batch(
         Caballeros taken at the court intakes (§3 step 4a) and the most that could have been taken.
     vetoes : int32[n_games, 2]
         Vetoes used with cut 0 (the whole action) and with a cut k >= 1 (its remaining part, §6 2a).
+    forbid : int32[n_games, npl, 2]
+        Restricted play: decisions where a forbidden option was legal and the seat chose a
+        permitted one, and decisions where every legal option was forbidden (0 unrestricted).
 
     Notes
     -----
@@ -167,6 +189,7 @@ def play_batch(
         np.zeros((1, 4), np.int32),
         np.zeros((1, 8), np.int32),
         np.zeros(FIXED_SIZE, np.int32),
+        _forbid_words(forbid, npl),
     )
     return r[:N_RESULTS]
 
@@ -183,12 +206,14 @@ def run_logged(
     log,
     ev,
     fixed,
+    forbid=None,
 ):
     """Play one game in record (mode 1) or replay (mode 2) mode (mode 0: plain play).
 
     ``fixed`` int32[FIXED_SIZE]: setup override / setup used (see ``setup``).
     ``log`` int32[L, 4]: decisions (written in record mode, read in replay mode);
-    ``ev`` int32[E, 8]: scoring events (ply, code, arg, score_0..4).
+    ``ev`` int32[E, 8]: scoring events (ply, code, arg, score_0..4);
+    ``forbid``: the seats' forbidden options (``play_batch``; replay mode ignores them).
     Returns (state int32[STATE_SIZE], n_decisions, n_events, err_ply (-1 none), errbuf int32[64],
     n_err_options).
     """
@@ -205,6 +230,7 @@ def run_logged(
         log,
         ev,
         fixed,
+        _forbid_words(forbid, npl),
     )
     state, ctx, eb = r[N_RESULTS:]
     return state, int(ctx[C_PTR]), int(ctx[C_EVPTR]), int(ctx[C_ERR]), eb, int(ctx[C_NERR])
@@ -224,10 +250,11 @@ def _play(
     log,
     ev,
     fixed,
+    forbid,
 ):
     """The batch behind ``play_batch`` and ``run_logged``: buffers allocated here (NumPy), the
-    games played by ``engine`` (``STEP_GAMES``). ``mode``: ``MODE_*``.
-    Returns ``play_batch``'s ten arrays plus the last state, ctx and the error buffer."""
+    games played by ``engine`` (``STEP_GAMES``). ``mode``: ``MODE_*``; ``forbid`` int64[npl].
+    Returns ``play_batch``'s eleven arrays plus the last state, ctx and the error buffer."""
     policy_params = np.ascontiguousarray(policy_params, dtype=np.float64)
     policy_ids = np.asarray(policy_ids, dtype=np.int64)[:npl]
     heuristic = mode != MODE_REPLAY and bool(np.any(policy_ids != POL_RANDOM))
@@ -236,6 +263,7 @@ def _play(
     buffers[D_POL][:npl] = policy_ids
     buffers[D_PAR][:npl] = policy_params[:npl]
     ctx = buffers[D_CTX]
+    ctx[C_FMASK : C_FMASK + npl] = forbid
     ctx[C_MODE] = mode
     ctx[C_LOGCAP] = 0 if mode == MODE_PLAY else log.shape[0]
     ctx[C_EVCAP] = 0 if mode == MODE_PLAY else ev.shape[0]
@@ -340,6 +368,7 @@ def _drive_game(
             variant,
             game,
             mcts_params[p],
+            ctx[C_FMASK + p],
             buffers[D_RNG][p],
             scratch,
         )
@@ -401,17 +430,19 @@ def play_mcts(
     tables,
     log,
     fixed,
+    forbid=None,
 ):
     """Buffers (NumPy) and ``_mcts_games`` for ``play_batch_mcts`` and ``record_mcts``:
-    ``play_batch``'s ten arrays plus the last game's decision count and the number of
+    ``play_batch``'s eleven arrays plus the last game's decision count and the number of
     searches; ``log`` int32[L, 4] receives the last game's decisions, ``fixed`` its setup
-    (``setup``)."""
+    (``setup``); ``forbid``: the seats' forbidden options (``play_batch``)."""
     policy_ids = np.ascontiguousarray(policy_ids, dtype=np.int64)
     policy_params = np.ascontiguousarray(policy_params, dtype=np.float64)
     mcts_params = np.ascontiguousarray(mcts_params, dtype=np.float64)
     heuristic_params = np.ascontiguousarray(heuristic_params, dtype=np.float64)
     buffers = make_buffers(1, 1, heuristic_params.shape[0])
     buffers = buffers[:D_LOG] + (log,) + buffers[D_LOG + 1 :]
+    buffers[D_CTX][C_FMASK : C_FMASK + npl] = _forbid_words(forbid, npl)
     cap = 66  # >= 64: value doubles as flat's totals (at most 64 options)
     for p in range(npl):
         buffers[D_POL][p] = policy_ids[p]
@@ -446,13 +477,16 @@ def play_batch_mcts(
     heuristic_params,
     variant,
     tables,
+    forbid=None,
 ):
-    """``play_batch`` for lineups with ``POL_MCTS`` seats (same ten arrays).
+    """``play_batch`` for lineups with ``POL_MCTS`` seats (same eleven arrays).
 
     ``policy_ids`` int64[npl] (``POL_*``); ``policy_params`` float64[npl, P]: the random and
     heuristic seats' parameters (``play_batch``); ``mcts_params`` float64[npl, N_MPARAMS] (the
     rows of the mcts seats are used); ``heuristic_params`` float64[P]: the heuristic parameters of
-    the mcts seats' unsearched decisions and of the rollouts (the heuristic's defaults).
+    the mcts seats' unsearched decisions and of the rollouts (the heuristic's defaults);
+    ``forbid``: the seats' forbidden options (``play_batch``): an mcts seat's filter its own
+    decisions in its searches, in the tree and in the rollouts.
     """
     r = play_mcts(
         np.int64(first_game_index),
@@ -467,6 +501,7 @@ def play_batch_mcts(
         tables,
         np.zeros((4000, 4), np.int32),
         np.zeros(FIXED_SIZE, np.int32),
+        forbid,
     )
     return r[:N_RESULTS]
 
@@ -483,6 +518,7 @@ def record_mcts(
     tables,
     log,
     fixed=None,
+    forbid=None,
 ):
     """Play one game of an mcts lineup (arguments as ``play_batch_mcts``); its decisions go to
     ``log`` (int32[L, 4]). ``fixed``: a setup to play instead of the deal's (``setup``; tests).
@@ -501,5 +537,6 @@ def record_mcts(
         tables,
         log,
         fixed,
+        forbid,
     )
     return int(r[N_RESULTS]), fixed

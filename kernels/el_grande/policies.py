@@ -16,6 +16,7 @@ from kernels.el_grande.layout import (
     C_LOGCAP,
     C_SIZE,
     CASTILLO,
+    FB_CASTILLO,
     HP_BID_CAB,
     HP_BID_ORDER,
     HP_BID_SAVE,
@@ -167,13 +168,14 @@ def _opt_eval(state, tables, variant, kind, p, v, aux, w_board, w_court, scratch
 
 
 @njit(cache=True, **_INTERNAL)
-def _best_dst_eval(state, tables, variant, p, src_code, w_board, w_court, scratch):
-    """Best evaluation over destinations of one caballero taken from ``src_code``."""
+def _best_dst_eval(state, tables, variant, p, src_code, w_board, w_court, scratch, castle):
+    """Best evaluation over destinations of one caballero taken from ``src_code`` (the Castillo
+    only if ``castle``: restricted play may forbid it)."""
     s = src_code // 5
     king = state[O_KING]
     best = -1e18
     for d in range(NPLACE):
-        if d == s or d == king:
+        if d == s or d == king or (d == CASTILLO and not castle):
             continue
         e = _opt_eval(
             state,
@@ -194,9 +196,10 @@ def _best_dst_eval(state, tables, variant, p, src_code, w_board, w_court, scratc
 
 
 @njit(cache=True, **_INTERNAL)
-def card_value(state, tables, variant, p, c, params, scratch):
+def card_value(state, tables, variant, p, c, params, scratch, castle):
     """Heuristic value of action card ``c`` for seat ``p`` (placement look-ahead + special);
-    the look-ahead state is ``scratch[R_LOOK1]``."""
+    the look-ahead state is ``scratch[R_LOOK1]``; it places into the Castillo only if
+    ``castle`` (restricted play may forbid it)."""
     w_board = params[HP_W_BOARD]
     w_court = params[HP_W_COURT]
     base = evaluate(state, tables, variant, p, w_board, w_court, scratch)
@@ -211,7 +214,7 @@ def card_value(state, tables, variant, p, c, params, scratch):
         best = -1e18
         bt = -1
         for t in range(NPLACE):
-            if t == CASTILLO or ((adj >> t) & 1) == 1:
+            if (t == CASTILLO and castle) or ((adj >> t) & 1) == 1:
                 e = _opt_eval(
                     tmp,
                     tables,
@@ -288,7 +291,7 @@ def _option_index(opts, nopt, want):
 
 
 @njit(inline="always")  # one call site: no compiled level of its own
-def _h_bid(state, tables, variant, p, nopt, opts, params, scratch):
+def _h_bid(state, tables, variant, p, nopt, opts, params, scratch, castle):
     """Heuristic power bid (§3 step 3): caballeros to court and turn order (see HP_BID_*)."""
     best = -1e18
     bi = 0
@@ -300,7 +303,7 @@ def _h_bid(state, tables, variant, p, nopt, opts, params, scratch):
         for i in range(5):
             c = state[O_FACE + i]
             if c >= 0:
-                x = card_value(state, tables, variant, p, c, params, scratch)
+                x = card_value(state, tables, variant, p, c, params, scratch, castle)
                 if x > hi:
                     hi = x
                 if x < lo:
@@ -422,10 +425,16 @@ def _h_veto(state, tables, variant, p, nopt, aux, opts, params, scratch):
     return _option_index(opts, nopt, want)
 
 
-def heuristic_choice(state, tables, variant, opts, policy_params, scratch, kind, p, nopt, aux):
+def heuristic_choice(
+    state, tables, variant, opts, policy_params, scratch, kind, p, nopt, aux, fmask
+):
     """Index of the heuristic's option among ``opts[:nopt]`` for seat ``p`` (parameters
     ``policy_params[p]``, scratch rows ``scratch``; see ``_decide_any``). Compiled by
-    ``policy_function`` (signature ``HEUR_SIG``) only for lineups with a heuristic seat."""
+    ``policy_function`` (signature ``HEUR_SIG``) only for lineups with a heuristic seat.
+    ``fmask``: the seat's forbidden options (restricted play, ``FB_*``): ``opts`` holds only
+    permitted options already (``rules.restrict``); with the Castillo forbidden the look-aheads
+    (card values, move sources) do not put caballeros there either."""
+    castle = ((fmask >> FB_CASTILLO) & 1) == 0
     params = policy_params[p]
     w_board = params[HP_W_BOARD]
     w_court = params[HP_W_COURT]
@@ -433,10 +442,10 @@ def heuristic_choice(state, tables, variant, opts, policy_params, scratch, kind,
     best = -1e18
     bi = 0
     if kind == K_POWER:
-        return _h_bid(state, tables, variant, p, nopt, opts, params, scratch)
+        return _h_bid(state, tables, variant, p, nopt, opts, params, scratch, castle)
     if kind == K_CARD:
         for i in range(nopt):
-            e = card_value(state, tables, variant, p, opts[i], params, scratch)
+            e = card_value(state, tables, variant, p, opts[i], params, scratch, castle)
             if e > best:
                 best = e
                 bi = i
@@ -477,7 +486,15 @@ def heuristic_choice(state, tables, variant, opts, policy_params, scratch, kind,
     if kind == K_MOVE_SRC:
         for i in range(nopt):
             e = _best_dst_eval(
-                state, tables, variant, np.int64(p), np.int64(opts[i]), w_board, w_court, scratch
+                state,
+                tables,
+                variant,
+                np.int64(p),
+                np.int64(opts[i]),
+                w_board,
+                w_court,
+                scratch,
+                castle,
             )
             if e > best:
                 best = e
@@ -502,6 +519,7 @@ def heuristic_choice(state, tables, variant, opts, policy_params, scratch, kind,
                         w_board,
                         w_court,
                         scratch,
+                        castle,
                     )
                     if x > e:
                         e = x
@@ -533,7 +551,7 @@ def heuristic_choice(state, tables, variant, opts, policy_params, scratch, kind,
     return bi
 
 
-def _no_heuristic(state, tables, variant, opts, policy_params, scratch, kind, p, nopt, aux):
+def _no_heuristic(state, tables, variant, opts, policy_params, scratch, kind, p, nopt, aux, fmask):
     """``buffers[D_HEUR]`` of lineups without a heuristic seat (never called: their seats draw)."""
     return np.int64(0)
 

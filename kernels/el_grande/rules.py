@@ -37,6 +37,7 @@ from kernels.el_grande.layout import (
     C_ERR,
     C_EVCAP,
     C_EVPTR,
+    C_FMASK,
     C_LOGCAP,
     C_LOGFRESH,
     C_MODE,
@@ -67,6 +68,8 @@ from kernels.el_grande.layout import (
     F_HOMES,
     F_KING,
     F_START,
+    FB_CASTILLO,
+    FB_POWER,
     G_FIXED,
     G_SEEDS,
     G_SPECIAL,
@@ -111,6 +114,8 @@ from kernels.el_grande.layout import (
     O_DECK,
     O_DECKPTR,
     O_FACE,
+    O_FAVOID,
+    O_FFORCED,
     O_GRANDE,
     O_HAND,
     O_IMAX,
@@ -189,6 +194,7 @@ from kernels.el_grande.layout import (
     T_CDECK,
     T_COP,
     T_COURT0,
+    T_CTYPE,
     T_DECKSTART,
     T_GB,
     T_HOME,
@@ -503,7 +509,7 @@ def decide(state, tables, variant, buffers, kind, p, nopt, aux):
     call ``_decide`` directly (each inlined copy costs compile time). int64 arguments."""
     ctx = buffers[D_CTX]
     if (
-        ctx[C_MODE] == MODE_PLAY and buffers[D_POL][p] == POL_RANDOM
+        ctx[C_MODE] == MODE_PLAY and buffers[D_POL][p] == POL_RANDOM and ctx[C_FMASK + p] == 0
     ):  # fast path, same draws as _decide
         ctx[C_PTR] += 1
         if nopt > 1:
@@ -513,11 +519,54 @@ def decide(state, tables, variant, buffers, kind, p, nopt, aux):
 
 
 @njit(cache=True, **_INTERNAL)
+def _forbidden(tables, mask, kind, v):
+    """True if option ``v`` of a decision of ``kind`` is forbidden by ``mask`` (``FB_*``,
+    restricted play): the action card's type (``K_CARD``, §6), the power value (``K_POWER``,
+    §3 step 3), the Castillo as the place a caballero goes to (placement §3 step 4c, card 1b
+    and every move's destination, §6 deck 1, §3.3)."""
+    if kind == K_CARD:
+        return ((mask >> tables[T_CTYPE + v]) & 1) == 1
+    if kind == K_POWER:
+        return ((mask >> (FB_POWER + v)) & 1) == 1
+    if kind == K_PLACE or kind == K_PLACE_ANY or kind == K_MOVE_DST:
+        return v == CASTILLO and ((mask >> FB_CASTILLO) & 1) == 1
+    return False
+
+
+@njit(cache=True, **_INTERNAL)
+def restrict(state, tables, opts, mask, kind, p, nopt):
+    """Restricted play for seat ``p``'s decision among ``opts[:nopt]`` (int64 ``mask``, ``FB_*``):
+    the permitted options moved to the front of ``opts`` in their order, their count returned,
+    and ``state[O_FAVOID + p]`` counted, when some option is forbidden and another is not;
+    ``nopt`` with ``opts`` unchanged otherwise, and ``state[O_FFORCED + p]`` counted when every
+    option is forbidden (a forced move: the rules win). Only called for a seat with a mask, so
+    unrestricted play never runs it (and draws the same random numbers)."""
+    k = 0
+    for i in range(nopt):
+        if not _forbidden(tables, mask, kind, opts[i]):
+            opts[k] = opts[i]
+            k += 1
+    if k == nopt:
+        return nopt
+    if k == 0:
+        state[O_FFORCED + p] += 1
+        return nopt
+    state[O_FAVOID + p] += 1
+    return np.int64(k)
+
+
+@njit(cache=True, **_INTERNAL)
 def _decide(state, tables, variant, buffers, kind, p, nopt, aux):
     """Choose one of ``buffers[D_OPTS][:nopt]`` for seat ``p`` (see ``_decide_any``). Every caller
     passes int64 ``kind``, ``p``, ``nopt``, ``aux`` (``np.int64(...)``, never a literal), so that
-    it compiles once; a compiled function, not inlined at its call sites (compile time)."""
+    it compiles once; a compiled function, not inlined at its call sites (compile time).
+
+    Restricted play: a seat with forbidden options (``ctx[C_FMASK + p] != 0``) chooses among
+    the permitted ones (``restrict``) in every mode but replay, which checks a record's moves
+    against the rules alone."""
     ctx = buffers[D_CTX]
+    if ctx[C_FMASK + p] != 0 and ctx[C_MODE] != MODE_REPLAY:
+        nopt = restrict(state, tables, buffers[D_OPTS], ctx[C_FMASK + p], kind, p, nopt)
     if ctx[C_MODE] == MODE_PLAY and buffers[D_POL][p] == POL_RANDOM:  # fast path, same draws
         ctx[C_PTR] += 1
         if nopt > 1:
@@ -597,7 +646,17 @@ def _policy_index(state, tables, variant, buffers, kind, p, nopt, aux):
     if buffers[D_PAR][p, HP_EPS] > 0.0 and random_float(rng) < buffers[D_PAR][p, HP_EPS]:
         return randint(rng, nopt)
     return buffers[D_HEUR](
-        state, tables, variant, buffers[D_OPTS], buffers[D_PAR], buffers[D_SCR], kind, p, nopt, aux
+        state,
+        tables,
+        variant,
+        buffers[D_OPTS],
+        buffers[D_PAR],
+        buffers[D_SCR],
+        kind,
+        p,
+        nopt,
+        aux,
+        buffers[D_CTX][C_FMASK + p],
     )
 
 
@@ -618,6 +677,7 @@ HEUR_SIG = types.int64(
     types.int64,  # seat
     types.int64,  # options
     types.int64,  # aux
+    types.int64,  # the seat's forbidden options (restricted play, ``FB_*``)
 )
 warnings.filterwarnings(
     "ignore", "First-class function type feature is experimental", NumbaExperimentalFeatureWarning
@@ -1891,8 +1951,8 @@ def start_game(state, tables, variant, buffers, game, npl, game_index):
 @njit(cache=True, **_INTERNAL)
 def _collect_game(state, n_decisions, g, game):
     """Write game ``g``'s results from its final state into ``game``'s result arrays
-    (``game[G_RESULTS:G_SPECIAL]``, written as the literal slice ``game[2:12]``)."""
-    score, src, plies, pwr, taker, takeround, kingby, unplayed, intake, vetoes = game[2:12]
+    (``game[G_RESULTS:G_SPECIAL]``, written as the literal slice ``game[2:13]``)."""
+    score, src, plies, pwr, taker, takeround, kingby, unplayed, intake, vetoes, forbid = game[2:13]
     npl = score.shape[1]
     plies[g] = n_decisions
     for p in range(npl):
@@ -1908,6 +1968,9 @@ def _collect_game(state, n_decisions, g, game):
         unplayed[g, p] = u
         intake[g, p, 0] = state[O_ITAKE + p]
         intake[g, p, 1] = state[O_IMAX + p]
+    for p in range(npl):
+        forbid[g, p, 0] = state[O_FAVOID + p]
+        forbid[g, p, 1] = state[O_FFORCED + p]
     vetoes[g, 0] = state[O_VCOUNT]
     vetoes[g, 1] = state[O_VCOUNT + 1]
     for c in range(45):

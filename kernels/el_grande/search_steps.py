@@ -38,6 +38,7 @@ from kernels.el_grande.layout import (
     C_CKR,
     C_ERR,
     C_EVCAP,
+    C_FMASK,
     C_LOGFRESH,
     C_MODE,
     C_NERR,
@@ -353,14 +354,16 @@ def search_scratch(npl, capacity, heuristic_params):
 
 @njit(inline="always")  # one call site: no compiled level of its own
 def choose_mcts(
-    checkpoint, r0, log, first, stop, seat, kind, tables, variant, game, params, rng, scratch
+    checkpoint, r0, log, first, stop, seat, kind, tables, variant, game, params, fmask, rng, scratch
 ):
     """Value chosen by ISMCTS (``kernels.search``) for seat ``seat``'s decision of kind ``kind``,
     the decision ``stop`` of a game whose round ``r0`` started in state ``checkpoint`` after
     decision ``first`` (``log[first:stop]``: the decisions since then); ``game`` the game buffers
     that the search's ``engine`` calls pass on (unused there). ``params`` float64: the seat's mcts
-    parameters ``M_*``; ``rng`` uint64[4]: its stream; ``scratch``: ``search_scratch``. Returns -1
-    if the round's decisions do not fit the search state (the caller decides then)."""
+    parameters ``M_*``; ``fmask`` int64: its forbidden options (restricted play, ``FB_*``; 0 none),
+    which filter its own decisions in the tree and in the rollouts, not the other seats';
+    ``rng`` uint64[4]: its stream; ``scratch``: ``search_scratch``. Returns -1 if the round's
+    decisions do not fit the search state (the caller decides then)."""
     (
         root,
         work,
@@ -385,6 +388,8 @@ def choose_mcts(
     config[CF_HORIZON] = np.int64(params[M_HORIZON])
     for q in range(MAXP):
         buffers[D_POL][q] = config[CF_ROLLOUT]
+        buffers[D_CTX][C_FMASK + q] = 0
+    buffers[D_CTX][C_FMASK + seat] = fmask
     ctx = ElGrandeSearchContext(tables, variant, buffers, row, config, pos, game)
     n_iter = min(np.int64(params[M_ITER]), np.int64(tree.shape[0] - 1))
     if params.shape[0] > M_FLAT and params[M_FLAT] != 0.0:

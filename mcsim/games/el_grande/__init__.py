@@ -88,6 +88,14 @@ best other seat's) / 20 points; each seat maximises its own. Lineups with an ``m
 on a separate kernel (``kernels.el_grande.play_batch_mcts``), so random/heuristic runs never
 compile the search; in them every ``heuristic`` seat keeps its own parameters.
 
+Restricted play (docs/rules/el_grande.md §11; ``-p "heuristic:forbid=castillo+power-13"``): a
+seat can be forbidden action-card types (``1a`` .. ``4g``, ``king``; ``CARD_TYPES``), the Castillo
+as the destination of its placements and moves (``castillo``) and power values (``power-1`` ..
+``power-13``), in ``forbid_mask`` (card types, Castillo) and ``forbid_mask2`` (bit v: power v),
+the last two parameters of every policy. The kernel filters the seat's options at each decision
+(``kernels.el_grande.rules.restrict``; the heuristic's look-aheads also skip a forbidden Castillo)
+and counts ``forbid_avoided`` / ``forbid_forced`` per seat (columns only in restricted runs).
+
 Points by source: ``general`` (region points at general scorings), ``special`` (region points at
 special scorings), ``king`` (+2 King bonus), ``grande`` (+2 Grande bonus), ``castillo`` (points
 for scoring the Castillo, general or special).
@@ -110,10 +118,13 @@ from mcsim.games.base import (
     ParamSpec,
     PolicySpec,
     Prepared,
+    RestrictionSpec,
     RunConfig,
     VariantSpec,
+    forbid_mask_param,
     no_ensemble,
     policy_arrays,
+    restricted_seats,
 )
 
 RULES = "docs/rules/el_grande.md"
@@ -284,6 +295,84 @@ MCTS_PARAMS = (
     ),
 )
 
+#: restricted play (docs/rules/el_grande.md "Restricted play"): the action-card types in the
+#: order of action_cards.json, as the summary's card table groups the 45 cards (identical
+#: copies are one type; ``K`` the King's card): (card id, option name, help). Type k is bit k of
+#: ``forbid_mask`` (``kernels.el_grande`` ``T_CTYPE``); ``build_tables`` refuses a data file
+#: whose card ids differ
+CARD_TYPES = (
+    ("1a", "1a", "move own caballeros out of one region"),
+    ("1b", "1b", "place 2 more caballeros into any regions / the Castillo"),
+    ("1c", "1c", "either 1a or 1b"),
+    ("1d", "1d", "move up to 5 caballeros out of one region (2 copies)"),
+    ("1e", "1e", "move up to 3 opponents' caballeros"),
+    ("1f", "1f", "move up to 3 caballeros of any colour"),
+    ("1g", "1g", "move up to 2 own and 2 opponents' caballeros (2 copies)"),
+    ("1h", "1h", "move up to 4 own caballeros"),
+    ("1i", "1i", "move up to 4 caballeros of any colour"),
+    ("2a", "2a", "Veto (2 copies)"),
+    ("2b", "2b", "decay of authority: opponents return their whole court"),
+    ("2c", "2c", "decay of authority: opponents return 3 court caballeros"),
+    ("2d", "2d", "the angry King: opponents return 3 caballeros each"),
+    ("2e", "2e", "return 1 caballero of each opponent"),
+    ("2f", "2f", "opponents secretly lose 2 caballeros of one region"),
+    ("2g", "2g", "opponents secretly lose all caballeros of one region"),
+    ("2h", "2h", "special scoring: a region of your choice (3 copies)"),
+    ("3a", "3a", "special scoring: the 4-regions (2 copies)"),
+    ("3b", "3b", "special scoring: the 5-regions (2 copies)"),
+    ("3c", "3c", "special scoring: the 6- and 7-regions"),
+    ("3d", "3d", "special scoring: the Castillo (2 copies)"),
+    ("3e", "3e", "special scoring: first places only"),
+    ("3f", "3f", "special scoring: the region(s) with the most caballeros"),
+    ("3g", "3g", "special scoring: the region(s) with the fewest caballeros"),
+    ("3h", "3h", "special scoring: a region of your choice"),
+    ("4a", "4a", "mobile scoreboard (3 copies)"),
+    ("4b", "4b", "Royal Advisor: the King to an adjacent region"),
+    ("4c", "4c", "Eviction"),
+    ("4d", "4d", "move your Grande (2 copies)"),
+    ("4e", "4e", "take a played power card back (2 copies)"),
+    ("4f", "4f", "the Court: 2 caballeros province -> court"),
+    ("4g", "4g", "secret special scoring"),
+    ("K", "king", "the King's card (every round): the King anywhere, place up to 5"),
+)
+#: restricted play: the bit of ``forbid_mask`` that forbids the Castillo as a destination
+CASTILLO_BIT = K.FB_CASTILLO
+RESTRICTIONS = (
+    tuple(
+        RestrictionSpec(
+            name,
+            f"never take action card {cid}: {text}",
+            "action card",
+            k,
+            source=RULES + (" §6 Deck 5" if cid == "K" else f" §6 Deck {cid[0]}"),
+        )
+        for k, (cid, name, text) in enumerate(CARD_TYPES)
+    )
+    + (
+        RestrictionSpec(
+            "castillo",
+            "never put a caballero into the Castillo: placements, card 1b, the destination of "
+            "every move (own and opponents' caballeros)",
+            "Castillo",
+            CASTILLO_BIT,
+            source=RULES + " §3 step 4c, §3.3, §6 deck 1",
+        ),
+    )
+    + tuple(
+        RestrictionSpec(
+            f"power-{v}",
+            f"never bid power card {v}",
+            "power card",
+            v,
+            param="forbid_mask2",
+            source=RULES + " §3 step 3, §3.1",
+        )
+        for v in range(1, 14)
+    )
+)
+#: the restricted-play mask parameters, appended to every policy's parameters
+FORBID_PARAMS = (forbid_mask_param(), forbid_mask_param("forbid_mask2"))
+
 #: game-specific options (``--option KEY=VALUE``): none
 OPTIONS: dict[str, str] = {}
 
@@ -325,13 +414,18 @@ SPEC = GameSpec(
         ),
     ),
     policies=(
-        PolicySpec("random", K.POL_RANDOM, "uniform over the legal options of every decision"),
+        PolicySpec(
+            "random",
+            K.POL_RANDOM,
+            "uniform over the legal options of every decision",
+            FORBID_PARAMS,
+        ),
         PolicySpec(
             "heuristic",
             K.POL_HEURISTIC,
             "bids for caballeros/turn order, takes the card with the best look-ahead, places and "
             "moves by one-step evaluation of majorities, scores where ahead, vetoes big swings",
-            HEURISTIC_PARAMS,
+            HEURISTIC_PARAMS + FORBID_PARAMS,
         ),
         PolicySpec(
             "mcts",
@@ -339,13 +433,15 @@ SPEC = GameSpec(
             "information-set Monte Carlo tree search (kernels/search.py) over its own decisions; "
             "each iteration reshuffles the unrevealed action cards and redraws the others' "
             "secret choices; other seats and rollouts play the heuristic",
-            MCTS_PARAMS,
+            MCTS_PARAMS + FORBID_PARAMS,
         ),
     ),
     summary_key="el_grande",
     max_plies=4000,
     description="majorities in nine Spanish regions; power-card bidding, 45 action cards, Castillo",
     score_bounds=(0, None),  # points are only ever added
+    restrictions=RESTRICTIONS,
+    exhaustive_groups=("action card", "power card"),
 )
 
 SOURCES = ("general", "special", "king", "grande", "castillo")
@@ -595,7 +691,14 @@ def build_tables(data: dict | None = None) -> np.ndarray:
         T[K.T_ADJ + idx[c]] |= 1 << idx[a]
     for pc in data["power"]["cards"]:
         T[K.T_PCAB + pc["value"]] = pc["caballeros"]
+    types = [cid for cid, _, _ in CARD_TYPES]
     for i, c in enumerate(data["card_rows"]):
+        if c["id"] not in types:
+            raise DataFileError(
+                f"el_grande/action_cards.json: card {c['id']!r} is not one of the action-card "
+                f"types restricted play names ({', '.join(types)})"
+            )
+        T[K.T_CTYPE + i] = types.index(c["id"])
         T[K.T_COP + i] = EFFECTS[c["effect"]]
         T[K.T_CARG + i] = c.get("limit", 0)
         T[K.T_CCLS + i] = sum(1 << v for v in c.get("first_values", []))
@@ -662,6 +765,28 @@ def win_shares(score: np.ndarray, unplayed: np.ndarray, final_tie: int) -> np.nd
     return w / w.sum(axis=1, keepdims=True)
 
 
+def forbid_words(prep: Prepared) -> np.ndarray:
+    """Each seat's forbidden options as the kernel reads them (int64[seats], bits
+    ``kernels.el_grande.FB_*``): ``forbid_mask | forbid_mask2 << FB_POWER`` from the seat's
+    policy parameters (set by ``forbid=NAME+NAME``; 0 = unrestricted), each mask cut to the bits
+    ``RESTRICTIONS`` declare (a mask typed by number cannot reach another mask's options).
+    Restricted play, docs/rules/el_grande.md §11."""
+    out = np.zeros(prep.config.players, dtype=np.int64)
+    for k, choice in enumerate(prep.config.policies):
+        names = [p.name for p in SPEC.policy(choice.name).params]
+        m1 = int(prep.policy_params[k, names.index("forbid_mask")]) & _DECLARED["forbid_mask"]
+        m2 = int(prep.policy_params[k, names.index("forbid_mask2")]) & _DECLARED["forbid_mask2"]
+        out[k] = m1 | (m2 << K.FB_POWER)
+    return out
+
+
+#: the bits each mask parameter's restrictions use
+_DECLARED = {
+    param: sum(1 << r.bit for r in RESTRICTIONS if r.param == param)
+    for param in ("forbid_mask", "forbid_mask2")
+}
+
+
 def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: int) -> dict:
     """Play games ``first_game_index ..`` and return result columns (see ``mcsim.games.base``).
 
@@ -673,9 +798,14 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     ``intake_max`` [n, seats] (caballeros taken at the court intakes / the most that could have
     been taken, §3 step 4a); ``vetoes_all`` / ``vetoes_partial`` [n] (Vetoes used with the cut
     ``all`` / ``after_K``, K >= 1: the whole special action / its remaining part, §6 2a; a cut
-    past the action's end counts as partial).
+    past the action's end counts as partial). When a seat is restricted
+    (``mcsim.games.base.restricted_seats``): ``forbid_avoided`` / ``forbid_forced`` [n, seats]
+    int64 (each seat's decisions where a forbidden option was legal and it chose a permitted one /
+    where every legal option was forbidden; 0 for unrestricted seats); also when a mask parameter
+    was typed by number (``forbid_mask=...``) instead of ``forbid=``.
     """
     npl = prep.config.players
+    forbid = forbid_words(prep)
     if has_mcts_seat(prep):  # a separate kernel: random/heuristic runs never compile the search
         r = K.play_batch_mcts(
             np.int64(first_game_index),
@@ -688,6 +818,7 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
             heuristic_defaults(),
             prep.variant_codes.astype(np.int64),
             prep.tables["T"],
+            forbid,
         )
     else:
         r = K.play_batch(
@@ -699,8 +830,9 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
             prep.policy_params.astype(np.float64),
             prep.variant_codes.astype(np.int64),
             prep.tables["T"],
+            forbid,
         )
-    score, src, plies, pwr, taker, tround, kingby, unplayed, intake, vetoes = r
+    score, src, plies, pwr, taker, tround, kingby, unplayed, intake, vetoes, fb = r
     out: dict[str, np.ndarray] = {
         "score": score,
         "length": plies.astype(np.int32),
@@ -720,6 +852,9 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     for c in range(44):
         out[f"take_{ids[c]}"] = taker[:, c].astype(np.int8)
         out[f"take_round_{ids[c]}"] = tround[:, c].astype(np.int8)
+    if restricted_seats(prep.config) or forbid.any():  # forbid= names, or a mask typed by number
+        out["forbid_avoided"] = fb[:, :, 0].astype(np.int64)
+        out["forbid_forced"] = fb[:, :, 1].astype(np.int64)
     return out
 
 

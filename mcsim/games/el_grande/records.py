@@ -21,6 +21,7 @@ from mcsim.games.el_grande import (
     SPEC,
     build_tables,
     card_index,
+    forbid_words,
     has_mcts_seat,
     heuristic_defaults,
     load_data,
@@ -260,6 +261,7 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
                 prep.variant_codes.astype(np.int64),
                 prep.tables["T"],
                 log,
+                forbid=forbid_words(prep),
             )
             fixed[K.F_GIVEN] = 1
             mode = K.MODE_REPLAY
@@ -275,6 +277,7 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
             log,
             ev,
             fixed,
+            forbid_words(prep),
         )
         if nd > _LOG_CAP:
             raise ConfigError(
