@@ -580,7 +580,8 @@ def format_value(res: ValueResult | dict) -> str:
     0), then games played and CPU time."""
     d = res.to_json_dict() if isinstance(res, ValueResult) else res
     solo = d["statistic"] == POINTS
-    var = " ".join(f"{k}={v}" for k, v in d["variant"].items()) or "-"
+    shown = get_game(d["game"]).SPEC.shown_variant(d["variant"])  # as simulate shows it
+    var = " ".join(f"{k}={v}" for k, v in shown.items()) or "-"
     n = sorted({r["deals"] for r in d["rows"]})
     deals = counted(n[0], "deal") if len(n) == 1 else f"{n[0]:,}-{n[-1]:,} deals"
     prec = (
