@@ -658,7 +658,7 @@ def restricted_lineup(game: str, policies, players, restricts) -> tuple[str, ...
         seat = parse_whole(seat_text.strip())
         if not eq or seat is None or not names.strip():
             raise click.BadParameter(
-                f"{r!r} must be written SEAT=OPTION[+OPTION...], e.g. 0=castillo",
+                f"{r!r} must be written SEAT=OPTION[+OPTION...], e.g. 0=battle-next-to-enemy",
                 param_hint="--restrict",
             )
         if not 0 <= seat < n:
@@ -767,7 +767,7 @@ def simulate_cmd(
         mcsim simulate sacred-hill -n 100000000 --out run/      # Ctrl-C, then add --resume
         mcsim simulate sacred-hill -n 1000000 --backend dask --scheduler tcp://host:8786
         mcsim simulate sacred-hill -p mcts --precision 0.02 --max-games 5000
-        mcsim simulate el-grande -n 1000 -p heuristic --restrict 0=castillo
+        mcsim simulate sacred-hill -n 1000 -p tactician --restrict 0=battle-next-to-enemy
     """
     check_precision_flags(precision, max_games)
     if restricts:

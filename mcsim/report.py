@@ -999,16 +999,15 @@ def _read_value(game, folder, policies, variant, players, options) -> dict:
     return d
 
 
-VALUE_HEAD = [
-    "group",
-    "option",
-    "value [95% CI]",
-    "points [95% CI]",
-    "significant",
-    "never came up",
-    "forced per game",
-    "deals",
-]
+def _value_head(d: dict) -> list[str]:
+    """The head of the restricted-play table (a one-seat game: no points column, its value
+    is in points)."""
+    pts = [] if d["statistic"] == "points" else ["points [95% CI]"]
+    return (
+        ["group", "option", "value [95% CI]"]
+        + pts
+        + ["significant", "never came up", "forced per game", "deals"]
+    )
 
 
 def _value_rows(d: dict) -> list[list[str]]:
@@ -1022,7 +1021,13 @@ def _value_rows(d: dict) -> list[list[str]]:
                 r["group"],
                 r["option"],
                 fmt_interval(r["value"], r["low"], r["high"], "+.2f" if solo else "+.4f"),
-                fmt_interval(r["points_diff"], r["points_low"], r["points_high"], "+.2f"),
+            ]
+            + (
+                []
+                if solo  # the value is the points difference
+                else [fmt_interval(r["points_diff"], r["points_low"], r["points_high"], "+.2f")]
+            )
+            + [
                 "yes" if r["significant"] else "no",
                 fmt_share(r["never_came_up"]),
                 fmt_number(r["forced_per_game"], ".3f"),
@@ -1041,9 +1046,14 @@ def _value_intro(d: dict) -> str:
     )
     deals = sorted({r["deals"] for r in d["rows"]})
     n = counted(deals[0], "deal") if len(deals) == 1 else f"{deals[0]:,}-{deals[-1]:,} deals"
+    who = (
+        f"to the player (policy {d['policy']})"
+        if solo
+        else f"to one seat in turn (policy {d['policy']}, the other seats unrestricted)"
+    )
     return (
-        f"Each option forbidden to one seat in turn (policy {d['policy']}, the other seats "
-        f"unrestricted) on {n} common to every lineup (seed {d['seed']}); value = {what}, with "
+        f"Each option forbidden {who} on {n} common to every lineup (seed {d['seed']}); "
+        f"value = {what}, with "
         "the Student-t 95% interval of the per-deal paired differences. Significant: the "
         "interval excludes 0. Never came up: share of restricted games in which the option was "
         "never among the seat's legal choices; forced: decisions per game where the rules left "
@@ -1060,7 +1070,7 @@ def value_markdown(vctx: dict) -> list[str]:
         "",
         _value_intro(d),
         "",
-        _md_table(VALUE_HEAD, _value_rows(d)),
+        _md_table(_value_head(d), _value_rows(d)),
         "",
         f"![{f.title}]({f.file})",
         "",
@@ -1076,7 +1086,7 @@ def value_html(vctx: dict) -> list[str]:
     return [
         "<h2>Restricted play: what each option is worth</h2>",
         f"<p>{html.escape(_value_intro(d))}</p>",
-        _html_table(VALUE_HEAD, _value_rows(d), num_from=2),
+        _html_table(_value_head(d), _value_rows(d), num_from=2),
         f'<figure id="fig-{f.slug}" data-file="{html.escape(f.file)}">'
         f'<img src="data:image/png;base64,{data}" alt="{html.escape(f.title)}">'
         f"<figcaption><b>{html.escape(f.title)}.</b> {html.escape(f.caption)}</figcaption>"

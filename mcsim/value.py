@@ -580,7 +580,8 @@ def format_value(res: ValueResult | dict) -> str:
     0), then games played and CPU time."""
     d = res.to_json_dict() if isinstance(res, ValueResult) else res
     solo = d["statistic"] == POINTS
-    var = " ".join(f"{k}={v}" for k, v in d["variant"].items()) or "-"
+    shown = get_game(d["game"]).SPEC.shown_variant(d["variant"])  # as simulate shows it
+    var = " ".join(f"{k}={v}" for k, v in shown.items()) or "-"
     n = sorted({r["deals"] for r in d["rows"]})
     deals = counted(n[0], "deal") if len(n) == 1 else f"{n[0]:,}-{n[-1]:,} deals"
     prec = (
@@ -604,8 +605,9 @@ def format_value(res: ValueResult | dict) -> str:
     vfmt = "+.2f" if solo else "+.4f"
     head = "value, points" if solo else "value, win share"
     width = max([24] + [len(r["option"]) + 4 for r in d["rows"]])
+    pts_head = "" if solo else f" {'points [95% CI]':<24}"  # solo: the value is in points
     lines.append(
-        f"{'option':<{width}} {head + ' [95% CI]':<30} {'points [95% CI]':<24} "
+        f"{'option':<{width}} {head + ' [95% CI]':<30}{pts_head} "
         f"{'never came up':>13} {'forced/game':>11} {'deals':>8}"
     )
     group = None
@@ -616,11 +618,12 @@ def format_value(res: ValueResult | dict) -> str:
         mark = "*" if r["significant"] else " "
         cap = "  [--max-games reached]" if r["cap_reached"] and d["precision"] else ""
         forced = fmt_number(r["forced_per_game"], ".3f")
+        pts = fmt_interval(r["points_diff"], r["points_low"], r["points_high"], "+.2f")
         lines.append(
             f"{mark} {r['option']:<{width - 2}} "
-            f"{fmt_interval(r['value'], r['low'], r['high'], vfmt):<30} "
-            f"{fmt_interval(r['points_diff'], r['points_low'], r['points_high'], '+.2f'):<24} "
-            f"{fmt_share(r['never_came_up']):>13} {forced:>11} {r['deals']:>8,}{cap}"
+            f"{fmt_interval(r['value'], r['low'], r['high'], vfmt):<30}"
+            + ("" if solo else f" {pts:<24}")
+            + f" {fmt_share(r['never_came_up']):>13} {forced:>11} {r['deals']:>8,}{cap}"
         )
     sig = sum(1 for r in d["rows"] if r["significant"])
     lines += [
@@ -681,9 +684,14 @@ def value_figure(res: ValueResult | dict):
         _FigCtx(d),
         FIGURE_SLUG,
         "Restricted play: what each option is worth",
-        "Each option forbidden to one seat in turn (the others unrestricted) on common deals; "
-        "value with its Student-t 95% interval of the per-deal paired differences; red: the "
-        "interval excludes 0. A negative value: the player loses by going without the option.",
+        (
+            "Each option forbidden to the player"
+            if solo
+            else "Each option forbidden to one seat in turn (the others unrestricted)"
+        )
+        + " on common deals; value with its Student-t 95% interval of the per-deal paired "
+        "differences; red: the interval excludes 0. A negative value: the player loses by "
+        "going without the option.",
     )
 
 
