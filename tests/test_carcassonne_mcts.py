@@ -33,7 +33,7 @@ FAST = "mcts:iterations=40,width=4,depth=4"
 # caller with reference counting (Python, or a function compiled with NRT) must not take its
 # result (it would release arrays it never owned).
 @njit
-def _ctx(T, codes, H, params, scr):
+def _ctx(T, codes, H, params, scr, cur):
     return CarcassonneSearchContext(
         T,
         codes,
@@ -47,6 +47,8 @@ def _ctx(T, codes, H, params, scr):
         np.int64(params[K.M_WIDTH]),
         np.int64(params[K.M_DEPTH]),
         scr[16],
+        np.int64(cur),
+        np.int64(0),  # no restricted-play mask
     )
 
 
@@ -57,7 +59,7 @@ def _decide(S, T, H, codes, cur, t, params, rng, scr):
     K.search_root(S, root, cur, K.PH_PLACE, t, -1, -1, -1, 0)
     return search.search(
         root,
-        _ctx(T, codes, H, params, scr),
+        _ctx(T, codes, H, params, scr, cur),
         np.int64(params[K.M_ITER]),
         params[K.M_C],
         np.int64(params[K.M_REWARD]),
@@ -80,7 +82,7 @@ def _decide(S, T, H, codes, cur, t, params, rng, scr):
 def _determinized(S, T, H, codes, cur, t, params, rng, scr, out):
     """The search root of a placement decision, determinized once into ``out``."""
     K.search_root(S, out, cur, K.PH_PLACE, t, -1, -1, -1, 0)
-    _s_determinize(out, _ctx(T, codes, H, params, scr), rng)
+    _s_determinize(out, _ctx(T, codes, H, params, scr, cur), rng)
 
 
 def _heuristic_weights():

@@ -142,6 +142,18 @@ MCTS.verify(globals())
 
 MODE_PLAY, MODE_REPLAY = 0, 1
 
+# restricted play (docs/rules/carcassonne.md §6.1): the bits of a seat's forbidden-options mask
+# (``forbid``, int64, from the policy parameter ``forbid_mask``; the bit order of
+# ``mcsim.games.carcassonne.RESTRICTIONS``)
+FB_GIFT = 0  # bits FB_GIFT + g (g = GIFT_*): never open a gift card of type g (§4.3)
+FB_GIFTS = N_GIFT  # never open any gift card (§4.3)
+FB_FARMERS = N_GIFT + 1  # never put a meeple on a field (§3.2 step 2, §3.5, §4.4.4)
+FB_MONASTERIES = N_GIFT + 2  # never put a meeple on a monastery (§3.2 step 2, §4.4.1, §4.4.4)
+#: column of the ``forbid_mask`` parameter in ``params`` per policy id: it is appended after
+#: each policy's own parameters (``random`` has none, the heuristic ``HEURISTIC.size``, ``mcts``
+#: ``MCTS.size``; checked against the ParamSpecs by tests/test_carcassonne_restricted_play.py)
+FORBID_COL = (0, HEURISTIC.size, MCTS.size)
+
 # tile tables ``tables`` (a tuple built by ``mcsim.games.carcassonne.build_tables``, in this order)
 TABLES = StateLayout("tables", "tuple of the tile tables (mcsim.games.carcassonne.build_tables)")
 TB_EDGE = TABLES.field("TB_EDGE", 1, "edge[t, r, side]: EDGE_* code")
@@ -226,6 +238,8 @@ G_UNPLACEABLE = GST.field("G_UNPLACEABLE", 1, "unplaceable tiles drawn")
 G_RECEIVED = GST.field("G_RECEIVED", N_GIFT, "gift cards received, + type")
 G_OPENED = GST.field("G_OPENED", N_GIFT, "gift cards opened, + type")
 G_POINTS = GST.field("G_POINTS", N_GIFT, "points credited to a gift type, + type (see _award)")
+G_AVOIDED = GST.field("G_AVOIDED", 1, "restricted play: decisions with a forbidden option avoided")
+G_FORCED = GST.field("G_FORCED", 1, "restricted play: decisions with only forbidden options")
 GST_COLS = GST.size
 GST.verify(globals())
 

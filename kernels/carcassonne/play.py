@@ -37,6 +37,9 @@ from kernels.carcassonne.layout import (
     ERR_PLACE,
     ERR_START,
     ERR_TILE,
+    FORBID_COL,
+    G_AVOIDED,
+    G_FORCED,
     G_OPENED,
     GIFT_CHANGE,
     GIFT_SWEEPER,
@@ -105,6 +108,8 @@ from kernels.carcassonne.rules import (
     cell_xy,
     find,
     finish_turn,
+    forbidden_open,
+    forbidden_segment,
     gift_earned,
     meeple_options,
     move_meeple,
@@ -126,10 +131,24 @@ def _fail(state, kind, turn):
     state.sc[S_ERR_TURN] = turn
 
 
+@njit(cache=True, inline="always")
+def _tally(state, cur, nforb, nperm):
+    """Restricted play's counters of one real decision of ``cur`` (docs/rules/carcassonne.md
+    §6.1): ``nforb`` forbidden and ``nperm`` permitted legal choices. Avoided when both exist
+    (the seat chose a permitted one), forced when only forbidden ones exist (the rules made the
+    seat take one)."""
+    if nforb > 0:
+        if nperm > 0:
+            state.gst[cur, G_AVOIDED] += 1
+        else:
+            state.gst[cur, G_FORCED] += 1
+
+
 #: what the steps of a game share (built by ``_run``, one argument of ``_play``): tables,
-#: variant codes, the seats' policy ids and parameters, the mode, the replay scripts (``rstart``:
-#: the start-tile meeple's segment of ``start_balance``), the logs written, and the deal / gift /
-#: per-seat policy random streams (``_play`` seeds them per game).
+#: variant codes, the seats' policy ids and parameters, their restricted-play masks (``forbid``
+#: int64[npl], bits ``FB_*``, docs/rules/carcassonne.md §6.1, 0 = none), the mode, the replay
+#: scripts (``rstart``: the start-tile meeple's segment of ``start_balance``), the logs written,
+#: and the deal / gift / per-seat policy random streams (``_play`` seeds them per game).
 Run = namedtuple(
     "Run",
     [
@@ -137,6 +156,7 @@ Run = namedtuple(
         "variant",
         "policy_ids",
         "policy_params",
+        "forbid",
         "mode",
         "tscript",
         "gscript",
@@ -187,6 +207,29 @@ def _choose_open(state, run, cur, t, turn, heuristic_scratch, search_scratch):
     pid = run.policy_ids[cur]
     params = run.policy_params[cur]
     rng = run.rngs[cur]
+    fb = run.forbid[cur]
+    allowed = 31  # bit g: opening a card of type g is permitted (restricted play, §6.1)
+    if fb != 0 and run.mode == MODE_PLAY:
+        allowed = 0
+        nforb = 0
+        for g in range(N_GIFT):
+            if hand[cur, g] > 0:
+                if forbidden_open(
+                    state,
+                    run.tables,
+                    run.variant,
+                    cur,
+                    np.int64(g),
+                    fb,
+                    opt[:, 3],
+                    state.scratch[8:24],
+                    state.scratch[0:8],
+                    opt,
+                ):
+                    nforb += 1
+                else:
+                    allowed |= 1 << g
+        _tally(state, cur, nforb, 1)  # opening none is always permitted (§4.3)
     opened = -1
     if run.mode == MODE_REPLAY:
         opened = np.int64(run.rscript[turn, L_OPEN])
@@ -201,14 +244,14 @@ def _choose_open(state, run, cur, t, turn, heuristic_scratch, search_scratch):
             _fail(state, ERR_OPEN, turn)
             return BAD
     elif pid == POLICY_RANDOM:
-        cnt = 0  # none or one of the held types, uniformly
+        cnt = 0  # none or one of the held (permitted) types, uniformly
         for g in range(N_GIFT):
-            if hand[cur, g] > 0:
+            if hand[cur, g] > 0 and (allowed >> g) & 1:
                 cnt += 1
         k = randint(rng, cnt + 1) - 1
         if k >= 0:
             for g in range(N_GIFT):
-                if hand[cur, g] > 0:
+                if hand[cur, g] > 0 and (allowed >> g) & 1:
                     if k == 0:
                         opened = g
                         break
@@ -230,14 +273,15 @@ def _choose_open(state, run, cur, t, turn, heuristic_scratch, search_scratch):
                 params,
                 rng,
                 search_scratch,
+                fb,
             )
             opened = m - BASE_OPEN if m - BASE_OPEN < N_GIFT else -1
     elif heuristic_scratch is not None:  # the heuristic (None: no seat plays it, not compiled)
         bestg = -1e18
         for g in range(N_GIFT):
-            if hand[cur, g] > 0:
+            if hand[cur, g] > 0 and (allowed >> g) & 1:
                 v, _a, _b = _gift_gain(
-                    state, run.tables, heuristic_scratch, cur, g, t, params, run.variant, opt
+                    state, run.tables, heuristic_scratch, cur, g, t, params, run.variant, opt, fb
                 )
                 if v > bestg:
                     bestg = v
@@ -296,6 +340,7 @@ def _gift_target(state, run, cur, t, opened, turn, row, heuristic_scratch, searc
                         run.policy_params[cur],
                         run.rngs[cur],
                         search_scratch,
+                        run.forbid[cur],
                     )
                     - BASE_NODE
                 )
@@ -310,6 +355,7 @@ def _gift_target(state, run, cur, t, opened, turn, row, heuristic_scratch, searc
                 run.policy_params[cur],
                 run.variant,
                 opt,
+                run.forbid[cur],
             )
             if target < 0:
                 target = opt[0, 3]
@@ -335,6 +381,16 @@ def _gift_change(state, run, cur, t, opened, turn, row, heuristic_scratch, searc
     tables, opt, rscript, log = run.tables, state.opt, run.rscript, run.log
     no = _s_changes(state, tables, cur, run.variant, state.scratch[8:24], state.scratch[0:8], opt)
     pid = run.policy_ids[cur]
+    fb = run.forbid[cur]
+    nperm = no  # restricted play (§6.1): moves to a forbidden segment are avoided
+    if fb != 0 and run.mode == MODE_PLAY and no > 0:
+        nperm = 0
+        for i in range(no):
+            if not forbidden_segment(tables, state.tinfo[opt[i, 0] // MAX_SEG, 0], opt[i, 1], fb):
+                nperm += 1
+        _tally(state, cur, no - nperm, nperm)
+        if nperm == 0:
+            nperm = no  # forced: every move is forbidden, the rules make the seat take one
     choice = -1
     if no > 0:
         if run.mode == MODE_REPLAY:
@@ -366,12 +422,23 @@ def _gift_change(state, run, cur, t, opened, turn, row, heuristic_scratch, searc
                         run.policy_params[cur],
                         run.rngs[cur],
                         search_scratch,
+                        fb,
                     )
                     - BASE_CHANGE
                 )
                 for i in range(no):
                     if opt[i, 0] == m // MAX_SEG and opt[i, 1] == m % MAX_SEG:
                         choice = i
+        elif nperm < no:  # the k-th permitted move, uniformly (the heuristic never opens it)
+            k = randint(run.rngs[cur], nperm)
+            for i in range(no):
+                if not forbidden_segment(
+                    tables, state.tinfo[opt[i, 0] // MAX_SEG, 0], opt[i, 1], fb
+                ):
+                    if k == 0:
+                        choice = i
+                        break
+                    k -= 1
         else:
             choice = randint(run.rngs[cur], no)  # the heuristic never opens it
     elif run.mode == MODE_REPLAY and rscript[turn, L_GA] != NO_EFFECT:
@@ -437,15 +504,17 @@ def _gift_take2(state, run, cur, t, opened, turn, row, heuristic_scratch, search
                     params,
                     run.rngs[cur],
                     search_scratch,
+                    run.forbid[cur],
                 )
                 - BASE_KEEP
             )
     elif heuristic_scratch is not None:  # the heuristic
+        fb = run.forbid[cur]
         c1, r1, s1, v1 = best_placement(
-            state, tables, t, cur, params, variant, heuristic_scratch, opt
+            state, tables, t, cur, params, variant, heuristic_scratch, opt, fb
         )
         c2, r2, s2, v2 = best_placement(
-            state, tables, t2, cur, params, variant, heuristic_scratch, opt
+            state, tables, t2, cur, params, variant, heuristic_scratch, opt, fb
         )
         if v2 > v1:
             keep = t2
@@ -510,11 +579,20 @@ def _choose_place(state, run, cur, t, opened, turn, pc, pr, ps, heuristic_scratc
                 run.policy_params[cur],
                 rng,
                 search_scratch,
+                run.forbid[cur],
             )
         return np.int64(m // 4), np.int64(m % 4), ps
     if heuristic_scratch is not None:  # the heuristic
         c, r, ps, v = best_placement(
-            state, tables, t, cur, run.policy_params[cur], run.variant, heuristic_scratch, opt
+            state,
+            tables,
+            t,
+            cur,
+            run.policy_params[cur],
+            run.variant,
+            heuristic_scratch,
+            opt,
+            run.forbid[cur],
         )
         return np.int64(c), np.int64(r), ps
     return np.int64(BAD), _NONE, ps
@@ -529,6 +607,14 @@ def _choose_meeple(
     mopts = state.scratch[8:24]
     nm = meeple_options(state, run.tables, idx, cur, mopts)
     pid = run.policy_ids[cur]
+    fb = run.forbid[cur]
+    nperm = nm  # restricted play (§6.1): "none" (mopts[0]) is always permitted
+    tt = state.tinfo[idx, 0]  # the tile placed (Take 2: the one kept)
+    if fb != 0 and run.mode == MODE_PLAY:
+        for i in range(1, nm):
+            if forbidden_segment(run.tables, tt, mopts[i], fb):
+                nperm -= 1
+        _tally(state, cur, nm - nperm, nperm)
     if run.mode == MODE_REPLAY:
         s = np.int64(run.rscript[turn, L_MEEPLE])
         for i in range(nm):
@@ -540,6 +626,13 @@ def _choose_meeple(
         _fail(state, ERR_MEEPLE, turn)
         return BAD
     if pid == POLICY_RANDOM:
+        if nperm < nm:  # the k-th permitted choice, uniformly
+            k = randint(run.rngs[cur], nperm)
+            for i in range(nm):
+                if i == 0 or not forbidden_segment(run.tables, tt, mopts[i], fb):
+                    if k == 0:
+                        return mopts[i]
+                    k -= 1
         return mopts[randint(run.rngs[cur], nm)]
     if pid == POLICY_MCTS:
         s = -1
@@ -560,6 +653,7 @@ def _choose_meeple(
                     run.policy_params[cur],
                     run.rngs[cur],
                     search_scratch,
+                    fb,
                 )
                 - BASE_MEEPLE
                 - 1
@@ -583,6 +677,16 @@ def _choose_start_meeple(state, run, heuristic_scratch, search_scratch):
     cur = _ZERO
     nm = meeple_options(state, run.tables, _ZERO, cur, mopts)
     pid = run.policy_ids[cur]
+    fb = run.forbid[cur]
+    t0 = state.tinfo[0, 0]
+    nperm = nm - 1  # restricted play (§6.1): the options mopts[1:nm], "none" is not offered
+    if fb != 0 and run.mode == MODE_PLAY:
+        for i in range(1, nm):
+            if forbidden_segment(run.tables, t0, mopts[i], fb):
+                nperm -= 1
+        _tally(state, cur, nm - 1 - nperm, nperm)
+        if nperm == 0:
+            nperm = nm - 1  # forced: every segment is forbidden
     if run.mode == MODE_REPLAY:
         s = run.rstart
         for i in range(1, nm):
@@ -594,6 +698,13 @@ def _choose_start_meeple(state, run, heuristic_scratch, search_scratch):
         _fail(state, ERR_START, _ZERO)
         return BAD
     if pid == POLICY_RANDOM:
+        if nperm < nm - 1:  # the k-th permitted segment, uniformly
+            k = randint(run.rngs[cur], nperm)
+            for i in range(1, nm):
+                if not forbidden_segment(run.tables, t0, mopts[i], fb):
+                    if k == 0:
+                        return mopts[i]
+                    k -= 1
         return mopts[1 + randint(run.rngs[cur], nm - 1)]
     if pid == POLICY_MCTS:
         s = mopts[1]
@@ -614,6 +725,7 @@ def _choose_start_meeple(state, run, heuristic_scratch, search_scratch):
                     run.policy_params[cur],
                     run.rngs[cur],
                     search_scratch,
+                    fb,
                 )
                 - BASE_MEEPLE
                 - 1
@@ -621,7 +733,7 @@ def _choose_start_meeple(state, run, heuristic_scratch, search_scratch):
         return s
     if heuristic_scratch is not None:  # the heuristic
         return start_meeple_choice(
-            state, run.tables, cur, run.policy_params[cur], heuristic_scratch, mopts, nm
+            state, run.tables, cur, run.policy_params[cur], heuristic_scratch, mopts, nm, fb
         )
     return mopts[1]
 
@@ -845,6 +957,18 @@ def _play(
         out_length[i] = state.sc[S_TURN]
 
 
+def forbid_masks(npl, policy_ids, policy_params):
+    """int64[npl]: each seat's restricted-play mask (bits ``FB_*``, docs/rules/carcassonne.md
+    §6.1), read from its ``forbid_mask`` parameter (column ``FORBID_COL[policy id]`` of
+    ``policy_params``; 0 when the vector is shorter: no restriction)."""
+    out = np.zeros(npl, dtype=np.int64)
+    for p in range(npl):
+        col = FORBID_COL[int(policy_ids[p])]
+        if col < policy_params.shape[1]:
+            out[p] = int(policy_params[p, col])
+    return out
+
+
 def _i32(a, ndim):
     """``a`` as a C-contiguous int32 array (the one type ``_play`` is compiled for)."""
     a = np.ascontiguousarray(a, dtype=np.int32)
@@ -881,6 +1005,7 @@ def _run(
         np.ascontiguousarray(variant, dtype=np.int64),
         np.ascontiguousarray(policy_ids, dtype=np.int64),
         np.ascontiguousarray(policy_params, dtype=np.float64),
+        forbid_masks(npl, policy_ids, policy_params),
         np.int64(mode),
         _i32(scripts.tscript, 1),
         _i32(scripts.gscript, 1),

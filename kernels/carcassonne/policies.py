@@ -28,6 +28,8 @@ from kernels.carcassonne.layout import (
     F_MTOT,
     F_OPEN,
     F_PEN,
+    FB_FARMERS,
+    FB_MONASTERIES,
     GIFT_CASHOUT,
     GIFT_SWEEPER,
     GIFT_SYNOD,
@@ -70,6 +72,7 @@ from kernels.carcassonne.rules import (
     cash_out_points,
     feature_tiles,
     find,
+    forbidden_segment,
     own_meeples,
     placements,
     supply,
@@ -355,9 +358,11 @@ def _neighbour_monasteries(state, tables, cell, cur, params, pot, mcost, progres
 
 
 @njit(cache=True, **_INTERNAL)
-def evaluate_placement(state, tables, t, rot, cell, cur, params, variant, scratch):
+def evaluate_placement(state, tables, t, rot, cell, cur, params, variant, scratch, forbid):
     """Heuristic value of placing ``t``/``rot`` on ``cell`` for ``cur``; returns (value, best
-    segment) (float64 in points-like units, int64; segment -1 = no meeple).
+    segment) (float64 in points-like units, int64; segment -1 = no meeple). ``forbid``: the
+    seat's restricted-play mask (int64, docs/rules/carcassonne.md §6.1; 0 = none): a meeple is
+    never planned on a field under ``FB_FARMERS`` nor on a monastery under ``FB_MONASTERIES``.
 
     Simulates the merge without changing the state ("virtual merge", §1.2): the neighbouring
     feature roots of each new segment (``_neighbour_roots``), the segments grouped when they
@@ -375,7 +380,7 @@ def evaluate_placement(state, tables, t, rot, cell, cur, params, variant, scratc
     progress = sc[S_NPLACED] / 72.0
     mcost = _meeple_cost(state, cur, params)
     have_meeple = supply(state, cur) > 0
-    farm_ok = sc[S_NPLACED] >= params[H_FARM_TURN]
+    farm_ok = sc[S_NPLACED] >= params[H_FARM_TURN] and (forbid >> FB_FARMERS) & 1 == 0
     ns = tables[TB_NSEG][t]
     _neighbour_roots(state, tables, t, rot, cell, roots, nr, conn, grp)
     _group_segments(seg_kind, t, ns, roots, nr, grp)
@@ -412,7 +417,7 @@ def evaluate_placement(state, tables, t, rot, cell, cur, params, variant, scratc
                 best_seg = g
     # a meeple on the monastery of the new tile (§3.2 step 2, §3.3)
     cs = cl_seg[t]
-    if cs >= 0 and have_meeple:
+    if cs >= 0 and have_meeple and (forbid >> FB_MONASTERIES) & 1 == 0:
         n8 = nb8[cell]
         for p in range(npl):
             mee[p] = 0
@@ -432,8 +437,9 @@ def evaluate_placement(state, tables, t, rot, cell, cur, params, variant, scratc
 
 
 @njit(cache=True, **_INTERNAL)
-def best_placement(state, tables, t, cur, params, variant, scratch, opts):
-    """Heuristic best (cell, rotation, segment, value) for tile ``t``; value -1e18 if none."""
+def best_placement(state, tables, t, cur, params, variant, scratch, opts, forbid):
+    """Heuristic best (cell, rotation, segment, value) for tile ``t``; value -1e18 if none.
+    ``forbid``: the seat's restricted-play mask (``evaluate_placement``)."""
     n = placements(state, tables, t, _TRUE, opts)
     bv = -1e18
     bc = -1
@@ -441,7 +447,7 @@ def best_placement(state, tables, t, cur, params, variant, scratch, opts):
     bs = -1
     for i in range(n):
         v, s = evaluate_placement(
-            state, tables, t, opts[i, 1], opts[i, 0], cur, params, variant, scratch
+            state, tables, t, opts[i, 1], opts[i, 0], cur, params, variant, scratch, forbid
         )
         if v > bv:
             bv = v
@@ -452,13 +458,14 @@ def best_placement(state, tables, t, cur, params, variant, scratch, opts):
 
 
 @njit(cache=True, **_INTERNAL)
-def start_meeple_choice(state, tables, cur, params, scratch, mopts, nm):
+def start_meeple_choice(state, tables, cur, params, scratch, mopts, nm, forbid):
     """The heuristic's segment for the start-tile meeple of ``start_balance=tournament``
     (docs/rules/carcassonne.md §6 #21): among ``mopts[1:nm]`` (``meeple_options`` of tile 0;
     ``mopts[0]`` is "none", not offered: the meeple is placed) the one whose feature gains most
     from one more meeple of ``cur`` (``_root_util``, the meeple's cost deducted, as in
     ``evaluate_placement``); a field only from ``farm_turn`` on (the first option when only
-    fields are left).
+    fields are left). ``forbid``: the seat's restricted-play mask (§6.1): its forbidden
+    segments (``forbidden_segment``) are skipped, the first permitted option is the fallback.
     ``scratch``: ``new_scratch()``."""
     sc = state.sc
     t = state.tinfo[0, 0]
@@ -469,10 +476,16 @@ def start_meeple_choice(state, tables, cur, params, scratch, mopts, nm):
     mee = scratch[4]
     best = -1e18
     bs = mopts[1]
+    if forbid != 0:
+        for i in range(nm - 1, 0, -1):
+            if not forbidden_segment(tables, t, mopts[i], forbid):
+                bs = mopts[i]
     for i in range(1, nm):
         s = mopts[i]
         k = tables[TB_SEG_KIND][t, s]
         if k == KIND_FIELD and not farm_ok:
+            continue
+        if forbid != 0 and forbidden_segment(tables, t, s, forbid):
             continue
         r = find(state.parent, np.int64(s))
         extra = (
@@ -573,13 +586,14 @@ def _cash_out_gain(state, tables, cur, params, variant, pot, mcost, progress, me
 
 
 @njit(cache=True, **_INTERNAL)
-def _gift_gain(state, tables, scratch, cur, g, t, params, variant, opts):
+def _gift_gain(state, tables, scratch, cur, g, t, params, variant, opts, forbid):
     """Heuristic gain of opening gift ``g`` now (before placing ``t``), in points-like units:
     (gain, target node or -1, segment -1); gain -1e18 when the gift has nothing worth doing.
     Synod, Road Sweeper and Cash Out value their best target (``_synod_gain``,
     ``_sweeper_gain``, ``_cash_out_gain``; §4.4.1-§4.4.3); Take 2 (§4.4.5) is worth
     ``params[H_HOLD] + 1`` when the best placement of ``t`` is below ``params[H_TAKE2]``;
-    Change Position is never opened. ``opts``: int32[MAX_OPT, 4] scratch."""
+    Change Position is never opened. ``opts``: int32[MAX_OPT, 4] scratch; ``forbid``: the
+    seat's restricted-play mask, for Take 2's best placement (``best_placement``)."""
     sc = state.sc
     pot = params[H_POT] * sc[S_PILE_N] / 71.0
     progress = sc[S_NPLACED] / 72.0
@@ -600,7 +614,9 @@ def _gift_gain(state, tables, scratch, cur, g, t, params, variant, opts):
         )
     elif g == GIFT_TAKE2:
         if sc[S_PILE_N] > 0:
-            c, r, s, v = best_placement(state, tables, t, cur, params, variant, scratch, opts)
+            c, r, s, v = best_placement(
+                state, tables, t, cur, params, variant, scratch, opts, forbid
+            )
             if v < params[H_TAKE2]:
                 best = params[H_HOLD] + 1.0
     return best, bn, bs

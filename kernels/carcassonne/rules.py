@@ -50,6 +50,10 @@ from kernels.carcassonne.layout import (
     FARMS_NONE,
     FARMS_V2,
     FARMS_V3,
+    FB_FARMERS,
+    FB_GIFT,
+    FB_GIFTS,
+    FB_MONASTERIES,
     G_POINTS,
     G_RECEIVED,
     G_TURNS,
@@ -1060,6 +1064,46 @@ def _s_changes(state, tables, cur, variant, mo, conn, out):
             out[no, 1] = conn[q]
             no += 1
     return no
+
+
+# restricted play (docs/rules/carcassonne.md §6.1): which options a seat's ``forbid`` mask
+# (int64, bits ``FB_*``) forbids; the play loop's decisions (which count them) and the search
+# steps (which filter the searching seat's moves) classify moves with these two
+@njit(cache=True, inline="always")
+def forbidden_segment(tables, t, s, forbid):
+    """Whether ``forbid`` forbids a meeple on segment ``s`` (>= 0) of tile type ``t`` (§6.1):
+    a field with ``FB_FARMERS``, a monastery with ``FB_MONASTERIES``. The same test serves the
+    meeple step (§3.2 step 2), the start-tile meeple (§3.5) and Change Position's target
+    segment (§4.4.4)."""
+    k = tables[TB_SEG_KIND][t, s]
+    if k == KIND_FIELD:
+        return (forbid >> FB_FARMERS) & 1 == 1
+    if k == KIND_CLOISTER:
+        return (forbid >> FB_MONASTERIES) & 1 == 1
+    return False
+
+
+@njit(cache=True, **_INTERNAL)
+def forbidden_open(state, tables, variant, cur, g, forbid, tg, mo, conn, out):
+    """Whether ``forbid`` forbids seat ``cur`` to open a gift card of type ``g`` now (§4.3,
+    §6.1): its type's bit or ``FB_GIFTS``; a Synod with a target under ``FB_MONASTERIES``
+    (its only effect is a meeple on a monastery, §4.4.1); a Change Position whose moves all
+    go to forbidden segments (``forbidden_segment``; at least one move, §4.4.4). A card
+    without effect is never forbidden by the meeple options (opening it only discards it).
+    Scratch: ``tg`` (Synod targets, as ``_s_targets``), ``mo``, ``conn``, ``out`` (as
+    ``_s_changes``)."""
+    if (forbid >> (FB_GIFT + g)) & 1 == 1 or (forbid >> FB_GIFTS) & 1 == 1:
+        return True
+    if g == GIFT_SYNOD and (forbid >> FB_MONASTERIES) & 1 == 1:
+        return _s_targets(state, tables, cur, g, tg) > 0
+    if g == GIFT_CHANGE and ((forbid >> FB_FARMERS) | (forbid >> FB_MONASTERIES)) & 1 == 1:
+        n = _s_changes(state, tables, cur, variant, mo, conn, out)
+        for i in range(n):
+            t = state.tinfo[out[i, 0] // MAX_SEG, 0]
+            if not forbidden_segment(tables, t, out[i, 1], forbid):
+                return False
+        return n > 0
+    return False
 
 
 @njit(cache=True, **_INTERNAL)

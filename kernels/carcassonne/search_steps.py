@@ -12,10 +12,13 @@ The six steps (``_s_copy``, ``_s_determinize``, ``_s_legal``, ``_s_to_move``, ``
 
 ``ctx`` = ``CarcassonneSearchContext`` (tables, variant, heuristic_scratch, rollout policy id,
 heuristic parameters float64[11], opt2 int32[MAX_OPT, 4], lst int64[MAX_OPT], e0 int32[0],
-rollout moves int64[MAX_OPT], width, depth, vals float64[MAX_OPT]): ``width`` > 0 keeps only
-the placements the heuristic values highest (``evaluate_placement``), for every seat and in the
-rollouts too; ``depth`` > 0 stops a rollout after that many turns and scores the position as if
-the game ended (``score_final``).
+rollout moves int64[MAX_OPT], width, depth, vals float64[MAX_OPT], seat, forbid): ``width`` > 0
+keeps only the placements the heuristic values highest (``evaluate_placement``), for every seat
+and in the rollouts too; ``depth`` > 0 stops a rollout after that many turns and scores the
+position as if the game ended (``score_final``). ``seat`` is the searching seat and ``forbid``
+its restricted-play mask (int64, docs/rules/carcassonne.md §6.1; 0 = none): that seat's moves
+are filtered by it in the tree and in the rollouts (``_s_legal``, ``_s_heuristic_move``), the
+other seats' moves are not.
 """
 
 from collections import namedtuple
@@ -27,6 +30,7 @@ from kernels import search
 from kernels.carcassonne.layout import (
     _OFF8,
     _TRUE,
+    _ZERO,
     BASE_CHANGE,
     BASE_KEEP,
     BASE_MEEPLE,
@@ -94,6 +98,8 @@ from kernels.carcassonne.rules import (
     _s_targets,
     apply_gift_target,
     finish_turn,
+    forbidden_open,
+    forbidden_segment,
     gift_earned,
     meeple_options,
     move_meeple,
@@ -109,7 +115,7 @@ from kernels.rng import next_u64, randint
 CarcassonneSearchContext = namedtuple(
     "CarcassonneSearchContext",
     ["tables", "variant", "heuristic_scratch", "rollout_policy", "heuristic_params", "options",
-     "option_list", "no_edges", "rollout_moves", "width", "depth", "values"],
+     "option_list", "no_edges", "rollout_moves", "width", "depth", "values", "seat", "forbid"],
 )  # fmt: skip
 
 
@@ -245,9 +251,9 @@ def _s_begin_turn(state, tables, variant, e0):
 
 
 @njit(cache=True)
-def _s_legal(state, ctx, moves):
+def _s_legal_all(state, ctx, moves):
     """Legal move codes of the decision at hand (``layout``, "Move codes of the search"); 0 when
-    the game is over."""
+    the game is over. Unfiltered (``_s_legal`` filters the searching seat's)."""
     tables, variant, opt2, lst = ctx[0], ctx[1], ctx[5], ctx[6]
     sc = state.sc
     ph = sc[S_PHASE]
@@ -261,9 +267,10 @@ def _s_legal(state, ctx, moves):
                 moves[i] = opt2[i, 0] * 4 + opt2[i, 1]
             return n
         vals = ctx[11]
+        fb = ctx[13] if cur == ctx[12] else _ZERO
         for i in range(n):
             v, _s = evaluate_placement(
-                state, tables, t, opt2[i, 1], opt2[i, 0], cur, ctx[4], variant, ctx[2]
+                state, tables, t, opt2[i, 1], opt2[i, 0], cur, ctx[4], variant, ctx[2], fb
             )
             vals[i] = v
         for k in range(width):
@@ -307,6 +314,46 @@ def _s_legal(state, ctx, moves):
         moves[1] = BASE_KEEP + sc[S_T2]
         return 2
     return 0
+
+
+@njit(cache=True)
+def _s_forbidden(state, ctx, move):
+    """Whether move code ``move`` of the decision at hand is forbidden by the mask ``ctx[13]``
+    (docs/rules/carcassonne.md §6.1): a meeple on a forbidden segment, opening a forbidden gift
+    card, a Change Position to a forbidden segment (``forbidden_segment``, ``forbidden_open``).
+    The caller checks that the seat to move is the searching seat."""
+    tables, variant, opt2, lst, fb = ctx[0], ctx[1], ctx[5], ctx[6], ctx[13]
+    sc = state.sc
+    ph = sc[S_PHASE]
+    if ph == PH_MEEPLE:
+        s = move - BASE_MEEPLE - 1
+        return s >= 0 and forbidden_segment(tables, state.tinfo[sc[S_IDX], 0], s, fb)
+    if ph == PH_OPEN:
+        g = move - BASE_OPEN
+        return g < N_GIFT and forbidden_open(
+            state, tables, variant, sc[S_CUR], g, fb, lst, lst, state.scratch[0:8], opt2
+        )
+    if ph == PH_CHANGE:
+        m = move - BASE_CHANGE
+        return forbidden_segment(tables, state.tinfo[m // MAX_SEG // MAX_SEG, 0], m % MAX_SEG, fb)
+    return False
+
+
+@njit(cache=True)
+def _s_legal(state, ctx, moves):
+    """Legal move codes of the decision at hand (``_s_legal_all``); for the searching seat
+    (``ctx[12]``) with a restricted-play mask (``ctx[13]`` != 0) only the permitted ones, in
+    the same order, unless every legal move is forbidden (then all: the rules force one,
+    docs/rules/carcassonne.md §6.1)."""
+    n = _s_legal_all(state, ctx, moves)
+    if ctx[13] == 0 or state.sc[S_CUR] != ctx[12]:
+        return n
+    k = 0
+    for i in range(n):
+        if not _s_forbidden(state, ctx, moves[i]):
+            moves[k] = moves[i]
+            k += 1
+    return k if k > 0 else n
 
 
 @njit(cache=True)
@@ -401,10 +448,11 @@ def _s_heuristic_move(state, ctx, rng, moves):
     ph = sc[S_PHASE]
     cur = sc[S_CUR]
     t = sc[S_T]
+    fb = ctx[13] if cur == ctx[12] else _ZERO  # the searching seat's mask (§6.1)
     if ph == PH_PLACE:
         if sc[S_PLAN_S] == -2:
             c, r, s, v = best_placement(
-                state, tables, t, cur, params, variant, heuristic_scratch, opt
+                state, tables, t, cur, params, variant, heuristic_scratch, opt, fb
             )
             sc[S_PLAN_S] = s
             return c * 4 + r
@@ -415,15 +463,24 @@ def _s_heuristic_move(state, ctx, rng, moves):
             if lst[i] == sc[S_PLAN_S]:
                 return BASE_MEEPLE + lst[i] + 1
         if sc[S_IDX] == 0:  # the start-tile meeple (§6 #21) is placed: the first segment
-            return BASE_MEEPLE + lst[1] + 1
+            s0 = lst[1]
+            if fb != 0:  # the first permitted one (§6.1)
+                for i in range(n - 1, 0, -1):
+                    if not forbidden_segment(tables, state.tinfo[0, 0], lst[i], fb):
+                        s0 = lst[i]
+            return BASE_MEEPLE + s0 + 1
         return BASE_MEEPLE
     if ph == PH_OPEN:
         opened = N_GIFT
         bestg = -1e18
         for g in range(N_GIFT):
             if state.hand[cur, g] > 0:
+                if fb != 0 and forbidden_open(
+                    state, tables, variant, cur, g, fb, lst, lst, state.scratch[0:8], opt
+                ):
+                    continue
                 v, _a, _b = _gift_gain(
-                    state, tables, heuristic_scratch, cur, g, t, params, variant, opt
+                    state, tables, heuristic_scratch, cur, g, t, params, variant, opt, fb
                 )
                 if v > bestg:
                     bestg = v
@@ -432,7 +489,7 @@ def _s_heuristic_move(state, ctx, rng, moves):
         return BASE_OPEN + opened
     if ph == PH_TARGET:
         v, target, _b = _gift_gain(
-            state, tables, heuristic_scratch, cur, sc[S_OPENED], t, params, variant, opt
+            state, tables, heuristic_scratch, cur, sc[S_OPENED], t, params, variant, opt, fb
         )
         if target < 0:
             _s_targets(state, tables, cur, sc[S_OPENED], lst)
@@ -440,10 +497,10 @@ def _s_heuristic_move(state, ctx, rng, moves):
         return BASE_NODE + target
     if ph == PH_KEEP:
         c1, r1, s1, v1 = best_placement(
-            state, tables, t, cur, params, variant, heuristic_scratch, opt
+            state, tables, t, cur, params, variant, heuristic_scratch, opt, fb
         )
         c2, r2, s2, v2 = best_placement(
-            state, tables, sc[S_T2], cur, params, variant, heuristic_scratch, opt
+            state, tables, sc[S_T2], cur, params, variant, heuristic_scratch, opt, fb
         )
         if v2 > v1:
             sc[S_PLAN_C], sc[S_PLAN_R], sc[S_PLAN_S] = c2, r2, s2
@@ -532,8 +589,9 @@ def search_root(state, root, cur, phase, t, t2, opened, idx, earned):
 
 
 @njit(cache=True)
-def search_ctx(tables, variant, heuristic_scratch, params, search_scratch):
-    """The step functions' ``ctx`` (see the module docstring) for ``mcts`` parameters ``params``."""
+def search_ctx(tables, variant, heuristic_scratch, params, search_scratch, seat, forbid):
+    """The step functions' ``ctx`` (see the module docstring) for ``mcts`` parameters ``params``,
+    searched by ``seat`` with restricted-play mask ``forbid`` (int64, 0 = none)."""
     return CarcassonneSearchContext(
         tables,
         variant,
@@ -547,6 +605,8 @@ def search_ctx(tables, variant, heuristic_scratch, params, search_scratch):
         np.int64(params[M_WIDTH]),
         np.int64(params[M_DEPTH]),
         search_scratch[16],
+        np.int64(seat),
+        np.int64(forbid),
     )
 
 
@@ -566,18 +626,21 @@ def mcts_move(
     params,
     rng,
     search_scratch,
+    forbid,
 ):
     """Move code (``layout``) of seat ``cur`` at the decision ``phase`` of its turn
     (tile ``t``, Take 2's ``t2``, gift ``opened``, tile index ``idx`` placed and gift ``earned``
     where they apply) by ISMCTS (``kernels.search``) with the ``mcts`` parameters ``params``
     (``M_*``); ``rng`` uint64[4] the seat's stream, ``search_scratch`` from the function
-    ``search_scratch``. The root copies ``state``; what the seat cannot see is never read, only
-    resampled in each iteration (``_s_determinize``)."""
+    ``search_scratch``; ``forbid`` the seat's restricted-play mask (int64, 0 = none): its own
+    moves are filtered by it in the tree and the rollouts (``_s_legal``). The root copies
+    ``state``; what the seat cannot see is never read, only resampled in each iteration
+    (``_s_determinize``)."""
     root = search_scratch[0]
     search_root(state, root, cur, phase, t, t2, opened, idx, earned)
     return search.search(
         root,
-        search_ctx(tables, variant, heuristic_scratch, params, search_scratch),
+        search_ctx(tables, variant, heuristic_scratch, params, search_scratch, cur, forbid),
         np.int64(params[M_ITER]),
         params[M_C],
         np.int64(params[M_REWARD]),
@@ -612,6 +675,7 @@ def flat_move(
     params,
     rng,
     search_scratch,
+    forbid,
 ):
     """``mcts_move`` without the tree (``kernels.search.flat``: the same number of
     determinizations and rollouts, the root moves in turn; benchmarks only)."""
@@ -619,7 +683,7 @@ def flat_move(
     search_root(state, root, cur, phase, t, t2, opened, idx, earned)
     return search.flat(
         root,
-        search_ctx(tables, variant, heuristic_scratch, params, search_scratch),
+        search_ctx(tables, variant, heuristic_scratch, params, search_scratch, cur, forbid),
         np.int64(params[M_ITER]),
         np.int64(params[M_REWARD]),
         params[M_SCALE],

@@ -73,6 +73,12 @@ position is scored as if the game ended (``score_final``; ``depth=0`` plays to t
 ``width`` keeps the placements the heuristic values highest, in the tree and the rollouts.
 Defaults and their strength: benchmarks/RESULTS.md ("Search", Carcassonne).
 
+Restricted play (docs/rules/carcassonne.md §6.1): ``-p "heuristic:forbid=farmers+take-2"``
+forbids a seat options (``RESTRICTIONS``: each gift type, ``gifts`` = opening any card, these
+need ``gifts=true``; ``farmers``, ``monasteries`` = no meeple on a field / a monastery), in every
+policy (``mcts`` in its tree and its rollouts); the per-game table then gains
+``forbid_avoided_<seat>`` and ``forbid_forced_<seat>`` (the latter 0 by construction here).
+
 Statistics: ``summarize`` (the ``"carcassonne"`` block) and the per-game columns of
 ``play_chunk``; ``mcsim compare carcassonne --variant gifts=false --variant gifts=true``
 (``mcsim.compare_variants``) plays variants on the same tile orders with paired differences.
@@ -102,11 +108,14 @@ from mcsim.games.base import (
     ParamSpec,
     PolicySpec,
     Prepared,
+    RestrictionSpec,
     RunConfig,
     VariantSpec,
     check_options,
+    forbid_mask_param,
     no_ensemble,
     policy_arrays,
+    restricted_seats,
 )
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "carcassonne"
@@ -366,6 +375,47 @@ MCTS_PARAMS = (
     ),
 )
 
+#: restricted play (docs/rules/carcassonne.md §6.1): the options ``forbid=`` can take from a
+#: seat, bit ``bit`` of its ``forbid_mask`` (the kernel's ``FB_*``)
+_RP = f"{_src} §6.1"
+RESTRICTIONS = tuple(
+    RestrictionSpec(
+        name.replace("_", "-"),
+        f"never open a {title} gift card (needs --variant gifts=true)",
+        "gift",
+        K.FB_GIFT + g,
+        source=f"{_RP}; {_src} §4.3, §4.4.{g + 1}",
+    )
+    for g, (name, title) in enumerate(
+        zip(GIFT_IDS, ("Synod", "Road Sweeper", "Cash Out", "Change Position", "Take 2"))
+    )
+) + (
+    RestrictionSpec(
+        "gifts",
+        "never open any gift card (receiving one is not a choice; needs --variant gifts=true)",
+        "gift",
+        K.FB_GIFTS,
+        source=f"{_RP}; {_src} §4.2, §4.3",
+    ),
+    RestrictionSpec(
+        "farmers",
+        "never put a meeple on a field (meeple step, start-tile meeple, Change Position)",
+        "meeple",
+        K.FB_FARMERS,
+        source=f"{_RP}; {_src} §3.2, §3.5, §4.4.4",
+    ),
+    RestrictionSpec(
+        "monasteries",
+        "never put a meeple on a monastery (meeple step, Synod, Change Position)",
+        "meeple",
+        K.FB_MONASTERIES,
+        source=f"{_RP}; {_src} §3.2, §4.4.1, §4.4.4",
+    ),
+)
+#: the restrictions that need The Gifts (``gifts=true``; ``check_config`` refuses them without)
+GIFT_RESTRICTIONS = tuple(r.name for r in RESTRICTIONS if r.group == "gift")
+_FORBID = forbid_mask_param()
+
 #: game-specific options (``--option KEY=VALUE``)
 OPTIONS = {
     "data_dir": "directory with tiles.json, gifts.json and scoring.json to use instead "
@@ -388,26 +438,32 @@ SPEC = GameSpec(
     default_players=2,
     variants=VARIANTS,
     policies=(
+        # ``forbid_mask`` last in every policy (its column: ``K.FORBID_COL``)
         PolicySpec(
             "random",
             K.POLICY_RANDOM,
             "uniform over distinct placements, then meeple choices, then gift decisions",
+            (_FORBID,),
         ),
         PolicySpec(
             "heuristic",
             K.POLICY_HEURISTIC,
             "immediate points + potential of open features/farms, meeple economy, gifts "
             "when they pay",
-            HEURISTIC_PARAMS,
+            HEURISTIC_PARAMS + (_FORBID,),
         ),
         PolicySpec(
             "mcts",
             K.POLICY_MCTS,
             "information-set MCTS (kernels/search.py) over every decision of the turn; each "
             "iteration resamples the tile order, opponents' gift cards and the gift deck",
-            MCTS_PARAMS,
+            MCTS_PARAMS + (_FORBID,),
         ),
     ),
+    restrictions=RESTRICTIONS,
+    # none: every decision these options touch leaves a permitted choice (no meeple, no gift
+    # opened, the start tile's city or road; §6.1)
+    exhaustive_groups=(),
     summary_key="carcassonne",
     max_plies=72,
     description="72 land tiles, roads/cities/monasteries/fields, 7 meeples; The Gifts as a variant",
@@ -804,16 +860,33 @@ def tables_for_variant(
 # --------------------------------------------------------------------------------------------
 
 
+def restriction_error(config: RunConfig) -> str | None:
+    """One-line error when a seat forbids a gift option (``GIFT_RESTRICTIONS``) without
+    ``gifts=true`` (there is no gift card to open, docs/rules/carcassonne.md §6.1), else None."""
+    if config.variant.get("gifts") == "true":
+        return None
+    for c in config.policies:
+        for name in c.forbid:
+            if name in GIFT_RESTRICTIONS:
+                return f"forbid={name} needs --variant gifts=true (gift cards are The Gifts', §4)"
+    return None
+
+
 def check_config(config: RunConfig) -> RunConfig:
-    """Refuse gift readings that need ``gifts=true`` (``gift_readings_error``) and
-    ``start_balance=tournament`` with 2 players (``start_balance_error``); ``data_dir`` must be
-    a folder path (``check_options``).
+    """Refuse gift readings that need ``gifts=true`` (``gift_readings_error``),
+    ``start_balance=tournament`` with 2 players (``start_balance_error``) and gift restrictions
+    without ``gifts=true`` (``restriction_error``); ``data_dir`` must be a folder path
+    (``check_options``).
 
     Raises
     ------
     ConfigError
     """
-    msg = gift_readings_error(config.variant) or start_balance_error(config.variant, config.players)
+    msg = (
+        gift_readings_error(config.variant)
+        or start_balance_error(config.variant, config.players)
+        or restriction_error(config)
+    )
     if msg:
         raise ConfigError(msg)
     return check_options(config, {"data_dir": "dir"})
@@ -874,6 +947,11 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     Position the points of features (farm rule v3) a player scored only thanks to a meeple placed
     by Synod / moved by Change Position (without it they would not have had the majority); every
     type 2 per card held unopened at the end. Take 2 has no direct points.
+
+    Restricted play (a seat's ``forbid=``, docs/rules/carcassonne.md §6.1): then also
+    ``forbid_avoided`` and ``forbid_forced`` int64 [n, seats], the real decisions of each seat
+    where a forbidden option was legal and the seat chose a permitted one, and where only
+    forbidden options were legal (0 for unrestricted seats).
     """
     npl = prep.config.players
     score, brk, gst, held, length = kernel_for_lineup(prep, K.play_batch, K.play_batch_mcts)(
@@ -903,6 +981,9 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
             out[f"gift_opened_{name}"] = gst[:, :, K.G_OPENED + g].sum(axis=1).astype(np.int32)
             out[f"gift_held_{name}"] = held[:, :, g].sum(axis=1).astype(np.int32)
             out[f"gift_points_{name}"] = gst[:, :, K.G_POINTS + g].sum(axis=1).astype(np.int32)
+    if restricted_seats(prep.config):
+        out["forbid_avoided"] = gst[:, :, K.G_AVOIDED].astype(np.int64)
+        out["forbid_forced"] = gst[:, :, K.G_FORCED].astype(np.int64)
     return out
 
 
@@ -947,6 +1028,8 @@ def search_start(prep: Prepared, seed: int, game_index: int) -> tuple:
         np.int64(0),
         np.int64(0),
         scr[16],
+        np.int64(0),
+        np.int64(0),
     )
     return root, ctx
 
