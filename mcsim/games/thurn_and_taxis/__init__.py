@@ -871,7 +871,7 @@ def search_start(prep: Prepared, seed: int, game_index: int) -> tuple:
         prngs,
     )
     ctx = K.search_scratch(tab, var, 2)[0]
-    ctx.rollout_params[:] = SPEC.policy("route").vector()
+    ctx.rollout_params[:] = SPEC.policy("route").vector()[:N_ROUTE_PARAMS]
     seed_state(ctx.reshuffle_rng, np.uint64(next_u64(prngs[st[K.S_CUR]])))
     return st, ctx._replace(rollout_policy=np.int64(K.POL_RANDOM))
 
