@@ -15,7 +15,9 @@ own houses ``S_HOUSES``, cities held in hand ``S_HMASK``, a city's neighbours ``
 region's cities ``T_REGMASK``) and the set of region stacks taken (``S_GROUPS``, bit = stack
 id). They live in the same ``int64`` vector as the counters (one state array, one table array),
 22 bits never reach the sign bit, and int64-only arithmetic avoids Numba's mixed
-uint64/int64 -> float64 promotion.
+uint64/int64 -> float64 promotion. For the same reason a seat's forbid mask (restricted play,
+docs/rules/thurn_und_taxis.md §11: ``N_FORBID_BITS`` = 13 bits ``FB_*``, read from the float64
+parameter column ``P_FORBID``) is an ``int64`` too.
 
 The deck is ``state[S_DECK : S_DECK+66]``; the next card is
 ``state[S_DECK + state[S_DECK_TOP]]`` and the deck holds ``state[S_DECK_END] - state[S_DECK_TOP]``

@@ -54,6 +54,14 @@ Policies (``--policy name:param=value``):
   play phase the search considers discarding the route only when no card extends it. The
   search is compiled only when a seat plays ``mcts`` (entry kernel ``play_batch_mcts``).
 
+Restricted play (``-p "route:forbid=cartwright+route-under-5"``, every policy; rules §11): a seat
+can be forbidden each official (``postmaster``, ``administrator``, ``postal-carrier``,
+``cartwright``), closing a route of fewer than k cards (``route-under-3`` .. ``route-under-7``;
+``route-under-3`` is the rules' minimum, a control that never binds) and closing a route that takes
+a tile of a bonus family (``route-tile``, ``region-tile``, ``all-regions-tile``,
+``game-end-tile``); ``RESTRICTIONS`` holds them, ``play_chunk`` adds the ``forbid_avoided_<k>`` /
+``forbid_forced_<k>`` columns.
+
 Seat 0 starts (§3.4). The summary block (``summarize``) is described there; records in
 ``record_games``.
 
