@@ -15,7 +15,9 @@ own houses ``S_HOUSES``, cities held in hand ``S_HMASK``, a city's neighbours ``
 region's cities ``T_REGMASK``) and the set of region stacks taken (``S_GROUPS``, bit = stack
 id). They live in the same ``int64`` vector as the counters (one state array, one table array),
 22 bits never reach the sign bit, and int64-only arithmetic avoids Numba's mixed
-uint64/int64 -> float64 promotion.
+uint64/int64 -> float64 promotion. For the same reason a seat's forbid mask (restricted play,
+docs/rules/thurn_und_taxis.md §11: ``N_FORBID_BITS`` = 13 bits ``FB_*``, read from the float64
+parameter column ``P_FORBID``) is an ``int64`` too.
 
 The deck is ``state[S_DECK : S_DECK+66]``; the next card is
 ``state[S_DECK + state[S_DECK_TOP]]`` and the deck holds ``state[S_DECK_END] - state[S_DECK_TOP]``
@@ -192,12 +194,45 @@ S_KNOWN = STATE.field(
     "cards every seat knows a seat holds (taken from the display, not yet played or trimmed:"
     " public, §7 #12); the information-set search deals these to that seat (mcts)",
 )
+S_FORBID_AVOIDED = STATE.field(
+    "S_FORBID_AVOIDED",
+    MAX_SEATS,
+    "restricted play: decisions per seat where a forbidden option was legal and the seat took a"
+    " permitted one (rules §11)",
+)
+S_FORBID_FORCED = STATE.field(
+    "S_FORBID_FORCED",
+    MAX_SEATS,
+    "restricted play: decisions per seat where every legal option was forbidden (rules §11)",
+)
 ST_SIZE = STATE.size
 
 # policies
 POL_RANDOM = 0
 POL_ROUTE = 1
 POL_MCTS = 2
+#: added to a seat's kernel policy id when its forbid mask is not 0 (restricted play, rules
+#: §11): the engine's fast paths test only the plain ids, so an unrestricted seat pays nothing
+POL_RESTRICTED = 8
+POL_RANDOM_RESTRICTED = POL_RANDOM + POL_RESTRICTED
+POL_ROUTE_RESTRICTED = POL_ROUTE + POL_RESTRICTED
+POL_MCTS_RESTRICTED = POL_MCTS + POL_RESTRICTED
+
+# restricted play (docs/rules/thurn_und_taxis.md §11): bit k of a seat's forbid mask
+#: officials (§6): bit OFF_* - 1
+FB_POSTMASTER = 0
+FB_ADMINISTRATOR = 1
+FB_POSTAL_CARRIER = 2
+FB_CARTWRIGHT = 3
+#: never close a route of fewer than k cards, k = 3..7 (§4C): bit FB_ROUTE_UNDER + k - 3
+FB_ROUTE_UNDER = 4
+#: never close a route whose scoring gives a tile of the family (§4C.2, §5): route-length,
+#: region-group, all-regions, game-end tiles
+FB_ROUTE_TILE = 9
+FB_REGION_TILE = 10
+FB_ALL_REGIONS_TILE = 11
+FB_GAME_END_TILE = 12
+N_FORBID_BITS = 13
 
 # route-planner parameters (index into the policy parameter vector)
 PARAMS = StateLayout("params", "float64[N_PARAMS]: the route planner's parameters")
@@ -240,7 +275,20 @@ P_MCTS_BASE = MCTS_PARAMS.field(
     N_PARAMS,
     "the rollout's route parameters (filled in by the Python side with the route defaults)",
 )
+P_MCTS_OWN = MCTS_PARAMS.field(
+    "P_MCTS_OWN",
+    N_PARAMS,
+    "the route parameters of the searching seat's own moves in the rollouts (the rollout's, as"
+    " the Python side adapts them to the seat's forbid mask; rules §11)",
+)
 N_MCTS_PARAMS = MCTS_PARAMS.size
+
+#: column of every seat's parameter row holding its forbid mask (bit ``FB_*``; float64, exact
+#: below 2**52), after the widest policy's parameters: ``kernel_params`` moves it there from the
+#: end of the policy's own parameter list (restricted play, rules §11)
+P_FORBID = N_MCTS_PARAMS
+#: width of the kernel's parameter rows
+N_SEAT_PARAMS = P_FORBID + 1
 
 #: deepest tree path (decisions below the root); a game has far fewer decisions per iteration
 SEARCH_DEPTH = 512

@@ -15,17 +15,22 @@ from kernels.thurn_and_taxis.layout import (
     N_CARDS,
     N_STACKS,
     NO_MOVE,
+    P_FORBID,
+    POL_MCTS_RESTRICTED,
     S_ALOG_N,
     S_CARRIAGE,
     S_CLOSED_LEN_SUM,
     S_CUR,
     S_END_REASON,
     S_END_SEAT,
+    S_FORBID_AVOIDED,
+    S_FORBID_FORCED,
     S_HOUSES_LEFT,
     S_N_CLOSED,
     S_N_FORCED,
     S_N_OFFICIAL,
     S_OVER,
+    S_PHASE,
     S_ROUTE_HIST,
     S_TILE_PTS,
     S_TILES_TAKEN,
@@ -33,11 +38,12 @@ from kernels.thurn_and_taxis.layout import (
     ST_SIZE,
     ZERO,
 )
-from kernels.thurn_and_taxis.policies import _advance
+from kernels.thurn_and_taxis.policies import _advance, count_restricted
 from kernels.thurn_and_taxis.rules import (
     deal_deck,
     init_stacks,
     init_state,
+    restricts_phase,
     score_final,
     winner_of,
 )
@@ -86,6 +92,8 @@ def _store_game(state, tables, n_players, g, n_plies, outputs, points):
         out_closed_len,
         out_route_hist,
         out_tiles_taken,
+        out_forbid_avoided,
+        out_forbid_forced,
     ) = outputs
     out_plies[g] = n_plies
     score_final(state, tables, points)
@@ -116,6 +124,8 @@ def _store_game(state, tables, n_players, g, n_plies, outputs, points):
         out_tile_pts[g, p] = state[S_TILE_PTS + p]
         out_closed[g, p] = state[S_N_CLOSED + p]
         out_closed_len[g, p] = state[S_CLOSED_LEN_SUM + p]
+        out_forbid_avoided[g, p] = state[S_FORBID_AVOIDED + p]
+        out_forbid_forced[g, p] = state[S_FORBID_FORCED + p]
     for k in range(23):
         out_route_hist[g, k] = state[S_ROUTE_HIST + k]
     for s in range(N_STACKS):
@@ -139,6 +149,9 @@ OUTPUTS = (
     ("closed_len", np.int32, "p"),  # sum of closed route lengths
     ("route_hist", np.int32, "23"),  # closed routes by length (index = length)
     ("tiles_taken", np.int8, "10"),  # tiles taken per stack
+    # restricted play (rules §11): real decisions with a forbidden option avoided / forced
+    ("forbid_avoided", np.int64, "p"),
+    ("forbid_forced", np.int64, "p"),
 )
 
 
@@ -205,8 +218,10 @@ def play_batch(
     n_players : int64
         2..4.
     policy_ids : int64[n_players]  (no ``POL_MCTS``: see ``play_batch_mcts``)
-    policy_params : float64[n_players, >= N_PARAMS], or None when no seat plays ``route``
-        (then no ``route`` code is compiled, see ``_advance``)
+        A restricted seat's id is its policy's plus ``POL_RESTRICTED`` (rules §11).
+    policy_params : float64[n_players, >= N_SEAT_PARAMS], or None when no seat plays ``route``
+        and none is restricted (then no ``route`` code is compiled, see ``_advance``); column
+        ``P_FORBID`` holds each seat's forbid mask
     variant : int64[N_VARIANT_SLOTS]
     tables : int64[TAB_SIZE]
     outputs : tuple
@@ -285,6 +300,10 @@ def play_batch_mcts(
             if state[S_OVER] != 0:
                 break
             p = state[S_CUR]  # an mcts seat is to move
+            if policy_ids[p] == POL_MCTS_RESTRICTED:  # a real decision: counted (rules §11)
+                mask = np.int64(policy_params[p, P_FORBID])
+                if restricts_phase(state[S_PHASE], mask):
+                    count_restricted(state, tables, variant, mask, actions)
             a = choose_mcts(state, policy_params[p], rngs[p], mcts_scratch)
         state[S_ALOG_N] = plies
         _store_game(state, tables, n_players, g, plies, outputs, points)

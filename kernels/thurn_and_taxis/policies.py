@@ -43,6 +43,7 @@ from kernels.thurn_and_taxis.layout import (
     P_CHASE,
     P_CLOSE_LEN,
     P_DECK_VALUE,
+    P_FORBID,
     P_PM_HAND_MAX,
     P_W_HAND,
     P_W_HOUSE,
@@ -60,12 +61,17 @@ from kernels.thurn_and_taxis.layout import (
     PH_PM,
     PH_TRIM,
     POL_RANDOM,
+    POL_RANDOM_RESTRICTED,
+    POL_RESTRICTED,
     POL_ROUTE,
+    POL_ROUTE_RESTRICTED,
     ROUTE_SLOTS,
     S_CARRIAGE,
     S_CUR,
     S_DISPLAY,
     S_END_SEAT,
+    S_FORBID_AVOIDED,
+    S_FORBID_FORCED,
     S_GROUPS,
     S_HAND,
     S_HAND_N,
@@ -99,6 +105,8 @@ from kernels.thurn_and_taxis.rules import (
     _random_other,
     _random_play,
     legal_moves,
+    restrict_moves,
+    restricts_phase,
 )
 
 # ----------------------------------------------------------------------------- route planner
@@ -535,6 +543,46 @@ def _random_move(state, tables, actions, rng):
     return _random_other(state, tables, actions, rng)
 
 
+# ----------------------------------------------------------------------------- restricted play
+
+
+@njit(cache=True)
+def count_restricted(state, tables, variant, mask, actions):
+    """Classify the decision of the seat to move under forbid ``mask`` (rules §11) and count it
+    in the state: ``S_FORBID_AVOIDED`` when a forbidden option is legal and another is too,
+    ``S_FORBID_FORCED`` when every legal option is forbidden. Returns the number of permitted
+    actions, moved to the front of ``actions`` (``restrict_moves``), or the number of legal ones
+    when none or all are permitted (``actions`` then holds them all, as listed)."""
+    n = legal_moves(state, tables, actions)
+    k = restrict_moves(state, tables, variant, actions, n, mask)
+    p = state[S_CUR]
+    if k == 0:
+        state[S_FORBID_FORCED + p] += 1
+        return n
+    if k < n:
+        state[S_FORBID_AVOIDED + p] += 1
+    return k
+
+
+@njit(cache=True)
+def restricted_choice(state, tables, variant, pid, mask, params, rng, actions):
+    """The decision of a restricted ``random`` or ``route`` seat (``pid`` ``POL_RANDOM`` or
+    ``POL_ROUTE``; forbid ``mask`` != 0, rules §11): the policy's choice among the permitted
+    legal actions, among all when none is permitted (the rules force a forbidden one; counted,
+    ``count_restricted``). In a phase the mask cannot touch, and where nothing is forbidden,
+    the policy decides exactly as an unrestricted seat (the same action from the same draws).
+    ``params``: the ``route`` parameters (adapted to the mask by the Python side)."""
+    if restricts_phase(state[S_PHASE], mask):
+        k = count_restricted(state, tables, variant, mask, actions)
+        if pid == POL_RANDOM:
+            return _random_choice(state, actions, k, rng)
+        return _route_policy(state, tables, actions, k, params, rng)
+    if pid == POL_RANDOM:
+        return _random_move(state, tables, actions, rng)
+    n = legal_moves(state, tables, actions)
+    return _route_policy(state, tables, actions, n, params, rng)
+
+
 # ----------------------------------------------------------------------------- engine
 # (here, not in ``rules``: it calls ``_route_policy``; the play loop, records, replays and the
 # search steps share this one compiled function)
@@ -568,10 +616,14 @@ def _advance(
         A legal action of the seat to move, or -1 (none: start with the ``random`` seats).
     policy_ids : int64[>= n_players]
         Seat k plays ``random`` here iff ``policy_ids[k] == POL_RANDOM``, ``route`` iff
-        ``POL_ROUTE``; any other id stops the loop when that seat is to move.
+        ``POL_ROUTE``, and either restricted (``restricted_choice``, rules §11) iff
+        ``POL_RANDOM_RESTRICTED`` / ``POL_ROUTE_RESTRICTED``; any other id stops the loop when
+        that seat is to move.
     policy_params : float64[>= n_players, >= N_PARAMS] or None
-        The ``route`` seats' parameters. None compiles an engine without the ``route`` policy
-        (random runs, replays: less to compile); then a ``route`` seat stops the loop like ``mcts``.
+        The ``route`` seats' parameters, and column ``P_FORBID`` the restricted seats' forbid
+        masks. None compiles an engine without the ``route`` policy and restricted play (random
+        runs, replays: less to compile); then a ``route`` or restricted seat stops the loop like
+        ``mcts``.
     rngs : uint64[MAX_SEATS, 4]
         The seats' policy streams (row k: seat k).
     actions : int64[MAX_ACTIONS]
@@ -599,11 +651,26 @@ def _advance(
             pid = policy_ids[p]
             if pid != POL_RANDOM:  # (random, the fast path: one test per decision)
                 if pid != POL_ROUTE:
-                    break
-                if policy_params is None:  # pruned at compile time: no route code compiled
-                    break
-                n = legal_moves(state, tables, actions)
-                a = _route_policy(state, tables, actions, n, policy_params[p], rngs[p])
+                    if policy_params is None:  # pruned at compile time (no restricted seat)
+                        break
+                    if pid != POL_RANDOM_RESTRICTED and pid != POL_ROUTE_RESTRICTED:
+                        break
+                    # a restricted seat (rules §11), its real decisions counted in the state
+                    a = restricted_choice(
+                        state,
+                        tables,
+                        variant,
+                        pid - POL_RESTRICTED,
+                        np.int64(policy_params[p, P_FORBID]),
+                        policy_params[p],
+                        rngs[p],
+                        actions,
+                    )
+                else:
+                    if policy_params is None:  # pruned at compile time: no route code compiled
+                        break
+                    n = legal_moves(state, tables, actions)
+                    a = _route_policy(state, tables, actions, n, policy_params[p], rngs[p])
         # random (a < 0): drawn in _apply_move's dispatch on the phase
         a = _apply_move(
             state, tables, variant, a, deal_rng, script, reshuffle_log, rngs[state[S_CUR]], actions

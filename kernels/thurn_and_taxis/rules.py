@@ -53,6 +53,12 @@ from kernels.thurn_and_taxis.layout import (
     END_CARRIAGE,
     END_HOUSES,
     END_NONE,
+    FB_ADMINISTRATOR,
+    FB_CARTWRIGHT,
+    FB_POSTAL_CARRIER,
+    FB_POSTMASTER,
+    FB_ROUTE_TILE,
+    FB_ROUTE_UNDER,
     HOUSES,
     MAX_SEATS,
     MAX_TILES,
@@ -1015,3 +1021,268 @@ def winner_of(state, scores):
 def is_terminal(state):
     """True when the game is over (§5)."""
     return state[S_OVER] == 1
+
+
+# ----------------------------------------------------------------------------- restricted play
+# docs/rules/thurn_und_taxis.md §11: the options a seat can be forbidden (mask bits ``FB_*``),
+# and which legal actions of a position a mask forbids. A bonus-tile family is forbidden as a
+# close that earns a tile of it: an action (close, house mode, house) is forbidden when every
+# way to finish the close from it earns one (the house choices still to come included), so
+# the seat closes only when it can score the route without such a tile, and then places its
+# houses so that it does not take one.
+
+#: family bits of ``_close_earns`` (the bonus bits of a mask shifted down by FB_ROUTE_TILE)
+_FAM_ROUTE = 1
+_FAM_REGION = 2
+_FAM_ALL = 4
+_FAM_END = 8
+
+
+@njit(cache=True)
+def _route_tile_due(state, tables, variant, L):
+    """True when closing a route of L cards takes a route tile (§4C.2 with the cascade of
+    §7.3, as ``_score_close`` takes it)."""
+    s = -1
+    for k in range(2, -1, -1):
+        if tables[T_ROUTE_LEN + k] <= L:
+            s = k
+            break
+    while s >= 0:
+        if state[S_STACK + s] > 0:
+            return True
+        if variant[V_CASCADE] == 1:
+            return False
+        s -= 1
+    return False
+
+
+@njit(cache=True)
+def _close_earns(state, tables, variant, p, hm, left, L, cart7, fam):
+    """True when a close of seat p that ends with own houses ``hm`` and ``left`` houses left
+    (route of L cards; ``cart7``: it takes the 7-carriage) earns a tile of a family in ``fam``
+    (``_FAM_*``), as ``_score_close`` awards them (§4C.2, §5)."""
+    if fam & _FAM_ROUTE and _route_tile_due(state, tables, variant, L):
+        return True
+    if fam & _FAM_END and state[S_END_SEAT] < 0 and (cart7 or left == 0):
+        return True
+    taken = state[S_GROUPS + p]
+    if fam & _FAM_REGION:
+        for g in range(N_STACKS):
+            gm = tables[T_GROUP + g]
+            if gm != 0 and (taken >> g) & 1 == 0 and state[S_STACK + g] > 0 and hm & gm == gm:
+                return True
+    if fam & _FAM_ALL and (taken >> STK_ALL_REGIONS) & 1 == 0 and state[S_STACK + STK_ALL_REGIONS]:
+        need = tables[T_ALL_REG + variant[V_ALL_REGIONS_BAIERN]]
+        for r in range(N_REGIONS):
+            if (need >> r) & 1 and hm & tables[T_REGMASK + r] == 0:
+                return False
+        return True
+    return False
+
+
+@njit(cache=True)
+def _each_avoidable(state, tables, variant, p, hm, left, pend, L, cart7, fam):
+    """Mode (i) from here (§4C.1): seat p, own houses ``hm``, ``left`` houses, regions
+    ``pend`` still to serve. True when some way to finish places its houses without earning a
+    tile of ``fam``.
+
+    Mode (i) serves k = min(left, R) of the R pending regions that still lack his house on the
+    route (any k of them: a region may be left out while houses are short), one house each. A
+    group's tile then comes only from the regions missing exactly one city, that city on the
+    route (the house there is the only one the region can take), so which house a region takes
+    never matters: the finish avoids a group's tile iff it leaves out one of those regions,
+    and the all-regions tile iff it leaves out one region still without a house. The R - k
+    regions left out must hit every such set; the group sets are disjoint (a region belongs to
+    one group), so the fewest needed are one per group, plus one when no group's set meets
+    the all-regions set."""
+    rm = state[S_RMASK + p]
+    open_ = rm & ~hm
+    served = 0  # pending regions that can take a house
+    n_open = 0
+    m = pend
+    while m:
+        r = _lowbit(m)
+        m &= m - 1
+        if open_ & tables[T_REGMASK + r]:
+            served |= 1 << r
+            n_open += 1
+    k = min(left, n_open)
+    slack = n_open - k
+    if fam & _FAM_ROUTE and _route_tile_due(state, tables, variant, L):
+        return False
+    if fam & _FAM_END and state[S_END_SEAT] < 0 and (cart7 or left - k == 0):
+        return False
+    taken = state[S_GROUPS + p]
+    all_set = 0
+    if fam & _FAM_ALL and (taken >> STK_ALL_REGIONS) & 1 == 0 and state[S_STACK + STK_ALL_REGIONS]:
+        need = tables[T_ALL_REG + variant[V_ALL_REGIONS_BAIERN]]
+        for r in range(N_REGIONS):
+            if (need >> r) & 1 and hm & tables[T_REGMASK + r] == 0:
+                all_set |= 1 << r
+        if all_set == 0:
+            return False  # held already (not reached in play: it would have been taken)
+        if all_set & ~served:
+            all_set = 0  # a region no house can reach now: the tile cannot come
+    n_sets = 0
+    shared = False
+    if fam & _FAM_REGION:
+        for g in range(N_STACKS):
+            gm = tables[T_GROUP + g]
+            if gm == 0 or (taken >> g) & 1 or state[S_STACK + g] == 0:
+                continue
+            if hm & gm == gm:
+                return False
+            f = 0
+            for r in range(N_REGIONS):
+                miss = tables[T_REGMASK + r] & gm & ~hm
+                if miss == 0:
+                    continue
+                if miss & (miss - 1) == 0 and miss & rm and (served >> r) & 1:
+                    f |= 1 << r
+                else:
+                    f = -1
+                    break
+            if f > 0:
+                n_sets += 1
+                if f & all_set:
+                    shared = True
+    if all_set != 0 and not shared:
+        n_sets += 1
+    return n_sets <= slack
+
+
+@njit(cache=True)
+def _region_avoidable(state, tables, variant, p, hm, left, r, L, cart7, fam):
+    """Mode (ii) in region r from here (§4C.1): True when some way to finish earns no tile of
+    ``fam``. With houses enough every route city of r lacking his house takes one; with fewer,
+    ``left`` of them do, and leaving out one keeps r's group open (the all-regions tile sees a
+    house in r either way)."""
+    cand = state[S_RMASK + p] & tables[T_REGMASK + r] & ~hm
+    c = _popcount(cand)
+    if c <= left:
+        return not _close_earns(state, tables, variant, p, hm | cand, left - c, L, cart7, fam)
+    if left == 0:
+        return not _close_earns(state, tables, variant, p, hm, left, L, cart7, fam)
+    return not _close_earns(state, tables, variant, p, hm | (cand & (cand - 1)), 0, L, cart7, fam)
+
+
+@njit(cache=True)
+def _cart7(state, p, L, cartwright):
+    """True when this close takes the 7-carriage (§4C.3: the next carriage only; the
+    Cartwright counts the route 2 longer)."""
+    nxt = 3 if state[S_CARRIAGE + p] == 0 else state[S_CARRIAGE + p] + 1
+    eff = L + 2 if cartwright else L
+    return nxt == 7 and eff >= 7
+
+
+@njit(cache=True)
+def _close_avoidable(state, tables, variant, p, L, cart7, fam):
+    """Closing now (before the houses, §4C): True when some house mode (the ones
+    ``legal_moves`` would offer) and its finish earn no tile of ``fam``."""
+    hm = state[S_HOUSES + p]
+    left = state[S_HOUSES_LEFT + p]
+    if left == 0:  # no house to place: scored at once
+        return not _close_earns(state, tables, variant, p, hm, left, L, cart7, fam)
+    rm = state[S_RMASK + p]
+    pend = 0
+    for r in range(N_REGIONS):
+        if rm & tables[T_REGMASK + r]:
+            pend |= 1 << r
+    if _each_avoidable(state, tables, variant, p, hm, left, pend, L, cart7, fam):
+        return True
+    open_ = rm & ~hm
+    for r in range(N_REGIONS):
+        if rm & tables[T_REGMASK + r] and (open_ == 0 or open_ & tables[T_REGMASK + r]):
+            if _region_avoidable(state, tables, variant, p, hm, left, r, L, cart7, fam):
+                return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def restricts_phase(phase, mask):
+    """True when forbid ``mask`` can forbid an action of ``phase`` (§11): the official offers,
+    the close and the house decisions; drawing, playing and trimming are never restricted."""
+    if phase == PH_ADMIN:
+        return (mask >> FB_ADMINISTRATOR) & 1 != 0
+    if phase == PH_PM:
+        return (mask >> FB_POSTMASTER) & 1 != 0
+    if phase == PH_PC:
+        return (mask >> FB_POSTAL_CARRIER) & 1 != 0
+    if phase == PH_CLOSE:
+        return (mask >> FB_CARTWRIGHT) != 0
+    if phase == PH_HOUSE_MODE or phase == PH_HOUSE_PICK:
+        return (mask >> FB_ROUTE_TILE) != 0
+    return False
+
+
+@njit(cache=True)
+def is_forbidden(state, tables, variant, a, mask):
+    """True when legal action ``a`` of the seat to move is one forbid ``mask`` (bits ``FB_*``)
+    forbids (docs/rules/thurn_und_taxis.md §11): an official's offer taken (Postmaster,
+    Administrator, Postal Carrier; the Cartwright's close), a close of fewer than k cards
+    (route-under-k), or a close, house mode or house from which every finish of the close
+    earns a tile of a forbidden family (route-length, region-group, all-regions, game-end)."""
+    ph = state[S_PHASE]
+    p = state[S_CUR]
+    fam = (mask >> FB_ROUTE_TILE) & 15
+    if ph == PH_ADMIN:
+        return a == A_YES and (mask >> FB_ADMINISTRATOR) & 1 != 0
+    if ph == PH_PM:
+        return a == A_YES and (mask >> FB_POSTMASTER) & 1 != 0
+    if ph == PH_PC:
+        return a == A_YES and (mask >> FB_POSTAL_CARRIER) & 1 != 0
+    if ph == PH_CLOSE:
+        if a == A_NO:
+            return False
+        if a == A_CLOSE_CART and (mask >> FB_CARTWRIGHT) & 1:
+            return True
+        L = state[S_RHI + p] - state[S_RLO + p]
+        for k in range(7, 2, -1):
+            if (mask >> (FB_ROUTE_UNDER + k - 3)) & 1:
+                if k > L:
+                    return True
+                break
+        if fam == 0:
+            return False
+        cart7 = _cart7(state, p, L, a == A_CLOSE_CART)
+        return not _close_avoidable(state, tables, variant, p, L, cart7, fam)
+    if fam == 0 or (ph != PH_HOUSE_MODE and ph != PH_HOUSE_PICK):
+        return False
+    L = state[S_CLOSE_LEN]
+    cart7 = _cart7(state, p, L, state[S_OFFICIAL] == OFF_CARTWRIGHT)
+    hm = state[S_HOUSES + p]
+    left = state[S_HOUSES_LEFT + p]
+    if ph == PH_HOUSE_MODE:
+        if a == A_MODE_EACH:
+            rm = state[S_RMASK + p]
+            pend = 0
+            for r in range(N_REGIONS):
+                if rm & tables[T_REGMASK + r]:
+                    pend |= 1 << r
+            return not _each_avoidable(state, tables, variant, p, hm, left, pend, L, cart7, fam)
+        r = a - A_MODE_REGION
+        return not _region_avoidable(state, tables, variant, p, hm, left, r, L, cart7, fam)
+    # house pick
+    if state[S_PICK_MODE] == 1:
+        r = state[S_PENDING]
+        h = hm | (1 << (a - A_HOUSE))
+        return not _region_avoidable(state, tables, variant, p, h, left - 1, r, L, cart7, fam)
+    rest = state[S_PENDING] & (state[S_PENDING] - 1)
+    if a == A_HOUSE_SKIP:
+        return not _each_avoidable(state, tables, variant, p, hm, left, rest, L, cart7, fam)
+    h = hm | (1 << (a - A_HOUSE))
+    return not _each_avoidable(state, tables, variant, p, h, left - 1, rest, L, cart7, fam)
+
+
+@njit(cache=True)
+def restrict_moves(state, tables, variant, actions, n, mask):
+    """Move the actions of ``actions[:n]`` that forbid ``mask`` permits (``is_forbidden``) to
+    the front, in their order, and return how many there are; with none permitted (0) the
+    list is left as it was (the rules then leave the seat only forbidden options, §11)."""
+    k = 0
+    for i in range(n):
+        a = actions[i]
+        if not is_forbidden(state, tables, variant, a, mask):
+            actions[k] = a
+            k += 1
+    return k

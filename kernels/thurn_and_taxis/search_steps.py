@@ -25,14 +25,17 @@ from kernels.thurn_and_taxis.layout import (
     N_CITIES,
     N_MOVE_CODES,
     N_PARAMS,
+    P_FORBID,
     P_MCTS_BASE,
     P_MCTS_C,
     P_MCTS_ITER,
+    P_MCTS_OWN,
     P_MCTS_REWARD,
     P_MCTS_ROLLOUT,
     PH_PLAY1,
     PH_PLAY2,
     POL_MCTS,
+    POL_MCTS_RESTRICTED,
     POL_RANDOM,
     POL_ROUTE,
     ROUTE_SLOTS,
@@ -61,9 +64,12 @@ from kernels.thurn_and_taxis.policies import (
     _advance,
     _random_move,
     _route_policy,
+    restricted_choice,
 )
 from kernels.thurn_and_taxis.rules import (
     legal_moves,
+    restrict_moves,
+    restricts_phase,
     score_final,
     winner_of,
 )
@@ -80,7 +86,8 @@ ThurnAndTaxisSearchContext = namedtuple(
     "ThurnAndTaxisSearchContext",
     ["tables", "variant", "reshuffle_rng", "actions", "card_pool", "city_counts",
      "rollout_policy", "rollout_params", "points", "script", "reshuffle_log",
-     "engine_policy_ids", "engine_params", "engine_streams"],
+     "engine_policy_ids", "engine_params", "engine_streams",
+     "own_seat", "own_mask", "own_params"],
 )  # fmt: skip
 
 
@@ -112,6 +119,9 @@ def _search_determinize(state, ctx, rng):
         engine_policy_ids,
         engine_params,
         engine_rngs,
+        own_seat,
+        own_mask,
+        own_params,
     ) = ctx
     p = state[S_CUR]
     n = state[S_NP]
@@ -166,10 +176,20 @@ def _search_determinize(state, ctx, rng):
 def _search_legal(state, ctx, out_moves):
     """The moves the search considers: the legal moves, except that in a play phase the route
     is discarded (restart) only when no card extends it (as ``random`` plays; the ``route``
-    policy restarts only then too)."""
+    policy restarts only then too), and that the searching seat's own moves are only those its
+    forbid mask permits when any is (``own_mask``, rules §11; all of them when none is)."""
     if state[S_OVER] != 0:
         return 0
     n = legal_moves(state, ctx[0], out_moves)
+    if (
+        ctx.own_mask != 0
+        and state[S_CUR] == ctx.own_seat
+        and restricts_phase(state[S_PHASE], ctx.own_mask)
+    ):
+        k = restrict_moves(state, ctx[0], ctx[1], out_moves, n, ctx.own_mask)
+        if k > 0:
+            return k
+        return n
     ph = state[S_PHASE]
     if (ph == PH_PLAY1 or ph == PH_PLAY2) and out_moves[0] < A_START:
         k = 1
@@ -203,6 +223,9 @@ def _search_step(state, ctx, move, rng):
         engine_policy_ids,
         engine_params,
         engine_rngs,
+        own_seat,
+        own_mask,
+        own_params,
     ) = ctx
     _advance(
         state,
@@ -230,7 +253,9 @@ def _search_apply(state, ctx, move):
 def _search_rollout(state, ctx, rng, out_scores):
     """Finish the game with ``rollout_policy`` (``POL_RANDOM`` or ``POL_ROUTE`` with
     ``rollout_params``) for every seat; ``out_scores`` = final points (§5) + ``TIE_BREAK_BONUS``
-    for the tie-break winner."""
+    for the tie-break winner. With a forbid mask (``own_mask``, rules §11) the searching seat
+    ``own_seat`` plays the same policy restricted by it (``restricted_choice``, the ``route``
+    parameters ``own_params``); the other seats play unrestricted."""
     (
         tables,
         variant,
@@ -246,8 +271,23 @@ def _search_rollout(state, ctx, rng, out_scores):
         engine_policy_ids,
         engine_params,
         engine_rngs,
+        own_seat,
+        own_mask,
+        own_params,
     ) = ctx
-    if rollout_policy == POL_RANDOM:
+    if own_mask != 0:  # restricted play (rules §11): the searching seat's own moves
+        while state[S_OVER] == 0:
+            if state[S_CUR] == own_seat:
+                a = restricted_choice(
+                    state, tables, variant, rollout_policy, own_mask, own_params, rng, actions
+                )
+            elif rollout_policy == POL_RANDOM:
+                a = _random_move(state, tables, actions, rng)
+            else:
+                n = legal_moves(state, tables, actions)
+                a = _route_policy(state, tables, actions, n, rollout_params, rng)
+            _search_step(state, ctx, a, rng)
+    elif rollout_policy == POL_RANDOM:
         while state[S_OVER] == 0:
             _search_step(state, ctx, _random_move(state, tables, actions, rng), rng)
     else:
@@ -288,7 +328,7 @@ def search_capacity(policy_ids, policy_params):
     """Tree nodes needed by the ``mcts`` seats of a game (iterations + 1; 2 if none)."""
     cap = 2
     for p in range(policy_ids.shape[0]):
-        if policy_ids[p] == POL_MCTS:
+        if policy_ids[p] == POL_MCTS or policy_ids[p] == POL_MCTS_RESTRICTED:
             cap = max(cap, np.int64(policy_params[p, P_MCTS_ITER]) + 1)
     return cap
 
@@ -301,7 +341,9 @@ def search_scratch(tables, variant, capacity):
     int64[66], city counts int64[22], rollout policy id int64[1] holder, route parameters
     float64[N_PARAMS], points int64[MAX_SEATS], empty script, 1-slot reshuffle log, and for
     ``_advance`` policy ids int64[MAX_SEATS] with no ``random`` or ``route`` seat, unused
-    parameters float64[MAX_SEATS, N_PARAMS] and streams uint64[MAX_SEATS, 4])."""
+    parameters float64[MAX_SEATS, N_PARAMS] and streams uint64[MAX_SEATS, 4]; restricted play,
+    rules §11: the searching seat int64 (-1), its forbid mask int64 (0: none) and the route
+    parameters of its own rollout moves float64[N_PARAMS])."""
     ctx = ThurnAndTaxisSearchContext(
         tables,
         variant,
@@ -317,6 +359,9 @@ def search_scratch(tables, variant, capacity):
         np.full(MAX_SEATS, -1, np.int64),
         np.zeros((MAX_SEATS, N_PARAMS), np.float64),
         np.zeros((MAX_SEATS, 4), np.uint64),
+        np.int64(-1),
+        np.int64(0),
+        np.zeros(N_PARAMS, np.float64),
     )
     return (
         ctx,
@@ -338,7 +383,10 @@ def choose_mcts(state, params, rng, scratch):
     """The ``mcts`` decision of the seat to move in ``state`` (int64[ST_SIZE], read only; the
     hidden parts are only resampled in a copy) by ISMCTS with the parameters ``P_MCTS_*`` of
     ``params`` (float64[>= N_MCTS_PARAMS]); ``rng`` the seat's policy stream (uint64[4], the only
-    source of randomness); ``scratch`` from ``search_scratch``. Returns a legal action."""
+    source of randomness); ``scratch`` from ``search_scratch``. Returns a legal action. With a
+    forbid mask in ``params[P_FORBID]`` (rules §11) the seat's own moves in the tree and in the
+    rollouts are those the mask permits (all of them where none is); it does not count the
+    decision (``play_batch_mcts`` does, for real decisions only)."""
     base_ctx, work, tree, value, logs, moves, untried, mark, path, scores, reward = scratch
     (
         tables,
@@ -355,9 +403,16 @@ def choose_mcts(state, params, rng, scratch):
         engine_policy_ids,
         engine_params,
         engine_rngs,
+        own_seat,
+        own_mask,
+        own_params,
     ) = base_ctx
     for k in range(N_PARAMS):
         rollout_params[k] = params[P_MCTS_BASE + k]
+    mask = np.int64(params[P_FORBID])
+    if mask != 0:
+        for k in range(N_PARAMS):
+            own_params[k] = params[P_MCTS_OWN + k]
     seed_state(reshuffle_rng, next_u64(rng))
     rollout_policy = np.int64(params[P_MCTS_ROLLOUT])
     ctx = ThurnAndTaxisSearchContext(
@@ -375,6 +430,9 @@ def choose_mcts(state, params, rng, scratch):
         engine_policy_ids,
         engine_params,
         engine_rngs,
+        np.int64(state[S_CUR]),
+        mask,
+        own_params,
     )
     n = state[S_NP]
     return tree_search(

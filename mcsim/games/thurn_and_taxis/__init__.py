@@ -54,6 +54,14 @@ Policies (``--policy name:param=value``):
   play phase the search considers discarding the route only when no card extends it. The
   search is compiled only when a seat plays ``mcts`` (entry kernel ``play_batch_mcts``).
 
+Restricted play (``-p "route:forbid=cartwright+route-under-5"``, every policy; rules §11): a seat
+can be forbidden each official (``postmaster``, ``administrator``, ``postal-carrier``,
+``cartwright``), closing a route of fewer than k cards (``route-under-3`` .. ``route-under-7``;
+``route-under-3`` is the rules' minimum, a control that never binds) and closing a route that takes
+a tile of a bonus family (``route-tile``, ``region-tile``, ``all-regions-tile``,
+``game-end-tile``); ``RESTRICTIONS`` holds them, ``play_chunk`` adds the ``forbid_avoided_<k>`` /
+``forbid_forced_<k>`` columns.
+
 Seat 0 starts (§3.4). The summary block (``summarize``) is described there; records in
 ``record_games``.
 
@@ -79,11 +87,14 @@ from mcsim.games.base import (
     ParamSpec,
     PolicySpec,
     Prepared,
+    RestrictionSpec,
     RunConfig,
     VariantSpec,
     check_options,
+    forbid_mask_param,
     no_ensemble,
     policy_arrays,
+    restricted_seats,
 )
 from mcsim.values import Whole
 
@@ -146,6 +157,9 @@ ROUTE_PARAMS = (
         integer=True,
     ),
 )
+#: the route planner's parameters as the kernel reads them (the forbid mask, last in the
+#: policy's list, goes to column ``K.P_FORBID``: ``kernel_params``)
+N_ROUTE_PARAMS = len(ROUTE_PARAMS)
 
 #: ``mcts`` parameters (kernel order ``kernels.thurn_and_taxis.P_MCTS_*``); defaults from the
 #: measurements in benchmarks/RESULTS.md ("Search", Thurn and Taxis)
@@ -181,6 +195,88 @@ MCTS_PARAMS = (
         0.0,
         1.0,
         integer=True,
+    ),
+)
+
+#: restricted play (docs/rules/thurn_und_taxis.md §11): the options ``forbid=`` takes, in table
+#: order; bit ``K.FB_*`` of the ``forbid_mask`` parameter every policy declares last
+_R = RULES + " §11"
+RESTRICTIONS = (
+    RestrictionSpec(
+        "postmaster",
+        "never use the Postmaster (a second draw); an empty hand at the turn's start still "
+        "forces it (counted as forced)",
+        "official",
+        K.FB_POSTMASTER,
+        source=_R + ", §4A, §6",
+    ),
+    RestrictionSpec(
+        "administrator",
+        "never use the Administrator (a new display before the draw)",
+        "official",
+        K.FB_ADMINISTRATOR,
+        source=_R + ", §6",
+    ),
+    RestrictionSpec(
+        "postal-carrier",
+        "never use the Postal Carrier (a second card onto the route)",
+        "official",
+        K.FB_POSTAL_CARRIER,
+        source=_R + ", §6",
+    ),
+    RestrictionSpec(
+        "cartwright",
+        "never close with the Cartwright (the route counted 2 cards longer for the carriage)",
+        "official",
+        K.FB_CARTWRIGHT,
+        source=_R + ", §4C.3, §6",
+    ),
+    *(
+        RestrictionSpec(
+            f"route-under-{k}",
+            f"never close a route of fewer than {k} cards"
+            + (
+                " (the rules' own minimum, §4C: it never binds, a control worth 0)"
+                if k == 3
+                else ""
+            ),
+            "route length",
+            K.FB_ROUTE_UNDER + k - 3,
+            source=_R + ", §4C",
+        )
+        for k in range(3, 8)
+    ),
+    RestrictionSpec(
+        "route-tile",
+        "never close a route that takes a route-length tile (5, 6 or 7+ cards while a tile it "
+        "would take is left)",
+        "bonus",
+        K.FB_ROUTE_TILE,
+        source=_R + ", §2.2, §4C.2",
+    ),
+    RestrictionSpec(
+        "region-tile",
+        "never close a route that completes a region group's tile; the houses are placed so "
+        "that none is completed",
+        "bonus",
+        K.FB_REGION_TILE,
+        source=_R + ", §2.2, §4C.1-2",
+    ),
+    RestrictionSpec(
+        "all-regions-tile",
+        "never close a route that takes the all-regions tile; the houses are placed so that "
+        "it does not",
+        "bonus",
+        K.FB_ALL_REGIONS_TILE,
+        source=_R + ", §2.2, §4C.1-2, §7.1",
+    ),
+    RestrictionSpec(
+        "game-end-tile",
+        "never close a route that ends the game (the 7-carriage or the last house, which take "
+        "the game-end tile)",
+        "bonus",
+        K.FB_GAME_END_TILE,
+        source=_R + ", §5",
     ),
 )
 
@@ -224,13 +320,18 @@ SPEC = GameSpec(
         ),
     ),
     policies=(
-        PolicySpec("random", K.POL_RANDOM, "uniform over the legal decisions of each turn phase"),
+        PolicySpec(
+            "random",
+            K.POL_RANDOM,
+            "uniform over the legal decisions of each turn phase",
+            (forbid_mask_param(),),
+        ),
         PolicySpec(
             "route",
             K.POL_ROUTE,
             "route planner: extends towards needed regions, closes "
             "at close_len, uses officials when they pay",
-            ROUTE_PARAMS,
+            ROUTE_PARAMS + (forbid_mask_param(),),
         ),
         PolicySpec(
             "mcts",
@@ -238,12 +339,13 @@ SPEC = GameSpec(
             "information-set Monte Carlo tree search (kernels/search.py): each iteration "
             "deals the deck and the others' unknown hand cards anew (§7 #12); every seat "
             "maximises its own reward",
-            MCTS_PARAMS,
+            MCTS_PARAMS + (forbid_mask_param(),),
         ),
     ),
     summary_key="thurn_and_taxis",
     max_plies=DEFAULT_MAX_TURNS * 40,
     description="postal routes across southern Germany; officials, carriages and bonus tiles",
+    restrictions=RESTRICTIONS,
 )
 
 
@@ -601,20 +703,53 @@ def prepare(config: RunConfig) -> Prepared:
     )
 
 
+def restricted_route_params(vec: np.ndarray, mask: int) -> np.ndarray:
+    """The ``route`` planner's parameters (``float64[K.N_PARAMS]``) as a seat with forbid
+    ``mask`` plays them (rules §11), so that it does not plan for what it may not do: with the
+    Cartwright forbidden ``cartwright=0`` (it does not save its official for it); with
+    route-under-k forbidden ``close_len`` at least k (the largest such k). A copy; the mask's
+    other options are left to the kernel's filter."""
+    out = np.array(vec, dtype=np.float64)
+    if (mask >> K.FB_CARTWRIGHT) & 1:
+        out[K.P_CART] = 0.0
+    for k in range(7, 2, -1):
+        if (mask >> (K.FB_ROUTE_UNDER + k - 3)) & 1:
+            out[K.P_CLOSE_LEN] = max(out[K.P_CLOSE_LEN], float(k))
+            break
+    return out
+
+
 def kernel_params(ids: np.ndarray, params: np.ndarray) -> np.ndarray:
-    """Widen the parameter matrix to the kernel's width (``K.N_PARAMS``, ``K.N_MCTS_PARAMS``
-    with an ``mcts`` seat) and put each ``mcts`` seat's rollout ``route`` parameters (the
-    defaults) from column ``K.P_MCTS_BASE`` on."""
-    width = max(params.shape[1], K.N_PARAMS)
-    if (ids == K.POL_MCTS).any():
-        width = max(width, K.N_MCTS_PARAMS)
-    out = np.zeros((params.shape[0], width), np.float64)
-    out[:, : params.shape[1]] = params
-    route = SPEC.policy("route").vector()
+    """The kernel's parameter matrix ``float64[seats, K.N_SEAT_PARAMS]`` from
+    ``policy_arrays``' (each policy's parameters in ``SPEC`` order, its ``forbid_mask`` last):
+    the policy's own parameters first, the mask moved to column ``K.P_FORBID``; a ``route``
+    seat's parameters adapted to its mask (``restricted_route_params``); for an ``mcts`` seat
+    the rollout's ``route`` parameters (the defaults) from column ``K.P_MCTS_BASE`` on and those
+    of its own rollout moves, adapted to its mask, from ``K.P_MCTS_OWN`` on."""
+    out = np.zeros((params.shape[0], K.N_SEAT_PARAMS), np.float64)
+    route = SPEC.policy("route").vector()[:N_ROUTE_PARAMS]
     for k, pid in enumerate(ids):
+        m = len(_POLICY_BY_ID[int(pid)].params) - 1  # the forbid mask's position
+        mask = int(params[k, m])
+        out[k, :m] = params[k, :m]
+        out[k, K.P_FORBID] = float(mask)
+        if pid == K.POL_ROUTE and mask:
+            out[k, : K.N_PARAMS] = restricted_route_params(out[k, : K.N_PARAMS], mask)
         if pid == K.POL_MCTS:
             out[k, K.P_MCTS_BASE : K.P_MCTS_BASE + K.N_PARAMS] = route
+            own = restricted_route_params(route, mask)
+            out[k, K.P_MCTS_OWN : K.P_MCTS_OWN + K.N_PARAMS] = own
     return out
+
+
+_POLICY_BY_ID = {p.id: p for p in SPEC.policies}
+
+
+def kernel_policy_ids(prep: Prepared) -> np.ndarray:
+    """The kernel's policy ids: a seat with a forbid mask gets its policy's id plus
+    ``K.POL_RESTRICTED`` (rules §11), so the engine's fast paths see only unrestricted seats."""
+    restricted = prep.policy_params[:, K.P_FORBID] != 0
+    return (prep.policy_ids + K.POL_RESTRICTED * restricted).astype(np.int64)
 
 
 def _has_mcts(prep: Prepared) -> bool:
@@ -624,15 +759,23 @@ def _has_mcts(prep: Prepared) -> bool:
 
 
 def entry_kernel(prep: Prepared):
-    """The entry kernel of a run and the policy parameters to give it: ``K.play_batch_mcts``
-    when a seat plays ``mcts`` (the search is compiled only then); else ``K.play_batch``, with
-    the parameters only when a seat plays ``route`` (None: the engine compiled without the
-    ``route`` policy, shared with replays: less to compile)."""
+    """The entry kernel of a run, its policy ids and the policy parameters to give it:
+    ``K.play_batch_mcts`` when a seat plays ``mcts`` (the search is compiled only then); else
+    ``K.play_batch``, with the parameters only when a seat plays ``route`` or is restricted
+    (None: the engine compiled without the ``route`` policy and restricted play, shared with
+    replays: less to compile). The ids are ``kernel_policy_ids``."""
+    ids = kernel_policy_ids(prep)
     if _has_mcts(prep):
-        return K.play_batch_mcts, prep.policy_params
-    if (prep.policy_ids == K.POL_ROUTE).any():
-        return K.play_batch, prep.policy_params
-    return K.play_batch, None
+        return K.play_batch_mcts, ids, prep.policy_params
+    if (prep.policy_ids == K.POL_ROUTE).any() or (ids >= K.POL_RESTRICTED).any():
+        return K.play_batch, ids, prep.policy_params
+    return K.play_batch, ids, None
+
+
+def forbids(prep: Prepared, seat: int, name: str) -> bool:
+    """True when ``seat``'s policy forbids the restriction called ``name`` (rules §11)."""
+    bit = SPEC.restriction(name).bit
+    return bool((int(prep.policy_params[seat, K.P_FORBID]) >> bit) & 1)
 
 
 def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: int) -> dict:
@@ -643,7 +786,11 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     ``end_reason`` (0 carriage7, 1 houses, 2 turn cap), ``end_seat``, per seat
     ``used_<official>``, ``forced_postmaster``, ``carriage``, ``houses_left``, ``tile_points``,
     ``routes_closed``, ``route_cards_closed``; per game ``closed_len_<L>`` (L = 3..9, 10 = 10+)
-    and ``tiles_<stack>``.
+    and ``tiles_<stack>``. When a seat is restricted (``restricted_seats``, rules §11), per
+    seat ``forbid_avoided`` (real decisions where the seat left a legal forbidden option for a
+    permitted one) and ``forbid_forced`` (real decisions where every legal option was
+    forbidden, and, for a seat forbidden the Postmaster, its forced Postmaster turns, §4A),
+    int64, 0 for unrestricted seats.
     """
     t = prep.tables
     n = prep.config.players
@@ -663,14 +810,16 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
         closed_len,
         route_hist,
         tiles_taken,
+        forbid_avoided,
+        forbid_forced,
     ) = out = K.new_outputs(n_games, n)
-    entry, params = entry_kernel(prep)
+    entry, ids, params = entry_kernel(prep)
     entry(
         np.int64(first_game_index),
         np.int64(n_games),
         np.uint64(root_seed),
         np.int64(n),
-        prep.policy_ids,
+        ids,
         params,
         t["var"],
         t["tab"],
@@ -699,6 +848,12 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     out["closed_len_10"] = route_hist[:, 10:].sum(axis=1).astype(np.int32)
     for s, sid in enumerate(STACK_IDS):
         out[f"tiles_{sid}"] = tiles_taken[:, s].copy()
+    if restricted_seats(prep.config):
+        for k in range(n):
+            if forbids(prep, k, "postmaster"):  # the rules' forced Postmaster turns (§4A)
+                forbid_forced[:, k] += forced[:, k]
+        out["forbid_avoided"] = forbid_avoided
+        out["forbid_forced"] = forbid_forced
     return out
 
 
@@ -724,7 +879,7 @@ def search_start(prep: Prepared, seed: int, game_index: int) -> tuple:
         prngs,
     )
     ctx = K.search_scratch(tab, var, 2)[0]
-    ctx.rollout_params[:] = SPEC.policy("route").vector()
+    ctx.rollout_params[:] = SPEC.policy("route").vector()[:N_ROUTE_PARAMS]
     seed_state(ctx.reshuffle_rng, np.uint64(next_u64(prngs[st[K.S_CUR]])))
     return st, ctx._replace(rollout_policy=np.int64(K.POL_RANDOM))
 

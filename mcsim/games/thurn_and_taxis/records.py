@@ -243,13 +243,13 @@ def play_logged_game(prep: Prepared, root_seed: int, game_index: int):
     scr = K.new_scratch(int(cap), 200_000)
     st, deck, alog, slog = scr[0], scr[1], scr[6], scr[7]
     # the run's entry kernel, one game: records compile nothing of their own
-    entry, params = entry_kernel(prep)
+    entry, ids, params = entry_kernel(prep)
     entry(
         np.int64(game_index),
         np.int64(1),
         np.uint64(root_seed),
         np.int64(n),
-        prep.policy_ids,
+        ids,
         params,
         prep.tables["var"],
         prep.tables["tab"],
@@ -355,6 +355,9 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
             del t["_t"]
         same = np.ones(K.ST_SIZE, dtype=bool)
         same[[K.S_SCRIPT_POS, K.S_ALOG_N, K.S_SLOG_N]] = False  # bookkeeping only
+        # restricted play's counts (the policies', not the rules': a replay has no policies)
+        same[K.S_FORBID_AVOIDED : K.S_FORBID_AVOIDED + K.MAX_SEATS] = False
+        same[K.S_FORBID_FORCED : K.S_FORBID_FORCED + K.MAX_SEATS] = False
         assert g.over and bool(np.array_equal(g.st[same], st[same])), "record diverged from kernel"
         out.append(
             {
