@@ -65,7 +65,13 @@ import numpy as np
 
 from mcsim import stats
 from mcsim.errors import BadValueError, ConfigError, InputFileError, McsimError, OutputWriteError
-from mcsim.games.base import ParamSpec, PolicyChoice, parse_policy, players_range
+from mcsim.games.base import (
+    FORBID_MASK_PREFIX,
+    ParamSpec,
+    PolicyChoice,
+    parse_policy,
+    players_range,
+)
 from mcsim.runner import (
     GAMES,
     MAX_GAMES,
@@ -193,6 +199,8 @@ def search_space(
         Unknown, repeated or fixed parameter names, a box outside the documented range or
         excluding nothing (LOW >= HIGH), an integer box without two integers, no parameter left.
     """
+    # restricted play's masks are option sets, not numbers to tune (set them with forbid=)
+    specs = [p for p in specs if not p.name.startswith(FORBID_MASK_PREFIX)]
     by_name = {p.name: p for p in specs}
     explicit: dict[str, tuple[float, float] | None] = {}
     for text in params or ():

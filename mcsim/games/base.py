@@ -335,7 +335,7 @@ def parse_policy(text: str, spec: GameSpec | None = None) -> PolicyChoice:
     refused in the words of every whole-number flag and option.
 
     >>> parse_policy("greedy:eps=0.1")
-    PolicyChoice(name='greedy', params={'eps': 0.1})
+    PolicyChoice(name='greedy', params={'eps': 0.1}, forbid=())
     """
     name, colon, rest = text.strip().partition(":")
     params: dict[str, float] = {}
