@@ -329,3 +329,34 @@ def test_el_grande_value_of_the_castillo_and_of_a_combined_power_row_for_four_se
     # loses nothing measurable in 12 deals
     assert rows["value"].round(4).tolist() == [-0.2083, 0.0208]
     assert rows["significant"].tolist() == [True, False]
+
+
+def test_thurn_and_taxis_value_of_an_official_and_of_a_combined_row_for_three_seats():
+    opts = ["postmaster", "postmaster+administrator"]
+    res = V.restricted_play("thurn-and-taxis", opts, "route", games=30, seed=4, workers=1)
+    rows = res.table.set_index("option")
+    assert list(rows.index) == opts and set(rows["group"]) == {"official"}
+    for opt, want in _rotated_rows("thurn-and-taxis", opts, "route", 30, 4, 3).items():
+        r = rows.loc[opt]
+        for k, v in want.items():
+            assert r[k] == pytest.approx(v, abs=1e-12), (opt, k)
+        assert (r["deals"], r["games"]) == (30, 90)
+    assert res.meta["equal"] == 1 / 3 and res.meta["games_played"] == 2 * 90 + 30
+    assert len(res.seats) == 6
+    # on this seed: a route player without the Postmaster (a second draw) wins about 9% of the
+    # games instead of a third; without the Administrator as well, about 4%
+    assert rows["value"].round(4).tolist() == [-0.2444, -0.2889]
+    assert rows["significant"].all()
+
+
+def test_carcassonne_default_options_leave_out_the_gifts_without_the_gifts():
+    res = V.restricted_play("carcassonne", None, "heuristic", games=4, seed=1, workers=1)
+    assert res.table["option"].tolist() == ["farmers", "monasteries"]
+    assert [x["option"] for x in res.meta["left_out"]] == [
+        "synod", "road-sweeper", "cash-out", "change-position", "take-2", "gifts",
+    ]  # fmt: skip
+    assert res.meta["notices"][-1].startswith(
+        "left out 6 of the default options the run's rules refuse (synod, road-sweeper, "
+    )
+    with pytest.raises(mcsim.errors.ConfigError, match="forbid=synod needs"):
+        V.restricted_play("carcassonne", ["synod"], "heuristic", games=4)  # asked: refused
