@@ -646,7 +646,8 @@ def format_value(res: ValueResult | dict) -> str:
     sig = sum(1 for r in d["rows"] if r["significant"])
     lines += [
         "",
-        f"{sig} of {counted(len(d['rows']), 'option')} significant; "
+        f"{sig} of {counted(len(d['rows']), 'option')} significant (about "
+        f"{0.05 * len(d['rows']):.2g} by chance alone at 95%, had no option any worth); "
         f"{counted(d['games_played'], 'game')} played; CPU {d['cpu_seconds']:.2f} s "
         f"(wall {d['elapsed_seconds']:.2f} s)",
     ]
