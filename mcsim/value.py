@@ -299,8 +299,18 @@ def restricted_play(
     solo = npl == 1
     labels = [PolicyChoice(base_choice.name, base_choice.params, base_choice.written, r).label()
               for r in rows]  # fmt: skip
-    for lab in labels:  # every restricted policy checked before any game
-        resolve_config(game, npl, [lab] + [base] * (npl - 1), variant, game_options)
+    left_out: list[dict] = []  # default rows the run's configuration refuses
+    kept = []
+    for row, lab in zip(rows, labels):  # every restricted policy checked before any game
+        try:
+            resolve_config(game, npl, [lab] + [base] * (npl - 1), variant, game_options)
+        except (ConfigError, UnknownPolicyError) as e:
+            if options is not None or len(left_out) + 1 == len(rows):
+                raise  # an option asked for, or none left: the game's own one-line error
+            left_out.append({"option": "+".join(row), "reason": str(e)})
+            continue
+        kept.append((row, lab))
+    rows, labels = [r for r, _ in kept], [lab for _, lab in kept]
     if max_games is None:
         max_games = DEFAULT_MAX_GAMES if precision is not None else games
     check_precision(precision, max_games, win_rates=not solo)
@@ -375,7 +385,8 @@ def restricted_play(
         cpu = _cpu_seconds() - cpu0
         res = _assemble(
             module, cfg, rows, labels, base, ids, study, baseline, stops, solo,
-            dict(seed=seed, precision=precision, max_games=max_games, elapsed=elapsed, cpu=cpu),
+            dict(seed=seed, precision=precision, max_games=max_games, elapsed=elapsed, cpu=cpu,
+                 left_out=left_out),
         )  # fmt: skip
         if folder is not None:
             write_value_folder(res, folder)
@@ -537,8 +548,15 @@ def _assemble(
         "games_played": played,
         "elapsed_seconds": run["elapsed"],
         "cpu_seconds": run["cpu"],
+        "left_out": run["left_out"],
         "notices": notices,
     }
+    if run["left_out"]:
+        out = run["left_out"]
+        notices.append(
+            f"left out {len(out)} of the default options the run's rules refuse "
+            f"({', '.join(x['option'] for x in out)}): {out[0]['reason']}"
+        )
     results = {
         "baseline": baseline,
         "options": {
@@ -628,7 +646,8 @@ def format_value(res: ValueResult | dict) -> str:
     sig = sum(1 for r in d["rows"] if r["significant"])
     lines += [
         "",
-        f"{sig} of {counted(len(d['rows']), 'option')} significant; "
+        f"{sig} of {counted(len(d['rows']), 'option')} significant (about "
+        f"{0.05 * len(d['rows']):.2g} by chance alone at 95%, had no option any worth); "
         f"{counted(d['games_played'], 'game')} played; CPU {d['cpu_seconds']:.2f} s "
         f"(wall {d['elapsed_seconds']:.2f} s)",
     ]

@@ -646,7 +646,8 @@ def test_s11_search_tree_honours_the_mask_at_the_root():
                     params[K.P_FORBID] = mask
                     own = T.restricted_route_params(base[K.P_MCTS_BASE : K.P_MCTS_OWN], mask)
                     params[K.P_MCTS_OWN : K.P_MCTS_OWN + K.N_PARAMS] = own
-                    scr = K.search_scratch(prep.tables["tab"], prep.tables["var"], 41)
+                    masks = np.array([mask, 0, 0], np.int64)  # a restricted run's scratch
+                    scr = K.search_scratch(prep.tables["tab"], prep.tables["var"], 41, masks)
                     rng = new_state(np.uint64(1), np.uint64(sum(seen.values())), np.uint64(2))
                     got = int(K.choose_mcts(game.st, params, rng, scr))
                     assert got in game.legal() and got not in banned

@@ -15,7 +15,6 @@ from kernels.thurn_and_taxis.layout import (
     N_CARDS,
     N_STACKS,
     NO_MOVE,
-    P_FORBID,
     POL_MCTS_RESTRICTED,
     S_ALOG_N,
     S_CARRIAGE,
@@ -205,6 +204,7 @@ def play_batch(
     tables,
     outputs,
     scratch,
+    restrictions,
 ):
     """Play games ``first_game_index .. + n_games - 1``; one row per game in each output.
 
@@ -220,12 +220,14 @@ def play_batch(
     policy_ids : int64[n_players]  (no ``POL_MCTS``: see ``play_batch_mcts``)
         A restricted seat's id is its policy's plus ``POL_RESTRICTED`` (rules §11).
     policy_params : float64[n_players, >= N_SEAT_PARAMS], or None when no seat plays ``route``
-        and none is restricted (then no ``route`` code is compiled, see ``_advance``); column
-        ``P_FORBID`` holds each seat's forbid mask
+        and none is restricted (then no ``route`` code is compiled, see ``_advance``)
     variant : int64[N_VARIANT_SLOTS]
     tables : int64[TAB_SIZE]
     outputs : tuple
         ``new_outputs(n_games, n_players)``, written in place (``OUTPUTS``: name, dtype, shape).
+    restrictions : int64[n_players] or None
+        Each seat's forbid mask (rules §11; a restricted seat's id is its policy's plus
+        ``POL_RESTRICTED``), None when no seat is restricted (no restricted-play code compiled).
     scratch : tuple
         ``new_scratch(...)``; after the call it holds the last game: its final state
         (``state[S_ALOG_N]`` = decisions taken), dealt deck, action log (if longer than 1) and
@@ -254,6 +256,7 @@ def play_batch(
             reshuffle_log,
             action_log,
             ZERO,
+            restrictions,
         )
         state[S_ALOG_N] = plies
         _store_game(state, tables, n_players, g, plies, outputs, points)
@@ -271,13 +274,16 @@ def play_batch_mcts(
     tables,
     outputs,
     scratch,
+    restrictions,
 ):
     """``play_batch`` (same arguments, outputs and streams) for lineups with ``mcts`` seats:
     the search is compiled only into this entry kernel (with NRT: the search allocates)."""
     state, deck, deal_rng, rngs, actions, script, action_log, reshuffle_log, points = scratch
     for g in range(n_games):
         # fresh search scratch per game: a game's result must not depend on its chunk
-        mcts_scratch = search_scratch(tables, variant, search_capacity(policy_ids, policy_params))
+        mcts_scratch = search_scratch(
+            tables, variant, search_capacity(policy_ids, policy_params), restrictions
+        )
         setup_game(state, tables, n_players, first_game_index + g, root_seed, deck, deal_rng, rngs)
         a = NO_MOVE
         plies = ZERO
@@ -296,14 +302,16 @@ def play_batch_mcts(
                 reshuffle_log,
                 action_log,
                 plies,
+                restrictions,
             )
             if state[S_OVER] != 0:
                 break
             p = state[S_CUR]  # an mcts seat is to move
-            if policy_ids[p] == POL_MCTS_RESTRICTED:  # a real decision: counted (rules §11)
-                mask = np.int64(policy_params[p, P_FORBID])
-                if restricts_phase(state[S_PHASE], mask):
-                    count_restricted(state, tables, variant, mask, actions)
+            if restrictions is not None:  # pruned at compile time: no restricted seat
+                if policy_ids[p] == POL_MCTS_RESTRICTED:
+                    mask = restrictions[p]  # a real decision: counted (rules §11)
+                    if restricts_phase(state[S_PHASE], mask):
+                        count_restricted(state, tables, variant, mask, actions)
             a = choose_mcts(state, policy_params[p], rngs[p], mcts_scratch)
         state[S_ALOG_N] = plies
         _store_game(state, tables, n_players, g, plies, outputs, points)

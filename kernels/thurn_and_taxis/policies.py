@@ -43,7 +43,6 @@ from kernels.thurn_and_taxis.layout import (
     P_CHASE,
     P_CLOSE_LEN,
     P_DECK_VALUE,
-    P_FORBID,
     P_PM_HAND_MAX,
     P_W_HAND,
     P_W_HOUSE,
@@ -603,6 +602,7 @@ def _advance(
     reshuffle_log,
     action_log,
     plies,
+    restrictions,
 ):
     """Apply decision ``a`` (if ``a >= 0``), then play the decisions of ``random`` and ``route``
     seats until a seat with another policy (``mcts``) is to move or the game is over; returns
@@ -620,9 +620,9 @@ def _advance(
         ``POL_RANDOM_RESTRICTED`` / ``POL_ROUTE_RESTRICTED``; any other id stops the loop when
         that seat is to move.
     policy_params : float64[>= n_players, >= N_PARAMS] or None
-        The ``route`` seats' parameters, and column ``P_FORBID`` the restricted seats' forbid
-        masks. None compiles an engine without the ``route`` policy and restricted play (random
-        runs, replays: less to compile); then a ``route`` or restricted seat stops the loop like
+        The ``route`` seats' parameters (a restricted ``route`` seat's adapted to its mask). None
+        compiles an engine without the ``route`` policy and restricted play (random runs,
+        replays: less to compile); then a ``route`` or restricted seat stops the loop like
         ``mcts``.
     rngs : uint64[MAX_SEATS, 4]
         The seats' policy streams (row k: seat k).
@@ -632,6 +632,10 @@ def _advance(
         Action log (m > 1 to log): decision number i is written to ``action_log[i]`` (if i < m).
     plies : int64
         Decisions taken before this call.
+    restrictions : int64[>= n_players] or None
+        Each seat's forbid mask (rules §11; 0 = none), read for the seats with a restricted id.
+        None (no seat restricted) compiles an engine without restricted play: an unrestricted
+        run compiles what it compiled before restricted play existed.
 
     Notes
     -----
@@ -651,7 +655,9 @@ def _advance(
             pid = policy_ids[p]
             if pid != POL_RANDOM:  # (random, the fast path: one test per decision)
                 if pid != POL_ROUTE:
-                    if policy_params is None:  # pruned at compile time (no restricted seat)
+                    if restrictions is None:  # pruned at compile time: no restricted seat
+                        break
+                    if policy_params is None:
                         break
                     if pid != POL_RANDOM_RESTRICTED and pid != POL_ROUTE_RESTRICTED:
                         break
@@ -661,7 +667,7 @@ def _advance(
                         tables,
                         variant,
                         pid - POL_RESTRICTED,
-                        np.int64(policy_params[p, P_FORBID]),
+                        restrictions[p],
                         policy_params[p],
                         rngs[p],
                         actions,
@@ -727,4 +733,5 @@ def apply_move(state, tables, variant, a, rng, script, reshuffle_log):
         reshuffle_log,
         _NO_LOG,
         np.int64(0),
+        None,
     )

@@ -172,6 +172,53 @@ def _search_determinize(state, ctx, rng):
     state[S_DECK_END] = m
 
 
+# Restricted play (rules §11) in the search: the searching seat's own moves filtered by its
+# mask. ``own_params`` is None in the scratch of a run without restricted seats
+# (``search_scratch``), and these helpers are compiled on their own, so there the branch is
+# pruned and the search compiles no restricted-play code (an mcts run compiles as before). A
+# mask with such a scratch (only a direct caller can make one) is refused by ``_fill_own``.
+
+
+@njit(cache=True)
+def _own_filter(state, tables, variant, out_moves, n, mask, own_params):
+    """``restrict_moves`` of the searching seat: the permitted moves first, their count (all
+    ``n`` when none is permitted)."""
+    if own_params is None:
+        return n  # not reached: choose_mcts refuses a mask without the buffer
+    k = restrict_moves(state, tables, variant, out_moves, n, mask)
+    return k if k > 0 else n
+
+
+@njit(cache=True)
+def _own_choice(state, tables, variant, rollout_policy, mask, own_params, rng, actions):
+    """The searching seat's rollout move under its mask (``restricted_choice``)."""
+    if own_params is None:
+        return np.int64(-1)  # not reached: choose_mcts refuses a mask without the buffer
+    return restricted_choice(state, tables, variant, rollout_policy, mask, own_params, rng, actions)
+
+
+@njit(cache=True)
+def _own_buffer(restrictions):
+    """The route parameters of the searching seat's own rollout moves: float64[N_PARAMS] when a
+    seat of the run is restricted (``restrictions`` its masks), else None."""
+    if restrictions is None:
+        return None
+    return np.zeros(N_PARAMS, np.float64)
+
+
+@njit(cache=True)
+def _fill_own(own_params, params, mask):
+    """Copy the searching seat's own rollout parameters (``P_MCTS_OWN``) when it is restricted;
+    ``ValueError`` for a mask with a scratch made without ``restrictions``."""
+    if own_params is None:
+        if mask != 0:
+            raise ValueError("a forbid mask needs the scratch of search_scratch(..., restrictions)")
+        return
+    if mask != 0:
+        for k in range(N_PARAMS):
+            own_params[k] = params[P_MCTS_OWN + k]
+
+
 @njit(cache=True, inline="always")
 def _search_legal(state, ctx, out_moves):
     """The moves the search considers: the legal moves, except that in a play phase the route
@@ -186,10 +233,7 @@ def _search_legal(state, ctx, out_moves):
         and state[S_CUR] == ctx.own_seat
         and restricts_phase(state[S_PHASE], ctx.own_mask)
     ):
-        k = restrict_moves(state, ctx[0], ctx[1], out_moves, n, ctx.own_mask)
-        if k > 0:
-            return k
-        return n
+        return _own_filter(state, ctx[0], ctx[1], out_moves, n, ctx.own_mask, ctx.own_params)
     ph = state[S_PHASE]
     if (ph == PH_PLAY1 or ph == PH_PLAY2) and out_moves[0] < A_START:
         k = 1
@@ -241,6 +285,7 @@ def _search_step(state, ctx, move, rng):
         reshuffle_log,
         reshuffle_log,
         ZERO,
+        None,
     )
 
 
@@ -275,27 +320,26 @@ def _search_rollout(state, ctx, rng, out_scores):
         own_mask,
         own_params,
     ) = ctx
-    if own_mask != 0:  # restricted play (rules §11): the searching seat's own moves
+    # restricted play (rules §11): the searching seat's own moves under its mask
+    if rollout_policy == POL_RANDOM:
         while state[S_OVER] == 0:
-            if state[S_CUR] == own_seat:
-                a = restricted_choice(
+            if own_mask != 0 and state[S_CUR] == own_seat:
+                a = _own_choice(
                     state, tables, variant, rollout_policy, own_mask, own_params, rng, actions
                 )
-            elif rollout_policy == POL_RANDOM:
+            else:
                 a = _random_move(state, tables, actions, rng)
+            _search_step(state, ctx, a, rng)
+    else:
+        while state[S_OVER] == 0:
+            if own_mask != 0 and state[S_CUR] == own_seat:
+                a = _own_choice(
+                    state, tables, variant, rollout_policy, own_mask, own_params, rng, actions
+                )
             else:
                 n = legal_moves(state, tables, actions)
                 a = _route_policy(state, tables, actions, n, rollout_params, rng)
             _search_step(state, ctx, a, rng)
-    elif rollout_policy == POL_RANDOM:
-        while state[S_OVER] == 0:
-            _search_step(state, ctx, _random_move(state, tables, actions, rng), rng)
-    else:
-        while state[S_OVER] == 0:
-            n = legal_moves(state, tables, actions)
-            _search_step(
-                state, ctx, _route_policy(state, tables, actions, n, rollout_params, rng), rng
-            )
     score_final(state, tables, points)
     w = winner_of(state, points)
     for q in range(state[S_NP]):
@@ -334,7 +378,7 @@ def search_capacity(policy_ids, policy_params):
 
 
 @njit(cache=True)
-def search_scratch(tables, variant, capacity):
+def search_scratch(tables, variant, capacity, restrictions=None):
     """Scratch of ``choose_mcts`` for trees of ``capacity`` nodes: (ctx, work state, tree,
     value, logs, moves, untried, mark, path, scores, reward). ``ctx`` is the search's game
     context: (tables, variant, reshuffle stream uint64[4], actions int64[MAX_ACTIONS], card pool
@@ -343,7 +387,9 @@ def search_scratch(tables, variant, capacity):
     ``_advance`` policy ids int64[MAX_SEATS] with no ``random`` or ``route`` seat, unused
     parameters float64[MAX_SEATS, N_PARAMS] and streams uint64[MAX_SEATS, 4]; restricted play,
     rules §11: the searching seat int64 (-1), its forbid mask int64 (0: none) and the route
-    parameters of its own rollout moves float64[N_PARAMS])."""
+    parameters of its own rollout moves, float64[N_PARAMS] when ``restrictions`` (the run's
+    forbid masks, ``play_batch_mcts``) is given, else None: then no restricted-play code is
+    compiled into the search)."""
     ctx = ThurnAndTaxisSearchContext(
         tables,
         variant,
@@ -361,7 +407,7 @@ def search_scratch(tables, variant, capacity):
         np.zeros((MAX_SEATS, 4), np.uint64),
         np.int64(-1),
         np.int64(0),
-        np.zeros(N_PARAMS, np.float64),
+        _own_buffer(restrictions),
     )
     return (
         ctx,
@@ -410,9 +456,7 @@ def choose_mcts(state, params, rng, scratch):
     for k in range(N_PARAMS):
         rollout_params[k] = params[P_MCTS_BASE + k]
     mask = np.int64(params[P_FORBID])
-    if mask != 0:
-        for k in range(N_PARAMS):
-            own_params[k] = params[P_MCTS_OWN + k]
+    _fill_own(own_params, params, mask)
     seed_state(reshuffle_rng, next_u64(rng))
     rollout_policy = np.int64(params[P_MCTS_ROLLOUT])
     ctx = ThurnAndTaxisSearchContext(

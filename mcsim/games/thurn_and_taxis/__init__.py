@@ -759,17 +759,21 @@ def _has_mcts(prep: Prepared) -> bool:
 
 
 def entry_kernel(prep: Prepared):
-    """The entry kernel of a run, its policy ids and the policy parameters to give it:
-    ``K.play_batch_mcts`` when a seat plays ``mcts`` (the search is compiled only then); else
-    ``K.play_batch``, with the parameters only when a seat plays ``route`` or is restricted
-    (None: the engine compiled without the ``route`` policy and restricted play, shared with
-    replays: less to compile). The ids are ``kernel_policy_ids``."""
+    """The entry kernel of a run and its arguments ``(entry, policy ids, policy parameters,
+    restrictions)``: ``K.play_batch_mcts`` when a seat plays ``mcts`` (the search is compiled
+    only then); else ``K.play_batch``, with the parameters only when a seat plays ``route`` or is
+    restricted (None: the engine compiled without the ``route`` policy and restricted play,
+    shared with replays: less to compile). The ids are ``kernel_policy_ids``; the restrictions
+    are the seats' forbid masks (int64), None when no seat is restricted (rules §11), so an
+    unrestricted run compiles no restricted-play code."""
     ids = kernel_policy_ids(prep)
+    masks = prep.policy_params[:, K.P_FORBID].astype(np.int64)
+    restrictions = masks if masks.any() else None
     if _has_mcts(prep):
-        return K.play_batch_mcts, ids, prep.policy_params
-    if (prep.policy_ids == K.POL_ROUTE).any() or (ids >= K.POL_RESTRICTED).any():
-        return K.play_batch, ids, prep.policy_params
-    return K.play_batch, ids, None
+        return K.play_batch_mcts, ids, prep.policy_params, restrictions
+    if (prep.policy_ids == K.POL_ROUTE).any() or restrictions is not None:
+        return K.play_batch, ids, prep.policy_params, restrictions
+    return K.play_batch, ids, None, None
 
 
 def forbids(prep: Prepared, seat: int, name: str) -> bool:
@@ -813,7 +817,7 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
         forbid_avoided,
         forbid_forced,
     ) = out = K.new_outputs(n_games, n)
-    entry, ids, params = entry_kernel(prep)
+    entry, ids, params, restrictions = entry_kernel(prep)
     entry(
         np.int64(first_game_index),
         np.int64(n_games),
@@ -825,6 +829,7 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
         t["tab"],
         out,
         K.new_scratch(),
+        restrictions,
     )
     out = {
         "score": score,

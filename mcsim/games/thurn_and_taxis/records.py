@@ -243,7 +243,7 @@ def play_logged_game(prep: Prepared, root_seed: int, game_index: int):
     scr = K.new_scratch(int(cap), 200_000)
     st, deck, alog, slog = scr[0], scr[1], scr[6], scr[7]
     # the run's entry kernel, one game: records compile nothing of their own
-    entry, ids, params = entry_kernel(prep)
+    entry, ids, params, restrictions = entry_kernel(prep)
     entry(
         np.int64(game_index),
         np.int64(1),
@@ -255,6 +255,7 @@ def play_logged_game(prep: Prepared, root_seed: int, game_index: int):
         prep.tables["tab"],
         K.new_outputs(1, n),
         scr,
+        restrictions,
     )
     plies = int(st[K.S_ALOG_N])
     reshuffles = []
