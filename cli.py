@@ -216,6 +216,27 @@ def game_options() -> dict:
     return dict(ctx.meta.get("game_options", {})) if ctx is not None else {}
 
 
+def games_option(default: int, help_text: str):
+    """``--games/-n N``: a whole number of games (``GAMES`` bounds it)."""
+    return click.option(
+        "--games", "-n", type=WholeNumber(GAMES), default=default, show_default=True,
+        help=help_text,
+    )  # fmt: skip
+
+
+def seed_option(help_text: str = "Root seed; game i depends only on (seed, i)."):
+    """``--seed/-s S``: the root seed (``SEED`` bounds it)."""
+    return click.option(
+        "--seed", "-s", type=WholeNumber(SEED), default=0, show_default=True, help=help_text
+    )
+
+
+def workers_option(help_text: str = "Worker processes (default: all cores). Results do not "
+                   "depend on it."):  # fmt: skip
+    """``--workers/-w N`` (``WORKERS`` bounds it)."""
+    return click.option("--workers", "-w", type=WholeNumber(WORKERS), default=None, help=help_text)
+
+
 def run_options(
     fn=None,
     *,
@@ -238,22 +259,8 @@ def run_options(
         )
     for deco in reversed(
         [
-            click.option(
-                "--games",
-                "-n",
-                type=WholeNumber(GAMES),
-                default=10_000,
-                show_default=True,
-                help=games_help,
-            ),
-            click.option(
-                "--seed",
-                "-s",
-                type=WholeNumber(SEED),
-                default=0,
-                show_default=True,
-                help="Root seed; game i depends only on (seed, i).",
-            ),
+            games_option(10_000, games_help),
+            seed_option(),
             click.option(
                 "--policy",
                 "-p",
@@ -270,13 +277,7 @@ def run_options(
                 help="A rule reading, e.g. transition=web2014 (see `mcsim games`).",
             ),
             click.option("--players", type=WHOLE, default=None, help=players_help),
-            click.option(
-                "--workers",
-                "-w",
-                type=WholeNumber(WORKERS),
-                default=None,
-                help="Worker processes (default: all cores). Results do not depend on it.",
-            ),
+            workers_option(),
         ]
         + (
             [
@@ -566,6 +567,89 @@ def precision_options(fn):
     ):
         fn = d(fn)
     return fn
+
+
+def study_options(*, games_help: str, seed_help: str, out_help: str, run: str):
+    """The options of the commands that play one study on common deals (``ladder``,
+    ``value``): ``--games``, ``--seed``, ``--variant``, ``--players``, ``--option``,
+    ``--workers``, the backend and precision options, ``--out DIR`` with ``--resume`` /
+    ``--force``, ``--json`` and ``--quiet``, in that order of ``--help``. ``run`` names what
+    ``--resume`` / ``--force`` / ``--json`` act on ("ladder", "run")."""
+
+    def apply(fn):
+        for d in reversed(
+            [
+                games_option(1000, games_help),
+                seed_option(seed_help),
+                click.option(
+                    "--variant",
+                    "variants",
+                    multiple=True,
+                    metavar="NAME=VALUE",
+                    help="A rule reading.",
+                ),  # fmt: skip
+                click.option(
+                    "--players",
+                    type=WHOLE,
+                    default=None,
+                    help="Number of seats (default: the game's).",
+                ),  # fmt: skip
+                game_option_flag(
+                    "A game-specific option (`mcsim games` lists each game's options)."
+                ),
+                workers_option(),
+                scale_options,
+                precision_options,
+                click.option(
+                    "--out",
+                    "-o",
+                    type=click.Path(),  # a file is refused by output_path, as for every --out
+                    default=None,
+                    callback=output_path("dir"),
+                    help=out_help,
+                ),
+                click.option(
+                    "--resume",
+                    is_flag=True,
+                    help=f"Continue an interrupted {run} in --out DIR (same result).",
+                ),
+                click.option(
+                    "--force",
+                    is_flag=True,
+                    help=f"Replace an earlier {run} in --out DIR, once the new one has finished.",
+                ),
+                click.option(
+                    "--json",
+                    "as_json",
+                    is_flag=True,
+                    help=f"Print the {'ladder' if run == 'ladder' else 'result'} as one JSON object.",
+                ),  # fmt: skip
+                click.option(
+                    "--quiet",
+                    "-q",
+                    is_flag=True,
+                    help="No calibration line or progress on stderr.",
+                ),  # fmt: skip
+            ]
+        ):
+            fn = d(fn)
+        return fn
+
+    return apply
+
+
+def check_study_out(out, resume: bool, force: bool, folder_kind: str, run: str) -> None:
+    """The ``--out`` / ``--resume`` / ``--force`` checks of a ``study_options`` command, before
+    any game (``mcsim.outputs.check_run_folder``); ``folder_kind`` is the folder's kind
+    (``LADDER_FOLDER``, ``VALUE_FOLDER``). Raises ``click.UsageError`` / ``OutputError``."""
+    if resume and out is None:
+        raise click.UsageError(f"--resume needs --out DIR (the folder of the interrupted {run})")
+    if force and resume:
+        raise click.UsageError("--force starts over and --resume continues: give one of them")
+    if out is not None:  # as every command's --out DIR, before any game
+        from mcsim.outputs import check_run_folder
+
+        check_run_folder(out, "--out", folder_kind, resume, force)
 
 
 def check_precision_flags(precision, max_games, games_flag: str = "--games") -> None:
@@ -1574,53 +1658,14 @@ def compare_cmd(
     metavar="'A B ...'",
     help="The rungs as one space-separated list of policies, weakest first (instead of -p).",
 )
-@click.option(
-    "--games",
-    "-n",
-    type=WholeNumber(GAMES),
-    default=1000,
-    show_default=True,
-    help="Games per run (every rung's self-play and every curve seating) without --precision.",
-)
-@click.option(
-    "--seed",
-    "-s",
-    type=WholeNumber(SEED),
-    default=0,
-    show_default=True,
-    help="Root seed; game i of every run is the same deal (seed, i).",
-)
-@click.option("--variant", "variants", multiple=True, metavar="NAME=VALUE", help="A rule reading.")
-@click.option("--players", type=WHOLE, default=None, help="Number of seats (default: the game's).")
-@game_option_flag("A game-specific option (`mcsim games` lists each game's options).")
-@click.option(
-    "--workers",
-    "-w",
-    type=WholeNumber(WORKERS),
-    default=None,
-    help="Worker processes (default: all cores). Results do not depend on it.",
-)
-@scale_options
-@precision_options
-@click.option(
-    "--out",
-    "-o",
-    type=click.Path(),  # a file is refused by output_path, as for every --out
-    default=None,
-    callback=output_path("dir"),
-    help="Folder for every run's per-game Parquet dataset, ladder.json and one PNG per "
+@study_options(
+    games_help="Games per run (every rung's self-play and every curve seating) without "
+    "--precision.",
+    seed_help="Root seed; game i of every run is the same deal (seed, i).",
+    out_help="Folder for every run's per-game Parquet dataset, ladder.json and one PNG per "
     "statistic against the rung (resumable).",
+    run="ladder",
 )
-@click.option(
-    "--resume", is_flag=True, help="Continue an interrupted ladder in --out DIR (same result)."
-)
-@click.option(
-    "--force",
-    is_flag=True,
-    help="Replace an earlier ladder in --out DIR, once the new one has finished.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the ladder as one JSON object.")
-@click.option("--quiet", "-q", is_flag=True, help="No calibration line or progress on stderr.")
 @friendly_errors
 def ladder_cmd(
     game,
@@ -1664,14 +1709,9 @@ def ladder_cmd(
             "is empty; give at least two policies, e.g. --rungs 'random mcts'",
             param_hint="--rungs",
         )
-    if resume and out is None:
-        raise click.UsageError("--resume needs --out DIR (the folder of the interrupted ladder)")
-    if force and resume:
-        raise click.UsageError("--force starts over and --resume continues: give one of them")
-    if out is not None:  # as every command's --out DIR, before any game
-        from mcsim.outputs import LADDER_FOLDER, check_run_folder
+    from mcsim.outputs import LADDER_FOLDER
 
-        check_run_folder(out, "--out", LADDER_FOLDER, resume, force)
+    check_study_out(out, resume, force, LADDER_FOLDER, "ladder")
     if games <= 0 and precision is None:
         raise click.BadParameter(
             f"must be a positive whole number, not {games}", param_hint="--games"
@@ -1720,53 +1760,13 @@ def ladder_cmd(
     help="The options to value, separated by , or repeated; A+B is one row forbidding both "
     "(default: every option `mcsim games` lists for the game).",
 )
-@click.option(
-    "--games",
-    "-n",
-    type=WholeNumber(GAMES),
-    default=1000,
-    show_default=True,
-    help="Deals without --precision: every lineup plays games 0..N-1 of the seed.",
-)
-@click.option(
-    "--seed",
-    "-s",
-    type=WholeNumber(SEED),
-    default=0,
-    show_default=True,
-    help="Root seed; game i of every lineup is the same deal (seed, i).",
-)
-@click.option("--variant", "variants", multiple=True, metavar="NAME=VALUE", help="A rule reading.")
-@click.option("--players", type=WHOLE, default=None, help="Number of seats (default: the game's).")
-@game_option_flag("A game-specific option (`mcsim games` lists each game's options).")
-@click.option(
-    "--workers",
-    "-w",
-    type=WholeNumber(WORKERS),
-    default=None,
-    help="Worker processes (default: all cores). Results do not depend on it.",
-)
-@scale_options
-@precision_options
-@click.option(
-    "--out",
-    "-o",
-    type=click.Path(),  # a file is refused by output_path, as for every --out
-    default=None,
-    callback=output_path("dir"),
-    help="Folder for every lineup's per-game Parquet dataset, value.json, value.parquet, "
+@study_options(
+    games_help="Deals without --precision: every lineup plays games 0..N-1 of the seed.",
+    seed_help="Root seed; game i of every lineup is the same deal (seed, i).",
+    out_help="Folder for every lineup's per-game Parquet dataset, value.json, value.parquet, "
     "value.csv, seats.parquet and the forest plot (resumable).",
+    run="run",
 )
-@click.option(
-    "--resume", is_flag=True, help="Continue an interrupted run in --out DIR (same result)."
-)
-@click.option(
-    "--force",
-    is_flag=True,
-    help="Replace an earlier run in --out DIR, once the new one has finished.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
-@click.option("--quiet", "-q", is_flag=True, help="No calibration line or progress on stderr.")
 @friendly_errors
 def value_cmd(
     game,
@@ -1807,14 +1807,9 @@ def value_cmd(
         raise click.UsageError(
             "give one policy (-p): value plays it in every seat and restricts each seat in turn"
         )
-    if resume and out is None:
-        raise click.UsageError("--resume needs --out DIR (the folder of the interrupted run)")
-    if force and resume:
-        raise click.UsageError("--force starts over and --resume continues: give one of them")
-    if out is not None:  # as every command's --out DIR, before any game
-        from mcsim.outputs import VALUE_FOLDER, check_run_folder
+    from mcsim.outputs import VALUE_FOLDER
 
-        check_run_folder(out, "--out", VALUE_FOLDER, resume, force)
+    check_study_out(out, resume, force, VALUE_FOLDER, "run")
     res = restricted_play(
         game,
         list(restrict_options) or None,
