@@ -194,8 +194,9 @@ def test_games_lists_sacred_hill_restrictions(run):
     r = run("games")
     assert r.exit_code == 0
     assert (
-        "  forbid   build-into-siege  (sacrifice): a build on an empty hill the opponent "
-        "besieges" in r.output
+        "  forbid   build-into-siege  (sacrifice): a build on an empty hill whose every "
+        "neighbour is an enemy fort (the opponent must capture it on its next Battle turn)"
+        in r.output
     )
     data = json.loads(run("games", "--json").output)
     sh = next(g for g in data if g["id"] == "sacred-hill")

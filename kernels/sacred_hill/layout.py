@@ -157,7 +157,7 @@ N_POLICY_COLS = P_FORBID + 1
 #: restricted play (docs/rules/sacred_hill.md §10): bit ``FORBID_*`` of a seat's
 #: mask forbids that option. Manoeuvres (§3.1) next to an enemy fort / on an edge hill; Battle
 #: builds (§3.3.2-3) next to an enemy fort / on a hill the seat besieges itself (a "safe
-#: connection", §2, §6.5); any build on a hill the opponent besieges (captured next turn, §3.3.1)
+#: connection", §2, §6.5); any build on a hill the opponent besieges (captured on its next Battle turn, §3.3.1)
 (
     FORBID_MANOEUVRE_NEXT_TO_ENEMY,
     FORBID_MANOEUVRE_ON_EDGE,

@@ -57,8 +57,8 @@ def forbidden_moves(state, moves, kind, mask):
     adjacent to an enemy fort, a Manoeuvre on one of the 20 edge hills (fewer than 4
     neighbours, §1), a Battle build (§3.3.2-3) next to an enemy fort, a Battle build on an empty
     hill every existing neighbour of which is the player's own fort (a safe connection, §2,
-    §6.5), a build of either phase on an empty hill the opponent besieges (§2; the fort is
-    captured next turn, §3.3.1). Captures and passes are never options (the rules impose them,
+    §6.5), a build of either phase on an empty hill the opponent besieges (§2; the opponent
+    must capture the fort on its next Battle turn, §3.3.1). Captures and passes are never options (the rules impose them,
     §3.3.1, §3.4): 0 for them.
     """
     if kind != KIND_MANOEUVRE and kind != KIND_BUILD_ADJACENT and kind != KIND_BUILD_ANYWHERE:

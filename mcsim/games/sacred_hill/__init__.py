@@ -177,7 +177,8 @@ RESTRICTIONS = (
     ),
     RestrictionSpec(
         "build-into-siege",
-        "a build on an empty hill the opponent besieges (captured next turn)",
+        "a build on an empty hill whose every neighbour is an enemy fort (the opponent must capture "
+        "it on its next Battle turn)",
         "sacrifice",
         K.FORBID_BUILD_INTO_SIEGE,
         source=f"{_RULES} §10, §2, §3.3.1",
