@@ -131,6 +131,17 @@ def _fail(state, kind, turn):
     state.sc[S_ERR_TURN] = turn
 
 
+@njit(cache=True)
+def _seat_forbid(forbid, cur):
+    """Seat ``cur``'s restricted-play mask (int64, bits ``FB_*``, docs/rules/carcassonne.md
+    §6.1): 0 when ``forbid`` is None, the ``Run`` of a lineup without a restricted seat. Compiled
+    on its own so that the None branch is pruned; then every ``fb != 0`` test of the turn folds
+    away and an unrestricted run carries no restricted-play code."""
+    if forbid is None:
+        return np.int64(0)
+    return np.int64(forbid[cur])
+
+
 @njit(cache=True, inline="always")
 def _tally(state, cur, nforb, nperm):
     """Restricted play's counters of one real decision of ``cur`` (docs/rules/carcassonne.md
@@ -207,7 +218,7 @@ def _choose_open(state, run, cur, t, turn, heuristic_scratch, search_scratch):
     pid = run.policy_ids[cur]
     params = run.policy_params[cur]
     rng = run.rngs[cur]
-    fb = run.forbid[cur]
+    fb = _seat_forbid(run.forbid, cur)
     allowed = 31  # bit g: opening a card of type g is permitted (restricted play, §6.1)
     if fb != 0 and run.mode == MODE_PLAY:
         allowed = 0
@@ -340,7 +351,7 @@ def _gift_target(state, run, cur, t, opened, turn, row, heuristic_scratch, searc
                         run.policy_params[cur],
                         run.rngs[cur],
                         search_scratch,
-                        run.forbid[cur],
+                        _seat_forbid(run.forbid, cur),
                     )
                     - BASE_NODE
                 )
@@ -355,7 +366,7 @@ def _gift_target(state, run, cur, t, opened, turn, row, heuristic_scratch, searc
                 run.policy_params[cur],
                 run.variant,
                 opt,
-                run.forbid[cur],
+                _seat_forbid(run.forbid, cur),
             )
             if target < 0:
                 target = opt[0, 3]
@@ -381,7 +392,7 @@ def _gift_change(state, run, cur, t, opened, turn, row, heuristic_scratch, searc
     tables, opt, rscript, log = run.tables, state.opt, run.rscript, run.log
     no = _s_changes(state, tables, cur, run.variant, state.scratch[8:24], state.scratch[0:8], opt)
     pid = run.policy_ids[cur]
-    fb = run.forbid[cur]
+    fb = _seat_forbid(run.forbid, cur)
     nperm = no  # restricted play (§6.1): moves to a forbidden segment are avoided
     if fb != 0 and run.mode == MODE_PLAY and no > 0:
         nperm = 0
@@ -504,12 +515,12 @@ def _gift_take2(state, run, cur, t, opened, turn, row, heuristic_scratch, search
                     params,
                     run.rngs[cur],
                     search_scratch,
-                    run.forbid[cur],
+                    _seat_forbid(run.forbid, cur),
                 )
                 - BASE_KEEP
             )
     elif heuristic_scratch is not None:  # the heuristic
-        fb = run.forbid[cur]
+        fb = _seat_forbid(run.forbid, cur)
         c1, r1, s1, v1 = best_placement(
             state, tables, t, cur, params, variant, heuristic_scratch, opt, fb
         )
@@ -579,7 +590,7 @@ def _choose_place(state, run, cur, t, opened, turn, pc, pr, ps, heuristic_scratc
                 run.policy_params[cur],
                 rng,
                 search_scratch,
-                run.forbid[cur],
+                _seat_forbid(run.forbid, cur),
             )
         return np.int64(m // 4), np.int64(m % 4), ps
     if heuristic_scratch is not None:  # the heuristic
@@ -592,7 +603,7 @@ def _choose_place(state, run, cur, t, opened, turn, pc, pr, ps, heuristic_scratc
             run.variant,
             heuristic_scratch,
             opt,
-            run.forbid[cur],
+            _seat_forbid(run.forbid, cur),
         )
         return np.int64(c), np.int64(r), ps
     return np.int64(BAD), _NONE, ps
@@ -607,7 +618,7 @@ def _choose_meeple(
     mopts = state.scratch[8:24]
     nm = meeple_options(state, run.tables, idx, cur, mopts)
     pid = run.policy_ids[cur]
-    fb = run.forbid[cur]
+    fb = _seat_forbid(run.forbid, cur)
     nperm = nm  # restricted play (§6.1): "none" (mopts[0]) is always permitted
     tt = state.tinfo[idx, 0]  # the tile placed (Take 2: the one kept)
     if fb != 0 and run.mode == MODE_PLAY:
@@ -677,7 +688,7 @@ def _choose_start_meeple(state, run, heuristic_scratch, search_scratch):
     cur = _ZERO
     nm = meeple_options(state, run.tables, _ZERO, cur, mopts)
     pid = run.policy_ids[cur]
-    fb = run.forbid[cur]
+    fb = _seat_forbid(run.forbid, cur)
     t0 = state.tinfo[0, 0]
     nperm = nm - 1  # restricted play (§6.1): the options mopts[1:nm], "none" is not offered
     if fb != 0 and run.mode == MODE_PLAY:
@@ -960,13 +971,15 @@ def _play(
 def forbid_masks(npl, policy_ids, policy_params):
     """int64[npl]: each seat's restricted-play mask (bits ``FB_*``, docs/rules/carcassonne.md
     §6.1), read from its ``forbid_mask`` parameter (column ``FORBID_COL[policy id]`` of
-    ``policy_params``; 0 when the vector is shorter: no restriction)."""
+    ``policy_params``; 0 when the vector is shorter: no restriction); None when no seat is
+    restricted, so that an unrestricted run compiles no restricted-play code
+    (``_seat_forbid``)."""
     out = np.zeros(npl, dtype=np.int64)
     for p in range(npl):
         col = FORBID_COL[int(policy_ids[p])]
         if col < policy_params.shape[1]:
             out[p] = int(policy_params[p, col])
-    return out
+    return out if out.any() else None
 
 
 def _i32(a, ndim):
