@@ -4,7 +4,8 @@ Each revision is checked out into a temporary git worktree with its own ``NUMBA_
 one warm-up process per revision compiles its kernels, then ``--pairs`` rounds alternate the
 two revisions (before, after, before, after, ...), each round one fresh process per revision
 that plays one short warm-up game and then ``--games`` games of ``mcsim.simulate`` with
-1 worker (warm: compile excluded). Alternation spreads the machine's load changes over both
+1 worker (warm: compile excluded), timed in CPU seconds of that process (``--wall``: wall
+seconds), the steadier figure when other work shares the machine. Alternation spreads the machine's load changes over both
 revisions; the output gives every round's games/s, the median per revision, the after/before
 ratio of the medians and the load average seen before each round, so a reader can judge the
 noise. A speed figure, never a timed assertion (benchmarks/RESULTS.md).
@@ -35,10 +36,16 @@ import mcsim
 cfg = json.loads(sys.argv[1])
 kw = dict(policies=cfg["policies"], players=cfg["players"], variant=cfg["variant"] or None)
 mcsim.simulate(cfg["game"], games=1, seed=1, workers=1, **kw)  # loads the cached kernels
-t = time.perf_counter()
+c, t = time.process_time(), time.perf_counter()
 r = mcsim.simulate(cfg["game"], games=cfg["games"], seed=2, workers=1, **kw)
-print(json.dumps({"games_per_s": cfg["games"] / (time.perf_counter() - t)}))
+print(json.dumps({"games_per_s": cfg["games"] / (time.perf_counter() - t),
+                  "games_per_cpu_s": cfg["games"] / (time.process_time() - c)}))
 """
+
+
+#: the figure compared: games per CPU second of the measuring process (``--wall``: per wall
+#: second); CPU time is the steadier figure on a loaded machine
+_RATE = "games_per_cpu_s"
 
 
 def _load() -> str:
@@ -59,7 +66,7 @@ def _run(tree: Path, cache: str, cfg: dict) -> float:
     )
     if p.returncode != 0:
         raise SystemExit(f"{tree.name}: {p.stderr.strip().splitlines()[-1:]}")
-    return json.loads(p.stdout.strip().splitlines()[-1])["games_per_s"]
+    return json.loads(p.stdout.strip().splitlines()[-1])[_RATE]
 
 
 def main(argv=None):
@@ -72,7 +79,14 @@ def main(argv=None):
     ap.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE")
     ap.add_argument("-n", "--games", type=int, default=10_000, help="games per measurement")
     ap.add_argument("--pairs", type=int, default=6, help="alternated rounds")
+    ap.add_argument(
+        "--wall", action="store_true", help="games per wall second (default: per CPU second)"
+    )
     args = ap.parse_args(argv)
+    global _RATE
+    unit = "games/s" if args.wall else "games/CPU-s"
+    if args.wall:
+        _RATE = "games_per_s"
     variant = dict(v.split("=", 1) for v in args.variant)
     cfg = dict(
         game=args.game,
@@ -99,7 +113,7 @@ def main(argv=None):
                     rates[name].append(_run(tree, cache, cfg))
                 print(
                     f"round {i + 1}: before {rates['before'][-1]:,.0f}  after "
-                    f"{rates['after'][-1]:,.0f} games/s  (load {load})",
+                    f"{rates['after'][-1]:,.0f} {unit}  (load {load})",
                     flush=True,
                 )
         finally:
@@ -112,7 +126,7 @@ def main(argv=None):
         f"{args.game} {','.join(cfg['policies'])} players={args.players} {variant or ''} "
         f"n={args.games}: before median {med['before']:,.0f} "
         f"[{min(rates['before']):,.0f}-{max(rates['before']):,.0f}], after median "
-        f"{med['after']:,.0f} [{min(rates['after']):,.0f}-{max(rates['after']):,.0f}] games/s, "
+        f"{med['after']:,.0f} [{min(rates['after']):,.0f}-{max(rates['after']):,.0f}] {unit}, "
         f"after/before {med['after'] / med['before']:.3f} ({args.pairs} alternated rounds)"
     )
 
