@@ -61,6 +61,7 @@ from kernels.don_quixote.policies import (
     _run_simple,
     heuristic_value,
 )
+from kernels.don_quixote.restrict import ALLOW_ALL, RS_MASK, RS_WIDTH, allowed, permitted
 from kernels.don_quixote.rules import (
     _revealed_at,
     n_revealed,
@@ -74,22 +75,27 @@ from kernels.rng import next_u64, randint, random_float, seed_state
 
 #: the search context of Don Quixote (``kernels.search.register``): the tile table, whether the
 #: last tile is rotated at random, the rollout policy id and weights, and the rollout's scratch
-#: (placement log, saved estate, open ends per network, empty breakdown, moves); ``CTX_*`` index it
+#: (placement log, saved estate, open ends per network, empty breakdown, moves); ``CTX_*`` index it;
+#: ``forbid``: the player's restriction (int64[RS_WIDTH], ``kernels.don_quixote.restrict``; mask
+#: 0 = none): the tree's moves and the rollouts' placements obey its mask
 DonQuixoteSearchContext = namedtuple(
     "DonQuixoteSearchContext",
     ["tables", "last_rand", "rollout_policy", "rollout_weights", "log", "saved", "open_ends",
-     "no_breakdown", "moves"],
+     "no_breakdown", "moves", "forbid"],
 )  # fmt: skip
 
 
 @njit(cache=True)
 def _choose_rollout(
-    params, state, tables, cells, seq, pos, hand, nh, rotmask, last_rand, rng, scratch
-):
+    params, state, tables, cells, seq, pos, hand, nh, rotmask, last_rand, rng, scratch, fmask,
+    allow,
+):  # fmt: skip
     """Rollout policy: each candidate is scored by the mean of K completions (base policy)
     on K futures sampled from what is hidden (cell order after ``pos``, unrevealed tiles);
     all candidates see the same K futures and base-policy draws. ``scratch``: a
-    ``PlacementScratch``."""
+    ``PlacementScratch``. Restricted play (§8): ``fmask`` the seat's forbid mask (0 none),
+    ``allow`` the permitted candidates (bits ``2 * i + o``, ``restrict``); the completions
+    obey the mask too."""
     K = max(int(params[R_COMPLETIONS]), 1)
     base = int(params[R_BASE])
     cell = cells[pos]
@@ -130,6 +136,8 @@ def _choose_rollout(
     weights = np.empty(N_HEUR, dtype=np.float64)
     for k in range(N_HEUR):
         weights[k] = params[R_WEIGHTS + k]
+    rs2 = np.zeros(RS_WIDTH, dtype=np.int64)
+    rs2[RS_MASK] = fmask
     best_i = 0
     best_o = 0
     best_v = -1.0e300
@@ -137,6 +145,8 @@ def _choose_rollout(
     for i in range(first, nh):
         for o in range(2):
             if not (rotmask >> o) & 1:
+                continue
+            if fmask != 0 and not allowed(allow, i, o):
                 continue
             acc = 0.0
             for k in range(K):
@@ -151,21 +161,40 @@ def _choose_rollout(
                 if pos == ROUND_END[rnd - 1]:
                     v += score_round(work, rnd)
                 seed_state(rollout_rng, fut_seed[k])
-                v += _run_simple(
-                    work,
-                    tables,
-                    fut_cells[k],
-                    fut_seq[k],
-                    pos + 1,
-                    hand2,
-                    nh2,
-                    base,
-                    weights,
-                    fut_lrot[k],
-                    rollout_rng,
-                    scratch,
-                    outputs,
-                )
+                if fmask == 0:
+                    v += _run_simple(
+                        work,
+                        tables,
+                        fut_cells[k],
+                        fut_seq[k],
+                        pos + 1,
+                        hand2,
+                        nh2,
+                        base,
+                        weights,
+                        fut_lrot[k],
+                        rollout_rng,
+                        scratch,
+                        outputs,
+                        None,
+                    )
+                else:
+                    v += _run_simple(
+                        work,
+                        tables,
+                        fut_cells[k],
+                        fut_seq[k],
+                        pos + 1,
+                        hand2,
+                        nh2,
+                        base,
+                        weights,
+                        fut_lrot[k],
+                        rollout_rng,
+                        scratch,
+                        outputs,
+                        rs2,
+                    )
                 acc += v
             if acc > best_v:
                 best_v = acc
@@ -478,7 +507,9 @@ def _search_determinize(state, ctx, rng):
 @njit(cache=True)
 def _search_legal(state, ctx, moves):
     """Moves ``(cell * n_tiles + tile) * 2 + rotation``: the cell is part of the move, so a node's
-    children differ with the position card seen (information sets, not open loop)."""
+    children differ with the position card seen (information sets, not open loop). Under a
+    restriction (``ctx.forbid``'s mask, §8) only the permitted moves, or all when every one is
+    forbidden."""
     pos = state[SC, SC_POS]
     if pos >= N_PLACE:
         return 0
@@ -492,10 +523,19 @@ def _search_legal(state, ctx, moves):
     else:
         rotmask = ROT_BOTH
         first = 0
+    fmask = ctx.forbid[RS_MASK]
+    allow = ALLOW_ALL
+    if fmask != 0:
+        allow, legal = permitted(
+            state, ctx.tables, cell, state[SC, SC_HAND + first : SC_HAND + nh], nh - first,
+            rotmask, fmask, ctx.log, ctx.saved,
+        )  # fmt: skip
+        if allow == 0:
+            allow = legal
     for i in range(first, nh):
         base = (cell * n_tiles + state[SC, SC_HAND + i]) * 2
         for o in range(2):
-            if (rotmask >> o) & 1:
+            if (rotmask >> o) & 1 and allowed(allow, i - first, o):
                 moves[n] = base + o
                 n += 1
     return n
@@ -535,10 +575,10 @@ def _search_apply(state, ctx, move):
 
 @njit(cache=True)
 def _search_rollout(state, ctx, rng, scores):
-    tables, last_rand, base, weights, log, saved, open_ends, no_breakdown, rollout_moves = ctx
+    tables, last_rand, base, weights, log, saved, open_ends, no_breakdown, rollout_moves, rs = ctx
     pos = state[SC, SC_POS]
     total = state[SC, SC_BANK]
-    if pos < N_PLACE:
+    if pos < N_PLACE and rs[RS_MASK] != 0:
         n_land = tables.shape[0] - 2
         total += _run_simple(
             state,
@@ -554,6 +594,25 @@ def _search_rollout(state, ctx, rng, scores):
             rng,
             PlacementScratch(log, saved, open_ends),
             SeatOutputs(no_breakdown, np.int64(0), rollout_moves),
+            rs,
+        )
+    elif pos < N_PLACE:
+        n_land = tables.shape[0] - 2
+        total += _run_simple(
+            state,
+            tables,
+            state[SC, SC_FCELLS : SC_FCELLS + N_PLACE],
+            state[SC, SC_SEQ : SC_SEQ + n_land],
+            pos,
+            state[SC, SC_HAND : SC_HAND + HAND_SLOTS],
+            state[SC, SC_NH] - _revealed_at(pos),
+            base,
+            weights,
+            state[SC, SC_LROT],
+            rng,
+            PlacementScratch(log, saved, open_ends),
+            SeatOutputs(no_breakdown, np.int64(0), rollout_moves),
+            None,
         )
     scores[0] = total
 
@@ -593,11 +652,13 @@ def search_root(state, tables, cells, seq, pos, hand, nh, bank, last_rotmask, la
 
 @njit(cache=True)
 def choose_mcts(
-    params, state, tables, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand, rng, scratch
-):
+    params, state, tables, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand, rng, scratch,
+    fmask,
+):  # fmt: skip
     """(hand index, orientation) of placement ``pos`` by ISMCTS (``kernels.search``) with the
     ``mcts`` parameters ``M_*``; ``scratch`` from ``search_scratch``. Reads of the deal only what
-    the player has seen (``search_root``)."""
+    the player has seen (``search_root``). ``fmask``: the player's forbid mask (0 none, §8),
+    obeyed by the tree's moves (the root's too) and the rollouts."""
     (
         root,
         work,
@@ -620,6 +681,8 @@ def choose_mcts(
     search_root(state, tables, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand, root)
     for k in range(N_HEUR):
         weights[k] = params[M_WEIGHTS + k]
+    forbid = np.zeros(RS_WIDTH, dtype=np.int64)
+    forbid[RS_MASK] = fmask
     ctx = DonQuixoteSearchContext(
         tables,
         last_rand,
@@ -630,6 +693,7 @@ def choose_mcts(
         open_ends,
         no_breakdown,
         rollout_moves,
+        forbid,
     )
     move = search.search(
         root,
