@@ -30,7 +30,8 @@ FACES = {
 
 def load_pieces(path: Path = PLACEHOLDER) -> dict[str, list[dict]]:
     """``{tile id: [piece, ...]}`` in reference orientation, a piece being ``{"ports": set of
-    port names, "church": n, "windmill": n}``; a feature on no road is a piece without ports."""
+    port names, "church": n, "windmill": n, "knights": [half, ...]}`` (the halves "L"/"R" of
+    the knights on it); a feature on no road is a piece without ports."""
     doc = json.loads(Path(path).read_text())
     out = {}
     for t in doc["tiles"]:
@@ -38,17 +39,19 @@ def load_pieces(path: Path = PLACEHOLDER) -> dict[str, list[dict]]:
         pieces = []
         on_road = set()
         for r in t["roads"]:
-            p = {"ports": set(r["ports"]), "church": 0, "windmill": 0}
+            p = {"ports": set(r["ports"]), "church": 0, "windmill": 0, "knights": []}
             for h in r.get("features", []):
                 on_road.add(h)
                 f = halves[h]["feature"]
                 if f in ("church", "windmill"):
                     p[f] += 1
+                elif f == "knight":
+                    p["knights"].append(h)
             pieces.append(p)
         for h, hv in halves.items():
             if hv.get("feature", "none") in ("church", "windmill") and h not in on_road:
                 pieces.append({"ports": set(), "church": int(hv["feature"] == "church"),
-                               "windmill": int(hv["feature"] == "windmill")})  # fmt: skip
+                               "windmill": int(hv["feature"] == "windmill"), "knights": []})  # fmt: skip
         out[t["id"]] = pieces
     return out
 
@@ -67,8 +70,24 @@ class Estate:
         out = []
         for p in self.pieces[tile]:
             ports = {TURN[q] for q in p["ports"]} if rot == 180 else set(p["ports"])
-            out.append({**p, "ports": ports})
+            knights = (
+                [{"L": "R", "R": "L"}[h] for h in p["knights"]] if rot == 180 else p["knights"]
+            )
+            out.append({**p, "ports": ports, "knights": list(knights)})
         return out
+
+    def defends(self, cell: str, tile: str, rot: int) -> bool:
+        """§3.4 (variant ``defence_road=own-half``): ``tile`` at ``rot`` on ``cell`` holds a
+        knight whose road piece has a port of the knight's own half on the outer boundary."""
+        r, col = ROWS.index(cell[0]), COLS.index(cell[1])
+        for p in self.turned(tile, rot):
+            for h in p["knights"]:
+                for q in p["ports"]:
+                    dr, dc, _ = FACES[q]
+                    out = not (0 <= r + dr < len(ROWS) and 0 <= col + dc < len(COLS))
+                    if q[0] == h and out:
+                        return True
+        return False
 
     def put(self, cell: str, tile: str, rot: int) -> None:
         assert cell not in self.cells, cell
@@ -117,6 +136,10 @@ def forbidden(est: Estate, cell: str, tile: str, rot: int, options: set[str]) ->
     """Whether placing ``tile`` at ``rot`` on empty ``cell`` is forbidden by any of ``options``
     (docs/rules/don_quixote.md §8); the estate is left as it was."""
     if "turn-tile" in options and rot == 180:
+        return True
+    # §8.4: the other orientation would defend, this one does not
+    off = not est.defends(cell, tile, rot) and est.defends(cell, tile, 180 - rot)
+    if "knight-off-defence" in options and off:
         return True
     before = {k: est.count(k) for k in ("church", "windmill")}
     est.put(cell, tile, rot)

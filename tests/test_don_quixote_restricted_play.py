@@ -69,6 +69,8 @@ def test_s8_records_obey_the_option_and_counts_match_the_naive_replay(policy, op
     assert avoided > 0  # every option came up
     if option == "turn-tile":
         assert got == [(22, 0)] * len(got)  # §8.1: 0° is always legal under the free variant
+    if option == "knight-off-defence":
+        assert all(f == 0 for _, f in got)  # §8.4: alone never forced under the free variant
 
 
 def test_s8_combined_options_and_forced_decisions():
@@ -78,6 +80,8 @@ def test_s8_combined_options_and_forced_decisions():
     assert sum(f for _, f in got) > 0
     got = _checked("heuristic", "turn-tile+church-apart", 12, seed=9)
     assert all(a + f == 22 for a, f in got)  # turn-tile makes every decision restricted
+    got = _checked("random", "turn-tile+knight-off-defence", 40, seed=9)
+    assert all(a + f == 22 for a, f in got)
 
 
 def test_s8_1_turn_tile_is_forced_only_by_a_set_aside_tile_dealt_at_180():
@@ -110,6 +114,7 @@ def test_s8_restriction_changes_the_games_exactly():
         "turn-tile": 29.915,
         "church-apart": 39.865,
         "windmill-apart": 38.725,
+        "knight-off-defence": 38.45,
     }
 
 
@@ -253,7 +258,7 @@ def test_s8_hindsight_beam_and_round3_solver_obey_the_mask():
         (
             "greedy:forbid=turn-knight",
             "forbid='turn-knight': don-quixote has no such option; choose from: turn-tile, "
-            "church-apart, windmill-apart",
+            "knight-off-defence, church-apart, windmill-apart",
         ),
         ("random:forbid=" + "+".join(OPTIONS), "forbids every option restricted play knows"),
         ("heuristic:forbid=turn-tile+turn-tile", "'turn-tile' given twice"),
@@ -285,16 +290,17 @@ def test_restrict_seat_out_of_range_on_a_one_seat_game(run):
     assert r.exit_code == 0, r.output
 
 
-def test_games_lists_the_three_options(run):
+def test_games_lists_the_four_options(run):
     r = run("games")
     assert r.exit_code == 0
     lines = [x.strip() for x in r.output.splitlines()]
     for name, group in (("turn-tile", "orientation"), ("church-apart", "kind"),
-                        ("windmill-apart", "kind")):  # fmt: skip
+                        ("windmill-apart", "kind"), ("knight-off-defence", "orientation")):  # fmt: skip
         assert any(x.startswith(f"forbid   {name}  ({group}):") for x in lines), name
     assert DQ.SPEC.exhaustive_groups == ()
     assert [(x.name, x.bit) for x in DQ.SPEC.restrictions] == [
         ("turn-tile", K.FORBID_TURN_TILE),
+        ("knight-off-defence", K.FORBID_KNIGHT_OFF_DEFENCE),
         ("church-apart", K.FORBID_CHURCH_APART),
         ("windmill-apart", K.FORBID_WINDMILL_APART),
     ]
@@ -310,7 +316,8 @@ def test_value_cli_summary_and_json(run):
     lines = r.output.splitlines()
     assert any(x.startswith("* turn-tile") and "-7.91 [-11.20, -4.62]" in x for x in lines)
     assert any(x.startswith("  church-apart") and "-1.75" in x for x in lines)
-    assert "128 games played" in r.output
+    assert any(x.startswith("  knight-off-defence") for x in lines)
+    assert "160 games played" in r.output
     r = run(*args, "--json")
     assert r.exit_code == 0, r.output
     doc = json.loads(r.output)

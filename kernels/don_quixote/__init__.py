@@ -108,6 +108,7 @@ from kernels.don_quixote.layout import (
 from kernels.don_quixote.play import entry_for, play_batch, play_batch_search, play_batch_simple
 from kernels.don_quixote.restrict import (
     FORBID_CHURCH_APART,
+    FORBID_KNIGHT_OFF_DEFENCE,
     FORBID_TURN_TILE,
     FORBID_WINDMILL_APART,
 )
@@ -200,6 +201,7 @@ __all__ = [
     "TW",
     # restrict
     "FORBID_CHURCH_APART",
+    "FORBID_KNIGHT_OFF_DEFENCE",
     "FORBID_TURN_TILE",
     "FORBID_WINDMILL_APART",
     # rules

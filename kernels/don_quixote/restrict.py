@@ -8,7 +8,10 @@ the bits ``FORBID_*``:
 * ``FORBID_CHURCH_APART``: a tile with a church placed so that, after the placement, none of
   its churches shares a road network with another church, while the estate already held a
   church before it (§8.2);
-* ``FORBID_WINDMILL_APART``: the same for windmills (§8.3).
+* ``FORBID_WINDMILL_APART``: the same for windmills (§8.3);
+* ``FORBID_KNIGHT_OFF_DEFENCE``: a placement on a border cell in the orientation in which the
+  tile gives the cell no defence shields while the other orientation gives some (a knight
+  turned so that its own half has no boundary road, §8.4, §3.4).
 
 One decision is one placement: the legal options are the (face-up tile, orientation) pairs of
 §3.2 (the set-aside tile alone at placement 22, in the orientations the variant allows). When
@@ -32,6 +35,7 @@ from kernels.don_quixote.layout import (
     SC,
     SC_SAVE,
     T_CH,
+    T_DEF,
     T_NP,
     T_WM,
     WM,
@@ -40,6 +44,7 @@ from kernels.don_quixote.rules import find, place, unplace
 
 #: bits of a seat's forbid mask (``mcsim.games.don_quixote.RESTRICTIONS``)
 FORBID_TURN_TILE, FORBID_CHURCH_APART, FORBID_WINDMILL_APART = 0, 1, 2
+FORBID_KNIGHT_OFF_DEFENCE = 3
 #: the kinds whose test needs the estate after a trial placement
 FORBID_NEEDS_PLACE = (1 << FORBID_CHURCH_APART) | (1 << FORBID_WINDMILL_APART)
 #: positions in a restriction ``rs``: the mask, decisions avoided, decisions forced
@@ -73,11 +78,23 @@ def _apart(state, tables, cell, t, o, t_field, row):
 
 
 @njit(cache=True)
+def _orientation_forbidden(tables, cell, t, o, mask):
+    """The options read from the tile table alone: turn-tile (§8.1), knight-off-defence
+    (§8.4: no defence shields on ``cell`` at ``o``, some at the other orientation)."""
+    if (mask >> FORBID_TURN_TILE) & 1 and o == 1:
+        return True
+    if (mask >> FORBID_KNIGHT_OFF_DEFENCE) & 1:
+        if tables[t, o, T_DEF + cell] == 0 and tables[t, 1 - o, T_DEF + cell] > 0:
+            return True
+    return False
+
+
+@njit(cache=True)
 def forbidden_placed(state, tables, cell, t, o, mask, churches_before, mills_before):
     """Whether the placement just made (tile ``t`` at orientation ``o`` on ``cell``, already on
     ``state``) is forbidden by ``mask`` (§8); ``churches_before`` / ``mills_before``: the
     estate's churches / windmills before it (``feature_total``)."""
-    if (mask >> FORBID_TURN_TILE) & 1 and o == 1:
+    if _orientation_forbidden(tables, cell, t, o, mask):
         return True
     if (mask >> FORBID_CHURCH_APART) & 1 and churches_before > 0:
         if _apart(state, tables, cell, t, o, T_CH, CH):
@@ -93,7 +110,7 @@ def forbidden_move(state, tables, cell, t, o, mask, log, saved):
     """Whether placing tile ``t`` at orientation ``o`` on empty ``cell`` is forbidden by
     ``mask`` (§8); ``state`` is restored (trial placement with ``log`` / ``saved``)."""
     if not mask & FORBID_NEEDS_PLACE:
-        return (mask >> FORBID_TURN_TILE) & 1 == 1 and o == 1
+        return _orientation_forbidden(tables, cell, t, o, mask)
     nc = feature_total(state, CH)
     nw = feature_total(state, WM)
     for k in range(SC_SAVE):
@@ -128,7 +145,7 @@ def permitted(state, tables, cell, hand, nh, rotmask, mask, log, saved):
                 f = forbidden_placed(state, tables, cell, t, o, mask, nc, nw)
                 unplace(state, tables, cell, log, saved)
             else:
-                f = (mask >> FORBID_TURN_TILE) & 1 == 1 and o == 1
+                f = _orientation_forbidden(tables, cell, t, o, mask)
             if not f:
                 allow |= b
     return allow, legal

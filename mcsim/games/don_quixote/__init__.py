@@ -42,8 +42,10 @@ hindsight.py``).
 
 Restricted play (rules §8): every policy but ``oracle`` takes ``forbid=NAME+NAME``
 (``RESTRICTIONS``: ``turn-tile``, a placement at 180°; ``church-apart`` / ``windmill-apart``, a
-church / windmill tile whose churches / windmills join no other once the estate holds one); the
-per-game table then has ``forbid_avoided_<k>`` and ``forbid_forced_<k>``.
+church / windmill tile whose churches / windmills join no other once the estate holds one;
+``knight-off-defence``, a border placement turned so that it gives no defence where the other
+orientation would);
+the per-game table then has ``forbid_avoided_<k>`` and ``forbid_forced_<k>``.
 
 Game-specific extras: ``--option tiles=FILE`` (``RunConfig.options["tiles"]``), records and replay
 (format in ``replay``), ``mcsim evaluate`` hooks (``EVALUATE_BANDS``, ``EVALUATE_GROUPS``,
@@ -230,7 +232,7 @@ HINDSIGHT_PARAMS = (
 )
 
 #: restricted play's options (docs/rules/don_quixote.md §8), kernel bits ``K.FORBID_*`` of the
-#: ``forbid_mask`` parameter
+#: ``forbid_mask`` parameter, grouped as tables show them (orientation, then kind)
 RESTRICTIONS = (
     RestrictionSpec(
         "turn-tile",
@@ -239,6 +241,14 @@ RESTRICTIONS = (
         "orientation",
         K.FORBID_TURN_TILE,
         source=f"{RULES} §8.1, §3.2",
+    ),
+    RestrictionSpec(
+        "knight-off-defence",
+        "a tile placed on a border cell in the orientation that gives no defence shields "
+        "there while the other one would (a knight turned away from the boundary)",
+        "orientation",
+        K.FORBID_KNIGHT_OFF_DEFENCE,
+        source=f"{RULES} §8.4, §3.4, §3.7.3",
     ),
     RestrictionSpec(
         "church-apart",
@@ -379,8 +389,9 @@ SPEC = GameSpec(
     max_plies=K.N_PLACE,
     description="8x3 estate, 22 landscape tiles in rounds of 9/7/5+1, three scorings",
     restrictions=RESTRICTIONS,
-    # no group covers a whole decision: 0° is legal at every free placement, and a church or
-    # windmill that joins its kind, or a tile of another kind, is always permitted (§8)
+    # no group covers a whole decision: 0° is legal at every free placement and one of the two
+    # orientations always defends at least as much as the other; a church or windmill that
+    # joins its kind, or a tile of another kind, is always permitted (§8)
     exhaustive_groups=(),
 )
 # the kernel reads each policy's mask at its parameter count (``K.FORBID_COL``)
