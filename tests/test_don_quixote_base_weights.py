@@ -88,7 +88,7 @@ def _mcts_decision(policy, cells, seq, last_rotmask, pos, seed):
     rotmask = last_rotmask if pos == K.N_PLACE - 1 else 3
     scratch = K.search_scratch(tables, int(params[0, K.M_ITER]) + 1)
     i, o = K.choose_mcts(
-        params[0], S, tables, cells, seq, pos, hand, nh, 0, rotmask, True, rng, scratch, 0
+        params[0], S, tables, cells, seq, pos, hand, nh, 0, rotmask, True, rng, scratch, None
     )
     return int(hand[i]), int(o)
 

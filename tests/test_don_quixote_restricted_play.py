@@ -191,8 +191,9 @@ def _restricted_start(mask: int, seed: int = 5, game: int = 0):
     """The search root of a game's first placement and its context with forbid mask ``mask``."""
     prep = DQ.prepare(resolve_config("don-quixote", 1, ["mcts:iterations=10"])[1])
     root, ctx = DQ.search_start(prep, seed, game)
-    ctx.forbid[K.restrict.RS_MASK] = mask
-    return prep, root, ctx
+    forbid = np.zeros(K.restrict.RS_WIDTH, np.int64)
+    forbid[K.restrict.RS_MASK] = mask
+    return prep, root, ctx._replace(forbid=forbid)
 
 
 def test_s8_search_tree_moves_and_rollouts_obey_the_mask():

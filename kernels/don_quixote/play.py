@@ -201,7 +201,7 @@ def _play_planned(
                 last_rand,
                 rng,
                 placement,
-                fmask,
+                rs,
                 allow,
             )
         elif search_scratch is None:
@@ -226,7 +226,7 @@ def _play_planned(
                 last_rand,
                 rng,
                 search_scratch,
-                fmask,
+                rs,
             )
         t = hand[i]
         hand[i] = hand[nh - 1]

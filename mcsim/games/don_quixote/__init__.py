@@ -855,7 +855,8 @@ def search_start(prep: Prepared, seed: int, game_index: int) -> tuple:
     (``search_root`` of the dealt estate, castles placed, with the round-1 hand; int64[S_ROWS,
     N_NODES]) with its hidden fields (later cells, unrevealed tiles, the set-aside tile's
     orientation) holding the deal, not -1, and a ``DonQuixoteSearchContext`` of the run's tile
-    table and variant with random rollouts and the scratch of ``search_scratch`` (used by the
+    table and variant with random rollouts, no restriction (``forbid`` None; give it an
+    int64[RS_WIDTH] with ``_replace`` to restrict) and the scratch of ``search_scratch`` (used by the
     kernel test battery, ``tests/test_kernel_battery.py``)."""
     tiles = prep.tables["tiles"]
     seats = prep.policy_ids.shape[0]
@@ -883,8 +884,7 @@ def search_start(prep: Prepared, seed: int, game_index: int) -> tuple:
     root[K.SC, K.SC_LROT] = mask
     w, log, saved, open_ws, nobd, moves2 = scr[11:]
     ctx = K.search_steps.DonQuixoteSearchContext(
-        tiles, last_rand, np.int64(K.POL_RANDOM), w, log, saved, open_ws, nobd, moves2,
-        np.zeros(K.restrict.RS_WIDTH, np.int64),
+        tiles, last_rand, np.int64(K.POL_RANDOM), w, log, saved, open_ws, nobd, moves2, None
     )  # fmt: skip
     return root, ctx
 
