@@ -129,7 +129,16 @@ def bench_don_quixote():
         moves2,
     ) = scr
     ctx = DK.search_steps.DonQuixoteSearchContext(
-        tiles, False, np.int64(params[DK.M_ROLLOUT]), w, log, saved, open_ws, nobd, moves2
+        tiles,
+        False,
+        np.int64(params[DK.M_ROLLOUT]),
+        w,
+        log,
+        saved,
+        open_ws,
+        nobd,
+        moves2,
+        np.zeros(DK.restrict.RS_WIDTH, np.int64),
     )
     n_land = tiles.shape[0] - 2
     roots = []

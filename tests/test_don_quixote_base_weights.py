@@ -30,13 +30,14 @@ def test_base_weights_are_listed_after_the_other_parameters_with_the_heuristic_d
     policy, first
 ):
     """``mcsim games`` lists ``h_<weight>`` after the policy's own parameters (the kernel reads
-    them from ``M_WEIGHTS`` / ``R_WEIGHTS``), defaulting to the heuristic's weights."""
+    them from ``M_WEIGHTS`` / ``R_WEIGHTS``), defaulting to the heuristic's weights; only
+    restricted play's mask follows them (the last parameter of every policy)."""
     spec = DQ.SPEC.policy(policy)
     names = [p.name for p in spec.params]
-    assert names[names.index(first) + 1 :] == WEIGHT_NAMES
+    assert names[names.index(first) + 1 :] == [*WEIGHT_NAMES, "forbid_mask"]
     start = K.M_WEIGHTS if policy == "mcts" else 2
     assert names.index("h_now") == start
-    got = [p.default for p in spec.params][start:]
+    got = [p.default for p in spec.params][start:-1]
     assert got == [float(w) for w in K.HEUR_DEFAULT]
 
 
@@ -87,7 +88,7 @@ def _mcts_decision(policy, cells, seq, last_rotmask, pos, seed):
     rotmask = last_rotmask if pos == K.N_PLACE - 1 else 3
     scratch = K.search_scratch(tables, int(params[0, K.M_ITER]) + 1)
     i, o = K.choose_mcts(
-        params[0], S, tables, cells, seq, pos, hand, nh, 0, rotmask, True, rng, scratch
+        params[0], S, tables, cells, seq, pos, hand, nh, 0, rotmask, True, rng, scratch, None
     )
     return int(hand[i]), int(o)
 

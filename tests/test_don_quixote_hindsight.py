@@ -175,7 +175,9 @@ def _decision(params, cells, seq, last_rotmask, pos, seed):
     nh = K.reveal(hand, nh, seq, pos)
     rng = new_state(seed, 0, 16)
     rotmask = last_rotmask if pos == K.N_PLACE - 1 else 3
-    i, o = K.choose_hindsight(params, S, tables, cells, seq, pos, hand, nh, rotmask, True, rng)
+    i, o = K.choose_hindsight(
+        params, S, tables, cells, seq, pos, hand, nh, rotmask, True, rng, 0, -1
+    )
     return int(hand[i]), int(o)
 
 
@@ -256,7 +258,7 @@ def _solo_seat(tables, policy, seed, game, seat, n_seats):
     total = K.play._play_planned(
         S, tables, cells, seq[seat], ids[0], params[0], np.int64(3), False, rng,
         SeatOutputs(bd, np.int64(0), np.zeros((K.N_PLACE, 2), np.int64)), scratch,
-        np.zeros((K.N_PLACE, 2), np.int64), None,
+        np.zeros((K.N_PLACE, 2), np.int64), None, None,
     )  # fmt: skip
     return int(total)
 
@@ -309,6 +311,7 @@ def test_games_lists_the_hindsight_parameters_and_defaults():
         ("iters", 100.0),
         ("endgame", 1.0),
         ("horizon", 0.0),
+        ("forbid_mask", 0.0),
     ]
     mc = DQ.SPEC.policy("mcts")
     assert [(p.name, p.default) for p in mc.params][K.M_ENDGAME] == ("endgame", 0.0)

@@ -196,7 +196,7 @@ def _dq_decision(cells, seq, last_rotmask, pos, seed):
     rng = new_state(seed, 0, 16)
     rotmask = last_rotmask if pos == DK.N_PLACE - 1 else 3
     i, o = DK.choose_mcts(
-        params, S, tiles, cells, seq, pos, hand, nh, bank, rotmask, True, rng, scr
+        params, S, tiles, cells, seq, pos, hand, nh, bank, rotmask, True, rng, scr, None
     )
     return int(hand[i]), int(o)
 

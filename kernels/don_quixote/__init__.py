@@ -9,6 +9,8 @@ module            holds
 ``layout``        geometry tables, tile table and estate layouts (``StateLayout``), policy /
                   parameter / variant codes; no Numba
 ``rules``         union-find networks, ``place`` / ``unplace``, scoring, the deal, reveals
+``restrict``      restricted play: the forbid bits, which placements a mask forbids, the
+                  per-decision filter and its avoided/forced counts (rules §8)
 ``policies``      random / greedy / heuristic choosers, ``heuristic_value``, ``_run_simple``
                   and its argument bundles ``PlacementScratch`` / ``SeatOutputs``
 ``search_steps``  rollout and oracle planners, the ``kernels.search`` steps (registered on
@@ -34,7 +36,7 @@ the benchmarks and the shared tests use; anything else is imported from its modu
 jit-compiled; the caller (``mcsim.games.don_quixote``) validates all input.
 """
 
-from kernels.don_quixote import hindsight, layout, play, policies, rules, search_steps
+from kernels.don_quixote import hindsight, layout, play, policies, restrict, rules, search_steps
 from kernels.don_quixote.hindsight import choose_hindsight, r3_choose, r3_value
 from kernels.don_quixote.layout import (
     BB_NEAR,
@@ -43,6 +45,7 @@ from kernels.don_quixote.layout import (
     CELL_NAMES,
     CELLS,
     COL_NAMES,
+    FORBID_COL,
     HALF_MASK,
     HEUR_DEFAULT,
     HS_BEAM,
@@ -103,6 +106,12 @@ from kernels.don_quixote.layout import (
     TW,
 )
 from kernels.don_quixote.play import entry_for, play_batch, play_batch_search, play_batch_simple
+from kernels.don_quixote.restrict import (
+    FORBID_CHURCH_APART,
+    FORBID_KNIGHT_OFF_DEFENCE,
+    FORBID_TURN_TILE,
+    FORBID_WINDMILL_APART,
+)
 from kernels.don_quixote.rules import (
     deal,
     n_revealed,
@@ -119,6 +128,7 @@ __all__ = [
     # submodules
     "layout",
     "rules",
+    "restrict",
     "policies",
     "search_steps",
     "hindsight",
@@ -130,6 +140,7 @@ __all__ = [
     "CELL_NAMES",
     "CELLS",
     "COL_NAMES",
+    "FORBID_COL",
     "HALF_MASK",
     "HEUR_DEFAULT",
     "HS_BEAM",
@@ -188,6 +199,11 @@ __all__ = [
     "T_SH",
     "T_WM",
     "TW",
+    # restrict
+    "FORBID_CHURCH_APART",
+    "FORBID_KNIGHT_OFF_DEFENCE",
+    "FORBID_TURN_TILE",
+    "FORBID_WINDMILL_APART",
     # rules
     "deal",
     "n_revealed",

@@ -24,6 +24,7 @@ from numba import njit
 
 from kernels.don_quixote.layout import (
     CELLS,
+    CH,
     HAND_SLOTS,
     HEUR_DEFAULT,
     HS_BEAM,
@@ -41,42 +42,64 @@ from kernels.don_quixote.layout import (
     S_ROWS,
     SC,
     SC_SAVE,
+    WM,
 )
 from kernels.don_quixote.policies import heuristic_value
+from kernels.don_quixote.restrict import (
+    ALLOW_ALL,
+    allowed,
+    feature_total,
+    forbidden_placed,
+)
 from kernels.don_quixote.rules import n_revealed, place, round_of, score_round, unplace
 from kernels.rng import next_u64, randint, random_float, seed_state
 
 #: codes of an empty cell and of (tile j, orientation o) in a memo key digit: 0, 1 + 2j + o
 R3_MAX_CELLS = 6
+#: points one forbidden placement costs a sampled future's plan in the annealing of a
+#: restricted player (§8): more than any plan can score, so fewer forbidden placements
+#: always rank first (and a worse step of that size is never accepted at 2 points or less)
+FORBID_PENALTY = 1000.0
 
 
 @njit(cache=True)
-def _r3_leaf(state, tables, cell, last_t, last_rotmask, last_avg, log, saved):
+def _r3_leaf(state, tables, cell, last_t, last_rotmask, last_avg, log, saved, fmask):
     """Scoring 3 after the set-aside tile ``last_t`` goes to ``cell``: the best allowed
-    orientation, or the mean of both when it is not known yet (``last_avg``)."""
+    orientation (the best permitted one under forbid mask ``fmask``, §8, unless both are
+    forbidden), or the mean of both when it is not known yet (``last_avg``)."""
+    nc = feature_total(state, CH) if fmask != 0 else 0
+    nw = feature_total(state, WM) if fmask != 0 else 0
     for k in range(SC_SAVE):
         saved[k] = state[SC, k]
     best = -1.0
+    best_ok = -1.0
     acc = 0.0
     for o in range(2):
         if not last_avg and not (last_rotmask >> o) & 1:
             continue
         place(state, tables, cell, last_t, o, log)
         v = np.float64(score_round(state, 3))
+        ok = fmask == 0 or not forbidden_placed(state, tables, cell, last_t, o, fmask, nc, nw)
         unplace(state, tables, cell, log, saved)
         acc += v
         if v > best:
             best = v
-    return acc / 2.0 if last_avg else best
+        if ok and v > best_ok:
+            best_ok = v
+    if last_avg:
+        return acc / 2.0
+    return best_ok if best_ok >= 0.0 else best
 
 
 @njit(cache=True)
 def _r3_value(
     state, tables, slots, m, tl, nt, last_t, last_rotmask, last_avg, filled, used, key, depth,
-    pw, memo, logs, saved,
+    pw, memo, logs, saved, fmask,
 ):  # fmt: skip
     """Expected scoring 3 of the estate with slots ``filled`` (bit s = ``slots[s]`` taken) and
-    tiles ``used`` (bit j = ``tl[j]`` placed), before the next cell is called."""
+    tiles ``used`` (bit j = ``tl[j]`` placed), before the next cell is called. Under forbid
+    mask ``fmask`` (0 none, §8) each placement takes the best permitted move, or the best of
+    all when every move is forbidden."""
     if memo[key] >= 0.0:
         return memo[key]
     n_empty = m - depth
@@ -85,37 +108,47 @@ def _r3_value(
         while (filled >> s) & 1:
             s += 1
         v = _r3_leaf(state, tables, slots[s], last_t, last_rotmask, last_avg, logs[depth],
-                     saved[depth])  # fmt: skip
+                     saved[depth], fmask)  # fmt: skip
         memo[key] = v
         return v
     acc = 0.0
+    nc = feature_total(state, CH) if fmask != 0 else 0
+    nw = feature_total(state, WM) if fmask != 0 else 0
     for s in range(m):
         if (filled >> s) & 1:
             continue
         for k in range(SC_SAVE):
             saved[depth, k] = state[SC, k]
         best = -1.0
+        best_ok = -1.0
         for j in range(nt):
             if (used >> j) & 1:
                 continue
             for o in range(2):
                 place(state, tables, slots[s], tl[j], o, logs[depth])
+                ok = fmask == 0 or not forbidden_placed(
+                    state, tables, slots[s], tl[j], o, fmask, nc, nw
+                )
                 v = _r3_value(
                     state, tables, slots, m, tl, nt, last_t, last_rotmask, last_avg,
                     filled | (1 << s), used | (1 << j), key + (1 + 2 * j + o) * pw[s],
-                    depth + 1, pw, memo, logs, saved,
+                    depth + 1, pw, memo, logs, saved, fmask,
                 )  # fmt: skip
                 unplace(state, tables, slots[s], logs[depth], saved[depth])
                 if v > best:
                     best = v
-        acc += best
+                if ok and v > best_ok:
+                    best_ok = v
+        acc += best_ok if best_ok >= 0.0 else best
     v = acc / n_empty
     memo[key] = v
     return v
 
 
 @njit(cache=True)
-def r3_choose(state, tables, cells, seq, pos, hand, nh, last_rotmask, last_rand, out_value):
+def r3_choose(
+    state, tables, cells, seq, pos, hand, nh, last_rotmask, last_rand, out_value, fmask, allow
+):
     """The move of maximal expected scoring 3 at round-3 placement ``pos`` (16..21).
 
     Parameters
@@ -131,6 +164,11 @@ def r3_choose(state, tables, cells, seq, pos, hand, nh, last_rotmask, last_rand,
     last_rotmask : int  allowed orientations of the set-aside tile (seen only at ``pos ==
         21`` under variant random, ``last_rand``)
     out_value : float64[1]  out: the expected scoring 3 of the chosen move
+    fmask : int  forbid mask of restricted play (0 none; docs/rules/don_quixote.md §8): the
+        later placements of the expectimax take the best permitted move (all moves when
+        every one is forbidden), as the player will
+    allow : int  the moves permitted now (bits ``2 * hand index + orientation``,
+        ``kernels.don_quixote.restrict``; read only when ``fmask`` is not 0)
 
     Returns
     -------
@@ -151,6 +189,8 @@ def r3_choose(state, tables, cells, seq, pos, hand, nh, last_rotmask, last_rand,
         best = -1.0
         for o in range(2):
             if not (last_rotmask >> o) & 1:
+                continue
+            if fmask != 0 and not allowed(allow, i, o):
                 continue
             place(state, tables, cell, last_t, o, log)
             v = np.float64(score_round(state, 3))
@@ -192,11 +232,13 @@ def r3_choose(state, tables, cells, seq, pos, hand, nh, last_rotmask, last_rand,
     best_o = 0
     for j in range(nt):
         for o in range(2):
+            if fmask != 0 and not allowed(allow, hi[j], o):
+                continue
             place(state, tables, cell, tl[j], o, log)
             v = _r3_value(
                 state, tables, slots, m, tl, nt, last_t, last_rotmask, last_avg,
                 np.int64(1), np.int64(1 << j), (1 + 2 * j + o) * pw[0], np.int64(1), pw, memo,
-                logs, saved,
+                logs, saved, fmask,
             )  # fmt: skip
             unplace(state, tables, cell, log, saved0)
             if v > best:
@@ -212,13 +254,16 @@ def r3_value(state, tables, cells, seq, pos, hand, nh, last_rotmask, last_rand):
     """Expected scoring 3 of optimal play from round-3 placement ``pos`` (before its cell's
     tile is chosen; arguments as ``r3_choose``)."""
     out = np.zeros(1)
-    r3_choose(state, tables, cells, seq, pos, hand, nh, last_rotmask, last_rand, out)
+    r3_choose(
+        state, tables, cells, seq, pos, hand, nh, last_rotmask, last_rand, out, np.int64(0),
+        ALLOW_ALL,
+    )  # fmt: skip
     return out[0]
 
 
 # ---------------------------------------------------------------- full-knowledge beam
 @njit(cache=True)
-def hindsight_beam(state, tables, cells, seq, pos0, avail, last_rotmask, beam, bufs, plan):
+def hindsight_beam(state, tables, cells, seq, pos0, avail, last_rotmask, beam, bufs, plan, fmask):
     """Points of scorings after placement ``pos0 - 1`` that a full-knowledge beam search
     reaches on one known future (``cells``, ``seq``, the set-aside tile's ``last_rotmask``).
 
@@ -228,9 +273,11 @@ def hindsight_beam(state, tables, cells, seq, pos0, avail, last_rotmask, beam, b
     default heuristic (``heuristic_value``) and keeps the ``beam`` best.
     ``bufs`` from ``hindsight_buffers``. Returns the best banked total at the end (int) and
     writes its (tile, orientation) per placement ``pos0 .. 21`` into ``plan`` (int64[22, 2]).
+    ``fmask``: the player's forbid mask (0 none, §8): from each beam state only its permitted
+    (tile, orientation) pairs are expanded, or all when every one is forbidden.
     """
     (beam_states, next_states, av, av2, banked, banked2, cb, ct, co, cv, cgain, log, saved,
-     open_ends, weights, plans, plans2) = bufs  # fmt: skip
+     open_ends, weights, plans, plans2, cbad) = bufs  # fmt: skip
     B = beam
     beam_states[0, :, :] = state
     av[0] = avail
@@ -257,12 +304,21 @@ def hindsight_beam(state, tables, cells, seq, pos0, avail, last_rotmask, beam, b
                 saved[k] = bs[SC, k]
             m = (1 << seq[N_PLACE - 1]) if last else av[b]
             t = 0
+            nc0 = nc
+            n_ok = 0
+            f_nc = feature_total(bs, CH) if fmask != 0 else 0
+            f_nw = feature_total(bs, WM) if fmask != 0 else 0
             while m:
                 if m & 1:
                     for o in range(2):
                         if last and not (last_rotmask >> o) & 1:
                             continue
                         place(bs, tables, cell, t, o, log)
+                        if fmask != 0:
+                            bad = forbidden_placed(bs, tables, cell, t, o, fmask, f_nc, f_nw)
+                            cbad[nc] = bad
+                            if not bad:
+                                n_ok += 1
                         gain = score_round(bs, rnd) if at_end else 0
                         cb[nc] = b
                         ct[nc] = t
@@ -280,6 +336,18 @@ def hindsight_beam(state, tables, cells, seq, pos0, avail, last_rotmask, beam, b
                         unplace(bs, tables, cell, log, saved)
                 m >>= 1
                 t += 1
+            if fmask != 0 and 0 < n_ok < nc - nc0:
+                # keep only this state's permitted candidates (in order)
+                q = nc0
+                for c in range(nc0, nc):
+                    if not cbad[c]:
+                        cb[q] = cb[c]
+                        ct[q] = ct[c]
+                        co[q] = co[c]
+                        cgain[q] = cgain[c]
+                        cv[q] = cv[c]
+                        q += 1
+                nc = q
         if last:
             best = -1
             for c in range(nc):
@@ -347,38 +415,55 @@ def hindsight_buffers(beam):
         HEUR_DEFAULT.copy(),
         np.zeros((B, N_PLACE, 2), dtype=np.int64),
         np.zeros((B, N_PLACE, 2), dtype=np.int64),
+        np.zeros(maxc, dtype=np.bool_),
     )
 
 
 @njit(cache=True)
-def _sample_total(state, tables, cells, plan, pos0, stop, work, log, weights, open_ends):
-    """Points of the scorings at or after placement ``pos0`` when ``plan`` (int64[22, 2])
-    is played from ``pos0`` to ``stop`` on a copy (``work``) of ``state``, plus, when
-    ``stop`` < 21, the default heuristic of the estate for the next round."""
+def _sample_total(state, tables, cells, plan, pos0, stop, work, log, weights, open_ends, fmask):
+    """``(points, forbidden)``: the points of the scorings at or after placement ``pos0`` when
+    ``plan`` (int64[22, 2]) is played from ``pos0`` to ``stop`` on a copy (``work``) of
+    ``state``, plus, when ``stop`` < 21, the default heuristic of the estate for the next
+    round; and how many of those placements forbid mask ``fmask`` forbids (0 when 0, §8)."""
     work[:, :] = state
     total = 0.0
+    n_bad = 0
     for pos in range(pos0, stop + 1):
+        if fmask != 0:
+            f_nc = feature_total(work, CH)
+            f_nw = feature_total(work, WM)
         place(work, tables, cells[pos], plan[pos, 0], plan[pos, 1], log)
+        if fmask != 0:
+            if forbidden_placed(
+                work, tables, cells[pos], plan[pos, 0], plan[pos, 1], fmask, f_nc, f_nw
+            ):
+                n_bad += 1
         if pos == ROUND_END[0] or pos == ROUND_END[1] or pos == ROUND_END[2]:
             total += score_round(work, round_of(pos))
     if stop < N_PLACE - 1:
         total += heuristic_value(work, tables, round_of(stop + 1), weights, open_ends)
-    return total
+    return total, n_bad
 
 
 @njit(cache=True)
 def anneal_sample(
     state, tables, cells, pos0, stop, last_rotmask, plan, iters, rng, work, cur, log, weights,
-    open_ends,
+    open_ends, fmask,
 ):  # fmt: skip
     """Best total of the scorings at or after ``pos0`` found by simulated annealing of
     ``plan``'s placements ``pos0 .. 21`` on one known future (moves as the oracle's
     ``improve_plan``: swap the tiles of two placements of one round, never the set-aside
     tile, or turn one tile; temperature 2 -> 0.05 points). ``plan`` becomes the best plan;
-    ``cur`` (int64[22, 2]) and ``work`` (an estate) are scratch."""
-    best = _sample_total(state, tables, cells, plan, pos0, stop, work, log, weights, open_ends)
+    ``cur`` (int64[22, 2]) and ``work`` (an estate) are scratch. Under forbid mask ``fmask``
+    (§8) a plan is ranked first by its forbidden placements (fewer is better: a step that adds
+    one is never taken while the best has fewer), then by points; the points are returned."""
+    pts, n_bad = _sample_total(
+        state, tables, cells, plan, pos0, stop, work, log, weights, open_ends, fmask
+    )
+    best = pts - FORBID_PENALTY * n_bad
     if iters <= 0 or pos0 > stop:
-        return best
+        return pts
+    best_pts = pts
     cur[:, :] = plan
     v_cur = best
     temp = 2.0
@@ -405,11 +490,15 @@ def anneal_sample(
                 tmp = cur[p, k]
                 cur[p, k] = cur[q, k]
                 cur[q, k] = tmp
-        v = _sample_total(state, tables, cells, cur, pos0, stop, work, log, weights, open_ends)
+        pts, n_bad = _sample_total(
+            state, tables, cells, cur, pos0, stop, work, log, weights, open_ends, fmask
+        )
+        v = pts - FORBID_PENALTY * n_bad
         if v >= v_cur or random_float(rng) < np.exp((v - v_cur) / temp):
             v_cur = v
             if v > best:
                 best = v
+                best_pts = pts
                 plan[:, :] = cur
         else:
             if q < 0:
@@ -419,11 +508,13 @@ def anneal_sample(
                     tmp = cur[p, k]
                     cur[p, k] = cur[q, k]
                     cur[q, k] = tmp
-    return best
+    return best_pts
 
 
 @njit(cache=True)
-def choose_hindsight(params, state, tables, cells, seq, pos, hand, nh, rotmask, last_rand, rng):
+def choose_hindsight(
+    params, state, tables, cells, seq, pos, hand, nh, rotmask, last_rand, rng, fmask, allow
+):
     """(hand index, orientation) of placement ``pos`` by the ``hindsight`` policy (parameters
     ``HS_*``: samples K, beam width of the start plans, annealing steps per candidate and
     sample, endgame 1 = ``r3_choose`` in round 3).
@@ -432,21 +523,31 @@ def choose_hindsight(params, state, tables, cells, seq, pos, hand, nh, rotmask, 
     ``seq[:n_revealed(pos)]`` (and ``seq[21]`` in round 3, face up, §3.2), the hand, and
     ``rotmask`` at ``pos == 21``. Draws from ``rng`` (the seat's policy stream) the K futures,
     the same for every candidate.
+
+    Restricted play (§8): ``fmask`` the player's forbid mask (0 none), ``allow`` the permitted
+    candidates now (bits ``2 * hand index + orientation``, ``kernels.don_quixote.restrict``);
+    the sampled futures' own placements obey the mask too (``hindsight_beam``,
+    ``anneal_sample``), as does the round-3 solver.
     """
     rnd = round_of(pos)
     if rnd == 3 and params[HS_ENDGAME] >= 1:
         out = np.zeros(1)
-        return r3_choose(state, tables, cells, seq, pos, hand, nh, rotmask, last_rand, out)
+        return r3_choose(
+            state, tables, cells, seq, pos, hand, nh, rotmask, last_rand, out, fmask, allow
+        )
     first = nh - 1 if pos == N_PLACE - 1 else 0
+    if fmask == 0:
+        allow = ALLOW_ALL
     n_cand = 0
-    for _i in range(first, nh):
+    for i in range(first, nh):
         for o in range(2):
-            if (rotmask >> o) & 1:
+            if (rotmask >> o) & 1 and allowed(allow, i, o):
                 n_cand += 1
     if n_cand == 1:
-        for o in range(2):
-            if (rotmask >> o) & 1:
-                return first, o
+        for i in range(first, nh):
+            for o in range(2):
+                if (rotmask >> o) & 1 and allowed(allow, i, o):
+                    return i, o
     K = max(int(params[HS_K]), 1)
     B = max(int(params[HS_BEAM]), 1)
     cell = cells[pos]
@@ -509,7 +610,7 @@ def choose_hindsight(params, state, tables, cells, seq, pos, hand, nh, rotmask, 
         if iters > 0:
             hindsight_beam(
                 state, tables, fut_cells[k], fut_seq[k], pos, hand_mask, fut_lrot[k], B, bufs,
-                start[k],
+                start[k], fmask,
             )  # fmt: skip
         fut_seed[k] = next_u64(rng)
     plan = np.zeros((N_PLACE, 2), dtype=np.int64)
@@ -529,6 +630,8 @@ def choose_hindsight(params, state, tables, cells, seq, pos, hand, nh, rotmask, 
         for o in range(2):
             if not (rotmask >> o) & 1:
                 continue
+            if not allowed(allow, i, o):
+                continue
             place(state, tables, cell, t, o, log)
             gain = score_round(state, rnd) if at_end else 0
             acc = 0.0
@@ -537,7 +640,7 @@ def choose_hindsight(params, state, tables, cells, seq, pos, hand, nh, rotmask, 
                 for k in range(K):
                     acc += hindsight_beam(
                         state, tables, fut_cells[k], fut_seq[k], pos + 1, hand_mask & ~(1 << t),
-                        fut_lrot[k], B, bufs, plan,
+                        fut_lrot[k], B, bufs, plan, fmask,
                     )  # fmt: skip
             elif pos < N_PLACE - 1:
                 for k in range(K):
@@ -551,7 +654,7 @@ def choose_hindsight(params, state, tables, cells, seq, pos, hand, nh, rotmask, 
                     seed_state(local, fut_seed[k])
                     acc += anneal_sample(
                         state, tables, fut_cells[k], pos + 1, stop, fut_lrot[k], plan, iters,
-                        local, work, cur, work_log, weights, open_ends,
+                        local, work, cur, work_log, weights, open_ends, fmask,
                     )  # fmt: skip
             unplace(state, tables, cell, log, saved)
             v = gain + acc / K

@@ -203,6 +203,11 @@ HS_K, HS_BEAM, HS_ITERS, HS_ENDGAME, HS_HORIZON = range(5)
 R_COMPLETIONS, R_BASE, R_WEIGHTS = range(3)
 #: ``oracle`` parameter positions: beam width, annealing steps
 O_BEAM, O_ITERS = range(2)
+#: restricted play (docs/rules/don_quixote.md §8): each policy's forbid mask is its last
+#: parameter, so its column in the parameter vector is the policy's parameter count (by
+#: policy id: random 0, greedy 0, heuristic 9 weights, rollout k + base + 9 weights, oracle
+#: beam + iters, mcts 4 + 9 weights, hindsight 5); ``mcsim.games.don_quixote`` checks it
+FORBID_COL = np.array([0, 0, 9, 11, 2, 13, 5], dtype=np.int64)
 #: points per reward unit of the search (the reward is the seat's own total, §3.1.5: players
 #: do not interact)
 SEARCH_SCALE = 10.0

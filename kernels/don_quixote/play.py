@@ -11,6 +11,7 @@ from numba import njit
 
 from kernels.don_quixote.hindsight import choose_hindsight, r3_choose
 from kernels.don_quixote.layout import (
+    FORBID_COL,
     HAND_SLOTS,
     HEUR_DEFAULT,
     LAST_ROT_RANDOM,
@@ -32,6 +33,14 @@ from kernels.don_quixote.layout import (
     V_LAST_ROT,
 )
 from kernels.don_quixote.policies import PlacementScratch, SeatOutputs, _run_simple
+from kernels.don_quixote.restrict import (
+    ALLOW_ALL,
+    RS_AVOIDED,
+    RS_FORCED,
+    RS_MASK,
+    RS_WIDTH,
+    restrict,
+)
 from kernels.don_quixote.rules import deal, place, reveal, round_of, score_breakdown, setup_estate
 from kernels.don_quixote.search_steps import (
     _choose_rollout,
@@ -68,6 +77,7 @@ def _play_simple(
     rng,
     outputs,
     scratch,
+    rs,
 ):
     """One player's 22 placements by random / greedy / heuristic on estate ``state`` (castles
     placed); returns the total.
@@ -81,6 +91,7 @@ def _play_simple(
     outputs : ``SeatOutputs``  out: per-scoring, per-category points (int64[rows, 3, 6], into
         its row) and (tile, rotation) of each placement (int64[22, 2])
     scratch : (hand int64[HAND_SLOTS], ``PlacementScratch``, weights float64[N_HEUR])
+    rs : None or int64[RS_WIDTH]  the seat's restriction (``kernels.don_quixote.restrict``)
     """
     hand, placement, weights = scratch
     for k in range(N_HEUR):
@@ -99,6 +110,7 @@ def _play_simple(
         rng,
         placement,
         outputs,
+        rs,
     )
 
 
@@ -117,6 +129,7 @@ def _play_planned(
     scratch,
     plan,
     search_scratch,
+    rs,
 ):
     """One player's 22 placements by rollout, oracle or mcts; returns the total.
 
@@ -124,7 +137,11 @@ def _play_planned(
     rollout, hindsight and mcts policies choose at each placement from what the player has
     seen (mcts with ``endgame=1`` plays round 3 by the exact solver ``r3_choose``). Other
     arguments as in ``_play_simple``, and ``last_rand``: variant ``last_tile_rotation=random``
-    (rollouts sample the orientation), ``plan`` and ``search_scratch`` as in ``_play_games``.
+    (rollouts sample the orientation), ``plan`` and ``search_scratch`` as in ``_play_games``,
+    ``rs`` None or the seat's restriction (``kernels.don_quixote.restrict``): each decision's
+    permitted options (counted in ``rs``) bound the chooser, whose own search of the seat's
+    later placements obeys the mask too (docs/rules/don_quixote.md §8; the oracle is not
+    restricted, ``mcsim.games.don_quixote.prepare`` refuses it).
     """
     hand, placement, _ = scratch
     out_breakdown, breakdown_row, out_moves = outputs
@@ -148,6 +165,18 @@ def _play_planned(
         nh = reveal(hand, nh, seq, pos)
         rnd = round_of(pos)
         rotmask = last_rotmask if pos == N_PLACE - 1 else ROT_BOTH
+        fmask = np.int64(0)
+        allow = ALLOW_ALL
+        if rs is not None:
+            fmask = rs[RS_MASK]
+            # the chooser sees the hand from ``first``: the set-aside tile alone at the last
+            first = nh - 1 if pos == N_PLACE - 1 else 0
+            allow = restrict(
+                state, tables, cells[pos], hand[first:nh], nh - first, rotmask, rs,
+                placement.log, placement.saved,
+            )  # fmt: skip
+            if first > 0 and allow != ALLOW_ALL:
+                allow <<= np.int64(2 * first)
         if policy_id == POL_ORACLE:
             i = 0
             while hand[i] != plan[pos, 0]:
@@ -155,8 +184,9 @@ def _play_planned(
             o = plan[pos, 1]
         elif policy_id == POL_HINDSIGHT:
             i, o = choose_hindsight(
-                params, state, tables, cells, seq, pos, hand, nh, rotmask, last_rand, rng
-            )
+                params, state, tables, cells, seq, pos, hand, nh, rotmask, last_rand, rng, fmask,
+                allow,
+            )  # fmt: skip
         elif policy_id == POL_ROLLOUT:
             i, o = _choose_rollout(
                 params,
@@ -171,12 +201,16 @@ def _play_planned(
                 last_rand,
                 rng,
                 placement,
+                rs,
+                allow,
             )
         elif search_scratch is None:
             # an entry without search (Numba keeps one of these two branches)
             raise ValueError("an mcts seat needs play_batch_search")
         elif rnd == 3 and params[M_ENDGAME] >= 1:
-            i, o = r3_choose(state, tables, cells, seq, pos, hand, nh, rotmask, last_rand, r3_out)
+            i, o = r3_choose(
+                state, tables, cells, seq, pos, hand, nh, rotmask, last_rand, r3_out, fmask, allow
+            )
         else:
             i, o = choose_mcts(
                 params,
@@ -192,6 +226,7 @@ def _play_planned(
                 last_rand,
                 rng,
                 search_scratch,
+                rs,
             )
         t = hand[i]
         hand[i] = hand[nh - 1]
@@ -218,8 +253,10 @@ def _play_games(
     out_record,
     plan,
     search_scratch,
+    out_forbid,
 ):
-    """The game loop of the entry kernels: their arguments, then
+    """The game loop of the entry kernels: their arguments (``out_forbid`` None or int64[n_games,
+    seats, 2], see ``play_batch_simple``), then
 
     plan : int64[22, 2] scratch of the planning policies (rollout, oracle, mcts), or None when
         every seat is random / greedy / heuristic (then only those are compiled)
@@ -247,6 +284,7 @@ def _play_games(
         np.zeros(N_HEUR, dtype=np.float64),
     )
     last_rand = variant[V_LAST_ROT] == LAST_ROT_RANDOM
+    rs = np.zeros(RS_WIDTH, dtype=np.int64)
     for g in range(n_games):
         gi = first_game_index + g
         kept = g < rec_castles.shape[0]  # a recorded game: its deal and moves go to out_record
@@ -262,8 +300,12 @@ def _play_games(
             policy_id = policy_ids[p]
             m = rec_moves[g, p] if kept else moves
             outputs = SeatOutputs(out_breakdown[g], p, m)
+            if out_forbid is not None:
+                rs[RS_MASK] = np.int64(policy_params[p, FORBID_COL[policy_id]])
+                rs[RS_AVOIDED] = 0
+                rs[RS_FORCED] = 0
             # with plan None, Numba prunes the else branch by the argument's type
-            if plan is None or policy_id <= POL_HEURISTIC:
+            if out_forbid is not None and (plan is None or policy_id <= POL_HEURISTIC):
                 total = _play_simple(
                     state,
                     tables,
@@ -275,6 +317,38 @@ def _play_games(
                     rng,
                     outputs,
                     scratch,
+                    rs,
+                )
+            elif plan is None or policy_id <= POL_HEURISTIC:
+                total = _play_simple(
+                    state,
+                    tables,
+                    g_cells,
+                    g_seq[p],
+                    policy_id,
+                    policy_params[p],
+                    mask,
+                    rng,
+                    outputs,
+                    scratch,
+                    None,
+                )
+            elif out_forbid is not None:
+                total = _play_planned(
+                    state,
+                    tables,
+                    g_cells,
+                    g_seq[p],
+                    policy_id,
+                    policy_params[p],
+                    mask,
+                    last_rand,
+                    rng,
+                    outputs,
+                    scratch,
+                    plan,
+                    search_scratch,
+                    rs,
                 )
             else:
                 total = _play_planned(
@@ -291,8 +365,12 @@ def _play_games(
                     scratch,
                     plan,
                     search_scratch,
+                    None,
                 )
             out_score[g, p] = total
+            if out_forbid is not None:
+                out_forbid[g, p, 0] = rs[RS_AVOIDED]
+                out_forbid[g, p, 1] = rs[RS_FORCED]
 
 
 @njit(cache=True)
@@ -307,6 +385,7 @@ def play_batch_simple(
     out_score,
     out_breakdown,
     out_record,
+    out_forbid=None,
 ):
     """Play ``n_games`` games (indices ``first_game_index ..``) whose seats are all random,
     greedy or heuristic (ids <= POL_HEURISTIC; anything else raises ValueError).
@@ -323,6 +402,11 @@ def play_batch_simple(
         22] (position-card order), seq [n_rec, seats, n_land] (reveal orders), last_rot
         [n_rec, seats] (set-aside tile orientation drawn), moves [n_rec, seats, 22, 2] (tile,
         rotation per placement); ``empty_record`` in ``mcsim.games.don_quixote`` for none.
+    out_forbid : None or int64[n_games, seats, 2]  restricted play (docs/rules/don_quixote.md
+        §8): None plays every seat unrestricted and compiles no restricted-play code (a seat
+        whose mask, parameter column ``FORBID_COL[policy id]``, is not 0 then raises
+        ValueError); an array applies each seat's mask and receives per game and seat the
+        decisions that avoided a forbidden option and those where every option was forbidden.
 
     Notes
     -----
@@ -333,6 +417,7 @@ def play_batch_simple(
     for p in range(policy_ids.shape[0]):
         if policy_ids[p] > POL_HEURISTIC:
             raise ValueError("play_batch_simple plays random, greedy and heuristic seats only")
+    _check_forbid(policy_ids, policy_params, out_forbid)
     _play_games(
         first_game_index,
         n_games,
@@ -346,6 +431,7 @@ def play_batch_simple(
         out_record,
         None,
         None,
+        out_forbid,
     )
 
 
@@ -361,8 +447,10 @@ def play_batch(
     out_score,
     out_breakdown,
     out_record,
+    out_forbid=None,
 ):
     """``play_batch_simple`` that also plays rollout, hindsight and oracle seats (not mcts: ValueError)."""
+    _check_forbid(policy_ids, policy_params, out_forbid)
     _play_games(
         first_game_index,
         n_games,
@@ -376,6 +464,7 @@ def play_batch(
         out_record,
         np.zeros((N_PLACE, 2), dtype=np.int64),
         None,
+        out_forbid,
     )
 
 
@@ -391,8 +480,10 @@ def play_batch_search(
     out_score,
     out_breakdown,
     out_record,
+    out_forbid=None,
 ):
     """``play_batch`` that also plays mcts seats (``choose_mcts``)."""
+    _check_forbid(policy_ids, policy_params, out_forbid)
     _play_games(
         first_game_index,
         n_games,
@@ -406,7 +497,18 @@ def play_batch_search(
         out_record,
         np.zeros((N_PLACE, 2), dtype=np.int64),
         search_scratch(tables, search_capacity(policy_ids, policy_params)),
+        out_forbid,
     )
+
+
+@njit(cache=True)
+def _check_forbid(policy_ids, policy_params, out_forbid):
+    """ValueError when a seat's forbid mask is set but ``out_forbid`` is None (the mask would
+    be ignored)."""
+    if out_forbid is None:
+        for p in range(policy_ids.shape[0]):
+            if policy_params[p, FORBID_COL[policy_ids[p]]] != 0:
+                raise ValueError("a restricted seat (forbid mask set) needs out_forbid")
 
 
 def entry_for(policy_ids):

@@ -46,6 +46,7 @@ from kernels.don_quixote.layout import (
     T_PP,
     WM,
 )
+from kernels.don_quixote.restrict import ALLOW_ALL, allowed, n_allowed, nth_allowed, restrict
 from kernels.don_quixote.rules import (
     castle_knights,
     find,
@@ -176,11 +177,17 @@ def _choose_simple(
     at_end,
     rng,
     scratch,
+    allow,
 ):
     """(hand index, orientation) chosen by random / greedy / heuristic. ``at_end``: this
     placement ends the round (the heuristic adds ``weights[H_END]`` x the round's score);
-    ``scratch`` a ``PlacementScratch``."""
+    ``scratch`` a ``PlacementScratch``; ``allow`` None (every option) or the options a
+    restricted seat may choose (bits ``2 * i + o``, ``kernels.don_quixote.restrict``; random
+    is then uniform over them)."""
     log, saved, open_ends = scratch
+    if allow is not None:
+        if policy_id == POL_RANDOM and allow != ALLOW_ALL:
+            return nth_allowed(allow, randint(rng, n_allowed(allow, nh, rotmask)))
     if policy_id == POL_RANDOM:
         i = randint(rng, nh)
         if rotmask == ROT_BOTH:
@@ -197,6 +204,9 @@ def _choose_simple(
         for o in range(2):
             if not (rotmask >> o) & 1:
                 continue
+            if allow is not None:
+                if not allowed(allow, i, o):
+                    continue
             place(state, tables, cell, t, o, log)
             if policy_id == POL_GREEDY:
                 key = np.float64(_greedy_key(state, rnd))
@@ -236,12 +246,15 @@ def _run_simple(
     rng,
     scratch,
     outputs,
+    rs,
 ):
     """Play placements ``pos0 .. 21`` with a simple policy; return the sum of scorings done.
 
     ``hand[:nh]`` holds the face-up unplaced tiles before the reveals of ``pos0``; ``scratch``
     a ``PlacementScratch``; the moves and (if its breakdown has rows) the points per scoring
-    go to ``outputs`` (a ``SeatOutputs``).
+    go to ``outputs`` (a ``SeatOutputs``); ``rs`` None or the seat's restriction
+    (int64[RS_WIDTH], ``kernels.don_quixote.restrict``: its mask filters every placement, its
+    counts grow, docs/rules/don_quixote.md §8).
     """
     log = scratch.log
     out_breakdown, breakdown_row, out_moves = outputs
@@ -255,20 +268,42 @@ def _run_simple(
         else:
             first = 0
             rotmask = ROT_BOTH
-        i, o = _choose_simple(
-            policy_id,
-            weights,
-            state,
-            tables,
-            cells[pos],
-            hand[first:nh],
-            nh - first,
-            rotmask,
-            rnd,
-            pos == ROUND_END[rnd - 1],
-            rng,
-            scratch,
-        )
+        if rs is None:
+            i, o = _choose_simple(
+                policy_id,
+                weights,
+                state,
+                tables,
+                cells[pos],
+                hand[first:nh],
+                nh - first,
+                rotmask,
+                rnd,
+                pos == ROUND_END[rnd - 1],
+                rng,
+                scratch,
+                None,
+            )
+        else:
+            allow = restrict(
+                state, tables, cells[pos], hand[first:nh], nh - first, rotmask, rs, log,
+                scratch.saved,
+            )  # fmt: skip
+            i, o = _choose_simple(
+                policy_id,
+                weights,
+                state,
+                tables,
+                cells[pos],
+                hand[first:nh],
+                nh - first,
+                rotmask,
+                rnd,
+                pos == ROUND_END[rnd - 1],
+                rng,
+                scratch,
+                allow,
+            )
         i += first
         t = hand[i]
         hand[i] = hand[nh - 1]

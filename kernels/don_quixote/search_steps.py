@@ -61,6 +61,15 @@ from kernels.don_quixote.policies import (
     _run_simple,
     heuristic_value,
 )
+from kernels.don_quixote.restrict import (
+    ALLOW_ALL,
+    RS_AVOIDED,
+    RS_FORCED,
+    RS_MASK,
+    RS_WIDTH,
+    allowed,
+    permitted,
+)
 from kernels.don_quixote.rules import (
     _revealed_at,
     n_revealed,
@@ -74,22 +83,27 @@ from kernels.rng import next_u64, randint, random_float, seed_state
 
 #: the search context of Don Quixote (``kernels.search.register``): the tile table, whether the
 #: last tile is rotated at random, the rollout policy id and weights, and the rollout's scratch
-#: (placement log, saved estate, open ends per network, empty breakdown, moves); ``CTX_*`` index it
+#: (placement log, saved estate, open ends per network, empty breakdown, moves); ``CTX_*`` index it;
+#: ``forbid``: None (unrestricted) or the player's restriction (int64[RS_WIDTH],
+#: ``kernels.don_quixote.restrict``): the tree's moves and the rollouts' placements obey its mask
 DonQuixoteSearchContext = namedtuple(
     "DonQuixoteSearchContext",
     ["tables", "last_rand", "rollout_policy", "rollout_weights", "log", "saved", "open_ends",
-     "no_breakdown", "moves"],
+     "no_breakdown", "moves", "forbid"],
 )  # fmt: skip
 
 
 @njit(cache=True)
 def _choose_rollout(
-    params, state, tables, cells, seq, pos, hand, nh, rotmask, last_rand, rng, scratch
-):
+    params, state, tables, cells, seq, pos, hand, nh, rotmask, last_rand, rng, scratch, rs,
+    allow,
+):  # fmt: skip
     """Rollout policy: each candidate is scored by the mean of K completions (base policy)
     on K futures sampled from what is hidden (cell order after ``pos``, unrevealed tiles);
     all candidates see the same K futures and base-policy draws. ``scratch``: a
-    ``PlacementScratch``."""
+    ``PlacementScratch``. Restricted play (§8): ``rs`` None or the seat's restriction
+    (``restrict``; its counts are left as they were), ``allow`` the permitted candidates (bits
+    ``2 * i + o``); the completions obey the mask too."""
     K = max(int(params[R_COMPLETIONS]), 1)
     base = int(params[R_BASE])
     cell = cells[pos]
@@ -130,6 +144,12 @@ def _choose_rollout(
     weights = np.empty(N_HEUR, dtype=np.float64)
     for k in range(N_HEUR):
         weights[k] = params[R_WEIGHTS + k]
+    # one _run_simple for both: None (unrestricted, no restricted-play code compiled) or the
+    # seat's own restriction, whose counts the completions must not change
+    fmask = np.int64(0)
+    if rs is not None:
+        fmask = rs[RS_MASK]
+        counted = (rs[RS_AVOIDED], rs[RS_FORCED])
     best_i = 0
     best_o = 0
     best_v = -1.0e300
@@ -137,6 +157,8 @@ def _choose_rollout(
     for i in range(first, nh):
         for o in range(2):
             if not (rotmask >> o) & 1:
+                continue
+            if fmask != 0 and not allowed(allow, i, o):
                 continue
             acc = 0.0
             for k in range(K):
@@ -165,12 +187,15 @@ def _choose_rollout(
                     rollout_rng,
                     scratch,
                     outputs,
+                    rs,
                 )
                 acc += v
             if acc > best_v:
                 best_v = acc
                 best_i = i
                 best_o = o
+    if rs is not None:
+        rs[RS_AVOIDED], rs[RS_FORCED] = counted
     return best_i, best_o
 
 
@@ -476,9 +501,23 @@ def _search_determinize(state, ctx, rng):
 
 
 @njit(cache=True)
+def _tree_allow(state, tables, cell, hand, nh, rotmask, forbid, log, saved):
+    """The permitted options of a tree node (bits ``2 * i + o``): all when ``forbid`` is None
+    (pruned by type) or its mask is 0 or every option is forbidden (§8)."""
+    if forbid is None:
+        return ALLOW_ALL
+    if forbid[RS_MASK] == 0:
+        return ALLOW_ALL
+    allow, legal = permitted(state, tables, cell, hand, nh, rotmask, forbid[RS_MASK], log, saved)
+    return legal if allow == 0 else allow
+
+
+@njit(cache=True)
 def _search_legal(state, ctx, moves):
     """Moves ``(cell * n_tiles + tile) * 2 + rotation``: the cell is part of the move, so a node's
-    children differ with the position card seen (information sets, not open loop)."""
+    children differ with the position card seen (information sets, not open loop). Under a
+    restriction (``ctx.forbid``'s mask, §8) only the permitted moves, or all when every one is
+    forbidden."""
     pos = state[SC, SC_POS]
     if pos >= N_PLACE:
         return 0
@@ -492,10 +531,14 @@ def _search_legal(state, ctx, moves):
     else:
         rotmask = ROT_BOTH
         first = 0
+    allow = _tree_allow(
+        state, ctx.tables, cell, state[SC, SC_HAND + first : SC_HAND + nh], nh - first, rotmask,
+        ctx.forbid, ctx.log, ctx.saved,
+    )  # fmt: skip
     for i in range(first, nh):
         base = (cell * n_tiles + state[SC, SC_HAND + i]) * 2
         for o in range(2):
-            if (rotmask >> o) & 1:
+            if (rotmask >> o) & 1 and allowed(allow, i - first, o):
                 moves[n] = base + o
                 n += 1
     return n
@@ -535,7 +578,7 @@ def _search_apply(state, ctx, move):
 
 @njit(cache=True)
 def _search_rollout(state, ctx, rng, scores):
-    tables, last_rand, base, weights, log, saved, open_ends, no_breakdown, rollout_moves = ctx
+    tables, last_rand, base, weights, log, saved, open_ends, no_breakdown, rollout_moves, rs = ctx
     pos = state[SC, SC_POS]
     total = state[SC, SC_BANK]
     if pos < N_PLACE:
@@ -554,6 +597,7 @@ def _search_rollout(state, ctx, rng, scores):
             rng,
             PlacementScratch(log, saved, open_ends),
             SeatOutputs(no_breakdown, np.int64(0), rollout_moves),
+            rs,
         )
     scores[0] = total
 
@@ -593,11 +637,14 @@ def search_root(state, tables, cells, seq, pos, hand, nh, bank, last_rotmask, la
 
 @njit(cache=True)
 def choose_mcts(
-    params, state, tables, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand, rng, scratch
-):
+    params, state, tables, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand, rng, scratch,
+    rs,
+):  # fmt: skip
     """(hand index, orientation) of placement ``pos`` by ISMCTS (``kernels.search``) with the
     ``mcts`` parameters ``M_*``; ``scratch`` from ``search_scratch``. Reads of the deal only what
-    the player has seen (``search_root``)."""
+    the player has seen (``search_root``). ``rs``: None or the player's restriction (§8,
+    ``kernels.don_quixote.restrict``), whose mask the tree's moves (the root's too) and the
+    rollouts obey (its counts are not changed)."""
     (
         root,
         work,
@@ -620,6 +667,10 @@ def choose_mcts(
     search_root(state, tables, cells, seq, pos, hand, nh, bank, last_rotmask, last_rand, root)
     for k in range(N_HEUR):
         weights[k] = params[M_WEIGHTS + k]
+    forbid = rs  # None: the unrestricted search compiles no restricted-play code
+    if rs is not None:
+        forbid = np.zeros(RS_WIDTH, dtype=np.int64)  # the rollouts' counts are scratch
+        forbid[RS_MASK] = rs[RS_MASK]
     ctx = DonQuixoteSearchContext(
         tables,
         last_rand,
@@ -630,6 +681,7 @@ def choose_mcts(
         open_ends,
         no_breakdown,
         rollout_moves,
+        forbid,
     )
     move = search.search(
         root,

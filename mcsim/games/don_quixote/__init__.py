@@ -40,6 +40,13 @@ candidate valued by a full-knowledge beam + annealing on k sampled futures, the 
 candidate; round 3 by the exact expectimax over the cell order, ``kernels/don_quixote/
 hindsight.py``).
 
+Restricted play (rules §8): every policy but ``oracle`` takes ``forbid=NAME+NAME``
+(``RESTRICTIONS``: ``turn-tile``, a placement at 180°; ``church-apart`` / ``windmill-apart``, a
+church / windmill tile whose churches / windmills join no other once the estate holds one;
+``knight-off-defence``, a border placement turned so that it gives no defence where the other
+orientation would);
+the per-game table then has ``forbid_avoided_<k>`` and ``forbid_forced_<k>``.
+
 Game-specific extras: ``--option tiles=FILE`` (``RunConfig.options["tiles"]``), records and replay
 (format in ``replay``), ``mcsim evaluate`` hooks (``EVALUATE_BANDS``, ``EVALUATE_GROUPS``,
 ``ORACLE_POLICY``, ``EVALUATE_INFORMATION_GROUP``, ``ensemble_options`` for ``--tileset-ensemble``), the random tile-set
@@ -70,10 +77,13 @@ from mcsim.games.base import (
     ParamSpec,
     PolicySpec,
     Prepared,
+    RestrictionSpec,
     RunConfig,
     VariantSpec,
     check_options,
+    forbid_mask_param,
     policy_arrays,
+    restricted_seats,
 )
 
 RULES = "docs/rules/don_quixote.md"
@@ -122,6 +132,9 @@ HEURISTIC_PARAMS = (
         "extra weight of the round's score on the placement that ends the round",
     ),
 )
+#: restricted play's mask, the last parameter of every policy (kernel column
+#: ``K.FORBID_COL[policy id]``, so the positions of the others never move)
+_FORBID = (forbid_mask_param(),)
 
 
 def _base_weight_params(user: str) -> tuple[ParamSpec, ...]:
@@ -167,6 +180,7 @@ MCTS_PARAMS = (
     ),
     # after the others: the kernel reads them from M_WEIGHTS
     *_base_weight_params("rollout=2"),
+    *_FORBID,
 )
 
 #: ``hindsight`` parameters (kernel order ``kernels.don_quixote.HS_*``); defaults and the
@@ -214,6 +228,44 @@ HINDSIGHT_PARAMS = (
         1.0,
         integer=True,
     ),
+    *_FORBID,
+)
+
+#: restricted play's options (docs/rules/don_quixote.md §8), kernel bits ``K.FORBID_*`` of the
+#: ``forbid_mask`` parameter, grouped as tables show them (orientation, then kind)
+RESTRICTIONS = (
+    RestrictionSpec(
+        "turn-tile",
+        "a placement turned 180° (the set-aside tile is forced to 180° only when "
+        "last_tile_rotation=random dealt it so)",
+        "orientation",
+        K.FORBID_TURN_TILE,
+        source=f"{RULES} §8.1, §3.2",
+    ),
+    RestrictionSpec(
+        "knight-off-defence",
+        "a tile placed on a border cell in the orientation that gives no defence shields "
+        "there while the other one would (a knight turned away from the boundary)",
+        "orientation",
+        K.FORBID_KNIGHT_OFF_DEFENCE,
+        source=f"{RULES} §8.4, §3.4, §3.7.3",
+    ),
+    RestrictionSpec(
+        "church-apart",
+        "a church tile placed so that none of its churches shares a road network with "
+        "another church, once the estate holds a church",
+        "kind",
+        K.FORBID_CHURCH_APART,
+        source=f"{RULES} §8.2, §3.3, §3.4",
+    ),
+    RestrictionSpec(
+        "windmill-apart",
+        "a windmill tile placed so that none of its windmills shares a road network with "
+        "another windmill, once the estate holds a windmill",
+        "kind",
+        K.FORBID_WINDMILL_APART,
+        source=f"{RULES} §8.3, §3.3, §3.4",
+    ),
 )
 
 #: game-specific options (``--option KEY=VALUE``)
@@ -251,18 +303,19 @@ SPEC = GameSpec(
         ),
     ),
     policies=(
-        PolicySpec("random", K.POL_RANDOM, "uniform over (face-up tile, rotation)"),
+        PolicySpec("random", K.POL_RANDOM, "uniform over (face-up tile, rotation)", _FORBID),
         PolicySpec(
             "greedy",
             K.POL_GREEDY,
             "maximise the current round's score if scored now; ties: defence shields, "
             "knights at castles, lower tile index, 0° before 180°",
+            _FORBID,
         ),
         PolicySpec(
             "heuristic",
             K.POL_HEURISTIC,
             "maximise a weighted evaluation of the estate",
-            HEURISTIC_PARAMS,
+            HEURISTIC_PARAMS + _FORBID,
         ),
         PolicySpec(
             "rollout",
@@ -280,6 +333,7 @@ SPEC = GameSpec(
                 ),
                 # after the others: the kernel reads them from R_WEIGHTS
                 *_base_weight_params("base=2"),
+                *_FORBID,
             ),
         ),
         PolicySpec(
@@ -309,6 +363,9 @@ SPEC = GameSpec(
                     ORACLE_MAX_ITERS,
                     integer=True,
                 ),
+                # declared so that every policy has it (base contract); prepare refuses a
+                # restricted oracle
+                *_FORBID,
             ),
         ),
         PolicySpec(
@@ -331,6 +388,16 @@ SPEC = GameSpec(
     summary_key="don_quixote",
     max_plies=K.N_PLACE,
     description="8x3 estate, 22 landscape tiles in rounds of 9/7/5+1, three scorings",
+    restrictions=RESTRICTIONS,
+    # no group covers a whole decision: 0° is legal at every free placement and one of the two
+    # orientations always defends at least as much as the other; a church or windmill that
+    # joins its kind, or a tile of another kind, is always permitted (§8)
+    exhaustive_groups=(),
+)
+# the kernel reads each policy's mask at its parameter count (``K.FORBID_COL``)
+assert all(
+    int(K.FORBID_COL[p.id]) == len(p.params) - 1 and p.params[-1].name == "forbid_mask"
+    for p in SPEC.policies
 )
 
 SCORING_COLUMNS = tuple(f"scoring{r}" for r in (1, 2, 3))
@@ -678,10 +745,17 @@ def prepare(config: RunConfig) -> Prepared:
     """Validate the run, load the tile set (``config.options["tiles"]``) and compile it.
 
     ``config`` comes from ``resolve_config``. Raises ``DataFileError`` (tile file),
-    ``ConfigError`` (mcts with more landscape tiles than its search handles).
+    ``ConfigError`` (mcts with more landscape tiles than its search handles; a restricted
+    ``oracle``, docs/rules/don_quixote.md §8).
     """
     variant = config.variant
     ids, params = policy_arrays(SPEC, config.policies)
+    for k, pid in enumerate(ids):
+        if pid == K.POL_ORACLE and params[k, K.FORBID_COL[pid]]:
+            raise ConfigError(
+                "don-quixote: oracle:forbid= is not supported (its full-knowledge plan and "
+                "annealing do not filter forbidden placements); restrict a playable policy"
+            )
     ts = load_tileset(config.options.get("tiles"))
     if (ids == K.POL_MCTS).any() and ts.n_land > K.MAX_SEARCH_LAND:
         raise ConfigError(
@@ -719,10 +793,14 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
     Returns ``score`` int64[n, seats] (game totals, points), ``length`` int32[n] (22
     placements), and per seat: ``scoring1..3`` (points per scoring), the six category totals
     (``castle6``, ``castle4``, ``churches``, ``windmills``, ``defence``, ``knight_bonus``) and
-    ``s{r}_{category}`` (each scoring's breakdown), all int64[n, seats].
+    ``s{r}_{category}`` (each scoring's breakdown), all int64[n, seats]; when a seat is
+    restricted (``is_restricted``) also ``forbid_avoided`` and ``forbid_forced`` int64[n,
+    seats], each seat's decisions that avoided a forbidden option / where every legal option
+    was forbidden (docs/rules/don_quixote.md §8).
     """
     seats = prep.policy_ids.shape[0]
     score, bd = new_outputs(n_games, seats)
+    forbid = new_forbid_counts(prep, n_games)
     K.entry_for(prep.policy_ids)(
         np.int64(first_game_index),
         np.int64(n_games),
@@ -734,8 +812,30 @@ def play_chunk(prep: Prepared, first_game_index: int, n_games: int, root_seed: i
         score,
         bd,
         empty_record(0, seats, prep.tables["tiles"].shape[0] - 2),
+        forbid,
     )
-    return _columns(score, bd)
+    cols = _columns(score, bd)
+    if forbid is not None:
+        cols["forbid_avoided"] = forbid[:, :, 0].copy()
+        cols["forbid_forced"] = forbid[:, :, 1].copy()
+    return cols
+
+
+def is_restricted(prep: Prepared) -> bool:
+    """Whether some seat of the run forbids options (``forbid=`` names, or a ``forbid_mask``
+    set by number): restricted play, docs/rules/don_quixote.md §8."""
+    cols = K.FORBID_COL[prep.policy_ids]
+    masks = prep.policy_params[np.arange(len(cols)), cols]
+    return bool(restricted_seats(prep.config) or masks.any())
+
+
+def new_forbid_counts(prep: Prepared, n: int) -> np.ndarray | None:
+    """The entry kernels' ``out_forbid`` for ``n`` games: zeroed int64[n, seats, 2] (avoided,
+    forced) when the run is restricted (``is_restricted``), else None (then the kernels
+    compile no restricted-play code)."""
+    if not is_restricted(prep):
+        return None
+    return np.zeros((n, prep.policy_ids.shape[0], 2), dtype=np.int64)
 
 
 def empty_record(n: int, seats: int, n_land: int) -> tuple:
@@ -755,7 +855,8 @@ def search_start(prep: Prepared, seed: int, game_index: int) -> tuple:
     (``search_root`` of the dealt estate, castles placed, with the round-1 hand; int64[S_ROWS,
     N_NODES]) with its hidden fields (later cells, unrevealed tiles, the set-aside tile's
     orientation) holding the deal, not -1, and a ``DonQuixoteSearchContext`` of the run's tile
-    table and variant with random rollouts and the scratch of ``search_scratch`` (used by the
+    table and variant with random rollouts, no restriction (``forbid`` None; give it an
+    int64[RS_WIDTH] with ``_replace`` to restrict) and the scratch of ``search_scratch`` (used by the
     kernel test battery, ``tests/test_kernel_battery.py``)."""
     tiles = prep.tables["tiles"]
     seats = prep.policy_ids.shape[0]
@@ -783,8 +884,8 @@ def search_start(prep: Prepared, seed: int, game_index: int) -> tuple:
     root[K.SC, K.SC_LROT] = mask
     w, log, saved, open_ws, nobd, moves2 = scr[11:]
     ctx = K.search_steps.DonQuixoteSearchContext(
-        tiles, last_rand, np.int64(K.POL_RANDOM), w, log, saved, open_ws, nobd, moves2
-    )
+        tiles, last_rand, np.int64(K.POL_RANDOM), w, log, saved, open_ws, nobd, moves2, None
+    )  # fmt: skip
     return root, ctx
 
 

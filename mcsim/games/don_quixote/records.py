@@ -21,6 +21,7 @@ from mcsim.games.don_quixote import (
     cell_index,
     empty_record,
     load_tileset,
+    new_forbid_counts,
     new_outputs,
 )
 from mcsim.values import label
@@ -56,6 +57,7 @@ def record_games(prep: Prepared, root_seed: int, game_indices) -> list[dict]:
             score,
             bd,
             rec,
+            new_forbid_counts(prep, 1),
         )
         castles, cells, seq, last_rot, moves = (a[0] for a in rec)
         score, bd = score[0], bd[0]
