@@ -372,13 +372,21 @@ def restricted_play(
         if solo:
             baseline = study.results[0]
         else:
+            from mcsim.runner import MANIFEST_NAME
+
+            base_dir = sub("baseline")
+            # a run interrupted before its baseline started has no baseline folder to resume
+            base_kw = dict(
+                study_kw,
+                resume=resume and base_dir is not None and (base_dir / MANIFEST_NAME).exists(),
+            )
             b = play_study(
                 game,
-                [Run([base] * npl, variant, sub("baseline"))],
+                [Run([base] * npl, variant, base_dir)],
                 [Group("baseline", [0], _share_stop(npl))],
                 precision=None,
                 max_games=max(stops),
-                **study_kw,
+                **base_kw,
             )
             baseline = b.results[0]
         elapsed = time.perf_counter() - t0

@@ -5,6 +5,7 @@ Every value is recomputed here from ``mcsim.simulate`` runs of the same lineups 
 deals (the method: mcsim/value.py's module docstring, docs/usage.md "Restricted play")."""
 
 import json
+import shutil
 
 import numpy as np
 import pandas as pd
@@ -136,6 +137,12 @@ def test_sacred_hill_value_cli_summary_json_out_resume_force(run, tmp_path):
     )
     # an interrupted run: a lineup's chunk and the run's own files are missing
     next((out / "option-1-build-into-siege-seat0").glob("part-*.parquet")).unlink()
+    (out / "value.json").unlink()
+    r = run(*args, "-q", "--json", "--out", out, "--resume")
+    assert r.exit_code == 0, r.output
+    assert _strip(json.loads(r.output)) == _strip(first)
+    # interrupted after every lineup and before the baseline (played after them) had begun
+    shutil.rmtree(out / "baseline")
     (out / "value.json").unlink()
     r = run(*args, "-q", "--json", "--out", out, "--resume")
     assert r.exit_code == 0, r.output
