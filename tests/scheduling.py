@@ -13,21 +13,36 @@ from xdist.scheduler import LoadScopeScheduling
 _GAME_KEYS = ("carcassonne", "el_grande", "thurn_and_taxis", "don_quixote", "sacred_hill")
 
 
+#: test files of a game that form a scope of their own (``<game>:<file>``), run beside the
+#: game's other tests: Don Quixote's restricted-play tests compile the kernels' restricted
+#: variants (an ``out_forbid`` array given), which no other Don Quixote test compiles, about two
+#: minutes that would otherwise come on top of the game's scope in one worker
+_OWN_SCOPE = ("tests/test_don_quixote_restricted_play.py",)
+
+
 def game_group(nodeid: str) -> str:
-    """The xdist scope of a test id: the first game key in it, else ``"other:<file>"``.
+    """The xdist scope of a test id: the first game key in it, else ``"other:<file>"``; a file
+    of ``_OWN_SCOPE`` is ``"<game>:<file>"``.
 
     >>> game_group("tests/test_golden_tables.py::test_table[el-grande-random-4p]")
     'el_grande'
     >>> game_group("tests/test_stats.py::test_wilson")
     'other:tests/test_stats.py'
+    >>> game_group("tests/test_don_quixote_restricted_play.py::test_x")
+    'don_quixote:tests/test_don_quixote_restricted_play.py'
     """
     key = nodeid.lower().replace("-", "_")
     hits = [(key.find(g), g) for g in _GAME_KEYS if g in key]
-    return min(hits)[1] if hits else "other:" + nodeid.split("::")[0]
+    if not hits:
+        return "other:" + nodeid.split("::")[0]
+    game = min(hits)[1]
+    path = nodeid.split("::")[0]
+    return f"{game}:{path}" if path in _OWN_SCOPE else game
 
 
 def _group_rank(group: str) -> int:
-    return _GAME_KEYS.index(group) if group in _GAME_KEYS else len(_GAME_KEYS)
+    game = group.split(":")[0]
+    return _GAME_KEYS.index(game) if game in _GAME_KEYS else len(_GAME_KEYS)
 
 
 def pytest_collection_modifyitems(config, items):
