@@ -3,7 +3,7 @@ small curve of win rate against iterations.
 
 * Game time: complete 2-player games played by ``play_chunk`` (one process, one core, CPU
   time): default ``mcts`` against ``heuristic`` and ``mcts`` against ``mcts``.
-* Iterations per second: ``kernels.search.search`` as ``kernels.carcassonne.mcts_move`` calls it
+* Iterations per second: ``kernels.search.search`` as ``kernels.carcassonne.mcts_move`` runs it
   at the default parameters on placement decisions taken from heuristic games (turns 5, 20, 35,
   50, 65 of four games, The Gifts off); "flat" is ``kernels.search.flat`` (``flat_move``): the
   same number of determinizations and rollouts, the root moves in turn, no tree. The ratio flat
@@ -25,10 +25,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
 import kernels.carcassonne as K
-from kernels import search
 from kernels.rng import new_state
 from mcsim.games import carcassonne as G
 from mcsim.games.carcassonne.records import record_to_arrays
@@ -36,52 +34,10 @@ from mcsim.games.carcassonne.show import state_after_turns
 from mcsim.runner import resolve_config
 
 
-# ``ctx`` is built here, not taken from ``K.search_ctx`` (see tests/test_carcassonne_mcts.py:
-# an array-returning function compiled inside the NRT-free play loop must not hand its result
-# to a caller with reference counting).
-@njit
 def _decide(S, T, H, codes, cur, t, params, rng, scr, flat):
-    root = scr[0]
-    K.search_root(S, root, cur, K.PH_PLACE, t, -1, -1, -1, 0)
-    ctx = (
-        T,
-        codes,
-        H,
-        np.int64(params[K.M_ROLLOUT]),
-        scr[14],
-        scr[11],
-        scr[12],
-        scr[13],
-        scr[15],
-        np.int64(params[K.M_WIDTH]),
-        np.int64(params[K.M_DEPTH]),
-        scr[16],
-    )
-    n = np.int64(params[K.M_ITER])
-    mode = np.int64(params[K.M_REWARD])
-    if flat:
-        return search.flat(
-            root, ctx, n, mode, params[K.M_SCALE], rng, scr[1], scr[5], scr[17], scr[9], scr[10]
-        )
-    return search.search(
-        root,
-        ctx,
-        n,
-        params[K.M_C],
-        mode,
-        params[K.M_SCALE],
-        rng,
-        scr[1],
-        scr[2],
-        scr[3],
-        scr[4],
-        scr[5],
-        scr[6],
-        scr[7],
-        scr[8],
-        scr[9],
-        scr[10],
-    )
+    """``K.mcts_move`` (``K.flat_move`` with ``flat``) at a placement decision."""
+    choose = K.flat_move if flat else K.mcts_move
+    return choose(S, T, codes, cur, K.PH_PLACE, t, params, rng, scr, heuristic_scratch=H)
 
 
 def _prep(policies, variant=None):

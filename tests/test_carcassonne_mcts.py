@@ -8,6 +8,9 @@ one-line errors. Small iteration counts keep these fast; the golden tables
 """
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -28,10 +31,8 @@ from tests.conftest import one_error_line
 FAST = "mcts:iterations=40,width=4,depth=4"
 
 
-# The kernel's search entry points are reached here through these wrappers, which build ``ctx``
-# themselves: ``K.search_ctx`` returns arrays and is compiled inside the NRT-free play loop, so a
-# caller with reference counting (Python, or a function compiled with NRT) must not take its
-# result (it would release arrays it never owned).
+# The search is reached here through these compiled wrappers, which build ``ctx`` as
+# ``search_steps._search_ctx`` does (inlined there: see the comment above it).
 @njit
 def _ctx(T, codes, H, params, scr, cur):
     return CarcassonneSearchContext(
@@ -54,7 +55,7 @@ def _ctx(T, codes, H, params, scr, cur):
 
 @njit
 def _decide(S, T, H, codes, cur, t, params, rng, scr):
-    """``K.mcts_move`` at a placement decision."""
+    """``search_steps._mcts_move`` at a placement decision."""
     root = scr[0]
     K.search_root(S, root, cur, K.PH_PLACE, t, -1, -1, -1, 0)
     return search.search(
@@ -192,3 +193,73 @@ def test_mcts_record_replays_on_the_command_line(run, tmp_path):
 )
 def test_mcts_bad_parameters_are_one_line(run, policy, text):
     one_error_line(run("simulate", "carcassonne", "-n", 2, "-p", policy, "-p", "random"), 2, text)
+
+
+# Python calls the search choosers after the play loop has compiled them (and cached them
+# without NRT): ``K.mcts_move`` and ``K.flat_move`` with Python ints and a bool. The search
+# context was once built by a compiled function of its own; a chooser compiled for Python (a
+# ``flat_move`` call, or argument types the loop never used) linked the loop's NRT-free build
+# of it, released arrays it had never been given, and glibc aborted ("malloc_consolidate():
+# unaligned fastbin chunk detected"). So this runs in a child process.
+_PYTHON_CALLS = f"""
+import gc
+import numpy as np
+import kernels.carcassonne as K
+import mcsim
+from kernels.rng import new_state
+from mcsim.runner import resolve_config
+from tests.test_carcassonne_mcts import _heuristic_weights, _position
+# the play loop compiles (or loads) the choosers first, without NRT
+mcsim.simulate("carcassonne", games=1, seed=1, policies=["{FAST}", "heuristic"], workers=1)
+cur, t, S, T, codes = _position(5, 0, 9)
+from mcsim.games import carcassonne as G
+params = G.prepare(resolve_config("carcassonne", 2, ["{FAST}"], {{}})[1]).policy_params[0]
+scr = K.search_scratch(2, int(params[K.M_ITER]) + 1, _heuristic_weights())
+front = set(int(c) for c in S.front[: S.sc[K.S_NFRONT]])
+moves = []
+for rep in range(3):
+    for choose in (K.mcts_move, K.flat_move):
+        mv = choose(S, T, codes, cur, K.PH_PLACE, t, params, new_state(7, 9, 16), scr,
+                    earned=False)
+        gc.collect()
+        assert mv // 4 in front, mv
+        moves.append(mv)
+print(moves)
+"""
+
+
+def test_search_choosers_called_from_python_return_legal_moves_bug():
+    """``K.mcts_move`` / ``K.flat_move`` from Python, after the NRT-free play loop compiled the
+    search: a legal placement (its cell on the frontier), the same for the same stream."""
+    root = Path(__file__).resolve().parent.parent
+    r = subprocess.run(
+        [sys.executable, "-c", _PYTHON_CALLS],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    moves = json.loads(r.stdout.strip().splitlines()[-1])
+    assert len(moves) == 6
+    assert moves[0::2] == [moves[0]] * 3 and moves[1::2] == [moves[1]] * 3
+
+
+def test_search_choosers_refuse_scratch_that_does_not_fit():
+    """``K.mcts_move`` checks what the compiled search would trust: a scratch too small for the
+    iterations, or for another seat count, and a wrong random stream are one-line errors."""
+    cur, t, S, T, codes = _position(5, 0, 9)
+    _, cfg = resolve_config("carcassonne", 2, [FAST], {})
+    params = G.prepare(cfg).policy_params[0]
+    small = K.search_scratch(2, 2, _heuristic_weights())
+    fits = K.search_scratch(3, int(params[K.M_ITER]) + 1, _heuristic_weights())
+    rng = new_state(7, 9, 16)
+    cases = [
+        ((small, rng), "capacity >= iterations + 1 = 41"),
+        ((fits, rng), "search_scratch is for 3 seats, the state has 2"),
+        ((fits, np.zeros(4, dtype=np.int64)), "rng must be a uint64[4] random stream"),
+    ]
+    for (scr, r), text in cases:
+        with pytest.raises(ValueError, match=r"^[^\n]*$") as e:
+            K.mcts_move(S, T, codes, cur, K.PH_PLACE, t, params, r, scr)
+        assert text in str(e.value)

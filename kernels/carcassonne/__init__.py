@@ -15,8 +15,9 @@ module            holds
 ``rules``         the state, tile placement and features, scoring, move generation, gift
                   effects, draws, setup, the end of a turn, board coordinates
 ``policies``      the heuristic: placement and gift evaluation, its scratch ``new_scratch``
-``search_steps``  the six ``kernels.search`` steps and their registration, ``mcts_move``,
-                  ``flat_move``, ``search_scratch``
+``search_steps``  the six ``kernels.search`` steps and their registration, the search
+                  choosers (compiled ``_mcts_move``, ``_flat_move``; from Python ``mcts_move``,
+                  ``flat_move``, which check their arguments), ``search_scratch``
 ``play``          the game loop ``_play``, the turn's decisions, and the Python entry points
                   (``play_batch``, ``record_game``, ``replay_state``, ``replay_game``, ...)
 ================  ==============================================================================
@@ -160,7 +161,7 @@ from kernels.carcassonne.rules import (
     unfinished_monasteries,
     xy_cell,
 )
-from kernels.carcassonne.search_steps import mcts_move, search_ctx, search_root, search_scratch
+from kernels.carcassonne.search_steps import flat_move, mcts_move, search_root, search_scratch
 
 __all__ = [
     "MAX_TILES",
@@ -281,8 +282,8 @@ __all__ = [
     "new_scratch",
     "search_scratch",
     "search_root",
-    "search_ctx",
     "mcts_move",
+    "flat_move",
     "deal_game",
     "forbid_masks",
     "play_batch",

@@ -120,7 +120,7 @@ from kernels.carcassonne.rules import (
     score_final,
     xy_cell,
 )
-from kernels.carcassonne.search_steps import _mcts_scratch, mcts_move
+from kernels.carcassonne.search_steps import _mcts_move, _mcts_scratch
 from kernels.rng import STREAM_POLICY, game_seed, randint, seed_state
 
 
@@ -269,7 +269,7 @@ def _choose_open(state, run, cur, t, turn, heuristic_scratch, search_scratch):
                     k -= 1
     elif pid == POLICY_MCTS:
         if search_scratch is not None:
-            m = mcts_move(
+            m = _mcts_move(
                 state,
                 run.tables,
                 heuristic_scratch,
@@ -336,7 +336,7 @@ def _gift_target(state, run, cur, t, opened, turn, row, heuristic_scratch, searc
         elif pid == POLICY_MCTS:
             if search_scratch is not None:
                 target = (
-                    mcts_move(
+                    _mcts_move(
                         state,
                         tables,
                         heuristic_scratch,
@@ -418,7 +418,7 @@ def _gift_change(state, run, cur, t, opened, turn, row, heuristic_scratch, searc
         elif pid == POLICY_MCTS:
             if search_scratch is not None:
                 m = (
-                    mcts_move(
+                    _mcts_move(
                         state,
                         tables,
                         heuristic_scratch,
@@ -500,7 +500,7 @@ def _gift_take2(state, run, cur, t, opened, turn, row, heuristic_scratch, search
     elif pid == POLICY_MCTS:
         if search_scratch is not None:
             keep = (
-                mcts_move(
+                _mcts_move(
                     state,
                     tables,
                     heuristic_scratch,
@@ -575,7 +575,7 @@ def _choose_place(state, run, cur, t, opened, turn, pc, pr, ps, heuristic_scratc
     if pid == POLICY_MCTS:
         m = -1
         if search_scratch is not None:
-            m = mcts_move(
+            m = _mcts_move(
                 state,
                 tables,
                 heuristic_scratch,
@@ -649,7 +649,7 @@ def _choose_meeple(
         s = -1
         if search_scratch is not None:
             s = (
-                mcts_move(
+                _mcts_move(
                     state,
                     run.tables,
                     heuristic_scratch,
@@ -721,7 +721,7 @@ def _choose_start_meeple(state, run, heuristic_scratch, search_scratch):
         s = mopts[1]
         if search_scratch is not None:
             s = (
-                mcts_move(
+                _mcts_move(
                     state,
                     run.tables,
                     heuristic_scratch,

@@ -250,9 +250,11 @@ def _merged_feature(state, tables, t, g, k, cur, params, pot, mcost, progress, s
 
     Sums the new segments' and each distinct neighbouring root's open sides, pennants and
     adjacent city segments, unions their tile sets (the new tile included), and adds up the
-    roots' meeples into ``scratch[4]`` (int64[5]). Returns (open sides, pennants, adjacent cities,
-    distinct tiles, the roots' worth to ``cur`` before the merge (points-like units), number of
-    neighbouring roots).
+    roots' meeples into ``scratch[4]`` (int64[5]): the merged feature's meeples per player, whose
+    majority decides it (§3.2 step 3, §4.2). Each root's worth before the merge is valued with
+    its own meeples in ``scratch[5]`` (int64[5]), so that sum is not overwritten. Returns (open
+    sides, pennants, adjacent cities, distinct tiles, the roots' worth to ``cur`` before the
+    merge (points-like units), number of neighbouring roots).
     """
     fint, fmee, lo, hi = state.fint, state.fmee, state.lo, state.hi
     nseg, seg_nsides, seg_pen, seg_adj = (
@@ -261,7 +263,7 @@ def _merged_feature(state, tables, t, g, k, cur, params, pot, mcost, progress, s
         tables[TB_SEG_PEN],
         tables[TB_SEG_ADJ],
     )
-    roots, nr, conn, grp, mee = scratch
+    roots, nr, conn, grp, mee, root_mee = scratch
     npl = state.sc[S_NPLAYERS]
     nplaced = state.sc[S_NPLACED]
     opn = _ZERO  # int64 from the start (see _ZERO)
@@ -305,7 +307,7 @@ def _merged_feature(state, tables, t, g, k, cur, params, pot, mcost, progress, s
             ml |= lo[r]
             mh |= hi[r]
             if fint[r, F_MTOT] > 0:
-                old += _root_util(state, r, k, cur, params, pot, mcost, progress, _ZERO, mee)
+                old += _root_util(state, r, k, cur, params, pot, mcost, progress, _ZERO, root_mee)
                 for p in range(npl):
                     mee[p] += fmee[r, p]
     return opn, pen, adj, popcount(ml) + popcount(mh), old, nroot_seen
@@ -370,11 +372,11 @@ def evaluate_placement(state, tables, t, rot, cell, cur, params, variant, scratc
     feature (``_merged_feature``), a gift card it would earn (§4.2) and the worth of a meeple
     on it (§3.2 step 2); the monastery on the new tile; neighbouring monasteries gaining a
     neighbour (§3.3). ``scratch`` (``new_scratch``) = (roots int64[8, 8], nroots int64[8], conn
-    int64[8], grp int64[8], mee int64[5]).
+    int64[8], grp int64[8], mee int64[5], root_mee int64[5]).
     """
     nb8, sc = state.nb8, state.sc
     seg_kind, cl_seg = tables[TB_SEG_KIND], tables[TB_CL_SEG]
-    roots, nr, conn, grp, mee = scratch
+    roots, nr, conn, grp, mee = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4]
     npl = sc[S_NPLAYERS]
     pot = params[H_POT] * sc[S_PILE_N] / 71.0
     progress = sc[S_NPLACED] / 72.0
@@ -630,5 +632,6 @@ def new_scratch():
         np.zeros(8, dtype=np.int64),
         np.zeros(8, dtype=np.int64),
         np.zeros(8, dtype=np.int64),
+        np.zeros(MAX_PLAYERS, dtype=np.int64),
         np.zeros(MAX_PLAYERS, dtype=np.int64),
     )

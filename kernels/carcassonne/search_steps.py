@@ -7,8 +7,9 @@ both set by ``_s_determinize``, so ``_s_apply`` is deterministic. Move codes: ``
 ("Move codes of the search").
 
 The six steps (``_s_copy``, ``_s_determinize``, ``_s_legal``, ``_s_to_move``, ``_s_apply``,
-``_s_rollout``) are registered with ``search.register`` at import; ``mcts_move`` and
-``flat_move`` choose a move by search, with the scratch of ``search_scratch``.
+``_s_rollout``) are registered with ``search.register`` at import; ``_mcts_move`` and
+``_flat_move`` choose a move by search, with the scratch of ``search_scratch`` (the play loop
+calls them; Python calls ``mcts_move`` and ``flat_move``, which check and convert the arguments).
 
 ``ctx`` = ``CarcassonneSearchContext`` (tables, variant, heuristic_scratch, rollout policy id,
 heuristic parameters float64[11], opt2 int32[MAX_OPT, 4], lst int64[MAX_OPT], e0 int32[0],
@@ -90,7 +91,12 @@ from kernels.carcassonne.layout import (
     V_GIFTS,
     V_TAKE2_OTHER,
 )
-from kernels.carcassonne.policies import _gift_gain, best_placement, evaluate_placement
+from kernels.carcassonne.policies import (
+    _gift_gain,
+    best_placement,
+    evaluate_placement,
+    new_scratch,
+)
 from kernels.carcassonne.rules import (
     _draw_tile,
     _return_tile,
@@ -588,8 +594,17 @@ def search_root(state, root, cur, phase, t, t2, opened, idx, earned):
     rsc[S_PLAN_S] = -2
 
 
-@njit(cache=True)
-def search_ctx(tables, variant, heuristic_scratch, params, search_scratch, seat, forbid):
+# ``ctx`` is built inline in each caller, never by a compiled function of its own: a compiled
+# function returning arrays is unsafe here. The play loop ``_play`` is compiled without NRT, and
+# Numba compiles every function it calls without NRT too (the flag is inherited) and caches
+# that build under the function's signature alone; a caller compiled with NRT (Python calling
+# ``flat_move``, ``mcts_move`` with other argument types, any ``@njit`` function) that later
+# links that build takes references to the returned arrays that were never given, releases them
+# and frees arrays Python still holds (glibc: "malloc_consolidate(): unaligned fastbin chunk
+# detected"). Inlined, the tuple is built in the caller's own mode. The two choosers return
+# an int and only borrow their arguments, which is safe in either mode.
+@njit(cache=True, inline="always")
+def _search_ctx(tables, variant, heuristic_scratch, params, search_scratch, seat, forbid):
     """The step functions' ``ctx`` (see the module docstring) for ``mcts`` parameters ``params``,
     searched by ``seat`` with restricted-play mask ``forbid`` (int64, 0 = none)."""
     return CarcassonneSearchContext(
@@ -611,7 +626,7 @@ def search_ctx(tables, variant, heuristic_scratch, params, search_scratch, seat,
 
 
 @njit(cache=True)
-def mcts_move(
+def _mcts_move(
     state,
     tables,
     heuristic_scratch,
@@ -635,12 +650,13 @@ def mcts_move(
     ``search_scratch``; ``forbid`` the seat's restricted-play mask (int64, 0 = none): its own
     moves are filtered by it in the tree and the rollouts (``_s_legal``). The root copies
     ``state``; what the seat cannot see is never read, only resampled in each iteration
-    (``_s_determinize``)."""
+    (``_s_determinize``). Compiled; the play loop's decisions call it, Python calls
+    ``mcts_move``, which checks and allocates what it needs."""
     root = search_scratch[0]
     search_root(state, root, cur, phase, t, t2, opened, idx, earned)
     return search.search(
         root,
-        search_ctx(tables, variant, heuristic_scratch, params, search_scratch, cur, forbid),
+        _search_ctx(tables, variant, heuristic_scratch, params, search_scratch, cur, forbid),
         np.int64(params[M_ITER]),
         params[M_C],
         np.int64(params[M_REWARD]),
@@ -660,7 +676,7 @@ def mcts_move(
 
 
 @njit(cache=True)
-def flat_move(
+def _flat_move(
     state,
     tables,
     heuristic_scratch,
@@ -677,13 +693,13 @@ def flat_move(
     search_scratch,
     forbid,
 ):
-    """``mcts_move`` without the tree (``kernels.search.flat``: the same number of
+    """``_mcts_move`` without the tree (``kernels.search.flat``: the same number of
     determinizations and rollouts, the root moves in turn; benchmarks only)."""
     root = search_scratch[0]
     search_root(state, root, cur, phase, t, t2, opened, idx, earned)
     return search.flat(
         root,
-        search_ctx(tables, variant, heuristic_scratch, params, search_scratch, cur, forbid),
+        _search_ctx(tables, variant, heuristic_scratch, params, search_scratch, cur, forbid),
         np.int64(params[M_ITER]),
         np.int64(params[M_REWARD]),
         params[M_SCALE],
@@ -694,6 +710,86 @@ def flat_move(
         search_scratch[9],
         search_scratch[10],
     )
+
+
+def _python_call(
+    chooser, state, tables, variant, cur, phase, t, params, rng, search_scratch, t2, opened,
+    idx, earned, forbid, heuristic_scratch,
+):  # fmt: skip
+    """Check and convert the arguments of ``mcts_move`` / ``flat_move`` and call ``chooser``
+    with the argument types of the play loop (so Python reuses the loop's compiled code)."""
+    npl = int(state.sc[S_NPLAYERS])
+    params = np.ascontiguousarray(params, dtype=np.float64)
+    if params.ndim != 1 or params.shape[0] <= M_DEPTH:
+        raise ValueError(f"params must be the mcts parameter vector (M_*), shape {params.shape}")
+    n_iter = int(params[M_ITER])
+    if n_iter < 1:
+        raise ValueError(f"params[M_ITER] must be at least 1 iteration, got {params[M_ITER]}")
+    if not (isinstance(rng, np.ndarray) and rng.dtype == np.uint64 and rng.shape == (4,)):
+        raise ValueError("rng must be a uint64[4] random stream (kernels.rng.new_state)")
+    if not rng.flags.c_contiguous:
+        raise ValueError("rng must be C-contiguous (the search advances it in place)")
+    if len(search_scratch) != 18 or search_scratch[2].shape[0] < n_iter + 1:
+        raise ValueError(
+            f"search_scratch must come from search_scratch(npl, capacity, rollout_params) with "
+            f"capacity >= iterations + 1 = {n_iter + 1}"
+        )
+    if search_scratch[9].shape[0] != npl:
+        raise ValueError(
+            f"search_scratch is for {search_scratch[9].shape[0]} seats, the state has {npl}"
+        )
+    if heuristic_scratch is None:
+        heuristic_scratch = new_scratch.py_func()
+    i64 = np.int64
+    return int(
+        chooser(
+            state,
+            tables,
+            heuristic_scratch,
+            np.ascontiguousarray(variant, dtype=np.int64),
+            i64(cur),
+            i64(phase),
+            i64(t),
+            i64(t2),
+            i64(opened),
+            i64(idx),
+            i64(earned),
+            params,
+            rng,
+            search_scratch,
+            i64(forbid),
+        )
+    )
+
+
+def mcts_move(
+    state, tables, variant, cur, phase, t, params, rng, search_scratch, t2=-1, opened=-1,
+    idx=-1, earned=0, forbid=0, heuristic_scratch=None,
+):  # fmt: skip
+    """The ``mcts`` policy's move code (``layout``, "Move codes of the search") for seat ``cur``
+    at decision ``phase`` (``PH_*``) of its turn (tile ``t``; Take 2's ``t2``, the gift
+    ``opened``, the placed tile's index ``idx`` and gift ``earned`` where they apply), called
+    from Python: ``_mcts_move`` with its arguments checked and converted to the play loop's
+    types. ``params``: the ``mcts`` parameter vector (``M_*``); ``rng``: the seat's uint64[4]
+    stream (advanced in place); ``search_scratch``: from ``search_scratch(npl, capacity,
+    rollout_params)`` with capacity >= ``params[M_ITER]`` + 1 and the state's seat count;
+    ``forbid``: restricted-play mask (0 = none); ``heuristic_scratch`` (``new_scratch``) is
+    allocated when None. Raises ``ValueError`` (one line) for arguments that do not fit."""
+    return _python_call(
+        _mcts_move, state, tables, variant, cur, phase, t, params, rng, search_scratch, t2,
+        opened, idx, earned, forbid, heuristic_scratch,
+    )  # fmt: skip
+
+
+def flat_move(
+    state, tables, variant, cur, phase, t, params, rng, search_scratch, t2=-1, opened=-1,
+    idx=-1, earned=0, forbid=0, heuristic_scratch=None,
+):  # fmt: skip
+    """``mcts_move`` without the tree (``_flat_move``; benchmarks), the same arguments."""
+    return _python_call(
+        _flat_move, state, tables, variant, cur, phase, t, params, rng, search_scratch, t2,
+        opened, idx, earned, forbid, heuristic_scratch,
+    )  # fmt: skip
 
 
 def _mcts_scratch(npl, policy_ids, policy_params, rollout_params):

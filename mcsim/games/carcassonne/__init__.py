@@ -996,10 +996,10 @@ def search_start(prep: Prepared, seed: int, game_index: int) -> tuple:
     it from that scratch, with random rollouts, ``width`` = ``depth`` = 0 and the heuristic's
     default weights (used by the kernel test battery, ``tests/test_kernel_battery.py``).
 
-    ``ctx`` is built here, not by ``K.search_ctx``: that one is compiled inside the NRT-free play
-    loop and returns arrays, which Python must not take (see ``tests/test_carcassonne_mcts.py``);
-    ``search_scratch`` allocates, so it is never compiled into that loop (only Python calls it,
-    ``_mcts_scratch``) and its arrays are Python's.
+    ``ctx`` is built here as ``search_steps._search_ctx`` builds it (that one is inlined into the
+    compiled choosers only: a compiled function returning arrays would be unsafe across the
+    NRT-free play loop, see the comment above it); ``search_scratch`` allocates, so it is never
+    compiled into that loop (only Python calls it, ``_mcts_scratch``) and its arrays are Python's.
     """
     T = prep.tables["T"]
     npl = np.int64(prep.config.players)
