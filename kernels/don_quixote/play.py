@@ -159,8 +159,8 @@ def _play_planned(
             rng,
             plan,
         )
-    total = 0
-    nh = 0
+    total = np.int64(0)
+    nh = np.int64(0)
     for pos in range(N_PLACE):
         nh = reveal(hand, nh, seq, pos)
         rnd = round_of(pos)
