@@ -48,7 +48,6 @@ print(json.dumps({
     "sh_entries": [len(SK.play_batch.signatures), len(SK.play_batch_search.signatures)],
     "dq_entries": [
         len(DK.play_batch_simple.signatures),
-        len(DK.play_batch.signatures),
         len(DK.play_batch_search.signatures),
     ],
 }))
@@ -64,15 +63,15 @@ def test_records_and_replays_share_play_code_and_no_search_is_compiled():
         "compiled_by_records_and_replays": [],
         "search_signatures": 0,
         "sh_entries": [1, 0],
-        "dq_entries": [1, 0, 0],
+        "dq_entries": [1, 0],
     }
 
 
 def test_entry_kernels_by_lineup():
-    """Don Quixote's entry for a lineup: simple policies, planning policies, search."""
+    """Don Quixote's entry for a lineup: simple policies, or every policy (planning, search)."""
     ids = np.array
     assert DK.entry_for(ids([DK.POL_RANDOM, DK.POL_HEURISTIC])) is DK.play_batch_simple
-    assert DK.entry_for(ids([DK.POL_GREEDY, DK.POL_ORACLE])) is DK.play_batch
+    assert DK.entry_for(ids([DK.POL_GREEDY, DK.POL_ORACLE])) is DK.play_batch_search
     assert DK.entry_for(ids([DK.POL_ROLLOUT, DK.POL_MCTS])) is DK.play_batch_search
 
 

@@ -687,7 +687,7 @@ def test_simple_kernel_matches_general_kernel():
             prep.tables["tiles"],
         )
         none = G.empty_record(0, 2, prep.tables["tiles"].shape[0] - 2)
-        K.play_batch(*args, a, abd, none)
+        K.play_batch_search(*args, a, abd, none)
         K.play_batch_simple(*args, b, bbd, none)
         assert (a == b).all() and (abd == bbd).all()
 

@@ -18,8 +18,8 @@ module            holds
 ``hindsight``     the exact round-3 solver ``r3_choose`` / ``r3_value`` and the hindsight
                   policy ``choose_hindsight`` (full-knowledge beam ``hindsight_beam`` on
                   sampled futures)
-``play``          the entry kernels ``play_batch_simple`` / ``play_batch`` /
-                  ``play_batch_search`` (records included), the game loop, ``entry_for``
+``play``          the entry kernels ``play_batch_simple`` / ``play_batch_search``
+                  (records included), the game loop, ``entry_for``
 ================  ===========================================================================
 
 Names: ``state`` is one player's estate (int64[S_ROWS, N_NODES], also the search state),
@@ -105,7 +105,7 @@ from kernels.don_quixote.layout import (
     T_WM,
     TW,
 )
-from kernels.don_quixote.play import entry_for, play_batch, play_batch_search, play_batch_simple
+from kernels.don_quixote.play import entry_for, play_batch_search, play_batch_simple
 from kernels.don_quixote.restrict import (
     FORBID_CHURCH_APART,
     FORBID_KNIGHT_OFF_DEFENCE,
@@ -223,7 +223,6 @@ __all__ = [
     "r3_value",
     # play
     "entry_for",
-    "play_batch",
     "play_batch_search",
     "play_batch_simple",
 ]

@@ -78,7 +78,7 @@ def _r3_leaf(state, tables, cell, last_t, last_rotmask, last_avg, log, saved, fm
         if not last_avg and not (last_rotmask >> o) & 1:
             continue
         place(state, tables, cell, last_t, o, log)
-        v = np.float64(score_round(state, 3))
+        v = np.float64(score_round(state, np.int64(3)))
         ok = fmask == 0 or not forbidden_placed(state, tables, cell, last_t, o, fmask, nc, nw)
         unplace(state, tables, cell, log, saved)
         acc += v
@@ -193,7 +193,7 @@ def r3_choose(
             if fmask != 0 and not allowed(allow, i, o):
                 continue
             place(state, tables, cell, last_t, o, log)
-            v = np.float64(score_round(state, 3))
+            v = np.float64(score_round(state, np.int64(3)))
             unplace(state, tables, cell, log, saved0)
             if v > best:
                 best = v
@@ -203,14 +203,14 @@ def r3_choose(
     # slots: the empty cells, the current one first; tiles: the hand (set-aside tile excluded)
     slots = np.empty(R3_MAX_CELLS, dtype=np.int64)
     slots[0] = cell
-    m = 1
+    m = np.int64(1)
     for c in range(N_CELLS):
         if state[CELLS, c] < 0 and c != cell:
             slots[m] = c
             m += 1
     tl = np.empty(R3_MAX_CELLS, dtype=np.int64)
     hi = np.empty(R3_MAX_CELLS, dtype=np.int64)
-    nt = 0
+    nt = np.int64(0)
     for i in range(nh):
         if hand[i] != last_t:
             tl[nt] = hand[i]
@@ -303,7 +303,7 @@ def hindsight_beam(state, tables, cells, seq, pos0, avail, last_rotmask, beam, b
             for k in range(SC_SAVE):
                 saved[k] = bs[SC, k]
             m = (1 << seq[N_PLACE - 1]) if last else av[b]
-            t = 0
+            t = np.int64(0)
             nc0 = nc
             n_ok = 0
             f_nc = feature_total(bs, CH) if fmask != 0 else 0
@@ -596,7 +596,7 @@ def choose_hindsight(
     saved = np.zeros(SC_SAVE, dtype=np.int64)
     for k in range(SC_SAVE):
         saved[k] = state[SC, k]
-    hand_mask = 0
+    hand_mask = np.int64(0)
     for i in range(nh):
         hand_mask |= 1 << hand[i]
     at_end = pos == ROUND_END[rnd - 1]

@@ -1,9 +1,8 @@
 """Don Quixote entry kernels: play a batch of games (with records), the game loop.
 
-Entry points: ``play_batch_simple`` (random / greedy / heuristic), ``play_batch`` (also
-rollout, hindsight and oracle), ``play_batch_search`` (also mcts), chosen by ``entry_for``: each compiles
-only what its lineups need; all three also write the deal and moves of the first games
-(records).
+Entry points: ``play_batch_simple`` (random / greedy / heuristic) and ``play_batch_search``
+(also rollout, hindsight, oracle and mcts), chosen by ``entry_for``: the simple one compiles
+no planning or search code; both also write the deal and moves of the first games (records).
 """
 
 import numpy as np
@@ -24,7 +23,6 @@ from kernels.don_quixote.layout import (
     O_ITERS,
     POL_HEURISTIC,
     POL_HINDSIGHT,
-    POL_MCTS,
     POL_ORACLE,
     POL_ROLLOUT,
     ROT_BOTH,
@@ -53,10 +51,12 @@ from kernels.rng import STREAM_POLICY, new_state
 
 
 # ---------------------------------------------------------------- playing games
-# Three entry kernels with the same arguments share one game loop (``_play_games``), and each
-# compiles only the policies its lineups need, so that a first run compiles in seconds:
-# ``play_batch_simple`` random / greedy / heuristic, ``play_batch`` also rollout, hindsight, oracle,
-# ``play_batch_search`` also mcts (``kernels.search``). ``entry_for`` picks one. What
+# Two entry kernels with the same arguments share one game loop (``_play_games``):
+# ``play_batch_simple`` random / greedy / heuristic (no planning or search code, so that a
+# first run of these compiles in seconds), ``play_batch_search`` every policy. ``entry_for``
+# picks one. (A third entry for rollout / hindsight / oracle without mcts saved about 10% of
+# their first compile, the search's share, but compiled the whole engine once more for
+# every lineup that mixes them with mcts, the test suite's included.) What
 # a run leaves out is an argument that is None (``plan``, ``search_scratch``): Numba prunes
 # the branch that uses it before typing, so that code is never compiled. Records are written
 # by the same kernels (``out_record``), so a run's records share the compiled code of its
@@ -159,8 +159,8 @@ def _play_planned(
             rng,
             plan,
         )
-    total = 0
-    nh = 0
+    total = np.int64(0)
+    nh = np.int64(0)
     for pos in range(N_PLACE):
         nh = reveal(hand, nh, seq, pos)
         rnd = round_of(pos)
@@ -436,39 +436,6 @@ def play_batch_simple(
 
 
 @njit(cache=True)
-def play_batch(
-    first_game_index,
-    n_games,
-    root_seed,
-    policy_ids,
-    policy_params,
-    variant,
-    tables,
-    out_score,
-    out_breakdown,
-    out_record,
-    out_forbid=None,
-):
-    """``play_batch_simple`` that also plays rollout, hindsight and oracle seats (not mcts: ValueError)."""
-    _check_forbid(policy_ids, policy_params, out_forbid)
-    _play_games(
-        first_game_index,
-        n_games,
-        root_seed,
-        policy_ids,
-        policy_params,
-        variant,
-        tables,
-        out_score,
-        out_breakdown,
-        out_record,
-        np.zeros((N_PLACE, 2), dtype=np.int64),
-        None,
-        out_forbid,
-    )
-
-
-@njit(cache=True)
 def play_batch_search(
     first_game_index,
     n_games,
@@ -482,7 +449,9 @@ def play_batch_search(
     out_record,
     out_forbid=None,
 ):
-    """``play_batch`` that also plays mcts seats (``choose_mcts``)."""
+    """``play_batch_simple`` that also plays rollout, hindsight, oracle and mcts seats
+    (``choose_mcts``); the mcts tree scratch is sized by ``search_capacity`` (2 nodes without
+    an mcts seat)."""
     _check_forbid(policy_ids, policy_params, out_forbid)
     _play_games(
         first_game_index,
@@ -512,9 +481,8 @@ def _check_forbid(policy_ids, policy_params, out_forbid):
 
 
 def entry_for(policy_ids):
-    """The entry kernel that compiles least for a lineup (policy ids int64[seats])."""
-    if (policy_ids == POL_MCTS).any():
-        return play_batch_search
+    """The entry kernel for a lineup (policy ids int64[seats]): ``play_batch_simple`` when
+    every seat is random, greedy or heuristic, else ``play_batch_search``."""
     if (policy_ids <= POL_HEURISTIC).all():
         return play_batch_simple
-    return play_batch
+    return play_batch_search

@@ -163,7 +163,7 @@ def _choose_rollout(
             acc = 0.0
             for k in range(K):
                 work[:, :] = state
-                nh2 = 0
+                nh2 = np.int64(0)
                 for j in range(nh):
                     if j != i:
                         hand2[nh2] = hand[j]
@@ -250,7 +250,7 @@ def _exact_round3(state, tables, cells, seq, last_rotmask, plan):
         cur[d, 0] = t
         cur[d, 1] = o
         if d == nfree:
-            v = score_round(state, 3)
+            v = score_round(state, np.int64(3))
             if v > best:
                 best = v
                 for q in range(nfree + 1):
