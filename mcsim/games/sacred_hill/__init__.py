@@ -55,6 +55,7 @@ from mcsim.games.base import (
     RunConfig,
     VariantSpec,
     forbid_mask_param,
+    kept_mcts,
     no_ensemble,
     policy_arrays,
     restricted_seats,
@@ -131,6 +132,8 @@ MCTS_PARAMS = (
     ),
     forbid_mask_param(),  # restricted play, last so the positions above never move
 )
+#: ``mcts1``'s parameters: the ``mcts`` of 2026-12-02 (``mcsim.games.base.kept_mcts``)
+MCTS1_PARAMS = MCTS_PARAMS
 _ROLLOUT_POLICIES = ("random", "greedy", "tactician")
 
 
@@ -186,6 +189,16 @@ RESTRICTIONS = (
 )
 
 
+#: the ``mcts`` policy; ``mcts1`` keeps the parameters of 2026-12-02 (``MCTS1_PARAMS``)
+MCTS_POLICY = PolicySpec(
+    "mcts",
+    K.POLICY_MCTS,
+    "Monte Carlo tree search (UCT, kernels/search.py): iterations per move, "
+    "rollouts by a base policy",
+    MCTS_PARAMS,
+)
+
+
 SPEC = GameSpec(
     id="sacred-hill",
     long_name="Sacred Hill",
@@ -223,13 +236,8 @@ SPEC = GameSpec(
             "Manoeuvre and safe-connection advice (§6: M1+M2, B1-B3)",
             _params((0.0, 1.0, 0.25, 2.0, 0.5, 0.25, 0.75, 1.0, 0.1)),
         ),
-        PolicySpec(
-            "mcts",
-            K.POLICY_MCTS,
-            "Monte Carlo tree search (UCT, kernels/search.py): iterations per move, "
-            "rollouts by a base policy",
-            MCTS_PARAMS,
-        ),
+        MCTS_POLICY,
+        kept_mcts(MCTS_POLICY, MCTS1_PARAMS),  # mcts1: today's mcts, kept (base.kept_mcts)
     ),
     summary_key="sacred_hill",
     max_plies=K.MAX_PLIES,
