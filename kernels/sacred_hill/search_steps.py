@@ -28,10 +28,12 @@ from kernels.sacred_hill.layout import (
     P_MCTS_BASE,
     P_MCTS_C,
     P_MCTS_ITER,
+    P_MCTS_REUSE,
     P_MCTS_REWARD,
     P_MCTS_ROLLOUT,
     P_MCTS_ROLLOUT_EPS,
     POLICY_MCTS,
+    REUSE_CAPACITY,
     S_PLIES,
     S_SIZE,
     S_TO_MOVE,
@@ -125,16 +127,45 @@ search.register(
 )
 
 
+#: the entries of the ``mcts`` scratch (``search_scratch``), in order
+SCRATCH_FIELDS = (
+    "work",
+    "tree",
+    "value",
+    "logs",
+    "moves",
+    "untried",
+    "mark",
+    "path",
+    "scores",
+    "reward",
+    "rollout_weights",
+    "points",
+    "trees",
+    "values",
+    "n_nodes",
+    "root_ply",
+    "played",
+    "remap",
+)
+
+
 @njit(cache=True)
 def search_scratch(capacity):
-    """Scratch of ``choose_move_search`` for trees of ``capacity`` nodes (a tuple of arrays:
-    work state, tree, value, logs, moves, untried, mark, path, scores, reward, rollout weights,
-    points)."""
+    """Scratch of ``choose_move_search`` for trees of ``capacity`` nodes (a tuple of arrays,
+    ``SCRATCH_FIELDS``): work state, tree, value, logs (log k, filled here), moves, untried,
+    mark, path, scores, reward, rollout weights, points; then tree reuse's: each seat's kept
+    tree and values (``trees`` int64[2, capacity, TREE_COLS], ``values``), its node count
+    ``n_nodes`` int64[2] (0: none kept) and the ply of its tree's root ``root_ply`` int64[2],
+    the game's moves so far ``played`` int64[MAX_PLIES + 1] and ``reroot``'s ``remap``."""
+    logs = np.zeros(capacity, np.float64)
+    for k in range(1, capacity):
+        logs[k] = np.log(np.float64(k))
     return (
         np.zeros(S_SIZE, np.uint64),
         np.zeros((capacity, search.TREE_COLS), np.int64),
         np.zeros(capacity, np.float64),
-        np.zeros(capacity, np.float64),
+        logs,
         np.zeros(64, np.int64),
         np.zeros(64, np.int64),
         np.zeros(MOVE_PASS + 1, np.int64),
@@ -143,16 +174,44 @@ def search_scratch(capacity):
         np.zeros(2, np.float64),
         np.zeros(N_HEURISTIC_PARAMS, np.float64),
         np.zeros(2, np.int64),
+        np.zeros((2, capacity, search.TREE_COLS), np.int64),
+        np.zeros((2, capacity), np.float64),
+        np.zeros(2, np.int64),
+        np.full(2, -1, np.int64),
+        np.zeros(MAX_PLIES + 1, np.int64),
+        np.zeros(capacity, np.int64),
     )
 
 
 @njit(cache=True)
+def search_new_game(scratch):
+    """Forget the seats' kept trees (a new game starts: decisions depend on the game only)."""
+    n_nodes = scratch[14]
+    root_ply = scratch[15]
+    for p in range(2):
+        n_nodes[p] = 0
+        root_ply[p] = -1
+
+
+@njit(cache=True)
+def search_played(scratch, ply, move):
+    """Note that ``move`` was played at ``ply`` (the line a reusing seat's tree descends)."""
+    played = scratch[16]
+    if ply < played.shape[0]:
+        played[ply] = move
+
+
+@njit(cache=True)
 def search_capacity(policy_ids, policy_params):
-    """Tree nodes needed by the ``mcts`` seats of a game (iterations + 1; 2 if none)."""
+    """Tree nodes needed by the ``mcts`` seats of a game (iterations + 1, ``REUSE_CAPACITY``
+    times the iterations + 1 for a seat that reuses its tree; 2 if none)."""
     cap = 2
     for p in range(policy_ids.shape[0]):
         if policy_ids[p] == POLICY_MCTS:
-            cap = max(cap, np.int64(policy_params[p, P_MCTS_ITER]) + 1)
+            n = np.int64(policy_params[p, P_MCTS_ITER])
+            if policy_params[p, P_MCTS_REUSE] != 0.0:
+                n *= REUSE_CAPACITY
+            cap = max(cap, n + 1)
     return cap
 
 
@@ -183,6 +242,12 @@ def choose_move_search(state, moves, kind, policy_id, params, rng, zone, transit
         reward,
         rollout_weights,
         points,
+        trees,
+        values,
+        n_nodes,
+        root_ply,
+        played,
+        remap,
     ) = scratch
     for k in range(N_HEURISTIC_PARAMS):
         rollout_weights[k] = params[P_MCTS_BASE + k]
@@ -196,7 +261,42 @@ def choose_move_search(state, moves, kind, policy_id, params, rng, zone, transit
         np.int64(state[S_TO_MOVE]),
         np.uint64(params[P_FORBID]),
     )
-    return search.search(
+    if params[P_MCTS_REUSE] == 0.0:
+        return search.search(
+            state,
+            ctx,
+            np.int64(params[P_MCTS_ITER]),
+            params[P_MCTS_C],
+            np.int64(params[P_MCTS_REWARD]),
+            MARGIN_SCALE,
+            rng,
+            work,
+            tree,
+            value,
+            logs,
+            search_moves,
+            untried,
+            mark,
+            path,
+            scores,
+            reward,
+        )
+    # tree reuse: descend the seat's kept tree along the plies played since its last root
+    p = np.int64(state[S_TO_MOVE])
+    ply = np.int64(state[S_PLIES])
+    nn = n_nodes[p]
+    tree_p = trees[p]
+    value_p = values[p]
+    if nn > 0 and 0 <= root_ply[p] < ply:
+        node = 0
+        for k in range(root_ply[p], ply):
+            node = search.child_of(tree_p, node, played[k])
+            if node < 0:
+                break
+        nn = search.reroot(tree_p, value_p, nn, node, remap) if node > 0 else 0
+    else:
+        nn = 0
+    mv, nn = search.search_from(
         state,
         ctx,
         np.int64(params[P_MCTS_ITER]),
@@ -205,8 +305,8 @@ def choose_move_search(state, moves, kind, policy_id, params, rng, zone, transit
         MARGIN_SCALE,
         rng,
         work,
-        tree,
-        value,
+        tree_p,
+        value_p,
         logs,
         search_moves,
         untried,
@@ -214,4 +314,8 @@ def choose_move_search(state, moves, kind, policy_id, params, rng, zone, transit
         path,
         scores,
         reward,
+        nn,
     )
+    n_nodes[p] = nn
+    root_ply[p] = ply
+    return mv

@@ -130,6 +130,15 @@ MCTS_PARAMS = (
         0.0,
         1.0,
     ),
+    _P(
+        "reuse",
+        0.0,
+        "1 = keep the seat's tree between its decisions (descend to the position reached), "
+        "0 = a fresh tree per decision",
+        0.0,
+        1.0,
+        integer=True,
+    ),
     forbid_mask_param(),  # restricted play, last so the positions above never move
 )
 #: ``mcts1``'s parameters: the ``mcts`` of 2026-12-02 (``mcsim.games.base.kept_mcts``)
