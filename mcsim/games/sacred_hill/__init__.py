@@ -139,6 +139,14 @@ MCTS_PARAMS = (
         1.0,
         integer=True,
     ),
+    _P(
+        "rave",
+        0.0,
+        "RAVE equivalence k (all-moves-as-first values weighted sqrt(k / (3n + k)) against a "
+        "move's n visits; 0 = plain UCT)",
+        0.0,
+        1e6,
+    ),
     forbid_mask_param(),  # restricted play, last so the positions above never move
 )
 #: ``mcts1``'s parameters: the ``mcts`` of 2026-12-02 (``mcsim.games.base.kept_mcts``)
