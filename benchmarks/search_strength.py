@@ -19,8 +19,10 @@ played against the first ``--new`` policy instead (the new search's position on 
 ladder of the old one: a win share above 0.5 says the new search is stronger).
 
 Writes ``OUT.csv`` (one row per pairing), ``OUT.md`` (the same as a markdown table) and
-``OUT.png`` (win share against CPU seconds per move, log scale, old and new). Nothing is
-asserted; the figures go to benchmarks/RESULTS.md ("Search").
+``OUT.png`` (win share against CPU seconds per move, log scale, old and new). Parts can run
+in parallel (``--old`` in one process, ``--new`` in another, each with its own ``--out``) and be
+merged with ``--from-csv A.csv --from-csv B.csv --out OUT``. Nothing is asserted; the figures
+go to benchmarks/RESULTS.md ("Search").
 """
 
 from __future__ import annotations
@@ -63,10 +65,22 @@ def main() -> None:
     ap.add_argument("--cpu-games", type=int, default=20)
     ap.add_argument("-w", "--workers", type=int, default=1)
     ap.add_argument("--out", required=True, help="output path without extension")
+    ap.add_argument(
+        "--from-csv",
+        action="append",
+        default=[],
+        help="play nothing: merge these CSVs of earlier runs (parts run in parallel) into OUT",
+    )
     a = ap.parse_args()
 
     rows = []
     cpu: dict[str, float] = {}
+    for f in a.from_csv:
+        with open(f, newline="") as fh:
+            for r in csv.DictReader(fh):
+                for k in ("win_share", "low", "high", "cpu_s_per_move", "vs_cpu_s_per_move"):
+                    r[k] = float(r[k])
+                rows.append(r)
 
     def cpu_of(p: str) -> float:
         if p not in cpu:
@@ -75,6 +89,8 @@ def main() -> None:
 
     plan = [("old", p, a.vs) for p in a.old] + [("new", p, a.vs) for p in a.new]
     plan += [("ladder", p, a.new[0]) for p in a.ladder]
+    if a.from_csv:
+        plan = []
     for family, p, vs in plan:
         t0 = time.process_time()
         cell = win_share(a.game, p, vs, a.games, a.seed, a.workers)
@@ -104,12 +120,14 @@ def main() -> None:
         f"`python benchmarks/search_strength.py {a.game} ... -n {a.games} --seed {a.seed} "
         f"--cpu-games {a.cpu_games}` (load average {os.getloadavg()[0]:.1f} at the end)",
         "",
-        "| family | policy | against | win share [95%] | CPU ms per move | theirs |",
-        "|---|---|---|---|---|---|",
+        "games: both seat orders; CPU ms per move: self-play of the policy, one process",
+        "",
+        "| family | policy | against | games | win share [95%] | CPU ms per move | theirs |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
-            f"| {r['family']} | `{r['policy']}` | `{r['vs']}` | {r['win_share']:.3f} "
+            f"| {r['family']} | `{r['policy']}` | `{r['vs']}` | {r['games']} | {r['win_share']:.3f} "
             f"[{r['low']:.3f}, {r['high']:.3f}] | {1000 * r['cpu_s_per_move']:.2f} | "
             f"{1000 * r['vs_cpu_s_per_move']:.2f} |"
         )

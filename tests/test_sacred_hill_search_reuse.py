@@ -158,11 +158,13 @@ def test_reroot_keeps_exactly_the_subtree():
     assert (got[0], got[3]) == (-1, 0.0)
 
 
-def test_reusing_seat_keeps_the_subtree_of_the_line_played():
-    """In a game of two reusing seats, every search starts from the subtree of its previous
-    tree along the plies played since (node counts and root visits add up), and the root's
-    children are legal moves of the position."""
-    prep = _prep("mcts:iterations=400,reuse=1")
+@pytest.mark.parametrize("rave", [0, 300])
+def test_reusing_seat_keeps_the_subtree_of_the_line_played(rave):
+    """In a game of two reusing seats (plain UCT and RAVE), every search starts from the
+    subtree of its previous tree along the plies played since (node counts and root visits
+    add up; with RAVE the kept nodes' AMAF rows too), and the root's children are legal moves
+    of the position."""
+    prep = _prep(f"mcts:iterations=400,reuse=1,rave={rave},c=0")
     params = prep.policy_params
     cap = SK.search_capacity(prep.policy_ids, params)
     assert cap == SS.REUSE_CAPACITY * 400 + 1
@@ -187,6 +189,7 @@ def test_reusing_seat_keeps_the_subtree_of_the_line_played():
                 node = search.child_of(tree, node, scr[16][k]) if node >= 0 else -1
             if node > 0:
                 expect = _subtree(tree, value, node)
+                amaf_root = scr[18][p][node].copy(), scr[19][p][node].copy()
         mv = SK.choose_move_search(
             state, moves, kind, prep.policy_ids[p], params[p], rngs[p], SK.BB_ZONE_KNIGHT12,
             SK.TRANSITION_BOX, scr,
@@ -198,6 +201,10 @@ def test_reusing_seat_keeps_the_subtree_of_the_line_played():
             kept = expect[1] if expect is not None else 0
             assert root[1] == kept + 400  # the kept visits, then this search's iterations
             kept_some += kept > 0
+            if rave and expect is not None:
+                # the root's AMAF samples: the kept ones plus at most one per iteration
+                gained = scr[18][p][0] - amaf_root[0]
+                assert (gained >= 0).all() and (gained <= 400).all() and gained.sum() > 0
             legal = {int(c) for c in range(64) if (int(moves) >> c) & 1}
             assert {k[0] for k in root[4]} <= legal
         SS.search_played(scr, ply, mv)
@@ -206,7 +213,14 @@ def test_reusing_seat_keeps_the_subtree_of_the_line_played():
     assert kept_some > 10
 
 
-@pytest.mark.parametrize("policy", ["mcts:iterations=60,reuse=1", "mcts:iterations=60,rave=300"])
+@pytest.mark.parametrize(
+    "policy",
+    [
+        "mcts:iterations=60,reuse=1",
+        "mcts:iterations=60,rave=300",
+        "mcts:iterations=60,rave=300,reuse=1",
+    ],
+)
 def test_reuse_and_rave_games_deterministic_across_workers_and_replay(policy):
     """Same seed, same games for any worker count and chunking (a seat's tree is its game's
     own: one batch of 6 games or three of 2 play the same); records replay to the run's

@@ -179,6 +179,7 @@ def search_rave(
     scores,
     reward,
     seen,
+    n_nodes,
 ):
     """UCT with RAVE (Gelly and Silver 2011, "Monte-Carlo tree search and rapid action value
     estimation in computer Go"): Sacred Hill's ``mcts`` with ``rave=k > 0``.
@@ -193,29 +194,32 @@ def search_rave(
     move expanded next is the best by AMAF rather than a random one; ties go to the first in a
     random rotation of the legal moves. The move returned is the root's most visited (ties:
     the higher mean). Passes (``MOVE_PASS``) are never AMAF samples. Perfect information: no
-    determinization. ``logs[k]`` must hold log(k) for ``1 <= k < len(logs)``; ``kid``
+    determinization. ``n_nodes``: the nodes of a kept tree to continue (node 0 the node of
+    ``root``, as ``kernels.search.search_from``), 0 for a fresh one; returns ``(move,
+    n_nodes)``. ``logs[k]`` must hold log(k) for ``1 <= k < len(logs)``; ``kid``
     int64[MOVE_PASS + 1], ``seen`` uint64[2]; the other arguments as ``kernels.search.search``.
     """
     n = _search_legal(root, ctx, moves)
     if n <= 1:
-        return moves[0] if n == 1 else -1
+        return (moves[0] if n == 1 else -1), n_nodes
     cap = tree.shape[0]
     n_logs = logs.shape[0]
     n_codes = amaf_n.shape[1]
     max_depth = path.shape[0] - 1
     for k in range(mark.shape[0]):
         mark[k] = -1
-    for k in range(search.TREE_COLS):
-        tree[0, k] = 0
-    tree[0, search.T_MOVE] = -1
-    tree[0, search.T_SEAT] = -1
-    tree[0, search.T_CHILD] = -1
-    tree[0, search.T_SIBLING] = -1
-    value[0] = 0.0
-    for m in range(n_codes):
-        amaf_n[0, m] = 0.0
-        amaf_w[0, m] = 0.0
-    n_nodes = 1
+    if n_nodes <= 0:
+        for k in range(search.TREE_COLS):
+            tree[0, k] = 0
+        tree[0, search.T_MOVE] = -1
+        tree[0, search.T_SEAT] = -1
+        tree[0, search.T_CHILD] = -1
+        tree[0, search.T_SIBLING] = -1
+        value[0] = 0.0
+        for m in range(n_codes):
+            amaf_n[0, m] = 0.0
+            amaf_w[0, m] = 0.0
+        n_nodes = 1
     stamp = 0
     for _ in range(n_iter):
         _search_copy(work, root)
@@ -321,7 +325,7 @@ def search_rave(
             best_n = nv
             best_q = q
         ch = tree[ch, search.T_SIBLING]
-    return tree[best, search.T_MOVE]
+    return tree[best, search.T_MOVE], n_nodes
 
 
 #: the entries of the ``mcts`` scratch (``search_scratch``), in order
@@ -359,8 +363,8 @@ def search_scratch(capacity):
     tree and values (``trees`` int64[2, capacity, TREE_COLS], ``values``), its node count
     ``n_nodes`` int64[2] (0: none kept) and the ply of its tree's root ``root_ply`` int64[2],
     the game's moves so far ``played`` int64[MAX_PLIES + 1] and ``reroot``'s ``remap``; then
-    RAVE's (``search_rave``): the all-moves-as-first counts and reward sums per node and move
-    ``amaf_n``, ``amaf_w`` float64[capacity, MOVE_PASS + 1], the child of each move ``kid``
+    RAVE's (``search_rave``): each seat's all-moves-as-first counts and reward sums per node
+    and move ``amaf_n``, ``amaf_w`` float64[2, capacity, MOVE_PASS + 1], the child of each move ``kid``
     int64[MOVE_PASS + 1] and each seat's hills built in an iteration ``seen`` uint64[2]."""
     logs = np.zeros(capacity, np.float64)
     for k in range(1, capacity):
@@ -384,8 +388,8 @@ def search_scratch(capacity):
         np.full(2, -1, np.int64),
         np.zeros(MAX_PLIES + 1, np.int64),
         np.zeros(capacity, np.int64),
-        np.zeros((capacity, MOVE_PASS + 1), np.float64),
-        np.zeros((capacity, MOVE_PASS + 1), np.float64),
+        np.zeros((2, capacity, MOVE_PASS + 1), np.float64),
+        np.zeros((2, capacity, MOVE_PASS + 1), np.float64),
         np.zeros(MOVE_PASS + 1, np.int64),
         np.zeros(2, np.uint64),
     )
@@ -473,30 +477,7 @@ def choose_move_search(state, moves, kind, policy_id, params, rng, zone, transit
         np.int64(state[S_TO_MOVE]),
         np.uint64(params[P_FORBID]),
     )
-    if params[P_MCTS_RAVE] > 0.0:
-        return search_rave(
-            state,
-            ctx,
-            np.int64(params[P_MCTS_ITER]),
-            params[P_MCTS_C],
-            params[P_MCTS_RAVE],
-            np.int64(params[P_MCTS_REWARD]),
-            rng,
-            work,
-            tree,
-            value,
-            amaf_n,
-            amaf_w,
-            logs,
-            search_moves,
-            kid,
-            mark,
-            path,
-            scores,
-            reward,
-            seen,
-        )
-    if params[P_MCTS_REUSE] == 0.0:
+    if params[P_MCTS_REUSE] == 0.0 and params[P_MCTS_RAVE] == 0.0:
         return search.search(
             state,
             ctx,
@@ -519,7 +500,8 @@ def choose_move_search(state, moves, kind, policy_id, params, rng, zone, transit
     # tree reuse: descend the seat's kept tree along the plies played since its last root
     p = np.int64(state[S_TO_MOVE])
     ply = np.int64(state[S_PLIES])
-    nn = n_nodes[p]
+    rave = params[P_MCTS_RAVE] > 0.0
+    nn = n_nodes[p] if params[P_MCTS_REUSE] != 0.0 else 0
     tree_p = trees[p]
     value_p = values[p]
     if nn > 0 and 0 <= root_ply[p] < ply:
@@ -528,9 +510,49 @@ def choose_move_search(state, moves, kind, policy_id, params, rng, zone, transit
             node = search.child_of(tree_p, node, played[k])
             if node < 0:
                 break
-        nn = search.reroot(tree_p, value_p, nn, node, remap) if node > 0 else 0
+        if node > 0:
+            old_n = nn
+            nn = search.reroot(tree_p, value_p, nn, node, remap)
+            if rave:  # the nodes' AMAF rows move as reroot moved them (never up)
+                an = amaf_n[p]
+                aw = amaf_w[p]
+                for k in range(node, old_n):
+                    j = remap[k]
+                    if j >= 0:
+                        for m in range(an.shape[1]):
+                            an[j, m] = an[k, m]
+                            aw[j, m] = aw[k, m]
+        else:
+            nn = 0
     else:
         nn = 0
+    if rave:
+        mv, nn = search_rave(
+            state,
+            ctx,
+            np.int64(params[P_MCTS_ITER]),
+            params[P_MCTS_C],
+            params[P_MCTS_RAVE],
+            np.int64(params[P_MCTS_REWARD]),
+            rng,
+            work,
+            tree_p,
+            value_p,
+            amaf_n[p],
+            amaf_w[p],
+            logs,
+            search_moves,
+            kid,
+            mark,
+            path,
+            scores,
+            reward,
+            seen,
+            nn,
+        )
+        n_nodes[p] = nn
+        root_ply[p] = ply
+        return mv
     mv, nn = search.search_from(
         state,
         ctx,

@@ -23,8 +23,13 @@ Policies
 share one parameter vector (see ``HEURISTIC_PARAMS``) and break ties uniformly at random.
 ``mcts`` is UCT (``kernels/search.py``; perfect information, so no determinization):
 ``iterations`` per decision, exploration ``c``, ``reward`` win or margin, playouts by
-``rollout`` (random, greedy or tactician at its default weights, with ``rollout_eps``); see
-``MCTS_PARAMS`` and benchmarks/RESULTS.md ("Search") for how the defaults were chosen.
+``rollout`` (random, greedy or tactician at its default weights, with ``rollout_eps``),
+``rave=k`` RAVE (all-moves-as-first values blended into each move's value,
+``kernels.sacred_hill.search_steps.search_rave``; 0 = plain UCT) and ``reuse=1`` (the seat
+keeps its tree between its decisions and descends it along the plies played); see
+``MCTS_PARAMS`` and benchmarks/RESULTS.md ("Search", Sacred Hill: RAVE and tree reuse) for how
+the defaults were chosen. ``mcts1`` is the default ``mcts`` of 2026-12-02 (plain UCT, 1,000
+iterations, c 0.7; ``MCTS1_PARAMS``), kept so that "against today's default" can be re-run.
 
 Restricted play (§10): every policy takes ``forbid=NAME+NAME`` (``RESTRICTIONS``: Manoeuvres
 next to an enemy fort or on an edge hill, Battle builds next to an enemy fort or into one's own
@@ -41,6 +46,8 @@ with a mirror game (same index, policies swapped, independent policy random numb
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -89,9 +96,10 @@ HEURISTIC_PARAMS = (
 )
 
 
-#: ``mcts`` parameters (kernel order ``kernels.sacred_hill.P_MCTS_*``); defaults from the
-#: measurements in benchmarks/RESULTS.md ("Search")
-MCTS_PARAMS = (
+#: ``mcts1``'s parameters, the ``mcts`` of 2026-12-02 (``mcsim.games.base.kept_mcts``; kernel
+#: order ``kernels.sacred_hill.P_MCTS_*``): plain UCT, 1,000 iterations, a fresh tree per
+#: decision (``reuse`` and ``rave`` came later; their defaults 0 are that day's search)
+MCTS1_PARAMS = (
     _P(
         "iterations",
         1000.0,
@@ -149,8 +157,13 @@ MCTS_PARAMS = (
     ),
     forbid_mask_param(),  # restricted play, last so the positions above never move
 )
-#: ``mcts1``'s parameters: the ``mcts`` of 2026-12-02 (``mcsim.games.base.kept_mcts``)
-MCTS1_PARAMS = MCTS_PARAMS
+#: ``mcts`` parameters: ``mcts1``'s with the defaults measured in benchmarks/RESULTS.md
+#: ("Search", Sacred Hill: RAVE)
+MCTS_DEFAULTS: dict[str, float] = {"iterations": 800.0, "c": 0.0, "rave": 300.0, "reuse": 1.0}
+MCTS_PARAMS = tuple(
+    dataclasses.replace(q, default=MCTS_DEFAULTS[q.name]) if q.name in MCTS_DEFAULTS else q
+    for q in MCTS1_PARAMS
+)
 _ROLLOUT_POLICIES = ("random", "greedy", "tactician")
 
 
