@@ -20,7 +20,7 @@ RUNGS = ["random", "mcts:iterations=20"]
     [
         (
             "sacred-hill",
-            ["random", "tactician", "mcts:iterations=250", "mcts", "mcts:iterations=4000"],
+            ["random", "tactician", "mcts:iterations=200", "mcts", "mcts:iterations=3200"],
         ),
         (
             "don-quixote",

@@ -170,15 +170,18 @@ KEPT_MCTS_NOTE = (
 )
 
 
-def kept_mcts(mcts: PolicySpec, params: tuple[ParamSpec, ...] | None = None) -> PolicySpec:
+def kept_mcts(
+    mcts: PolicySpec, params: tuple[ParamSpec, ...] | None = None, help: str | None = None
+) -> PolicySpec:
     """The policy ``mcts1``: the game's ``mcts`` as it was on 2026-12-02 (same kernel policy
     id, so the same kernel code path, and that day's parameters and defaults), kept so that
     "against today's default" can be re-run once ``mcts`` changes. ``params`` is that day's
-    parameter tuple when ``mcts``'s has changed since (default: ``mcts``'s own, shared)."""
+    parameter tuple and ``help`` that day's description when ``mcts``'s have changed since
+    (default: ``mcts``'s own, shared)."""
     return PolicySpec(
         KEPT_MCTS,
         mcts.id,
-        f"{KEPT_MCTS_NOTE}: {mcts.help}",
+        f"{KEPT_MCTS_NOTE}: {mcts.help if help is None else help}",
         mcts.params if params is None else params,
     )
 

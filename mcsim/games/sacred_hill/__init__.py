@@ -223,9 +223,14 @@ RESTRICTIONS = (
 MCTS_POLICY = PolicySpec(
     "mcts",
     K.POLICY_MCTS,
-    "Monte Carlo tree search (UCT, kernels/search.py): iterations per move, "
-    "rollouts by a base policy",
+    "Monte Carlo tree search (UCT with RAVE, the tree kept between the seat's moves; "
+    "kernels/sacred_hill/search_steps.py): iterations per move, rollouts by a base policy",
     MCTS_PARAMS,
+)
+#: ``mcts1``'s description: the ``mcts`` of 2026-12-02
+MCTS1_HELP = (
+    "Monte Carlo tree search (UCT, kernels/search.py): iterations per move, "
+    "rollouts by a base policy"
 )
 
 
@@ -267,7 +272,9 @@ SPEC = GameSpec(
             _params((0.0, 1.0, 0.25, 2.0, 0.5, 0.25, 0.75, 1.0, 0.1)),
         ),
         MCTS_POLICY,
-        kept_mcts(MCTS_POLICY, MCTS1_PARAMS),  # mcts1: today's mcts, kept (base.kept_mcts)
+        kept_mcts(
+            MCTS_POLICY, MCTS1_PARAMS, MCTS1_HELP
+        ),  # mcts1: today's mcts, kept (base.kept_mcts)
     ),
     summary_key="sacred_hill",
     max_plies=K.MAX_PLIES,
