@@ -116,9 +116,14 @@ def main() -> None:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
+    how = (
+        f"merged from {', '.join(Path(f).name for f in a.from_csv)}"
+        if a.from_csv
+        else f"load average {os.getloadavg()[0]:.1f} at the end"
+    )
     lines = [
         f"`python benchmarks/search_strength.py {a.game} ... -n {a.games} --seed {a.seed} "
-        f"--cpu-games {a.cpu_games}` (load average {os.getloadavg()[0]:.1f} at the end)",
+        f"--cpu-games {a.cpu_games}` ({how})",
         "",
         "games: both seat orders; CPU ms per move: self-play of the policy, one process",
         "",
