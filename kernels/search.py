@@ -370,3 +370,190 @@ def flat(root, ctx, n_iter, mode, scale, rng, work, moves, totals, scores, rewar
         if totals[k] > totals[best]:
             best = k
     return moves[best]
+
+
+# ---------------------------------------------------------------- tree reuse (Sacred Hill)
+# ``search_from``, ``child_of`` and ``reroot`` keep a seat's tree between its decisions. They
+# are separate functions so that the games that do not reuse their trees compile exactly the
+# code they compiled before (``search`` is unchanged). With perfect information the subtree of
+# the position actually reached is exact; an imperfect-information game would also have to
+# prune the branches that contradict what the seat has seen since (a move it now knows was not
+# possible in the real deal), see benchmarks/RESULTS.md ("Search", tree reuse).
+@njit(cache=True)
+def child_of(tree, node, move):
+    """The child of ``node`` whose move is ``move``, or -1 when it was never expanded."""
+    ch = tree[node, T_CHILD]
+    while ch >= 0:
+        if tree[ch, T_MOVE] == move:
+            return ch
+        ch = tree[ch, T_SIBLING]
+    return -1
+
+
+@njit(cache=True)
+def reroot(tree, value, n_nodes, node, remap):
+    """Make ``node``'s subtree the whole tree, in place: its nodes move to ``0 ..`` in their
+    order (``node`` becomes the root 0, every other node keeps its statistics and its children
+    in the same order); returns the new node count. ``remap`` int64[capacity] (scratch).
+
+    A node's children always come after it (``search_from`` appends), so the subtree's nodes,
+    renumbered in increasing order, never move up: each is read before its new row is
+    written."""
+    for k in range(node, n_nodes):
+        remap[k] = -1
+    remap[node] = 0
+    cnt = 1
+    for k in range(node, n_nodes):
+        if remap[k] < 0:
+            continue
+        if k != node:
+            remap[k] = cnt
+            cnt += 1
+        ch = tree[k, T_CHILD]
+        while ch >= 0:
+            remap[ch] = n_nodes  # in the subtree; numbered when the loop reaches it
+            ch = tree[ch, T_SIBLING]
+    for k in range(node, n_nodes):
+        j = remap[k]
+        if j < 0:
+            continue
+        ch = tree[k, T_CHILD]
+        sib = tree[k, T_SIBLING]
+        for col in range(TREE_COLS):
+            tree[j, col] = tree[k, col]
+        value[j] = value[k]
+        tree[j, T_CHILD] = remap[ch] if ch >= 0 else -1
+        tree[j, T_SIBLING] = remap[sib] if (sib >= 0 and k != node) else -1
+    tree[0, T_MOVE] = -1
+    tree[0, T_SEAT] = -1
+    value[0] = 0.0
+    return cnt
+
+
+@njit(cache=True)
+def search_from(
+    root,
+    ctx,
+    n_iter,
+    c,
+    mode,
+    scale,
+    rng,
+    work,
+    tree,
+    value,
+    logs,
+    moves,
+    untried,
+    mark,
+    path,
+    scores,
+    reward,
+    n_nodes,
+):
+    """``search`` continued from the tree already in ``tree`` / ``value`` (``n_nodes`` nodes,
+    node 0 the node of ``root``; 0: a fresh tree, exactly ``search``'s). Returns ``(move,
+    n_nodes)``: the move (as ``search``'s; -1 terminal) and the tree's node count afterwards,
+    to keep for the next decision (``child_of`` and ``reroot`` move the root to the position
+    then reached). Nothing is searched with one legal move or none (the tree is left as it
+    is). ``logs`` float64[L] must hold log(k) for ``1 <= k < L`` on entry (it is not filled
+    here); an availability count of L or more takes ``np.log``. When the tree is full
+    (``capacity`` nodes) iterations go on without expanding, rolling out from the leaf.
+    """
+    n = game_legal(root, ctx, moves)
+    if n <= 1:
+        return (moves[0] if n == 1 else -1), n_nodes
+    cap = tree.shape[0]
+    n_logs = logs.shape[0]
+    max_depth = path.shape[0] - 1
+    for k in range(mark.shape[0]):
+        mark[k] = -1
+    if n_nodes <= 0:
+        for k in range(TREE_COLS):
+            tree[0, k] = 0
+        tree[0, T_MOVE] = -1
+        tree[0, T_SEAT] = -1
+        tree[0, T_CHILD] = -1
+        tree[0, T_SIBLING] = -1
+        value[0] = 0.0
+        n_nodes = 1
+    stamp = 0
+    for _ in range(n_iter):
+        game_copy(work, root, ctx)
+        game_determinize(work, ctx, rng)
+        node = 0
+        depth = 0
+        path[0] = 0
+        while depth < max_depth:
+            n = game_legal(work, ctx, moves)
+            if n == 0:
+                break
+            stamp += 2
+            for k in range(n):
+                mark[moves[k]] = stamp
+            seat = game_to_move(work, ctx)
+            n_seen = 0
+            best = -1
+            best_u = -np.inf
+            ch = tree[node, T_CHILD]
+            while ch >= 0:
+                m = tree[ch, T_MOVE]
+                if mark[m] == stamp:
+                    mark[m] = stamp + 1
+                    n_seen += 1
+                    tree[ch, T_AVAIL] += 1
+                    nv = np.float64(tree[ch, T_VISITS])
+                    a = tree[ch, T_AVAIL]
+                    la = logs[a] if a < n_logs else np.log(np.float64(a))
+                    u = value[ch] / nv + c * np.sqrt(la / nv)
+                    if u > best_u:
+                        best_u = u
+                        best = ch
+                ch = tree[ch, T_SIBLING]
+            if n_seen < n and n_nodes < cap:
+                nu = 0
+                for k in range(n):
+                    if mark[moves[k]] == stamp:
+                        untried[nu] = moves[k]
+                        nu += 1
+                mv = untried[randint(rng, nu)]
+                new = n_nodes
+                n_nodes += 1
+                tree[new, T_MOVE] = mv
+                tree[new, T_SEAT] = seat
+                tree[new, T_CHILD] = -1
+                tree[new, T_SIBLING] = tree[node, T_CHILD]
+                tree[new, T_VISITS] = 0
+                tree[new, T_AVAIL] = 1
+                value[new] = 0.0
+                tree[node, T_CHILD] = new
+                game_apply(work, ctx, mv)
+                depth += 1
+                path[depth] = new
+                break
+            if best < 0:
+                break  # tree full and no child legal here: roll out from this node
+            game_apply(work, ctx, tree[best, T_MOVE])
+            depth += 1
+            path[depth] = best
+            node = best
+        game_rollout(work, ctx, rng, scores)
+        rewards(scores, mode, scale, reward)
+        tree[0, T_VISITS] += 1
+        for d in range(1, depth + 1):
+            nd = path[d]
+            tree[nd, T_VISITS] += 1
+            value[nd] += reward[tree[nd, T_SEAT]]
+    best = -1
+    best_n = -1
+    best_q = -np.inf
+    ch = tree[0, T_CHILD]
+    while ch >= 0:
+        nv = tree[ch, T_VISITS]
+        q = value[ch] / nv if nv > 0 else -np.inf
+        if nv > best_n or (nv == best_n and q > best_q):
+            best = ch
+            best_n = nv
+            best_q = q
+        ch = tree[ch, T_SIBLING]
+    return tree[best, T_MOVE], n_nodes

@@ -23,7 +23,10 @@ def test_spec_is_consistent(game):
     s = game.SPEC
     assert s.min_players <= s.default_players <= s.max_players
     assert s.policies and s.policies[0].name == "random"
-    assert len({p.id for p in s.policies}) == len(s.policies)
+    # one kernel id per policy, except ``mcts1``: today's ``mcts`` kept, the same kernel code
+    ids = [p.id for p in s.policies if p.name != "mcts1"]
+    assert len(set(ids)) == len(ids)
+    assert s.policy("mcts1").id == s.policy("mcts").id
     for v in s.variants:
         assert v.default in v.choices
 
@@ -150,3 +153,23 @@ def test_replay_errors_share_their_wording(game, tmp_path):
     assert re.fullmatch(
         r"(player 0: )?record says (points|scores|total) \S.*, replay gives \S.*", error_of(bad)
     )
+
+
+def test_mcts1_reaches_the_kernel_as_mcts_does(game):
+    """``mcts1`` (``mcsim.games.base.kept_mcts``: the ``mcts`` of 2026-12-02) is prepared into
+    the same kernel policy id and parameter row as ``mcts`` at the same parameters: the kernel
+    cannot tell them apart. Where ``mcts``'s defaults changed since (Sacred Hill), ``mcts1``
+    is ``mcts`` at that day's values."""
+    from mcsim.runner import resolve_config
+
+    s = game.SPEC
+    mcts, kept = s.policy("mcts"), s.policy("mcts1")
+    same = ",".join(f"{q.name}={q.show(q.default)}" for q in kept.params)
+    n = s.default_players
+    _, c1 = resolve_config(s.id, n, ["mcts1"] * n)
+    _, c0 = resolve_config(s.id, n, [f"mcts:{same}"] * n)
+    p1, p0 = game.prepare(c1), game.prepare(c0)
+    assert p1.policy_ids.tolist() == p0.policy_ids.tolist()
+    np.testing.assert_array_equal(p1.policy_params, p0.policy_params)
+    if kept.params == mcts.params:
+        assert same == ",".join(f"{q.name}={q.show(q.default)}" for q in mcts.params)

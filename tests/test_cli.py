@@ -25,7 +25,7 @@ def test_games_lists_variants_and_policies(run):
     assert "policy   tactician" in r.output
     data = json.loads(run("games", "--json").stdout)
     sh = next(g for g in data if g["id"] == "sacred-hill")
-    assert [p["name"] for p in sh["policies"]] == ["random", "greedy", "tactician", "mcts"]
+    assert [p["name"] for p in sh["policies"]] == ["random", "greedy", "tactician", "mcts", "mcts1"]
 
 
 def test_simulate_text_and_json(run):

@@ -12,7 +12,9 @@ from mcsim import ladder as L
 from tests.conftest import one_error_line
 from tests.test_runner import strip_timing
 
-RUNGS = ["random", "mcts:iterations=20"]
+# the ladder tests play mcts1 (plain UCT, the Sacred Hill mcts of 2026-12-02): their exact
+# figures are the ladder's, not the search's
+RUNGS = ["random", "mcts1:iterations=20"]
 
 
 @pytest.mark.parametrize(
@@ -20,7 +22,7 @@ RUNGS = ["random", "mcts:iterations=20"]
     [
         (
             "sacred-hill",
-            ["random", "tactician", "mcts:iterations=250", "mcts", "mcts:iterations=4000"],
+            ["random", "tactician", "mcts:iterations=200", "mcts", "mcts:iterations=3200"],
         ),
         (
             "don-quixote",
@@ -57,12 +59,12 @@ def test_sacred_hill_rung_self_play_is_simulate_on_the_same_deals(sh_ladder):
 
 
 def test_sacred_hill_curve_point_is_the_seat_rotated_share_on_common_deals(sh_ladder):
-    a = mcsim.simulate("sacred-hill", games=40, seed=7, policies=["mcts:iterations=20", "random"])
-    b = mcsim.simulate("sacred-hill", games=40, seed=7, policies=["random", "mcts:iterations=20"])
+    a = mcsim.simulate("sacred-hill", games=40, seed=7, policies=["mcts1:iterations=20", "random"])
+    b = mcsim.simulate("sacred-hill", games=40, seed=7, policies=["random", "mcts1:iterations=20"])
     share = (a.games["win_share_0"].to_numpy() + b.games["win_share_1"].to_numpy()) / 2
     (c,) = sh_ladder["curve"]
     assert (c["rung"], c["against"], c["statistic"], c["games"]) == (
-        "mcts:iterations=20",
+        "mcts1:iterations=20",
         "random",
         "win share",
         40,
@@ -97,7 +99,7 @@ def test_sacred_hill_ladder_cli_out_folder_and_resume(run, tmp_path):
     args = ["ladder", "sacred-hill", "-p", RUNGS[0], "-p", RUNGS[1], "-n", 40, "-s", 7, "-w", 2]
     r = run(*args, "--out", out, "-q")
     assert r.exit_code == 0, r.output
-    assert "convergence (mcts:iterations=20 minus random, paired on common deals):" in r.output
+    assert "convergence (mcts1:iterations=20 minus random, paired on common deals):" in r.output
     names = sorted(p.name for p in out.iterdir())
     assert names == [
         "curve-1-seat0",
@@ -113,12 +115,12 @@ def test_sacred_hill_ladder_cli_out_folder_and_resume(run, tmp_path):
         "ladder_win_rate_seat_0.png",
         "ladder_win_rate_seat_1.png",
         "rung-0-random",
-        "rung-1-mcts_iterations=20",
+        "rung-1-mcts1_iterations=20",
     ]
-    assert len(pd.read_parquet(out / "rung-1-mcts_iterations=20")) == 40
+    assert len(pd.read_parquet(out / "rung-1-mcts1_iterations=20")) == 40
     first = json.loads((out / "ladder.json").read_text())
     # an interrupted ladder: a run's last chunk and the ladder's own files are missing
-    for f in (out / "rung-1-mcts_iterations=20").glob("part-*.parquet"):
+    for f in (out / "rung-1-mcts1_iterations=20").glob("part-*.parquet"):
         f.unlink()
         break
     (out / "ladder.json").unlink()
@@ -217,18 +219,18 @@ def test_ladder_figures_have_intervals_per_rung(sh_ladder):
 def test_sacred_hill_report_ladder_section_names_the_players_and_their_rung(run, tmp_path):
     out = tmp_path / "rep"
     r = run(
-        "report", "sacred-hill", "-n", 60, "-p", "mcts:iterations=20", "--ladder",
-        "--ladder-rungs", "random mcts:iterations=20", "--ladder-games", 40, "-s", 7,
+        "report", "sacred-hill", "-n", 60, "-p", "mcts1:iterations=20", "--ladder",
+        "--ladder-rungs", "random mcts1:iterations=20", "--ladder-games", 40, "-s", 7,
         "--out", out, "-q", "-w", 1,
     )  # fmt: skip
     assert r.exit_code == 0, r.output
     md = (out / "report.md").read_text()
     assert (
-        "- **skill ladder**: the report's players (mcts:iterations=20 in every seat) are rung 1 "
-        "of 2 (random, mcts:iterations=20); its seat win rates were stable between it and "
+        "- **skill ladder**: the report's players (mcts1:iterations=20 in every seat) are rung 1 "
+        "of 2 (random, mcts1:iterations=20); its seat win rates were stable between it and "
         "random (40 games per run)" in md
     )
-    assert "### convergence (mcts:iterations=20 minus random, paired on common deals)" in md
+    assert "### convergence (mcts1:iterations=20 minus random, paired on common deals)" in md
     assert "| game length (plies) | -0.7 [-1.38, -0.01983] | 40 | still moving" in md
     assert (out / "ladder_skill_curve.png").exists()
     page = (out / "report.html").read_text()

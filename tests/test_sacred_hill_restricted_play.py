@@ -167,17 +167,31 @@ LINEUPS = {
         {"transition": "web2014"},
         [(197, 108), (271, 52)],
     ),
+    # plain UCT (mcts1, the mcts of 2026-12-02: kernels.search.search) and RAVE with a kept
+    # tree (mcts: search_steps.search_rave), each filtering its own moves in tree and rollouts
     "mcts": (
-        ["mcts:iterations=40,forbid=manoeuvre-next-to-enemy+battle-next-to-enemy", "random"],
+        ["mcts1:iterations=40,forbid=manoeuvre-next-to-enemy+battle-next-to-enemy", "random"],
         6,
         {},
         [(47, 73), (0, 0)],
     ),
     "mcts-seat1": (
-        ["greedy", "mcts:iterations=40,rollout=2,forbid=manoeuvre-on-edge+build-into-siege"],
+        ["greedy", "mcts1:iterations=40,rollout=2,forbid=manoeuvre-on-edge+build-into-siege"],
         4,
         {"zone": "chebyshev8"},
         [(0, 0), (26, 13)],
+    ),
+    "mcts-rave": (
+        ["mcts:iterations=40,forbid=manoeuvre-next-to-enemy+battle-next-to-enemy", "random"],
+        6,
+        {},
+        [(61, 65), (0, 0)],
+    ),
+    "mcts-rave-seat1": (
+        ["greedy", "mcts:iterations=40,rollout=2,forbid=manoeuvre-on-edge+build-into-siege"],
+        4,
+        {"zone": "chebyshev8"},
+        [(0, 0), (25, 16)],
     ),
     # a hill the opponent besieges is rarely legal beside another move (random play: never in
     # the 150 games above); greedy against tactician reaches that choice
@@ -205,7 +219,9 @@ def test_s10_every_policy_kind_keeps_its_restriction(name):
 
 
 # ---------------------------------------------------------------- unrestricted runs unchanged
-@pytest.mark.parametrize("policy", ["random", "tactician", "mcts:iterations=30"])
+@pytest.mark.parametrize(
+    "policy", ["random", "tactician", "mcts:iterations=30", "mcts1:iterations=30"]
+)
 def test_a_zero_mask_is_the_unrestricted_game(policy):
     """The mask-0 path of every policy plays the game of a run without restricted play (same
     random numbers; the golden tables, tests/test_golden_tables.py, pin those), and its table

@@ -86,9 +86,9 @@ def _wins(state, seat):
     return any(results) if mover == seat else all(results)
 
 
-def _mcts_params(iterations, rollout=0, reward=0.0, c=0.7):
+def _mcts_params(iterations, rollout=0, reward=0.0, c=0.7, policy="mcts1", extra=""):
     prep = SH.prepare(
-        _config(f"mcts:iterations={iterations},rollout={rollout},reward={reward},c={c}")
+        _config(f"{policy}:iterations={iterations},rollout={rollout},reward={reward},c={c}{extra}")
     )
     return prep.policy_ids[0], prep.policy_params[0]
 
@@ -104,9 +104,19 @@ def _config(policy):
     )
 
 
-def test_sacred_hill_forced_win_found_at_low_iterations():
-    """The only winning move of a Battle position, by plain UCT (40 iterations,
-    random rollouts), for each of 8 random streams; a uniform pick would find it 1 time in 4."""
+@pytest.mark.parametrize(
+    "search_kind",
+    [
+        dict(),  # mcts1: plain UCT
+        dict(policy="mcts", c=0.0, extra=",rave=300"),  # RAVE
+        dict(policy="mcts", c=0.0, extra=",rave=300,reuse=1"),  # RAVE, a kept tree (none yet)
+    ],
+    ids=["uct", "rave", "rave-reuse"],
+)
+def test_sacred_hill_forced_win_found_at_low_iterations(search_kind):
+    """The only winning move of a Battle position, by plain UCT (``mcts1``) and by RAVE (40
+    iterations, random rollouts), for each of 8 random streams; a uniform pick would find it 1
+    time in 4."""
     state = SH.position(red=RED, blue=BLUE, to_move=1)
     legal = SH.legal_move_names(state)
     assert legal == ["G2", "B7", "D7", "F7"]
@@ -117,7 +127,7 @@ def test_sacred_hill_forced_win_found_at_low_iterations():
         if _wins(child, 1):
             winning.append(name)
     assert winning == ["B7"]
-    pid, params = _mcts_params(40)
+    pid, params = _mcts_params(40, **search_kind)
     moves, kind = SK.legal_moves(state)
     scr = SK.search_scratch(SK.search_capacity(np.array([pid, pid]), np.stack([params, params])))
     picks = []

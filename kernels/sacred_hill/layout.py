@@ -144,10 +144,24 @@ POLICY_MCTS = 3
 N_HEURISTIC_PARAMS = 9
 #: positions in the ``mcts`` parameter vector: iterations per decision, UCB1 constant, reward
 #: (``search.REWARD_*``), rollout policy id (random / greedy / tactician), the rollout policy's
-#: eps, then (from ``P_MCTS_BASE``) the rollout policy's 9 weights (filled in by
-#: ``mcsim.games.sacred_hill.prepare`` from that policy's defaults)
-P_MCTS_ITER, P_MCTS_C, P_MCTS_REWARD, P_MCTS_ROLLOUT, P_MCTS_ROLLOUT_EPS = range(5)
-P_MCTS_BASE = 5
+#: eps, tree reuse (0: a fresh tree per decision; 1: the seat keeps its tree between its
+#: decisions, ``search.search_from``), the RAVE equivalence ``k`` (0: plain UCT;
+#: ``search_steps.search_rave``), then (from ``P_MCTS_BASE``) the rollout policy's 9
+#: weights (filled in by ``mcsim.games.sacred_hill.prepare`` from that policy's defaults)
+(
+    P_MCTS_ITER,
+    P_MCTS_C,
+    P_MCTS_REWARD,
+    P_MCTS_ROLLOUT,
+    P_MCTS_ROLLOUT_EPS,
+    P_MCTS_REUSE,
+    P_MCTS_RAVE,
+) = range(7)
+P_MCTS_BASE = 7
+#: tree nodes per iteration of a reusing ``mcts`` seat: its tree holds what it keeps from its
+#: earlier decisions besides this decision's iterations (when it is full, iterations go on
+#: without expanding)
+REUSE_CAPACITY = 4
 N_MCTS_PARAMS = P_MCTS_BASE + N_HEURISTIC_PARAMS
 #: the column of the policy parameter matrix that holds a seat's restricted-play mask (the
 #: ``forbid_mask`` parameter, which each policy declares last: ``prepare`` copies it here so the

@@ -27,7 +27,13 @@ from kernels.sacred_hill.layout import (
 )
 from kernels.sacred_hill.policies import choose_move, restrict
 from kernels.sacred_hill.rules import apply_move, count_kingdoms, legal_moves, new_game, score_final
-from kernels.sacred_hill.search_steps import choose_move_search, search_capacity, search_scratch
+from kernels.sacred_hill.search_steps import (
+    choose_move_search,
+    search_capacity,
+    search_new_game,
+    search_played,
+    search_scratch,
+)
 
 #: the variant's rules, passed to the batch entries as one argument: ``transition``
 #: (``TRANSITION_BOX`` or ``TRANSITION_WEB2014``, §3.2) and ``zone`` (proximity masks
@@ -77,12 +83,16 @@ def play_game(
     """Play one game from the empty board to the end; ``record`` (int16[MAX_PLIES] or
     length 0) receives the moves; ``rngs`` (uint64[2, 4]) receives the seats' policy streams;
     ``scratch`` is the ``mcts`` scratch (``search_scratch``) or None when no seat searches: then
-    Numba prunes the search branch before typing it, so the search code is not compiled.
+    Numba prunes the search branch before typing it, so the search code is not compiled. With
+    a scratch, the game starts with no kept tree (``search_new_game``) and every move played is
+    noted for the seats that reuse their trees (``search_played``).
     A seat whose restricted-play mask (``policy_params[seat, P_FORBID]``, bits ``FORBID_*``) is
     not 0 chooses among its permitted legal moves (``policies.restrict``; all of them when
     every one is forbidden), counted in ``state[S_FORBID_AVOIDED + seat]`` and
     ``state[S_FORBID_FORCED + seat]``. Returns the number of plies."""
     new_game(state)
+    if scratch is not None:
+        search_new_game(scratch)  # a reusing mcts seat's tree is the game's own
     _seed(rngs[0], root_seed, game_index, stream_base)
     _seed(rngs[1], root_seed, game_index, stream_base + 1)
     ply = 0
@@ -107,6 +117,8 @@ def play_game(
             )
         if record.shape[0] > ply:
             record[ply] = mv
+        if scratch is not None:
+            search_played(scratch, ply, mv)
         apply_move(state, mv, kind, transition, zone)
         ply += 1
     return ply

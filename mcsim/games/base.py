@@ -163,6 +163,29 @@ class PolicySpec:
         return out
 
 
+#: the name of every game's frozen copy of its ``mcts`` (``kept_mcts``)
+KEPT_MCTS = "mcts1"
+KEPT_MCTS_NOTE = (
+    "the default `mcts` of 2026-12-02, kept so that 'against today's default' can be re-run"
+)
+
+
+def kept_mcts(
+    mcts: PolicySpec, params: tuple[ParamSpec, ...] | None = None, help: str | None = None
+) -> PolicySpec:
+    """The policy ``mcts1``: the game's ``mcts`` as it was on 2026-12-02 (same kernel policy
+    id, so the same kernel code path, and that day's parameters and defaults), kept so that
+    "against today's default" can be re-run once ``mcts`` changes. ``params`` is that day's
+    parameter tuple and ``help`` that day's description when ``mcts``'s have changed since
+    (default: ``mcts``'s own, shared)."""
+    return PolicySpec(
+        KEPT_MCTS,
+        mcts.id,
+        f"{KEPT_MCTS_NOTE}: {mcts.help if help is None else help}",
+        mcts.params if params is None else params,
+    )
+
+
 @dataclass(frozen=True)
 class GameSpec:
     """Facts about one game, as data (OpenSpiel's GameType)."""

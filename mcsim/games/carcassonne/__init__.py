@@ -113,6 +113,7 @@ from mcsim.games.base import (
     VariantSpec,
     check_options,
     forbid_mask_param,
+    kept_mcts,
     no_ensemble,
     policy_arrays,
     restricted_seats,
@@ -422,6 +423,16 @@ OPTIONS = {
     "of mcsim/data/carcassonne"
 }
 
+#: the ``mcts`` policy (also the parameters of ``mcts1``, ``kept_mcts``, while they agree)
+MCTS_POLICY = PolicySpec(
+    "mcts",
+    K.POLICY_MCTS,
+    "information-set MCTS (kernels/search.py) over every decision of the turn; each "
+    "iteration resamples the tile order, opponents' gift cards and the gift deck",
+    MCTS_PARAMS + (_FORBID,),
+)
+
+
 SPEC = GameSpec(
     id="carcassonne",
     # the name without a variant (the games list, --help, compile notices) claims The Gifts
@@ -452,13 +463,8 @@ SPEC = GameSpec(
             "when they pay",
             HEURISTIC_PARAMS + (_FORBID,),
         ),
-        PolicySpec(
-            "mcts",
-            K.POLICY_MCTS,
-            "information-set MCTS (kernels/search.py) over every decision of the turn; each "
-            "iteration resamples the tile order, opponents' gift cards and the gift deck",
-            MCTS_PARAMS + (_FORBID,),
-        ),
+        MCTS_POLICY,
+        kept_mcts(MCTS_POLICY),  # mcts1: today's mcts, kept (base.kept_mcts)
     ),
     restrictions=RESTRICTIONS,
     # none: every decision these options touch leaves a permitted choice (no meeple, no gift

@@ -82,6 +82,7 @@ from mcsim.games.base import (
     VariantSpec,
     check_options,
     forbid_mask_param,
+    kept_mcts,
     policy_arrays,
     restricted_seats,
 )
@@ -271,6 +272,16 @@ RESTRICTIONS = (
 #: game-specific options (``--option KEY=VALUE``)
 OPTIONS = {"tiles": "tile-set file (JSON, format in mcsim/data/don_quixote/README.md)"}
 
+#: the ``mcts`` policy (also the parameters of ``mcts1``, ``kept_mcts``, while they agree)
+MCTS_POLICY = PolicySpec(
+    "mcts",
+    K.POL_MCTS,
+    "information-set Monte Carlo tree search (kernels/search.py): each "
+    "iteration samples the unseen cells and tiles anew; reward = own total",
+    MCTS_PARAMS,
+)
+
+
 SPEC = GameSpec(
     id="don-quixote",
     long_name="Don Quixote",
@@ -368,13 +379,7 @@ SPEC = GameSpec(
                 *_FORBID,
             ),
         ),
-        PolicySpec(
-            "mcts",
-            K.POL_MCTS,
-            "information-set Monte Carlo tree search (kernels/search.py): each "
-            "iteration samples the unseen cells and tiles anew; reward = own total",
-            MCTS_PARAMS,
-        ),
+        MCTS_POLICY,
         PolicySpec(
             "hindsight",
             K.POL_HINDSIGHT,
@@ -384,6 +389,7 @@ SPEC = GameSpec(
             "expectimax over the cell order (endgame=1)",
             HINDSIGHT_PARAMS,
         ),
+        kept_mcts(MCTS_POLICY),  # mcts1: today's mcts, kept (base.kept_mcts)
     ),
     summary_key="don_quixote",
     max_plies=K.N_PLACE,

@@ -122,6 +122,7 @@ from mcsim.games.base import (
     RunConfig,
     VariantSpec,
     forbid_mask_param,
+    kept_mcts,
     no_ensemble,
     policy_arrays,
     restricted_seats,
@@ -376,6 +377,17 @@ FORBID_PARAMS = (forbid_mask_param(), forbid_mask_param("forbid_mask2"))
 #: game-specific options (``--option KEY=VALUE``): none
 OPTIONS: dict[str, str] = {}
 
+#: the ``mcts`` policy (also the parameters of ``mcts1``, ``kept_mcts``, while they agree)
+MCTS_POLICY = PolicySpec(
+    "mcts",
+    K.POL_MCTS,
+    "information-set Monte Carlo tree search (kernels/search.py) over its own decisions; "
+    "each iteration reshuffles the unrevealed action cards and redraws the others' "
+    "secret choices; other seats and rollouts play the heuristic",
+    MCTS_PARAMS + FORBID_PARAMS,
+)
+
+
 SPEC = GameSpec(
     id="el-grande",
     long_name="El Grande",
@@ -427,14 +439,8 @@ SPEC = GameSpec(
             "moves by one-step evaluation of majorities, scores where ahead, vetoes big swings",
             HEURISTIC_PARAMS + FORBID_PARAMS,
         ),
-        PolicySpec(
-            "mcts",
-            K.POL_MCTS,
-            "information-set Monte Carlo tree search (kernels/search.py) over its own decisions; "
-            "each iteration reshuffles the unrevealed action cards and redraws the others' "
-            "secret choices; other seats and rollouts play the heuristic",
-            MCTS_PARAMS + FORBID_PARAMS,
-        ),
+        MCTS_POLICY,
+        kept_mcts(MCTS_POLICY),  # mcts1: today's mcts, kept (base.kept_mcts)
     ),
     summary_key="el_grande",
     max_plies=4000,

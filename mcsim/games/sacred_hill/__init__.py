@@ -23,8 +23,13 @@ Policies
 share one parameter vector (see ``HEURISTIC_PARAMS``) and break ties uniformly at random.
 ``mcts`` is UCT (``kernels/search.py``; perfect information, so no determinization):
 ``iterations`` per decision, exploration ``c``, ``reward`` win or margin, playouts by
-``rollout`` (random, greedy or tactician at its default weights, with ``rollout_eps``); see
-``MCTS_PARAMS`` and benchmarks/RESULTS.md ("Search") for how the defaults were chosen.
+``rollout`` (random, greedy or tactician at its default weights, with ``rollout_eps``),
+``rave=k`` RAVE (all-moves-as-first values blended into each move's value,
+``kernels.sacred_hill.search_steps.search_rave``; 0 = plain UCT) and ``reuse=1`` (the seat
+keeps its tree between its decisions and descends it along the plies played); see
+``MCTS_PARAMS`` and benchmarks/RESULTS.md ("Search", Sacred Hill: RAVE and tree reuse) for how
+the defaults were chosen. ``mcts1`` is the default ``mcts`` of 2026-12-02 (plain UCT, 1,000
+iterations, c 0.7; ``MCTS1_PARAMS``), kept so that "against today's default" can be re-run.
 
 Restricted play (§10): every policy takes ``forbid=NAME+NAME`` (``RESTRICTIONS``: Manoeuvres
 next to an enemy fort or on an edge hill, Battle builds next to an enemy fort or into one's own
@@ -42,6 +47,8 @@ with a mirror game (same index, policies swapped, independent policy random numb
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 import kernels.sacred_hill as K
@@ -55,6 +62,7 @@ from mcsim.games.base import (
     RunConfig,
     VariantSpec,
     forbid_mask_param,
+    kept_mcts,
     no_ensemble,
     policy_arrays,
     restricted_seats,
@@ -88,9 +96,10 @@ HEURISTIC_PARAMS = (
 )
 
 
-#: ``mcts`` parameters (kernel order ``kernels.sacred_hill.P_MCTS_*``); defaults from the
-#: measurements in benchmarks/RESULTS.md ("Search")
-MCTS_PARAMS = (
+#: ``mcts1``'s parameters, the ``mcts`` of 2026-12-02 (``mcsim.games.base.kept_mcts``; kernel
+#: order ``kernels.sacred_hill.P_MCTS_*``): plain UCT, 1,000 iterations, a fresh tree per
+#: decision (``reuse`` and ``rave`` came later; their defaults 0 are that day's search)
+MCTS1_PARAMS = (
     _P(
         "iterations",
         1000.0,
@@ -129,7 +138,31 @@ MCTS_PARAMS = (
         0.0,
         1.0,
     ),
+    _P(
+        "reuse",
+        0.0,
+        "1 = keep the seat's tree between its decisions (descend to the position reached), "
+        "0 = a fresh tree per decision",
+        0.0,
+        1.0,
+        integer=True,
+    ),
+    _P(
+        "rave",
+        0.0,
+        "RAVE equivalence k (all-moves-as-first values weighted sqrt(k / (3n + k)) against a "
+        "move's n visits; 0 = plain UCT)",
+        0.0,
+        1e6,
+    ),
     forbid_mask_param(),  # restricted play, last so the positions above never move
+)
+#: ``mcts`` parameters: ``mcts1``'s with the defaults measured in benchmarks/RESULTS.md
+#: ("Search", Sacred Hill: RAVE)
+MCTS_DEFAULTS: dict[str, float] = {"iterations": 800.0, "c": 0.0, "rave": 300.0, "reuse": 1.0}
+MCTS_PARAMS = tuple(
+    dataclasses.replace(q, default=MCTS_DEFAULTS[q.name]) if q.name in MCTS_DEFAULTS else q
+    for q in MCTS1_PARAMS
 )
 _ROLLOUT_POLICIES = ("random", "greedy", "tactician")
 
@@ -186,6 +219,21 @@ RESTRICTIONS = (
 )
 
 
+#: the ``mcts`` policy; ``mcts1`` keeps the parameters of 2026-12-02 (``MCTS1_PARAMS``)
+MCTS_POLICY = PolicySpec(
+    "mcts",
+    K.POLICY_MCTS,
+    "Monte Carlo tree search (UCT with RAVE, the tree kept between the seat's moves; "
+    "kernels/sacred_hill/search_steps.py): iterations per move, rollouts by a base policy",
+    MCTS_PARAMS,
+)
+#: ``mcts1``'s description: the ``mcts`` of 2026-12-02
+MCTS1_HELP = (
+    "Monte Carlo tree search (UCT, kernels/search.py): iterations per move, "
+    "rollouts by a base policy"
+)
+
+
 SPEC = GameSpec(
     id="sacred-hill",
     long_name="Sacred Hill",
@@ -223,13 +271,10 @@ SPEC = GameSpec(
             "Manoeuvre and safe-connection advice (§6: M1+M2, B1-B3)",
             _params((0.0, 1.0, 0.25, 2.0, 0.5, 0.25, 0.75, 1.0, 0.1)),
         ),
-        PolicySpec(
-            "mcts",
-            K.POLICY_MCTS,
-            "Monte Carlo tree search (UCT, kernels/search.py): iterations per move, "
-            "rollouts by a base policy",
-            MCTS_PARAMS,
-        ),
+        MCTS_POLICY,
+        kept_mcts(
+            MCTS_POLICY, MCTS1_PARAMS, MCTS1_HELP
+        ),  # mcts1: today's mcts, kept (base.kept_mcts)
     ),
     summary_key="sacred_hill",
     max_plies=K.MAX_PLIES,

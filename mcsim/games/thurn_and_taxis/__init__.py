@@ -92,6 +92,7 @@ from mcsim.games.base import (
     VariantSpec,
     check_options,
     forbid_mask_param,
+    kept_mcts,
     no_ensemble,
     policy_arrays,
     restricted_seats,
@@ -289,6 +290,17 @@ OPTIONS = {
     "ends with a shared win)",
 }
 
+#: the ``mcts`` policy (also the parameters of ``mcts1``, ``kept_mcts``, while they agree)
+MCTS_POLICY = PolicySpec(
+    "mcts",
+    K.POL_MCTS,
+    "information-set Monte Carlo tree search (kernels/search.py): each iteration "
+    "deals the deck and the others' unknown hand cards anew (§7 #12); every seat "
+    "maximises its own reward",
+    MCTS_PARAMS + (forbid_mask_param(),),
+)
+
+
 SPEC = GameSpec(
     id="thurn-and-taxis",
     long_name="Thurn and Taxis",
@@ -333,14 +345,8 @@ SPEC = GameSpec(
             "at close_len, uses officials when they pay",
             ROUTE_PARAMS + (forbid_mask_param(),),
         ),
-        PolicySpec(
-            "mcts",
-            K.POL_MCTS,
-            "information-set Monte Carlo tree search (kernels/search.py): each iteration "
-            "deals the deck and the others' unknown hand cards anew (§7 #12); every seat "
-            "maximises its own reward",
-            MCTS_PARAMS + (forbid_mask_param(),),
-        ),
+        MCTS_POLICY,
+        kept_mcts(MCTS_POLICY),  # mcts1: today's mcts, kept (base.kept_mcts)
     ),
     summary_key="thurn_and_taxis",
     max_plies=DEFAULT_MAX_TURNS * 40,
