@@ -228,7 +228,7 @@ print(moves)
 """
 
 
-def test_search_choosers_called_from_python_return_legal_moves_bug():
+def test_search_choosers_called_from_python_return_legal_moves():
     """``K.mcts_move`` / ``K.flat_move`` from Python, after the NRT-free play loop compiled the
     search: a legal placement (its cell on the frontier), the same for the same stream."""
     root = Path(__file__).resolve().parent.parent
