@@ -65,7 +65,7 @@ def _three_caps(red_w, blue_e, red_n):
     return pos
 
 
-def test_merged_city_counts_each_seats_meeples_once_bug():
+def test_merged_city_counts_each_seats_meeples_once():
     """docs/rules/carcassonne.md §3.2 step 3, §4.2: a tile joining two occupied cities (Red 1 on
     one, Blue 1 on the other) forms one city with Red 1, Blue 1, a shared majority. The virtual
     merge once summed the meeples into the same array that valued each root, so it counted the
@@ -82,7 +82,7 @@ def test_merged_city_counts_each_seats_meeples_once_bug():
     assert pos.feature(0, 0, "city0")["meeples"] == [1, 1]
 
 
-def test_merged_city_of_three_occupied_caps_bug():
+def test_merged_city_of_three_occupied_caps():
     """docs/rules/carcassonne.md §3.2 step 3: R joining three caps (Red 1, Blue 1, Red 1) forms
     one city with Red 2, Blue 1, Red's majority, whatever order the roots are met in."""
     pos = _three_caps(1, 1, 1)
@@ -93,7 +93,7 @@ def test_merged_city_of_three_occupied_caps_bug():
     assert pos.feature(0, 0, "city0")["meeples"] == [2, 1]
 
 
-def test_merged_road_counts_one_meeple_once_bug():
+def test_merged_road_counts_one_meeple_once():
     """docs/rules/carcassonne.md §3.2 step 3: extending Blue's road, the merged road holds Blue's
     one meeple (counted twice before: the meeples a completed feature gives back were doubled)."""
     pos = Position()
