@@ -83,7 +83,7 @@ def test_fresh_search_from_is_search():
     numbers drawn, at five positions of a tactician game (three with a choice)."""
     prep = _prep("mcts:iterations=300")
     params = prep.policy_params[0]
-    scr = SK.search_scratch(400)
+    scr = SK.search_scratch((400, 400, 400))
     state = np.zeros(SK.S_SIZE, np.uint64)
     SK.new_game(state)
     rng_t = new_state(2, 0, 5)
@@ -124,7 +124,7 @@ def test_reroot_keeps_exactly_the_subtree():
     with node 0 its root and nothing else."""
     prep = _prep("mcts:iterations=2000")
     params = prep.policy_params[0]
-    scr = SK.search_scratch(2001)
+    scr = SK.search_scratch((2001, 2001, 2001))
     state = np.zeros(SK.S_SIZE, np.uint64)
     SK.new_game(state)
     work, tree, value, logs, mv, un, mark, path, sc, rw = _search_args(scr, scr[12][0], scr[13][0])
@@ -167,7 +167,8 @@ def test_reusing_seat_keeps_the_subtree_of_the_line_played(rave):
     prep = _prep(f"mcts:iterations=400,reuse=1,rave={rave},c=0")
     params = prep.policy_params
     cap = SK.search_capacity(prep.policy_ids, params)
-    assert cap == SS.REUSE_CAPACITY * 400 + 1
+    kept = SS.REUSE_CAPACITY * 400 + 1
+    assert cap == (2, kept, kept if rave else 1)  # no plain tree; RAVE rows only for RAVE
     scr = SK.search_scratch(cap)
     SS.search_new_game(scr)
     state = np.zeros(SK.S_SIZE, np.uint64)
@@ -189,7 +190,8 @@ def test_reusing_seat_keeps_the_subtree_of_the_line_played(rave):
                 node = search.child_of(tree, node, scr[16][k]) if node >= 0 else -1
             if node > 0:
                 expect = _subtree(tree, value, node)
-                amaf_root = scr[18][p][node].copy(), scr[19][p][node].copy()
+                if rave:  # plain UCT seats have no RAVE rows (search_capacity)
+                    amaf_root = scr[18][p][node].copy(), scr[19][p][node].copy()
         mv = SK.choose_move_search(
             state, moves, kind, prep.policy_ids[p], params[p], rngs[p], SK.BB_ZONE_KNIGHT12,
             SK.TRANSITION_BOX, scr,
@@ -233,3 +235,19 @@ def test_reuse_and_rave_games_deterministic_across_workers_and_replay(policy):
         row = a.games.iloc[rec["game_index"]]
         out = SH.replay(json.loads(json.dumps(rec)))
         assert out["finished"] and out["points"] == [row["score_0"], row["score_1"]]
+
+
+def test_scratch_holds_only_what_the_lineup_searches_with():
+    """The search scratch is sized by the seats' own needs (``search_capacity``): plain UCT
+    seats get no kept trees and no RAVE rows (``mcts1:iterations=1000000`` once allocated
+    1.5 GB of RAVE rows it never read), and a kept-tree seat searches in its own capacity
+    (``seat_tree_capacity``), not in the largest of the lineup."""
+    ids = np.array([SK.POLICY_MCTS, SK.POLICY_MCTS])
+    old = _prep("mcts1:iterations=100000").policy_params[0]
+    new = _prep("mcts:iterations=800").policy_params[0]
+    assert SK.search_capacity(ids, np.stack([old, old])) == (100001, 1, 1)
+    kept = SS.REUSE_CAPACITY * 800 + 1
+    assert SK.search_capacity(ids, np.stack([new, old])) == (100001, kept, kept)
+    assert SS.seat_tree_capacity(new) == kept
+    scr = SK.search_scratch(SK.search_capacity(ids, np.stack([old, old])))
+    assert scr[18].shape == (2, 1, SK.MOVE_PASS + 1) and scr[12].shape[1] == 1

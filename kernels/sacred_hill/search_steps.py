@@ -357,7 +357,8 @@ SCRATCH_FIELDS = (
 
 @njit(cache=True)
 def search_scratch(capacity):
-    """Scratch of ``choose_move_search`` for trees of ``capacity`` nodes (a tuple of arrays,
+    """Scratch of ``choose_move_search`` for trees of ``capacity = (plain, kept, amaf)`` nodes
+    (``search_capacity``; a tuple of arrays,
     ``SCRATCH_FIELDS``): work state, tree, value, logs (log k, filled here), moves, untried,
     mark, path, scores, reward, rollout weights, points; then tree reuse's: each seat's kept
     tree and values (``trees`` int64[2, capacity, TREE_COLS], ``values``), its node count
@@ -366,13 +367,15 @@ def search_scratch(capacity):
     RAVE's (``search_rave``): each seat's all-moves-as-first counts and reward sums per node
     and move ``amaf_n``, ``amaf_w`` float64[2, capacity, MOVE_PASS + 1], the child of each move ``kid``
     int64[MOVE_PASS + 1] and each seat's hills built in an iteration ``seen`` uint64[2]."""
-    logs = np.zeros(capacity, np.float64)
-    for k in range(1, capacity):
+    plain, kept, amaf = capacity
+    n_logs = max(plain, kept)
+    logs = np.zeros(n_logs, np.float64)
+    for k in range(1, n_logs):
         logs[k] = np.log(np.float64(k))
     return (
         np.zeros(S_SIZE, np.uint64),
-        np.zeros((capacity, search.TREE_COLS), np.int64),
-        np.zeros(capacity, np.float64),
+        np.zeros((plain, search.TREE_COLS), np.int64),
+        np.zeros(plain, np.float64),
         logs,
         np.zeros(64, np.int64),
         np.zeros(64, np.int64),
@@ -382,14 +385,14 @@ def search_scratch(capacity):
         np.zeros(2, np.float64),
         np.zeros(N_HEURISTIC_PARAMS, np.float64),
         np.zeros(2, np.int64),
-        np.zeros((2, capacity, search.TREE_COLS), np.int64),
-        np.zeros((2, capacity), np.float64),
+        np.zeros((2, kept, search.TREE_COLS), np.int64),
+        np.zeros((2, kept), np.float64),
         np.zeros(2, np.int64),
         np.full(2, -1, np.int64),
         np.zeros(MAX_PLIES + 1, np.int64),
-        np.zeros(capacity, np.int64),
-        np.zeros((2, capacity, MOVE_PASS + 1), np.float64),
-        np.zeros((2, capacity, MOVE_PASS + 1), np.float64),
+        np.zeros(kept, np.int64),
+        np.zeros((2, amaf, MOVE_PASS + 1), np.float64),
+        np.zeros((2, amaf, MOVE_PASS + 1), np.float64),
         np.zeros(MOVE_PASS + 1, np.int64),
         np.zeros(2, np.uint64),
     )
@@ -414,17 +417,38 @@ def search_played(scratch, ply, move):
 
 
 @njit(cache=True)
+def seat_tree_capacity(params):
+    """Tree nodes an ``mcts`` seat with parameter vector ``params`` searches in: iterations +
+    1, ``REUSE_CAPACITY`` times the iterations + 1 for a seat that keeps its tree. A seat's
+    search never sees more nodes than its own parameters ask for, so its play does not depend
+    on the other seat's budget."""
+    n = np.int64(params[P_MCTS_ITER])
+    if params[P_MCTS_REUSE] != 0.0:
+        n *= REUSE_CAPACITY
+    return n + 1
+
+
+@njit(cache=True)
 def search_capacity(policy_ids, policy_params):
-    """Tree nodes needed by the ``mcts`` seats of a game (iterations + 1, ``REUSE_CAPACITY``
-    times the iterations + 1 for a seat that reuses its tree; 2 if none)."""
-    cap = 2
+    """Tree nodes of the scratch for the ``mcts`` seats of a game, ``(plain, kept, amaf)``:
+    ``plain`` for the seats that search a fresh tree by plain UCT, ``kept`` for each seat's own
+    tree of RAVE or tree reuse, ``amaf`` for RAVE's rows per node (``seat_tree_capacity`` of
+    the seats concerned; 2 for the plain tree and 1 for the others where no seat needs one, so
+    that, for example, ``mcts1`` allocates no RAVE rows)."""
+    plain = 2
+    kept = 1
+    amaf = 1
     for p in range(policy_ids.shape[0]):
         if policy_ids[p] == POLICY_MCTS:
-            n = np.int64(policy_params[p, P_MCTS_ITER])
-            if policy_params[p, P_MCTS_REUSE] != 0.0:
-                n *= REUSE_CAPACITY
-            cap = max(cap, n + 1)
-    return cap
+            params = policy_params[p]
+            cap = seat_tree_capacity(params)
+            if params[P_MCTS_REUSE] == 0.0 and params[P_MCTS_RAVE] == 0.0:
+                plain = max(plain, cap)
+            else:
+                kept = max(kept, cap)
+                if params[P_MCTS_RAVE] > 0.0:
+                    amaf = max(amaf, cap)
+    return plain, kept, amaf
 
 
 @njit(cache=True)
@@ -502,8 +526,9 @@ def choose_move_search(state, moves, kind, policy_id, params, rng, zone, transit
     ply = np.int64(state[S_PLIES])
     rave = params[P_MCTS_RAVE] > 0.0
     nn = n_nodes[p] if params[P_MCTS_REUSE] != 0.0 else 0
-    tree_p = trees[p]
-    value_p = values[p]
+    cap = seat_tree_capacity(params)  # this seat's own nodes, whatever the scratch holds
+    tree_p = trees[p][:cap]
+    value_p = values[p][:cap]
     if nn > 0 and 0 <= root_ply[p] < ply:
         node = 0
         for k in range(root_ply[p], ply):
@@ -514,8 +539,8 @@ def choose_move_search(state, moves, kind, policy_id, params, rng, zone, transit
             old_n = nn
             nn = search.reroot(tree_p, value_p, nn, node, remap)
             if rave:  # the nodes' AMAF rows move as reroot moved them (never up)
-                an = amaf_n[p]
-                aw = amaf_w[p]
+                an = amaf_n[p][:cap]
+                aw = amaf_w[p][:cap]
                 for k in range(node, old_n):
                     j = remap[k]
                     if j >= 0:
@@ -538,8 +563,8 @@ def choose_move_search(state, moves, kind, policy_id, params, rng, zone, transit
             work,
             tree_p,
             value_p,
-            amaf_n[p],
-            amaf_w[p],
+            amaf_n[p][:cap],
+            amaf_w[p][:cap],
             logs,
             search_moves,
             kid,
