@@ -252,7 +252,9 @@ def test_ctrl_c_of_a_single_file_run_exits_cleanly_every_time(tmp_path):
 
 
 # ---------------------------------------------------------------- Ctrl-C inside a long kernel call
-MCTS_LONG = "mcts:iterations=1000000"
+# plain UCT (``mcts1``): a fresh tree of a million nodes per move, about 60 MB; the RAVE default
+# with its kept tree would allocate RAVE rows for four million nodes (some 6 GB) before the game
+MCTS_LONG = "mcts1:iterations=1000000"
 
 
 @pytest.fixture(scope="module")
