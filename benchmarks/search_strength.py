@@ -12,8 +12,11 @@ usage (from the repository root, with its venv; any game with ``mcts`` and ``mct
 
 Each policy P plays ``mcsim.tournament`` against ``--vs`` (both seat orders, common deals; in
 Sacred Hill each game also has its mirror game) for ``-n`` games per seat order: P's win share
-with its Wilson 95% interval. CPU seconds per move of P: one process, ``--cpu-games``
-self-play games of P (every seat P, after a game to compile), process CPU time divided by the
+with its Wilson 95% interval. With ``--players K`` (K >= 3) P sits in one seat and ``--vs`` in
+the other K - 1, P's seat rotated through all K on the same ``-n`` deals (``one_seat_share``;
+equal share 1/K), and the row also gives P's points minus the other seats' mean. CPU seconds
+per move of P: one process, ``--cpu-games`` self-play games of P (every seat P, ``--players``
+seats, after a game to compile; 0 games: not measured, NaN), process CPU time divided by the
 plies played (forced moves and passes included, as a game has them). ``--ladder`` policies are
 played against the first ``--new`` policy instead (the new search's position on the doubling
 ladder of the old one: a win share above 0.5 says the new search is stronger).
@@ -37,11 +40,17 @@ import mcsim
 from mcsim.tournament import tournament
 
 
-def cpu_per_move(game: str, policy: str, games: int, seed: int) -> float:
-    """CPU seconds per ply of self-play of ``policy`` (one process, compile excluded)."""
-    mcsim.simulate(game, games=1, seed=seed, policies=[policy], workers=1)
+def cpu_per_move(
+    game: str, policy: str, games: int, seed: int, players: int | None = None
+) -> float:
+    """CPU seconds per ply of self-play of ``policy`` (one process, compile excluded); NaN
+    for ``games`` 0."""
+    if games <= 0:
+        return float("nan")
+    kw = {"players": players} if players else {}
+    mcsim.simulate(game, games=1, seed=seed, policies=[policy], workers=1, **kw)
     t = time.process_time()
-    r = mcsim.simulate(game, games=games, seed=seed, policies=[policy], workers=1)
+    r = mcsim.simulate(game, games=games, seed=seed, policies=[policy], workers=1, **kw)
     cpu = time.process_time() - t
     return cpu / float(r.games["length_plies"].sum())
 
@@ -53,6 +62,41 @@ def win_share(game: str, policy: str, vs: str, games: int, seed: int, workers: i
     return {**t["matrix"][0][1], "games": 2 * int(t["games_per_lineup"])}
 
 
+def one_seat_share(
+    game: str, policy: str, vs: str, games: int, seed: int, workers: int, players: int
+) -> dict:
+    """``policy`` in one seat, every other seat ``vs``, the policy's seat rotated through all
+    ``players`` seats on the same deals (game i of ``seed`` in every rotation): its win share
+    (a shared win counts 1/k) with a Wilson 95% interval over all rotations, and its mean
+    points minus the other seats' mean with a 95% interval (per-deal mean over rotations)."""
+    import numpy as np
+
+    from mcsim.stats import wilson_interval
+
+    shares, diffs = [], []
+    for s in range(players):
+        lineup = [vs] * players
+        lineup[s] = policy
+        g = mcsim.simulate(
+            game, games=games, seed=seed, policies=lineup, players=players, workers=workers
+        ).games
+        shares.append(g[f"win_share_{s}"].to_numpy(float))
+        others = [f"score_{k}" for k in range(players) if k != s]
+        diffs.append(g[f"score_{s}"].to_numpy(float) - g[others].to_numpy(float).mean(axis=1))
+    won = np.concatenate(shares)
+    low, high = wilson_interval(float(won.sum()), won.size)
+    per_deal = np.mean(diffs, axis=0)
+    half = 1.96 * per_deal.std(ddof=1) / np.sqrt(per_deal.size)
+    return {
+        "estimate": float(won.mean()),
+        "low": low,
+        "high": high,
+        "games": int(won.size),
+        "points_diff": float(per_deal.mean()),
+        "points_half": float(half),
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("game")
@@ -62,6 +106,12 @@ def main() -> None:
     ap.add_argument("--vs", default="mcts1", help="the reference policy (default mcts1)")
     ap.add_argument("-n", "--games", type=int, default=200, help="games per seat order")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument(
+        "--players",
+        type=int,
+        default=0,
+        help="3+: one seat of the policy against the rest at --vs, rotated (-n games per seat)",
+    )
     ap.add_argument("--cpu-games", type=int, default=20)
     ap.add_argument("-w", "--workers", type=int, default=1)
     ap.add_argument("--out", required=True, help="output path without extension")
@@ -84,7 +134,7 @@ def main() -> None:
 
     def cpu_of(p: str) -> float:
         if p not in cpu:
-            cpu[p] = cpu_per_move(a.game, p, a.cpu_games, a.seed)
+            cpu[p] = cpu_per_move(a.game, p, a.cpu_games, a.seed, a.players or None)
         return cpu[p]
 
     plan = [("old", p, a.vs) for p in a.old] + [("new", p, a.vs) for p in a.new]
@@ -93,13 +143,18 @@ def main() -> None:
         plan = []
     for family, p, vs in plan:
         t0 = time.process_time()
-        cell = win_share(a.game, p, vs, a.games, a.seed, a.workers)
+        if a.players > 2:
+            cell = one_seat_share(a.game, p, vs, a.games, a.seed, a.workers, a.players)
+        else:
+            cell = win_share(a.game, p, vs, a.games, a.seed, a.workers)
         share, low, high = cell["estimate"], cell["low"], cell["high"]
         row = {
             "family": family,
             "policy": p,
             "vs": vs,
             "games": cell["games"],
+            "points_diff": round(cell.get("points_diff", float("nan")), 2),
+            "points_half": round(cell.get("points_half", float("nan")), 2),
             "win_share": round(share, 4),
             "low": round(low, 4),
             "high": round(high, 4),
@@ -125,15 +180,23 @@ def main() -> None:
         f"`python benchmarks/search_strength.py {a.game} ... -n {a.games} --seed {a.seed} "
         f"--cpu-games {a.cpu_games}` ({how})",
         "",
-        "games: both seat orders; CPU ms per move: self-play of the policy, one process",
+        (
+            f"games: the policy in one seat of {a.players}, rotated through every seat"
+            if a.players > 2
+            else "games: both seat orders"
+        )
+        + "; CPU ms per move: self-play of the policy, one process",
         "",
-        "| family | policy | against | games | win share [95%] | CPU ms per move | theirs |",
-        "|---|---|---|---|---|---|---|",
+        "| family | policy | against | games | win share [95%] | points - others' | CPU ms per "
+        "move | theirs |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
+        pts = float(r.get("points_diff", "nan"))
+        pts = "" if pts != pts else f"{pts:+.2f} +- {float(r['points_half']):.2f}"
         lines.append(
             f"| {r['family']} | `{r['policy']}` | `{r['vs']}` | {r['games']} | {r['win_share']:.3f} "
-            f"[{r['low']:.3f}, {r['high']:.3f}] | {1000 * r['cpu_s_per_move']:.2f} | "
+            f"[{r['low']:.3f}, {r['high']:.3f}] | {pts} | {1000 * r['cpu_s_per_move']:.2f} | "
             f"{1000 * r['vs_cpu_s_per_move']:.2f} |"
         )
     out.with_suffix(".md").write_text("\n".join(lines) + "\n")
@@ -145,14 +208,21 @@ def main() -> None:
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for family, style in (("old", "o-"), ("new", "s-")):
-        rs = sorted((r for r in rows if r["family"] == family), key=lambda r: r["cpu_s_per_move"])
+        rs = sorted(
+            (
+                r
+                for r in rows
+                if r["family"] == family and r["cpu_s_per_move"] == r["cpu_s_per_move"]
+            ),
+            key=lambda r: r["cpu_s_per_move"],
+        )  # rows without a CPU measurement (NaN) are in the table, not the plot
         if not rs:
             continue
         x = [1000 * r["cpu_s_per_move"] for r in rs]
         y = [r["win_share"] for r in rs]
         err = [[r["win_share"] - r["low"] for r in rs], [r["high"] - r["win_share"] for r in rs]]
         ax.errorbar(x, y, yerr=err, fmt=style, capsize=3, label=f"{family} search")
-    ax.axhline(0.5, color="grey", lw=0.8)
+    ax.axhline(1.0 / a.players if a.players > 2 else 0.5, color="grey", lw=0.8)  # equal share
     ax.set_xscale("log")
     ax.set_xlabel("CPU ms per move (self-play, one process)")
     ax.set_ylabel(f"win share against {a.vs} (95%)")
