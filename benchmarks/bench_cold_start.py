@@ -8,7 +8,9 @@ Each step is one new process running the installed ``mcsim`` command, timed from
 * ``record``: ``mcsim simulate GAME --games 1 --record 1 --record-out rec.json`` right after
   ``default`` in the same cache (what writing a record adds once play is compiled);
 * ``replay``: ``mcsim replay GAME rec.json``;
-* ``mcts`` (``--mcts``; every game): ``-p mcts --games 2`` (every seat searches).
+* ``mcts`` (``--mcts``; every game): ``-p mcts --games 2`` (every seat searches);
+  ``--mcts-only`` times that step alone (its cold minus warm CPU is the compile: the first
+  ``mcts`` run of a fresh install).
 
 "cold" runs each of ``default``, ``heuristic``, ``replay`` and ``mcts`` with its own empty
 ``NUMBA_CACHE_DIR`` (a fresh install); "warm" runs the same command again on that cache.
@@ -18,6 +20,7 @@ Usage::
     python benchmarks/bench_cold_start.py                     # every game, print the table
     python benchmarks/bench_cold_start.py --game sacred-hill  # one game (repeatable)
     python benchmarks/bench_cold_start.py --mcts --json out.json
+    python benchmarks/bench_cold_start.py --mcts-only              # the first mcts run per game
     python benchmarks/bench_cold_start.py --tree /tmp/base   # another checkout (before/after)
 """
 
@@ -71,7 +74,7 @@ def timed(args: list[str], cache: str, tree: Path) -> tuple[float, float]:
     return dt, _child_cpu() - c
 
 
-def measure(game: str, mcts: bool, work: Path, tree: Path = ROOT) -> dict:
+def measure(game: str, mcts: bool, work: Path, tree: Path = ROOT, mcts_only: bool = False) -> dict:
     """Cold and warm seconds of each step for one game (see the module docstring)."""
     rec = work / f"{game}.json"
     sim = ["simulate", game, "--games", "10", "--seed", "1"]
@@ -80,7 +83,9 @@ def measure(game: str, mcts: bool, work: Path, tree: Path = ROOT) -> dict:
         "heuristic": sim + ["-p", HEURISTICS[game]],
         "replay": ["replay", game, str(rec)],
     }
-    if mcts and game in MCTS_GAMES:
+    if mcts_only:
+        steps = {}
+    if (mcts or mcts_only) and game in MCTS_GAMES:
         steps["mcts"] = ["simulate", game, "--games", "2", "--seed", "1", "-p", "mcts"]
     out: dict = {"game": game}
     caches = {}
@@ -118,6 +123,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--game", action="append", choices=GAMES, help="game (repeatable)")
     ap.add_argument("--mcts", action="store_true", help="also time -p mcts (two games)")
+    ap.add_argument("--mcts-only", action="store_true", help="time only -p mcts (two games)")
     ap.add_argument("--json", help="append the rows (JSON lines) to this file")
     ap.add_argument("--tree", type=Path, default=ROOT, help="checkout to measure (default: this)")
     a = ap.parse_args()
@@ -125,7 +131,7 @@ def main() -> None:
     try:
         print(HEADER, flush=True)
         for game in a.game or GAMES:
-            r = measure(game, a.mcts, work, a.tree.resolve())
+            r = measure(game, a.mcts, work, a.tree.resolve(), a.mcts_only)
             print(row(r), flush=True)
             if a.json:
                 with open(a.json, "a") as fh:
