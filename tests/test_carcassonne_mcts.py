@@ -19,7 +19,6 @@ from numba import njit
 
 import kernels.carcassonne as K
 import mcsim
-from kernels import search
 from kernels.carcassonne.search_steps import CarcassonneSearchContext, _s_determinize
 from kernels.rng import new_state
 from mcsim.games import carcassonne as G
@@ -31,8 +30,10 @@ from tests.conftest import one_error_line
 FAST = "mcts:iterations=40,width=4,depth=4"
 
 
-# The search is reached here through these compiled wrappers, which build ``ctx`` as
-# ``search_steps._search_ctx`` does (inlined there: see the comment above it).
+# The determinization is reached here through this compiled wrapper, which builds ``ctx`` as
+# ``search_steps._search_ctx`` does (inlined there: see the comment above it). Decisions go
+# through ``K.mcts_move``, which calls the play loop's own compiled chooser (one compile of the
+# search serves the play loop and these tests).
 @njit
 def _ctx(T, codes, H, params, scr, cur):
     return CarcassonneSearchContext(
@@ -50,32 +51,6 @@ def _ctx(T, codes, H, params, scr, cur):
         scr[16],
         np.int64(cur),
         np.int64(0),  # no restricted-play mask
-    )
-
-
-@njit
-def _decide(S, T, H, codes, cur, t, params, rng, scr):
-    """``search_steps._mcts_move`` at a placement decision."""
-    root = scr[0]
-    K.search_root(S, root, cur, K.PH_PLACE, t, -1, -1, -1, 0)
-    return search.search(
-        root,
-        _ctx(T, codes, H, params, scr, cur),
-        np.int64(params[K.M_ITER]),
-        params[K.M_C],
-        np.int64(params[K.M_REWARD]),
-        params[K.M_SCALE],
-        rng,
-        scr[1],
-        scr[2],
-        scr[3],
-        scr[4],
-        scr[5],
-        scr[6],
-        scr[7],
-        scr[8],
-        scr[9],
-        scr[10],
     )
 
 
@@ -119,6 +94,23 @@ def _hide_differently(S, cur, rng):
     return S2
 
 
+@pytest.mark.parametrize("variant", [{}, {"gifts": "true"}])
+def test_mcts_deterministic_across_workers_and_records_replay(variant):
+    """Determinism: same seed, same games for 1 and 2 workers; records of mcts games replay
+    (``mcsim replay``) to the run's points, with and without The Gifts."""
+    pol = [FAST, "heuristic"]
+    kw = dict(games=4, seed=3, policies=pol, variant=variant)
+    a = mcsim.simulate("carcassonne", workers=1, record=2, **kw)
+    b = mcsim.simulate("carcassonne", workers=2, chunk_size=1, **kw)
+    pd.testing.assert_frame_equal(a.games, b.games)
+    for rec in a.records:
+        row = a.games.iloc[rec["game_index"]]
+        out = G.replay(json.loads(json.dumps(rec)))
+        assert out["finished"] and out["points"] == [row["score_0"], row["score_1"]]
+    assert rec["policies"][0].startswith("mcts:")
+
+
+# after the determinism test: its play loop compiles the chooser that ``K.mcts_move`` calls
 @pytest.mark.parametrize("turn", [9, 30])
 def test_mcts_does_not_peek(turn):
     """No peeking: the placement chosen for the same random state does not change when the
@@ -137,7 +129,9 @@ def test_mcts_does_not_peek(turn):
     for state in (S, S2):
         scr = K.search_scratch(2, int(params[K.M_ITER]) + 1, _heuristic_weights())
         rng = new_state(7, turn, 16)
-        picks.append(_decide(state, T, H, codes, cur, t, params, rng, scr))
+        picks.append(
+            K.mcts_move(state, T, codes, cur, K.PH_PLACE, t, params, rng, scr, heuristic_scratch=H)
+        )
     assert picks[0] == picks[1]
     assert picks[0] // 4 in set(S.front[: S.sc[K.S_NFRONT]])
     # the determinizations themselves (same stream) agree on everything hidden
@@ -151,22 +145,6 @@ def test_mcts_does_not_peek(turn):
         np.testing.assert_array_equal(getattr(outs[0], name), getattr(outs[1], name), name)
     assert (outs[0].hand[cur] == S.hand[cur]).all()  # its own cards stay
     assert outs[0].hand[1 - cur].sum() == S.hand[1 - cur].sum()  # counts are public
-
-
-@pytest.mark.parametrize("variant", [{}, {"gifts": "true"}])
-def test_mcts_deterministic_across_workers_and_records_replay(variant):
-    """Determinism: same seed, same games for 1 and 2 workers; records of mcts games replay
-    (``mcsim replay``) to the run's points, with and without The Gifts."""
-    pol = [FAST, "heuristic"]
-    kw = dict(games=4, seed=3, policies=pol, variant=variant)
-    a = mcsim.simulate("carcassonne", workers=1, record=2, **kw)
-    b = mcsim.simulate("carcassonne", workers=2, chunk_size=1, **kw)
-    pd.testing.assert_frame_equal(a.games, b.games)
-    for rec in a.records:
-        row = a.games.iloc[rec["game_index"]]
-        out = G.replay(json.loads(json.dumps(rec)))
-        assert out["finished"] and out["points"] == [row["score_0"], row["score_1"]]
-    assert rec["policies"][0].startswith("mcts:")
 
 
 def test_mcts_record_replays_on_the_command_line(run, tmp_path):
