@@ -40,19 +40,28 @@ import mcsim
 from mcsim.tournament import tournament
 
 
-def cpu_per_move(
+def self_play_cpu(
     game: str, policy: str, games: int, seed: int, players: int | None = None
-) -> float:
-    """CPU seconds per ply of self-play of ``policy`` (one process, compile excluded); NaN
-    for ``games`` 0."""
-    if games <= 0:
-        return float("nan")
+) -> tuple[float, int]:
+    """(CPU seconds, plies) of ``games`` self-play games of ``policy`` (every seat plays it;
+    one process, one worker, after one game that compiles or loads the kernels, which is not
+    counted). Process CPU time, so the figure moves little with the machine's load."""
     kw = {"players": players} if players else {}
     mcsim.simulate(game, games=1, seed=seed, policies=[policy], workers=1, **kw)
     t = time.process_time()
     r = mcsim.simulate(game, games=games, seed=seed, policies=[policy], workers=1, **kw)
-    cpu = time.process_time() - t
-    return cpu / float(r.games["length_plies"].sum())
+    return time.process_time() - t, int(r.games["length_plies"].sum())
+
+
+def cpu_per_move(
+    game: str, policy: str, games: int, seed: int, players: int | None = None
+) -> float:
+    """CPU seconds per ply of self-play of ``policy`` (``self_play_cpu``); NaN for ``games``
+    0."""
+    if games <= 0:
+        return float("nan")
+    cpu, plies = self_play_cpu(game, policy, games, seed, players)
+    return cpu / float(plies)
 
 
 def win_share(game: str, policy: str, vs: str, games: int, seed: int, workers: int) -> dict:

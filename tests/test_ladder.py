@@ -22,7 +22,7 @@ RUNGS = ["random", "mcts1:iterations=20"]
     [
         (
             "sacred-hill",
-            ["random", "tactician", "mcts:iterations=200", "mcts", "mcts:iterations=3200"],
+            ["random", "tactician", "mcts:iterations=150", "mcts", "mcts:iterations=2400"],
         ),
         (
             "don-quixote",

@@ -158,8 +158,10 @@ MCTS1_PARAMS = (
     forbid_mask_param(),  # restricted play, last so the positions above never move
 )
 #: ``mcts`` parameters: ``mcts1``'s with the defaults measured in benchmarks/RESULTS.md
-#: ("Search", Sacred Hill: RAVE)
-MCTS_DEFAULTS: dict[str, float] = {"iterations": 800.0, "c": 0.0, "rave": 300.0, "reuse": 1.0}
+#: ("Search", Sacred Hill: RAVE). 600 iterations cost what ``mcts1``'s 1,000 cost per game on
+#: a lightly loaded machine (800 cost 1.34x there; "Sacred Hill: the default's budget set by
+#: CPU per game")
+MCTS_DEFAULTS: dict[str, float] = {"iterations": 600.0, "c": 0.0, "rave": 300.0, "reuse": 1.0}
 MCTS_PARAMS = tuple(
     dataclasses.replace(q, default=MCTS_DEFAULTS[q.name]) if q.name in MCTS_DEFAULTS else q
     for q in MCTS1_PARAMS
