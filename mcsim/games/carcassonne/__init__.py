@@ -67,10 +67,11 @@ All weights are ``ParamSpec`` numbers (``heuristic:hold=2,farm=3``).
 meeple); each iteration resamples what the deciding seat cannot see (§6 #13): the order of the
 remaining tiles, the other seats' gift cards (their counts are public) and the gift deck. Each
 seat maximises its own margin over the best other seat (``reward=1``, points / ``scale``) or its
-win share (``reward=0``), one tree per decision of the seat. Rollouts: the heuristic at its
-default weights (``rollout=1``) or uniform play (``rollout=0``) for ``depth`` turns, then the
-position is scored as if the game ended (``score_final``; ``depth=0`` plays to the end).
-``width`` keeps the placements the heuristic values highest, in the tree and the rollouts.
+win share (``reward=0``), one tree per decision of the seat. Rollouts: the heuristic at the
+seat's weights ``h_*`` (``rollout=1``; ``h_w_opp`` is the heuristic's ``w_opp`` and so on) or
+uniform play (``rollout=0``) for ``depth`` turns, then the position is scored as if the game
+ended (``score_final``; ``depth=0`` plays to the end). ``width`` keeps the placements the
+heuristic (at ``h_*``) values highest, in the tree and the rollouts.
 Defaults and their strength: benchmarks/RESULTS.md ("Search", Carcassonne).
 
 Restricted play (docs/rules/carcassonne.md §6.1): ``-p "heuristic:forbid=farmers+take-2"``
@@ -94,6 +95,7 @@ tile are named ``city0..``, ``road0..``, ``field0..``, ``cloister`` in the order
 
 from __future__ import annotations
 
+import dataclasses
 from functools import lru_cache
 from pathlib import Path
 
@@ -322,7 +324,8 @@ HEURISTIC_PARAMS = (
     ),
 )
 
-#: ``mcts`` parameters (kernel order ``kernels.carcassonne.layout.M_*``); defaults chosen in
+#: ``mcts`` parameters (kernel order ``kernels.carcassonne.layout.M_*``; ``h_<name>`` is the
+#: heuristic's ``<name>`` as the search uses it, at ``M_HEUR``); defaults chosen in
 #: benchmarks/RESULTS.md ("Search", Carcassonne)
 MCTS_PARAMS = (
     ParamSpec(
@@ -351,7 +354,7 @@ MCTS_PARAMS = (
     ParamSpec(
         "rollout",
         1.0,
-        "rollout policy: 0 random, 1 heuristic (at its default weights)",
+        "rollout policy: 0 random, 1 heuristic (at the weights h_*)",
         0.0,
         1.0,
         integer=True,
@@ -374,6 +377,12 @@ MCTS_PARAMS = (
         72.0,
         integer=True,
     ),
+) + tuple(
+    # the search's own heuristic (kernel M_HEUR..): its rollouts, the other seats' modelled
+    # moves and the ``width`` ranking of placements; each seat's own, so two mcts seats can
+    # differ
+    dataclasses.replace(q, name=f"h_{q.name}", help=f"the search's heuristic: {q.help}")
+    for q in HEURISTIC_PARAMS
 )
 
 #: restricted play (docs/rules/carcassonne.md §6.1): the options ``forbid=`` can take from a
@@ -933,7 +942,8 @@ def prepare(config: RunConfig) -> Prepared:
 
 def kernel_for_lineup(prep: Prepared, plain, with_search):
     """``plain`` for lineups without an ``mcts`` seat (the search code is then not compiled),
-    else ``with_search`` with the heuristic's default weights for heuristic rollouts."""
+    else ``with_search`` with the heuristic's default weights as the first content of the
+    search's weights (each ``mcts`` decision then copies its seat's ``h_*`` there)."""
     if not (prep.policy_ids == K.POLICY_MCTS).any():
         return plain
     hdef = np.array([p.default for p in HEURISTIC_PARAMS], dtype=np.float64)
