@@ -460,4 +460,6 @@ def test_s6_1_mcts_restricted_in_its_tree():
     for rec in r.records:
         out = G.replay(rec)
         assert out["finished"] and out["points"] == rec["points"]
-    assert (tot["avoided"], tot["forced"]) == ([126, 0], [0, 0])
+    # mcts's default h_* (the tuned heuristic inside the search) play these games; at mcts1's
+    # h_* (the heuristic's own weights) they avoided 126
+    assert (tot["avoided"], tot["forced"]) == ([66, 0], [0, 0])

@@ -130,7 +130,7 @@ H_GIFT = HEURISTIC.field("H_GIFT", 1, "worth of earning a gift card")
 HEURISTIC.verify(globals())
 
 # ``mcts`` parameters ``params[M_*]`` (ParamSpec order in mcsim.games.carcassonne)
-MCTS = StateLayout("mcts params", "float64[7]: mcts parameters (ParamSpec order)")
+MCTS = StateLayout("mcts params", "float64[18]: mcts parameters (ParamSpec order)")
 M_ITER = MCTS.field("M_ITER", 1, "iterations per decision")
 M_C = MCTS.field("M_C", 1, "exploration constant")
 M_REWARD = MCTS.field("M_REWARD", 1, "reward kind (kernels.search)")
@@ -138,6 +138,9 @@ M_ROLLOUT = MCTS.field("M_ROLLOUT", 1, "rollout policy id, POLICY_*")
 M_SCALE = MCTS.field("M_SCALE", 1, "points per reward unit of the margin reward")
 M_WIDTH = MCTS.field("M_WIDTH", 1, "> 0: keep only the heuristic's best placements")
 M_DEPTH = MCTS.field("M_DEPTH", 1, "> 0: rollout turns before scoring as if the game ended")
+# the seat's own heuristic weights (``H_*`` order) for everything the search asks the heuristic:
+# heuristic rollouts, the other seats' modelled moves, the ``width`` ranking of placements
+M_HEUR = MCTS.field("M_HEUR", HEURISTIC.size, "the search's heuristic weights, H_* order")
 MCTS.verify(globals())
 
 MODE_PLAY, MODE_REPLAY = 0, 1

@@ -12,10 +12,10 @@ The six steps (``_s_copy``, ``_s_determinize``, ``_s_legal``, ``_s_to_move``, ``
 calls them; Python calls ``mcts_move`` and ``flat_move``, which check and convert the arguments).
 
 ``ctx`` = ``CarcassonneSearchContext`` (tables, variant, heuristic_scratch, rollout policy id,
-heuristic parameters float64[11], opt2 int32[MAX_OPT, 4], lst int64[MAX_OPT], e0 int32[0],
-rollout moves int64[MAX_OPT], width, depth, vals float64[MAX_OPT], seat, forbid): ``width`` > 0
-keeps only the placements the heuristic values highest (``evaluate_placement``), for every seat
-and in the rollouts too; ``depth`` > 0 stops a rollout after that many turns and scores the
+heuristic parameters float64[11] (the deciding seat's ``params[M_HEUR:]``, ``_seat_weights``),
+opt2 int32[MAX_OPT, 4], lst int64[MAX_OPT], e0 int32[0], rollout moves int64[MAX_OPT], width,
+depth, vals float64[MAX_OPT], seat, forbid): ``width`` > 0 keeps only the placements the
+heuristic values highest (``evaluate_placement``), for every seat and in the rollouts too; ``depth`` > 0 stops a rollout after that many turns and scores the
 position as if the game ended (``score_final``). ``seat`` is the searching seat and ``forbid``
 its restricted-play mask (int64, docs/rules/carcassonne.md §6.1; 0 = none): that seat's moves
 are filtered by it in the tree and in the rollouts (``_s_legal``, ``_s_heuristic_move``), the
@@ -44,8 +44,10 @@ from kernels.carcassonne.layout import (
     GIFT_SWEEPER,
     GIFT_SYNOD,
     H_HOLD,
+    HEURISTIC,
     M_C,
     M_DEPTH,
+    M_HEUR,
     M_ITER,
     M_REWARD,
     M_ROLLOUT,
@@ -550,7 +552,9 @@ search.register(
 @njit(cache=True)
 def search_scratch(npl, capacity, rollout_params):
     """Scratch of ``mcts_move`` for trees of ``capacity`` nodes and ``npl`` seats (a tuple);
-    ``rollout_params`` float64[11]: the heuristic weights of heuristic rollouts and ``width``.
+    ``rollout_params`` float64[11]: the first content of slot 14, the heuristic weights of
+    heuristic rollouts and ``width`` (each decision of ``_mcts_move`` / ``_flat_move`` then
+    copies the deciding seat's own ``params[M_HEUR:]`` there, ``_seat_weights``).
 
     Slots: 0 root, 1 work (``GameState``); 2 tree, 3 value, 4 logs (``search.search``); 5
     moves, 6 untried int64[MAX_OPT]; 7 mark int64[N_CODES]; 8 path int64[MAX_PLIES]; 9 scores,
@@ -592,6 +596,17 @@ def search_root(state, root, cur, phase, t, t2, opened, idx, earned):
     rsc[S_IDX] = idx
     rsc[S_EARNED] = earned
     rsc[S_PLAN_S] = -2
+
+
+@njit(cache=True, inline="always")
+def _seat_weights(weights, params):
+    """Copy the deciding seat's heuristic weights ``params[M_HEUR : M_HEUR + 11]`` (its ``mcts``
+    parameters ``h_*``, ``H_*`` order) into ``weights`` (float64[11], slot 14 of
+    ``search_scratch``): what its heuristic rollouts, the other seats' modelled moves and the
+    ``width`` ranking read. One scratch serves every ``mcts`` seat of a game, so this runs at
+    each decision; an explicit loop (the play loop is compiled without NRT)."""
+    for k in range(weights.shape[0]):
+        weights[k] = params[M_HEUR + k]
 
 
 # ``ctx`` is built inline in each caller, never by a compiled function of its own: a compiled
@@ -646,14 +661,16 @@ def _mcts_move(
     """Move code (``layout``) of seat ``cur`` at the decision ``phase`` of its turn
     (tile ``t``, Take 2's ``t2``, gift ``opened``, tile index ``idx`` placed and gift ``earned``
     where they apply) by ISMCTS (``kernels.search``) with the ``mcts`` parameters ``params``
-    (``M_*``); ``rng`` uint64[4] the seat's stream, ``search_scratch`` from the function
-    ``search_scratch``; ``forbid`` the seat's restricted-play mask (int64, 0 = none): its own
-    moves are filtered by it in the tree and the rollouts (``_s_legal``). The root copies
+    (``M_*``, the search's heuristic weights at ``M_HEUR``); ``rng`` uint64[4] the seat's
+    stream, ``search_scratch`` from the function ``search_scratch``; ``forbid`` the seat's
+    restricted-play mask (int64, 0 = none): its own moves are filtered by it in the tree and
+    the rollouts (``_s_legal``). The root copies
     ``state``; what the seat cannot see is never read, only resampled in each iteration
     (``_s_determinize``). Compiled; the play loop's decisions call it, Python calls
     ``mcts_move``, which checks and allocates what it needs."""
     root = search_scratch[0]
     search_root(state, root, cur, phase, t, t2, opened, idx, earned)
+    _seat_weights(search_scratch[14], params)
     return search.search(
         root,
         _search_ctx(tables, variant, heuristic_scratch, params, search_scratch, cur, forbid),
@@ -697,6 +714,7 @@ def _flat_move(
     determinizations and rollouts, the root moves in turn; benchmarks only)."""
     root = search_scratch[0]
     search_root(state, root, cur, phase, t, t2, opened, idx, earned)
+    _seat_weights(search_scratch[14], params)
     return search.flat(
         root,
         _search_ctx(tables, variant, heuristic_scratch, params, search_scratch, cur, forbid),
@@ -720,8 +738,11 @@ def _python_call(
     with the argument types of the play loop (so Python reuses the loop's compiled code)."""
     npl = int(state.sc[S_NPLAYERS])
     params = np.ascontiguousarray(params, dtype=np.float64)
-    if params.ndim != 1 or params.shape[0] <= M_DEPTH:
-        raise ValueError(f"params must be the mcts parameter vector (M_*), shape {params.shape}")
+    if params.ndim != 1 or params.shape[0] < M_HEUR + HEURISTIC.size:
+        raise ValueError(
+            f"params must be the mcts parameter vector (M_*, {M_HEUR + HEURISTIC.size} values "
+            f"up to the heuristic weights M_HEUR), shape {params.shape}"
+        )
     n_iter = int(params[M_ITER])
     if n_iter < 1:
         raise ValueError(f"params[M_ITER] must be at least 1 iteration, got {params[M_ITER]}")

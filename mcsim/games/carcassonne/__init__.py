@@ -67,11 +67,15 @@ All weights are ``ParamSpec`` numbers (``heuristic:hold=2,farm=3``).
 meeple); each iteration resamples what the deciding seat cannot see (§6 #13): the order of the
 remaining tiles, the other seats' gift cards (their counts are public) and the gift deck. Each
 seat maximises its own margin over the best other seat (``reward=1``, points / ``scale``) or its
-win share (``reward=0``), one tree per decision of the seat. Rollouts: the heuristic at its
-default weights (``rollout=1``) or uniform play (``rollout=0``) for ``depth`` turns, then the
-position is scored as if the game ended (``score_final``; ``depth=0`` plays to the end).
-``width`` keeps the placements the heuristic values highest, in the tree and the rollouts.
-Defaults and their strength: benchmarks/RESULTS.md ("Search", Carcassonne).
+win share (``reward=0``), one tree per decision of the seat. Rollouts: the heuristic at the
+seat's weights ``h_*`` (``rollout=1``; ``h_w_opp`` is the heuristic's ``w_opp`` and so on) or
+uniform play (``rollout=0``) for ``depth`` turns, then the position is scored as if the game
+ended (``score_final``; ``depth=0`` plays to the end). ``width`` keeps the placements the
+heuristic (at ``h_*``) values highest, in the tree and the rollouts. ``h_*`` default to weights
+tuned for the heuristic (``MCTS_DEFAULTS``). ``mcts1`` is the default ``mcts`` of 2026-12-02
+(``h_*`` at the heuristic's own defaults; ``MCTS1_PARAMS``), kept so that "against today's
+default" can be re-run. Defaults and their strength: benchmarks/RESULTS.md ("Search",
+Carcassonne; "Carcassonne: the tuned heuristic inside the search, the new default").
 
 Restricted play (docs/rules/carcassonne.md §6.1): ``-p "heuristic:forbid=farmers+take-2"``
 forbids a seat options (``RESTRICTIONS``: each gift type, ``gifts`` = opening any card, these
@@ -94,6 +98,7 @@ tile are named ``city0..``, ``road0..``, ``field0..``, ``cloister`` in the order
 
 from __future__ import annotations
 
+import dataclasses
 from functools import lru_cache
 from pathlib import Path
 
@@ -322,9 +327,12 @@ HEURISTIC_PARAMS = (
     ),
 )
 
-#: ``mcts`` parameters (kernel order ``kernels.carcassonne.layout.M_*``); defaults chosen in
-#: benchmarks/RESULTS.md ("Search", Carcassonne)
-MCTS_PARAMS = (
+#: ``mcts1``'s parameters, the ``mcts`` of 2026-12-02 (``mcsim.games.base.kept_mcts``; kernel
+#: order ``kernels.carcassonne.layout.M_*``; ``h_<name>`` is the heuristic's ``<name>`` as the
+#: search uses it, at ``M_HEUR``). The ``h_*`` came later; at their defaults, the heuristic's
+#: own, the search is that day's. Defaults chosen in benchmarks/RESULTS.md ("Search",
+#: Carcassonne)
+MCTS1_PARAMS = (
     ParamSpec(
         "iterations",
         300.0,
@@ -351,7 +359,7 @@ MCTS_PARAMS = (
     ParamSpec(
         "rollout",
         1.0,
-        "rollout policy: 0 random, 1 heuristic (at its default weights)",
+        "rollout policy: 0 random, 1 heuristic (at the weights h_*)",
         0.0,
         1.0,
         integer=True,
@@ -374,6 +382,35 @@ MCTS_PARAMS = (
         72.0,
         integer=True,
     ),
+) + tuple(
+    # the search's own heuristic (kernel M_HEUR..): its rollouts, the other seats' modelled
+    # moves and the ``width`` ranking of placements; each seat's own, so two mcts seats can
+    # differ
+    dataclasses.replace(q, name=f"h_{q.name}", help=f"the search's heuristic: {q.help}")
+    for q in HEURISTIC_PARAMS
+)
+#: ``mcts``'s defaults that differ from ``mcts1``'s: the search's heuristic at the weights
+#: ``mcsim tune carcassonne -p heuristic --seed 1 -w 2`` found (0.588 [0.581, 0.594] against the
+#: default heuristic on 10,400 deals); as the search's heuristic they win 0.602 [0.562, 0.640]
+#: of 600 games against ``mcts1`` at 0.95 times its CPU per move (benchmarks/RESULTS.md,
+#: "Carcassonne: the tuned heuristic inside the search, the new default")
+MCTS_DEFAULTS: dict[str, float] = {
+    "h_w_opp": 0.887,
+    "h_pot": 0.6366,
+    "h_open_pen": 1.029e-05,
+    "h_meeple": 0.0721,
+    "h_scarcity": 2.271,
+    "h_farm": 0.82,
+    "h_farm_turn": 12.0,
+    "h_mon": 1.301,
+    "h_hold": 6.306,
+    "h_take2": -0.8157,
+    "h_gift": -1.916,
+}
+#: ``mcts`` parameters: ``mcts1``'s with the defaults of ``MCTS_DEFAULTS``
+MCTS_PARAMS = tuple(
+    dataclasses.replace(q, default=MCTS_DEFAULTS[q.name]) if q.name in MCTS_DEFAULTS else q
+    for q in MCTS1_PARAMS
 )
 
 #: restricted play (docs/rules/carcassonne.md §6.1): the options ``forbid=`` can take from a
@@ -423,13 +460,19 @@ OPTIONS = {
     "of mcsim/data/carcassonne"
 }
 
-#: the ``mcts`` policy (also the parameters of ``mcts1``, ``kept_mcts``, while they agree)
+#: the ``mcts`` policy; ``mcts1`` keeps the parameters of 2026-12-02 (``MCTS1_PARAMS``)
 MCTS_POLICY = PolicySpec(
     "mcts",
     K.POLICY_MCTS,
     "information-set MCTS (kernels/search.py) over every decision of the turn; each "
-    "iteration resamples the tile order, opponents' gift cards and the gift deck",
+    "iteration resamples the tile order, opponents' gift cards and the gift deck; rollouts "
+    "and the width pruning by the heuristic at tuned weights (h_*)",
     MCTS_PARAMS + (_FORBID,),
+)
+#: ``mcts1``'s description: the ``mcts`` of 2026-12-02
+MCTS1_HELP = (
+    "information-set MCTS (kernels/search.py) over every decision of the turn; each "
+    "iteration resamples the tile order, opponents' gift cards and the gift deck"
 )
 
 
@@ -464,7 +507,8 @@ SPEC = GameSpec(
             HEURISTIC_PARAMS + (_FORBID,),
         ),
         MCTS_POLICY,
-        kept_mcts(MCTS_POLICY),  # mcts1: today's mcts, kept (base.kept_mcts)
+        # mcts1: the mcts of 2026-12-02, kept (base.kept_mcts)
+        kept_mcts(MCTS_POLICY, MCTS1_PARAMS + (_FORBID,), MCTS1_HELP),
     ),
     restrictions=RESTRICTIONS,
     # none: every decision these options touch leaves a permitted choice (no meeple, no gift
@@ -933,7 +977,8 @@ def prepare(config: RunConfig) -> Prepared:
 
 def kernel_for_lineup(prep: Prepared, plain, with_search):
     """``plain`` for lineups without an ``mcts`` seat (the search code is then not compiled),
-    else ``with_search`` with the heuristic's default weights for heuristic rollouts."""
+    else ``with_search`` with the heuristic's default weights as the first content of the
+    search's weights (each ``mcts`` decision then copies its seat's ``h_*`` there)."""
     if not (prep.policy_ids == K.POLICY_MCTS).any():
         return plain
     hdef = np.array([p.default for p in HEURISTIC_PARAMS], dtype=np.float64)
