@@ -214,6 +214,7 @@ def main() -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for family, style in (("old", "o-"), ("new", "s-")):
@@ -233,6 +234,10 @@ def main() -> None:
         ax.errorbar(x, y, yerr=err, fmt=style, capsize=3, label=f"{family} search")
     ax.axhline(1.0 / a.players if a.players > 2 else 0.5, color="grey", lw=0.8)  # equal share
     ax.set_xscale("log")
+    # plain numbers on the log axis at 1, 2, 5 x 10^k (not crowded 3x10^-1, 4x10^-1, ...)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+    ax.xaxis.set_minor_locator(matplotlib.ticker.LogLocator(subs=(2.0, 5.0)))
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
     ax.set_xlabel("CPU ms per move (self-play, one process)")
     ax.set_ylabel(f"win share against {a.vs} (95%)")
     ax.set_title(f"{a.game}: search strength per CPU second")
