@@ -1693,7 +1693,7 @@ def ladder_cmd(
     \b
     Examples:
         mcsim ladder sacred-hill --precision 0.03 --out sh-ladder
-        mcsim ladder sacred-hill -p mcts:iterations=250 -p mcts -p mcts:iterations=4000 -n 200
+        mcsim ladder sacred-hill -p mcts:iterations=150 -p mcts -p mcts:iterations=2400 -n 200
         mcsim ladder don-quixote --precision 1.0 --max-games 2000
         mcsim ladder thurn-and-taxis --players 4 --precision 0.03 --backend dask
     """

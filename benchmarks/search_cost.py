@@ -36,9 +36,12 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=4, help="timed games per policy (default 4)")
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
+    if a.games < 1:
+        ap.error(f"--games must be a positive whole number, not {a.games}")
+    a.game = list(dict.fromkeys(a.game or PLAYERS))  # each game once, in the order given
     print("| game | players | policy | CPU s per game | CPU ms per move | games |")
     print("|---|---|---|---|---|---|")
-    for game in a.game or PLAYERS:
+    for game in a.game:
         n = a.games * (5 if PLAYERS[game] == 1 else 1)
         for policy in ("mcts", "mcts1"):
             cpu, plies = self_play_cpu(game, policy, n, a.seed, PLAYERS[game])

@@ -138,7 +138,7 @@ def _evaluate(game, policies, run):
     run = replace(run, players=players)
     from mcsim.runner import resolve_config
 
-    choices = [parse_policy(t) if isinstance(t, str) else t for t in policies]
+    choices = [parse_policy(t, module.SPEC) if isinstance(t, str) else t for t in policies]
     for choice in choices:  # every policy checked before the first game
         resolve_config(game, players, [choice] * players, run.variant, run.options)
     blocks, scores = [], []

@@ -88,7 +88,7 @@ def check_rungs(game: str, rungs, players=None, variant=None, options=None) -> l
         raise ConfigError("the rung list is empty; give at least two policies (-p A -p B)")
     if len(rungs) < 2:
         raise ConfigError(f"a ladder needs at least two rungs, not only {rungs[0]!r}")
-    labels = [parse_policy(r).label() for r in rungs]
+    labels = [parse_policy(r, get_game(game).SPEC).label() for r in rungs]
     for i, lab in enumerate(labels):
         if lab in labels[:i]:
             raise ConfigError(f"rung {lab!r} is given twice")
@@ -443,7 +443,7 @@ def format_ladder(lad: dict) -> str:
         cap = "  [--max-games reached]" if c["stop"].get("cap_reached") else ""
         lines.append(
             f"  {c['rung']:<24} vs {c['against']:<24} {c['statistic']} "
-            f"{_fmt_iv(c['estimate'], c['low'], c['high'], fmt)}{eq}, {counted(c['games'], 'game')}{cap}"
+            f"{_fmt_iv(c['estimate'], c['low'], c['high'], fmt)}{eq}, {_curve_size(c, lad)}{cap}"
         )
     a, b = lad["top_rungs"]
     lines += ["", f"convergence ({b} minus {a}, paired on common deals):"]
@@ -452,8 +452,16 @@ def format_ladder(lad: dict) -> str:
             f"  {v['statistic']:<44} {_fmt_iv(v['difference'], v['low'], v['high'], '{:+.4f}')}: "
             f"{v['verdict']}"
         )
-    lines.append(f"{lad['elapsed_seconds']:.1f} s")
+    lines.append(f"took {lad['elapsed_seconds']:.1f} s (wall)")
     return "\n".join(lines)
+
+
+def _curve_size(point: dict, lad: dict) -> str:
+    """How many games a curve point stands on: its common deals (``games`` in the JSON), each
+    played once per seating of the new rung (the players count; one game per deal solo)."""
+    k = lad["players"]
+    deals = counted(point["games"], "common deal")
+    return deals if k == 1 else f"{deals} x {k} seatings"
 
 
 def write_ladder_folder(lad: dict, out_dir: str | Path) -> list[str]:

@@ -312,14 +312,14 @@ def tournament(
         against: ``mcsim evaluate`` ranks policies by score on common deals); plus everything
         ``simulate`` raises.
     """
-    labels = [parse_policy(p).label() for p in policies]
+    spec = get_game(game).SPEC  # count parameters refused in the words of every command
+    labels = [parse_policy(p, spec).label() for p in policies]
     if len(labels) < 2 or len(set(labels)) != len(labels):
         what = "--policy values" if on_cli() else "policies (policies=)"
         raise ConfigError(f"a tournament needs at least two different {what}")
-    if players is None:
-        spec = get_game(game).SPEC
-        if spec.default_players == 1:  # solo by default: one seat per contestant, as simulate
-            players = min(len(labels), spec.max_players)
+    if players is None and spec.default_players == 1:
+        # solo by default: one seat per contestant, as simulate
+        players = min(len(labels), spec.max_players)
     module, cfg = resolve_config(game, players, [labels[0]], variant, options)
     players = cfg.players
     if players < 2:  # refused before any game

@@ -65,6 +65,7 @@ import numpy as np
 
 from mcsim import stats
 from mcsim.errors import BadValueError, ConfigError, InputFileError, McsimError, OutputWriteError
+from mcsim.games import get_game
 from mcsim.games.base import (
     FORBID_MASK_PREFIX,
     ParamSpec,
@@ -273,13 +274,14 @@ class _Setup:
     """The resolved run: game module, seatings, objective; plays deals for a policy."""
 
     def __init__(self, game, policy, against, players, objective, variant, options, seed):
-        start = parse_policy(policy) if isinstance(policy, str) else policy
+        game_spec = get_game(game).SPEC  # count parameters refused as every command does
+        start = parse_policy(policy, game_spec) if isinstance(policy, str) else policy
         module, _ = resolve_config(game, 1 if players == 1 else None, [start], variant, options)
         spec = module.SPEC
         self.module = module
         self.start = start
         self.pspec = spec.policy(start.name)
-        against = [parse_policy(a) if isinstance(a, str) else a for a in (against or [])]
+        against = [parse_policy(a, game_spec) if isinstance(a, str) else a for a in (against or [])]
         if players is None:
             players = 1 + len(against) if len(against) > 1 else spec.default_players
             if not spec.min_players <= players <= spec.max_players:

@@ -275,6 +275,27 @@ def test_flags_follow_the_whole_number_rule(run, args, message):
     one_error_line(run("simulate", "sacred-hill", *args), 2, message)
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["simulate", "sacred-hill", "-n", 2, "-p", "mcts:iterations=x"],
+        ["tournament", "sacred-hill", "-n", 1, "-p", "mcts:iterations=x", "-p", "random"],
+        ["evaluate", "sacred-hill", "-n", 1, "-p", "mcts:iterations=x", "-p", "random"],
+        ["ladder", "sacred-hill", "-n", 1, "-p", "random", "-p", "mcts:iterations=x"],
+        ["tune", "sacred-hill", "-p", "mcts:iterations=x", "--budget", 10, "--dry-run"],
+    ],
+)
+def test_a_count_parameter_that_is_no_number_gets_the_same_answer_from_every_command(run, args):
+    """tournament, evaluate, ladder and tune used to say "'x' is not a number" where simulate
+    says what a whole number is: one mistake, one answer."""
+    one_error_line(
+        run(*args),
+        2,
+        "Error: policy 'mcts': parameter iterations: 'x' is not a valid integer "
+        "(ASCII digits, optionally with _ separators or in 1e6 form)",
+    )
+
+
 def test_options_and_parameters_follow_the_whole_number_rule():
     _, cfg = resolve_config("thurn-and-taxis", options={"max_turns": "1e3"})
     assert cfg.options == {"max_turns": 1000}
