@@ -10,8 +10,10 @@ Wilson 95% interval of those shares over the deals (a one-seat game: the paired 
 the new rung over the lower one on the same deals, Student-t 95%). The **convergence verdict** of each headline statistic is the
 difference between the top two rungs' self-play, paired on their common deals, with its 95%
 interval: "stable between the top two rungs at this precision" (without ``precision``: "at
-this number of games") when the interval holds 0, "still moving: the conclusion depends on the players" when it does not, and "not enough games"
-when it is undefined or covers every difference the statistic can take.
+this number of games"; when ``--max-games`` stopped either top rung before the precision: "no
+change shown ... but --max-games bound before this precision") when the interval holds 0, "still
+moving: the conclusion depends on the players" when it does not, and "not enough games" when it
+is undefined or covers every difference the statistic can take.
 
 The games are played by ``mcsim.precision.play_study``: a fixed number of games per run, or
 (``precision``) chunk by chunk until every rung's seat win rates (one seat: mean score) and
@@ -36,6 +38,11 @@ from mcsim.text import counted
 STABLE = "stable between the top two rungs at this precision"
 #: the stable verdict of a ladder of a fixed number of games (no ``precision``)
 STABLE_AT_GAMES = "stable between the top two rungs at this number of games"
+#: the verdict in place of ``STABLE`` when ``--max-games`` stopped one of the two rungs before
+#: the precision asked: the interval holds 0 but is wider than asked, so stability is not shown
+STABLE_AT_CAP = (
+    "no change shown between the top two rungs, but --max-games bound before this precision"
+)
 MOVING = "still moving: the conclusion depends on the players"
 #: the verdict when the difference's interval is undefined or covers every difference the
 #: statistic can take (``stats.tells_nothing``): neither stable nor moving can be read from it
@@ -267,8 +274,14 @@ def ladder(
                 "stop": stop,
             }
         )
+    top_two = rung_rows[-2:]
     verdicts = convergence(
-        game, res[len(labels) - 2].games, res[len(labels) - 1].games, npl, precision
+        game,
+        res[len(labels) - 2].games,
+        res[len(labels) - 1].games,
+        npl,
+        precision,
+        capped=any(bool(r["stop"] and r["stop"].get("cap_reached")) for r in top_two),
     )
     return {
         "game": module.SPEC.id,
@@ -360,15 +373,22 @@ def rung_statistics(game: str, df: pd.DataFrame, players: int) -> dict[str, dict
 
 
 def convergence(
-    game: str, lower: pd.DataFrame, top: pd.DataFrame, players: int, precision=None
+    game: str,
+    lower: pd.DataFrame,
+    top: pd.DataFrame,
+    players: int,
+    precision=None,
+    capped: bool = False,
 ) -> list[dict]:
     """Per headline statistic: top rung minus the rung below, paired on their common deals
     (the first ``min(len)`` game indices), with a t 95% interval clipped to the range of a
     difference of the statistic (``statistic_bounds``, ``stats.paired_difference``) and the
     verdict: ``stable`` True (the interval holds 0), False (it does not) or None when the
     interval is undefined or covers every possible difference (``UNDECIDED``). The stable
-    verdict is ``STABLE`` for a ladder sized by ``precision``, else ``STABLE_AT_GAMES``."""
-    stable = STABLE if precision else STABLE_AT_GAMES
+    verdict is ``STABLE`` for a ladder sized by ``precision``, ``STABLE_AT_CAP`` when
+    ``capped`` (``--max-games`` stopped either rung before that precision), else
+    ``STABLE_AT_GAMES``."""
+    stable = (STABLE_AT_CAP if capped else STABLE) if precision else STABLE_AT_GAMES
     n = min(len(lower), len(top))
     a = per_game_statistics(game, top.iloc[:n], players)
     b = per_game_statistics(game, lower.iloc[:n], players)

@@ -296,7 +296,8 @@ def play_study(
 
     def task(i, k):
         first, n = plans[of_run[i]][k]
-        out = None if runs[i].out_dir is None else str(runs[i].out_dir)
+        # absolute, as simulate's: a Dask worker's working directory is not the client's
+        out = None if runs[i].out_dir is None else str(Path(runs[i].out_dir).absolute())
         return (module.__name__, preps[i], first, n, seed, True, out, run_keys[i])
 
     def schedule():

@@ -1114,8 +1114,14 @@ def _ladder_context(ctx: _Ctx, lad: dict) -> dict:
         other = rung + 1 if rung + 1 < len(labels) else rung - 1
         lo, hi = sorted((rung, other))
         res = lad["results"]
+        stops = [lad["rungs"][i]["stop"] or {} for i in (lo, hi)]
         vs = convergence(
-            lad["game"], res[lo].games, res[hi].games, lad["players"], lad["precision"]
+            lad["game"],
+            res[lo].games,
+            res[hi].games,
+            lad["players"],
+            lad["precision"],
+            capped=any(bool(st.get("cap_reached")) for st in stops),
         )
         key = "win rate" if lad["players"] > 1 else "mean score"
         rows = [v for v in vs if v["statistic"].startswith(key)]

@@ -1319,7 +1319,9 @@ class _ChunkRun:
 
     def task(self, first: int, n: int) -> tuple:
         """The ``_work`` task of games ``first .. first + n - 1``."""
-        out = None if self.out_path is None else str(self.out_path)
+        # absolute: a worker with another working directory (a Dask worker) must write into
+        # the folder the client named, not one of the same name under its own directory
+        out = None if self.out_path is None else str(Path(self.out_path).absolute())
         return (
             self.module.__name__, self.prep, first, n, self.seed, self.keep_games, out,
             self.run_id,

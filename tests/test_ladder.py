@@ -275,3 +275,16 @@ def test_sacred_hill_ladder_of_a_rule_variant_plays_that_variant():
     )
     assert lad["variant"] == {"transition": "box", "zone": "chebyshev8"}
     pd.testing.assert_frame_equal(lad["results"][1].games, s.games)
+
+
+def test_verdict_says_when_the_cap_bound_before_the_precision():
+    # 40 games cannot bring a win rate to ±0.03 (that takes ~1,000), so --max-games binds for
+    # both top rungs: an interval that holds 0 is then wider than asked and shows no stability
+    lad = L.ladder("sacred-hill", ["random", "greedy"], precision=0.03, max_games=40, seed=3,
+                   workers=1)  # fmt: skip
+    assert [r["stop"]["cap_reached"] for r in lad["rungs"]] == [True, True]
+    # every top-two interval here holds 0 (win rate seat 0: [-0.127, +0.327])
+    assert [v["stable"] for v in lad["verdicts"]] == [True] * 8
+    assert {v["verdict"] for v in lad["verdicts"]} == {L.STABLE_AT_CAP}
+    text = L.format_ladder(lad)
+    assert "--max-games bound before this precision" in text

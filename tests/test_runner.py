@@ -246,3 +246,30 @@ def test_the_command_line_quiets_the_collector(run):
         assert gc.get_threshold() == COLLECTOR_THRESHOLDS
     finally:
         gc.set_threshold(*COLLECTOR_THRESHOLDS)
+
+
+def test_worker_tasks_name_the_out_folder_absolutely(tmp_path, monkeypatch):
+    """A worker may have another working directory (a Dask worker on another machine), so the
+    chunk tasks of simulate and of a precision study carry the client's folder as an absolute
+    path, never the relative one given."""
+    from mcsim import precision
+
+    monkeypatch.chdir(tmp_path)
+    seen = []
+    real_execute, real_work = runner._execute, precision._work
+
+    def spy_execute(tasks, *args):
+        tasks = list(tasks)
+        seen.extend(t[6] for t in tasks)
+        return real_execute(iter(tasks), *args)
+
+    def spy_work(task):
+        seen.append(task[6])
+        return real_work(task)
+
+    monkeypatch.setattr(runner, "_execute", spy_execute)
+    monkeypatch.setattr(precision, "_work", spy_work)
+    mcsim.simulate("sacred-hill", games=20, seed=1, out_dir="rel", workers=1)
+    precision.simulate_to_precision("sacred-hill", 0.3, max_games=40, seed=1, out_dir="prec")
+    # (the precision study's calibration chunks write nothing: None)
+    assert set(seen) - {None} == {str(tmp_path / "rel"), str(tmp_path / "prec")}
