@@ -6,7 +6,8 @@ plays **self-play** (every seat the rung's policy) on the same deals: game *i* o
 game *i* of the seed (common random numbers). The **skill curve** plays each rung against the
 rung below, the new rung in each seat in turn and the lower rung in the others, on the same
 deals; its point is the new rung's win share per deal averaged over those seatings, with the
-Wilson 95% interval of those shares over the deals (a one-seat game: the paired point gain of
+Wilson 95% interval on the effective number of games those per-deal shares are worth
+(``stats.seated_share``; a one-seat game: the paired point gain of
 the new rung over the lower one on the same deals, Student-t 95%). The **convergence verdict** of each headline statistic is the
 difference between the top two rungs' self-play, paired on their common deals, with its 95%
 interval: "stable between the top two rungs at this precision" (without ``precision``: "at
@@ -258,7 +259,7 @@ def ladder(
             ids = curve_runs[r - 1]
             frames = [res[i].games for i in ids]
             share = np.mean([f[f"win_share_{s}"].to_numpy(float) for s, f in enumerate(frames)], 0)
-            p = stats.proportion(float(share.sum()), len(share))  # as the stop rule's
+            p = stats.seated_share(share, len(frames))  # as the stop rule's
             iv = {"mean": p["estimate"], "low": p["low"], "high": p["high"]}
             stat, stop, g = "win share", study.groups[len(labels) + r - 1], len(frames[0])
         curve.append(

@@ -124,10 +124,10 @@ def seat_win_rates(frames: list[pd.DataFrame]) -> dict[str, dict]:
 
 def rotation_share(seats: list[int]) -> Statistic:
     """The seat rotations of one policy pair: ``seats[j]`` is the seat of the policy under test
-    in run j. Per deal, its win share averaged over the runs, with the Wilson 95% interval of
-    those per-deal shares over the deals (conservative: a deal's averaged share varies at most
-    as a win does, and it stays honest when every game is won, where a t interval is empty);
-    with one seat, its paired point gain (run 0 minus run 1, t 95%)."""
+    in run j. Per deal, its win share averaged over the runs, with the Wilson 95% interval on
+    the effective number of games those per-deal shares are worth (``stats.seated_share``:
+    between the deals and every game; it stays honest when every game is won, where a t
+    interval is empty); with one seat, its paired point gain (run 0 minus run 1, t 95%)."""
 
     def stat(frames: list[pd.DataFrame]) -> dict[str, dict]:
         n = min(len(f) for f in frames)
@@ -139,7 +139,7 @@ def rotation_share(seats: list[int]) -> Statistic:
         share = np.mean(
             [f[f"win_share_{s}"].to_numpy(float)[:n] for f, s in zip(frames, seats)], axis=0
         )
-        return {"win share": stats.proportion(float(share.sum()), n)}
+        return {"win share": stats.seated_share(share, len(frames))}
 
     return stat
 
@@ -601,8 +601,8 @@ def _simulate_study(
 
 def pair_shares(lineups: list[tuple[str, ...]]) -> Statistic:
     """A tournament's stop statistic: for every pair of policies, the first one's win share in
-    the games between the two, per deal averaged over the pair's seat lineups (Wilson 95% over
-    the deals, as ``rotation_share``)."""
+    the games between the two, per deal averaged over the pair's seat lineups (Wilson 95% on
+    the effective number of games, ``stats.seated_share``, as ``rotation_share``)."""
     pairs: dict[tuple[str, str], list[int]] = {}
     for j, lineup in enumerate(lineups):
         pairs.setdefault(tuple(sorted(set(lineup))), []).append(j)
@@ -619,7 +619,7 @@ def pair_shares(lineups: list[tuple[str, ...]]) -> Statistic:
                 )
                 for j in js
             ]
-            out[f"{a} vs {b}"] = stats.proportion(float(np.mean(per, axis=0).sum()), n)
+            out[f"{a} vs {b}"] = stats.seated_share(np.mean(per, axis=0), len(js))
         return out
 
     return stat

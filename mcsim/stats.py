@@ -44,6 +44,36 @@ def proportion(successes: float, n: int) -> dict:
     return {"estimate": (successes / n) if n else math.nan, "low": lo, "high": hi}
 
 
+def seated_share(shares, seatings: int) -> dict:
+    """A win share averaged per deal over ``seatings`` seat orders on that deal (a policy seated
+    in each seat in turn on common deals), with a Wilson 95% interval on the effective number
+    of games ``n * p(1-p) / s**2`` (Kish's design effect: ``s**2`` the variance of the per-deal
+    shares, ``n`` the deals), kept between ``n`` (as if a deal were one game: the most a
+    per-deal share can vary) and ``n * seatings`` (every game independent, the interval of a
+    plain count). So it is never wider than the per-deal Wilson interval, and never narrower
+    than the games themselves allow; with every game won (``s**2 = 0``) it is the Wilson
+    interval of ``n * seatings`` games.
+
+    ``shares``: float[n], each deal's share in [0, 1]. Returns ``{"estimate", "low", "high",
+    "effective_games"}``; NaN bounds for no deal.
+
+    >>> iv = seated_share([1.0, 0.5, 0.5, 0.0], 2)
+    >>> iv["estimate"], iv["effective_games"]
+    (0.5, 6.0)
+    """
+    x = np.asarray(shares, dtype=np.float64)
+    n = int(x.size)
+    if n == 0:
+        return {"estimate": math.nan, "low": math.nan, "high": math.nan, "effective_games": 0.0}
+    p = float(x.mean())
+    most = float(n * seatings)
+    var = float(x.var(ddof=1)) if n > 1 else 0.0
+    pq = p * (1.0 - p)
+    n_eff = most if var <= 0.0 or pq <= 0.0 else min(max(n * pq / var, float(n)), most)
+    lo, hi = wilson_interval(p * n_eff, n_eff)
+    return {"estimate": p, "low": lo, "high": hi, "effective_games": n_eff}
+
+
 def t_quantile(n: int) -> float:
     """Student-t 97.5% quantile with ``n - 1`` degrees of freedom (for 95% mean intervals)."""
     return float(_st.t.ppf(0.975, n - 1)) if n > 1 else math.nan
