@@ -392,7 +392,7 @@ def mcsim_cli():
 @friendly_errors
 def games_cmd(as_json):
     """List the games, their variants (with defaults), their policies (with parameters) and
-    the options restricted play can forbid (``forbid=``, ``mcsim value``).
+    the options restricted play can forbid (`-p POLICY:forbid=OPTION`, `mcsim value`).
 
     \b
     Example:
