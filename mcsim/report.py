@@ -1129,7 +1129,9 @@ def _ladder_context(ctx: _Ctx, lad: dict) -> dict:
         if any(v["stable"] is None for v in rows):  # an interval that tells nothing
             moved = "could not be told apart (not enough games)"
         else:
-            moved = "were stable" if all(v["stable"] for v in rows) else "still moved"
+            capped = any(bool(st.get("cap_reached")) for st in stops)
+            steady = "showed no change (but --max-games bound first)" if capped else "were stable"
+            moved = steady if all(v["stable"] for v in rows) else "still moved"
         header = (
             f"the report's players ({who}) are rung {rung} of {len(labels)} "
             f"({', '.join(labels)}); its seat {'win rates' if key == 'win rate' else 'score'} "
