@@ -275,14 +275,13 @@ def ladder(
                 "stop": stop,
             }
         )
-    top_two = rung_rows[-2:]
     verdicts = convergence(
         game,
         res[len(labels) - 2].games,
         res[len(labels) - 1].games,
         npl,
         precision,
-        capped=any(bool(r["stop"] and r["stop"].get("cap_reached")) for r in top_two),
+        capped=hit_cap(rung_rows[-2:]),
     )
     return {
         "game": module.SPEC.id,
@@ -371,6 +370,12 @@ def rung_statistics(game: str, df: pd.DataFrame, players: int) -> dict[str, dict
         else:
             out[name] = _iv(stats.mean_interval(x, bounds))
     return out
+
+
+def hit_cap(rungs: list[dict]) -> bool:
+    """True when ``--max-games`` stopped any of these rungs (ladder rung dicts) before the
+    precision asked (their ``stop`` block; None or no block without ``precision``)."""
+    return any(bool((r["stop"] or {}).get("cap_reached")) for r in rungs)
 
 
 def convergence(

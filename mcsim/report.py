@@ -1098,7 +1098,7 @@ def _ladder_context(ctx: _Ctx, lad: dict) -> dict:
     """The ladder section's data: the ladder, its figures, the report's rung (the index of
     the rung whose policy fills every seat of the report, else None) and that rung's seat win
     rate verdict against the next rung (the top rung: against the one below)."""
-    from mcsim.ladder import convergence, ladder_figures
+    from mcsim.ladder import convergence, hit_cap, ladder_figures
 
     labels = [r["policy"] for r in lad["rungs"]]
     pols = set(ctx.labels)
@@ -1114,14 +1114,9 @@ def _ladder_context(ctx: _Ctx, lad: dict) -> dict:
         other = rung + 1 if rung + 1 < len(labels) else rung - 1
         lo, hi = sorted((rung, other))
         res = lad["results"]
-        stops = [lad["rungs"][i]["stop"] or {} for i in (lo, hi)]
+        capped = hit_cap([lad["rungs"][lo], lad["rungs"][hi]])
         vs = convergence(
-            lad["game"],
-            res[lo].games,
-            res[hi].games,
-            lad["players"],
-            lad["precision"],
-            capped=any(bool(st.get("cap_reached")) for st in stops),
+            lad["game"], res[lo].games, res[hi].games, lad["players"], lad["precision"], capped
         )
         key = "win rate" if lad["players"] > 1 else "mean score"
         rows = [v for v in vs if v["statistic"].startswith(key)]
@@ -1129,7 +1124,6 @@ def _ladder_context(ctx: _Ctx, lad: dict) -> dict:
         if any(v["stable"] is None for v in rows):  # an interval that tells nothing
             moved = "could not be told apart (not enough games)"
         else:
-            capped = any(bool(st.get("cap_reached")) for st in stops)
             steady = "showed no change (but --max-games bound first)" if capped else "were stable"
             moved = steady if all(v["stable"] for v in rows) else "still moved"
         header = (
