@@ -15,7 +15,8 @@ Before playing, a short calibration plays the first ``CALIBRATION_GAMES`` games 
 (one task per run, on the study's workers), estimates each group's games from its interval there (half-widths shrink as
 1/sqrt(n)), prints the estimate and its CPU time, and sizes the chunks (about 16 chunks over
 the estimate, as ``runner.chunk_plan`` does for a run of that size). The estimate depends only
-on those games, so the chunking is deterministic too. Without ``precision`` every group plays
+on those games, so the chunking is deterministic too; it is kept in each run's ``--out``
+folder (``CALIBRATION_NAME``) so a resume need not play it again. Without ``precision`` every group plays
 ``max_games`` games in ``runner.chunk_plan``'s chunks: the same games and summary as
 ``simulate(games=max_games)``.
 
@@ -26,6 +27,7 @@ stopping rule (``tests/test_precision.py`` holds the coverage check).
 from __future__ import annotations
 
 import collections
+import json
 import math
 import time
 from collections.abc import Callable
@@ -55,6 +57,8 @@ from mcsim.runner import (
     check_limits,
     chunk_plan,
     compile_notice,
+    doc_digest,
+    json_default,
     resolve_config,
     resolve_execution,
     run_id,
@@ -65,6 +69,8 @@ from mcsim.text import counted
 
 #: games of every run played first, to estimate the games and CPU time needed
 CALIBRATION_GAMES = 16
+#: the calibration of a precision run, kept in each of its ``--out`` folders for ``--resume``
+CALIBRATION_NAME = "_calibration.json"
 #: a group never stops on its interval before this many games (a t interval of a handful of
 #: games can be narrow by chance)
 MIN_GAMES = 32
@@ -249,11 +255,15 @@ def play_study(
     plans: list[ChunkPlan] = []
     calibration = None
     ex = Executor(backend, workers, scheduler, pool_size=workers)
+    out_dirs = [Path(r.out_dir) for r in runs if r.out_dir is not None]
     if precision is None:
         plans = [chunk_plan(module, max_games, chunk_size)] * len(groups)
     else:
+        key = _calibration_key(module, resolved, groups, precision, max_games, seed)
+        calibration = _saved_calibration(out_dirs, key) if resume else None
         try:
-            calibration = _calibrate(ex, module, preps, groups, precision, max_games, seed)
+            if calibration is None:
+                calibration = _calibrate(ex, module, preps, groups, precision, max_games, seed)
         except BaseException:
             ex.close()
             raise
@@ -264,7 +274,8 @@ def play_study(
                 else ChunkPlan(max_games, chunk_plan(module, est["games"], None).chunk)
             )
         if echo is not None:
-            echo(calibration_line(calibration, precision, max_games, workers))
+            line = calibration_line(calibration, precision, max_games, workers)
+            echo(line + (" (saved by the interrupted run)" if calibration.get("saved") else ""))
     done: list[set[int]] = []
     run_keys: list[str] = []  # per run: the id its chunk aggregates carry (runner.run_id)
     for i, (r, (_, cfg)) in enumerate(zip(runs, resolved)):
@@ -280,6 +291,12 @@ def play_study(
         except BaseException:
             ex.close()
             raise
+    if calibration is not None and not calibration.get("saved"):
+        for d in out_dirs:  # a resume reads it instead of playing the calibration again
+            text = to_json({"key": key, "calibration": calibration}, indent=1)
+            write_atomic(d / CALIBRATION_NAME, lambda tmp, text=text: Path(tmp).write_text(text))
+    if calibration is not None:
+        calibration.pop("saved", None)
     state = _State(groups, plans, precision)
     frames: list[list[pd.DataFrame]] = [[] for _ in runs]
     aggs = [Aggregate.empty(p.config.players) for p in preps]
@@ -484,6 +501,43 @@ def _calibrate(ex, module, preps, groups, precision: float, max_games: int, seed
         out.append({"name": grp.name, "games": games, "cpu_per_game": cpu, "half_width": widest})
     cpu = sum(e["games"] * e["cpu_per_game"] for e in out)
     return {"games_per_run": n, "groups": out, "cpu_seconds": cpu}
+
+
+def _calibration_key(module, resolved, groups, precision, max_games, seed) -> str:
+    """The digest of what a calibration depends on: every run's game, policies with their
+    parameters, variant, options and data files, the groups, the seed, precision and cap."""
+    runs = []
+    for _, cfg in resolved:
+        m = _run_manifest(cfg, max_games, seed, ChunkPlan(max_games, max_games), module)
+        m.pop("chunk_size"), m.pop("chunks")
+        runs.append(m)
+    doc = {
+        "calibration_games": min(CALIBRATION_GAMES, max_games),
+        "precision": precision,
+        "groups": [[g.name, list(g.runs)] for g in groups],
+        "runs": runs,
+    }
+    return doc_digest(json.loads(json.dumps(doc, default=json_default)))
+
+
+def _saved_calibration(out_dirs: list[Path], key: str) -> dict | None:
+    """The calibration an interrupted run wrote into every one of its folders (``key``
+    matching), or None (it is then played again: its games are deterministic, so the plan is
+    the same; only the printed CPU estimate is measured anew)."""
+    found = None
+    for d in out_dirs:
+        try:
+            doc = json.loads((d / CALIBRATION_NAME).read_text())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(doc, dict) or doc.get("key") != key:
+            return None
+        if found is not None and doc.get("calibration") != found:
+            return None
+        found = doc.get("calibration")
+    if not isinstance(found, dict) or not isinstance(found.get("groups"), list):
+        return None
+    return {**found, "saved": True}
 
 
 def calibration_line(cal: dict, precision: float, max_games: int, workers: int) -> str:

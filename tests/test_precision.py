@@ -41,6 +41,32 @@ def test_precision_run_plays_the_first_games_of_the_seed():
     assert a.summary["seats"] == s.summary["seats"]
 
 
+def test_resume_reads_the_calibration_instead_of_playing_it_again(tmp_path, monkeypatch):
+    """An interrupted precision run keeps its calibration in its folder: a resume reads it (the
+    games and the stop are the same), and a calibration that is not this run's is played again."""
+    out = tmp_path / "run"
+    a = _sh(workers=1, out_dir=out)
+    saved = (out / P.CALIBRATION_NAME).read_text()
+    assert '"games_per_run": 16' in saved
+    for f in sorted(out.glob("part-*.parquet"))[-2:]:  # interrupted: the last two chunks lost
+        f.unlink()
+    played = []
+    real = P._calibrate
+    monkeypatch.setattr(P, "_calibrate", lambda *a, **k: played.append(1) or real(*a, **k))
+    lines = []
+    b = _sh(workers=1, out_dir=out, resume=True, echo=lines.append)
+    assert played == [] and lines[0].endswith("(saved by the interrupted run)")
+    pd.testing.assert_frame_equal(a.games, b.games)
+    assert strip_timing(a.summary) == strip_timing(b.summary)
+    # a calibration file of another run (its key edited) is not trusted: played again
+    (out / P.CALIBRATION_NAME).write_text(saved.replace('"key": "', '"key": "0'))
+    for f in sorted(out.glob("part-*.parquet"))[-1:]:
+        f.unlink()
+    c = _sh(workers=1, out_dir=out, resume=True)
+    assert played == [1]
+    pd.testing.assert_frame_equal(a.games, c.games)
+
+
 def test_precision_cap_binds_and_is_reported():
     r = P.simulate_to_precision("sacred-hill", 0.01, 200, seed=5)
     pr = r.summary["precision"]
