@@ -183,6 +183,7 @@ def test_don_quixote_solo_ladder_curve_is_the_paired_point_gain():
         (["--rungs", ""], 2, "--rungs: is empty"),
         (["--rungs", "random"], 2, "a ladder needs at least two rungs"),
         (["-p", "random", "-p", "random"], 2, "rung 'random' is given twice"),
+        (["-p", "mcts", "-p", "mcts:c=0"], 2, "rungs mcts and mcts:c=0 are the same policy"),
         (["-p", "random", "-p", "route"], 2, "unknown policy 'route'"),
         (["-p", "random", "-p", "mcts:iterations=0"], 2, "iterations"),
         (["--precision", 0], 2, "--precision must be a positive half-width"),

@@ -73,6 +73,21 @@ def test_tournament_needs_two_policies():
         tournament("sacred-hill", ["random", "random"], games=10)
 
 
+def test_tournament_refuses_one_policy_written_two_ways(monkeypatch):
+    """``mcts`` and ``mcts:iterations=<its default>`` are one player: refused before any game;
+    one parameter apart they are two."""
+    from mcsim.games import sacred_hill
+
+    b = next(q.default for q in sacred_hill.SPEC.policy("mcts").params if q.name == "iterations")
+    monkeypatch.setattr(sacred_hill, "play_chunk", lambda *a, **k: pytest.fail("a game played"))
+    twin = f"mcts:iterations={b:g}"
+    with pytest.raises(ConfigError, match=f"mcts and {twin} are the same policy"):
+        tournament("sacred-hill", ["random", "mcts", twin], games=10)
+    monkeypatch.undo()
+    t = tournament("sacred-hill", ["mcts", f"mcts:iterations={b + 1:g}"], games=1)
+    assert len(t["elo"]) == 2
+
+
 def test_tournament_cli():
     r = CliRunner().invoke(
         mcsim_cli,

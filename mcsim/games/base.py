@@ -351,6 +351,20 @@ class PolicyChoice:
         return self.name + (":" + ",".join(items) if items else "")
 
 
+def same_player(choices: list[PolicyChoice], spec: GameSpec) -> tuple[int, int] | None:
+    """The first pair ``(i, j)``, ``i < j``, of choices that are one player: the same policy
+    with every parameter equal once the defaults are filled in (``mcts`` and
+    ``mcts:iterations=<its default>``) and the same ``forbid``; None when all differ. Raises
+    what ``PolicySpec.vector`` raises for a bad parameter."""
+    seen: dict[tuple, int] = {}
+    for j, c in enumerate(choices):
+        key = (c.name, tuple(spec.policy(c.name).vector(c.params, c.written)), c.forbid)
+        if key in seen:
+            return seen[key], j
+        seen[key] = j
+    return None
+
+
 def parse_policy(text: str, spec: GameSpec | None = None) -> PolicyChoice:
     """Parse ``name`` or ``name:param=value,param=value`` (values are finite numbers in ASCII
     float syntax, ``mcsim.values.real_number``; ``BadParameterError`` otherwise). With the
