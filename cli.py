@@ -18,6 +18,7 @@ if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
 import contextlib  # noqa: E402
 import functools  # noqa: E402
 import json  # noqa: E402
+import math  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import click  # noqa: E402
@@ -393,6 +394,8 @@ def mcsim_cli():
 def games_cmd(as_json):
     """List the games, their variants (with defaults), their policies (with parameters) and
     the options restricted play can forbid (`-p POLICY:forbid=OPTION`, `mcsim value`).
+    `--json` also gives each parameter's accepted range (`param_ranges`: low, high, whether
+    only whole numbers, what it does).
 
     \b
     Example:
@@ -422,6 +425,16 @@ def games_cmd(as_json):
                         "name": p.name,
                         "help": p.help,
                         "params": {q.name: q.default for q in p.params},
+                        # what each parameter accepts (null: no bound on that side)
+                        "param_ranges": {
+                            q.name: {
+                                "low": q.low if math.isfinite(q.low) else None,
+                                "high": q.high if math.isfinite(q.high) else None,
+                                "integer": q.integer,
+                                "help": q.help,
+                            }
+                            for q in p.params
+                        },
                     }
                     for p in s.policies
                 ],

@@ -26,6 +26,11 @@ def test_games_lists_variants_and_policies(run):
     data = json.loads(run("games", "--json").stdout)
     sh = next(g for g in data if g["id"] == "sacred-hill")
     assert [p["name"] for p in sh["policies"]] == ["random", "greedy", "tactician", "mcts", "mcts1"]
+    # each parameter's accepted range, as `-p name:k=v` refuses outside it
+    iters = next(p for p in sh["policies"] if p["name"] == "mcts")["param_ranges"]["iterations"]
+    assert (iters["low"], iters["high"], iters["integer"]) == (1.0, 1e6, True)
+    eps = next(p for p in sh["policies"] if p["name"] == "greedy")["param_ranges"]["eps"]
+    assert (eps["low"], eps["high"], eps["integer"]) == (0.0, 1.0, False)
 
 
 def test_simulate_text_and_json(run):
