@@ -1258,8 +1258,9 @@ def tune_cmd(
     help="Which record of a list (as `simulate --record K` writes), from 0.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--quiet", "-q", is_flag=True, help="No compile notice on stderr.")
 @friendly_errors
-def replay_cmd(game, record_file, index, as_json):
+def replay_cmd(game, record_file, index, as_json, quiet):
     """Validate a game record move by move and print the position or scores reached.
 
     An illegal move exits with status 1 and names its ply index, the move and the legal moves.
@@ -1275,7 +1276,7 @@ def replay_cmd(game, record_file, index, as_json):
     module = get_game(game)
     record = read_record(record_file, index)
     try:
-        with compiling(module), record_file_errors(record_file):
+        with compiling(module, quiet), record_file_errors(record_file):
             result = module.replay(record)
     except (TypeError, AttributeError, KeyError, IndexError) as e:
         # a record is user data: a field of the wrong type is a malformed record, not a crash
@@ -1342,8 +1343,11 @@ def replay_cmd(game, record_file, index, as_json):
     help="The HTML file to write (self-contained, opens offline).",
 )
 @click.option("--force", is_flag=True, help="Overwrite an existing --out file.")
+@click.option("--quiet", "-q", is_flag=True, help="No compile notice on stderr.")
 @friendly_errors
-def show_cmd(game, record_file, index, seed, game_index, policies, variants, players, out, force):
+def show_cmd(
+    game, record_file, index, seed, game_index, policies, variants, players, out, force, quiet
+):
     """Draw one game move by move as a self-contained HTML file (step with the arrow keys).
 
     Give a record (as `replay` reads it; --index picks one of a list), or --seed S and
@@ -1384,7 +1388,7 @@ def show_cmd(game, record_file, index, seed, game_index, policies, variants, pla
             raise click.UsageError("give a RECORD.json, or --seed S and --game-index I")
         if index is not None:
             raise click.UsageError("--index goes with a RECORD.json file")
-        with compiling(get_game(game)):
+        with compiling(get_game(game), quiet):
             record = call_killable(  # a long MCTS game: Ctrl-C stops it at once
                 show.record_of_seed,
                 game,
@@ -1395,7 +1399,7 @@ def show_cmd(game, record_file, index, seed, game_index, policies, variants, pla
                 players,
                 game_options(),
             )
-    with compiling(get_game(game)), record_file_errors(record_file):
+    with compiling(get_game(game), quiet), record_file_errors(record_file):
         html = show.show_html(game, record)
     with outs:
         outs.stage_file(out, lambda tmp: Path(tmp).write_text(html, encoding="utf-8"), "--out")
@@ -1417,8 +1421,9 @@ def show_cmd(game, record_file, index, seed, game_index, policies, variants, pla
     "A game-specific option: the components counted on, e.g. tiles=FILE for Don Quixote "
     "(`mcsim games` lists each game's options)."
 )
+@click.option("--quiet", "-q", is_flag=True, help="No compile notice on stderr.")
 @friendly_errors
-def perft_cmd(game, depth, variants):
+def perft_cmd(game, depth, variants, quiet):
     """Count the move sequences of length D from the start (a move-generation check).
 
     \b
@@ -1430,7 +1435,7 @@ def perft_cmd(game, depth, variants):
     variant = parse_variants(variants)
     # the variant and option checks of every other command (gift_deck needs gifts=true, ...)
     module, cfg = resolve_config(game, None, None, variant, game_options())
-    with compiling(module):
+    with compiling(module, quiet):
         count = call_killable(module.perft, depth, variant, cfg.options)  # deep counts: minutes
     click.echo(count)
 

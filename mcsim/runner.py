@@ -1051,10 +1051,11 @@ def _notice_wanted() -> bool:
     return _AS_PROGRAM["on"] or _stderr_is_terminal()
 
 
-def compiling(module) -> compile_notice:
-    """The compile notice of ``replay``, ``show`` and ``perft`` (see ``_notice_wanted``): the
-    game's kernels may compile on their first call there too."""
-    return compile_notice(module.SPEC.long_name, _notice_wanted())
+def compiling(module, quiet: bool = False) -> compile_notice:
+    """The compile notice of ``replay``, ``show`` and ``perft`` (see ``_notice_wanted``; none
+    with ``quiet``, their ``-q``): the game's kernels may compile on their first call there
+    too."""
+    return compile_notice(module.SPEC.long_name, _notice_wanted() and not quiet)
 
 
 def resolve_execution(workers, backend, scheduler, resume, out_dir) -> tuple[int, str]:

@@ -314,3 +314,24 @@ def test_ctrl_c_inside_a_numba_call_is_aborted_not_a_traceback():
 
     with pytest.raises(click.Abort):
         interrupted()
+
+
+def test_perft_replay_and_show_take_quiet(run, monkeypatch):
+    """``-q`` turns off the compile notice of the commands that compile in this process, as it
+    does for every playing command (the notice is otherwise on for the ``mcsim`` program)."""
+    from mcsim import runner
+
+    seen = []
+
+    class Recorder(runner.compile_notice):
+        def __init__(self, what, enabled=True):
+            seen.append(enabled)
+            super().__init__(what, enabled)
+
+    monkeypatch.setattr(runner, "compile_notice", Recorder)
+    monkeypatch.setattr(runner, "_notice_wanted", lambda: True)
+    assert run("perft", "sacred-hill", "-d", 1).output.strip() == "45"
+    assert run("perft", "sacred-hill", "-d", 1, "-q").output.strip() == "45"
+    assert seen == [True, False]
+    for command in ("replay", "show"):
+        assert "-q, --quiet" in run(command, "--help").output
