@@ -330,7 +330,7 @@ def play_study(
                         yield task(i, k)
             k += 1
 
-    results = ex.imap(_work, schedule())
+    results = ex.imap(_work, schedule(), hold=8 * max(1, ex.workers))
     held = None
     try:
         pending_chunk: dict[tuple[int, int], int] = collections.Counter()

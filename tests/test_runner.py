@@ -273,3 +273,32 @@ def test_worker_tasks_name_the_out_folder_absolutely(tmp_path, monkeypatch):
     precision.simulate_to_precision("sacred-hill", 0.3, max_games=40, seed=1, out_dir="prec")
     # (the precision study's calibration chunks write nothing: None)
     assert set(seen) - {None} == {str(tmp_path / "rel"), str(tmp_path / "prec")}
+
+
+def _wait_for_flag(task):
+    """``Executor.imap`` probe: "wait" returns whether the flag file appeared within
+    ``task[2]`` seconds; "flag" writes it; anything else returns its kind."""
+    kind, path, patience = task
+    p = Path(path)
+    if kind == "wait":
+        t0 = time.monotonic()
+        while not p.exists() and time.monotonic() - t0 < patience:
+            time.sleep(0.01)
+        return p.exists()
+    if kind == "flag":
+        p.write_text("x")
+    return kind
+
+
+@pytest.mark.parametrize("hold,seen", [(None, False), (16, True)])
+def test_executor_keeps_workers_busy_behind_a_long_task(tmp_path, hold, seen):
+    """A precision study's chunks differ in cost; with ``hold`` a free worker takes task after
+    task while the oldest runs (here the oldest waits for a flag only the tenth task writes).
+    Without it the window of 2 x workers = 4 tasks is full and the tenth is never sent while
+    the oldest waits. Results come in task order either way."""
+    flag = str(tmp_path / "flag")
+    patience = 30 if seen else 2
+    tasks = [("wait", flag, patience)] + [("short", flag, 0)] * 8 + [("flag", flag, 0)]
+    with runner.Executor("local", 2) as ex:
+        got = list(ex.imap(_wait_for_flag, tasks, hold=hold))
+    assert got == [seen] + ["short"] * 8 + ["flag"]
