@@ -490,7 +490,7 @@ def _calibrate(ex, module, preps, groups, precision: float, max_games: int, seed
     ``MIN_GAMES``, at most ``max_games``) and CPU seconds per game of its runs together."""
     n = min(CALIBRATION_GAMES, max_games)
     tasks = [(module.__name__, p, 0, n, seed, True, None, "") for p in preps]
-    played = list(ex.imap(_timed_work, tasks))
+    played = list(ex.imap(_timed_work, tasks, hold=len(tasks)))
     out = []
     for grp in groups:
         frames = [played[i][1][2] for i in grp.runs]
