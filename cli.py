@@ -428,8 +428,8 @@ def games_cmd(as_json):
                         # what each parameter accepts (null: no bound on that side)
                         "param_ranges": {
                             q.name: {
-                                "low": q.low if math.isfinite(q.low) else None,
-                                "high": q.high if math.isfinite(q.high) else None,
+                                "low": float(q.low) if math.isfinite(q.low) else None,
+                                "high": float(q.high) if math.isfinite(q.high) else None,
                                 "integer": q.integer,
                                 "help": q.help,
                             }

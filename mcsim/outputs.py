@@ -399,7 +399,7 @@ class RunReplacement:
 #: ``simulate --out DIR``: the Parquet dataset of ``mcsim.runner``
 SIMULATE_FOLDER = RunFolder(
     "_manifest.json",
-    ("part-*.parquet", "_aggregates", "_manifest.json", "_summary.json"),
+    ("part-*.parquet", "_aggregates", "_manifest.json", "_summary.json", "_calibration.json"),
     "run",
 )
 #: ``tune --out DIR`` (``mcsim.tune``)

@@ -55,6 +55,7 @@ from mcsim.runner import (
     _work,
     build_summary,
     check_limits,
+    check_resume_manifest,
     chunk_plan,
     compile_notice,
     doc_digest,
@@ -260,7 +261,19 @@ def play_study(
         plans = [chunk_plan(module, max_games, chunk_size)] * len(groups)
     else:
         key = _calibration_key(module, resolved, groups, precision, max_games, seed)
-        calibration = _saved_calibration(out_dirs, key) if resume else None
+        saved_runs = {}  # on --resume: per run with a folder, its saved "run" block
+        if resume:
+            for i, (r, (_, cfg)) in enumerate(zip(runs, resolved)):
+                if r.out_dir is not None:  # refused before any game, the calibration's too
+                    m = _run_manifest(cfg, max_games, seed, ChunkPlan(1, 1), module)
+                    m["precision"] = precision
+                    skip = ("chunk_size", "chunks")
+                    saved_runs[i] = check_resume_manifest(Path(r.out_dir), m, skip=skip)
+        calibration = (
+            _saved_calibration(out_dirs, key, groups, max_games, module, chunk_size, saved_runs)
+            if resume
+            else None
+        )
         try:
             if calibration is None:
                 calibration = _calibrate(ex, module, preps, groups, precision, max_games, seed)
@@ -275,7 +288,7 @@ def play_study(
             )
         if echo is not None:
             line = calibration_line(calibration, precision, max_games, workers)
-            echo(line + (" (saved by the interrupted run)" if calibration.get("saved") else ""))
+            echo(line + (" (saved by the earlier run)" if calibration.get("saved") else ""))
     done: list[set[int]] = []
     run_keys: list[str] = []  # per run: the id its chunk aggregates carry (runner.run_id)
     for i, (r, (_, cfg)) in enumerate(zip(runs, resolved)):
@@ -292,8 +305,10 @@ def play_study(
             ex.close()
             raise
     if calibration is not None and not calibration.get("saved"):
+        doc = {"key": key, "calibration": calibration}
+        doc["digest"] = doc_digest(json.loads(to_json(doc)))
         for d in out_dirs:  # a resume reads it instead of playing the calibration again
-            text = to_json({"key": key, "calibration": calibration}, indent=1)
+            text = to_json(doc, indent=1)
             write_atomic(d / CALIBRATION_NAME, lambda tmp, text=text: Path(tmp).write_text(text))
     if calibration is not None:
         calibration.pop("saved", None)
@@ -520,24 +535,68 @@ def _calibration_key(module, resolved, groups, precision, max_games, seed) -> st
     return doc_digest(json.loads(json.dumps(doc, default=json_default)))
 
 
-def _saved_calibration(out_dirs: list[Path], key: str) -> dict | None:
-    """The calibration an interrupted run wrote into every one of its folders (``key``
-    matching), or None (it is then played again: its games are deterministic, so the plan is
-    the same; only the printed CPU estimate is measured anew)."""
+def _saved_calibration(
+    out_dirs: list[Path], key: str, groups, max_games, module, chunk_size, saved_runs
+) -> dict | None:
+    """The calibration an earlier run wrote into every one of its folders, or None: then it
+    is played again (its games are deterministic, so the plan is the same; only the printed
+    CPU estimate is measured anew). Trusted only when every folder holds the same unedited
+    file (its ``digest``) of this run (``key``), well formed, and giving the chunk size each
+    folder's manifest recorded. Raises ``ConfigError`` when the file is there but is not a
+    regular file (a folder, a named pipe), before any game."""
     found = None
     for d in out_dirs:
+        path = d / CALIBRATION_NAME
+        if path.exists() and not path.is_file():
+            raise ConfigError(f"cannot resume: {path} is not a regular file; remove it")
         try:
-            doc = json.loads((d / CALIBRATION_NAME).read_text())
-        except (OSError, ValueError):
+            doc = json.loads(path.read_text())
+        except (OSError, ValueError, UnicodeDecodeError):
             return None
         if not isinstance(doc, dict) or doc.get("key") != key:
             return None
+        if doc.get("digest") != doc_digest(doc):
+            return None  # edited
         if found is not None and doc.get("calibration") != found:
             return None
         found = doc.get("calibration")
-    if not isinstance(found, dict) or not isinstance(found.get("groups"), list):
+    if not _well_formed(found, groups, max_games):
         return None
+    of_run = {i: g for g, grp in enumerate(groups) for i in grp.runs}
+    for i, old in saved_runs.items():
+        est = found["groups"][of_run[i]]
+        chunk = (
+            chunk_plan(module, max_games, chunk_size).chunk
+            if chunk_size is not None
+            else chunk_plan(module, est["games"], None).chunk
+        )
+        if old.get("chunk_size") != chunk:
+            return None
     return {**found, "saved": True}
+
+
+def _well_formed(cal, groups, max_games) -> bool:
+    """A saved calibration has this study's groups, each with a whole number of games in
+    [1, max_games] and finite non-negative CPU figures."""
+
+    def number(x, whole=False):
+        ok = isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+        return ok and x >= 0 and (not whole or float(x).is_integer())
+
+    if not isinstance(cal, dict) or not isinstance(cal.get("groups"), list):
+        return False
+    if len(cal["groups"]) != len(groups) or not number(cal.get("cpu_seconds")):
+        return False
+    if cal.get("games_per_run") != min(CALIBRATION_GAMES, max_games):
+        return False
+    for est, grp in zip(cal["groups"], groups):
+        if not isinstance(est, dict) or est.get("name") != grp.name:
+            return False
+        if not number(est.get("games"), whole=True) or not 1 <= est["games"] <= max_games:
+            return False
+        if not number(est.get("cpu_per_game")):
+            return False
+    return True
 
 
 def calibration_line(cal: dict, precision: float, max_games: int, workers: int) -> str:

@@ -833,30 +833,39 @@ def fingerprint_change(old: dict | None, new: dict) -> str | None:
     return None
 
 
+def check_resume_manifest(out_dir: Path, manifest: dict, skip: tuple[str, ...] = ()) -> dict:
+    """Refuse ``--resume`` into ``out_dir`` unless it holds this run (every key of
+    ``manifest`` but ``skip`` equal, the same data files); returns the saved "run" block.
+    Raises ``ConfigError`` (no or another run), ``InputFileError`` (a bad manifest)."""
+    mfile = out_dir / MANIFEST_NAME
+    if not mfile.exists():
+        raise ConfigError(f"cannot resume: {out_dir} holds no run (no {MANIFEST_NAME})")
+    old = read_json_object(mfile, "run manifest").get("run")
+    if not isinstance(old, dict):
+        raise InputFileError(f'{mfile}: run manifest has no "run" object')
+    for k, v in manifest.items():
+        if k in ("config", "inputs") or k in skip:
+            continue
+        if old.get(k) != v:
+            raise ConfigError(
+                f"cannot resume: {out_dir} holds a different run "
+                f"({k} {old.get(k)!r} there, {v!r} now)"
+            )
+    if "inputs" in manifest:
+        change = fingerprint_change(old, manifest)
+        if change:
+            raise ConfigError(
+                f"cannot resume: {out_dir} holds a run of other inputs "
+                f"({change}); start a new run in another directory"
+            )
+    return old
+
+
 def _prepare_out_dir(out_dir: Path, manifest: dict, resume: bool) -> set[int]:
     """Create or check the dataset directory; returns the first indices of finished chunks."""
     mfile = out_dir / MANIFEST_NAME
     if resume:
-        if not mfile.exists():
-            raise ConfigError(f"cannot resume: {out_dir} holds no run (no {MANIFEST_NAME})")
-        old = read_json_object(mfile, "run manifest").get("run")
-        if not isinstance(old, dict):
-            raise InputFileError(f'{mfile}: run manifest has no "run" object')
-        for k, v in manifest.items():
-            if k in ("config", "inputs"):
-                continue
-            if old.get(k) != v:
-                raise ConfigError(
-                    f"cannot resume: {out_dir} holds a different run "
-                    f"({k} {old.get(k)!r} there, {v!r} now)"
-                )
-        if "inputs" in manifest:
-            change = fingerprint_change(old, manifest)
-            if change:
-                raise ConfigError(
-                    f"cannot resume: {out_dir} holds a run of other inputs "
-                    f"({change}); start a new run in another directory"
-                )
+        check_resume_manifest(out_dir, manifest)
     else:
         if out_dir.exists() and any(out_dir.iterdir()):
             raise ConfigError(

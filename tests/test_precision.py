@@ -12,6 +12,7 @@ import pytest
 
 import mcsim
 from mcsim import precision as P
+from mcsim.errors import ConfigError
 from tests.conftest import one_error_line
 from tests.test_runner import strip_timing
 
@@ -55,16 +56,50 @@ def test_resume_reads_the_calibration_instead_of_playing_it_again(tmp_path, monk
     monkeypatch.setattr(P, "_calibrate", lambda *a, **k: played.append(1) or real(*a, **k))
     lines = []
     b = _sh(workers=1, out_dir=out, resume=True, echo=lines.append)
-    assert played == [] and lines[0].endswith("(saved by the interrupted run)")
+    assert played == [] and lines[0].endswith("(saved by the earlier run)")
     pd.testing.assert_frame_equal(a.games, b.games)
     assert strip_timing(a.summary) == strip_timing(b.summary)
-    # a calibration file of another run (its key edited) is not trusted: played again
-    (out / P.CALIBRATION_NAME).write_text(saved.replace('"key": "', '"key": "0'))
-    for f in sorted(out.glob("part-*.parquet"))[-1:]:
-        f.unlink()
-    c = _sh(workers=1, out_dir=out, resume=True)
-    assert played == [1]
-    pd.testing.assert_frame_equal(a.games, c.games)
+    # not trusted, so played again with the same result: another run's (its key edited), an
+    # edited figure, a malformed one
+    edits = [
+        saved.replace('"key": "', '"key": "0'),
+        saved.replace('"games": 306', '"games": 3060'),
+        saved.replace('"games": 306', '"games": 0'),
+        saved.replace('"games": 306', '"games": null'),
+        "{",
+    ]
+    for k, text in enumerate(edits, start=1):
+        (out / P.CALIBRATION_NAME).write_text(text)
+        for f in sorted(out.glob("part-*.parquet"))[-1:]:
+            f.unlink()
+        c = _sh(workers=1, out_dir=out, resume=True)
+        assert len(played) == k
+        pd.testing.assert_frame_equal(a.games, c.games)
+        assert strip_timing(a.summary) == strip_timing(c.summary)
+    # a calibration "file" that is a folder is refused before any game
+    (out / P.CALIBRATION_NAME).unlink()
+    (out / P.CALIBRATION_NAME).mkdir()
+    with pytest.raises(ConfigError, match="_calibration.json is not a regular file; remove it"):
+        _sh(workers=1, out_dir=out, resume=True)
+    assert len(played) == len(edits)
+
+
+def test_a_refused_resume_plays_no_game(tmp_path, monkeypatch):
+    """Another seed (or policy, precision, cap) is refused before the calibration is played."""
+    out = tmp_path / "run"
+    P.simulate_to_precision("sacred-hill", 0.1, 3000, seed=5, out_dir=out)
+    monkeypatch.setattr(P, "_calibrate", lambda *a, **k: pytest.fail("calibration played"))
+    with pytest.raises(ConfigError, match=r"holds a different run \(seed 5 there, 6 now\)"):
+        P.simulate_to_precision("sacred-hill", 0.1, 3000, seed=6, out_dir=out, resume=True)
+    with pytest.raises(ConfigError, match=r"holds a different run \(precision 0.1 there"):
+        P.simulate_to_precision("sacred-hill", 0.2, 3000, seed=5, out_dir=out, resume=True)
+
+
+def test_force_replaces_a_precision_run(tmp_path):
+    out = tmp_path / "run"
+    P.simulate_to_precision("sacred-hill", 0.1, 3000, seed=5, out_dir=out)
+    r = P.simulate_to_precision("sacred-hill", 0.1, 3000, seed=6, out_dir=out, force=True)
+    assert len(pd.read_parquet(out)) == r.summary["games"]
 
 
 def test_precision_cap_binds_and_is_reported():

@@ -83,9 +83,16 @@ def test_tournament_refuses_one_policy_written_two_ways(monkeypatch):
     twin = f"mcts:iterations={b:g}"
     with pytest.raises(ConfigError, match=f"mcts and {twin} are the same policy"):
         tournament("sacred-hill", ["random", "mcts", twin], games=10)
+    # a restriction named or given as its mask is one player too
+    opt = sacred_hill.SPEC.restrictions[0].name
+    with pytest.raises(ConfigError, match="are the same policy"):
+        tournament("sacred-hill", [f"random:forbid={opt}", "random:forbid_mask=1"], games=1)
     monkeypatch.undo()
     t = tournament("sacred-hill", ["mcts", f"mcts:iterations={b + 1:g}"], games=1)
     assert len(t["elo"]) == 2
+    # parameters that differ in the 7th digit are two players, with two labels
+    t = tournament("sacred-hill", ["greedy:eps=0.1234567", "greedy:eps=0.1234568"], games=1)
+    assert [e["policy"] for e in t["elo"]] == ["greedy:eps=0.1234567", "greedy:eps=0.1234568"]
 
 
 def test_tournament_cli():

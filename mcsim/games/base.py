@@ -342,7 +342,7 @@ class PolicyChoice:
         """``name`` or ``name:k=v,...,forbid=a+b`` (parameters sorted; the mask parameters
         are shown as the ``forbid=`` names they came from). ``parse_policy`` reads it back."""
         items = [
-            f"{k}={v:g}"
+            f"{k}={_shortest(v)}"
             for k, v in sorted(self.params.items())
             if not (self.forbid and k.startswith(FORBID_MASK_PREFIX))
         ]
@@ -351,14 +351,29 @@ class PolicyChoice:
         return self.name + (":" + ",".join(items) if items else "")
 
 
+def _shortest(v) -> str:
+    """``v`` as a label shows it: ``{v:g}`` (``600``, ``0.1``) when that reads back as ``v``,
+    else the shortest text that does (``0.1234567``, not ``0.123457``), so two players whose
+    parameters differ never share a label."""
+    short = f"{v:g}"
+    try:
+        if float(short) == float(v):
+            return short
+    except (TypeError, ValueError):
+        return str(v)
+    return repr(float(v))
+
+
 def same_player(choices: list[PolicyChoice], spec: GameSpec) -> tuple[int, int] | None:
     """The first pair ``(i, j)``, ``i < j``, of choices that are one player: the same policy
     with every parameter equal once the defaults are filled in (``mcts`` and
-    ``mcts:iterations=<its default>``) and the same ``forbid``; None when all differ. Raises
-    what ``PolicySpec.vector`` raises for a bad parameter."""
+    ``mcts:iterations=<its default>``) and the ``forbid`` names turned into their masks; None
+    when all differ. Raises what ``PolicySpec.vector`` and ``GameSpec.with_restrictions``
+    raise for a bad parameter or option."""
     seen: dict[tuple, int] = {}
     for j, c in enumerate(choices):
-        key = (c.name, tuple(spec.policy(c.name).vector(c.params, c.written)), c.forbid)
+        c = spec.with_restrictions(c)  # forbid=a+b and forbid_mask=<its mask> are one player
+        key = (c.name, tuple(spec.policy(c.name).vector(c.params, c.written)))
         if key in seen:
             return seen[key], j
         seen[key] = j
