@@ -404,6 +404,8 @@ def play_study(
             module, prep, aggs[i], seed, elapsed, played=stop, compile_seconds=compile_seconds
         )
         summary["precision"] = state.report(g, max_games)
+        if len(runs) > 1:  # the runs share the workers: no run has a throughput of its own
+            summary["games_per_second"] = None
         if r.out_dir is not None:
             text = to_json(summary, indent=1)
             path = Path(r.out_dir) / SUMMARY_NAME
