@@ -506,13 +506,13 @@ def write_ladder_folder(lad: dict, out_dir: str | Path) -> list[str]:
 
     out = Path(out_dir)
     names = []
-    text = to_json(to_json_dict(lad), indent=1)
-    write_atomic(out / "ladder.json", lambda tmp: Path(tmp).write_text(text + "\n"))
-    names.append("ladder.json")
     for fig in ladder_figures(lad):
         write_atomic(out / fig.file, lambda tmp, b=fig.png: Path(tmp).write_bytes(b))
         names.append(fig.file)
-    return names
+    # last: a folder with ladder.json holds a finished ladder, its figures included
+    text = to_json(to_json_dict(lad), indent=1)
+    write_atomic(out / "ladder.json", lambda tmp: Path(tmp).write_text(text + "\n"))
+    return ["ladder.json"] + names
 
 
 class _Ctx:
