@@ -32,7 +32,7 @@ import pandas as pd
 from mcsim import stats
 from mcsim.errors import ConfigError
 from mcsim.games import get_game
-from mcsim.games.base import parse_policy, same_player
+from mcsim.games.base import parse_policy, refuse_one_player_twice
 from mcsim.precision import Group, Run, check_precision, play_study, rotation_share, seat_win_rates
 from mcsim.text import counted
 
@@ -102,14 +102,7 @@ def check_rungs(game: str, rungs, players=None, variant=None, options=None) -> l
             raise ConfigError(f"rung {lab!r} is given twice")
     for r in rungs:
         resolve_config(game, players, [r], variant, options)
-    spec = get_game(game).SPEC
-    twins = same_player([parse_policy(r, spec) for r in rungs], spec)
-    if twins is not None:
-        a, b = (labels[k] for k in twins)
-        raise ConfigError(
-            f"rungs {a} and {b} are the same policy (every parameter equal once the defaults "
-            "are filled in)"
-        )
+    refuse_one_player_twice(rungs, get_game(game).SPEC, "rungs ")
     return labels
 
 

@@ -53,7 +53,7 @@ import numpy as np
 from mcsim import stats
 from mcsim.errors import ConfigError
 from mcsim.games import get_game
-from mcsim.games.base import parse_policy, same_player
+from mcsim.games.base import parse_policy, refuse_one_player_twice
 from mcsim.runner import RunOptions, resolve_config
 from mcsim.text import counted
 from mcsim.values import on_cli
@@ -330,13 +330,7 @@ def tournament(
         )
     for p in labels:
         resolve_config(game, players, [p], variant, options)
-    twins = same_player([parse_policy(p, spec) for p in labels], spec)
-    if twins is not None:
-        a, b = (labels[k] for k in twins)
-        raise ConfigError(
-            f"{a} and {b} are the same policy (every parameter equal once the defaults are "
-            "filled in); a tournament needs different players"
-        )
+    refuse_one_player_twice(labels, spec, "", "; a tournament needs different players")
     index = {p: i for i, p in enumerate(labels)}
     plan = lineups(labels, players)
     results = []

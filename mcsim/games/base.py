@@ -364,20 +364,23 @@ def _shortest(v) -> str:
     return repr(float(v))
 
 
-def same_player(choices: list[PolicyChoice], spec: GameSpec) -> tuple[int, int] | None:
-    """The first pair ``(i, j)``, ``i < j``, of choices that are one player: the same policy
-    with every parameter equal once the defaults are filled in (``mcts`` and
-    ``mcts:iterations=<its default>``) and the ``forbid`` names turned into their masks; None
-    when all differ. Raises what ``PolicySpec.vector`` and ``GameSpec.with_restrictions``
-    raise for a bad parameter or option."""
-    seen: dict[tuple, int] = {}
-    for j, c in enumerate(choices):
-        c = spec.with_restrictions(c)  # forbid=a+b and forbid_mask=<its mask> are one player
+def refuse_one_player_twice(texts: list[str], spec: GameSpec, what: str, why: str = "") -> None:
+    """Raise ``ConfigError`` when two of the policy texts are one player: the same policy with
+    every parameter equal once the defaults are filled in (``mcts`` and
+    ``mcts:iterations=<its default>``) and the ``forbid`` names turned into their masks. The
+    message names both as labels, after ``what`` ("rungs") and before ``why``. Raises what
+    ``PolicySpec.vector`` and ``GameSpec.with_restrictions`` raise for a bad parameter."""
+    seen: dict[tuple, str] = {}
+    for text in texts:
+        choice = parse_policy(text, spec)
+        c = spec.with_restrictions(choice)
         key = (c.name, tuple(spec.policy(c.name).vector(c.params, c.written)))
         if key in seen:
-            return seen[key], j
-        seen[key] = j
-    return None
+            raise ConfigError(
+                f"{what}{seen[key]} and {choice.label()} are the same policy (every parameter "
+                f"equal once the defaults are filled in){why}"
+            )
+        seen[key] = choice.label()
 
 
 def parse_policy(text: str, spec: GameSpec | None = None) -> PolicyChoice:
