@@ -39,7 +39,7 @@ import pandas as pd
 
 from mcsim import stats
 from mcsim.aggregate import Aggregate
-from mcsim.errors import ConfigError
+from mcsim.errors import ConfigError, OutputWriteError
 from mcsim.runner import (
     MAX_GAMES,
     SUMMARY_NAME,
@@ -53,6 +53,7 @@ from mcsim.runner import (
     _remove_unfinished_parts,
     _run_manifest,
     _work,
+    as_given,
     build_summary,
     check_limits,
     check_resume_manifest,
@@ -345,14 +346,22 @@ def play_study(
                         yield task(i, k)
             k += 1
 
-    results = ex.imap(_work, schedule(), hold=8 * max(1, ex.workers))
+    played = ex.imap(_work, schedule(), hold=8 * max(1, ex.workers))
+
+    def next_result():
+        try:
+            return next(played)
+        except OutputWriteError as e:  # named as the user gave the folders
+            raise as_given(e, [r.out_dir for r in runs]) from None
+
+    results = played
     held = None
     try:
         pending_chunk: dict[tuple[int, int], int] = collections.Counter()
         while True:
             if not order:
                 try:
-                    held = next(results)
+                    held = next_result()
                 except StopIteration:  # no task left to play, saved chunks may be in order
                     if not order:
                         break
@@ -365,7 +374,7 @@ def play_study(
                 agg, df = _load_or_play(runs[i], preps[i], first, n, task(i, k))
             else:
                 if held is None:
-                    held = next(results)
+                    held = next_result()
                 got_first, agg, df = held
                 held = None
                 assert got_first == first, (got_first, first)

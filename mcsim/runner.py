@@ -1338,6 +1338,16 @@ def _simulate_chunks(
     return SimulationResult(games_df, summary, prep, records, total)
 
 
+def as_given(err: OutputWriteError, out_dirs) -> OutputWriteError:
+    """A worker's write error with each folder named as the user gave it: the worker was sent
+    its absolute path (a Dask worker's working directory is not the client's)."""
+    text = str(err)
+    for d in out_dirs:
+        if d is not None:
+            text = text.replace(str(Path(d).absolute()), str(d))
+    return OutputWriteError(text)
+
+
 class _ChunkRun:
     """The chunks of one ``simulate`` run: their worker tasks, and the merge of their results
     (played now, or loaded from a resumed ``out_dir``) in chunk order."""
@@ -1377,7 +1387,10 @@ class _ChunkRun:
                     agg, df = _work(self.task(first, n))[1:]
                     replayed += n  # (the bar counted it as resumed already)
             else:
-                got, agg, df = next(results)
+                try:
+                    got, agg, df = next(results)
+                except OutputWriteError as e:
+                    raise as_given(e, [self.out_path]) from None
                 assert got == first, (got, first)
                 bar.update(agg.n)
             total = total.merge(agg)

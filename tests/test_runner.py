@@ -302,3 +302,17 @@ def test_executor_keeps_workers_busy_behind_a_long_task(tmp_path, hold, seen):
     with runner.Executor("local", 2) as ex:
         got = list(ex.imap(_wait_for_flag, tasks, hold=hold))
     assert got == [seen] + ["short"] * 8 + ["flag"]
+
+
+def _full_disk(out_dir, first, agg, df, run_id):
+    raise runner.OutputWriteError(f"cannot write {out_dir / 'part.parquet'}: No space left")
+
+
+@pytest.mark.parametrize("extra", [["-n", 64], ["--precision", 0.2]])
+def test_a_worker_write_error_names_the_folder_as_given(run, monkeypatch, tmp_path, extra):
+    """Workers are sent the absolute folder (for Dask); their errors still name it as typed."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(runner, "_save_chunk", _full_disk)  # inherited by the forked workers
+    r = run("simulate", "sacred-hill", *extra, "-w", 2, "--out", "out", "-q")
+    assert r.exit_code == 1
+    assert r.output.strip() == "Error: cannot write out/part.parquet: No space left"
