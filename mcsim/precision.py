@@ -281,12 +281,7 @@ def play_study(
         except BaseException:
             ex.close()
             raise
-        for est in calibration["groups"]:
-            plans.append(
-                chunk_plan(module, max_games, chunk_size)
-                if chunk_size is not None
-                else ChunkPlan(max_games, chunk_plan(module, est["games"], None).chunk)
-            )
+        plans = [_plan(module, est, max_games, chunk_size) for est in calibration["groups"]]
         if echo is not None:
             line = calibration_line(calibration, precision, max_games, workers)
             echo(line + (" (saved by the earlier run)" if calibration.get("saved") else ""))
@@ -575,15 +570,20 @@ def _saved_calibration(
         return None
     of_run = {i: g for g, grp in enumerate(groups) for i in grp.runs}
     for i, old in saved_runs.items():
-        est = found["groups"][of_run[i]]
-        chunk = (
-            chunk_plan(module, max_games, chunk_size).chunk
-            if chunk_size is not None
-            else chunk_plan(module, est["games"], None).chunk
-        )
-        if old.get("chunk_size") != chunk:
+        if (
+            old.get("chunk_size")
+            != _plan(module, found["groups"][of_run[i]], max_games, chunk_size).chunk
+        ):
             return None
     return {**found, "saved": True}
+
+
+def _plan(module, est: dict, max_games: int, chunk_size: int | None) -> ChunkPlan:
+    """A group's chunks: up to ``max_games``, sized from its calibrated estimate (about 16
+    chunks over it) unless ``chunk_size`` is given."""
+    if chunk_size is not None:
+        return chunk_plan(module, max_games, chunk_size)
+    return ChunkPlan(max_games, chunk_plan(module, est["games"], None).chunk)
 
 
 def _well_formed(cal, groups, max_games) -> bool:
