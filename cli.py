@@ -657,6 +657,8 @@ def check_study_out(out, resume: bool, force: bool, folder_kind: str, run: str) 
     (``LADDER_FOLDER``, ``VALUE_FOLDER``). Raises ``click.UsageError`` / ``OutputError``."""
     if resume and out is None:
         raise click.UsageError(f"--resume needs --out DIR (the folder of the interrupted {run})")
+    if force and out is None:
+        raise click.UsageError(f"--force needs --out DIR (the folder of the {run} to replace)")
     if force and resume:
         raise click.UsageError("--force starts over and --resume continues: give one of them")
     if out is not None:  # as every command's --out DIR, before any game
@@ -1620,22 +1622,44 @@ def evaluate_cmd(
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
 @precision_options
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(),  # a file is refused by output_path, as for every --out
+    default=None,
+    callback=output_path("dir"),
+    help="Folder for every arm's per-game Parquet dataset (written chunk by chunk) and "
+    "compare.json; with --resume a long comparison survives an interruption.",
+)
+@click.option(
+    "--resume", is_flag=True, help="Continue an interrupted comparison in --out DIR (same result)."
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace an earlier comparison in --out DIR, once the new one has finished.",
+)
 @friendly_errors
 def compare_cmd(
-    game, arms, games, seed, policies, players, workers, as_json, quiet, precision, max_games
-):
+    game, arms, games, seed, policies, players, workers, as_json, quiet, precision, max_games,
+    out, resume, force,
+):  # fmt: skip
     """Compare rule variants on the same deals: paired differences with 95% CIs.
 
     \b
     Example:
         mcsim compare carcassonne --variant gifts=false --variant gifts=true --games 20000
         mcsim compare sacred-hill --variant zone=knight12 --variant zone=chebyshev8 --precision 0.02
+        mcsim compare carcassonne --players 4 -p mcts --variant start_balance=none \\
+            --variant start_balance=tournament --precision 0.05 --out sb
     """
     from mcsim.compare_variants import compare_variants, format_comparison
     from mcsim.runner import to_json
 
     check_precision_flags(precision, max_games)
+    from mcsim.outputs import COMPARE_FOLDER
 
+    check_study_out(out, resume, force, COMPARE_FOLDER, "comparison")
     announce = None if quiet else (lambda line: click.echo(f"note: {line}", err=True))
     res = compare_variants(
         game,
@@ -1651,6 +1675,9 @@ def compare_cmd(
         precision=precision,
         max_games=max_games,
         echo=_precision_echo(quiet),
+        out_dir=out,
+        resume=resume,
+        force=force,
     )
     click.echo(to_json(res) if as_json else format_comparison(res, get_game(game).SPEC.long_name))
     if precision is not None and not as_json:

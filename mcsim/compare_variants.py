@@ -83,6 +83,9 @@ def compare_variants(
     precision: float | None = None,
     max_games: int | None = None,
     echo=None,
+    out_dir: str | Path | None = None,
+    resume: bool = False,
+    force: bool = False,
 ) -> dict:
     """Play every arm on the same deals and report paired differences against the first arm.
 
@@ -108,6 +111,13 @@ def compare_variants(
         in score, points) has a 95% interval within ±precision, at most ``max_games`` per arm;
         ``games`` is where it stopped and ``precision`` holds the stop. ``echo`` receives the
         calibration line.
+    out_dir, resume, force :
+        With ``out_dir`` every arm writes its per-game table into ``out_dir/arm-<i>-<variant>``
+        (a ``simulate --out`` dataset, chunk by chunk) and the comparison into
+        ``out_dir/compare.json`` at the end; ``resume`` continues an interrupted comparison
+        there (playing only the missing chunks: the same result), ``force`` replaces an
+        earlier one once the new one has finished (``mcsim.outputs.check_run_folder``, as
+        ``mcsim ladder``).
 
     Returns
     -------
@@ -120,7 +130,10 @@ def compare_variants(
     Raises
     ------
     ConfigError
-        Fewer than two arms, or two identical arms.
+        Fewer than two arms, or two identical arms; ``resume`` and ``force`` together.
+    OutputError
+        ``out_dir`` unusable: not a folder, an earlier run without ``resume``/``force``, a
+        ``resume`` with nothing to resume (each a one-line message, before any game).
     UnknownVariantError, UnknownPolicyError, UnknownGameError
         As ``mcsim.simulate``.
     """
@@ -144,7 +157,6 @@ def compare_variants(
     # every arm is checked as simulate checks it (variant combinations, options) before any game
     cfg = [resolve_config(game, players, policies, a, options)[1] for a in arms][0]
     solo = cfg.players == 1
-    stop = None
     if precision is not None:
         from mcsim import precision as prec
 
@@ -163,25 +175,18 @@ def compare_variants(
     labels = [",".join(f"{k}={v}" for k, v in a.items()) or "(defaults)" for a in arms]
     from mcsim import runner
 
-    if precision is not None:
-        study = prec.play_study(
-            game,
-            [prec.Run(list(policies or ["random"]), a) for a in arms],
-            [prec.Group("paired differences", list(range(len(arms))), prec.paired_arms)],
-            precision=precision,
-            max_games=max_games,
-            seed=seed,
-            players=players,
-            options=options,
-            workers=workers,
-            progress=progress,
-            echo=echo,
+    if out_dir is not None and precision is None and games > runner.KEEP_GAMES_LIMIT:
+        raise ConfigError(
+            f"{values.label('out_dir')} keeps every arm's games in memory: at most "
+            f"{runner.KEEP_GAMES_LIMIT:,} games per arm with it, not {games:,}"
         )
-        results, stop = study.results, study.groups[0]
-        games = stop["games"]
-        return _compare(
-            game, games, seed, labels, results, module, [[r.games for r in results]], stop
-        )
+    if precision is not None or out_dir is not None:
+        return _compare_study(
+            game, arms, labels, module, games=games, seed=seed, policies=policies,
+            players=players, options=options, workers=workers, progress=progress, echo=echo,
+            precision=precision, max_games=max_games, out_dir=out_dir, resume=resume,
+            force=force,
+        )  # fmt: skip
     if games <= runner.KEEP_GAMES_LIMIT:
         results = [replace(run, variant=a).simulate(game, policies) for a in arms]
         return _compare(game, games, seed, labels, results, module, [[r.games for r in results]])
@@ -198,6 +203,77 @@ def compare_variants(
         parts = sorted(p.name for p in dirs[0].glob("part-*.parquet"))
         chunks = ([pd.read_parquet(d / name, columns=columns) for d in dirs] for name in parts)
         return _compare(game, games, seed, labels, results, module, chunks)
+
+
+#: the comparison's own file in ``compare --out DIR`` (the arms' datasets beside it)
+COMPARE_JSON = "compare.json"
+
+
+def _compare_study(
+    game, arms, labels, module, *, games, seed, policies, players, options, workers, progress,
+    echo, precision, max_games, out_dir, resume, force,
+) -> dict:  # fmt: skip
+    """``compare_variants`` played by ``mcsim.precision.play_study``: sized by ``precision``
+    and/or written into ``out_dir`` (one dataset per arm, then ``compare.json``)."""
+    from mcsim import precision as prec
+    from mcsim.ladder import _slug
+    from mcsim.runner import check_limits, resolve_execution, to_json, write_atomic
+
+    if max_games is None:
+        max_games = prec.DEFAULT_MAX_GAMES if precision is not None else games
+    check_limits(max_games, seed, "--games" if precision is None else "--max-games")
+    resolve_execution(workers, None, None, resume, out_dir)  # before the folder exists
+    folder = None if out_dir is None else Path(out_dir)
+    replacing = None
+    if folder is not None:  # the one check of every command's output folder, as ladder's
+        from mcsim.outputs import COMPARE_FOLDER, RunReplacement, check_run_folder
+
+        if force and resume:
+            raise ConfigError(
+                "--force starts over and --resume continues: give one of them"
+                if values.on_cli()
+                else "force=True starts over and resume=True continues: give one of them"
+            )
+        if check_run_folder(out_dir, "--out", COMPARE_FOLDER, resume, force) and force:
+            replacing = RunReplacement(folder, COMPARE_FOLDER)
+            folder = replacing.stage
+        folder.mkdir(exist_ok=True)
+    runs = [
+        prec.Run(
+            list(policies or ["random"]),
+            a,
+            None if folder is None else folder / f"arm-{i}-{_slug(lab)}",
+        )
+        for i, (a, lab) in enumerate(zip(arms, labels))
+    ]
+    try:
+        study = prec.play_study(
+            game,
+            runs,
+            [prec.Group("paired differences", list(range(len(arms))), prec.paired_arms)],
+            precision=precision,
+            max_games=max_games,
+            seed=seed,
+            players=players,
+            options=options,
+            workers=workers,
+            resume=resume,
+            progress=progress,
+            echo=echo,
+        )
+        results = study.results
+        stop = None if precision is None else study.groups[0]
+        n = study.groups[0]["games"] if precision is not None else games
+        res = _compare(game, n, seed, labels, results, module, [[r.games for r in results]], stop)
+        if folder is not None:
+            text = to_json(res, indent=1)
+            write_atomic(folder / COMPARE_JSON, lambda tmp: Path(tmp).write_text(text + "\n"))
+        if replacing is not None:  # the earlier comparison gives way only now
+            replacing.commit()
+    finally:
+        if replacing is not None:
+            replacing.abort()
+    return res
 
 
 class _MeanAcc:

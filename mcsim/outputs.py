@@ -424,6 +424,10 @@ LADDER_FOLDER = RunFolder(
     ("rung-*", "curve-*", "ladder.json", "*.png"),
     "ladder",
 )
+#: ``compare --out DIR`` (``mcsim.compare_variants``): one ``simulate`` dataset per arm
+#: (``arm-<i>-<variant>``), then ``compare.json``; an interrupted comparison is known by its
+#: first arm's manifest
+COMPARE_FOLDER = RunFolder("arm-0-*/_manifest.json", ("arm-*", "compare.json"), "comparison")
 #: ``value --out DIR`` (``mcsim.value``): one ``simulate`` dataset per lineup (``option-*``,
 #: ``baseline``), then ``value.json``, the value tables and the figure at the end; an
 #: interrupted run is known by its first option's first lineup's manifest

@@ -159,6 +159,53 @@ def test_compare_precision_same_on_one_and_two_workers():
     assert a["games"] == a["precision"]["games"] == 576
 
 
+def test_compare_out_folder_resumes_to_the_uninterrupted_result(run, tmp_path):
+    """``compare --out DIR``: one dataset per arm and ``compare.json``; an interrupted
+    comparison (a chunk and compare.json lost) resumed with ``--resume`` prints what the
+    uninterrupted one printed, the same as without ``--out``; a second run into the folder is
+    refused without ``--resume`` / ``--force``; ``--force`` replaces it."""
+    import json
+
+    args = ["compare", "sacred-hill", "--variant", "zone=knight12", "--variant",
+            "zone=chebyshev8", "-s", 3, "-w", 2, "-q", "--json"]  # fmt: skip
+    plain = run(*args, "--precision", 0.06, "--max-games", 3000)
+    assert plain.exit_code == 0, plain.output
+    out = tmp_path / "cmp"
+    first = run(*args, "--precision", 0.06, "--max-games", 3000, "--out", out)
+    assert first.exit_code == 0, first.output
+    assert first.output == plain.output
+    assert json.loads(first.output)["games"] == 576  # as test_compare_precision_same_on_...
+    assert sorted(p.name for p in out.iterdir()) == [
+        "arm-0-zone=knight12", "arm-1-zone=chebyshev8", "compare.json",
+    ]  # fmt: skip
+    assert json.loads((out / "compare.json").read_text()) == json.loads(first.output)
+    assert len(pd.read_parquet(out / "arm-1-zone=chebyshev8")) == 576
+    parts = sorted((out / "arm-1-zone=chebyshev8").glob("part-*.parquet"))
+    parts[-1].unlink()  # interrupted: its last chunk and the comparison's own file lost
+    (out / "compare.json").unlink()
+    again = run(*args, "--precision", 0.06, "--max-games", 3000, "--out", out, "--resume")
+    assert again.exit_code == 0, again.output
+    assert again.output == first.output
+    one_error_line(
+        run(*args, "--precision", 0.06, "--max-games", 3000, "--out", out),
+        2,
+        f"--out {out} holds an earlier comparison; use --resume",
+    )
+    # another study into the same folder: --resume is refused, --force replaces it
+    r = run(*args, "-n", 64, "--out", out, "--resume")
+    assert r.exit_code != 0 and "cannot resume" in r.output
+    forced = run(*args, "-n", 64, "--out", out, "--force")
+    assert forced.exit_code == 0, forced.output
+    assert forced.output == run(*args, "-n", 64).output
+    assert len(pd.read_parquet(out / "arm-0-zone=knight12")) == 64
+    one_error_line(run(*args, "-n", 64, "--resume"), 2, "--resume needs --out DIR")
+    one_error_line(run(*args, "-n", 64, "--force"), 2, "--force needs --out DIR")
+    one_error_line(
+        run(*args, "-n", 2_000_001, "--out", tmp_path / "big"), 2, "--out keeps every arm's games"
+    )
+    assert not (tmp_path / "big").exists()
+
+
 def _bernoulli_chunks(rng, p, chunk=64, n_chunks=100):
     out = []
     for _ in range(n_chunks):
