@@ -238,13 +238,17 @@ def _compare_study(
             replacing = RunReplacement(folder, COMPARE_FOLDER)
             folder = replacing.stage
         folder.mkdir(exist_ok=True)
+    names = [f"arm-{i}-{_slug(lab)}" for i, lab in enumerate(labels)]
+    if resume and folder is not None:  # every arm's manifest is checked too, but not a lost arm
+        there = sorted(p.name for p in folder.glob("arm-*") if p.is_dir())
+        if there != sorted(names):
+            raise ConfigError(
+                f"cannot resume: {values.label('out_dir', out_dir)} holds a comparison of other "
+                f"arms ({', '.join(there)}); give the --variant arms of that comparison, in order"
+            )
     runs = [
-        prec.Run(
-            list(policies or ["random"]),
-            a,
-            None if folder is None else folder / f"arm-{i}-{_slug(lab)}",
-        )
-        for i, (a, lab) in enumerate(zip(arms, labels))
+        prec.Run(list(policies or ["random"]), a, None if folder is None else folder / name)
+        for a, name in zip(arms, names)
     ]
     try:
         study = prec.play_study(
@@ -424,7 +428,8 @@ def format_comparison(res: dict, long_name: str = "") -> str:
     """Readable text of ``compare_variants``."""
     lines = [
         f"{long_name or res['game']}: {counted(res['games'], 'game')} per arm on the same deals, seed "
-        f"{res['seed']}, {res['players']} players, policies {', '.join(res['policies'])}"
+        f"{res['seed']}, {counted(res['players'], 'player')}, "
+        f"{'policy' if len(res['policies']) == 1 else 'policies'} {', '.join(res['policies'])}"
     ]
     if res["players"] == 1:  # solo: score differences only
         for a in res["arms"]:

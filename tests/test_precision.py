@@ -191,6 +191,13 @@ def test_compare_out_folder_resumes_to_the_uninterrupted_result(run, tmp_path):
         2,
         f"--out {out} holds an earlier comparison; use --resume",
     )
+    # other arms (fewer, or reordered) are refused before any game, the folder untouched
+    three = args[:6] + ["--variant", "zone=knight12,transition=web2014"] + args[6:]
+    before = sorted(str(p) for p in out.rglob("*"))
+    for other in (three, args[:2] + args[4:6] + args[2:4] + args[6:]):
+        r = run(*other, "--precision", 0.06, "--max-games", 3000, "--out", out, "--resume")
+        assert r.exit_code == 2 and "cannot resume" in r.output, r.output
+    assert sorted(str(p) for p in out.rglob("*")) == before
     # another study into the same folder: --resume is refused, --force replaces it
     r = run(*args, "-n", 64, "--out", out, "--resume")
     assert r.exit_code != 0 and "cannot resume" in r.output
@@ -198,6 +205,10 @@ def test_compare_out_folder_resumes_to_the_uninterrupted_result(run, tmp_path):
     assert forced.exit_code == 0, forced.output
     assert forced.output == run(*args, "-n", 64).output
     assert len(pd.read_parquet(out / "arm-0-zone=knight12")) == 64
+    # fewer arms than the folder's comparison: refused too (the lost arm has no manifest to check)
+    assert run(*three, "-n", 64, "--out", out, "--force").exit_code == 0
+    r = run(*args, "-n", 64, "--out", out, "--resume")
+    assert r.exit_code == 2 and "holds a comparison of other arms" in r.output, r.output
     one_error_line(run(*args, "-n", 64, "--resume"), 2, "--resume needs --out DIR")
     one_error_line(run(*args, "-n", 64, "--force"), 2, "--force needs --out DIR")
     one_error_line(
