@@ -223,21 +223,9 @@ def _compare_study(
         max_games = prec.DEFAULT_MAX_GAMES if precision is not None else games
     check_limits(max_games, seed, "--games" if precision is None else "--max-games")
     resolve_execution(workers, None, None, resume, out_dir)  # before the folder exists
-    folder = None if out_dir is None else Path(out_dir)
-    replacing = None
-    if folder is not None:  # the one check of every command's output folder, as ladder's
-        from mcsim.outputs import COMPARE_FOLDER, RunReplacement, check_run_folder
+    from mcsim.outputs import COMPARE_FOLDER, open_study_folder
 
-        if force and resume:
-            raise ConfigError(
-                "--force starts over and --resume continues: give one of them"
-                if values.on_cli()
-                else "force=True starts over and resume=True continues: give one of them"
-            )
-        if check_run_folder(out_dir, "--out", COMPARE_FOLDER, resume, force) and force:
-            replacing = RunReplacement(folder, COMPARE_FOLDER)
-            folder = replacing.stage
-        folder.mkdir(exist_ok=True)
+    folder, replacing = open_study_folder(out_dir, COMPARE_FOLDER, resume, force)
     names = [f"arm-{i}-{_slug(lab)}" for i, lab in enumerate(labels)]
     if resume and folder is not None:  # every arm's manifest is checked too, but not a lost arm
         there = sorted(p.name for p in folder.glob("arm-*") if p.is_dir())

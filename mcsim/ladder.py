@@ -174,22 +174,11 @@ def ladder(
 
     check_limits(max_games, seed, "--games" if precision is None else "--max-games")
     resolve_execution(workers, backend, scheduler, resume, out_dir)  # before the folder exists
-    base = None if out_dir is None else Path(out_dir)
-    replacing = None  # with force over an earlier ladder: its RunReplacement
-    if base is not None:  # the one check of every command's output folder
-        from mcsim.outputs import LADDER_FOLDER, RunReplacement, check_run_folder
-        from mcsim.values import on_cli
+    from mcsim.outputs import LADDER_FOLDER, open_study_folder
 
-        if force and resume:
-            raise ConfigError(
-                "--force starts over and --resume continues: give one of them"
-                if on_cli()
-                else "force=True starts over and resume=True continues: give one of them"
-            )
-        if check_run_folder(out_dir, "--out", LADDER_FOLDER, resume, force) and force:
-            replacing = RunReplacement(base, LADDER_FOLDER)
-            base = replacing.stage
-        base.mkdir(exist_ok=True)
+    # the one check of every command's output folder; with force over an earlier ladder, the
+    # stage its RunReplacement commits at the end
+    base, replacing = open_study_folder(out_dir, LADDER_FOLDER, resume, force)
 
     def sub(name):
         return None if base is None else base / name

@@ -340,6 +340,35 @@ def check_run_folder(
     return bool(entries)
 
 
+def open_study_folder(
+    out_dir: str | os.PathLike | None, kind: RunFolder, resume: bool, force: bool
+) -> tuple[Path | None, RunReplacement | None]:
+    """The output folder of a study command (``ladder``, ``value``, ``compare``) before any
+    game: ``check_run_folder``, then the folder to write into, created (with ``force`` over an
+    earlier run: the stage of a ``RunReplacement``, returned too, to ``commit`` once the study
+    is whole and ``abort`` in a ``finally``). ``(None, None)`` without ``out_dir``.
+
+    Raises ``ConfigError`` (``resume`` and ``force`` together) and what ``check_run_folder``
+    raises."""
+    if out_dir is None:
+        return None, None
+    from mcsim.errors import ConfigError
+    from mcsim.values import on_cli
+
+    if force and resume:
+        raise ConfigError(
+            "--force starts over and --resume continues: give one of them"
+            if on_cli()
+            else "force=True starts over and resume=True continues: give one of them"
+        )
+    folder, replacing = Path(out_dir), None
+    if check_run_folder(out_dir, "--out", kind, resume, force) and force:
+        replacing = RunReplacement(folder, kind)
+        folder = replacing.stage
+    folder.mkdir(exist_ok=True)
+    return folder, replacing
+
+
 class RunReplacement:
     """``--force`` over an earlier run in the folder ``path`` (``check_run_folder`` returned
     True): the new run is written into ``stage``, a hidden folder inside ``path`` (the same

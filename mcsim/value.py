@@ -316,22 +316,10 @@ def restricted_play(
     check_precision(precision, max_games, win_rates=not solo)
     check_limits(max_games, seed, "--games" if precision is None else "--max-games")
     resolve_execution(workers, backend, scheduler, resume, out_dir)  # before the folder exists
-    folder = None if out_dir is None else Path(out_dir)
-    replacing = None
-    if folder is not None:  # the one check of every command's output folder, as ladder's
-        from mcsim.outputs import VALUE_FOLDER, RunReplacement, check_run_folder
-        from mcsim.values import on_cli
+    from mcsim.outputs import VALUE_FOLDER, open_study_folder
 
-        if force and resume:
-            raise ConfigError(
-                "--force starts over and --resume continues: give one of them"
-                if on_cli()
-                else "force=True starts over and resume=True continues: give one of them"
-            )
-        if check_run_folder(out_dir, "--out", VALUE_FOLDER, resume, force) and force:
-            replacing = RunReplacement(folder, VALUE_FOLDER)
-            folder = replacing.stage
-        folder.mkdir(exist_ok=True)
+    # the one check of every command's output folder, as ladder's
+    folder, replacing = open_study_folder(out_dir, VALUE_FOLDER, resume, force)
 
     def sub(name):
         return None if folder is None else folder / name
