@@ -116,6 +116,8 @@ class Outputs:
             probe_folder(p, flag, path)
         else:
             parent = p.resolve().parent
+            if parent.exists() and not parent.is_dir():
+                raise OutputError(f"{flag} {path}: {p.parent} is a file, not a directory")
             if not parent.is_dir():
                 raise OutputError(f"{flag} {path}: folder {given_parent(path)} does not exist")
             probe_folder(parent, flag, path)
@@ -313,6 +315,8 @@ def check_run_folder(
         return False
     if not p.is_dir():
         parent = p.resolve().parent
+        if parent.exists() and not parent.is_dir():
+            raise OutputError(f"{where}: {p.parent} is a file, not a directory")
         if not parent.is_dir():
             raise OutputError(f"{where}: folder {given_parent(path)} does not exist")
         probe_folder(parent, flag, path)

@@ -207,3 +207,24 @@ def test_resume_note_of_a_replayed_chunk_or_cell_shows_with_quiet(run, tmp_path)
         f"note: resume: cell d-001 played again ({cell}: cell summary was edited or not "
         "written by this mcsim)"
     ]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["compare", "sacred-hill", "--variant", "zone=knight12", "--variant", "zone=chebyshev8"],
+        ["ladder", "sacred-hill", "-p", "random", "-p", "greedy"],
+        ["value", "sacred-hill"],
+        ["report", "sacred-hill"],
+        ["simulate", "sacred-hill"],
+    ],
+)
+def test_an_out_folder_below_a_file_is_named_as_such(run, tmp_path, command):
+    """``--out FILE/sub``: the message says the parent is a file (not that it does not exist),
+    before any game, and nothing is written."""
+    (tmp_path / "afile").write_text("x")
+    out = tmp_path / "afile" / "sub"
+    one_error_line(
+        run(*command, "-n", 5, "-q", "--out", out), 2, f"--out {out}: {out.parent} is a file"
+    )
+    assert (tmp_path / "afile").read_text() == "x"
