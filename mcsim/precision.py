@@ -60,6 +60,7 @@ from mcsim.runner import (
     chunk_plan,
     compile_notice,
     doc_digest,
+    games_frame,
     json_default,
     resolve_config,
     resolve_execution,
@@ -499,26 +500,41 @@ def _drop_parts_after(out_dir: Path, games: int) -> None:
 
 
 def _timed_work(task):
-    """``_work`` of one calibration chunk (in a worker), with the CPU seconds it took."""
-    t = time.process_time()
-    got = _work(task)
-    return time.process_time() - t, got
+    """``_work`` of one calibration chunk (in a worker), with the CPU seconds of its games (the
+    kernel call) and of the rest of the chunk (its table, summary and aggregate): a fixed cost
+    per chunk that a 16-game calibration must not spread over every game of the study (it made
+    the estimate of a fast game's study five to fifty times its cost). The worker first plays
+    no game of it, untimed: that loads the compiled kernel, which the study does not pay again.
+    Returns ``(kernel seconds, other seconds, _work's result)``."""
+    import importlib
+
+    module_name, prep, first, n, seed = task[:5]
+    module = importlib.import_module(module_name)
+    module.play_chunk(prep, first, 0, seed)
+    t0 = time.process_time()
+    cols = module.play_chunk(prep, first, n, seed)
+    t1 = time.process_time()
+    df = games_frame(cols, first, prep.config.players)
+    agg = Aggregate.of_games(df, prep.config.players, module.partial_summary(df, prep))
+    return t1 - t0, time.process_time() - t1, (first, agg, df)
 
 
 def _calibrate(ex, module, preps, groups, precision: float, max_games: int, seed: int) -> dict:
     """Play games ``0 .. CALIBRATION_GAMES-1`` of every run (on the executor ``ex``, one task
     per run); per group the estimated games (half-widths scale as 1/sqrt(n), at least
-    ``MIN_GAMES``, at most ``max_games``) and CPU seconds per game of its runs together."""
+    ``MIN_GAMES``, at most ``max_games``) and CPU seconds per game of its runs together: the
+    kernel's per game plus each chunk's fixed cost over the chunk size the estimate gives."""
     n = min(CALIBRATION_GAMES, max_games)
     tasks = [(module.__name__, p, 0, n, seed, True, None, "") for p in preps]
     played = list(ex.imap(_timed_work, tasks, hold=len(tasks)))
     out = []
     for grp in groups:
-        frames = [played[i][1][2] for i in grp.runs]
-        cpu = sum(played[i][0] for i in grp.runs) / n
+        frames = [played[i][2][2] for i in grp.runs]
         widest = max(half_width(iv) for iv in grp.statistic(frames).values())
         need = n * (widest / precision) ** 2 if math.isfinite(widest) else max_games
         games = int(min(max_games, max(MIN_GAMES, math.ceil(need))))
+        chunk = _plan(module, {"games": games}, max_games, None).chunk
+        cpu = sum(played[i][0] / n + played[i][1] / chunk for i in grp.runs)
         out.append({"name": grp.name, "games": games, "cpu_per_game": cpu, "half_width": widest})
     cpu = sum(e["games"] * e["cpu_per_game"] for e in out)
     return {"games_per_run": n, "groups": out, "cpu_seconds": cpu}
@@ -627,6 +643,8 @@ def calibration_line(cal: dict, precision: float, max_games: int, workers: int) 
 
 
 def _duration(s: float) -> str:
+    if s < 0.5:
+        return "under 1 s"
     if s < 120:
         return f"{s:.0f} s"
     if s < 7200:

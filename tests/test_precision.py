@@ -84,6 +84,34 @@ def test_resume_reads_the_calibration_instead_of_playing_it_again(tmp_path, monk
     assert len(played) == len(edits)
 
 
+def test_calibration_counts_a_chunk_fixed_cost_once_per_chunk():
+    """The CPU estimate is the kernel's seconds per game plus each chunk's fixed cost (its
+    table, summary and aggregate) over the chunk size, not that cost spread over the 16
+    calibration games: with a kernel of 1 ms a game and 0.5 s a chunk besides, the 306-game
+    estimate of the test above (Sacred Hill's chunks of 64 at that size) costs
+    306 * (0.001 + 0.5 / 64) s, not 306 * (0.016 + 0.5) / 16 s."""
+    from mcsim.runner import resolve_config
+
+    module, cfg = resolve_config("sacred-hill", None, ["random"], None, None)
+    prep = module.prepare(cfg)
+
+    class Timed:  # the executor's imap with fixed timings of the real calibration games
+        workers = 1
+
+        def imap(self, fn, tasks, hold=0):
+            for t in tasks:
+                yield 0.016, 0.5, P._timed_work(t)[2]
+
+    group = P.Group("rung random", [0], P.seat_win_rates)
+    cal = P._calibrate(Timed(), module, [prep], [group], 0.05, 3000, 5)
+    est = cal["groups"][0]
+    assert est["games"] == 306  # as the estimate of test_precision_stop_sacred_hill_...
+    chunk = P._plan(module, est, 3000, None).chunk
+    assert chunk == 64
+    assert est["cpu_per_game"] == 0.016 / 16 + 0.5 / 64
+    assert cal["cpu_seconds"] == 306 * (0.001 + 0.5 / 64)
+
+
 def test_a_refused_resume_plays_no_game(tmp_path, monkeypatch):
     """Another seed (or policy, precision, cap) is refused before the calibration is played."""
     out = tmp_path / "run"
