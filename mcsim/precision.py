@@ -637,9 +637,15 @@ def calibration_line(cal: dict, precision: float, max_games: int, workers: int) 
     return (
         f"calibration ({counted(cal['games_per_run'], 'game')} per run): about {counted(games, 'game')} for ±{precision:g} "
         f"({len(cal['groups'])} group{'s' if len(cal['groups']) != 1 else ''}{cap}), "
-        f"about {_duration(cpu)} of CPU ({_duration(cpu / max(1, workers))} on {workers} worker"
+        f"{_about(cpu)} of CPU ({_duration(cpu / max(1, workers))} on {workers} worker"
         f"{'s' if workers != 1 else ''})"
     )
+
+
+def _about(s: float) -> str:
+    """``about 5 min``; ``under 1 s`` without the "about"."""
+    d = _duration(s)
+    return d if d.startswith("under") else f"about {d}"
 
 
 def _duration(s: float) -> str:
