@@ -2004,6 +2004,15 @@ def batch_cmd(plan_file, out, workers, backend, scheduler, dry_run, resume, as_j
     help="With --ladder: games per ladder run.",
 )
 @click.option(
+    "--ladder-from",
+    "ladder_from",
+    type=click.Path(),
+    default=None,
+    metavar="DIR",
+    help="Add the skill ladder of a finished `mcsim ladder GAME --out DIR` (or a published "
+    "ladder.json's folder; same game, players and variant) instead of playing one.",
+)
+@click.option(
     "--value",
     "value_dir",
     type=click.Path(),
@@ -2032,6 +2041,7 @@ def report_cmd(
     with_ladder,
     ladder_rungs,
     ladder_games,
+    ladder_from,
     value_dir,
 ):
     """Write a balance report: report.html (self-contained), report.md and PNG figures.
@@ -2042,11 +2052,20 @@ def report_cmd(
         mcsim report sacred-hill -n 20000 -p tactician -p random --out sh-vs
         mcsim report thurn-and-taxis -n 20000 --players 4 -p route --out tt-report
         mcsim report sacred-hill -n 2000 -p mcts --ladder --ladder-games 200 --out sh-ladder
+        mcsim ladder sacred-hill --precision 0.03 --out sh-lad     # then:
+        mcsim report sacred-hill -n 20000 -p mcts --ladder-from sh-lad --out sh-report
         mcsim value sacred-hill -n 2000 --out sh-value     # then:
         mcsim report sacred-hill -n 20000 --value sh-value --out sh-report
     """
     from mcsim import report
 
+    if ladder_from is not None and (
+        with_ladder or ladder_rungs is not None or "ladder_games" in _given()
+    ):
+        raise click.UsageError(
+            "--ladder-from reads a ladder played earlier: give it without --ladder, "
+            "--ladder-rungs and --ladder-games"
+        )
     if not with_ladder and (ladder_rungs is not None or "ladder_games" in _given()):
         raise click.UsageError("--ladder-rungs and --ladder-games go with --ladder")
     rungs = None
@@ -2080,6 +2099,7 @@ def report_cmd(
         ladder_rungs=rungs,
         ladder_games=ladder_games,
         value=value_dir,
+        ladder_from=ladder_from,
     )
     print_notices(rep.result.prepared.notices, quiet)
     if as_json:
@@ -2087,7 +2107,7 @@ def report_cmd(
     else:
         click.echo(format_summary(rep.result.summary, get_game(game)))
         click.echo(
-            f"report: {Path(out) / 'report.html'} ({len(rep.figures)} figures"
+            f"report: {Path(out) / 'report.html'} ({counted(rep.embedded, 'figure')}"
             + (f"; skipped: {', '.join(s for s, _ in rep.skipped)}" if rep.skipped else "")
             + ")"
         )

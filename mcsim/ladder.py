@@ -420,9 +420,28 @@ def to_json_dict(lad: dict) -> dict:
 
 
 def _fmt_iv(e, lo, hi, fmt="{:.3f}") -> str:
-    if lo != lo:
-        return f"{fmt.format(e)} [undefined]"
-    return f"{fmt.format(e)} [{fmt.format(lo)}, {fmt.format(hi)}]"
+    """``estimate [low, high]``, every number with the same format (a ladder read back from
+    ``ladder.json`` holds None where it had NaN)."""
+    est = "n/a" if e is None or e != e else fmt.format(e)
+    if lo is None or hi is None or lo != lo or hi != hi:
+        return f"{est} [undefined]"
+    return f"{est} [{fmt.format(lo)}, {fmt.format(hi)}]"
+
+
+def statistic_format(name: str) -> str:
+    """The format of a rung statistic's estimate and bounds in the ladder's text (and in the
+    report's ladder tables): four decimals for win rates, shares and the seat effect, three for
+    the others."""
+    return "{:.4f}" if name.startswith(("win rate", "seat effect", "decided")) else "{:.3f}"
+
+
+def curve_format(lad: dict) -> str:
+    """The format of a skill-curve point (a one-seat game's point gain: ``+.2f``)."""
+    return "{:+.2f}" if lad["players"] == 1 else "{:.3f}"
+
+
+#: the format of a convergence difference and its bounds
+VERDICT_FORMAT = "{:+.4f}"
 
 
 def format_ladder(lad: dict) -> str:
@@ -444,7 +463,7 @@ def format_ladder(lad: dict) -> str:
         lines.append("")
         lines.append(f"rung {r}: {rung['policy']} self-play, {counted(rung['games'], 'game')}")
         for name, iv in st.items():
-            fmt = "{:.4f}" if name.startswith(("win rate", "seat effect", "decided")) else "{:.3f}"
+            fmt = statistic_format(name)
             lines.append(f"  {name:<44} {_fmt_iv(iv['estimate'], iv['low'], iv['high'], fmt)}")
         block = rung["summary"].get(module.SPEC.summary_key)
         if block is not None:
@@ -455,7 +474,7 @@ def format_ladder(lad: dict) -> str:
     lines += ["", "skill curve (each rung against the rung below, seat-rotated on common deals):"]
     for c in lad["curve"]:
         eq = "" if solo else f" (equal: {c['equal']:.3f})"
-        fmt = "{:+.2f}" if solo else "{:.3f}"
+        fmt = curve_format(lad)
         cap = "  [--max-games reached]" if c["stop"].get("cap_reached") else ""
         lines.append(
             f"  {c['rung']:<24} vs {c['against']:<24} {c['statistic']} "
@@ -465,7 +484,7 @@ def format_ladder(lad: dict) -> str:
     lines += ["", f"convergence ({b} minus {a}, paired on common deals):"]
     for v in lad["verdicts"]:
         lines.append(
-            f"  {v['statistic']:<44} {_fmt_iv(v['difference'], v['low'], v['high'], '{:+.4f}')}: "
+            f"  {v['statistic']:<44} {_fmt_iv(v['difference'], v['low'], v['high'], VERDICT_FORMAT)}: "
             f"{v['verdict']}"
         )
     lines.append(f"took {lad['elapsed_seconds']:.1f} s (wall)")
@@ -495,6 +514,70 @@ def write_ladder_folder(lad: dict, out_dir: str | Path) -> list[str]:
     text = to_json(to_json_dict(lad), indent=1)
     write_atomic(out / "ladder.json", lambda tmp: Path(tmp).write_text(text + "\n"))
     return ["ladder.json"] + names
+
+
+def read_ladder_folder(path: str | Path, flag: str = "--ladder-from") -> dict:
+    """The ``ladder.json`` of a finished ``mcsim ladder GAME --out DIR`` folder (or of a
+    published ladder: ``ladder.json`` alone), as ``to_json_dict`` wrote it (NaN read back as
+    None; no ``results``). Raises ``MissingFileError`` naming ``flag`` when the folder or its
+    ``ladder.json`` is missing (an unfinished ladder: ``mcsim ladder ... --resume`` finishes
+    it), ``InputFileError`` when the file cannot be read or is not a skill ladder."""
+    from mcsim.errors import InputFileError, MissingFileError
+    from mcsim.files import read_json
+
+    p = Path(path)
+    if not p.is_dir():
+        raise MissingFileError(
+            f"{flag} {path}: no such folder (give the folder of `mcsim ladder GAME --out DIR`)"
+        )
+    if not (p / "ladder.json").exists():
+        raise MissingFileError(
+            f"{flag} {path}: no ladder.json there (an unfinished ladder: finish it with "
+            "`mcsim ladder GAME ... --out DIR --resume`, the same options)"
+        )
+    d = read_json(p / "ladder.json", "skill ladder")
+    keys = ("game", "players", "variant", "seed", "rungs", "curve", "verdicts", "top_rungs")
+    ok = (
+        isinstance(d, dict)
+        and all(k in d for k in keys)
+        and isinstance(d["rungs"], list)
+        and len(d["rungs"]) >= 2
+        and all(
+            isinstance(r, dict)
+            and all(k in r for k in ("policy", "games", "statistics", "stop"))
+            and isinstance(r["statistics"], dict)
+            for r in d["rungs"]
+        )
+        and isinstance(d["curve"], list)
+        and isinstance(d["verdicts"], list)
+        and isinstance(d["variant"], dict)
+    )
+    if not ok:
+        raise InputFileError(f"{p / 'ladder.json'}: not a skill ladder (mcsim ladder)")
+    return d
+
+
+def read_rung_games(path: str | Path, lad: dict, rung: int) -> pd.DataFrame | None:
+    """The per-game frame of self-play rung ``rung`` of the ladder ``lad`` (``read_ladder_folder``)
+    from its run dataset ``rung-<rung>-<policy>/`` in ``path``, in game order and cut to the
+    rung's games; None when the folder holds no such dataset (a published ladder: ``ladder.json``
+    alone). Raises ``InputFileError`` when the dataset cannot be read or is short."""
+    from mcsim.errors import InputFileError
+
+    d = Path(path) / f"rung-{rung}-{_slug(lad['rungs'][rung]['policy'])}"
+    if not d.is_dir() or not any(d.glob("part-*.parquet")):
+        return None
+    try:
+        df = pd.read_parquet(d)
+    except Exception as e:  # noqa: BLE001 - pyarrow raises many types for damaged bytes
+        msg = " ".join(str(e).split())
+        raise InputFileError(f"{d}: not a readable run dataset ({msg})") from None
+    n = int(lad["rungs"][rung]["games"])
+    if "game_index" in df:
+        df = df.sort_values("game_index", kind="stable")
+    if len(df) < n:
+        raise InputFileError(f"{d}: holds {len(df):,} games, the ladder says {n:,}")
+    return df.iloc[:n].reset_index(drop=True)
 
 
 class _Ctx:

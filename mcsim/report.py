@@ -23,9 +23,9 @@ Figures (every one has a title, axis labels with units, the number of games and 
 - ``win_rate_by_seat``: win rate per seat with Wilson 95% intervals (not for one player);
 - ``game_length``: game length in plies;
 - ``policy_comparison``: forest plot of paired per-game differences with Student-t 95%
-  intervals. With one policy in every seat it shows the seat effect (seat k - seat 0). When the
-  seats hold different policies the run is repeated with the policies rotated cyclically over
-  the seats, same seed (the same deals, common random numbers), and the plot shows the policy
+  intervals. With one policy in every seat it shows the seat effect (seat 0 - seat k, as the
+  skill ladder's). When the seats hold different policies the run is repeated with the
+  policies rotated cyclically over the seats, same seed (the same deals, common random numbers), and the plot shows the policy
   effect balanced over seats, the difference as seated (policy + seat effect) and the seat
   effect balanced over policies (``rotate=False`` shows the as-seated rows only);
 - per game: Sacred Hill ``sacred_hill_decided_by``, ``sacred_hill_kingdoms``; Don Quixote
@@ -68,6 +68,13 @@ class ReportResult:
     skipped: list[tuple[str, str]]
     comparison: list[dict]
     files: list[str] = field(default_factory=list)
+    #: the figures of the report's sections (skill ladder, restricted play), beside ``figures``
+    section_figures: list[Figure] = field(default_factory=list)
+
+    @property
+    def embedded(self) -> int:
+        """How many figures the report embeds (``figures`` and ``section_figures``)."""
+        return len(self.figures) + len(self.section_figures)
 
 
 @dataclass
@@ -173,6 +180,7 @@ def build_report(
     ladder_rungs: list[str] | None = None,
     ladder_games: int = 500,
     value: str | Path | None = None,
+    ladder_from: str | Path | None = None,
 ) -> ReportResult:
     """Play a run and write its balance report into the folder ``out``.
 
@@ -197,6 +205,13 @@ def build_report(
         add its section: rungs, skill curve, convergence verdicts and their figures; the
         report's facts then say which rung the report's players are and whether the seat win
         rates were stable between that rung and the next (the top rung: the one below).
+    ladder_from : path, optional
+        In place of ``ladder``: the folder of a ladder played earlier (``mcsim ladder GAME
+        --out DIR``, or a published ``ladder.json`` alone; ``mcsim.ladder.read_ladder_folder``)
+        of the same game, players and variant, read before any game (another is refused). The
+        verdict of the report's rung against its neighbour is the ladder's own when the two
+        are its top rungs, else computed from the folder's run datasets; a folder without them
+        says so in the header.
     value : path, optional
         The folder of a finished ``mcsim value --out DIR`` run of the same game, players and
         variant (``mcsim.value``): its restricted-play table and forest plot become the first
@@ -230,6 +245,13 @@ def build_report(
     say = echo or (lambda s: None)
     value_data = (
         None if value is None else _read_value(game, value, policies, variant, players, options)
+    )
+    if ladder and ladder_from is not None:
+        raise ConfigError("--ladder-from reads a ladder played earlier; give it or --ladder")
+    saved = (
+        None
+        if ladder_from is None
+        else _read_ladder(game, ladder_from, policies, variant, players, options)
     )
     if ladder:
         from mcsim import ladder as lad_mod
@@ -272,6 +294,9 @@ def build_report(
             progress=progress,
         )
         ctx.ladder = _ladder_context(ctx, lad)
+    if saved is not None:
+        say(f"report: ladder of {len(saved['rungs'])} rungs read from {ladder_from}")
+        ctx.ladder = _ladder_context(ctx, saved, ladder_from)
     if value_data is not None:
         from mcsim.value import value_figure
 
@@ -294,11 +319,22 @@ def build_report(
             "report_rung": ctx.ladder["rung"],
             "report_rung_verdict": ctx.ladder["verdict"],
         }
+        if ladder_from is not None:
+            summary["report"]["ladder"]["from"] = str(ladder_from)
     if ctx.value is not None:
         summary["report"]["restricted_play"] = ctx.value["value"]
     files = _write_report_folder(out, ctx, module, seed, summary, figures, skipped, comparison)
-    say(f"report: wrote {out / 'report.html'} ({len(figures)} figures)")
-    return ReportResult(out, main, figures, skipped, comparison, files)
+    extra = _section_figures(ctx)
+    say(f"report: wrote {out / 'report.html'} ({counted(len(figures) + len(extra), 'figure')})")
+    return ReportResult(out, main, figures, skipped, comparison, files, extra)
+
+
+def _section_figures(ctx) -> list:
+    """The figures of the ladder and restricted-play sections (embedded beside the common
+    ones)."""
+    return (ctx.ladder["figures"] if ctx.ladder is not None else []) + (
+        [ctx.value["figure"]] if ctx.value is not None else []
+    )
 
 
 def _seat_rotations(game: str, main: SimulationResult, run: RunOptions, say) -> list:
@@ -372,10 +408,7 @@ def _write_report_folder(out, ctx, module, seed, summary, figures, skipped, comp
         page = render_html(ctx, figures, skipped, comparison)
         page = page.replace("</body></html>", _examples_html(examples) + "</body></html>")
         text = to_json(summary, indent=2)
-        extra = (ctx.ladder["figures"] if ctx.ladder is not None else []) + (
-            [ctx.value["figure"]] if ctx.value is not None else []
-        )
-        for f in figures + extra:
+        for f in figures + _section_figures(ctx):
             write_staged(stage, f.file, f.png, out, "--out")
             files.append(f.file)
         for name, content in (
@@ -536,7 +569,7 @@ def comparison_rows(ctx: _Ctx) -> list[dict]:
         sc, ws = arrays[0][1], arrays[0][2]
         for s in range(1, k):
             rows.append(
-                row("seat effect", f"seat {s} - seat 0", sc[:, s] - sc[:, 0], ws[:, s] - ws[:, 0])
+                row("seat effect", f"seat 0 - seat {s}", sc[:, 0] - sc[:, s], ws[:, 0] - ws[:, s])
             )
         return rows
     pairs = [(a, b) for i, a in enumerate(policies) for b in policies[i + 1 :]]
@@ -560,9 +593,9 @@ def comparison_rows(ctx: _Ctx) -> list[dict]:
         )
     if balanced:
         for s in range(1, k):
-            ds = np.mean([sc[:, s] - sc[:, 0] for _, sc, _ in arrays], axis=0)
-            dw = np.mean([ws[:, s] - ws[:, 0] for _, _, ws in arrays], axis=0)
-            rows.append(row("seat effect (policy-balanced)", f"seat {s} - seat 0", ds, dw))
+            ds = np.mean([sc[:, 0] - sc[:, s] for _, sc, _ in arrays], axis=0)
+            dw = np.mean([ws[:, 0] - ws[:, s] for _, _, ws in arrays], axis=0)
+            rows.append(row("seat effect (policy-balanced)", f"seat 0 - seat {s}", ds, dw))
     return rows
 
 
@@ -1094,44 +1127,94 @@ def value_html(vctx: dict) -> list[str]:
     ]
 
 
-def _ladder_context(ctx: _Ctx, lad: dict) -> dict:
+def _read_ladder(game, folder, policies, variant, players, options) -> dict:
+    """The ``ladder.json`` of ``folder`` (``mcsim.ladder.read_ladder_folder``), refused with a
+    ``ConfigError`` when its game, player count or variant is not the report's (resolved as
+    the report's run is, before any game)."""
+    from mcsim.ladder import read_ladder_folder
+    from mcsim.runner import resolve_config
+
+    d = read_ladder_folder(folder)
+    _, cfg = resolve_config(game, players, policies, variant, options)
+    if d["game"] != cfg.game:
+        raise ConfigError(f"--ladder-from {folder} is a ladder of {d['game']}, not {game}")
+    if d["players"] != cfg.players:
+        raise ConfigError(
+            f"--ladder-from {folder} was played with {counted(d['players'], 'player')}, the "
+            f"report with {cfg.players}; give the same --players"
+        )
+    if dict(d["variant"]) != dict(cfg.variant):
+        theirs = " ".join(f"{k}={v}" for k, v in d["variant"].items()) or "(none)"
+        raise ConfigError(
+            f"--ladder-from {folder} was played with variant {theirs}; give the report the "
+            "same --variant"
+        )
+    return d
+
+
+def _ladder_context(ctx: _Ctx, lad: dict, folder: str | Path | None = None) -> dict:
     """The ladder section's data: the ladder, its figures, the report's rung (the index of
     the rung whose policy fills every seat of the report, else None) and that rung's seat win
-    rate verdict against the next rung (the top rung: against the one below)."""
-    from mcsim.ladder import convergence, hit_cap, ladder_figures
+    rate verdict against the next rung (the top rung: against the one below).
+
+    The verdict of the top two rungs is the ladder's own (``lad["verdicts"]``); any other
+    pair is computed from the rungs' games: ``lad["results"]`` of a ladder just played, else
+    the run datasets of ``folder`` (a ladder read with ``--ladder-from``). A folder without
+    them (a published ``ladder.json``) gives no verdict (None) and the header says so."""
+    from mcsim.ladder import convergence, hit_cap, read_rung_games
 
     labels = [r["policy"] for r in lad["rungs"]]
     pols = set(ctx.labels)
     rung = labels.index(ctx.labels[0]) if len(pols) == 1 and ctx.labels[0] in labels else None
     verdict = None
     who = " | ".join(ctx.labels) if len(pols) > 1 else f"{ctx.labels[0]} in every seat"
+    top_two = f"top two rungs: {_stable_words(lad['verdicts'])}"
     if rung is None:
         header = (
             f"the report's players ({who}) are not a rung of the ladder "
-            f"({', '.join(labels)}); top two rungs: {_stable_words(lad['verdicts'])}"
+            f"({', '.join(labels)}); {top_two}"
         )
+        return _ladder_ctx(lad, rung, verdict, header)
+    other = rung + 1 if rung + 1 < len(labels) else rung - 1
+    lo, hi = sorted((rung, other))
+    key = "win rate" if lad["players"] > 1 else "mean score"
+    what = "win rates" if key == "win rate" else "score"
+    where = f"rung {rung} of {len(labels)} ({', '.join(labels)})"
+    capped = hit_cap([lad["rungs"][lo], lad["rungs"][hi]])
+    if hi == len(labels) - 1:  # the top two: the ladder's own verdicts
+        vs = lad["verdicts"]
     else:
-        other = rung + 1 if rung + 1 < len(labels) else rung - 1
-        lo, hi = sorted((rung, other))
-        res = lad["results"]
-        capped = hit_cap([lad["rungs"][lo], lad["rungs"][hi]])
-        vs = convergence(
-            lad["game"], res[lo].games, res[hi].games, lad["players"], lad["precision"], capped
-        )
-        key = "win rate" if lad["players"] > 1 else "mean score"
-        rows = [v for v in vs if v["statistic"].startswith(key)]
-        verdict = {"against": labels[other], "verdicts": rows}
-        if any(v["stable"] is None for v in rows):  # an interval that tells nothing
-            moved = "could not be told apart (not enough games)"
+        if "results" in lad:
+            frames = [lad["results"][lo].games, lad["results"][hi].games]
         else:
-            steady = "showed no change (but --max-games bound first)" if capped else "were stable"
-            moved = steady if all(v["stable"] for v in rows) else "still moved"
-        header = (
-            f"the report's players ({who}) are rung {rung} of {len(labels)} "
-            f"({', '.join(labels)}); its seat {'win rates' if key == 'win rate' else 'score'} "
-            f"{moved} between it and {labels[other]} "
-            f"({counted(lad['rungs'][rung]['games'], 'game')} per run)"
-        )
+            frames = [read_rung_games(folder, lad, i) for i in (lo, hi)]
+        if any(f is None for f in frames):
+            header = (
+                f"the report's players ({who}) are {where}; the verdict of its seat {what} "
+                f"against {labels[other]} needs the ladder's run datasets (rung-{lo}-*/, "
+                f"rung-{hi}-*/), which {folder} does not hold; {top_two}"
+            )
+            return _ladder_ctx(lad, rung, verdict, header)
+        vs = convergence(lad["game"], frames[0], frames[1], lad["players"], lad["precision"],
+                         capped)  # fmt: skip
+    rows = [v for v in vs if v["statistic"].startswith(key)]
+    verdict = {"against": labels[other], "verdicts": rows}
+    if any(v["stable"] is None for v in rows):  # an interval that tells nothing
+        moved = "could not be told apart (not enough games)"
+    else:
+        steady = "showed no change (but --max-games bound first)" if capped else "were stable"
+        moved = steady if all(v["stable"] for v in rows) else "still moved"
+    header = (
+        f"the report's players ({who}) are {where}; its seat {what} {moved} between it and "
+        f"{labels[other]} "
+        f"({counted(lad['rungs'][rung]['games'], 'game')} per run)"
+    )
+    return _ladder_ctx(lad, rung, verdict, header)
+
+
+def _ladder_ctx(lad: dict, rung, verdict, header: str) -> dict:
+    from mcsim.ladder import ladder_figures
+
     return {"ladder": lad, "figures": ladder_figures(lad), "rung": rung, "verdict": verdict,
             "header": header}  # fmt: skip
 
@@ -1148,21 +1231,32 @@ def _stable_words(verdicts: list[dict]) -> str:
 
 
 def _ladder_tables(lad: dict) -> list[tuple[str, list[str], list[list[str]]]]:
+    """The rungs, skill curve and convergence tables; estimate and bounds with the same
+    digits, as ``mcsim ladder`` prints them (``mcsim.ladder.statistic_format``)."""
+    from mcsim.ladder import VERDICT_FORMAT, _fmt_iv, curve_format, statistic_format
+
     names = list(lad["rungs"][0]["statistics"])
+
+    def stat(x, n):
+        iv = x["statistics"].get(n)
+        if iv is None:
+            return "n/a"
+        return _fmt_iv(iv["estimate"], iv["low"], iv["high"], statistic_format(n))
+
     rungs = (
         "rungs (self-play on common deals)",
         ["rung", "policy", "games"] + names,
         [
-            [str(r), x["policy"], f"{x['games']:,}"]
-            + [_ci(x["statistics"][n], fmt="{:.4g}") for n in names]
+            [str(r), x["policy"], f"{x['games']:,}"] + [stat(x, n) for n in names]
             for r, x in enumerate(lad["rungs"])
         ],
     )
+    cf = curve_format(lad)
     curve = (
         "skill curve (each rung against the rung below, seat-rotated on common deals)",
         ["rung", "against", "statistic", "estimate [95% CI]", "equal", "games"],
         [
-            [c["rung"], c["against"], c["statistic"], _ci(c, fmt="{:.4g}"),
+            [c["rung"], c["against"], c["statistic"], _fmt_iv(c["estimate"], c["low"], c["high"], cf),
              "" if c["equal"] is None else f"{c['equal']:.3f}", f"{c['games']:,}"]
             for c in lad["curve"]
         ],
@@ -1172,10 +1266,11 @@ def _ladder_tables(lad: dict) -> list[tuple[str, list[str], list[list[str]]]]:
         f"convergence ({b} minus {a}, paired on common deals)",
         ["statistic", "difference [95% CI]", "games", "verdict"],
         [
-            [v["statistic"], _ci(v, "difference", "{:+.4g}"), f"{v['games']:,}", v["verdict"]]
+            [v["statistic"], _fmt_iv(v["difference"], v["low"], v["high"], VERDICT_FORMAT),
+             f"{v['games']:,}", v["verdict"]]
             for v in lad["verdicts"]
         ],
-    )
+    )  # fmt: skip
     return [rungs, curve, verdicts]
 
 

@@ -55,7 +55,7 @@ def test_report_seat_effect_in_win_rate_stays_within_100_percentage_points(run, 
     res = run("report", "sacred-hill", "-n", 3, "--out", tmp_path / "rep", "-q")
     assert res.exit_code == 0, res.output
     md = (tmp_path / "rep" / "report.md").read_text()
-    assert "-33.33 percentage points of win rate [-100.00, +100.00]" in md
+    assert "+33.33 percentage points of win rate [-100.00, +100.00]" in md  # seat 0 - seat 1
 
 
 def test_compare_win_share_difference_stays_within_minus_one_and_one(run):

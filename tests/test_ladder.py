@@ -232,7 +232,7 @@ def test_sacred_hill_report_ladder_section_names_the_players_and_their_rung(run,
         "random (40 games per run)" in md
     )
     assert "### convergence (mcts1:iterations=20 minus random, paired on common deals)" in md
-    assert "| game length (plies) | -0.7 [-1.38, -0.01983] | 40 | still moving" in md
+    assert "| game length (plies) | -0.7000 [-1.3802, -0.0198] | 40 | still moving" in md
     assert (out / "ladder_skill_curve.png").exists()
     page = (out / "report.html").read_text()
     assert "<h2>Skill ladder</h2>" in page and 'id="fig-ladder_skill_curve"' in page
@@ -289,3 +289,190 @@ def test_verdict_says_when_the_cap_bound_before_the_precision():
     assert {v["verdict"] for v in lad["verdicts"]} == {L.STABLE_AT_CAP}
     text = L.format_ladder(lad)
     assert "--max-games bound before this precision" in text
+
+
+# ---------------------------------------------------------------- report --ladder-from
+SH_PAIR = ["random", "greedy"]
+
+
+@pytest.fixture(scope="module")
+def sh_ladder_dir(tmp_path_factory):
+    """A finished two-rung Sacred Hill ladder folder (run datasets, ladder.json, figures)."""
+    out = tmp_path_factory.mktemp("lad") / "lad"
+    lad = L.ladder("sacred-hill", SH_PAIR, games=40, seed=7, out_dir=out, workers=1)
+    L.write_ladder_folder(lad, out)
+    return out
+
+
+def _section(md: str) -> str:
+    return md[md.index("## Skill ladder") : md.index("## Figures")]
+
+
+def _fact(md: str) -> str:
+    return next(ln for ln in md.splitlines() if ln.startswith("- **skill ladder**"))
+
+
+def test_sacred_hill_report_ladder_from_is_the_played_ladders_section(run, tmp_path, sh_ladder_dir):
+    rep = ["report", "sacred-hill", "-p", "greedy", "-n", 40, "-w", 1]
+    r = run(*rep, "--ladder-from", sh_ladder_dir, "--out", tmp_path / "a", "-q")
+    assert r.exit_code == 0, r.output
+    played = run(*rep, "--ladder", "--ladder-rungs", " ".join(SH_PAIR), "--ladder-games", 40,
+                 "-s", 7, "--out", tmp_path / "b", "-q")  # fmt: skip
+    assert played.exit_code == 0, played.output
+    # a published ladder: ladder.json alone
+    pub = tmp_path / "pub"
+    pub.mkdir()
+    (pub / "ladder.json").write_bytes((sh_ladder_dir / "ladder.json").read_bytes())
+    r2 = run(*rep, "--ladder-from", pub, "--out", tmp_path / "c", "-q")
+    assert r2.exit_code == 0, r2.output
+    md = {k: (tmp_path / k / "report.md").read_text() for k in "abc"}
+    assert _section(md["a"]) == _section(md["b"]) == _section(md["c"])
+    assert (
+        _fact(md["a"])
+        == _fact(md["b"])
+        == _fact(md["c"])
+        == (
+            "- **skill ladder**: the report's players (greedy in every seat) are rung 1 of 2 "
+            "(random, greedy); its seat win rates were stable between it and random "
+            "(40 games per run)"
+        )
+    )
+    sec = _section(md["a"])
+    # estimate and bounds with the same digits, as `mcsim ladder` prints them
+    assert "| 1 | greedy | 40 | 0.5750 [0.4220, 0.7149] | 0.4250 [0.2851, 0.5780] | " in sec
+    assert "| greedy | random | win share | 0.713 [0.587, 0.812] | 0.500 | 40 |" in sec
+    assert (
+        "| game length (plies) | -0.6750 [-1.3162, -0.0338] | 40 | still moving: the "
+        "conclusion depends on the players |" in sec
+    )
+    # the CLI counts every figure the report embeds, the ladder's included
+    page = (tmp_path / "a" / "report.html").read_text()
+    n = page.count("data:image/png;base64,")
+    assert n == 15 and f"({n} figures)" in r.output
+    # the headline's seat effect is the ladder's: seat 0 - seat 1
+    assert "- Seat effect, seat 0 - seat 1: " in md["a"]
+    blocks = [
+        json.loads((tmp_path / k / "summary.json").read_text())["report"]["ladder"] for k in "abc"
+    ]
+    assert blocks[0]["from"] == str(sh_ladder_dir) and blocks[2]["from"] == str(pub)
+    assert "from" not in blocks[1]
+    for b in blocks:
+        b.pop("from", None)
+        b.pop("elapsed_seconds")
+        b.pop("calibration")
+        for x in b["rungs"]:
+            for k in ("elapsed_seconds", "games_per_second", "compile_seconds"):
+                x["summary"].pop(k)
+    assert blocks[0] == blocks[1] == blocks[2]
+    assert blocks[0]["report_rung"] == 1
+    assert blocks[0]["report_rung_verdict"]["against"] == "random"
+
+
+def test_report_ladder_from_a_middle_rung_reads_the_run_datasets(run, tmp_path):
+    # the report's rung (random) is not one of the top two: its verdict against greedy needs
+    # both rungs' games, read from the folder's run datasets
+    out = tmp_path / "lad3"
+    lad = L.ladder("sacred-hill", ["random", "greedy", "tactician"], games=40, seed=3,
+                   out_dir=out, workers=1)  # fmt: skip
+    L.write_ladder_folder(lad, out)
+    want = [
+        v
+        for v in L.convergence("sacred-hill", lad["results"][0].games, lad["results"][1].games, 2)
+        if v["statistic"].startswith("win rate")
+    ]
+    rep = ["report", "sacred-hill", "-p", "random", "-n", 40, "-w", 1, "-q"]
+    r = run(*rep, "--ladder-from", out, "--out", tmp_path / "a")
+    assert r.exit_code == 0, r.output
+    got = json.loads((tmp_path / "a" / "summary.json").read_text())["report"]["ladder"]
+    assert got["report_rung"] == 0
+    assert got["report_rung_verdict"] == json.loads(json.dumps(
+        {"against": "greedy", "verdicts": want}))  # fmt: skip
+    md = (tmp_path / "a" / "report.md").read_text()
+    assert "are rung 0 of 3 (random, greedy, tactician); its seat win rates " in _fact(md)
+    # without the datasets (ladder.json alone) the header says what the verdict needs
+    pub = tmp_path / "pub"
+    pub.mkdir()
+    (pub / "ladder.json").write_bytes((out / "ladder.json").read_bytes())
+    r = run(*rep, "--ladder-from", pub, "--out", tmp_path / "b")
+    assert r.exit_code == 0, r.output
+    md = (tmp_path / "b" / "report.md").read_text()
+    assert _fact(md) == (
+        "- **skill ladder**: the report's players (random in every seat) are rung 0 of 3 "
+        "(random, greedy, tactician); the verdict of its seat win rates against greedy needs "
+        f"the ladder's run datasets (rung-0-*/, rung-1-*/), which {pub} does not hold; top two "
+        f"rungs: {report_words(lad)}"
+    )
+    got = json.loads((tmp_path / "b" / "summary.json").read_text())["report"]["ladder"]
+    assert got["report_rung"] == 0 and got["report_rung_verdict"] is None
+
+
+def report_words(lad):
+    from mcsim.report import _stable_words
+
+    return _stable_words(lad["verdicts"])
+
+
+def _edited(src, dst, **change):
+    dst.mkdir()
+    d = json.loads((src / "ladder.json").read_text())
+    d.update(change)
+    (dst / "ladder.json").write_text(json.dumps(d))
+    return dst
+
+
+def test_report_ladder_from_refusals_are_one_line_before_any_game(
+    run, monkeypatch, tmp_path, sh_ladder_dir
+):
+    from mcsim.games import sacred_hill
+
+    def no_games(*a, **k):
+        raise AssertionError("a game was played")
+
+    monkeypatch.setattr(sacred_hill, "play_chunk", no_games)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "ladder.json").write_text("{")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "ladder.json").write_text('{"game": "sacred-hill"}')
+    cases = [
+        (["--ladder"], sh_ladder_dir, 2, "give it without --ladder, --ladder-rungs and --ladder"),
+        (["--ladder-games", 40], sh_ladder_dir, 2, "give it without --ladder"),
+        (["--ladder-rungs", "random greedy"], sh_ladder_dir, 2, "give it without --ladder"),
+        ([], tmp_path / "none", 2, "no such folder (give the folder of `mcsim ladder GAME"),
+        (
+            [],
+            empty,
+            2,
+            "no ladder.json there (an unfinished ladder: finish it with `mcsim "
+            "ladder GAME ... --out DIR --resume`",
+        ),  # fmt: skip
+        ([], bad, 1, "skill ladder is not valid JSON"),
+        ([], other, 1, "ladder.json: not a skill ladder (mcsim ladder)"),
+        (
+            [],
+            _edited(sh_ladder_dir, tmp_path / "dq", game="don-quixote"),
+            2,
+            "is a ladder of don-quixote, not sacred-hill",
+        ),  # fmt: skip
+        (
+            [],
+            _edited(sh_ladder_dir, tmp_path / "p3", players=3),
+            2,
+            "was played with 3 players, the report with 2; give the same --players",
+        ),  # fmt: skip
+        (
+            ["--variant", "zone=chebyshev8"],
+            sh_ladder_dir,
+            2,
+            "was played with variant transition=box zone=knight12; give the report the same "
+            "--variant",
+        ),  # fmt: skip
+    ]
+    for i, (args, folder, code, text) in enumerate(cases):
+        out = tmp_path / f"rep{i}"
+        r = run("report", "sacred-hill", *args, "--ladder-from", folder, "--out", out)
+        one_error_line(r, code, text)
+        assert not out.exists()

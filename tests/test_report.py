@@ -151,12 +151,13 @@ def test_every_figure_has_title_axis_labels_games_and_seed(rep, captured):
 
 def test_policy_comparison_separates_seat_and_policy_effect(rep):
     """The seat-balanced policy effect is the mean of the per-game differences over both
-    seatings (same seed, same games), the seat effect the mean of seat 1 - seat 0."""
+    seatings (same seed, same games), the seat effect the mean of seat 0 - seat 1 (as the skill
+    ladder's)."""
     a = mcsim.simulate("sacred-hill", games=GAMES, seed=SEED, policies=["tactician", "random"])
     b = mcsim.simulate("sacred-hill", games=GAMES, seed=SEED, policies=["random", "tactician"])
     ga, gb = a.games, b.games
     d_policy = ((ga.score_0 - ga.score_1) + (gb.score_1 - gb.score_0)) / 2
-    d_seat = ((ga.score_1 - ga.score_0) + (gb.score_1 - gb.score_0)) / 2
+    d_seat = ((ga.score_0 - ga.score_1) + (gb.score_0 - gb.score_1)) / 2
     rows = {r["group"]: r for r in rep.comparison}
     assert set(rows) == {
         "policy effect (seat-balanced)",
@@ -170,9 +171,10 @@ def test_policy_comparison_separates_seat_and_policy_effect(rep):
     assert rows["seat effect (policy-balanced)"]["score"]["mean"] == pytest.approx(d_seat.mean())
     raw = rows["as seated (policy + seat effect)"]["score"]["mean"]
     assert raw == pytest.approx((ga.score_0 - ga.score_1).mean())
-    # as seated = policy effect - seat effect (seat 1 - seat 0), game for game
+    # as seated = policy effect + seat effect (seat 0 - seat 1), game for game
     seat = rows["seat effect (policy-balanced)"]["score"]["mean"]
-    assert raw == pytest.approx(got["mean"] - seat)
+    assert rows["seat effect (policy-balanced)"]["label"] == "seat 0 - seat 1"
+    assert raw == pytest.approx(got["mean"] + seat)
     s = json.loads((rep.out / "summary.json").read_text())
     assert s["report"]["seatings"] == [["tactician", "random"], ["random", "tactician"]]
 
@@ -181,7 +183,8 @@ def test_one_policy_shows_the_seat_effect_and_no_rotation(tmp_path):
     r = build_report("sacred-hill", tmp_path / "r", games=200, seed=2, policies=["random"])
     assert [row["group"] for row in r.comparison] == ["seat effect"]
     g = r.result.games
-    exp = stats.paired_difference(g.score_1, g.score_0)
+    exp = stats.paired_difference(g.score_0, g.score_1)  # seat 0 - seat 1, as the ladder's
+    assert r.comparison[0]["label"] == "seat 0 - seat 1"
     assert r.comparison[0]["score"]["mean"] == pytest.approx(exp["mean"])
     assert json.loads((tmp_path / "r" / "summary.json").read_text())["report"]["seatings"] == [
         ["random", "random"]
