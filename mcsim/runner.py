@@ -847,9 +847,14 @@ def check_resume_manifest(out_dir: Path, manifest: dict, skip: tuple[str, ...] =
         if k in ("config", "inputs") or k in skip:
             continue
         if old.get(k) != v:
+            what = k  # "games": --games, or the cap of a --precision run (its manifest's)
+            if k == "games":
+                from mcsim.values import label
+
+                what = label("max_games" if manifest.get("precision") is not None else "games")
             raise ConfigError(
                 f"cannot resume: {out_dir} holds a different run "
-                f"({k} {old.get(k)!r} there, {v!r} now)"
+                f"({what} {old.get(k)!r} there, {v!r} now)"
             )
     if "inputs" in manifest:
         change = fingerprint_change(old, manifest)

@@ -327,6 +327,15 @@ def test_outputs_refused_resume_exits_2_in_every_command(run, tmp_path, batch_pl
     assert run("simulate", "sacred-hill", "-n", 50, "-q", "--out", sim).exit_code == 0
     r = run("simulate", "sacred-hill", "-n", 50, "-s", 2, "-q", "--out", sim, "--resume")
     one_error_line(r, 2, f"cannot resume: {sim} holds a different run (seed 0 there, 2 now)")
+    # the game count is named by the option that sets it: --games, or a precision run's cap
+    r = run("simulate", "sacred-hill", "-n", 60, "-q", "--out", sim, "--resume")
+    one_error_line(r, 2, f"cannot resume: {sim} holds a different run (--games 50 there, 60 now)")
+    prec = tmp_path / "prec"
+    args = ["simulate", "sacred-hill", "--precision", 0.2, "-q", "--out", prec]
+    assert run(*args).exit_code == 0
+    r = run(*args, "--max-games", 5000, "--resume")
+    text = f"cannot resume: {prec} holds a different run (--max-games 100000 there, 5000 now)"
+    one_error_line(r, 2, text)
     tt = tmp_path / "tt"
     assert run(*TUNE, "--out", tt).exit_code == 0
     r = run(*TUNE[:7], 400, *TUNE[8:], "--out", tt, "--resume")
