@@ -1008,27 +1008,36 @@ def _details_title(key: str) -> str:
     return f"{key}: {OBSERVATIONAL}" if key in OBSERVATIONAL_TABLES else key
 
 
-def _read_value(game, folder, policies, variant, players, options) -> dict:
-    """The ``value.json`` of ``folder`` (``mcsim.value.read_value_folder``), refused with a
-    ``ConfigError`` when its game, player count or variant is not the report's (resolved as
-    the report's run is, before any game)."""
+def _same_run_as_report(flag, folder, kind, d, game, policies, variant, players, options):
+    """Refuse (``ConfigError``, before any game) a saved run ``d`` (``value.json``,
+    ``ladder.json``) whose game, player count or variant is not the report's, resolved as the
+    report's run is; ``kind`` names the run in the message ("restricted-play run", "ladder")."""
     from mcsim.runner import resolve_config
-    from mcsim.value import read_value_folder
 
-    d = read_value_folder(folder)
     _, cfg = resolve_config(game, players, policies, variant, options)
     if d["game"] != cfg.game:
-        raise ConfigError(f"--value {folder} is a restricted-play run of {d['game']}, not {game}")
+        raise ConfigError(f"{flag} {folder} is a {kind} of {d['game']}, not {game}")
     if d["players"] != cfg.players:
         raise ConfigError(
-            f"--value {folder} was played with {counted(d['players'], 'player')}, the report "
+            f"{flag} {folder} was played with {counted(d['players'], 'player')}, the report "
             f"with {cfg.players}; give the same --players"
         )
     if dict(d["variant"]) != dict(cfg.variant):
-        theirs = " ".join(f"{k}={v}" for k, v in d["variant"].items())
+        theirs = " ".join(f"{k}={v}" for k, v in d["variant"].items()) or "(none)"
         raise ConfigError(
-            f"--value {folder} was played with variant {theirs}; give the report the same --variant"
+            f"{flag} {folder} was played with variant {theirs}; give the report the same --variant"
         )
+
+
+def _read_value(game, folder, policies, variant, players, options) -> dict:
+    """The ``value.json`` of ``folder`` (``mcsim.value.read_value_folder``), refused when it
+    is not a run of the report's game, players and variant (``_same_run_as_report``)."""
+    from mcsim.value import read_value_folder
+
+    d = read_value_folder(folder)
+    _same_run_as_report(
+        "--value", folder, "restricted-play run", d, game, policies, variant, players, options
+    )
     return d
 
 
@@ -1128,27 +1137,14 @@ def value_html(vctx: dict) -> list[str]:
 
 
 def _read_ladder(game, folder, policies, variant, players, options) -> dict:
-    """The ``ladder.json`` of ``folder`` (``mcsim.ladder.read_ladder_folder``), refused with a
-    ``ConfigError`` when its game, player count or variant is not the report's (resolved as
-    the report's run is, before any game)."""
+    """The ``ladder.json`` of ``folder`` (``mcsim.ladder.read_ladder_folder``), refused when
+    it is not a ladder of the report's game, players and variant (``_same_run_as_report``)."""
     from mcsim.ladder import read_ladder_folder
-    from mcsim.runner import resolve_config
 
     d = read_ladder_folder(folder)
-    _, cfg = resolve_config(game, players, policies, variant, options)
-    if d["game"] != cfg.game:
-        raise ConfigError(f"--ladder-from {folder} is a ladder of {d['game']}, not {game}")
-    if d["players"] != cfg.players:
-        raise ConfigError(
-            f"--ladder-from {folder} was played with {counted(d['players'], 'player')}, the "
-            f"report with {cfg.players}; give the same --players"
-        )
-    if dict(d["variant"]) != dict(cfg.variant):
-        theirs = " ".join(f"{k}={v}" for k, v in d["variant"].items()) or "(none)"
-        raise ConfigError(
-            f"--ladder-from {folder} was played with variant {theirs}; give the report the "
-            "same --variant"
-        )
+    _same_run_as_report(
+        "--ladder-from", folder, "ladder", d, game, policies, variant, players, options
+    )
     return d
 
 
