@@ -7,15 +7,13 @@ import signal
 import sys
 
 
-def _abort_during_startup(signum, frame):  # Ctrl-C or SIGTERM while the modules below load
+def _abort_during_startup(signum, frame):  # Ctrl-C while the modules below load
     os.write(2, b"Aborted!\n")
     os._exit(1)
 
 
 if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
     signal.signal(signal.SIGINT, _abort_during_startup)
-if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-    signal.signal(signal.SIGTERM, _abort_during_startup)
 
 import contextlib  # noqa: E402
 import functools  # noqa: E402
@@ -42,8 +40,6 @@ from mcsim.values import Whole, real_number, reset_naming, speaking_cli  # noqa:
 
 if signal.getsignal(signal.SIGINT) is _abort_during_startup:
     signal.signal(signal.SIGINT, signal.default_int_handler)
-if signal.getsignal(signal.SIGTERM) is _abort_during_startup:
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # ``main`` sets the program's handler
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 GAME_IDS = list(REGISTRY)
@@ -323,27 +319,15 @@ def run_options(
 _PROGRAM = {"running": False}  # True when this process is the ``mcsim`` program (``main()``)
 
 
-def _ignore_further_interrupts():
-    """On the abort path of the program, a second Ctrl-C or SIGTERM changes nothing (no
-    traceback, exit 1); not when the CLI is called in-process (``CliRunner``, notebooks)."""
+def _ignore_further_ctrl_c():
+    """On the abort path of the program, a second Ctrl-C changes nothing (no traceback, exit 1);
+    not when the CLI is called in-process (``CliRunner``, notebooks)."""
     if _PROGRAM["running"]:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-
-
-def _terminated(signum, frame):
-    """SIGTERM (``kill PID``, a batch scheduler, ``systemd``, ``docker stop``) stops the program
-    the way Ctrl-C does: a ``KeyboardInterrupt``, so pending chunks are cancelled, the workers
-    killed, a ``--force`` run's staging folder removed, and the program says ``Aborted!`` and
-    exits 1. Left at its default, SIGTERM would end the process before any of that cleanup.
-    Further signals are ignored from here on: the program is on its abort path, where a
-    second interrupt could only cut a cleanup short."""
-    _ignore_further_interrupts()
-    raise KeyboardInterrupt
 
 
 def _exit_aborted():
-    """Exit 1 after Ctrl-C (or SIGTERM). The program ends at once (``os._exit``, after flushing its output):
+    """Exit 1 after Ctrl-C. The program ends at once (``os._exit``, after flushing its output):
     the interrupt path has already killed the workers and removed their unfinished files, and
     Python's own exit would join the killed process pool's manager thread, which could wait for
     more than 30 s or print an ``OSError: [Errno 9] Bad file descriptor`` traceback from
@@ -360,7 +344,7 @@ def _exit_aborted():
 
 class OneLineErrorGroup(click.Group):
     """A click group whose errors are exactly one line on stderr (``Error: ...``) and a
-    non-zero exit: 2 for bad options, 1 for bad files and data, 1 after Ctrl-C or SIGTERM."""
+    non-zero exit: 2 for bad options, 1 for bad files and data, 1 after Ctrl-C."""
 
     def parse_args(self, ctx, args):
         if not args and self.no_args_is_help and not ctx.resilient_parsing:
@@ -382,13 +366,13 @@ class OneLineErrorGroup(click.Group):
             click.echo(f"Error: {message}", err=True)
             sys.exit(e.exit_code)
         except (click.Abort, KeyboardInterrupt):
-            _ignore_further_interrupts()
+            _ignore_further_ctrl_c()
             click.echo("Aborted!", err=True)
             _exit_aborted()
         except SystemError as e:
             if not _interrupted(e):
                 raise
-            _ignore_further_interrupts()
+            _ignore_further_ctrl_c()
             click.echo("Aborted!", err=True)
             _exit_aborted()
         sys.exit(rv if isinstance(rv, int) else 0)
@@ -2132,10 +2116,6 @@ def report_cmd(
 def main():
     """Console-script entry point."""
     _PROGRAM["running"] = True
-    # SIGTERM takes the path of Ctrl-C, also when SIGINT is ignored (a background job of a
-    # non-interactive shell); a SIGTERM the caller chose to ignore stays ignored
-    if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-        signal.signal(signal.SIGTERM, _terminated)
     from mcsim.runner import as_program
 
     as_program()

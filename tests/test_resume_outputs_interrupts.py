@@ -1,8 +1,7 @@
-"""Nothing lost, nothing silently wrong: resume inputs, outputs checked before play, Ctrl-C and
-SIGTERM, one-seat games, the throughput line and ``--force``.
+"""Nothing lost, nothing silently wrong: resume inputs, outputs checked before play, Ctrl-C,
+one-seat games, the throughput line and ``--force``.
 
-Test names start with what they cover: ``resume_``, ``outputs_``, ``ctrl_c_``, ``sigterm_``,
-``solo_``.
+Test names start with what they cover: ``resume_``, ``outputs_``, ``ctrl_c_``, ``solo_``.
 """
 
 import importlib.util
@@ -234,9 +233,8 @@ def test_outputs_existing_out_needs_force(run, tmp_path):
 
 
 # ---------------------------------------------------------------- Ctrl-C always stops
-def _start(*args, sigint=signal.SIG_DFL):
-    """Start ``mcsim ARGS`` in its own process group (as a terminal runs a command), SIGINT at
-    ``sigint`` (``SIG_IGN``: as a background job of a non-interactive shell starts it)."""
+def _start(*args):
+    """Start ``mcsim ARGS`` in its own process group (as a terminal runs a command)."""
     return subprocess.Popen(
         [sys.executable, "-c", "from cli import main; main()", *map(str, args)],
         cwd=ROOT,
@@ -244,7 +242,7 @@ def _start(*args, sigint=signal.SIG_DFL):
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, sigint),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 
@@ -405,169 +403,6 @@ def test_ctrl_c_oracle_parameters_keep_one_game_within_seconds(run, no_play):
     one_error_line(r, 2, "policy 'oracle': parameter beam=4096 is outside [1, 512]")
     r = run("evaluate", "don-quixote", "-p", "greedy", "-p", "oracle:iters=1e9", "-n", 1)
     one_error_line(r, 2, "policy 'oracle': parameter iters=1e9 is outside [0, 1000000]")
-
-
-# ---------------------------------------------------------------- SIGTERM stops as Ctrl-C does
-# (``kill PID``, SLURM, systemd and ``docker stop`` send SIGTERM; it used to end the process
-# before any cleanup: no "Aborted!", a ``--force`` run's staging folder left behind)
-MCTS = ["sacred-hill", "-p", "mcts:iterations=200", "-n", 120, "--chunk-size", 10, "-w", 2]
-MCTS += ["-q"]  # 12 chunks of about 0.15 s each on a free core
-
-
-def _files(folder: Path) -> dict:
-    """Every file under ``folder`` (hidden ones included) by relative name: its bytes."""
-    return {
-        p.relative_to(folder).as_posix(): p.read_bytes()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    }
-
-
-def _rows(folder: Path):
-    import pandas as pd
-
-    return pd.read_parquet(folder).sort_values("game_index", ignore_index=True)
-
-
-@pytest.fixture(scope="module")
-def mcts_dataset(tmp_path_factory):
-    """The uninterrupted ``simulate MCTS --out DIR`` dataset (in-process; this also puts the
-    MCTS kernels in the cache, so the interrupts below land in play, not in the compiler)."""
-    from click.testing import CliRunner
-
-    from cli import mcsim_cli
-
-    out = tmp_path_factory.mktemp("sigterm") / "whole"
-    r = CliRunner().invoke(mcsim_cli, ["simulate", *map(str, MCTS), "--out", str(out)])
-    assert r.exit_code == 0, r.output
-    return out
-
-
-def _terminate(p, when, group=False, twice=False):
-    """Wait until ``when()`` is true, send SIGTERM to the main process (``group``: to its whole
-    process group, as a scheduler ending a job does; ``twice``: again 0.05 s later) and return
-    ``(returncode, stderr)``; the group is killed whatever happens."""
-    try:
-        assert _wait_for(when, 60), "the run never got there"
-        kill = os.killpg if group else os.kill
-        kill(p.pid, signal.SIGTERM)
-        if twice:
-            time.sleep(0.05)
-            try:
-                kill(p.pid, signal.SIGTERM)
-            except ProcessLookupError:  # already gone
-                pass
-        try:
-            _, err = p.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            pytest.fail("SIGTERM did not stop the command within 60 s")
-        return p.returncode, err
-    finally:
-        if p.returncode is None:
-            _kill_group(p)
-
-
-def test_sigterm_stops_simulate_and_resume_gives_the_uninterrupted_rows(mcts_dataset, tmp_path):
-    """SIGTERM to the main process once the first chunk is written (its part, then its
-    aggregate): "Aborted!", exit 1, no traceback, only whole files (no temporary one);
-    --resume keeps the finished chunks as written and gives exactly the rows of an
-    uninterrupted run. Without the program's SIGTERM handler the process ended with status
-    -15 and said nothing."""
-    out = tmp_path / "run"
-    p = _start("simulate", *MCTS, "--out", out)
-    code, err = _terminate(p, lambda: list(out.glob("_aggregates/part-*.json")))
-    assert (code, err.strip()) == (1, "Aborted!"), (code, err)
-    written = _files(out)
-    assert not (out / "_summary.json").exists()  # it stopped before the end
-    assert [n for n in written if n.rsplit("/", 1)[-1].startswith(".")] == []
-    finished = [n for n in written if n.startswith("_aggregates/part-")]
-    finished += [n.split("/")[1].replace(".json", ".parquet") for n in finished]
-    assert finished and all(n in written for n in finished)
-    r = subprocess.run(
-        [sys.executable, "-c", "from cli import main; main()", "simulate", *map(str, MCTS)]
-        + ["--out", str(out), "--resume"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert r.returncode == 0, r.stderr
-    after = _files(out)
-    assert {n: after[n] for n in finished} == {n: written[n] for n in finished}  # not replayed
-    assert _rows(out).equals(_rows(mcts_dataset))
-
-
-def test_sigterm_during_a_force_run_keeps_the_earlier_dataset(mcts_dataset, tmp_path):
-    """SIGTERM to a ``--force`` run over an earlier dataset once its first chunk is written in
-    the staging folder: "Aborted!", exit 1, the staging folder ``.mcsim-new-*`` removed and the
-    earlier dataset byte for byte as it was (the staging folder stayed when SIGTERM ended the
-    process outright)."""
-    out = tmp_path / "run"
-    shutil.copytree(mcts_dataset, out)
-    before = _files(out)
-    p = _start("simulate", *MCTS, "-s", 1, "--out", out, "--force")
-    code, err = _terminate(p, lambda: list(out.glob(".mcsim-new-*/part-*.parquet")))
-    assert (code, err.strip()) == (1, "Aborted!"), (code, err)
-    assert sorted(q.name for q in out.iterdir() if q.name.startswith(".")) == []
-    assert _files(out) == before
-
-
-def test_sigterm_stops_a_run_started_with_sigint_ignored(tmp_path):
-    """A background job of a non-interactive shell starts with SIGINT ignored, and Python
-    leaves it so: Ctrl-C cannot stop it (that stays as it was), SIGTERM still does, cleanly:
-    "Aborted!", exit 1, no temporary file, no worker left."""
-    out = tmp_path / "run"
-    p = _start("simulate", *LONG, "--chunk-size", 20_000_000, "--out", out, sigint=signal.SIG_IGN)
-    kids = _wait_for(lambda: len(_descendants(p.pid)) >= 2 and _descendants(p.pid))
-    try:
-        assert kids, "the workers never started"
-        os.killpg(p.pid, signal.SIGINT)
-        time.sleep(0.5)
-        assert p.poll() is None, "SIGINT, ignored when the program started, stopped it"
-    except BaseException:
-        _kill_group(p)
-        raise
-    code, err = _terminate(p, lambda: True)
-    assert (code, err.strip()) == (1, "Aborted!"), (code, err)
-    assert sorted(q.name for q in out.iterdir()) == ["_aggregates", "_manifest.json"]
-    assert list((out / "_aggregates").iterdir()) == []
-    assert _wait_for(lambda: _gone(kids), 10)
-
-
-def _catches_sigterm(pid: int) -> bool:
-    """True when process ``pid`` has a handler for SIGTERM (its ``SigCgt`` mask in /proc)."""
-    status = Path(f"/proc/{pid}/status").read_text()
-    caught = int(status.split("SigCgt:")[1].split()[0], 16)
-    return bool(caught >> (signal.SIGTERM - 1) & 1)
-
-
-def test_sigterm_to_the_process_group_ends_the_workers_silently(tmp_path):
-    """A scheduler ending a job sends SIGTERM to every process of it: the workers take it at
-    its default (they do not run the parent's handler, which would print a KeyboardInterrupt
-    traceback from a worker), the main process takes the abort path: "Aborted!" alone on
-    stderr, exit 1, no worker left; a second SIGTERM 0.05 s later changes nothing."""
-    p = _start("simulate", *MCTS, "--chunk-size", 2, "--out", tmp_path / "run")
-    kids = _wait_for(lambda: len(_descendants(p.pid)) >= 2 and _descendants(p.pid))
-    try:
-        assert kids, "the workers never started"
-        assert _catches_sigterm(p.pid)
-        assert [_catches_sigterm(k) for k in kids] == [False] * len(kids)
-    except BaseException:
-        _kill_group(p)
-        raise
-    started = lambda: list((tmp_path / "run").glob("part-*"))  # noqa: E731
-    code, err = _terminate(p, started, group=True, twice=True)
-    assert (code, err.strip()) == (1, "Aborted!"), (code, err)
-    assert _wait_for(lambda: _gone(kids), 10)
-
-
-def test_sigterm_during_start_up_is_clean():
-    """SIGTERM while the modules load: "Aborted!", exit 1 (not -15), no import traceback."""
-    p = _start("simulate", "sacred-hill", "-n", 1000, "-q")
-    assert _wait_for(lambda: "numpy" in Path(f"/proc/{p.pid}/maps").read_text(), 60)
-    os.kill(p.pid, signal.SIGTERM)
-    _, err = p.communicate(timeout=60)
-    assert p.returncode == 1 and err.strip() == "Aborted!", (p.returncode, err)
 
 
 # ---------------------------------------------------------------- one-seat games
