@@ -14,6 +14,7 @@ file per chunk when ``out_dir`` is given, so memory stays flat for any game coun
 from __future__ import annotations
 
 import collections
+import contextlib
 import gc
 import importlib
 import itertools
@@ -371,13 +372,9 @@ PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 def _worker_init(parent_pid: int | None = None):
     """Start of every local worker process: Ctrl-C is the parent's to handle (the terminal
-    sends SIGINT to the whole process group), SIGTERM ends the worker at once and silently
-    (the forked worker would otherwise run the parent's handler, see ``cli.main``, and print a
-    ``KeyboardInterrupt`` traceback when a scheduler terminates the whole process group; the
-    parent takes the abort path), and the worker dies with its parent: the kernel sends it
-    SIGKILL when the parent ends, however it ends (Linux ``PR_SET_PDEATHSIG``)."""
+    sends SIGINT to the whole process group), and the worker dies with its parent: the kernel
+    sends it SIGKILL when the parent ends, however it ends (Linux ``PR_SET_PDEATHSIG``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
         import ctypes
 
@@ -420,8 +417,8 @@ class Executor:
     cancelled and the workers are killed at once (local processes) or the Dask futures
     cancelled and the cluster closed; a second Ctrl-C during that cleanup is ignored, and the
     executor is closed. Workers die with their parent (``_worker_init``). A Ctrl-C while the
-    workers start is raised once they are up (``_interrupts_deferred``) and takes the same
-    path. The ``mcsim`` program takes SIGTERM as Ctrl-C (``cli.main``), here too. With ``backend="serial"`` (or, for a library caller, ``backend="local"`` and one
+    local workers start is raised once they are up (``_sigint_deferred``) and takes the same
+    path. With ``backend="serial"`` (or, for a library caller, ``backend="local"`` and one
     worker) the tasks run in this process, and Ctrl-C takes effect when the running kernel call
     returns; the ``mcsim`` program plays one worker's tasks in a worker process (``as_program``).
 
@@ -487,10 +484,11 @@ class Executor:
         hold = window if hold is None else max(window, hold)
         pending: collections.deque = collections.deque()
         finished = False
-        # Local workers are forked by the first submissions; a LocalCluster starts in
-        # ``_start`` (which also blocks SIGINT for its workers, ``_dask_client``).
+        # Dask's start-up blocks SIGINT itself (``_dask_client``); local workers are forked by
+        # the first submissions.
+        defer = _sigint_deferred if self.backend == "local" else contextlib.nullcontext
         try:
-            with _interrupts_deferred():
+            with defer():
                 if self._submit is None:
                     self._start()
                 for t in it:
@@ -552,69 +550,53 @@ def _execute(tasks, backend: str, workers: int, scheduler: str | None):
         ex.close()
 
 
-def _interrupt_signals() -> tuple[signal.Signals, ...]:
-    """The signals that interrupt this process: SIGINT, and SIGTERM when a Python handler
-    takes it (the ``mcsim`` program's, which raises ``KeyboardInterrupt`` as Ctrl-C does,
-    ``cli.main``). A library caller's SIGTERM left at its default is left alone."""
-    if callable(signal.getsignal(signal.SIGTERM)):
-        return (signal.SIGINT, signal.SIGTERM)
-    return (signal.SIGINT,)
-
-
-class _interrupts_deferred:
-    """Context manager: a Ctrl-C (or the program's SIGTERM, ``_interrupt_signals``) inside the
-    block raises ``KeyboardInterrupt`` when the block ends, not in the middle of it.
+class _sigint_deferred:
+    """Context manager: a Ctrl-C inside the block raises ``KeyboardInterrupt`` when the block
+    ends, not in the middle of it.
 
     Starting worker processes is where this matters: a ``KeyboardInterrupt`` raised inside
     ``os.fork`` lands in an at-fork hook (the ``logging`` module's), where Python prints
     "Exception ignored" with a traceback and drops it, so the run went on and printed its
     summary; and a forked worker that took the signal before ``_worker_init`` ignores it
-    printed its own traceback. Workers forked inside the block inherit the deferring handlers,
-    so a signal there is harmless to them, and ``_worker_init`` then sets their own. A
-    LocalCluster's start is deferred the same way, so that an interrupt during it is raised
-    once the cluster can be closed. The deferred interrupt (the first one that came, with the
-    handler it would have met: an ignored SIGINT stays ignored), also when the block failed,
-    takes the one interrupt path of the caller (``Executor.imap``'s cleanup). Outside the
-    main thread (where signals are not handled) it does nothing."""
+    printed its own traceback. Workers forked inside the block inherit the deferring handler,
+    so a Ctrl-C there is harmless to them, and ``_worker_init`` then ignores SIGINT. The
+    deferred interrupt takes the one interrupt path of the caller (``Executor.imap``'s
+    cleanup). Outside the main thread (where signals are not handled) it does nothing."""
 
     def __enter__(self):
         import threading
 
         self.got = []
-        self.old = {}
+        self.old = None
         if threading.current_thread() is threading.main_thread():
-            for s in _interrupt_signals():
-                self.old[s] = signal.signal(s, lambda signum, frame: self.got.append(signum))
+            self.old = signal.signal(signal.SIGINT, lambda signum, frame: self.got.append(signum))
         return self
 
     def __exit__(self, *exc):
-        for s, old in self.old.items():
-            signal.signal(s, old)
-        # the interrupt wins over an error of the block, which it may have caused (a Dask
-        # worker killed by the group's signal fails the cluster's start)
-        for s in self.got:
-            old = self.old[s]
-            if callable(old):
-                old(s, None)  # raises KeyboardInterrupt (the default or the program's handler)
-            elif old == signal.SIG_DFL and s == signal.SIGINT:
+        if self.old is None:
+            return False
+        signal.signal(signal.SIGINT, self.old)
+        if self.got and exc[0] is None:
+            if callable(self.old):
+                self.old(signal.SIGINT, None)  # raises KeyboardInterrupt (the default handler)
+            elif self.old == signal.SIG_DFL:
                 raise KeyboardInterrupt
         return False
 
 
 def _quiet_cleanup(pending, close) -> None:
-    """Cancel ``pending`` futures and call ``close``, ignoring further Ctrl-C (and the
-    program's SIGTERM) meanwhile."""
+    """Cancel ``pending`` futures and call ``close``, ignoring further Ctrl-C meanwhile."""
     import threading
 
     main = threading.current_thread() is threading.main_thread()
-    old = {s: signal.signal(s, signal.SIG_IGN) for s in _interrupt_signals()} if main else {}
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
     try:
         for f in pending:
             f.cancel()
         close()
     finally:
-        for s, handler in old.items():
-            signal.signal(s, handler)
+        if main:
+            signal.signal(signal.SIGINT, old)
 
 
 def _dask_client(workers: int, scheduler: str | None):

@@ -211,39 +211,16 @@ def test_serial_backend_refuses_more_than_one_worker(run):
 
 # ---------------------------------------------------------------- Ctrl-C while workers start
 def test_sigint_while_workers_start_is_raised_when_the_start_ends():
-    """Inside ``_interrupts_deferred`` (around the fork of the workers) a Ctrl-C waits: a
+    """Inside ``_sigint_deferred`` (around the fork of the workers) a Ctrl-C waits: a
     ``KeyboardInterrupt`` raised inside ``os.fork`` lands in an at-fork hook, where Python
     drops it, and the run went on."""
     steps = []
-    with pytest.raises(KeyboardInterrupt), runner._interrupts_deferred():
+    with pytest.raises(KeyboardInterrupt), runner._sigint_deferred():
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.05)  # the handler has run by now
         steps.append("after the signal")
     assert steps == ["after the signal"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-
-
-def test_sigterm_while_workers_start_is_deferred_as_ctrl_c_is():
-    """The program takes SIGTERM as Ctrl-C (a handler raising ``KeyboardInterrupt``); while the
-    workers start it must wait the same way, or it lands in ``os.fork`` as Ctrl-C did. A
-    SIGTERM left at its default (a library caller's) is not touched."""
-
-    def terminated(signum, frame):
-        raise KeyboardInterrupt
-
-    steps = []
-    old = signal.signal(signal.SIGTERM, terminated)
-    try:
-        with pytest.raises(KeyboardInterrupt), runner._interrupts_deferred():
-            os.kill(os.getpid(), signal.SIGTERM)
-            time.sleep(0.05)  # the handler has run by now
-            steps.append("after the signal")
-        assert signal.getsignal(signal.SIGTERM) is terminated
-    finally:
-        signal.signal(signal.SIGTERM, old)
-    assert steps == ["after the signal"]
-    with runner._interrupts_deferred():
-        assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
 
 
 def test_ctrl_c_while_many_workers_start_aborts_cleanly():
